@@ -1,0 +1,300 @@
+// Package storage holds kraftlab's on-disk state: segmented logs of Kafka v2
+// record batches, the leader-epoch cache, snapshots and the quorum-state file.
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Byte layout of a v2 record batch header (Kafka's DefaultRecordBatch).
+const (
+	offsetLength       = 8  // batchLength follows baseOffset
+	offsetLeaderEpoch  = 12 // partitionLeaderEpoch
+	offsetMagic        = 16
+	offsetCRC          = 17
+	offsetAttributes   = 21 // the CRC covers attributes..end
+	offsetLastDelta    = 23
+	offsetRecordsCount = 57
+	// BatchHeaderSize is the size of a v2 batch header, records excluded.
+	BatchHeaderSize = 61
+	// logOverhead is what precedes batchLength's count: baseOffset and batchLength.
+	logOverhead = 12
+
+	magicV2        = 2
+	attrControl    = 1 << 5
+	attrCompressed = 0x07
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Errors a batch decoder returns, wrapped with detail. Callers tell a torn
+// tail (ErrShortBatch) from damage (ErrCorruptBatch) with errors.Is.
+var (
+	ErrShortBatch   = errors.New("short record batch")
+	ErrCorruptBatch = errors.New("corrupt record batch")
+)
+
+// Record is one record of a batch. Offset and Timestamp are absolute.
+type Record struct {
+	Offset    int64
+	Timestamp int64
+	Key       []byte
+	Value     []byte
+	Headers   []kmsg.Header
+}
+
+// Batch is a decoded v2 record batch. Raw aliases the bytes it was decoded
+// from, so the batch is only valid while they are.
+type Batch struct {
+	kmsg.RecordBatch
+	Raw []byte
+}
+
+// LastOffset is the offset of the batch's last record.
+func (b *Batch) LastOffset() int64 { return b.FirstOffset + int64(b.LastOffsetDelta) }
+
+// NextOffset is the offset that follows the batch.
+func (b *Batch) NextOffset() int64 { return b.LastOffset() + 1 }
+
+// IsControl reports whether the batch holds control records.
+func (b *Batch) IsControl() bool { return b.Attributes&attrControl != 0 }
+
+// Size is the batch's size in bytes.
+func (b *Batch) Size() int { return len(b.Raw) }
+
+// BatchSpec describes a batch to encode.
+type BatchSpec struct {
+	BaseOffset  int64
+	LeaderEpoch int32
+	Control     bool
+	// Timestamp is the create time, in Unix milliseconds, of every record.
+	Timestamp int64
+}
+
+// AppendBatch encodes records as one v2 batch and appends it to dst. The
+// records' Offset and Timestamp fields are ignored: offsets follow
+// spec.BaseOffset and every record takes spec.Timestamp.
+func AppendBatch(dst []byte, spec BatchSpec, records []Record) []byte {
+	start := len(dst)
+	var attrs int16
+	if spec.Control {
+		attrs |= attrControl
+	}
+	rb := kmsg.RecordBatch{
+		FirstOffset:          spec.BaseOffset,
+		PartitionLeaderEpoch: spec.LeaderEpoch,
+		Magic:                magicV2,
+		Attributes:           attrs,
+		LastOffsetDelta:      int32(len(records) - 1),
+		FirstTimestamp:       spec.Timestamp,
+		MaxTimestamp:         spec.Timestamp,
+		ProducerID:           -1,
+		ProducerEpoch:        -1,
+		FirstSequence:        -1,
+		NumRecords:           int32(len(records)),
+	}
+	dst = rb.AppendTo(dst)
+	for i := range records {
+		dst = appendRecord(dst, int32(i), &records[i])
+	}
+	binary.BigEndian.PutUint32(dst[start+offsetLength:], uint32(len(dst)-start-logOverhead))
+	crc := crc32.Checksum(dst[start+offsetAttributes:], castagnoli)
+	binary.BigEndian.PutUint32(dst[start+offsetCRC:], crc)
+	return dst
+}
+
+func appendRecord(dst []byte, offsetDelta int32, r *Record) []byte {
+	body := 1 + varintLen(0) + varintLen(int64(offsetDelta)) +
+		bytesLen(r.Key) + bytesLen(r.Value) + varintLen(int64(len(r.Headers)))
+	for _, h := range r.Headers {
+		body += varintLen(int64(len(h.Key))) + len(h.Key) + bytesLen(h.Value)
+	}
+	dst = binary.AppendVarint(dst, int64(body))
+	dst = append(dst, 0) // attributes
+	dst = binary.AppendVarint(dst, 0)
+	dst = binary.AppendVarint(dst, int64(offsetDelta))
+	dst = appendBytes(dst, r.Key)
+	dst = appendBytes(dst, r.Value)
+	dst = binary.AppendVarint(dst, int64(len(r.Headers)))
+	for _, h := range r.Headers {
+		dst = binary.AppendVarint(dst, int64(len(h.Key)))
+		dst = append(dst, h.Key...)
+		dst = appendBytes(dst, h.Value)
+	}
+	return dst
+}
+
+func appendBytes(dst, b []byte) []byte {
+	if b == nil {
+		return binary.AppendVarint(dst, -1)
+	}
+	dst = binary.AppendVarint(dst, int64(len(b)))
+	return append(dst, b...)
+}
+
+func bytesLen(b []byte) int {
+	if b == nil {
+		return varintLen(-1)
+	}
+	return varintLen(int64(len(b))) + len(b)
+}
+
+func varintLen(v int64) int {
+	var buf [binary.MaxVarintLen64]byte
+	return binary.PutVarint(buf[:], v)
+}
+
+// PeekBatch reads the header fields of the batch at the start of b without
+// checking its CRC: its base offset, last offset, leader epoch and size.
+// It fails with ErrShortBatch when b holds less than the whole batch.
+func PeekBatch(b []byte) (base, last int64, epoch int32, size int, err error) {
+	if len(b) < BatchHeaderSize {
+		return 0, 0, 0, 0, fmt.Errorf("%w: %d bytes, header needs %d", ErrShortBatch, len(b), BatchHeaderSize)
+	}
+	length := int32(binary.BigEndian.Uint32(b[offsetLength:]))
+	if length < BatchHeaderSize-logOverhead {
+		return 0, 0, 0, 0, fmt.Errorf("%w: batch length %d below the header size", ErrCorruptBatch, length)
+	}
+	if b[offsetMagic] != magicV2 {
+		return 0, 0, 0, 0, fmt.Errorf("%w: magic %d, want %d", ErrCorruptBatch, b[offsetMagic], magicV2)
+	}
+	size = int(length) + logOverhead
+	base = int64(binary.BigEndian.Uint64(b))
+	last = base + int64(int32(binary.BigEndian.Uint32(b[offsetLastDelta:])))
+	epoch = int32(binary.BigEndian.Uint32(b[offsetLeaderEpoch:]))
+	if len(b) < size {
+		return base, last, epoch, size, fmt.Errorf("%w: %d of %d bytes", ErrShortBatch, len(b), size)
+	}
+	return base, last, epoch, size, nil
+}
+
+// DecodeBatch decodes and verifies the batch at the start of b: its length,
+// magic, CRC-32C and header fields. It returns the batch and its size.
+func DecodeBatch(b []byte) (Batch, error) {
+	_, last, _, size, err := PeekBatch(b)
+	if err != nil {
+		return Batch{}, err
+	}
+	raw := b[:size]
+	want := binary.BigEndian.Uint32(raw[offsetCRC:])
+	if got := crc32.Checksum(raw[offsetAttributes:], castagnoli); got != want {
+		return Batch{}, fmt.Errorf("%w: crc %08x, stored %08x", ErrCorruptBatch, got, want)
+	}
+	var batch Batch
+	if err := batch.RecordBatch.ReadFrom(raw); err != nil {
+		return Batch{}, fmt.Errorf("%w: %v", ErrCorruptBatch, err)
+	}
+	batch.Raw = raw
+	if batch.Attributes&attrCompressed != 0 {
+		return Batch{}, fmt.Errorf("%w: compressed batches are not supported", ErrCorruptBatch)
+	}
+	if batch.NumRecords < 0 || batch.LastOffsetDelta < 0 || last < batch.FirstOffset {
+		return Batch{}, fmt.Errorf("%w: %d records, last offset delta %d", ErrCorruptBatch, batch.NumRecords, batch.LastOffsetDelta)
+	}
+	return batch, nil
+}
+
+// Records decodes the batch's records. Keys and values alias the batch.
+func (b *Batch) Records() ([]Record, error) {
+	out := make([]Record, 0, b.NumRecords)
+	src := b.RecordBatch.Records
+	for i := int32(0); i < b.NumRecords; i++ {
+		r, n, err := decodeRecord(src, b.FirstOffset, b.FirstTimestamp)
+		if err != nil {
+			return nil, fmt.Errorf("%w: record %d of batch at offset %d: %v", ErrCorruptBatch, i, b.FirstOffset, err)
+		}
+		out = append(out, r)
+		src = src[n:]
+	}
+	if len(src) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the last record of batch at offset %d", ErrCorruptBatch, len(src), b.FirstOffset)
+	}
+	return out, nil
+}
+
+type recordReader struct {
+	b   []byte
+	err error
+}
+
+func (r *recordReader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errors.New("bad varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) bytes() []byte {
+	n := r.varint()
+	if r.err != nil || n < 0 {
+		return nil
+	}
+	if int64(len(r.b)) < n {
+		r.err = fmt.Errorf("field of %d bytes past the record's end", n)
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func decodeRecord(src []byte, baseOffset, baseTimestamp int64) (Record, int, error) {
+	length, n := binary.Varint(src)
+	if n <= 0 || length < 0 || int64(len(src)-n) < length {
+		return Record{}, 0, errors.New("bad record length")
+	}
+	r := recordReader{b: src[n : n+int(length)]}
+	if len(r.b) < 1 {
+		return Record{}, 0, errors.New("empty record")
+	}
+	r.b = r.b[1:] // attributes
+	tsDelta := r.varint()
+	offDelta := r.varint()
+	rec := Record{Offset: baseOffset + offDelta, Timestamp: baseTimestamp + tsDelta}
+	rec.Key = r.bytes()
+	rec.Value = r.bytes()
+	nh := r.varint()
+	if r.err == nil && (nh < 0 || nh > int64(len(r.b))) {
+		r.err = fmt.Errorf("bad header count %d", nh)
+	}
+	for i := int64(0); i < nh && r.err == nil; i++ {
+		k := r.bytes()
+		v := r.bytes()
+		rec.Headers = append(rec.Headers, kmsg.Header{Key: string(k), Value: v})
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = fmt.Errorf("%d bytes left in record", len(r.b))
+	}
+	if r.err != nil {
+		return Record{}, 0, r.err
+	}
+	return rec, n + int(length), nil
+}
+
+// Batches iterates over the whole batches in b, verifying each. It stops at
+// the first error, which it returns with the position of the bad batch.
+func Batches(b []byte, fn func(pos int, batch *Batch) error) error {
+	pos := 0
+	for pos < len(b) {
+		batch, err := DecodeBatch(b[pos:])
+		if err != nil {
+			return fmt.Errorf("batch at position %d: %w", pos, err)
+		}
+		if err := fn(pos, &batch); err != nil {
+			return err
+		}
+		pos += batch.Size()
+	}
+	return nil
+}
