@@ -1,5 +1,3 @@
-// Package storage holds kraftlab's on-disk state: segmented logs of Kafka v2
-// record batches, the leader-epoch cache, snapshots and the quorum-state file.
 package storage
 
 import (
@@ -153,38 +151,74 @@ func varintLen(v int64) int {
 // checking its CRC: its base offset, last offset, leader epoch and size.
 // It fails with ErrShortBatch when b holds less than the whole batch.
 func PeekBatch(b []byte) (base, last int64, epoch int32, size int, err error) {
+	h, err := parseHeader(b)
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	if len(b) < h.size {
+		return h.base, h.last, h.epoch, h.size, fmt.Errorf("%w: %d of %d bytes", ErrShortBatch, len(b), h.size)
+	}
+	return h.base, h.last, h.epoch, h.size, nil
+}
+
+// batchHeader is what the log needs to know about a stored batch.
+type batchHeader struct {
+	base, last int64
+	epoch      int32
+	size       int
+}
+
+// parseHeader reads the header at the start of b; b may end before the batch does.
+func parseHeader(b []byte) (batchHeader, error) {
 	if len(b) < BatchHeaderSize {
-		return 0, 0, 0, 0, fmt.Errorf("%w: %d bytes, header needs %d", ErrShortBatch, len(b), BatchHeaderSize)
+		return batchHeader{}, fmt.Errorf("%w: %d bytes, header needs %d", ErrShortBatch, len(b), BatchHeaderSize)
 	}
 	length := int32(binary.BigEndian.Uint32(b[offsetLength:]))
 	if length < BatchHeaderSize-logOverhead {
-		return 0, 0, 0, 0, fmt.Errorf("%w: batch length %d below the header size", ErrCorruptBatch, length)
+		return batchHeader{}, fmt.Errorf("%w: batch length %d below the header size", ErrCorruptBatch, length)
 	}
 	if b[offsetMagic] != magicV2 {
-		return 0, 0, 0, 0, fmt.Errorf("%w: magic %d, want %d", ErrCorruptBatch, b[offsetMagic], magicV2)
+		return batchHeader{}, fmt.Errorf("%w: magic %d, want %d", ErrCorruptBatch, b[offsetMagic], magicV2)
 	}
-	size = int(length) + logOverhead
-	base = int64(binary.BigEndian.Uint64(b))
-	last = base + int64(int32(binary.BigEndian.Uint32(b[offsetLastDelta:])))
-	epoch = int32(binary.BigEndian.Uint32(b[offsetLeaderEpoch:]))
-	if len(b) < size {
-		return base, last, epoch, size, fmt.Errorf("%w: %d of %d bytes", ErrShortBatch, len(b), size)
+	base := int64(binary.BigEndian.Uint64(b))
+	return batchHeader{
+		base:  base,
+		last:  base + int64(int32(binary.BigEndian.Uint32(b[offsetLastDelta:]))),
+		epoch: int32(binary.BigEndian.Uint32(b[offsetLeaderEpoch:])),
+		size:  int(length) + logOverhead,
+	}, nil
+}
+
+// verifyBatch checks the batch at the start of b the way a replica checks
+// bytes before it stores them: whole, magic 2, CRC-32C, sane offsets. It does
+// not decode the records, so it accepts compressed batches.
+func verifyBatch(b []byte) (batchHeader, error) {
+	h, err := parseHeader(b)
+	if err != nil {
+		return h, err
 	}
-	return base, last, epoch, size, nil
+	if len(b) < h.size {
+		return h, fmt.Errorf("%w: %d of %d bytes", ErrShortBatch, len(b), h.size)
+	}
+	raw := b[:h.size]
+	want := binary.BigEndian.Uint32(raw[offsetCRC:])
+	if got := crc32.Checksum(raw[offsetAttributes:], castagnoli); got != want {
+		return h, fmt.Errorf("%w: crc %08x, stored %08x", ErrCorruptBatch, got, want)
+	}
+	if h.base < 0 || h.last < h.base {
+		return h, fmt.Errorf("%w: base offset %d, last offset %d", ErrCorruptBatch, h.base, h.last)
+	}
+	return h, nil
 }
 
 // DecodeBatch decodes and verifies the batch at the start of b: its length,
-// magic, CRC-32C and header fields. It returns the batch and its size.
+// magic, CRC-32C and header fields. The batch's Raw holds its bytes.
 func DecodeBatch(b []byte) (Batch, error) {
-	_, last, _, size, err := PeekBatch(b)
+	h, err := verifyBatch(b)
 	if err != nil {
 		return Batch{}, err
 	}
-	raw := b[:size]
-	want := binary.BigEndian.Uint32(raw[offsetCRC:])
-	if got := crc32.Checksum(raw[offsetAttributes:], castagnoli); got != want {
-		return Batch{}, fmt.Errorf("%w: crc %08x, stored %08x", ErrCorruptBatch, got, want)
-	}
+	raw := b[:h.size]
 	var batch Batch
 	if err := batch.RecordBatch.ReadFrom(raw); err != nil {
 		return Batch{}, fmt.Errorf("%w: %v", ErrCorruptBatch, err)
@@ -193,16 +227,18 @@ func DecodeBatch(b []byte) (Batch, error) {
 	if batch.Attributes&attrCompressed != 0 {
 		return Batch{}, fmt.Errorf("%w: compressed batches are not supported", ErrCorruptBatch)
 	}
-	if batch.NumRecords < 0 || batch.LastOffsetDelta < 0 || last < batch.FirstOffset {
-		return Batch{}, fmt.Errorf("%w: %d records, last offset delta %d", ErrCorruptBatch, batch.NumRecords, batch.LastOffsetDelta)
+	if batch.NumRecords < 0 {
+		return Batch{}, fmt.Errorf("%w: %d records", ErrCorruptBatch, batch.NumRecords)
 	}
 	return batch, nil
 }
 
 // Records decodes the batch's records. Keys and values alias the batch.
 func (b *Batch) Records() ([]Record, error) {
-	out := make([]Record, 0, b.NumRecords)
 	src := b.RecordBatch.Records
+	// Every record takes at least one byte, so a damaged count cannot make us
+	// allocate more than the batch could hold.
+	out := make([]Record, 0, min(int(b.NumRecords), len(src)))
 	for i := int32(0); i < b.NumRecords; i++ {
 		r, n, err := decodeRecord(src, b.FirstOffset, b.FirstTimestamp)
 		if err != nil {

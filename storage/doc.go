@@ -1,0 +1,62 @@
+// Package storage holds kraftlab's on-disk state the way Kafka lays it out:
+// segmented logs of v2 record batches, the leader-epoch cache, snapshots and
+// the quorum-state file.
+//
+// # Log directory
+//
+// A [Log] owns one directory:
+//
+//	00000000000000000000.log     batches from offset 0, byte for byte as on the wire
+//	00000000000000000000.index   sparse offset index of that segment
+//	00000000000000001234.log     the next segment, from offset 1234 (the active one)
+//	00000000000000001234.index
+//	leader-epoch-checkpoint      epoch → start offset (Kafka's format)
+//	log-start-offset-checkpoint  the log start offset, once it has moved
+//
+// A segment rolls when the next batch would take it past
+// [Options.SegmentBytes] (Kafka's segment.bytes). Its index holds one 8-byte
+// entry (offset relative to the segment's base, byte position) for a batch
+// whenever more than [Options.IndexIntervalBytes] (index.interval.bytes) have
+// been written since the previous entry; a lookup finds the closest entry and
+// reads batch headers from there. Index entries are written to their file in
+// groups (on flush, roll and close), because the index can always be rebuilt
+// from its segment.
+//
+// Snapshots ([Snapshots]) and the quorum-state file ([QuorumStateFile]) may
+// live in the same directory: their names do not collide with the log's.
+//
+// # Flushing
+//
+// [Log.LastFlushedOffset] is the end offset of the data the flush policy has
+// made durable, and the offset [Log.Crash] keeps. The quorum relies on it:
+// a replica may only report offsets below it as written.
+//
+//   - FlushAlways fsyncs inside every append, so the flushed offset is always
+//     the log end offset.
+//   - FlushInterval fsyncs inside an append when [Options.FlushInterval] has
+//     passed since the last fsync, measured with [Options.Now]. There is no
+//     background goroutine: an idle log stays unflushed until the next append
+//     or [Log.Flush].
+//   - FlushNever never fsyncs. [Log.Flush] still advances the flushed offset:
+//     the data is with the operating system, so it survives the death of the
+//     process but not a power cut.
+//
+// [Log.Flush] fsyncs now (except under FlushNever) and advances the flushed
+// offset to the log end offset. [Log.Crash] closes the log as if the process
+// had died at that moment: everything after the flushed offset is lost.
+//
+// # Recovery
+//
+// [Open] reads every segment once, checking each batch's length, magic,
+// CRC-32C, offsets (contiguous across batches and segments) and leader epoch
+// (never decreasing). The segments' indexes and the leader-epoch cache are
+// checked against what the scan found and rebuilt when they differ.
+//
+// Damage is handled by where it is. A torn or corrupt tail — bytes after which
+// no intact batch follows, in the last segment holding data — is what a crash
+// leaves behind: it is cut off at the last good batch and described in
+// [Log.Recovery]. Damage followed by an intact batch (or by a later segment
+// holding data) is not a crash artefact, and cutting there would silently drop
+// good records, so Open fails with [ErrCorruptLog] naming the file, the byte
+// position and the offset. Nothing that reads bytes from disk panics on them.
+package storage

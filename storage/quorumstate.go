@@ -1,0 +1,132 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// QuorumStateFileName is the file a voter keeps its election state in.
+const QuorumStateFileName = "quorum-state"
+
+// ElectionState is what a voter must remember across restarts (Kafka's
+// ElectionState): its epoch, the leader it knows of and the vote it cast in
+// that epoch.
+type ElectionState struct {
+	// Epoch is the latest epoch the node has seen (leaderEpoch).
+	Epoch int32
+	// LeaderID is the leader of Epoch, or -1 if none is known (leaderId).
+	LeaderID int32
+	// VotedID is the candidate the node voted for in Epoch, or -1 (votedId).
+	VotedID int32
+	// Voters are the voter ids of the static quorum (currentVoters).
+	Voters []int32
+}
+
+// quorumStateData is the file's JSON, with the keys of Kafka's
+// QuorumStateData version 0. Pointers tell a missing key from a zero.
+type quorumStateData struct {
+	ClusterID     string        `json:"clusterId"`
+	LeaderID      *int32        `json:"leaderId"`
+	LeaderEpoch   *int32        `json:"leaderEpoch"`
+	VotedID       *int32        `json:"votedId"`
+	AppliedOffset int64         `json:"appliedOffset"`
+	CurrentVoters []quorumVoter `json:"currentVoters"`
+	DataVersion   *int16        `json:"data_version"`
+}
+
+type quorumVoter struct {
+	VoterID int32 `json:"voterId"`
+}
+
+// QuorumStateFile reads and writes a node's quorum-state file.
+type QuorumStateFile struct {
+	dir string
+}
+
+// NewQuorumStateFile returns the quorum-state file of directory dir.
+func NewQuorumStateFile(dir string) *QuorumStateFile { return &QuorumStateFile{dir: dir} }
+
+// Path is the file's path.
+func (q *QuorumStateFile) Path() string { return filepath.Join(q.dir, QuorumStateFileName) }
+
+// Read returns the stored election state. A missing file is a node that has
+// never voted: epoch 0, no leader, no vote. A file that does not parse is an
+// error naming it.
+func (q *QuorumStateFile) Read() (ElectionState, error) {
+	data, err := os.ReadFile(q.Path())
+	if errors.Is(err, os.ErrNotExist) {
+		return ElectionState{LeaderID: -1, VotedID: -1}, nil
+	}
+	if err != nil {
+		return ElectionState{}, fmt.Errorf("read quorum state: %w", err)
+	}
+	s, err := parseQuorumState(data)
+	if err != nil {
+		return ElectionState{}, fmt.Errorf("read quorum state %s: %w", q.Path(), err)
+	}
+	return s, nil
+}
+
+func parseQuorumState(data []byte) (ElectionState, error) {
+	var d quorumStateData
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&d); err != nil {
+		return ElectionState{}, err
+	}
+	if dec.More() {
+		return ElectionState{}, errors.New("data after the JSON object")
+	}
+	switch {
+	case d.DataVersion == nil || d.LeaderEpoch == nil || d.LeaderID == nil || d.VotedID == nil:
+		return ElectionState{}, errors.New("missing data_version, leaderEpoch, leaderId or votedId")
+	case *d.DataVersion != 0:
+		return ElectionState{}, fmt.Errorf("data_version %d, want 0", *d.DataVersion)
+	}
+	s := ElectionState{Epoch: *d.LeaderEpoch, LeaderID: *d.LeaderID, VotedID: *d.VotedID}
+	for _, v := range d.CurrentVoters {
+		s.Voters = append(s.Voters, v.VoterID)
+	}
+	if err := s.validate(); err != nil {
+		return ElectionState{}, err
+	}
+	return s, nil
+}
+
+func (s ElectionState) validate() error {
+	if s.Epoch < 0 || s.LeaderID < -1 || s.VotedID < -1 {
+		return fmt.Errorf("bad election state: epoch %d, leader %d, voted %d", s.Epoch, s.LeaderID, s.VotedID)
+	}
+	return nil
+}
+
+// Write replaces the stored election state atomically and durably: a temp
+// file is written and fsynced, renamed over quorum-state, and the directory
+// is fsynced, so a crash leaves the old state or the new one.
+func (q *QuorumStateFile) Write(s ElectionState) error {
+	if err := s.validate(); err != nil {
+		return fmt.Errorf("write quorum state: %w", err)
+	}
+	version := int16(0)
+	d := quorumStateData{
+		LeaderID:      &s.LeaderID,
+		LeaderEpoch:   &s.Epoch,
+		VotedID:       &s.VotedID,
+		CurrentVoters: []quorumVoter{},
+		DataVersion:   &version,
+	}
+	for _, id := range s.Voters {
+		d.CurrentVoters = append(d.CurrentVoters, quorumVoter{VoterID: id})
+	}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("write quorum state: %w", err)
+	}
+	if err := os.MkdirAll(q.dir, 0o755); err != nil {
+		return fmt.Errorf("write quorum state: %w", err)
+	}
+	return writeFileAtomic(q.dir, QuorumStateFileName, data, true)
+}
