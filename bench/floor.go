@@ -1,0 +1,119 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+const (
+	rttBytes     = 64
+	fsyncBytes   = 4 << 10
+	floorMinimum = 20 // samples, however slow the machine
+)
+
+// floors are the costs no replicated log on this machine can beat: one
+// loopback TCP round trip (flush never) and one synced disk write (flush
+// always). The report divides commit latency by them.
+type floors struct {
+	RTT   latency `json:"rtt"`
+	Fsync latency `json:"fsync"`
+}
+
+// measureRTT ping-pongs 64-byte messages over a loopback TCP connection for
+// about d.
+func measureRTT(d time.Duration) (latency, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return latency{}, fmt.Errorf("rtt floor: listen: %w", err)
+	}
+	defer ln.Close()
+	echoed := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			echoed <- err
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, rttBytes)
+		for {
+			if _, err := io.ReadFull(c, buf); err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				echoed <- err
+				return
+			}
+			if _, err := c.Write(buf); err != nil {
+				echoed <- err
+				return
+			}
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return latency{}, fmt.Errorf("rtt floor: dial: %w", err)
+	}
+	h := newHistogram()
+	buf := make([]byte, rttBytes)
+	deadline := time.Now().Add(d)
+	for n := 0; n < floorMinimum || time.Now().Before(deadline); n++ {
+		begin := time.Now()
+		if _, err = c.Write(buf); err != nil {
+			break
+		}
+		if _, err = io.ReadFull(c, buf); err != nil {
+			break
+		}
+		record(h, time.Since(begin))
+	}
+	c.Close()
+	if echoErr := <-echoed; err == nil {
+		err = echoErr
+	}
+	if err != nil {
+		return latency{}, fmt.Errorf("rtt floor: %w", err)
+	}
+	return summarize(h), nil
+}
+
+// measureFsync writes 4 KiB at a time to a fresh preallocated file in dir,
+// syncing after each write, for about d: the cost of making one small
+// append durable on the disk that holds the benchmark's data.
+func measureFsync(dir string, d time.Duration) (latency, error) {
+	path := filepath.Join(dir, "fsync-floor")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return latency{}, fmt.Errorf("fsync floor: %w", err)
+	}
+	defer os.Remove(path)
+	defer f.Close()
+	size := int64(walChunk)
+	if err := preallocate(f, size); err != nil {
+		return latency{}, fmt.Errorf("fsync floor: preallocate: %w", err)
+	}
+	h := newHistogram()
+	buf := make([]byte, fsyncBytes)
+	deadline := time.Now().Add(d)
+	var off int64
+	for n := 0; n < floorMinimum || time.Now().Before(deadline); n++ {
+		if off+fsyncBytes > size {
+			off = 0
+		}
+		begin := time.Now()
+		if _, err := f.WriteAt(buf, off); err != nil {
+			return latency{}, fmt.Errorf("fsync floor: write: %w", err)
+		}
+		if err := fdatasync(f); err != nil {
+			return latency{}, fmt.Errorf("fsync floor: sync: %w", err)
+		}
+		record(h, time.Since(begin))
+		off += fsyncBytes
+	}
+	return summarize(h), nil
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestParseQuorum(t *testing.T) {
+	var stderr bytes.Buffer
+	cfg, asJSON, err := parseQuorum([]string{"--json", "--sizes", "16, 4KiB", "--writers", "8", "--rate", "0", "--flush", "always", "--systems", "etcd"}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !asJSON || len(cfg.Sizes) != 2 || cfg.Sizes[1] != 4096 || cfg.Writers[0] != 8 || len(cfg.Rates) != 0 ||
+		len(cfg.Flushes) != 1 || !cfg.Flushes[0] || cfg.Systems[0].name != "etcd" {
+		t.Fatalf("parsed %+v json=%v", cfg, asJSON)
+	}
+	for _, bad := range [][]string{
+		{"--sizes", "0"},
+		{"--sizes", "big"},
+		{"--sizes", ""},
+		{"--flush", "sometimes"},
+		{"--writers", "-1"},
+		{"--duration", "0s"},
+		{"--systems", "nope"},
+		{"extra"},
+		{"--writers", "", "--rate", "0", "--rate-fsync", "0"},
+	} {
+		if _, _, err := parseQuorum(bad, &stderr); err == nil {
+			t.Errorf("parseQuorum(%q) accepted", bad)
+		}
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(nil, &out, &errb); code != 2 {
+		t.Errorf("no command: exit %d, want 2", code)
+	}
+	if code := run([]string{"quorum", "--systems", "nope"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "unknown system") {
+		t.Errorf("unknown system: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestRunQuorumJSON runs the whole command on the quickest system with a
+// tiny matrix and checks the JSON it prints.
+func TestRunQuorumJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"quorum", "--json", "--systems", "etcd", "--flush", "never,always", "--sizes", "16",
+		"--writers", "2", "--rate", "0", "--rate-fsync", "0", "--warmup", "0s", "--duration", "100ms",
+		"--floor-duration", "20ms", "--dir", t.TempDir()}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+	}
+	var rep report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("output is not the JSON report: %v\n%s", err, out.String())
+	}
+	if rep.Floors.RTT.Count == 0 || rep.Floors.Fsync.Count == 0 {
+		t.Fatalf("floors not measured: %+v", rep.Floors)
+	}
+	if len(rep.Results) != 2 {
+		t.Fatalf("%d results, want one per flush policy", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.System != "etcd" || r.Records == 0 || r.Latency.P50 <= 0 || r.Error != "" || r.AllocsPerRecord <= 0 {
+			t.Errorf("result %+v", r)
+		}
+	}
+}

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// quorumConfig is one `bench quorum` run's matrix and timing.
+type quorumConfig struct {
+	Systems    []factory     `json:"-"`
+	Flushes    []bool        `json:"-"` // false: flush never, true: flush always
+	Sizes      []int         `json:"recordBytes"`
+	Writers    []int         `json:"writers"`
+	Rates      []int         `json:"openLoopRatesFlushNever"`
+	FsyncRates []int         `json:"openLoopRatesFlushAlways"`
+	Warmup     time.Duration `json:"warmupNs"`
+	Window     time.Duration `json:"windowNs"`
+	FloorTime  time.Duration `json:"floorNs"`
+	Dir        string        `json:"dataDir"`
+	CPUProfile string        `json:"-"`
+}
+
+// caseKey names one figure: every system runs it once.
+type caseKey struct {
+	Durable bool
+	Size    int
+	Load    load
+}
+
+func flushName(durable bool) string {
+	if durable {
+		return "always"
+	}
+	return "never"
+}
+
+// result is one system's numbers for one case.
+type result struct {
+	System        string  `json:"system"`
+	Flush         string  `json:"flush"`
+	RecordBytes   int     `json:"recordBytes"`
+	Writers       int     `json:"writers,omitempty"`
+	RatePerSec    int     `json:"ratePerSec,omitempty"`
+	WindowSeconds float64 `json:"windowSeconds"`
+	Records       int64   `json:"records"`
+	Errors        int64   `json:"errors"`
+	RecordsPerSec float64 `json:"recordsPerSec"`
+	MBPerSec      float64 `json:"mbPerSec"`
+	Latency       latency `json:"latency"`
+	// LatencyOverFloor is p50 commit latency divided by the matching floor's
+	// p50: the loopback round trip for flush never, one fsync for flush always.
+	LatencyOverFloor    float64  `json:"p50OverFloor,omitempty"`
+	CPUSecondsPerRecord *float64 `json:"cpuSecondsPerRecord,omitempty"`
+	AllocsPerRecord     float64  `json:"allocsPerRecord"`
+	// VsReference holds reference ÷ this system for the same case.
+	VsReference *ratios `json:"vsReference,omitempty"`
+	Error       string  `json:"error,omitempty"`
+}
+
+// ratios compare the reference system with another on one case, as
+// reference ÷ other: above 1 for records/s, or below 1 for latency and CPU,
+// favours the reference.
+type ratios struct {
+	RecordsPerSec float64 `json:"recordsPerSec"`
+	P50           float64 `json:"p50"`
+	P99           float64 `json:"p99"`
+	CPUPerRecord  float64 `json:"cpuPerRecord,omitempty"`
+}
+
+func (r result) key() caseKey {
+	return caseKey{Durable: r.Flush == "always", Size: r.RecordBytes, Load: load{Writers: r.Writers, Rate: r.RatePerSec}}
+}
+
+// report is everything one run measured; --json prints it as is.
+type report struct {
+	Machine   machine      `json:"machine"`
+	Config    quorumConfig `json:"config"`
+	Floors    floors       `json:"floors"`
+	Reference string       `json:"reference"`
+	Results   []result     `json:"results"`
+}
+
+type machine struct {
+	GoVersion  string `json:"goVersion"`
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	CPU        string `json:"cpu,omitempty"`
+	NumCPU     int    `json:"numCPU"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+}
+
+func describeMachine() machine {
+	m := machine{
+		GoVersion:  runtime.Version(),
+		OS:         runtime.GOOS,
+		Arch:       runtime.GOARCH,
+		NumCPU:     runtime.NumCPU(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0),
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if name, ok := strings.CutPrefix(line, "model name"); ok {
+				m.CPU = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
+				break
+			}
+		}
+	}
+	return m
+}
+
+// cases lists the matrix in run order. Each case runs every system back to
+// back, so slow drifts in the machine's load hit all systems alike.
+func (c quorumConfig) cases() []caseKey {
+	var out []caseKey
+	for _, durable := range c.Flushes {
+		rates := c.Rates
+		if durable {
+			rates = c.FsyncRates
+		}
+		for _, size := range c.Sizes {
+			for _, w := range c.Writers {
+				out = append(out, caseKey{Durable: durable, Size: size, Load: load{Writers: w}})
+			}
+			for _, r := range rates {
+				out = append(out, caseKey{Durable: durable, Size: size, Load: load{Rate: r}})
+			}
+		}
+	}
+	return out
+}
+
+// runQuorum measures the floors, then every case on every system, each on
+// a fresh cluster. A failing case is reported in its row and the run goes
+// on; progress lines go to progress.
+func runQuorum(cfg quorumConfig, progress io.Writer) (report, error) {
+	rep := report{Machine: describeMachine(), Config: cfg, Reference: cfg.Systems[0].name}
+	var err error
+	fmt.Fprintf(progress, "floor: loopback TCP round trip...\n")
+	if rep.Floors.RTT, err = measureRTT(cfg.FloorTime); err != nil {
+		return rep, err
+	}
+	fmt.Fprintf(progress, "floor: fsync in %s...\n", cfg.Dir)
+	if rep.Floors.Fsync, err = measureFsync(cfg.Dir, cfg.FloorTime); err != nil {
+		return rep, err
+	}
+	for _, k := range cfg.cases() {
+		for _, f := range cfg.Systems {
+			fmt.Fprintf(progress, "run: %-9s flush %-6s %5d B  %s\n", f.name, flushName(k.Durable), k.Size, k.Load)
+			rep.Results = append(rep.Results, runCase(cfg, f, k))
+		}
+	}
+	rep.compare()
+	return rep, nil
+}
+
+// runCase starts a fresh cluster of one system, drives one case and stops it.
+func runCase(cfg quorumConfig, f factory, k caseKey) result {
+	r := result{
+		System:      f.name,
+		Flush:       flushName(k.Durable),
+		RecordBytes: k.Size,
+		Writers:     k.Load.Writers,
+		RatePerSec:  k.Load.Rate,
+	}
+	dir, err := os.MkdirTemp(cfg.Dir, f.name+"-")
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer os.RemoveAll(dir)
+	runtime.GC() // leave the previous case's garbage out of this window
+	sys := f.new()
+	if err := sys.Start(dir, k.Durable); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	m, runErr := drive(sys, k.Size, k.Load, timing{Warmup: cfg.Warmup, Window: cfg.Window, Drain: defaultDrain})
+	closeErr := sys.Close()
+	switch {
+	case runErr != nil:
+		r.Error = runErr.Error()
+	case closeErr != nil:
+		r.Error = fmt.Sprintf("close: %v", closeErr)
+	}
+	secs := m.Window.Seconds()
+	r.WindowSeconds = secs
+	r.Records = m.Records
+	r.Errors = m.Errors
+	r.Latency = m.Latency
+	if secs > 0 {
+		r.RecordsPerSec = float64(m.Records) / secs
+		r.MBPerSec = r.RecordsPerSec * float64(k.Size) / 1e6
+	}
+	if m.Records > 0 {
+		if m.CPUKnown {
+			v := m.CPU.Seconds() / float64(m.Records)
+			r.CPUSecondsPerRecord = &v
+		}
+		r.AllocsPerRecord = float64(m.Mallocs) / float64(m.Records)
+	}
+	return r
+}
+
+// compare fills each result's latency over its floor and its ratios against
+// the reference system's result for the same case.
+func (rep *report) compare() {
+	refs := map[caseKey]result{}
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		floor := rep.Floors.RTT.P50
+		if r.Flush == flushName(true) {
+			floor = rep.Floors.Fsync.P50
+		}
+		if floor > 0 && r.Latency.Count > 0 {
+			r.LatencyOverFloor = float64(r.Latency.P50) / float64(floor)
+		}
+	}
+	for _, r := range rep.Results {
+		if r.System == rep.Reference && r.Error == "" {
+			refs[r.key()] = r
+		}
+	}
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		ref, ok := refs[r.key()]
+		if !ok || r.System == rep.Reference || r.Error != "" {
+			continue
+		}
+		v := &ratios{
+			RecordsPerSec: div(ref.RecordsPerSec, r.RecordsPerSec),
+			P50:           div(float64(ref.Latency.P50), float64(r.Latency.P50)),
+			P99:           div(float64(ref.Latency.P99), float64(r.Latency.P99)),
+		}
+		if ref.CPUSecondsPerRecord != nil && r.CPUSecondsPerRecord != nil {
+			v.CPUPerRecord = div(*ref.CPUSecondsPerRecord, *r.CPUSecondsPerRecord)
+		}
+		r.VsReference = v
+	}
+}
+
+func div(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}

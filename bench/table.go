@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// writeTable prints the report for people: the machine, the floors, then
+// one section per flush policy (never mixed in one figure) with a row per
+// case and system, and ratio columns against the reference system.
+func writeTable(w io.Writer, rep report) error {
+	m := rep.Machine
+	cpu := m.CPU
+	if cpu == "" {
+		cpu = "unknown CPU"
+	}
+	fmt.Fprintf(w, "kraftlab bench quorum: 3 voters in one process over loopback TCP\n")
+	fmt.Fprintf(w, "%s %s/%s, %d CPUs (%s), GOMAXPROCS %d\n", m.GoVersion, m.OS, m.Arch, m.NumCPU, cpu, m.GOMAXPROCS)
+	fmt.Fprintf(w, "each case: a fresh cluster, %v warm-up, %v measured; MB = 10^6 bytes of record payload\n\n",
+		rep.Config.Warmup, rep.Config.Window)
+
+	fl := rep.Floors
+	fmt.Fprintf(w, "floor: loopback TCP round trip, 64 B ping-pong   p50 %-8s p99 %-8s (%d round trips)\n",
+		fmtDur(fl.RTT.P50), fmtDur(fl.RTT.P99), fl.RTT.Count)
+	fmt.Fprintf(w, "floor: 4 KiB write + fdatasync in %s   p50 %-8s p99 %-8s (%d syncs)\n",
+		rep.Config.Dir, fmtDur(fl.Fsync.P50), fmtDur(fl.Fsync.P99), fl.Fsync.Count)
+
+	for _, durable := range []bool{false, true} {
+		var rows []result
+		for _, r := range rep.Results {
+			if r.Flush == flushName(durable) {
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		floorName := "loopback round trip"
+		if durable {
+			floorName = "fsync"
+		}
+		fmt.Fprintf(w, "\nflush %s  (×floor = p50 ÷ %s p50;  ÷ columns = %s ÷ this row: above 1 for rec/s, below 1 for p50, p99, cpu favours %s)\n",
+			flushName(durable), floorName, rep.Reference, rep.Reference)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "size\tload\tsystem\trec/s\tMB/s\tp50\tp99\tp99.9\t×floor\tcpu µs/rec\tallocs/rec\terrors\t÷rec/s\t÷p50\t÷p99\t÷cpu\t")
+		for _, r := range rows {
+			cells := []string{fmtSize(r.RecordBytes), r.key().Load.String(), r.System}
+			if r.Error != "" {
+				cells = append(cells, "failed", "", "", "", "", "", "", "", "", "", "", "", "")
+				fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t  "+r.Error)
+				continue
+			}
+			cpu := "-"
+			if r.CPUSecondsPerRecord != nil {
+				cpu = strconv.FormatFloat(*r.CPUSecondsPerRecord*1e6, 'f', 1, 64)
+			}
+			cells = append(cells,
+				strconv.FormatFloat(r.RecordsPerSec, 'f', 0, 64),
+				strconv.FormatFloat(r.MBPerSec, 'f', 2, 64),
+				fmtDur(r.Latency.P50), fmtDur(r.Latency.P99), fmtDur(r.Latency.P999),
+				fmtRatio(r.LatencyOverFloor),
+				cpu,
+				strconv.FormatFloat(r.AllocsPerRecord, 'f', 1, 64),
+				strconv.FormatInt(r.Errors, 10),
+			)
+			if v := r.VsReference; v != nil {
+				cells = append(cells, fmtRatio(v.RecordsPerSec), fmtRatio(v.P50), fmtRatio(v.P99), fmtRatio(v.CPUPerRecord))
+			} else if r.System == rep.Reference {
+				cells = append(cells, "ref", "ref", "ref", "ref")
+			} else {
+				cells = append(cells, "-", "-", "-", "-")
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fmtDur prints a latency with three significant digits.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "-"
+	case d < time.Microsecond:
+		return fmt.Sprintf("%dns", d.Nanoseconds())
+	case d < time.Millisecond:
+		return sig3(float64(d)/float64(time.Microsecond)) + "µs"
+	case d < time.Second:
+		return sig3(float64(d)/float64(time.Millisecond)) + "ms"
+	default:
+		return sig3(d.Seconds()) + "s"
+	}
+}
+
+func sig3(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+func fmtRatio(v float64) string {
+	if v <= 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64) + "x"
+}
+
+func fmtSize(n int) string {
+	if n >= 1024 && n%1024 == 0 {
+		return fmt.Sprintf("%d KiB", n/1024)
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+const (
+	// openWorkers is how many goroutines an open-loop run keeps ready to
+	// propose; a record scheduled while all are busy waits in the queue and
+	// that wait counts in its latency.
+	openWorkers = 1024
+	// openQueue bounds the scheduled records not yet picked up by a worker.
+	openQueue = 4096
+)
+
+// timing is how long one run warms up, measures, and at most waits after
+// its window for the proposals still in flight before it declares the
+// system stuck.
+type timing struct {
+	Warmup, Window, Drain time.Duration
+}
+
+// defaultDrain is the Drain of a real run: far above any healthy commit.
+const defaultDrain = 30 * time.Second
+
+// load is one way of offering records: a closed loop of Writers goroutines
+// each proposing its next record when the last one commits, or an open loop
+// proposing Rate records per second on a fixed schedule whatever the system
+// does.
+type load struct {
+	Writers int
+	Rate    int
+}
+
+func (l load) String() string {
+	if l.Rate > 0 {
+		return fmt.Sprintf("%d/s", l.Rate)
+	}
+	if l.Writers == 1 {
+		return "1 writer"
+	}
+	return fmt.Sprintf("%d writers", l.Writers)
+}
+
+// measurement is what one run saw in its measured window.
+type measurement struct {
+	Window   time.Duration
+	Records  int64 // committed during the window
+	Errors   int64 // failed during the window
+	Latency  latency
+	CPU      time.Duration // process user+system CPU over the window
+	CPUKnown bool
+	Mallocs  uint64 // heap allocations over the window
+}
+
+// drive offers records of size bytes to a started sys: a warm-up first, then
+// the measured window. A closed-loop record's latency runs from its Propose to
+// its commit; an open-loop record's from its scheduled send time, so a
+// system that falls behind is charged for the queue it builds (no
+// coordinated omission). Records committed while the window is open count
+// toward throughput; an open loop's latency covers every record scheduled
+// inside the window, including those that commit after it closes.
+func drive(sys System, size int, l load, tm timing) (measurement, error) {
+	if l.Writers <= 0 && l.Rate <= 0 {
+		return measurement{}, fmt.Errorf("load needs writers or a rate")
+	}
+	payload := make([]byte, size)
+	rng := rand.NewChaCha8([32]byte{})
+	rng.Read(payload)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	var (
+		measuring atomic.Bool
+		stopping  atomic.Bool
+		records   atomic.Int64
+		errs      atomic.Int64
+		wg        sync.WaitGroup
+	)
+	start := time.Now()
+	t0 := start.Add(tm.Warmup)
+	t1 := t0.Add(tm.Window)
+
+	var rec *recorder
+	if l.Rate > 0 {
+		rec = newRecorder(64)
+		jobs := make(chan time.Time, openQueue)
+		wg.Go(func() { schedule(ctx, jobs, start, t1, l.Rate) })
+		for w := 0; w < openWorkers; w++ {
+			wg.Go(func() {
+				for at := range jobs {
+					err := sys.Propose(ctx, payload)
+					end := time.Now()
+					inWindow := !at.Before(t0) && at.Before(t1)
+					if err != nil {
+						if inWindow {
+							errs.Add(1)
+						}
+						continue
+					}
+					if measuring.Load() {
+						records.Add(1)
+					}
+					if inWindow {
+						rec.record(w, end.Sub(at))
+					}
+				}
+			})
+		}
+	} else {
+		rec = newRecorder(l.Writers)
+		for w := 0; w < l.Writers; w++ {
+			wg.Go(func() {
+				for !stopping.Load() {
+					begin := time.Now()
+					err := sys.Propose(ctx, payload)
+					end := time.Now()
+					if !measuring.Load() {
+						continue
+					}
+					if err != nil {
+						errs.Add(1)
+						continue
+					}
+					records.Add(1)
+					rec.record(w, end.Sub(begin))
+				}
+			})
+		}
+	}
+
+	time.Sleep(time.Until(t0))
+	cpu0, cpuOK0 := cpuTime()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	mallocs0 := ms.Mallocs
+	measuring.Store(true)
+	begin := time.Now()
+
+	// The window is timed from when counting began, since the snapshots
+	// above may have taken a moment.
+	time.Sleep(time.Until(begin.Add(tm.Window)))
+	measuring.Store(false)
+	end := time.Now()
+	stopping.Store(true)
+	cpu1, cpuOK1 := cpuTime()
+	runtime.ReadMemStats(&ms)
+
+	m := measurement{
+		Window:   end.Sub(begin),
+		Records:  records.Load(),
+		CPU:      cpu1 - cpu0,
+		CPUKnown: cpuOK0 && cpuOK1,
+		Mallocs:  ms.Mallocs - mallocs0,
+	}
+
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(tm.Drain):
+		// A proposal that never returns would hang the whole matrix; closing
+		// the system fails it.
+		cancel()
+		sys.Close()
+		<-done
+		return m, fmt.Errorf("%s: proposals still pending %v after the window; closed the system", sys.Name(), tm.Drain)
+	}
+	m.Errors = errs.Load()
+	m.Latency = summarize(rec.merged())
+	return m, nil
+}
+
+// schedule sends the send time of every record due from start, rate per
+// second, until the window ends at t1. A late wake-up sends every record
+// that fell due meanwhile, each with its own scheduled time.
+func schedule(ctx context.Context, jobs chan<- time.Time, start, t1 time.Time, rate int) {
+	defer close(jobs)
+	interval := float64(time.Second) / float64(rate)
+	for i := 0; ; i++ {
+		at := start.Add(time.Duration(float64(i) * interval))
+		if !at.Before(t1) {
+			return
+		}
+		if d := time.Until(at); d > 0 {
+			time.Sleep(d)
+		}
+		select {
+		case jobs <- at:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
