@@ -1,0 +1,408 @@
+// Package clustertest provides a stand-in cluster.Engine for the tests of
+// the packages above the engine (the control API, the CLI, scenarios, the
+// TUI). It is a small deterministic model of a KRaft quorum with no
+// sockets and no goroutines: leaders are chosen instantly (or after a set
+// delay) among voters that reach a majority, and the leader's log grows
+// with the clock. It imitates the shape of the real engine's views and
+// events, not its timing or protocol, and the kraftlab binary never links
+// it (a test in cli checks that).
+package clustertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// Options tune the model.
+type Options struct {
+	// ElectionDelay is how long the quorum stays leaderless after it loses
+	// its leader; 0 elects at once.
+	ElectionDelay time.Duration
+	// AppendEvery is how often the leader appends a record; 0 means 10ms.
+	AppendEvery time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Start returns a cluster.StartFunc for the model with the given options.
+func Start(opt Options) cluster.StartFunc {
+	return func(ctx context.Context, cfg cluster.Config, events *cluster.Events) (cluster.Engine, error) {
+		return New(cfg, events, opt), nil
+	}
+}
+
+type node struct {
+	id              int32
+	kind            string
+	state           string
+	role            string
+	epoch           int32
+	leader          int32
+	voted           int32
+	leo, hwm, start int64
+	snapshot        *cluster.SnapshotID
+	truncations     int64
+	snapshotsLoaded int64
+	lastFetch       int64
+}
+
+// Engine is the model. Its methods are safe for concurrent use.
+type Engine struct {
+	mu          sync.Mutex
+	cfg         cluster.Config
+	events      *cluster.Events
+	opt         Options
+	nodes       map[int32]*node
+	order       []int32
+	links       map[[2]int32]cluster.LinkFault
+	leader      int32
+	electAt     time.Time // when a leaderless quorum elects
+	lastAppend  time.Time
+	closed      bool
+	resignedBy  int32 // a resigned leader sits out the next election
+	failNextAct error
+}
+
+// New builds the model for cfg with a leader already elected in epoch 1.
+func New(cfg cluster.Config, events *cluster.Events, opt Options) *Engine {
+	if opt.AppendEvery == 0 {
+		opt.AppendEvery = 10 * time.Millisecond
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	e := &Engine{cfg: cfg, events: events, opt: opt, nodes: map[int32]*node{}, links: map[[2]int32]cluster.LinkFault{}, leader: cluster.NoLeader, resignedBy: cluster.NoLeader}
+	add := func(id int32, kind string) {
+		e.nodes[id] = &node{id: id, kind: kind, state: cluster.StateRunning, role: cluster.RoleUnattached, leader: cluster.NoLeader, voted: -1, lastFetch: -1}
+		e.order = append(e.order, id)
+	}
+	for _, id := range cfg.ControllerIDs() {
+		add(id, cluster.KindController)
+	}
+	for _, id := range cfg.BrokerIDs() {
+		add(id, cluster.KindBroker)
+	}
+	now := opt.Now()
+	e.lastAppend = now
+	e.settle(now)
+	return e
+}
+
+// FailNextAction makes the next action return err, to test error paths.
+func (e *Engine) FailNextAction(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.failNextAct = err
+}
+
+func (e *Engine) takeFailure() error {
+	err := e.failNextAct
+	e.failNextAct = nil
+	return err
+}
+
+func (e *Engine) live(id int32) bool {
+	s := e.nodes[id].state
+	return s == cluster.StateRunning
+}
+
+// reach reports whether a and b can talk both ways.
+func (e *Engine) reach(a, b int32) bool {
+	return a == b || (!e.links[[2]int32{a, b}].Down && !e.links[[2]int32{b, a}].Down)
+}
+
+func (e *Engine) voters() []int32 { return e.cfg.ControllerIDs() }
+
+func (e *Engine) majority(id int32) bool {
+	n := 0
+	for _, v := range e.voters() {
+		if e.live(v) && e.reach(id, v) {
+			n++
+		}
+	}
+	return n > len(e.voters())/2
+}
+
+func (e *Engine) publish(kind cluster.EventKind, id, epoch int32, format string, args ...any) {
+	e.events.Publish(cluster.Event{Kind: kind, Node: id, Epoch: epoch, Message: fmt.Sprintf(format, args...)})
+}
+
+func (e *Engine) setRole(n *node, role string) {
+	if n.role != role {
+		e.publish(cluster.EventRoleChange, n.id, n.epoch, "%s -> %s", n.role, role)
+		n.role = role
+	}
+}
+
+// settle brings the model up to date with the clock and the faults.
+func (e *Engine) settle(now time.Time) {
+	if e.leader != cluster.NoLeader && (!e.live(e.leader) || !e.majority(e.leader)) {
+		old := e.nodes[e.leader]
+		if e.live(old.id) {
+			e.setRole(old, cluster.RoleResigned) // check-quorum
+		}
+		e.leader = cluster.NoLeader
+		e.electAt = now.Add(e.opt.ElectionDelay)
+	}
+	if e.leader == cluster.NoLeader && !now.Before(e.electAt) {
+		e.elect(now)
+	}
+	if e.leader == cluster.NoLeader {
+		for _, id := range e.order {
+			if n := e.nodes[id]; e.live(id) && n.role != cluster.RoleResigned {
+				if n.kind == cluster.KindController {
+					e.setRole(n, cluster.RoleProspective)
+				} else {
+					e.setRole(n, cluster.RoleUnattached)
+				}
+			}
+		}
+		return
+	}
+	l := e.nodes[e.leader]
+	for n := now.Sub(e.lastAppend) / e.opt.AppendEvery; n > 0; n-- {
+		l.leo++
+	}
+	e.lastAppend = now
+	acks := 0
+	for _, id := range e.order {
+		n := e.nodes[id]
+		if id == l.id || !e.live(id) || !e.reach(id, l.id) {
+			if id != l.id && e.live(id) && n.kind == cluster.KindController && n.role != cluster.RoleResigned {
+				e.setRole(n, cluster.RoleProspective)
+			}
+			continue
+		}
+		e.follow(n, l, now)
+		if n.kind == cluster.KindController {
+			acks++
+		}
+	}
+	if acks+1 > len(e.voters())/2 {
+		l.hwm = l.leo
+	}
+	for _, id := range e.order {
+		if n := e.nodes[id]; id != l.id && e.live(id) && e.reach(id, l.id) {
+			n.hwm = min(l.hwm, n.leo)
+		}
+	}
+}
+
+// follow makes n a follower of leader l, truncating or loading a snapshot
+// as needed.
+func (e *Engine) follow(n, l *node, now time.Time) {
+	if n.epoch < l.epoch || n.leader != l.id {
+		n.epoch, n.leader = l.epoch, l.id
+		if n.leo > l.hwm && n.leo > l.leo {
+			n.truncations++
+			e.publish(cluster.EventTruncation, n.id, l.epoch, "truncated from %d to %d", n.leo, l.hwm)
+			n.leo = l.hwm
+		}
+	}
+	if n.leo < l.start && l.snapshot != nil {
+		s := *l.snapshot
+		n.snapshot, n.start, n.leo = &s, s.EndOffset, s.EndOffset
+		n.snapshotsLoaded++
+		e.publish(cluster.EventSnapshotLoaded, n.id, l.epoch, "loaded snapshot %d-%d", s.EndOffset, s.Epoch)
+	}
+	n.leo = l.leo
+	n.lastFetch = now.UnixMilli()
+	if n.kind == cluster.KindController {
+		e.setRole(n, cluster.RoleFollower)
+	} else {
+		e.setRole(n, cluster.RoleObserver)
+	}
+}
+
+func (e *Engine) elect(now time.Time) {
+	var best *node
+	for _, id := range e.voters() {
+		n := e.nodes[id]
+		if !e.live(id) || id == e.resignedBy || !e.majority(id) {
+			continue
+		}
+		if best == nil || n.leo > best.leo {
+			best = n
+		}
+	}
+	e.resignedBy = cluster.NoLeader
+	if best == nil {
+		return
+	}
+	epoch := int32(0)
+	for _, n := range e.nodes {
+		epoch = max(epoch, n.epoch)
+	}
+	best.epoch, best.leader, best.voted = epoch+1, best.id, best.id
+	best.leo++ // the LeaderChange control record
+	e.leader = best.id
+	e.lastAppend = now
+	e.setRole(best, cluster.RoleLeader)
+	e.publish(cluster.EventElection, best.id, best.epoch, "elected leader in epoch %d", best.epoch)
+}
+
+// View implements cluster.Engine.
+func (e *Engine) View() cluster.View {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.opt.Now()
+	if !e.closed {
+		e.settle(now)
+	}
+	v := cluster.View{ClusterID: "kraftlab-test-cluster", Timestamp: now.UnixMilli()}
+	for _, id := range e.order {
+		n := e.nodes[id]
+		nv := cluster.NodeView{
+			ID: id, Kind: n.kind, Listener: fmt.Sprintf("127.0.0.1:%d", 19000+int(id)), State: n.state,
+			Epoch: n.epoch, LeaderID: n.leader, VotedID: n.voted,
+			LogEndOffset: n.leo, HighWatermark: n.hwm, LogStartOffset: n.start, LatestSnapshot: n.snapshot,
+			Truncations: n.truncations, SnapshotsLoaded: n.snapshotsLoaded,
+			RPC: map[string]cluster.RPCStats{"Fetch": {Requests: n.leo, RequestBytes: 100 * n.leo, ResponseBytes: 120 * n.leo}},
+		}
+		if e.live(id) {
+			nv.Role = n.role
+		}
+		if id == e.leader {
+			for _, rid := range e.order {
+				if rid == id {
+					continue
+				}
+				r := e.nodes[rid]
+				nv.Replicas = append(nv.Replicas, cluster.ReplicaState{
+					NodeID: rid, LogEndOffset: r.leo, LastFetchTimestamp: r.lastFetch, LastCaughtUpTimestamp: r.lastFetch,
+					ParkedFetch: e.live(rid) && e.reach(rid, id),
+				})
+			}
+		}
+		v.Nodes = append(v.Nodes, nv)
+	}
+	for _, a := range e.order {
+		for _, b := range e.order {
+			if a == b {
+				continue
+			}
+			f := e.links[[2]int32{a, b}]
+			v.Links = append(v.Links, cluster.LinkView{From: a, To: b, Down: f.Down, DelayMs: f.Delay.Milliseconds(), JitterMs: f.Jitter.Milliseconds(), Loss: f.Loss})
+		}
+	}
+	return v
+}
+
+func (e *Engine) check(id int32) (*node, error) {
+	if e.closed {
+		return nil, errors.New("engine closed")
+	}
+	if err := e.takeFailure(); err != nil {
+		return nil, err
+	}
+	n, ok := e.nodes[id]
+	if !ok {
+		return nil, fmt.Errorf("no node %d", id)
+	}
+	return n, nil
+}
+
+// Kill implements cluster.Engine.
+func (e *Engine) Kill(id int32) error { return e.down(id, cluster.StateKilled) }
+
+// Stop implements cluster.Engine.
+func (e *Engine) Stop(_ context.Context, id int32) error { return e.down(id, cluster.StateStopped) }
+
+func (e *Engine) down(id int32, state string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, err := e.check(id)
+	if err != nil {
+		return err
+	}
+	if state == cluster.StateStopped && id == e.leader {
+		e.publish(cluster.EventEndQuorumEpoch, id, n.epoch, "sent EndQuorumEpoch")
+		e.resignedBy = id
+	}
+	n.state, n.role = state, ""
+	e.settle(e.opt.Now())
+	return nil
+}
+
+// Start implements cluster.Engine.
+func (e *Engine) Start(_ context.Context, id int32) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, err := e.check(id)
+	if err != nil {
+		return err
+	}
+	n.state, n.role, n.leader = cluster.StateRunning, cluster.RoleUnattached, cluster.NoLeader
+	e.settle(e.opt.Now())
+	return nil
+}
+
+// Resign implements cluster.Engine.
+func (e *Engine) Resign(_ context.Context, id int32) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, err := e.check(id)
+	if err != nil {
+		return err
+	}
+	if id != e.leader {
+		return fmt.Errorf("node %d is not the leader", id)
+	}
+	e.publish(cluster.EventEndQuorumEpoch, id, n.epoch, "sent EndQuorumEpoch")
+	e.setRole(n, cluster.RoleResigned)
+	e.resignedBy, e.leader = id, cluster.NoLeader
+	now := e.opt.Now()
+	e.electAt = now
+	e.settle(now)
+	return nil
+}
+
+// SetLinks implements cluster.Engine.
+func (e *Engine) SetLinks(changes []cluster.LinkChange) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.takeFailure(); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if c.Fault == (cluster.LinkFault{}) {
+			delete(e.links, [2]int32{c.From, c.To})
+		} else {
+			e.links[[2]int32{c.From, c.To}] = c.Fault
+		}
+	}
+	e.settle(e.opt.Now())
+	return nil
+}
+
+// Snapshot implements cluster.Engine.
+func (e *Engine) Snapshot(_ context.Context, id int32) (cluster.SnapshotID, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, err := e.check(id)
+	if err != nil {
+		return cluster.SnapshotID{}, err
+	}
+	s := cluster.SnapshotID{EndOffset: n.hwm, Epoch: n.epoch}
+	n.snapshot, n.start = &s, s.EndOffset
+	e.publish(cluster.EventSnapshotTaken, id, n.epoch, "snapshot %d-%d", s.EndOffset, s.Epoch)
+	return s, nil
+}
+
+// Close implements cluster.Engine.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	for _, n := range e.nodes {
+		if n.state == cluster.StateRunning {
+			n.state, n.role = cluster.StateStopped, ""
+		}
+	}
+	return nil
+}

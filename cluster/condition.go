@@ -1,0 +1,599 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ConditionForms lists the conditions wait and expect understand, one per
+// line, for help texts and parse errors.
+const ConditionForms = `  leader                         a leader is known
+  leader == N | leader != N      a leader is known and it is (not) node N
+  new-leader                     a leader in an epoch above the baseline's (see below)
+  epoch OP V                     the leader's epoch compared with V
+  hwm OP V                       the leader's high watermark compared with V
+  caught-up                      every running voter and unfenced broker is at the leader's log end offset
+  node NODE role ROLE            ROLE: Leader Follower Candidate Prospective Unattached Resigned Observer
+  node NODE state STATE          STATE: running killed stopped isolated
+  node NODE FIELD OP V           FIELD: epoch log-end hwm log-start lag truncations snapshots-loaded
+  fenced N | unfenced N          broker N is (not) fenced
+  isr TOPIC-P size OP K          the ISR of partition P of TOPIC has OP K replicas
+  partition-leader TOPIC-P OP N  OP is == or !=
+OP is one of == != > >= < <=. NODE is a node ID, leader or old-leader.
+V is a number, or "baseline" or "baseline+K" for epoch and hwm: the value
+recorded just before the last kill, stop, isolate or resign (old-leader is
+the leader then).`
+
+// ErrNotAvailable is wrapped when a condition needs data the engine does
+// not report yet.
+var ErrNotAvailable = errors.New("not available")
+
+type condKind int
+
+const (
+	condLeader condKind = iota
+	condLeaderIs
+	condNewLeader
+	condEpoch
+	condHWM
+	condCaughtUp
+	condNodeRole
+	condNodeState
+	condNodeField
+	condFenced
+	condUnfenced
+	condISR
+	condPartitionLeader
+)
+
+type op string
+
+const (
+	opEq op = "=="
+	opNe op = "!="
+	opGt op = ">"
+	opGe op = ">="
+	opLt op = "<"
+	opLe op = "<="
+)
+
+func (o op) holds(a, b int64) bool {
+	switch o {
+	case opEq:
+		return a == b
+	case opNe:
+		return a != b
+	case opGt:
+		return a > b
+	case opGe:
+		return a >= b
+	case opLt:
+		return a < b
+	}
+	return a <= b
+}
+
+// operand is a number, or the baseline's value plus a number.
+type operand struct {
+	baseline bool
+	n        int64
+}
+
+func (o operand) String() string {
+	switch {
+	case !o.baseline:
+		return strconv.FormatInt(o.n, 10)
+	case o.n > 0:
+		return fmt.Sprintf("baseline+%d", o.n)
+	case o.n < 0:
+		return fmt.Sprintf("baseline%d", o.n)
+	}
+	return "baseline"
+}
+
+// Node fields a condition can compare.
+var nodeFields = []string{"epoch", "log-end", "hwm", "log-start", "lag", "truncations", "snapshots-loaded"}
+
+// Condition is a parsed wait/expect condition. Evaluating it is a pure
+// function of a View.
+type Condition struct {
+	kind      condKind
+	node      NodeRef // node, leader ==, broker, partition-leader
+	op        op
+	value     operand
+	field     string // node FIELD, or the role/state word
+	topic     string
+	partition int32
+}
+
+// ParseCondition parses a condition; the words may come as one string or
+// as shell arguments joined by spaces. Operators need no spaces around them.
+func ParseCondition(text string) (Condition, error) {
+	toks := lexCondition(text)
+	c, err := parseTokens(toks)
+	if err != nil {
+		return Condition{}, fmt.Errorf("bad condition %q: %v; valid conditions:\n%s", strings.Join(toks, " "), err, ConditionForms)
+	}
+	return c, nil
+}
+
+// lexCondition splits on spaces and around comparison operators.
+func lexCondition(s string) []string {
+	var toks []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			toks = append(toks, cur.String())
+			cur.Reset()
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			flush()
+		case strings.IndexByte("=!<>", ch) >= 0:
+			flush()
+			if i+1 < len(s) && s[i+1] == '=' {
+				toks = append(toks, s[i:i+2])
+				i++
+			} else {
+				toks = append(toks, s[i:i+1])
+			}
+		default:
+			cur.WriteByte(ch)
+		}
+	}
+	flush()
+	return toks
+}
+
+func parseTokens(t []string) (Condition, error) {
+	if len(t) == 0 {
+		return Condition{}, errors.New("empty condition")
+	}
+	word := strings.ToLower(t[0])
+	switch word {
+	case "leader":
+		if len(t) == 1 {
+			return Condition{kind: condLeader}, nil
+		}
+		if len(t) != 3 {
+			return Condition{}, errors.New("want leader, leader == N or leader != N")
+		}
+		o, err := parseOp(t[1], opEq, opNe)
+		if err != nil {
+			return Condition{}, err
+		}
+		ref, err := parseNodeOperand(t[2])
+		return Condition{kind: condLeaderIs, op: o, node: ref}, err
+	case "new-leader", "caught-up":
+		if len(t) != 1 {
+			return Condition{}, fmt.Errorf("%s takes no arguments", word)
+		}
+		if word == "new-leader" {
+			return Condition{kind: condNewLeader}, nil
+		}
+		return Condition{kind: condCaughtUp}, nil
+	case "epoch", "hwm":
+		if len(t) != 3 {
+			return Condition{}, fmt.Errorf("want %s OP V, e.g. %s > 3", word, word)
+		}
+		o, err := parseOp(t[1])
+		if err != nil {
+			return Condition{}, err
+		}
+		v, err := parseOperand(t[2], true)
+		if err != nil {
+			return Condition{}, err
+		}
+		k := condEpoch
+		if word == "hwm" {
+			k = condHWM
+		}
+		return Condition{kind: k, op: o, value: v}, nil
+	case "node":
+		return parseNodeCondition(t)
+	case "fenced", "unfenced":
+		if len(t) != 2 {
+			return Condition{}, fmt.Errorf("want %s N, e.g. %s 101", word, word)
+		}
+		ref, err := ParseNodeRef(t[1])
+		if err != nil {
+			return Condition{}, err
+		}
+		k := condFenced
+		if word == "unfenced" {
+			k = condUnfenced
+		}
+		return Condition{kind: k, node: ref}, nil
+	case "isr":
+		if len(t) != 5 || strings.ToLower(t[2]) != "size" {
+			return Condition{}, errors.New("want isr TOPIC-P size OP K, e.g. isr orders-0 size >= 2")
+		}
+		topic, p, err := parseTopicPartition(t[1])
+		if err != nil {
+			return Condition{}, err
+		}
+		o, err := parseOp(t[3])
+		if err != nil {
+			return Condition{}, err
+		}
+		v, err := parseOperand(t[4], false)
+		return Condition{kind: condISR, topic: topic, partition: p, op: o, value: v}, err
+	case "partition-leader":
+		if len(t) != 4 {
+			return Condition{}, errors.New("want partition-leader TOPIC-P OP N, e.g. partition-leader orders-0 != 101")
+		}
+		topic, p, err := parseTopicPartition(t[1])
+		if err != nil {
+			return Condition{}, err
+		}
+		o, err := parseOp(t[2], opEq, opNe)
+		if err != nil {
+			return Condition{}, err
+		}
+		ref, err := parseNodeOperand(t[3])
+		return Condition{kind: condPartitionLeader, topic: topic, partition: p, op: o, node: ref}, err
+	}
+	return Condition{}, fmt.Errorf("unknown condition %q", t[0])
+}
+
+func parseNodeCondition(t []string) (Condition, error) {
+	if len(t) < 4 {
+		return Condition{}, errors.New("want node NODE role ROLE, node NODE state STATE or node NODE FIELD OP V")
+	}
+	ref, err := ParseNodeRef(t[1])
+	if err != nil {
+		return Condition{}, err
+	}
+	what := strings.ToLower(t[2])
+	switch what {
+	case "role", "state":
+		if len(t) != 4 {
+			return Condition{}, fmt.Errorf("want node NODE %s WORD", what)
+		}
+		list, kind := Roles(), condNodeRole
+		if what == "state" {
+			list, kind = States(), condNodeState
+		}
+		i := slices.IndexFunc(list, func(s string) bool { return strings.EqualFold(s, t[3]) })
+		if i < 0 {
+			return Condition{}, fmt.Errorf("unknown %s %q; want one of %s", what, t[3], strings.Join(list, ", "))
+		}
+		return Condition{kind: kind, node: ref, field: list[i]}, nil
+	}
+	if !slices.Contains(nodeFields, what) {
+		return Condition{}, fmt.Errorf("unknown node field %q; want role, state or one of %s", t[2], strings.Join(nodeFields, ", "))
+	}
+	if len(t) != 5 {
+		return Condition{}, fmt.Errorf("want node NODE %s OP V", what)
+	}
+	o, err := parseOp(t[3])
+	if err != nil {
+		return Condition{}, err
+	}
+	v, err := parseOperand(t[4], what == "epoch" || what == "hwm")
+	return Condition{kind: condNodeField, node: ref, field: what, op: o, value: v}, err
+}
+
+func parseOp(s string, allowed ...op) (op, error) {
+	if s == "=" {
+		s = "=="
+	}
+	all := []op{opEq, opNe, opGt, opGe, opLt, opLe}
+	if len(allowed) == 0 {
+		allowed = all
+	}
+	if slices.Contains(allowed, op(s)) {
+		return op(s), nil
+	}
+	names := make([]string, len(allowed))
+	for i, o := range allowed {
+		names[i] = string(o)
+	}
+	return "", fmt.Errorf("bad operator %q: want one of %s", s, strings.Join(names, " "))
+}
+
+func parseOperand(s string, baselineOK bool) (operand, error) {
+	if rest, ok := strings.CutPrefix(strings.ToLower(s), "baseline"); ok {
+		if !baselineOK {
+			return operand{}, errors.New("baseline only compares with epoch and hwm")
+		}
+		if rest == "" {
+			return operand{baseline: true}, nil
+		}
+		n, err := strconv.ParseInt(rest, 10, 64)
+		if err != nil || (rest[0] != '+' && rest[0] != '-') {
+			return operand{}, fmt.Errorf("bad value %q: want baseline, baseline+K or baseline-K", s)
+		}
+		return operand{baseline: true, n: n}, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		if baselineOK {
+			return operand{}, fmt.Errorf("bad value %q: want a number, baseline or baseline+K", s)
+		}
+		return operand{}, fmt.Errorf("bad value %q: want a number", s)
+	}
+	return operand{n: n}, nil
+}
+
+// parseNodeOperand parses the N of leader == N: a node ID or old-leader.
+func parseNodeOperand(s string) (NodeRef, error) {
+	ref, err := ParseNodeRef(s)
+	if err == nil && ref.IsLeader() {
+		err = errors.New("compare with a node ID or old-leader, not leader")
+	}
+	return ref, err
+}
+
+// parseTopicPartition splits TOPIC-P at its last dash, as Kafka prints
+// partitions (topic names may contain dashes themselves).
+func parseTopicPartition(s string) (string, int32, error) {
+	i := strings.LastIndexByte(s, '-')
+	if i <= 0 {
+		return "", 0, fmt.Errorf("bad partition %q: want TOPIC-P, e.g. orders-0", s)
+	}
+	p, err := strconv.ParseInt(s[i+1:], 10, 32)
+	if err != nil || p < 0 {
+		return "", 0, fmt.Errorf("bad partition %q: want TOPIC-P with P a partition number, e.g. orders-0", s)
+	}
+	topic := s[:i]
+	for _, ch := range topic {
+		if !(ch == '.' || ch == '_' || ch == '-' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
+			return "", 0, fmt.Errorf("bad topic %q: Kafka topic names use only letters, digits, '.', '_' and '-'", topic)
+		}
+	}
+	return topic, int32(p), nil
+}
+
+// String returns the condition in its canonical spelling.
+func (c Condition) String() string {
+	switch c.kind {
+	case condLeader:
+		return "leader"
+	case condLeaderIs:
+		return fmt.Sprintf("leader %s %s", c.op, c.node)
+	case condNewLeader:
+		return "new-leader"
+	case condEpoch:
+		return fmt.Sprintf("epoch %s %s", c.op, c.value)
+	case condHWM:
+		return fmt.Sprintf("hwm %s %s", c.op, c.value)
+	case condCaughtUp:
+		return "caught-up"
+	case condNodeRole:
+		return fmt.Sprintf("node %s role %s", c.node, c.field)
+	case condNodeState:
+		return fmt.Sprintf("node %s state %s", c.node, c.field)
+	case condNodeField:
+		return fmt.Sprintf("node %s %s %s %s", c.node, c.field, c.op, c.value)
+	case condFenced:
+		return fmt.Sprintf("fenced %s", c.node)
+	case condUnfenced:
+		return fmt.Sprintf("unfenced %s", c.node)
+	case condISR:
+		return fmt.Sprintf("isr %s-%d size %s %s", c.topic, c.partition, c.op, c.value)
+	}
+	return fmt.Sprintf("partition-leader %s-%d %s %s", c.topic, c.partition, c.op, c.node)
+}
+
+// Eval evaluates the condition against v. ok tells whether it holds; saw
+// says what it looked at, for progress and failure messages. err is set
+// when the condition cannot be evaluated at all (an unknown node, no
+// baseline yet, broker data the engine does not report): waiting longer
+// would not help.
+func (c Condition) Eval(v *View) (ok bool, saw string, err error) {
+	switch c.kind {
+	case condLeader:
+		return v.LeaderID != NoLeader, quorumSummary(v), nil
+	case condLeaderIs:
+		id, err := c.node.Resolve(v)
+		if err != nil {
+			return false, "", err
+		}
+		return v.LeaderID != NoLeader && c.op.holds(int64(v.LeaderID), int64(id)), quorumSummary(v), nil
+	case condNewLeader:
+		if v.Baseline == nil {
+			return false, "", fmt.Errorf("new-leader: %w: it compares with the epoch before the last kill, stop, isolate or resign", ErrNoBaseline)
+		}
+		saw := fmt.Sprintf("%s; baseline epoch %d (before %s of node %d)", quorumSummary(v), v.Baseline.LeaderEpoch, v.Baseline.Action, v.Baseline.NodeID)
+		return v.LeaderID != NoLeader && v.LeaderEpoch > v.Baseline.LeaderEpoch, saw, nil
+	case condEpoch, condHWM:
+		if v.LeaderID == NoLeader {
+			return false, quorumSummary(v), nil
+		}
+		name, have := "epoch", int64(v.LeaderEpoch)
+		if c.kind == condHWM {
+			name, have = "hwm", v.HighWatermark
+		}
+		want, err := c.resolve(v, name)
+		if err != nil {
+			return false, "", err
+		}
+		return c.op.holds(have, want), fmt.Sprintf("%s %d (want %s %d); %s", name, have, c.op, want, quorumSummary(v)), nil
+	case condCaughtUp:
+		return caughtUp(v)
+	case condNodeRole, condNodeState, condNodeField:
+		return c.evalNode(v)
+	case condFenced, condUnfenced:
+		return c.evalFenced(v)
+	case condISR, condPartitionLeader:
+		return c.evalPartition(v)
+	}
+	return false, "", fmt.Errorf("condition %v: unknown kind", c)
+}
+
+// resolve returns the operand's value; name says which baseline value.
+func (c Condition) resolve(v *View, name string) (int64, error) {
+	if !c.value.baseline {
+		return c.value.n, nil
+	}
+	if v.Baseline == nil {
+		return 0, fmt.Errorf("%s: %w: baseline is recorded by kill, stop, isolate or resign", c, ErrNoBaseline)
+	}
+	base := int64(v.Baseline.LeaderEpoch)
+	if name == "hwm" {
+		base = v.Baseline.HighWatermark
+	}
+	return base + c.value.n, nil
+}
+
+func (c Condition) evalNode(v *View) (bool, string, error) {
+	id, err := c.node.Resolve(v)
+	if errors.Is(err, ErrNoLeader) && c.node.IsLeader() {
+		return false, quorumSummary(v), nil
+	}
+	if err != nil {
+		return false, "", err
+	}
+	n, _ := v.Node(id)
+	saw := nodeSummary(n)
+	switch c.kind {
+	case condNodeRole:
+		return n.Role == c.field, saw, nil
+	case condNodeState:
+		return n.State == c.field, saw, nil
+	}
+	var have int64
+	switch c.field {
+	case "epoch":
+		have = int64(n.Epoch)
+	case "log-end":
+		have = n.LogEndOffset
+	case "hwm":
+		have = n.HighWatermark
+	case "log-start":
+		have = n.LogStartOffset
+	case "truncations":
+		have = n.Truncations
+	case "snapshots-loaded":
+		have = n.SnapshotsLoaded
+	case "lag":
+		r, ok := v.Replica(id)
+		if !ok {
+			return false, fmt.Sprintf("node %d has no lag: %s", id, quorumSummary(v)), nil
+		}
+		have = r.Lag
+	}
+	want, err := c.resolve(v, c.field)
+	if err != nil {
+		return false, "", err
+	}
+	return c.op.holds(have, want), fmt.Sprintf("node %d %s %d (want %s %d); %s", id, c.field, have, c.op, want, saw), nil
+}
+
+func (c Condition) evalFenced(v *View) (bool, string, error) {
+	if v.Brokers == nil {
+		return false, "", fmt.Errorf("%s: broker fencing is %w until brokers exist (this engine runs brokers as plain observers of the quorum)", c, ErrNotAvailable)
+	}
+	id, err := c.node.Resolve(v)
+	if err != nil {
+		return false, "", err
+	}
+	for _, b := range v.Brokers {
+		if b.NodeID == id {
+			saw := fmt.Sprintf("broker %d fenced=%t, metadata lag %d", id, b.Fenced, b.MetadataLag)
+			return b.Fenced == (c.kind == condFenced), saw, nil
+		}
+	}
+	return false, "", fmt.Errorf("%s: node %d is not a registered broker", c, id)
+}
+
+func (c Condition) evalPartition(v *View) (bool, string, error) {
+	if v.Partitions == nil {
+		return false, "", fmt.Errorf("%s: partitions are %w until brokers exist (this engine runs brokers as plain observers of the quorum)", c, ErrNotAvailable)
+	}
+	name := fmt.Sprintf("%s-%d", c.topic, c.partition)
+	for _, p := range v.Partitions {
+		if p.Topic != c.topic || p.Partition != c.partition {
+			continue
+		}
+		saw := fmt.Sprintf("%s leader %d epoch %d, replicas %v, isr %v", name, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR)
+		if c.kind == condISR {
+			return c.op.holds(int64(len(p.ISR)), c.value.n), saw, nil
+		}
+		id, err := c.node.Resolve(v)
+		if err != nil {
+			return false, "", err
+		}
+		return c.op.holds(int64(p.Leader), int64(id)), saw, nil
+	}
+	return false, fmt.Sprintf("no partition %s yet", name), nil
+}
+
+// caughtUp checks every running voter, and every running broker not
+// fenced, against the leader's log end offset.
+func caughtUp(v *View) (bool, string, error) {
+	leader, ok := v.Leader()
+	if !ok {
+		return false, quorumSummary(v), nil
+	}
+	fenced := map[int32]bool{}
+	var brokerLag map[int32]int64
+	if v.Brokers != nil {
+		brokerLag = map[int32]int64{}
+		for _, b := range v.Brokers {
+			fenced[b.NodeID] = b.Fenced
+			brokerLag[b.NodeID] = b.MetadataLag
+		}
+	}
+	var behind []string
+	voters, brokers := 0, 0
+	for i := range v.Nodes {
+		n := &v.Nodes[i]
+		if n.State != StateRunning || fenced[n.ID] {
+			continue
+		}
+		if n.Kind == KindController {
+			voters++
+		} else {
+			brokers++
+		}
+		if lag, ok := brokerLag[n.ID]; ok && n.Kind == KindBroker {
+			if lag != 0 {
+				behind = append(behind, fmt.Sprintf("broker %d metadata lag %d", n.ID, lag))
+			}
+			continue
+		}
+		if n.LogEndOffset < leader.LogEndOffset {
+			behind = append(behind, fmt.Sprintf("node %d at %d", n.ID, n.LogEndOffset))
+		}
+	}
+	if len(behind) > 0 {
+		return false, fmt.Sprintf("leader %d log end %d; behind: %s", leader.ID, leader.LogEndOffset, strings.Join(behind, ", ")), nil
+	}
+	return true, fmt.Sprintf("%d running voters and %d brokers at leader %d's log end %d", voters, brokers, leader.ID, leader.LogEndOffset), nil
+}
+
+// quorumSummary is one line about the quorum: the leader, or every node's
+// role when there is none.
+func quorumSummary(v *View) string {
+	if v.LeaderID != NoLeader {
+		return fmt.Sprintf("leader %d in epoch %d, hwm %d", v.LeaderID, v.LeaderEpoch, v.HighWatermark)
+	}
+	parts := make([]string, 0, len(v.Nodes))
+	for i := range v.Nodes {
+		n := &v.Nodes[i]
+		if n.Kind != KindController {
+			continue
+		}
+		if n.Live() {
+			parts = append(parts, fmt.Sprintf("%d %s e%d", n.ID, n.Role, n.Epoch))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d %s", n.ID, n.State))
+		}
+	}
+	return "no leader (" + strings.Join(parts, ", ") + ")"
+}
+
+func nodeSummary(n *NodeView) string {
+	if !n.Live() {
+		return fmt.Sprintf("node %d is %s", n.ID, n.State)
+	}
+	return fmt.Sprintf("node %d is %s in epoch %d (%s), log end %d, hwm %d", n.ID, n.Role, n.Epoch, n.State, n.LogEndOffset, n.HighWatermark)
+}

@@ -1,0 +1,231 @@
+package cluster
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseConditionCanonical(t *testing.T) {
+	cases := map[string]string{
+		"leader":                                  "leader",
+		"  leader  ":                              "leader",
+		"leader != 2":                             "leader != 2",
+		"leader!=2":                               "leader != 2",
+		"leader = 3":                              "leader == 3",
+		"leader == old-leader":                    "leader == old-leader",
+		"new-leader":                              "new-leader",
+		"epoch > 3":                               "epoch > 3",
+		"epoch>=baseline":                         "epoch >= baseline",
+		"hwm >= baseline+5":                       "hwm >= baseline+5",
+		"hwm<baseline-2":                          "hwm < baseline-2",
+		"hwm >= 100":                              "hwm >= 100",
+		"caught-up":                               "caught-up",
+		"node 3 role follower":                    "node 3 role Follower",
+		"node leader role Leader":                 "node leader role Leader",
+		"node old-leader state Isolated":          "node old-leader state isolated",
+		"node 3 lag >= 5":                         "node 3 lag >= 5",
+		"node old-leader epoch == baseline":       "node old-leader epoch == baseline",
+		"node 2 snapshots-loaded>=1":              "node 2 snapshots-loaded >= 1",
+		"node 2 log-start > 0":                    "node 2 log-start > 0",
+		"fenced 101":                              "fenced 101",
+		"unfenced 102":                            "unfenced 102",
+		"isr orders-0 size >= 2":                  "isr orders-0 size >= 2",
+		"isr my-topic-name-12 size == 3":          "isr my-topic-name-12 size == 3",
+		"partition-leader orders-1 != 101":        "partition-leader orders-1 != 101",
+		"partition-leader orders-1 == old-leader": "partition-leader orders-1 == old-leader",
+	}
+	for in, want := range cases {
+		c, err := ParseCondition(in)
+		if err != nil {
+			t.Errorf("ParseCondition(%q): %v", in, err)
+			continue
+		}
+		if c.String() != want {
+			t.Errorf("ParseCondition(%q) = %q, want %q", in, c, want)
+		}
+		if again, err := ParseCondition(c.String()); err != nil || again != c {
+			t.Errorf("canonical form %q does not parse back to the same condition: %v", c, err)
+		}
+	}
+}
+
+func TestParseConditionErrors(t *testing.T) {
+	cases := map[string]string{
+		"":                           "empty condition",
+		"leder":                      `unknown condition "leder"`,
+		"leader > 2":                 `bad operator ">": want one of == !=`,
+		"leader != leader":           "not leader",
+		"leader != x":                `bad node "x"`,
+		"leader != -1":               `bad node "-1"`,
+		"leader 2":                   "want leader, leader == N or leader != N",
+		"new-leader 3":               "new-leader takes no arguments",
+		"epoch":                      "want epoch OP V",
+		"epoch ~ 3":                  `bad operator "~"`,
+		"epoch >> 3":                 "want epoch OP V",
+		"epoch > three":              `bad value "three": want a number, baseline or baseline+K`,
+		"hwm > baseline*2":           `bad value "baseline*2"`,
+		"node 1":                     "want node NODE role ROLE",
+		"node x role Leader":         `bad node "x"`,
+		"node 1 role King":           `unknown role "King"; want one of Leader, Follower`,
+		"node 1 state sleeping":      `unknown state "sleeping"; want one of running, killed, stopped, isolated`,
+		"node 1 color == 3":          `unknown node field "color"`,
+		"node 1 lag > baseline":      "baseline only compares with epoch and hwm",
+		"node 1 lag 5":               "want node NODE lag OP V",
+		"fenced":                     "want fenced N",
+		"isr orders size >= 2":       `bad partition "orders"`,
+		"isr orders-x size >= 2":     `bad partition "orders-x"`,
+		"isr ord/ers-0 size >= 2":    `bad topic "ord/ers"`,
+		"isr orders-0 count >= 2":    "want isr TOPIC-P size OP K",
+		"partition-leader orders-0":  "want partition-leader TOPIC-P OP N",
+		"partition-leader o-0 > 101": `bad operator ">"`,
+	}
+	for in, want := range cases {
+		_, err := ParseCondition(in)
+		if err == nil {
+			t.Errorf("ParseCondition(%q): no error", in)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, want) {
+			t.Errorf("ParseCondition(%q) = %q, want it to say %q", in, msg, want)
+		}
+		if !strings.Contains(msg, "valid conditions:") || !strings.Contains(msg, "partition-leader TOPIC-P OP N") {
+			t.Errorf("ParseCondition(%q) error does not list the valid forms", in)
+		}
+	}
+}
+
+func mustCond(t *testing.T, s string) Condition {
+	t.Helper()
+	c, err := ParseCondition(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestEvalAgainstViews(t *testing.T) {
+	base := &Baseline{Action: "kill", NodeID: 1, LeaderID: 1, LeaderEpoch: 4, HighWatermark: 90}
+	v := derived(engineView(), base)
+	noLeader := engineView()
+	noLeader.Nodes[2].Role = RoleCandidate
+	noLeader = derived(noLeader, base)
+
+	cases := []struct {
+		cond string
+		view View
+		ok   bool
+		saw  string
+	}{
+		{"leader", v, true, "leader 2 in epoch 5, hwm 100"},
+		{"leader", noLeader, false, "no leader (1 Follower e5, 2 Candidate e5, 3 Follower e5)"},
+		{"leader != 1", v, true, "leader 2"},
+		{"leader != 2", v, false, "leader 2"},
+		{"leader == 2", v, true, ""},
+		{"leader != 1", noLeader, false, "no leader"},
+		{"leader != old-leader", v, true, ""},
+		{"new-leader", v, true, "baseline epoch 4 (before kill of node 1)"},
+		{"new-leader", noLeader, false, "no leader"},
+		{"epoch > 4", v, true, "epoch 5 (want > 4)"},
+		{"epoch == baseline+1", v, true, "want == 5"},
+		{"epoch > 5", v, false, ""},
+		{"epoch < 9", noLeader, false, "no leader"},
+		{"hwm >= baseline+10", v, true, "hwm 100 (want >= 100)"},
+		{"hwm > 100", v, false, ""},
+		{"caught-up", v, false, "behind: node 3 at 95"},
+		{"node 3 role Follower", v, true, "node 3 is Follower in epoch 5"},
+		{"node leader role Leader", v, true, ""},
+		{"node leader role Leader", noLeader, false, "no leader"},
+		{"node old-leader role Follower", v, true, "node 1"},
+		{"node 102 state killed", v, true, "node 102 is killed"},
+		{"node 102 state running", v, false, ""},
+		{"node 3 lag >= 5", v, true, "node 3 lag 5"},
+		{"node 3 lag > 5", v, false, ""},
+		{"node 102 lag > 0", v, false, "node 102 has no lag"},
+		{"node 3 log-end == 95", v, true, ""},
+		{"node 3 epoch == baseline+1", v, true, ""},
+		{"node 1 hwm >= baseline", v, true, ""},
+		{"node 1 truncations == 0", v, true, ""},
+	}
+	for _, tc := range cases {
+		ok, saw, err := mustCond(t, tc.cond).Eval(&tc.view)
+		if err != nil {
+			t.Errorf("%s: %v", tc.cond, err)
+			continue
+		}
+		if ok != tc.ok || !strings.Contains(saw, tc.saw) {
+			t.Errorf("%s = %t (%q); want %t, saw containing %q", tc.cond, ok, saw, tc.ok, tc.saw)
+		}
+	}
+
+	caught := engineView()
+	caught.Nodes[0].LogEndOffset = 100
+	caught = derived(caught, nil)
+	if ok, saw, _ := mustCond(t, "caught-up").Eval(&caught); !ok || saw != "3 running voters and 1 brokers at leader 2's log end 100" {
+		t.Errorf("caught-up = %t, %q", ok, saw)
+	}
+}
+
+func TestEvalErrors(t *testing.T) {
+	v := derived(engineView(), nil)
+	cases := []struct {
+		cond string
+		err  error
+		msg  string
+	}{
+		{"new-leader", ErrNoBaseline, "compares with the epoch before the last kill"},
+		{"hwm > baseline", ErrNoBaseline, "baseline is recorded by kill"},
+		{"node old-leader role Leader", ErrNoBaseline, "there was no kill, stop, isolate or resign yet"},
+		{"node 7 role Leader", ErrUnknownNode, "unknown node 7 (nodes: 1, 2, 3, 101, 102)"},
+		{"leader != 9", ErrUnknownNode, "unknown node 9"},
+		{"fenced 101", ErrNotAvailable, "not available until brokers exist"},
+		{"unfenced 101", ErrNotAvailable, "not available until brokers exist"},
+		{"isr orders-0 size >= 2", ErrNotAvailable, "not available until brokers exist"},
+		{"partition-leader orders-0 != 101", ErrNotAvailable, "not available until brokers exist"},
+	}
+	for _, tc := range cases {
+		ok, _, err := mustCond(t, tc.cond).Eval(&v)
+		if ok || !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s = %t, %v; want %v saying %q", tc.cond, ok, err, tc.err, tc.msg)
+		}
+	}
+}
+
+func TestEvalBrokerSections(t *testing.T) {
+	v := derived(engineView(), nil)
+	v.Brokers = []BrokerView{{NodeID: 101, Fenced: false, MetadataLag: 0}, {NodeID: 102, Fenced: true, MetadataLag: 40}}
+	v.Partitions = []PartitionView{{Topic: "orders", Partition: 0, Leader: 101, LeaderEpoch: 3, Replicas: []int32{101, 102}, ISR: []int32{101}}}
+	cases := []struct {
+		cond string
+		ok   bool
+	}{
+		{"fenced 102", true},
+		{"unfenced 101", true},
+		{"fenced 101", false},
+		{"isr orders-0 size >= 1", true},
+		{"isr orders-0 size >= 2", false},
+		{"isr orders-1 size >= 1", false}, // not created yet: keep waiting
+		{"partition-leader orders-0 != 102", true},
+		{"partition-leader orders-0 == 101", true},
+	}
+	for _, tc := range cases {
+		ok, saw, err := mustCond(t, tc.cond).Eval(&v)
+		if err != nil || ok != tc.ok {
+			t.Errorf("%s = %t, %v (%s); want %t", tc.cond, ok, err, saw, tc.ok)
+		}
+	}
+	if _, _, err := mustCond(t, "fenced 1").Eval(&v); err == nil || !strings.Contains(err.Error(), "not a registered broker") {
+		t.Errorf("fenced on a controller: %v", err)
+	}
+	// A fenced broker does not hold caught-up back; the others' metadata lag does.
+	n3, _ := v.Node(3)
+	n3.LogEndOffset = 100
+	if ok, saw, _ := mustCond(t, "caught-up").Eval(&v); !ok {
+		t.Errorf("caught-up with broker 102 fenced: %s", saw)
+	}
+	v.Brokers[0].MetadataLag = 3
+	if ok, saw, _ := mustCond(t, "caught-up").Eval(&v); ok || !strings.Contains(saw, "broker 101 metadata lag 3") {
+		t.Errorf("caught-up with broker 101 lagging = %t, %s", ok, saw)
+	}
+}

@@ -1,0 +1,597 @@
+// Package cluster is the playground: its configuration and timing profiles,
+// the consistent view of every node that the TUI and the CLI show, the event
+// stream, the conditions that wait and expect check, and the Engine interface
+// that the running cluster implements.
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits of a playground's shape. Controllers take IDs 1..N and brokers
+// 101..100+M, so neither range may reach the other.
+const (
+	MaxControllers = 99
+	MaxBrokers     = 99
+	// FirstBrokerID is the ID of the first broker; broker i has FirstBrokerID+i-1.
+	FirstBrokerID = 101
+)
+
+// Config is everything the Engine needs to start a playground.
+type Config struct {
+	// Controllers is the number of KRaft voters, with node IDs 1..Controllers.
+	Controllers int
+	// Brokers is the number of brokers, with node IDs 101..100+Brokers. They
+	// observe the metadata quorum: they fetch it but never vote.
+	Brokers int
+	// Profile names the timing profile Timing started from.
+	Profile string
+	// Timing holds every timeout and size, after --set overrides.
+	Timing Timing
+	// DataDir is where the nodes keep their logs, one folder per node. Empty
+	// means a fresh temporary folder that Engine.Close removes; a folder the
+	// user named is kept.
+	DataDir string
+}
+
+// DefaultConfig is the shape `kraftlab up` starts without flags: three
+// controllers and three brokers on the workshop profile.
+func DefaultConfig() Config {
+	t, _ := ProfileTiming(DefaultProfile)
+	return Config{Controllers: 3, Brokers: 3, Profile: DefaultProfile, Timing: t}
+}
+
+// NewConfig builds a Config from a profile name and key=value overrides
+// (Kafka config names, applied in order) and validates it.
+func NewConfig(controllers, brokers int, profile string, overrides []string, dataDir string) (Config, error) {
+	if profile == "" {
+		profile = DefaultProfile
+	}
+	t, err := ProfileTiming(profile)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := t.Apply(overrides); err != nil {
+		return Config{}, err
+	}
+	c := Config{Controllers: controllers, Brokers: brokers, Profile: profile, Timing: t, DataDir: dataDir}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// Validate checks the shape and the timing.
+func (c Config) Validate() error {
+	if c.Controllers < 1 || c.Controllers > MaxControllers {
+		return fmt.Errorf("controllers must be between 1 and %d, got %d", MaxControllers, c.Controllers)
+	}
+	if c.Brokers < 0 || c.Brokers > MaxBrokers {
+		return fmt.Errorf("brokers must be between 0 and %d, got %d", MaxBrokers, c.Brokers)
+	}
+	return c.Timing.Validate()
+}
+
+// ControllerIDs returns the controllers' node IDs, 1..Controllers.
+func (c Config) ControllerIDs() []int32 {
+	ids := make([]int32, c.Controllers)
+	for i := range ids {
+		ids[i] = int32(i + 1)
+	}
+	return ids
+}
+
+// BrokerIDs returns the brokers' node IDs, 101..100+Brokers.
+func (c Config) BrokerIDs() []int32 {
+	ids := make([]int32, c.Brokers)
+	for i := range ids {
+		ids[i] = int32(FirstBrokerID + i)
+	}
+	return ids
+}
+
+// FlushPolicy says when a node fsyncs the metadata log.
+type FlushPolicy string
+
+const (
+	// FlushAlways is Kafka's behaviour for the metadata log: the leader
+	// flushes before its own log end offset counts toward the high
+	// watermark, and a follower flushes before its next Fetch acknowledges
+	// what it appended.
+	FlushAlways FlushPolicy = "always"
+	// FlushNever leaves writes in the operating system's page cache. A
+	// kraftlab kill stops a node inside the process, so the page cache
+	// survives it; only a crash of the machine could lose acknowledged
+	// records. Tests use it because fsync dominates their run time.
+	FlushNever FlushPolicy = "never"
+)
+
+// Timing is every timeout, interval and size of a playground. Each field is
+// set by the Kafka configuration key named in its comment (see Settings),
+// in milliseconds for durations, so that learners can map it to Kafka's
+// documentation.
+type Timing struct {
+	// ElectionTimeout is controller.quorum.election.timeout.ms: how long a
+	// Prospective or Candidate waits for votes before it tries again,
+	// randomised to [T, 2T).
+	ElectionTimeout time.Duration
+	// FetchTimeout is controller.quorum.fetch.timeout.ms: a follower that
+	// has not fetched successfully from the leader for this long starts an
+	// election, and a leader that has not been fetched from by a majority
+	// for 1.5 times this long resigns (check-quorum).
+	FetchTimeout time.Duration
+	// ElectionBackoffMax is controller.quorum.election.backoff.max.ms: the
+	// cap of the binary exponential backoff between lost elections.
+	ElectionBackoffMax time.Duration
+	// RequestTimeout is controller.quorum.request.timeout.ms: how long a
+	// quorum request may stay unanswered before it is retried.
+	RequestTimeout time.Duration
+	// RetryBackoff is controller.quorum.retry.backoff.ms: the pause before
+	// retrying a failed quorum request.
+	RetryBackoff time.Duration
+	// AppendLinger is controller.quorum.append.linger.ms: how long the
+	// leader accumulates records before it writes them as one batch.
+	AppendLinger time.Duration
+	// FetchMaxWait is kraftlab.quorum.fetch.max.wait.ms: how long the leader
+	// parks a Fetch that has nothing new. Kafka hard-codes it as
+	// KafkaRaftClient.MAX_FETCH_WAIT_MS = 500; it is a key here because it
+	// must stay well below FetchTimeout when the profile scales time.
+	FetchMaxWait time.Duration
+	// Flush is kraftlab.quorum.flush: when the metadata log is fsynced.
+	Flush FlushPolicy
+	// MetadataMaxIdleInterval is metadata.max.idle.interval.ms: the active
+	// controller appends a NoOpRecord when it has written nothing for this
+	// long, so the log (and the high watermark) visibly move; 0 disables.
+	MetadataMaxIdleInterval time.Duration
+	// SnapshotMaxNewRecordBytes is
+	// metadata.log.max.record.bytes.between.snapshots: a node snapshots its
+	// metadata once this many bytes were committed since the last snapshot.
+	SnapshotMaxNewRecordBytes int64
+	// SnapshotMaxInterval is metadata.log.max.snapshot.interval.ms: a node
+	// snapshots at least this often if anything was committed; 0 disables.
+	SnapshotMaxInterval time.Duration
+	// BrokerHeartbeatInterval is broker.heartbeat.interval.ms.
+	BrokerHeartbeatInterval time.Duration
+	// BrokerSessionTimeout is broker.session.timeout.ms: the active
+	// controller fences a broker it has not heard from for this long.
+	BrokerSessionTimeout time.Duration
+	// ReplicaLagTimeMax is replica.lag.time.max.ms: a follower that has not
+	// caught up for this long leaves the ISR.
+	ReplicaLagTimeMax time.Duration
+	// ReplicaFetchWaitMax is replica.fetch.wait.max.ms: how long a partition
+	// leader parks a replica fetch that has less than ReplicaFetchMinBytes.
+	ReplicaFetchWaitMax time.Duration
+	// ReplicaFetchMinBytes is replica.fetch.min.bytes.
+	ReplicaFetchMinBytes int64
+	// ReplicaFetchMaxBytes is replica.fetch.max.bytes, per partition (soft).
+	ReplicaFetchMaxBytes int64
+	// ReplicaFetchResponseMaxBytes is replica.fetch.response.max.bytes, per
+	// response (soft).
+	ReplicaFetchResponseMaxBytes int64
+	// ReplicaFetchBackoff is replica.fetch.backoff.ms: the pause after a
+	// replica fetch fails.
+	ReplicaFetchBackoff time.Duration
+	// NumReplicaFetchers is num.replica.fetchers: fetcher threads per
+	// source broker.
+	NumReplicaFetchers int64
+}
+
+// Timing profile names.
+const (
+	ProfileWorkshop = "workshop"
+	ProfileKafka    = "kafka"
+	ProfileFast     = "fast"
+	DefaultProfile  = ProfileWorkshop
+)
+
+// Profiles lists the timing profiles, the default first.
+func Profiles() []string { return []string{ProfileWorkshop, ProfileKafka, ProfileFast} }
+
+const (
+	kib = 1024
+	mib = 1024 * kib
+)
+
+// kafkaTiming is Apache Kafka's defaults (QuorumConfig, KRaftConfigs,
+// ReplicationConfigs; the raft fetch wait is KafkaRaftClient's constant).
+var kafkaTiming = Timing{
+	ElectionTimeout:              1000 * time.Millisecond,
+	FetchTimeout:                 2000 * time.Millisecond,
+	ElectionBackoffMax:           1000 * time.Millisecond,
+	RequestTimeout:               2000 * time.Millisecond,
+	RetryBackoff:                 20 * time.Millisecond,
+	AppendLinger:                 25 * time.Millisecond,
+	FetchMaxWait:                 500 * time.Millisecond,
+	Flush:                        FlushAlways,
+	MetadataMaxIdleInterval:      500 * time.Millisecond,
+	SnapshotMaxNewRecordBytes:    20 * mib,
+	SnapshotMaxInterval:          time.Hour,
+	BrokerHeartbeatInterval:      2000 * time.Millisecond,
+	BrokerSessionTimeout:         9000 * time.Millisecond,
+	ReplicaLagTimeMax:            30000 * time.Millisecond,
+	ReplicaFetchWaitMax:          500 * time.Millisecond,
+	ReplicaFetchMinBytes:         1,
+	ReplicaFetchMaxBytes:         1 * mib,
+	ReplicaFetchResponseMaxBytes: 10 * mib,
+	ReplicaFetchBackoff:          1000 * time.Millisecond,
+	NumReplicaFetchers:           1,
+}
+
+// workshopTiming is tuned for a projector. Kafka's quorum is already quick
+// (a failover takes about two seconds), too quick to watch, while its broker
+// timeouts are slow (fencing after 9 s, ISR shrink after 30 s or more). So the
+// quorum is stretched and the broker side compressed, keeping Kafka's order
+// and ratios where they matter:
+//   - fetch timeout 4 s, election timeout 2 s (Kafka's 2:1): after a kill the
+//     followers' "last fetch" visibly ages for a few seconds, then Prospective
+//     and Candidate last long enough to be seen at the TUI's refresh rate, and
+//     a new leader appears within about 5 s; an isolated leader resigns after
+//     1.5 × 4 = 6 s (check-quorum).
+//   - the parked-fetch wait (1 s) and the NoOpRecord interval (1 s) keep
+//     Kafka's 1/4 ratio to the fetch timeout; the log end offset then ticks
+//     once a second, slowly enough to read.
+//   - heartbeat 1 s, session 4.5 s (Kafka's 2:9): a dead broker is fenced
+//     within about 5 s.
+//   - replica.lag.time.max.ms 6 s, still above the session timeout as in
+//     Kafka: the ISR shrinks 6–9 s after a follower stalls (the check runs
+//     every lag/2).
+var workshopTiming = Timing{
+	ElectionTimeout:              2000 * time.Millisecond,
+	FetchTimeout:                 4000 * time.Millisecond,
+	ElectionBackoffMax:           2000 * time.Millisecond,
+	RequestTimeout:               4000 * time.Millisecond,
+	RetryBackoff:                 40 * time.Millisecond,
+	AppendLinger:                 25 * time.Millisecond,
+	FetchMaxWait:                 1000 * time.Millisecond,
+	Flush:                        FlushAlways,
+	MetadataMaxIdleInterval:      1000 * time.Millisecond,
+	SnapshotMaxNewRecordBytes:    20 * mib,
+	SnapshotMaxInterval:          time.Hour,
+	BrokerHeartbeatInterval:      1000 * time.Millisecond,
+	BrokerSessionTimeout:         4500 * time.Millisecond,
+	ReplicaLagTimeMax:            6000 * time.Millisecond,
+	ReplicaFetchWaitMax:          500 * time.Millisecond,
+	ReplicaFetchMinBytes:         1,
+	ReplicaFetchMaxBytes:         1 * mib,
+	ReplicaFetchResponseMaxBytes: 10 * mib,
+	ReplicaFetchBackoff:          500 * time.Millisecond,
+	NumReplicaFetchers:           1,
+}
+
+// fastTiming is for tests and scenarios: Kafka's quorum timing divided by
+// ten, so that a failover takes a few hundred milliseconds, with the same
+// 1/4 ratio of parked-fetch wait and NoOpRecord interval to the fetch
+// timeout. Writes are not fsynced. If spurious elections show up under the
+// race detector on a busy 2-core machine, raise the fetch timeout first.
+var fastTiming = Timing{
+	ElectionTimeout:              100 * time.Millisecond,
+	FetchTimeout:                 200 * time.Millisecond,
+	ElectionBackoffMax:           100 * time.Millisecond,
+	RequestTimeout:               200 * time.Millisecond,
+	RetryBackoff:                 10 * time.Millisecond,
+	AppendLinger:                 5 * time.Millisecond,
+	FetchMaxWait:                 50 * time.Millisecond,
+	Flush:                        FlushNever,
+	MetadataMaxIdleInterval:      50 * time.Millisecond,
+	SnapshotMaxNewRecordBytes:    20 * mib,
+	SnapshotMaxInterval:          time.Hour,
+	BrokerHeartbeatInterval:      100 * time.Millisecond,
+	BrokerSessionTimeout:         450 * time.Millisecond,
+	ReplicaLagTimeMax:            600 * time.Millisecond,
+	ReplicaFetchWaitMax:          50 * time.Millisecond,
+	ReplicaFetchMinBytes:         1,
+	ReplicaFetchMaxBytes:         1 * mib,
+	ReplicaFetchResponseMaxBytes: 10 * mib,
+	ReplicaFetchBackoff:          50 * time.Millisecond,
+	NumReplicaFetchers:           1,
+}
+
+// ProfileTiming returns a profile's timing.
+func ProfileTiming(name string) (Timing, error) {
+	switch name {
+	case ProfileWorkshop:
+		return workshopTiming, nil
+	case ProfileKafka:
+		return kafkaTiming, nil
+	case ProfileFast:
+		return fastTiming, nil
+	}
+	return Timing{}, fmt.Errorf("unknown profile %q; valid profiles: %s", name, strings.Join(Profiles(), ", "))
+}
+
+// Apply applies key=value overrides in order.
+func (t *Timing) Apply(overrides []string) error {
+	for _, kv := range overrides {
+		key, value, ok := strings.Cut(kv, "=")
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		if !ok || key == "" {
+			return fmt.Errorf("bad --set %q: want key=value, e.g. controller.quorum.fetch.timeout.ms=2000", kv)
+		}
+		if err := t.Set(key, value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Set sets one value by its configuration key. Durations are whole
+// milliseconds, as in Kafka.
+func (t *Timing) Set(key, value string) error {
+	s, ok := settingByKey(key)
+	if !ok {
+		return unknownKeyError(key)
+	}
+	return s.set(t, value)
+}
+
+// Get returns one value by its configuration key, as Set accepts it.
+func (t Timing) Get(key string) (string, error) {
+	s, ok := settingByKey(key)
+	if !ok {
+		return "", unknownKeyError(key)
+	}
+	return s.get(&t), nil
+}
+
+// Validate checks each value's range and the relations Kafka relies on.
+func (t Timing) Validate() error {
+	for _, s := range settings {
+		if err := s.check(&t); err != nil {
+			return err
+		}
+	}
+	rel := []struct {
+		ok          bool
+		small, big  string
+		explanation string
+	}{
+		{t.FetchMaxWait < t.FetchTimeout, keyFetchMaxWait, keyFetchTimeout, "a follower whose fetch is parked would time out and start an election"},
+		{t.FetchMaxWait < t.RequestTimeout, keyFetchMaxWait, keyRequestTimeout, "a parked fetch would time out as a request"},
+		{t.BrokerHeartbeatInterval < t.BrokerSessionTimeout, keyHeartbeat, keySession, "a healthy broker would be fenced between two heartbeats"},
+		{t.ReplicaFetchWaitMax < t.ReplicaLagTimeMax, keyReplicaWait, keyReplicaLag, "a follower parked at the leader would drop out of the ISR"},
+	}
+	for _, r := range rel {
+		if !r.ok {
+			return fmt.Errorf("%s must be less than %s (%s=%s, %s=%s): otherwise %s",
+				r.small, r.big, r.small, t.mustGet(r.small), r.big, t.mustGet(r.big), r.explanation)
+		}
+	}
+	return nil
+}
+
+func (t Timing) mustGet(key string) string {
+	v, _ := t.Get(key)
+	return v
+}
+
+// Setting describes one configuration key of Timing.
+type Setting struct {
+	Key string
+	// Unit is "ms", "bytes", "count" or one of a fixed set of words.
+	Unit string
+	// Doc is one line saying what the key does.
+	Doc string
+}
+
+// Settings lists every configuration key that --set accepts, in the order
+// a reader meets them: quorum, metadata log, brokers, replica fetchers.
+func Settings() []Setting {
+	out := make([]Setting, len(settings))
+	for i, s := range settings {
+		out[i] = Setting{Key: s.key, Unit: s.unit(), Doc: s.doc}
+	}
+	return out
+}
+
+// Keys lists every configuration key that --set accepts.
+func Keys() []string {
+	out := make([]string, len(settings))
+	for i, s := range settings {
+		out[i] = s.key
+	}
+	return out
+}
+
+const (
+	keyFetchTimeout   = "controller.quorum.fetch.timeout.ms"
+	keyRequestTimeout = "controller.quorum.request.timeout.ms"
+	keyFetchMaxWait   = "kraftlab.quorum.fetch.max.wait.ms"
+	keyHeartbeat      = "broker.heartbeat.interval.ms"
+	keySession        = "broker.session.timeout.ms"
+	keyReplicaWait    = "replica.fetch.wait.max.ms"
+	keyReplicaLag     = "replica.lag.time.max.ms"
+)
+
+// maxMillis bounds every duration: a day is far beyond anything a
+// playground waits for, and keeps nanoseconds far from overflow.
+const maxMillis = 24 * 60 * 60 * 1000
+
+// maxBytes bounds every size to 1 GiB.
+const maxBytes = 1 << 30
+
+type setting struct {
+	key string
+	doc string
+	min int64 // smallest allowed value (durations in ms)
+	dur func(*Timing) *time.Duration
+	num func(*Timing) *int64
+	max int64 // largest allowed number (num only)
+	// flush marks the one word-valued key.
+	flush bool
+}
+
+var settings = []setting{
+	{key: "controller.quorum.election.timeout.ms", min: 1, doc: "wait for votes before trying again (randomised to [T, 2T))",
+		dur: func(t *Timing) *time.Duration { return &t.ElectionTimeout }},
+	{key: keyFetchTimeout, min: 1, doc: "no successful fetch from the leader for this long starts an election; a leader not fetched from by a majority for 1.5x this resigns",
+		dur: func(t *Timing) *time.Duration { return &t.FetchTimeout }},
+	{key: "controller.quorum.election.backoff.max.ms", min: 1, doc: "cap of the exponential backoff between lost elections",
+		dur: func(t *Timing) *time.Duration { return &t.ElectionBackoffMax }},
+	{key: keyRequestTimeout, min: 1, doc: "a quorum request unanswered for this long is retried",
+		dur: func(t *Timing) *time.Duration { return &t.RequestTimeout }},
+	{key: "controller.quorum.retry.backoff.ms", min: 0, doc: "pause before retrying a failed quorum request",
+		dur: func(t *Timing) *time.Duration { return &t.RetryBackoff }},
+	{key: "controller.quorum.append.linger.ms", min: 0, doc: "the leader gathers records this long before writing a batch",
+		dur: func(t *Timing) *time.Duration { return &t.AppendLinger }},
+	{key: keyFetchMaxWait, min: 0, doc: "the leader parks a Fetch with nothing new this long (a constant, 500, in Kafka)",
+		dur: func(t *Timing) *time.Duration { return &t.FetchMaxWait }},
+	{key: "kraftlab.quorum.flush", flush: true, doc: "fsync the metadata log before acknowledging (always, as Kafka) or leave it to the page cache (never)"},
+	{key: "metadata.max.idle.interval.ms", min: 0, doc: "the active controller appends a NoOpRecord after this long without writes; 0 disables",
+		dur: func(t *Timing) *time.Duration { return &t.MetadataMaxIdleInterval }},
+	{key: "metadata.log.max.record.bytes.between.snapshots", min: 1, max: maxBytes, doc: "snapshot after this many bytes committed since the last snapshot",
+		num: func(t *Timing) *int64 { return &t.SnapshotMaxNewRecordBytes }},
+	{key: "metadata.log.max.snapshot.interval.ms", min: 0, doc: "snapshot at least this often when something was committed; 0 disables",
+		dur: func(t *Timing) *time.Duration { return &t.SnapshotMaxInterval }},
+	{key: keyHeartbeat, min: 1, doc: "how often a broker heartbeats to the active controller",
+		dur: func(t *Timing) *time.Duration { return &t.BrokerHeartbeatInterval }},
+	{key: keySession, min: 1, doc: "a broker not heard from for this long is fenced",
+		dur: func(t *Timing) *time.Duration { return &t.BrokerSessionTimeout }},
+	{key: keyReplicaLag, min: 1, doc: "a follower not caught up for this long leaves the ISR",
+		dur: func(t *Timing) *time.Duration { return &t.ReplicaLagTimeMax }},
+	{key: keyReplicaWait, min: 0, doc: "a partition leader parks a replica fetch with too little data this long",
+		dur: func(t *Timing) *time.Duration { return &t.ReplicaFetchWaitMax }},
+	{key: "replica.fetch.min.bytes", min: 1, max: maxBytes, doc: "bytes a replica fetch waits for before it is answered",
+		num: func(t *Timing) *int64 { return &t.ReplicaFetchMinBytes }},
+	{key: "replica.fetch.max.bytes", min: 1, max: maxBytes, doc: "bytes per partition in a replica fetch response (soft)",
+		num: func(t *Timing) *int64 { return &t.ReplicaFetchMaxBytes }},
+	{key: "replica.fetch.response.max.bytes", min: 1, max: maxBytes, doc: "bytes per replica fetch response (soft)",
+		num: func(t *Timing) *int64 { return &t.ReplicaFetchResponseMaxBytes }},
+	{key: "replica.fetch.backoff.ms", min: 0, doc: "pause after a failed replica fetch",
+		dur: func(t *Timing) *time.Duration { return &t.ReplicaFetchBackoff }},
+	{key: "num.replica.fetchers", min: 1, max: 16, doc: "replica fetcher threads per source broker",
+		num: func(t *Timing) *int64 { return &t.NumReplicaFetchers }},
+}
+
+func settingByKey(key string) (setting, bool) {
+	for _, s := range settings {
+		if s.key == key {
+			return s, true
+		}
+	}
+	return setting{}, false
+}
+
+func (s setting) unit() string {
+	switch {
+	case s.flush:
+		return string(FlushAlways) + "|" + string(FlushNever)
+	case s.dur != nil:
+		return "ms"
+	case strings.HasSuffix(s.key, ".bytes") || strings.HasSuffix(s.key, "between.snapshots"):
+		return "bytes"
+	}
+	return "count"
+}
+
+func (s setting) limit() int64 {
+	if s.dur != nil {
+		return maxMillis
+	}
+	return s.max
+}
+
+func (s setting) set(t *Timing, value string) error {
+	if s.flush {
+		switch FlushPolicy(value) {
+		case FlushAlways, FlushNever:
+			t.Flush = FlushPolicy(value)
+			return nil
+		}
+		return fmt.Errorf("bad value %q for %s: want %s or %s", value, s.key, FlushAlways, FlushNever)
+	}
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil {
+		return fmt.Errorf("bad value %q for %s: want a whole number of %s, e.g. %s (Kafka's default)", value, s.key, s.unit(), s.get(&kafkaTiming))
+	}
+	if n < s.min || n > s.limit() {
+		return fmt.Errorf("bad value %d for %s: must be between %d and %d %s", n, s.key, s.min, s.limit(), s.unit())
+	}
+	if s.dur != nil {
+		*s.dur(t) = time.Duration(n) * time.Millisecond
+	} else {
+		*s.num(t) = n
+	}
+	return nil
+}
+
+func (s setting) get(t *Timing) string {
+	switch {
+	case s.flush:
+		return string(t.Flush)
+	case s.dur != nil:
+		return fmt.Sprint(s.dur(t).Milliseconds())
+	}
+	return fmt.Sprint(*s.num(t))
+}
+
+// check validates a value that may have been set directly on the struct.
+func (s setting) check(t *Timing) error {
+	if s.flush {
+		if t.Flush != FlushAlways && t.Flush != FlushNever {
+			return fmt.Errorf("bad value %q for %s: want %s or %s", t.Flush, s.key, FlushAlways, FlushNever)
+		}
+		return nil
+	}
+	var n int64
+	if s.dur != nil {
+		d := *s.dur(t)
+		if d%time.Millisecond != 0 {
+			return fmt.Errorf("bad value %v for %s: must be whole milliseconds", d, s.key)
+		}
+		n = d.Milliseconds()
+	} else {
+		n = *s.num(t)
+	}
+	if n < s.min || n > s.limit() {
+		return fmt.Errorf("bad value %d for %s: must be between %d and %d %s", n, s.key, s.min, s.limit(), s.unit())
+	}
+	return nil
+}
+
+// ErrUnknownKey is wrapped by the error for a --set key kraftlab does not know.
+var ErrUnknownKey = errors.New("unknown config key")
+
+func unknownKeyError(key string) error {
+	hint := ""
+	if near := nearestKey(key); near != "" {
+		hint = fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return fmt.Errorf("%w %q%s; valid keys: %s", ErrUnknownKey, key, hint, strings.Join(Keys(), ", "))
+}
+
+// nearestKey returns the known key closest to a mistyped one, if it is
+// close enough to be a typo.
+func nearestKey(key string) string {
+	best, bestDist := "", 4
+	for _, s := range settings {
+		if d := editDistance(key, s.key); d < bestDist {
+			best, bestDist = s.key, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

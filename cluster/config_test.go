@@ -1,0 +1,208 @@
+package cluster
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
+	want := map[string]string{
+		"controller.quorum.election.timeout.ms":           "1000",
+		"controller.quorum.fetch.timeout.ms":              "2000",
+		"controller.quorum.election.backoff.max.ms":       "1000",
+		"controller.quorum.request.timeout.ms":            "2000",
+		"controller.quorum.retry.backoff.ms":              "20",
+		"controller.quorum.append.linger.ms":              "25",
+		"kraftlab.quorum.fetch.max.wait.ms":               "500",
+		"kraftlab.quorum.flush":                           "always",
+		"metadata.max.idle.interval.ms":                   "500",
+		"metadata.log.max.record.bytes.between.snapshots": "20971520",
+		"metadata.log.max.snapshot.interval.ms":           "3600000",
+		"broker.heartbeat.interval.ms":                    "2000",
+		"broker.session.timeout.ms":                       "9000",
+		"replica.lag.time.max.ms":                         "30000",
+		"replica.fetch.wait.max.ms":                       "500",
+		"replica.fetch.min.bytes":                         "1",
+		"replica.fetch.max.bytes":                         "1048576",
+		"replica.fetch.response.max.bytes":                "10485760",
+		"replica.fetch.backoff.ms":                        "1000",
+		"num.replica.fetchers":                            "1",
+	}
+	tm, err := ProfileTiming(ProfileKafka)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != len(Keys()) {
+		t.Errorf("test covers %d keys, there are %d", len(want), len(Keys()))
+	}
+	for k, v := range want {
+		got, err := tm.Get(k)
+		if err != nil || got != v {
+			t.Errorf("kafka %s = %q, %v; want %q", k, got, err, v)
+		}
+	}
+}
+
+func TestProfilesAreValidAndKeepKafkasOrder(t *testing.T) {
+	for _, name := range Profiles() {
+		tm, err := ProfileTiming(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tm.Validate(); err != nil {
+			t.Errorf("profile %s: %v", name, err)
+		}
+		if !(tm.ElectionTimeout < tm.FetchTimeout && tm.BrokerHeartbeatInterval < tm.BrokerSessionTimeout &&
+			tm.BrokerSessionTimeout < tm.ReplicaLagTimeMax && tm.FetchMaxWait*4 <= tm.FetchTimeout) {
+			t.Errorf("profile %s breaks Kafka's order of timeouts: %+v", name, tm)
+		}
+	}
+}
+
+// The workshop profile's promise: every effect shows within about ten
+// seconds of its cause.
+func TestWorkshopEffectsShowWithinTenSeconds(t *testing.T) {
+	tm, _ := ProfileTiming(ProfileWorkshop)
+	effects := map[string]time.Duration{
+		"election after a kill (fetch timeout + one election round)": tm.FetchTimeout + 2*tm.ElectionTimeout,
+		"check-quorum resignation":                                   tm.FetchTimeout * 3 / 2,
+		"fencing":                                                    tm.BrokerSessionTimeout + tm.BrokerHeartbeatInterval,
+		"ISR shrink (checked every lag/2)":                           tm.ReplicaLagTimeMax * 3 / 2,
+	}
+	for what, d := range effects {
+		if d > 10*time.Second {
+			t.Errorf("%s takes up to %v", what, d)
+		}
+	}
+	// Slow enough to watch: a failover should not be over before a person
+	// has looked at the screen.
+	if tm.FetchTimeout < 3*time.Second {
+		t.Errorf("fetch timeout %v is too quick to watch", tm.FetchTimeout)
+	}
+	fast, _ := ProfileTiming(ProfileFast)
+	if fast.FetchTimeout+fast.ElectionTimeout > 300*time.Millisecond {
+		t.Errorf("fast profile elects after up to %v", fast.FetchTimeout+fast.ElectionTimeout)
+	}
+}
+
+func TestSetOverrides(t *testing.T) {
+	c, err := NewConfig(5, 0, ProfileFast, []string{
+		"controller.quorum.fetch.timeout.ms=900",
+		" num.replica.fetchers = 4 ",
+		"kraftlab.quorum.flush=always",
+		"controller.quorum.fetch.timeout.ms=1000", // the last one wins
+	}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Timing.FetchTimeout != time.Second || c.Timing.NumReplicaFetchers != 4 || c.Timing.Flush != FlushAlways {
+		t.Errorf("overrides not applied: %+v", c.Timing)
+	}
+	if c.Profile != ProfileFast || c.Controllers != 5 || c.Brokers != 0 {
+		t.Errorf("shape: %+v", c)
+	}
+	for _, k := range Keys() {
+		v, _ := c.Timing.Get(k)
+		if err := c.Timing.Set(k, v); err != nil {
+			t.Errorf("Set(Get(%s)) = %v", k, err)
+		}
+	}
+}
+
+func TestSetErrors(t *testing.T) {
+	cases := []struct {
+		set  string
+		want []string
+	}{
+		{"controller.quorum.fetch.timout.ms=10", []string{`unknown config key "controller.quorum.fetch.timout.ms"`, "did you mean controller.quorum.fetch.timeout.ms?", "valid keys:", "replica.lag.time.max.ms"}},
+		{"zookeeper.connect=x", []string{"unknown config key", "valid keys: controller.quorum.election.timeout.ms"}},
+		{"controller.quorum.fetch.timeout.ms", []string{"want key=value"}},
+		{"=5", []string{"want key=value"}},
+		{"controller.quorum.fetch.timeout.ms=2s", []string{`bad value "2s"`, "whole number of ms", "e.g. 2000"}},
+		{"controller.quorum.fetch.timeout.ms=1.5", []string{`bad value "1.5"`}},
+		{"controller.quorum.fetch.timeout.ms=0", []string{"bad value 0", "between 1 and 86400000 ms"}},
+		{"controller.quorum.fetch.timeout.ms=-5", []string{"between 1"}},
+		{"replica.lag.time.max.ms=99999999999", []string{"between 1 and 86400000"}},
+		{"num.replica.fetchers=0", []string{"between 1 and 16 count"}},
+		{"replica.fetch.max.bytes=2147483648", []string{"between 1 and 1073741824 bytes"}},
+		{"kraftlab.quorum.flush=sometimes", []string{`bad value "sometimes"`, "always or never"}},
+		{"kraftlab.quorum.fetch.max.wait.ms=5000", []string{"kraftlab.quorum.fetch.max.wait.ms must be less than controller.quorum.fetch.timeout.ms", "=5000", "=4000"}},
+		{"broker.heartbeat.interval.ms=4500", []string{"broker.heartbeat.interval.ms must be less than broker.session.timeout.ms"}},
+		{"replica.fetch.wait.max.ms=6000", []string{"replica.fetch.wait.max.ms must be less than replica.lag.time.max.ms"}},
+	}
+	for _, tc := range cases {
+		_, err := NewConfig(3, 3, "", []string{tc.set}, "")
+		if err == nil {
+			t.Errorf("--set %s: no error", tc.set)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("--set %s: error %q lacks %q", tc.set, err, w)
+			}
+		}
+	}
+	_, err := NewConfig(3, 3, "", []string{"nope=1"}, "")
+	if !errors.Is(err, ErrUnknownKey) {
+		t.Errorf("unknown key error %v does not wrap ErrUnknownKey", err)
+	}
+}
+
+func TestConfigShapeErrors(t *testing.T) {
+	cases := []struct {
+		c, b    int
+		profile string
+		want    string
+	}{
+		{0, 3, "", "controllers must be between 1 and 99, got 0"},
+		{100, 3, "", "controllers must be between 1 and 99"},
+		{3, -1, "", "brokers must be between 0 and 99, got -1"},
+		{3, 100, "", "brokers must be between 0 and 99"},
+		{3, 3, "slow", `unknown profile "slow"; valid profiles: workshop, kafka, fast`},
+	}
+	for _, tc := range cases {
+		_, err := NewConfig(tc.c, tc.b, tc.profile, nil, "")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewConfig(%d, %d, %q) = %v; want %q", tc.c, tc.b, tc.profile, err, tc.want)
+		}
+	}
+}
+
+func TestDefaultConfigAndIDs(t *testing.T) {
+	c := DefaultConfig()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Profile != ProfileWorkshop || c.Controllers != 3 || c.Brokers != 3 {
+		t.Errorf("default %+v", c)
+	}
+	if got := c.ControllerIDs(); len(got) != 3 || got[0] != 1 || got[2] != 3 {
+		t.Errorf("controller IDs %v", got)
+	}
+	if got := c.BrokerIDs(); len(got) != 3 || got[0] != 101 || got[2] != 103 {
+		t.Errorf("broker IDs %v", got)
+	}
+}
+
+func TestValidateCatchesDirectStructEdits(t *testing.T) {
+	tm, _ := ProfileTiming(ProfileKafka)
+	tm.FetchTimeout = 1500 * time.Microsecond
+	if err := tm.Validate(); err == nil || !strings.Contains(err.Error(), "whole milliseconds") {
+		t.Errorf("sub-millisecond timeout: %v", err)
+	}
+	tm, _ = ProfileTiming(ProfileKafka)
+	tm.Flush = "maybe"
+	if err := tm.Validate(); err == nil {
+		t.Error("bad flush policy accepted")
+	}
+}
+
+func TestSettingsDocumentEveryKey(t *testing.T) {
+	for _, s := range Settings() {
+		if s.Doc == "" || s.Unit == "" {
+			t.Errorf("%s lacks doc or unit: %+v", s.Key, s)
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Engine is a running cluster: the controllers and brokers, their
+// listeners, the links between them and their faults. It is what the
+// assembly step builds; everything user-facing (the Playground, the
+// control API, the CLI, the TUI and scenarios) drives an Engine only
+// through a Playground, which resolves node references, checks that an
+// action makes sense, records the baseline and publishes action events.
+//
+// An Engine publishes its own state changes (elections, role changes,
+// BeginQuorumEpoch, EndQuorumEpoch, truncations, snapshots) to the Events
+// it was started with. Its methods are safe for concurrent use; the
+// Playground calls at most one action at a time, but View at any moment.
+type Engine interface {
+	// View returns one consistent snapshot: ClusterID, Timestamp, every
+	// node (a NodeView, with its Replicas table while it leads, and its RPC
+	// counters), every directed link between nodes (a LinkView, with its
+	// counters), and once brokers exist Brokers, Partitions and Fetchers.
+	// Nodes that are not running report State killed or stopped, no Role,
+	// and the offsets they had on disk. View never waits on a stuck node.
+	View() View
+	// Kill stops node id at once, as kill -9 would: its listener and
+	// connections close, its goroutines end, nothing more is written. Its
+	// data folder stays, for Start.
+	Kill(id int32) error
+	// Start restarts a killed or stopped node from its data folder (the
+	// quorum-state file, the log, the snapshots), on the same listener
+	// address, and returns once it listens.
+	Start(ctx context.Context, id int32) error
+	// Stop shuts node id down gracefully: a leader first resigns with
+	// EndQuorumEpoch, as Kafka's controlled shutdown does, then the node
+	// flushes and closes.
+	Stop(ctx context.Context, id int32) error
+	// Resign makes node id, the leader, resign without stopping: it sends
+	// EndQuorumEpoch with its followers as preferred successors and moves
+	// to Resigned.
+	Resign(ctx context.Context, id int32) error
+	// SetLinks replaces the faults of the given directed links, all at
+	// once. A fault on From → To applies to every message From sends To.
+	SetLinks(changes []LinkChange) error
+	// Snapshot makes node id snapshot its committed metadata at its high
+	// watermark, then advances its log start offset to the snapshot's end
+	// offset (deleting the log before it), as Kafka's metadata log cleaner
+	// may once a snapshot exists. It returns the snapshot's ID.
+	Snapshot(ctx context.Context, id int32) (SnapshotID, error)
+	// Close stops every node and every goroutine, and removes the data
+	// folder unless Config.DataDir named one.
+	Close() error
+}
+
+// StartFunc starts an Engine for cfg. Its events go to events. ctx bounds
+// the start only, not the engine's life.
+type StartFunc func(ctx context.Context, cfg Config, events *Events) (Engine, error)
+
+// startEngine is the real engine's constructor. The assembly step sets it
+// (from cluster.go: func init() { startEngine = start }); until then Open
+// reports ErrNotBuilt.
+var startEngine StartFunc
+
+// ErrNotBuilt is returned by Open while no engine is assembled.
+var ErrNotBuilt = errors.New("the playground is not built yet: its cluster engine (storage, the KRaft quorum and the wire layer, assembled into nodes) is still being written")
+
+// Open starts a playground with the real engine.
+func Open(ctx context.Context, cfg Config) (*Playground, error) {
+	if startEngine == nil {
+		return nil, ErrNotBuilt
+	}
+	return OpenWith(ctx, cfg, startEngine)
+}
+
+// LinkFault is what can be wrong with a directed link.
+type LinkFault struct {
+	// Down drops every message.
+	Down bool
+	// Delay holds each message back by Delay ± Jitter (uniform, never below
+	// zero); messages keep their order, as on a TCP connection.
+	Delay  time.Duration
+	Jitter time.Duration
+	// Loss is the fraction of messages dropped, 0 to 1.
+	Loss float64
+}
+
+// MaxLinkDelay bounds a link's delay and jitter.
+const MaxLinkDelay = time.Minute
+
+// Validate checks the fault's ranges.
+func (f LinkFault) Validate() error {
+	switch {
+	case f.Delay < 0 || f.Delay > MaxLinkDelay:
+		return fmt.Errorf("delay %v must be between 0 and %v", f.Delay, MaxLinkDelay)
+	case f.Jitter < 0 || f.Jitter > MaxLinkDelay:
+		return fmt.Errorf("jitter %v must be between 0 and %v", f.Jitter, MaxLinkDelay)
+	case f.Delay%time.Millisecond != 0 || f.Jitter%time.Millisecond != 0:
+		return errors.New("delay and jitter must be whole milliseconds")
+	case !(f.Loss >= 0 && f.Loss <= 1):
+		return fmt.Errorf("loss %v must be between 0 and 1 (0%% to 100%%)", f.Loss)
+	}
+	return nil
+}
+
+// LinkChange sets the fault of the directed link From → To.
+type LinkChange struct {
+	From, To int32
+	Fault    LinkFault
+}

@@ -1,0 +1,127 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Errors an action or a condition can wrap.
+var (
+	// ErrUnknownNode: the node ID is not part of the playground.
+	ErrUnknownNode = errors.New("unknown node")
+	// ErrNoLeader: the action or reference needs a leader and there is none.
+	ErrNoLeader = errors.New("no leader")
+	// ErrNoBaseline: old-leader or baseline was used before any kill, stop,
+	// isolate or resign.
+	ErrNoBaseline = errors.New("no baseline yet")
+)
+
+// Names of the symbolic node references.
+const (
+	RefLeader    = "leader"
+	RefOldLeader = "old-leader"
+)
+
+// NodeRef names a node as users write it: a node ID, "leader" (the current
+// leader) or "old-leader" (the leader recorded in the baseline, i.e. just
+// before the last kill, stop, isolate or resign). The zero NodeRef names
+// no node.
+type NodeRef struct {
+	name string // RefLeader, RefOldLeader or "" for an ID
+	id   int32
+	set  bool
+}
+
+// NodeID returns a reference to a node ID.
+func NodeID(id int32) NodeRef { return NodeRef{id: id, set: true} }
+
+// LeaderRef returns a reference to the current leader.
+func LeaderRef() NodeRef { return NodeRef{name: RefLeader, set: true} }
+
+// ParseNodeRef parses a node ID, "leader" or "old-leader".
+func ParseNodeRef(s string) (NodeRef, error) {
+	switch strings.ToLower(s) {
+	case RefLeader:
+		return LeaderRef(), nil
+	case RefOldLeader:
+		return NodeRef{name: RefOldLeader, set: true}, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt32 {
+		return NodeRef{}, fmt.Errorf("bad node %q: want a node ID (controllers 1, 2, 3…; brokers 101, 102…), %s or %s", s, RefLeader, RefOldLeader)
+	}
+	return NodeID(int32(n)), nil
+}
+
+// IsZero reports whether r names no node.
+func (r NodeRef) IsZero() bool { return !r.set }
+
+// IsLeader reports whether r is the "leader" reference.
+func (r NodeRef) IsLeader() bool { return r.name == RefLeader }
+
+// String returns r as users write it.
+func (r NodeRef) String() string {
+	switch {
+	case !r.set:
+		return ""
+	case r.name != "":
+		return r.name
+	}
+	return strconv.Itoa(int(r.id))
+}
+
+// MarshalText encodes r as users write it.
+func (r NodeRef) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText parses r; empty text is the zero NodeRef.
+func (r *NodeRef) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*r = NodeRef{}
+		return nil
+	}
+	p, err := ParseNodeRef(string(b))
+	if err != nil {
+		return err
+	}
+	*r = p
+	return nil
+}
+
+// Resolve returns the ID r names in v, checking that the node exists.
+func (r NodeRef) Resolve(v *View) (int32, error) {
+	var id int32
+	switch {
+	case !r.set:
+		return 0, errors.New("no node given")
+	case r.name == RefLeader:
+		if v.LeaderID == NoLeader {
+			return 0, fmt.Errorf("%w right now (an election may be in progress)", ErrNoLeader)
+		}
+		id = v.LeaderID
+	case r.name == RefOldLeader:
+		if v.Baseline == nil {
+			return 0, fmt.Errorf("%s: %w: there was no kill, stop, isolate or resign yet", RefOldLeader, ErrNoBaseline)
+		}
+		if v.Baseline.LeaderID == NoLeader {
+			return 0, fmt.Errorf("%s: %w before the last %s", RefOldLeader, ErrNoLeader, v.Baseline.Action)
+		}
+		id = v.Baseline.LeaderID
+	default:
+		id = r.id
+	}
+	if _, ok := v.Node(id); !ok {
+		return 0, unknownNodeError(v, id)
+	}
+	return id, nil
+}
+
+func unknownNodeError(v *View, id int32) error {
+	ids := make([]string, len(v.Nodes))
+	for i, n := range v.Nodes {
+		ids[i] = strconv.Itoa(int(n.ID))
+	}
+	return fmt.Errorf("%w %d (nodes: %s)", ErrUnknownNode, id, strings.Join(ids, ", "))
+}

@@ -1,0 +1,451 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Controller is a playground as its users drive it: the CLI and scenarios
+// through the control API's client, the TUI either way. *Playground
+// implements it in process, and control.Client over the control socket.
+type Controller interface {
+	// Status returns the current View.
+	Status(ctx context.Context) (View, error)
+	// Do performs one action.
+	Do(ctx context.Context, a Action) (Result, error)
+	// Events yields the events after sequence number after; with follow it
+	// then waits for new ones until the playground shuts down or ctx ends.
+	Events(ctx context.Context, after uint64, follow bool) iter.Seq2[Event, error]
+	// Down shuts the playground down.
+	Down(ctx context.Context) error
+}
+
+// ActionKind names an action.
+type ActionKind string
+
+// Actions, named like the CLI subcommands.
+const (
+	ActKill      ActionKind = "kill"
+	ActStart     ActionKind = "start"
+	ActStop      ActionKind = "stop"
+	ActResign    ActionKind = "resign"
+	ActPartition ActionKind = "partition"
+	ActIsolate   ActionKind = "isolate"
+	ActHeal      ActionKind = "heal"
+	ActLink      ActionKind = "link"
+	ActSnapshot  ActionKind = "snapshot"
+)
+
+// Action is one thing a user does to the playground.
+type Action struct {
+	Kind ActionKind `json:"action"`
+	// Node is the node acted on; for partition, heal and link, one end.
+	Node NodeRef `json:"node,omitzero"`
+	// Peer is the other end of partition, heal and link.
+	Peer NodeRef `json:"peer,omitzero"`
+	// OneWay limits partition and link to the direction Node → Peer.
+	OneWay bool `json:"oneway,omitempty"`
+	// Delay, Jitter and Loss are link's settings.
+	DelayMs  int64   `json:"delayMs,omitempty"`
+	JitterMs int64   `json:"jitterMs,omitempty"`
+	Loss     float64 `json:"loss,omitempty"`
+}
+
+// String spells the action as the CLI line that performs it.
+func (a Action) String() string {
+	s := string(a.Kind)
+	for _, r := range []NodeRef{a.Node, a.Peer} {
+		if !r.IsZero() {
+			s += " " + r.String()
+		}
+	}
+	if a.OneWay {
+		s += " --oneway"
+	}
+	if a.Kind == ActLink {
+		s += fmt.Sprintf(" --delay %v --jitter %v --loss %g%%", ms(a.DelayMs), ms(a.JitterMs), a.Loss*100)
+	}
+	return s
+}
+
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// Result says what an action did.
+type Result struct {
+	Action ActionKind `json:"action"`
+	// Nodes are the node IDs the action resolved to.
+	Nodes    []int32     `json:"nodes,omitempty"`
+	Message  string      `json:"message"`
+	Snapshot *SnapshotID `json:"snapshot,omitempty"`
+}
+
+// More errors an action can wrap.
+var (
+	// ErrNodeState: the node is not in a state the action applies to.
+	ErrNodeState = errors.New("wrong node state")
+	// ErrBadAction: the action's arguments are invalid.
+	ErrBadAction = errors.New("bad action")
+	// ErrClosed: the playground is shut down.
+	ErrClosed = errors.New("the playground is shut down")
+)
+
+// kindError carries a message and matches its kind with errors.Is.
+type kindError struct {
+	kind error
+	msg  string
+}
+
+func (e *kindError) Error() string        { return e.msg }
+func (e *kindError) Is(target error) bool { return target == e.kind }
+
+func errorf(kind error, format string, args ...any) error {
+	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// Playground is a running Engine with what users need around it: node
+// references resolved against the current view, actions checked and
+// serialised, the baseline recorded, and every action on the event stream.
+type Playground struct {
+	cfg    Config
+	engine Engine
+	events *Events
+
+	act      sync.Mutex // one action at a time
+	baseline atomic.Pointer[Baseline]
+	closed   atomic.Bool
+	now      func() time.Time
+}
+
+// OpenWith starts a playground with the engine start returns.
+func OpenWith(ctx context.Context, cfg Config, start StartFunc) (*Playground, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	events := NewEvents(DefaultEventCapacity)
+	e, err := start(ctx, cfg, events)
+	if err != nil {
+		events.Close()
+		return nil, fmt.Errorf("start playground: %w", err)
+	}
+	return &Playground{cfg: cfg, engine: e, events: events, now: time.Now}, nil
+}
+
+// Config returns the configuration the playground started with.
+func (p *Playground) Config() Config { return p.cfg }
+
+// EventStream returns the playground's event stream.
+func (p *Playground) EventStream() *Events { return p.events }
+
+// View returns the current, derived view.
+func (p *Playground) View() View {
+	v := p.engine.View()
+	v.Profile = p.cfg.Profile
+	v.Derive(p.now(), p.baseline.Load())
+	return v
+}
+
+// Status implements Controller.
+func (p *Playground) Status(context.Context) (View, error) {
+	if p.closed.Load() {
+		return View{}, ErrClosed
+	}
+	return p.View(), nil
+}
+
+// Events implements Controller.
+func (p *Playground) Events(ctx context.Context, after uint64, follow bool) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		if !follow {
+			for _, ev := range p.events.Since(after) {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+			return
+		}
+		sub := p.events.Subscribe(after)
+		for {
+			ev, err := sub.Next(ctx)
+			if errors.Is(err, ErrEventsClosed) {
+				return
+			}
+			if !yield(ev, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// Down implements Controller: it closes the playground.
+func (p *Playground) Down(context.Context) error { return p.Close() }
+
+// Close stops the engine and ends the event stream. It is safe to call
+// more than once.
+func (p *Playground) Close() error {
+	p.act.Lock()
+	defer p.act.Unlock()
+	if p.closed.Swap(true) {
+		return nil
+	}
+	p.events.Publish(Event{Kind: EventDown, Message: "the playground is shutting down"})
+	err := p.engine.Close()
+	p.events.Close()
+	if err != nil {
+		return fmt.Errorf("close engine: %w", err)
+	}
+	return nil
+}
+
+// Do performs an action: it resolves its node references against the
+// current view, checks that it applies, records the baseline for kill,
+// stop, isolate and resign, calls the engine and publishes an event.
+func (p *Playground) Do(ctx context.Context, a Action) (Result, error) {
+	p.act.Lock()
+	defer p.act.Unlock()
+	if p.closed.Load() {
+		return Result{}, ErrClosed
+	}
+	res, err := p.do(ctx, a)
+	if err != nil {
+		p.events.Publish(Event{Kind: EventActionError, Message: fmt.Sprintf("%s: %v", a, err)})
+		return Result{}, err
+	}
+	res.Action = a.Kind
+	return res, nil
+}
+
+func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
+	v := p.View()
+	switch a.Kind {
+	case ActKill, ActStart, ActStop, ActIsolate, ActSnapshot:
+		if !a.Peer.IsZero() || a.OneWay {
+			return Result{}, errorf(ErrBadAction, "%s takes one node", a.Kind)
+		}
+		id, err := a.Node.Resolve(&v)
+		if err != nil {
+			return Result{}, err
+		}
+		return p.doNode(ctx, &v, a.Kind, id)
+	case ActResign:
+		if !a.Node.IsZero() && !a.Node.IsLeader() {
+			return Result{}, errorf(ErrBadAction, "resign acts on the leader only")
+		}
+		id, err := LeaderRef().Resolve(&v)
+		if err != nil {
+			return Result{}, err
+		}
+		epoch := v.LeaderEpoch
+		restore := p.recordBaseline(&v, ActResign, id)
+		if err := p.engine.Resign(ctx, id); err != nil {
+			restore()
+			return Result{}, fmt.Errorf("resign node %d: %w", id, err)
+		}
+		msg := fmt.Sprintf("node %d resigned the leadership of epoch %d", id, epoch)
+		p.publish(EventResign, id, msg)
+		return Result{Nodes: []int32{id}, Message: msg}, nil
+	case ActPartition, ActHeal, ActLink:
+		return p.doLink(&v, a)
+	}
+	return Result{}, errorf(ErrBadAction, "unknown action %q", a.Kind)
+}
+
+func (p *Playground) doNode(ctx context.Context, v *View, kind ActionKind, id int32) (Result, error) {
+	n, _ := v.Node(id)
+	res := Result{Nodes: []int32{id}}
+	switch kind {
+	case ActKill, ActStop, ActSnapshot:
+		if !n.Live() {
+			return Result{}, errorf(ErrNodeState, "node %d is %s, not running", id, n.State)
+		}
+	case ActStart:
+		if n.Live() {
+			return Result{}, errorf(ErrNodeState, "node %d is already running", id)
+		}
+	}
+	switch kind {
+	case ActKill:
+		who := describeRole(v, n)
+		restore := p.recordBaseline(v, kind, id)
+		if err := p.engine.Kill(id); err != nil {
+			restore()
+			return Result{}, fmt.Errorf("kill node %d: %w", id, err)
+		}
+		res.Message = fmt.Sprintf("killed node %d (%s)", id, who)
+		p.publish(EventKill, id, res.Message)
+	case ActStop:
+		who := describeRole(v, n)
+		restore := p.recordBaseline(v, kind, id)
+		if err := p.engine.Stop(ctx, id); err != nil {
+			restore()
+			return Result{}, fmt.Errorf("stop node %d: %w", id, err)
+		}
+		res.Message = fmt.Sprintf("stopped node %d gracefully (%s)", id, who)
+		p.publish(EventStop, id, res.Message)
+	case ActStart:
+		if err := p.engine.Start(ctx, id); err != nil {
+			return Result{}, fmt.Errorf("start node %d: %w", id, err)
+		}
+		res.Message = fmt.Sprintf("started node %d", id)
+		p.publish(EventStart, id, res.Message)
+	case ActSnapshot:
+		sid, err := p.engine.Snapshot(ctx, id)
+		if err != nil {
+			return Result{}, fmt.Errorf("snapshot node %d: %w", id, err)
+		}
+		res.Snapshot = &sid
+		res.Message = fmt.Sprintf("node %d took a snapshot ending at offset %d (epoch %d); its log now starts there", id, sid.EndOffset, sid.Epoch)
+		p.publish(EventSnapshot, id, res.Message)
+	case ActIsolate:
+		var changes []LinkChange
+		for _, peer := range v.Nodes {
+			if peer.ID == id {
+				continue
+			}
+			for _, l := range []LinkView{v.Link(id, peer.ID), v.Link(peer.ID, id)} {
+				f := l.Fault()
+				f.Down = true
+				changes = append(changes, LinkChange{From: l.From, To: l.To, Fault: f})
+			}
+		}
+		if len(changes) == 0 {
+			return Result{}, errorf(ErrNodeState, "node %d has no other node to be cut off from", id)
+		}
+		restore := p.recordBaseline(v, kind, id)
+		if err := p.engine.SetLinks(changes); err != nil {
+			restore()
+			return Result{}, fmt.Errorf("isolate node %d: %w", id, err)
+		}
+		res.Message = fmt.Sprintf("isolated node %d (%s): every link to and from it is down", id, describeRole(v, n))
+		p.publish(EventLinkChange, id, res.Message)
+	}
+	return res, nil
+}
+
+func (p *Playground) doLink(v *View, a Action) (Result, error) {
+	if a.Kind == ActHeal && a.Node.IsZero() && a.Peer.IsZero() {
+		var changes []LinkChange
+		for _, l := range v.Links {
+			if l.Fault() != (LinkFault{}) {
+				changes = append(changes, LinkChange{From: l.From, To: l.To})
+			}
+		}
+		if err := p.engine.SetLinks(changes); err != nil {
+			return Result{}, fmt.Errorf("heal: %w", err)
+		}
+		msg := fmt.Sprintf("healed every link (%d had faults)", len(changes))
+		p.publish(EventHeal, 0, msg)
+		return Result{Message: msg}, nil
+	}
+	if a.Node.IsZero() || a.Peer.IsZero() {
+		return Result{}, errorf(ErrBadAction, "%s needs two nodes", a.Kind)
+	}
+	from, err := a.Node.Resolve(v)
+	if err != nil {
+		return Result{}, err
+	}
+	to, err := a.Peer.Resolve(v)
+	if err != nil {
+		return Result{}, err
+	}
+	if from == to {
+		return Result{}, errorf(ErrBadAction, "%s needs two different nodes, got %d twice", a.Kind, from)
+	}
+	if a.OneWay && a.Kind == ActHeal {
+		return Result{}, errorf(ErrBadAction, "heal restores both directions; it has no --oneway")
+	}
+	fault := LinkFault{Delay: ms(a.DelayMs), Jitter: ms(a.JitterMs), Loss: a.Loss}
+	if a.Kind == ActLink {
+		if err := fault.Validate(); err != nil {
+			return Result{}, errorf(ErrBadAction, "link: %v", err)
+		}
+	}
+	links := []LinkView{v.Link(from, to)}
+	if !a.OneWay {
+		links = append(links, v.Link(to, from))
+	}
+	changes := make([]LinkChange, len(links))
+	for i, l := range links {
+		f := l.Fault()
+		switch a.Kind {
+		case ActPartition:
+			f.Down = true
+		case ActHeal:
+			f = LinkFault{}
+		case ActLink:
+			f.Delay, f.Jitter, f.Loss = fault.Delay, fault.Jitter, fault.Loss
+		}
+		changes[i] = LinkChange{From: l.From, To: l.To, Fault: f}
+	}
+	if err := p.engine.SetLinks(changes); err != nil {
+		return Result{}, fmt.Errorf("%s %d %d: %w", a.Kind, from, to, err)
+	}
+	arrow := "<->"
+	if a.OneWay {
+		arrow = "->"
+	}
+	res := Result{Nodes: []int32{from, to}}
+	kind := EventLinkChange
+	switch a.Kind {
+	case ActPartition:
+		res.Message = fmt.Sprintf("partitioned %d %s %d", from, arrow, to)
+		if a.OneWay {
+			res.Message += fmt.Sprintf(" (one way: what %d sends %d is dropped)", from, to)
+		}
+	case ActHeal:
+		kind = EventHeal
+		res.Message = fmt.Sprintf("healed %d %s %d", from, arrow, to)
+	case ActLink:
+		res.Message = fmt.Sprintf("link %d %s %d: delay %v ± %v, loss %g%%", from, arrow, to, fault.Delay, fault.Jitter, fault.Loss*100)
+	}
+	p.publish(kind, from, res.Message)
+	return res, nil
+}
+
+// recordBaseline stores the baseline for an action about to run and
+// returns a function that puts the previous one back if the action fails.
+func (p *Playground) recordBaseline(v *View, kind ActionKind, id int32) (restore func()) {
+	b := &Baseline{
+		Action:        string(kind),
+		NodeID:        id,
+		LeaderID:      v.LeaderID,
+		LeaderEpoch:   lastLeaderEpoch(v),
+		HighWatermark: v.HighWatermark,
+		Timestamp:     v.Timestamp,
+	}
+	prev := p.baseline.Swap(b)
+	return func() { p.baseline.Store(prev) }
+}
+
+// lastLeaderEpoch is the highest epoch in which any node knew a leader: the
+// epoch a new leader must exceed.
+func lastLeaderEpoch(v *View) int32 {
+	e := v.LeaderEpoch
+	for _, n := range v.Nodes {
+		if n.LeaderID != NoLeader && n.Epoch > e {
+			e = n.Epoch
+		}
+	}
+	return e
+}
+
+func describeRole(v *View, n *NodeView) string {
+	switch {
+	case n.ID == v.LeaderID:
+		return fmt.Sprintf("the leader of epoch %d", n.Epoch)
+	case n.Role == "":
+		return n.State
+	}
+	return fmt.Sprintf("%s in epoch %d", n.Role, n.Epoch)
+}
+
+func (p *Playground) publish(kind EventKind, node int32, msg string) {
+	p.events.Publish(Event{Kind: kind, Node: node, Message: msg})
+}
+
+// Compile-time check.
+var _ Controller = (*Playground)(nil)

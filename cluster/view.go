@@ -1,0 +1,441 @@
+package cluster
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// NoLeader is the leader ID (and epoch) when none is known, as in Kafka.
+const NoLeader = -1
+
+// Node kinds.
+const (
+	KindController = "controller"
+	KindBroker     = "broker"
+)
+
+// Node states: what the playground did to a node, as opposed to its Role,
+// which is what the quorum made of it.
+const (
+	// StateRunning is a node that is up; its links may still be faulty.
+	StateRunning = "running"
+	// StateKilled is a node stopped abruptly by kill.
+	StateKilled = "killed"
+	// StateStopped is a node shut down gracefully by stop.
+	StateStopped = "stopped"
+	// StateIsolated is a running node whose every link to and from every
+	// other node is down.
+	StateIsolated = "isolated"
+)
+
+// States lists the node states.
+func States() []string { return []string{StateRunning, StateKilled, StateStopped, StateIsolated} }
+
+// Roles, named like Kafka's QuorumState classes.
+const (
+	RoleLeader      = "Leader"
+	RoleFollower    = "Follower"
+	RoleCandidate   = "Candidate"
+	RoleProspective = "Prospective"
+	RoleUnattached  = "Unattached"
+	RoleResigned    = "Resigned"
+	// RoleObserver is a broker following the leader of the metadata quorum;
+	// a broker that knows no leader is Unattached.
+	RoleObserver = "Observer"
+)
+
+// Roles lists the quorum roles.
+func Roles() []string {
+	return []string{RoleLeader, RoleFollower, RoleCandidate, RoleProspective, RoleUnattached, RoleResigned, RoleObserver}
+}
+
+// Replica statuses, as kafka-metadata-quorum describe --replication prints them.
+const (
+	StatusLeader   = "Leader"
+	StatusFollower = "Follower"
+	StatusObserver = "Observer"
+)
+
+// View is one consistent snapshot of the whole playground: what the TUI
+// draws, what `kraftlab status --json` prints and what conditions test.
+//
+// The Engine fills ClusterID, Timestamp, Nodes (each with its own Replicas
+// table when it is a leader), Links and, once brokers exist, Brokers,
+// Partitions and Fetchers. Derive fills the rest: the quorum summary named
+// after kafka-metadata-quorum describe, node states, and the baseline.
+type View struct {
+	ClusterID string `json:"clusterId"`
+	// LeaderID is the leader in the highest epoch any live node leads, or
+	// NoLeader. A leader cut off from the majority keeps leading its older
+	// epoch for a while; it shows in Nodes, not here.
+	LeaderID    int32 `json:"leaderId"`
+	LeaderEpoch int32 `json:"leaderEpoch"`
+	// HighWatermark is the leader's, or -1 when there is no leader or the
+	// leader has not yet committed in its epoch.
+	HighWatermark        int64          `json:"highWatermark"`
+	MaxFollowerLag       int64          `json:"maxFollowerLag"`
+	MaxFollowerLagTimeMs int64          `json:"maxFollowerLagTimeMs"`
+	CurrentVoters        []ReplicaState `json:"currentVoters"`
+	CurrentObservers     []ReplicaState `json:"currentObservers"`
+
+	// Timestamp is when the snapshot was taken, in Unix milliseconds.
+	Timestamp int64 `json:"timestamp"`
+	// Profile is the timing profile the playground started with.
+	Profile string `json:"profile"`
+	// Baseline is what the quorum looked like just before the last kill,
+	// stop, isolate or resign; nil before the first of them.
+	Baseline *Baseline    `json:"baseline"`
+	Nodes    []NodeView   `json:"nodes"`
+	Links    []LinkView   `json:"links"`
+	Brokers  []BrokerView `json:"brokers"`
+	// Partitions and Fetchers, like Brokers, stay nil (JSON null) until the
+	// engine has brokers that serve partitions; an engine that has them
+	// reports a non-nil, possibly empty, slice.
+	Partitions []PartitionView `json:"partitions"`
+	Fetchers   []FetcherView   `json:"fetchers"`
+}
+
+// ReplicaState is one replica of the metadata log as the leader sees it,
+// with DescribeQuorum's field names.
+type ReplicaState struct {
+	NodeID int32 `json:"nodeId"`
+	// LogEndOffset is the offset of the replica's last Fetch (the fetch is
+	// the acknowledgement), or -1 before the leader has heard from it.
+	LogEndOffset int64 `json:"logEndOffset"`
+	// Lag is the leader's log end offset minus LogEndOffset, computed as
+	// kafka-metadata-quorum does (so -1 offsets give the leader's LEO + 1).
+	Lag int64 `json:"lag"`
+	// LastFetchTimestamp and LastCaughtUpTimestamp are Unix milliseconds,
+	// -1 when unknown; the leader reports both as now for itself.
+	LastFetchTimestamp    int64 `json:"lastFetchTimestamp"`
+	LastCaughtUpTimestamp int64 `json:"lastCaughtUpTimestamp"`
+	// Status is Leader, Follower or Observer.
+	Status string `json:"status"`
+	// State is the node's playground state (running, killed…).
+	State string `json:"state"`
+	// ParkedFetch is true while the leader holds this replica's Fetch in
+	// its purgatory, waiting for new records or the fetch's max wait.
+	ParkedFetch bool `json:"parkedFetch"`
+}
+
+// NodeView is one node as it sees itself.
+type NodeView struct {
+	ID       int32  `json:"nodeId"`
+	Kind     string `json:"kind"`
+	Listener string `json:"listener"`
+	State    string `json:"state"`
+	// Role is empty while the node is not running.
+	Role  string `json:"role"`
+	Epoch int32  `json:"epoch"`
+	// LeaderID is the leader this node knows in its epoch, or NoLeader.
+	LeaderID int32 `json:"leaderId"`
+	// VotedID is the candidate this node voted for in its epoch, or -1.
+	VotedID        int32       `json:"votedId"`
+	LogEndOffset   int64       `json:"logEndOffset"`
+	HighWatermark  int64       `json:"highWatermark"`
+	LogStartOffset int64       `json:"logStartOffset"`
+	LatestSnapshot *SnapshotID `json:"latestSnapshot"`
+	// Truncations counts the times this node cut its log back after a
+	// Fetch response carried a DivergingEpoch, since the playground started.
+	Truncations int64 `json:"truncations"`
+	// SnapshotsLoaded counts the snapshots this node fetched from the
+	// leader and loaded, since the playground started.
+	SnapshotsLoaded int64 `json:"snapshotsLoaded"`
+	// Replicas is the node's table of every replica's fetch state, filled
+	// only while the node is a leader.
+	Replicas []ReplicaState `json:"replicas,omitempty"`
+	// RPC counts the requests this node answered, from any client, by API
+	// name (Fetch, Vote, BeginQuorumEpoch…).
+	RPC map[string]RPCStats `json:"rpc,omitempty"`
+}
+
+// SnapshotID names a snapshot by the offset it ends before and the epoch of
+// its last record, as Kafka's SnapshotId does.
+type SnapshotID struct {
+	EndOffset int64 `json:"endOffset"`
+	Epoch     int32 `json:"epoch"`
+}
+
+// LinkView is the directed link From → To: its faults and its traffic. A
+// fault applies to every message From sends To, its requests and its
+// responses to To's requests alike, as a real one-way network fault would.
+type LinkView struct {
+	From     int32   `json:"from"`
+	To       int32   `json:"to"`
+	Down     bool    `json:"down"`
+	DelayMs  int64   `json:"delayMs"`
+	JitterMs int64   `json:"jitterMs"`
+	Loss     float64 `json:"loss"`
+	// Dropped counts messages the link's faults dropped.
+	Dropped int64 `json:"dropped"`
+	// RPC counts the requests From sent To, by API name.
+	RPC map[string]RPCStats `json:"rpc,omitempty"`
+}
+
+// Fault returns the link's faults.
+func (l LinkView) Fault() LinkFault {
+	return LinkFault{
+		Down:   l.Down,
+		Delay:  time.Duration(l.DelayMs) * time.Millisecond,
+		Jitter: time.Duration(l.JitterMs) * time.Millisecond,
+		Loss:   l.Loss,
+	}
+}
+
+// RPCStats counts requests of one API.
+type RPCStats struct {
+	Requests      int64 `json:"requests"`
+	Errors        int64 `json:"errors"`
+	RequestBytes  int64 `json:"requestBytes"`
+	ResponseBytes int64 `json:"responseBytes"`
+}
+
+// BrokerView is a broker as the active controller sees it.
+type BrokerView struct {
+	NodeID      int32 `json:"nodeId"`
+	Fenced      bool  `json:"fenced"`
+	BrokerEpoch int64 `json:"brokerEpoch"`
+	// MetadataOffset is the offset the broker last reported applied in its
+	// BrokerHeartbeat; MetadataLag is the leader's log end minus it.
+	MetadataOffset int64 `json:"metadataOffset"`
+	MetadataLag    int64 `json:"metadataLag"`
+}
+
+// PartitionView is one partition as the metadata image records it.
+type PartitionView struct {
+	Topic       string  `json:"topic"`
+	Partition   int32   `json:"partition"`
+	Leader      int32   `json:"leader"`
+	LeaderEpoch int32   `json:"leaderEpoch"`
+	Replicas    []int32 `json:"replicas"`
+	ISR         []int32 `json:"isr"`
+}
+
+// FetcherView is one ReplicaFetcherThread of a broker.
+type FetcherView struct {
+	NodeID     int32    `json:"nodeId"`
+	FetcherID  int32    `json:"fetcherId"`
+	LeaderID   int32    `json:"leaderId"`
+	Partitions []string `json:"partitions"`
+}
+
+// Baseline is the quorum just before the last kill, stop, isolate or
+// resign: the reference for the new-leader condition, the old-leader node
+// reference and `baseline` values in conditions.
+type Baseline struct {
+	// Action is the action that recorded it: kill, stop, isolate or resign.
+	Action string `json:"action"`
+	// NodeID is the node the action targeted.
+	NodeID int32 `json:"nodeId"`
+	// LeaderID is the leader then, or NoLeader.
+	LeaderID int32 `json:"leaderId"`
+	// LeaderEpoch is the highest epoch in which any node knew a leader.
+	LeaderEpoch   int32 `json:"leaderEpoch"`
+	HighWatermark int64 `json:"highWatermark"`
+	Timestamp     int64 `json:"timestamp"`
+}
+
+// Node returns the node with the given ID.
+func (v *View) Node(id int32) (*NodeView, bool) {
+	for i := range v.Nodes {
+		if v.Nodes[i].ID == id {
+			return &v.Nodes[i], true
+		}
+	}
+	return nil, false
+}
+
+// Leader returns the leader node, if there is one.
+func (v *View) Leader() (*NodeView, bool) {
+	if v.LeaderID == NoLeader {
+		return nil, false
+	}
+	return v.Node(v.LeaderID)
+}
+
+// Replica returns a replica's fetch state as the leader sees it.
+func (v *View) Replica(id int32) (ReplicaState, bool) {
+	for _, list := range [][]ReplicaState{v.CurrentVoters, v.CurrentObservers} {
+		for _, r := range list {
+			if r.NodeID == id {
+				return r, true
+			}
+		}
+	}
+	return ReplicaState{}, false
+}
+
+// Link returns the directed link from → to; a link the engine did not
+// report is healthy and idle.
+func (v *View) Link(from, to int32) LinkView {
+	for _, l := range v.Links {
+		if l.From == from && l.To == to {
+			return l
+		}
+	}
+	return LinkView{From: from, To: to}
+}
+
+// NodeIDs returns every node ID in order.
+func (v *View) NodeIDs() []int32 {
+	ids := make([]int32, len(v.Nodes))
+	for i, n := range v.Nodes {
+		ids[i] = n.ID
+	}
+	return ids
+}
+
+// Live reports whether the node process is up (running or isolated).
+func (n *NodeView) Live() bool { return n.State == StateRunning || n.State == StateIsolated }
+
+// Derive completes a View the Engine filled: it orders nodes and links,
+// marks isolated nodes, picks the leader in the highest epoch, copies that
+// leader's replica table into CurrentVoters and CurrentObservers with
+// statuses and lags, computes MaxFollowerLag and MaxFollowerLagTimeMs, and
+// attaches the baseline. now is used when the engine left Timestamp zero.
+func (v *View) Derive(now time.Time, baseline *Baseline) {
+	if v.Timestamp == 0 {
+		v.Timestamp = now.UnixMilli()
+	}
+	v.Baseline = baseline
+	if v.Nodes == nil {
+		v.Nodes = []NodeView{}
+	}
+	if v.Links == nil {
+		v.Links = []LinkView{}
+	}
+	slices.SortFunc(v.Nodes, func(a, b NodeView) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(v.Links, func(a, b LinkView) int {
+		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To))
+	})
+	for i := range v.Nodes {
+		n := &v.Nodes[i]
+		if n.State == StateRunning || n.State == StateIsolated {
+			n.State = StateRunning
+			if v.cutOff(n.ID) {
+				n.State = StateIsolated
+			}
+		}
+	}
+
+	v.LeaderID, v.LeaderEpoch, v.HighWatermark = NoLeader, NoLeader, -1
+	v.CurrentVoters, v.CurrentObservers = []ReplicaState{}, []ReplicaState{}
+	v.MaxFollowerLag, v.MaxFollowerLagTimeMs = 0, 0
+	var leader *NodeView
+	for i := range v.Nodes {
+		n := &v.Nodes[i]
+		if n.Live() && n.Role == RoleLeader && (leader == nil || n.Epoch > leader.Epoch) {
+			leader = n
+		}
+	}
+	if leader == nil {
+		return
+	}
+	v.LeaderID, v.LeaderEpoch, v.HighWatermark = leader.ID, leader.Epoch, leader.HighWatermark
+	v.fillReplicas(leader)
+	v.MaxFollowerLag = MaxFollowerLag(v.LeaderID, v.CurrentVoters)
+	v.MaxFollowerLagTimeMs = MaxFollowerLagTimeMs(v.LeaderID, v.CurrentVoters)
+}
+
+// cutOff reports whether every link to and from id is down.
+func (v *View) cutOff(id int32) bool {
+	peers := 0
+	for _, p := range v.Nodes {
+		if p.ID == id {
+			continue
+		}
+		peers++
+		if !v.Link(id, p.ID).Down || !v.Link(p.ID, id).Down {
+			return false
+		}
+	}
+	return peers > 0
+}
+
+func (v *View) fillReplicas(leader *NodeView) {
+	known := make(map[int32]ReplicaState, len(leader.Replicas))
+	for _, r := range leader.Replicas {
+		known[r.NodeID] = r
+	}
+	for _, n := range v.Nodes {
+		r, ok := known[n.ID]
+		if !ok {
+			if n.Kind != KindController {
+				continue // the leader has not heard from this observer
+			}
+			r = ReplicaState{NodeID: n.ID, LogEndOffset: -1, LastFetchTimestamp: -1, LastCaughtUpTimestamp: -1}
+		}
+		r.State = n.State
+		switch {
+		case n.ID == leader.ID:
+			r.Status = StatusLeader
+			r.LogEndOffset = leader.LogEndOffset
+			r.LastFetchTimestamp, r.LastCaughtUpTimestamp = v.Timestamp, v.Timestamp
+			r.ParkedFetch = false
+		case n.Kind == KindController:
+			r.Status = StatusFollower
+		default:
+			r.Status = StatusObserver
+		}
+		r.Lag = leader.LogEndOffset - r.LogEndOffset
+		if n.Kind == KindController {
+			v.CurrentVoters = append(v.CurrentVoters, r)
+		} else {
+			v.CurrentObservers = append(v.CurrentObservers, r)
+		}
+	}
+	// The leader first, then the followers, as describe --replication lists them.
+	slices.SortStableFunc(v.CurrentVoters, func(a, b ReplicaState) int {
+		return cmp.Compare(boolRank(a.NodeID != leader.ID), boolRank(b.NodeID != leader.ID))
+	})
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// MaxFollowerLag is what kafka-metadata-quorum describe --status prints: the
+// leader's log end offset minus the smallest log end offset of any voter.
+func MaxFollowerLag(leaderID int32, voters []ReplicaState) int64 {
+	leader, laggiest, ok := leaderAndLaggiest(leaderID, voters)
+	if !ok {
+		return 0
+	}
+	return leader.LogEndOffset - laggiest.LogEndOffset
+}
+
+// MaxFollowerLagTimeMs is what kafka-metadata-quorum describe --status
+// prints: 0 when the leader is the laggiest voter, else the leader's last
+// caught-up time minus the laggiest voter's, or -1 when either is unknown.
+// Among voters tied for the smallest log end offset the leader counts as
+// the laggiest, as in Kafka's output where the leader is listed first.
+func MaxFollowerLagTimeMs(leaderID int32, voters []ReplicaState) int64 {
+	leader, laggiest, ok := leaderAndLaggiest(leaderID, voters)
+	switch {
+	case !ok:
+		return -1
+	case laggiest.NodeID == leader.NodeID:
+		return 0
+	case leader.LastCaughtUpTimestamp < 0 || laggiest.LastCaughtUpTimestamp < 0:
+		return -1
+	}
+	return leader.LastCaughtUpTimestamp - laggiest.LastCaughtUpTimestamp
+}
+
+func leaderAndLaggiest(leaderID int32, voters []ReplicaState) (leader, laggiest ReplicaState, ok bool) {
+	i := slices.IndexFunc(voters, func(r ReplicaState) bool { return r.NodeID == leaderID })
+	if i < 0 {
+		return leader, laggiest, false
+	}
+	leader, laggiest = voters[i], voters[i]
+	for _, r := range voters {
+		if r.LogEndOffset < laggiest.LogEndOffset {
+			laggiest = r
+		}
+	}
+	return leader, laggiest, true
+}
