@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,16 @@ const (
 type floors struct {
 	RTT   latency `json:"rtt"`
 	Fsync latency `json:"fsync"`
+	// OpenLoop is what the open-loop scheduler alone adds to a record's
+	// latency at each rate the run uses: waking on time and handing the
+	// record to a worker.
+	OpenLoop []rateFloor `json:"openLoop,omitempty"`
+}
+
+// rateFloor is the open-loop scheduler's own latency at one rate.
+type rateFloor struct {
+	Rate    int     `json:"ratePerSec"`
+	Latency latency `json:"latency"`
 }
 
 // measureRTT ping-pongs 64-byte messages over a loopback TCP connection for
@@ -117,3 +128,22 @@ func measureFsync(dir string, d time.Duration) (latency, error) {
 	}
 	return summarize(h), nil
 }
+
+// measureOpenLoop drives a system that commits every record instantly at
+// rate records per second for about d.
+func measureOpenLoop(rate int, d time.Duration) (latency, error) {
+	m, err := drive(instant{}, rttBytes, load{Rate: rate}, timing{Window: d, Drain: defaultDrain})
+	if err != nil {
+		return latency{}, fmt.Errorf("open-loop floor at %d/s: %w", rate, err)
+	}
+	return m.Latency, nil
+}
+
+// instant is a System whose every record commits at once. It never runs as
+// a contestant; the open-loop floor drives it.
+type instant struct{}
+
+func (instant) Name() string                                { return "instant" }
+func (instant) Start(string, bool) error                    { return nil }
+func (instant) Propose(ctx context.Context, _ []byte) error { return ctx.Err() }
+func (instant) Close() error                                { return nil }

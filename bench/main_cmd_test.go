@@ -49,7 +49,7 @@ func TestRunExitCodes(t *testing.T) {
 func TestRunQuorumJSON(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run([]string{"quorum", "--json", "--systems", "etcd", "--flush", "never,always", "--sizes", "16",
-		"--writers", "2", "--rate", "0", "--rate-fsync", "0", "--warmup", "0s", "--duration", "100ms",
+		"--writers", "2", "--rate", "2000", "--rate-fsync", "0", "--warmup", "0s", "--duration", "100ms",
 		"--floor-duration", "20ms", "--dir", t.TempDir()}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
@@ -61,8 +61,11 @@ func TestRunQuorumJSON(t *testing.T) {
 	if rep.Floors.RTT.Count == 0 || rep.Floors.Fsync.Count == 0 {
 		t.Fatalf("floors not measured: %+v", rep.Floors)
 	}
-	if len(rep.Results) != 2 {
-		t.Fatalf("%d results, want one per flush policy", len(rep.Results))
+	if len(rep.Floors.OpenLoop) != 1 || rep.Floors.OpenLoop[0].Rate != 2000 || rep.Floors.OpenLoop[0].Latency.Count == 0 {
+		t.Fatalf("open-loop floor: %+v", rep.Floors.OpenLoop)
+	}
+	if len(rep.Results) != 3 {
+		t.Fatalf("%d results, want 2 writers for both flush policies and 2000/s for flush never", len(rep.Results))
 	}
 	for _, r := range rep.Results {
 		if r.System != "etcd" || r.Records == 0 || r.Latency.P50 <= 0 || r.Error != "" || r.AllocsPerRecord <= 0 {

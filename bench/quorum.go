@@ -147,6 +147,18 @@ func runQuorum(cfg quorumConfig, progress io.Writer) (report, error) {
 	if rep.Floors.Fsync, err = measureFsync(cfg.Dir, cfg.FloorTime); err != nil {
 		return rep, err
 	}
+	seen := map[int]bool{}
+	for _, k := range cfg.cases() {
+		if r := k.Load.Rate; r > 0 && !seen[r] {
+			seen[r] = true
+			fmt.Fprintf(progress, "floor: open-loop scheduler at %d/s...\n", r)
+			l, err := measureOpenLoop(r, cfg.FloorTime)
+			if err != nil {
+				return rep, err
+			}
+			rep.Floors.OpenLoop = append(rep.Floors.OpenLoop, rateFloor{Rate: r, Latency: l})
+		}
+	}
 	for _, k := range cfg.cases() {
 		for _, f := range cfg.Systems {
 			fmt.Fprintf(progress, "run: %-9s flush %-6s %5d B  %s\n", f.name, flushName(k.Durable), k.Size, k.Load)

@@ -28,6 +28,10 @@ func writeTable(w io.Writer, rep report) error {
 		fmtDur(fl.RTT.P50), fmtDur(fl.RTT.P99), fl.RTT.Count)
 	fmt.Fprintf(w, "floor: 4 KiB write + fdatasync in %s   p50 %-8s p99 %-8s (%d syncs)\n",
 		rep.Config.Dir, fmtDur(fl.Fsync.P50), fmtDur(fl.Fsync.P99), fl.Fsync.Count)
+	for _, o := range fl.OpenLoop {
+		fmt.Fprintf(w, "floor: open-loop scheduler alone at %d/s (records commit instantly)   p50 %-8s p99 %-8s (%d records)\n",
+			o.Rate, fmtDur(o.Latency.P50), fmtDur(o.Latency.P99), o.Latency.Count)
+	}
 
 	for _, durable := range []bool{false, true} {
 		var rows []result

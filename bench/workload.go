@@ -183,15 +183,14 @@ func drive(sys System, size int, l load, tm timing) (measurement, error) {
 // that fell due meanwhile, each with its own scheduled time.
 func schedule(ctx context.Context, jobs chan<- time.Time, start, t1 time.Time, rate int) {
 	defer close(jobs)
+	preciseSleeper()
 	interval := float64(time.Second) / float64(rate)
 	for i := 0; ; i++ {
 		at := start.Add(time.Duration(float64(i) * interval))
 		if !at.Before(t1) {
 			return
 		}
-		if d := time.Until(at); d > 0 {
-			time.Sleep(d)
-		}
+		sleepUntil(at)
 		select {
 		case jobs <- at:
 		case <-ctx.Done():
