@@ -77,7 +77,7 @@ func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
 // Result says what an action did.
 type Result struct {
-	Action ActionKind `json:"action"`
+	Action ActionKind `json:"action,omitempty"`
 	// Nodes are the node IDs the action resolved to.
 	Nodes    []int32     `json:"nodes,omitempty"`
 	Message  string      `json:"message"`
