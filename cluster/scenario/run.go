@@ -1,0 +1,191 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Exit codes, the CLI's.
+const (
+	ExitOK     = 0
+	ExitFailed = 1 // a wait or expect did not hold
+	ExitError  = 2 // a command or the playground failed
+)
+
+// Runner runs scripts, each against a fresh playground.
+type Runner struct {
+	// Start starts a fresh playground for a script (its Up line, if any,
+	// sets the shape). It returns a one-line description of the playground
+	// and a function that shuts it down.
+	Start func(ctx context.Context, s *Script) (desc string, stop func() error, err error)
+	// Exec runs one step's words against the running playground, writing
+	// what the command prints to out. An error with an ExitCode() int
+	// method of ExitFailed is a failed wait or expect.
+	Exec func(ctx context.Context, args []string, out io.Writer) error
+	// Out receives the progress as text; nil discards it.
+	Out io.Writer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Report is the result of a run, for humans and for --json.
+type Report struct {
+	OK       bool          `json:"ok"`
+	ExitCode int           `json:"exitCode"`
+	Files    []*FileReport `json:"files"`
+}
+
+// FileReport is the result of one scenario file.
+type FileReport struct {
+	File       string        `json:"file"`
+	OK         bool          `json:"ok"`
+	ExitCode   int           `json:"exitCode"`
+	Playground string        `json:"playground,omitempty"`
+	ElapsedMs  int64         `json:"elapsedMs"`
+	Steps      []*StepReport `json:"steps"`
+	// Failure is the step that stopped the file, or the playground's
+	// failure to start (line 0 unless the up line is to blame).
+	Failure *Failure `json:"failure,omitempty"`
+}
+
+// StepReport is the result of one line.
+type StepReport struct {
+	Line    int    `json:"line"`
+	Command string `json:"command"`
+	// StartMs is when the step started, from the file's start.
+	StartMs   int64  `json:"startMs"`
+	ElapsedMs int64  `json:"elapsedMs"`
+	OK        bool   `json:"ok"`
+	Output    string `json:"output,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Failure says where and why a file stopped.
+type Failure struct {
+	// Pos is FILE:LINE.
+	Pos     string `json:"pos"`
+	Line    int    `json:"line"`
+	Command string `json:"command"`
+	Message string `json:"message"`
+}
+
+type exitCoder interface{ ExitCode() int }
+
+// ExitCodeOf returns the exit code an Exec error stands for.
+func ExitCodeOf(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ec exitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return ExitError
+}
+
+// Run runs every script in order, each in a fresh playground, stopping a
+// script at its first failing line. The report's exit code is the worst
+// of the files'.
+func (r *Runner) Run(ctx context.Context, scripts []*Script) *Report {
+	rep := &Report{OK: true, Files: []*FileReport{}}
+	for _, s := range scripts {
+		fr := r.runFile(ctx, s)
+		rep.Files = append(rep.Files, fr)
+		if !fr.OK {
+			rep.OK = false
+			rep.ExitCode = max(rep.ExitCode, fr.ExitCode)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return rep
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Runner) printf(format string, args ...any) {
+	if r.Out != nil {
+		fmt.Fprintf(r.Out, format, args...)
+	}
+}
+
+func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
+	start := r.now()
+	fr := &FileReport{File: s.File, OK: true, Steps: []*StepReport{}}
+	defer func() { fr.ElapsedMs = r.now().Sub(start).Milliseconds() }()
+
+	desc, stop, err := r.Start(ctx, s)
+	if err != nil {
+		line, cmd := 0, ""
+		if s.Up != nil {
+			line, cmd = s.Up.Line, s.Up.Text
+		}
+		fr.OK, fr.ExitCode = false, ExitError
+		fr.Failure = &Failure{Pos: fmt.Sprintf("%s:%d", s.File, line), Line: line, Command: cmd, Message: err.Error()}
+		r.printf("=== %s\n--- FAIL %s: could not start the playground: %v\n", s.File, fr.Failure.Pos, err)
+		return fr
+	}
+	fr.Playground = desc
+	r.printf("=== %s (%s)\n", s.File, desc)
+	defer func() {
+		if err := stop(); err != nil && fr.OK {
+			fr.OK, fr.ExitCode = false, ExitError
+			fr.Failure = &Failure{Pos: s.File + ":0", Message: fmt.Sprintf("shutting the playground down: %v", err)}
+			r.printf("--- FAIL %s: shutting the playground down: %v\n", s.File, err)
+		}
+	}()
+
+	for _, st := range s.Steps {
+		sr := &StepReport{Line: st.Line, Command: st.Text, StartMs: r.now().Sub(start).Milliseconds()}
+		r.printf("%9s  %s", fmtElapsed(time.Duration(sr.StartMs)*time.Millisecond), st.Text)
+		var out bytes.Buffer
+		t0 := r.now()
+		err := r.Exec(ctx, st.Args, &out)
+		sr.ElapsedMs = r.now().Sub(t0).Milliseconds()
+		sr.Output = strings.TrimRight(out.String(), "\n")
+		sr.OK = err == nil
+		r.printf("  (%s)\n", fmtElapsed(time.Duration(sr.ElapsedMs)*time.Millisecond))
+		for line := range strings.Lines(sr.Output) {
+			r.printf("%9s  %s", "", line)
+			if !strings.HasSuffix(line, "\n") {
+				r.printf("\n")
+			}
+		}
+		fr.Steps = append(fr.Steps, sr)
+		if err != nil {
+			if ctx.Err() != nil {
+				err = fmt.Errorf("interrupted: %w", ctx.Err())
+			}
+			sr.Error = err.Error()
+			fr.OK, fr.ExitCode = false, ExitCodeOf(err)
+			if ctx.Err() != nil {
+				fr.ExitCode = ExitError
+			}
+			fr.Failure = &Failure{Pos: st.Pos(), Line: st.Line, Command: st.Text, Message: err.Error()}
+			r.printf("--- FAIL %s: %s\n%s\n", st.Pos(), st.Text, indent(err.Error()))
+			return fr
+		}
+	}
+	r.printf("--- PASS %s (%s)\n", s.File, fmtElapsed(r.now().Sub(start)))
+	return fr
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
+
+// fmtElapsed prints a duration with millisecond precision in seconds.
+func fmtElapsed(d time.Duration) string {
+	return fmt.Sprintf("%.3fs", d.Seconds())
+}
