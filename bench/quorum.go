@@ -48,6 +48,7 @@ type result struct {
 	WindowSeconds float64 `json:"windowSeconds"`
 	Records       int64   `json:"records"`
 	Errors        int64   `json:"errors"`
+	FirstError    string  `json:"firstError,omitempty"`
 	RecordsPerSec float64 `json:"recordsPerSec"`
 	MBPerSec      float64 `json:"mbPerSec"`
 	Latency       latency `json:"latency"`
@@ -202,6 +203,9 @@ func runCase(cfg quorumConfig, f factory, k caseKey) result {
 	r.WindowSeconds = secs
 	r.Records = m.Records
 	r.Errors = m.Errors
+	if m.FirstErr != nil {
+		r.FirstError = m.FirstErr.Error()
+	}
 	r.Latency = m.Latency
 	if secs > 0 {
 		r.RecordsPerSec = float64(m.Records) / secs

@@ -78,7 +78,11 @@ func writeTable(w io.Writer, rep report) error {
 			} else {
 				cells = append(cells, "-", "-", "-", "-")
 			}
-			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+			line := strings.Join(cells, "\t") + "\t"
+			if r.FirstError != "" {
+				line += "  first error: " + r.FirstError
+			}
+			fmt.Fprintln(tw, line)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

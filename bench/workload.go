@@ -17,6 +17,9 @@ const (
 	openWorkers = 1024
 	// openQueue bounds the scheduled records not yet picked up by a worker.
 	openQueue = 4096
+	// errorBackoff is how long a closed-loop writer waits after a failed
+	// proposal before its next one.
+	errorBackoff = time.Millisecond
 )
 
 // timing is how long one run warms up, measures, and at most waits after
@@ -53,6 +56,7 @@ type measurement struct {
 	Window   time.Duration
 	Records  int64 // committed during the window
 	Errors   int64 // failed during the window
+	FirstErr error // the first of them
 	Latency  latency
 	CPU      time.Duration // process user+system CPU over the window
 	CPUKnown bool
@@ -82,6 +86,7 @@ func drive(sys System, size int, l load, tm timing) (measurement, error) {
 		stopping  atomic.Bool
 		records   atomic.Int64
 		errs      atomic.Int64
+		firstErr  atomic.Pointer[error]
 		wg        sync.WaitGroup
 	)
 	start := time.Now()
@@ -102,6 +107,7 @@ func drive(sys System, size int, l load, tm timing) (measurement, error) {
 					if err != nil {
 						if inWindow {
 							errs.Add(1)
+							keepFirst(&firstErr, err)
 						}
 						continue
 					}
@@ -122,11 +128,18 @@ func drive(sys System, size int, l load, tm timing) (measurement, error) {
 					begin := time.Now()
 					err := sys.Propose(ctx, payload)
 					end := time.Now()
-					if !measuring.Load() {
+					if err != nil {
+						if measuring.Load() {
+							errs.Add(1)
+							keepFirst(&firstErr, err)
+						}
+						// A leaderless cluster fails proposals at once;
+						// retrying in a tight loop would starve the
+						// election that ends it.
+						time.Sleep(errorBackoff)
 						continue
 					}
-					if err != nil {
-						errs.Add(1)
+					if !measuring.Load() {
 						continue
 					}
 					records.Add(1)
@@ -174,6 +187,9 @@ func drive(sys System, size int, l load, tm timing) (measurement, error) {
 		return m, fmt.Errorf("%s: proposals still pending %v after the window; closed the system", sys.Name(), tm.Drain)
 	}
 	m.Errors = errs.Load()
+	if e := firstErr.Load(); e != nil {
+		m.FirstErr = *e
+	}
 	m.Latency = summarize(rec.merged())
 	return m, nil
 }
@@ -197,4 +213,12 @@ func schedule(ctx context.Context, jobs chan<- time.Time, start, t1 time.Time, r
 			return
 		}
 	}
+}
+
+// keepFirst stores err in first unless an error is there already. It is
+// kept out of line so that only failed proposals pay for err's escape.
+//
+//go:noinline
+func keepFirst(first *atomic.Pointer[error], err error) {
+	first.CompareAndSwap(nil, &err)
 }

@@ -93,6 +93,9 @@ func TestDriveClosedLoopCountsErrorsApart(t *testing.T) {
 	if m.Latency.Count != m.Records {
 		t.Fatalf("failed proposals entered the latency histogram: %d samples for %d records", m.Latency.Count, m.Records)
 	}
+	if m.FirstErr == nil || m.FirstErr.Error() != "injected failure" {
+		t.Fatalf("first error %v, want the injected failure", m.FirstErr)
+	}
 }
 
 // An open loop must charge a system that cannot keep up for the queue it
@@ -123,5 +126,21 @@ func TestDriveGivesUpOnAStuckSystem(t *testing.T) {
 	_, err := drive(sys, 1, load{Writers: 2}, timing{Window: 10 * time.Millisecond, Drain: 50 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "still pending") {
 		t.Fatalf("err = %v, want a stuck-system error", err)
+	}
+}
+
+// The allocs/rec column charges the driver's allocations to the system
+// under test, so the driver must make none per record.
+func TestDriveAllocatesNothingPerRecord(t *testing.T) {
+	sys := newSerial(64)
+	m, err := drive(sys, 64, load{Writers: 2}, timing{Warmup: 10 * time.Millisecond, Window: 100 * time.Millisecond, Drain: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Records < 1000 {
+		t.Skipf("only %d records in the window; too few to tell", m.Records)
+	}
+	if per := float64(m.Mallocs) / float64(m.Records); per > 0.01 {
+		t.Fatalf("%.3f allocations per record (%d over %d records)", per, m.Mallocs, m.Records)
 	}
 }
