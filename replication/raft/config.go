@@ -1,0 +1,112 @@
+package raft
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+)
+
+// Config configures one node of the quorum. The durations carry Kafka's
+// config names (controller.quorum.*) and DefaultConfig fills in Kafka's
+// defaults.
+type Config struct {
+	// NodeID is this node's id (Kafka's node.id). A node whose id is not in
+	// Voters is an observer: it fetches the log but never votes.
+	NodeID int32
+	// Voters is the static voter set (controller.quorum.voters, kraft.version 0).
+	Voters []int32
+	// ClusterID is checked on every RPC that carries one; a mismatch is
+	// answered with INCONSISTENT_CLUSTER_ID.
+	ClusterID string
+
+	// ElectionTimeout is controller.quorum.election.timeout.ms: an unattached
+	// voter starts an election after a random time in [T, 2T).
+	ElectionTimeout time.Duration
+	// ElectionBackoffMax is controller.quorum.election.backoff.max.ms, the cap
+	// of the backoff after a lost election.
+	ElectionBackoffMax time.Duration
+	// FetchTimeout is controller.quorum.fetch.timeout.ms: a follower that has
+	// not fetched successfully for this long starts an election, and a leader
+	// that has not been fetched from by a majority for 1.5 times this long
+	// resigns (check-quorum).
+	FetchTimeout time.Duration
+	// RequestTimeout is controller.quorum.request.timeout.ms.
+	RequestTimeout time.Duration
+	// RetryBackoff is controller.quorum.retry.backoff.ms, the pause before
+	// resending to a destination whose last request failed.
+	RetryBackoff time.Duration
+	// AppendLinger is controller.quorum.append.linger.ms: how long the leader
+	// accumulates appended records before writing them as one batch.
+	AppendLinger time.Duration
+	// FetchMaxWait is how long the leader parks a Fetch that finds nothing new
+	// (KafkaRaftClient.MAX_FETCH_WAIT_MS, 500 ms; not a user config in Kafka).
+	FetchMaxWait time.Duration
+	// FetchMaxBytes caps the bytes of one Fetch or FetchSnapshot response and
+	// of one leader batch (MAX_FETCH_SIZE_BYTES and MAX_BATCH_SIZE_BYTES, 8 MiB).
+	FetchMaxBytes int32
+
+	// Logger receives the node's transitions and errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultConfig returns a Config with Apache Kafka's defaults for the quorum
+// settings; the caller fills in NodeID, Voters and ClusterID.
+func DefaultConfig() Config {
+	return Config{
+		ElectionTimeout:    1000 * time.Millisecond,
+		ElectionBackoffMax: 1000 * time.Millisecond,
+		FetchTimeout:       2000 * time.Millisecond,
+		RequestTimeout:     2000 * time.Millisecond,
+		RetryBackoff:       20 * time.Millisecond,
+		AppendLinger:       25 * time.Millisecond,
+		FetchMaxWait:       500 * time.Millisecond,
+		FetchMaxBytes:      8 << 20,
+	}
+}
+
+func (c *Config) validate() error {
+	if c.NodeID < 0 {
+		return fmt.Errorf("node id %d: must not be negative", c.NodeID)
+	}
+	if len(c.Voters) == 0 {
+		return errors.New("no voters configured")
+	}
+	seen := make(map[int32]bool, len(c.Voters))
+	for _, v := range c.Voters {
+		if v < 0 {
+			return fmt.Errorf("voter id %d: must not be negative", v)
+		}
+		if seen[v] {
+			return fmt.Errorf("voter %d listed twice", v)
+		}
+		seen[v] = true
+	}
+	if c.ClusterID == "" {
+		return errors.New("cluster id is empty")
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"controller.quorum.election.timeout.ms", c.ElectionTimeout},
+		{"controller.quorum.fetch.timeout.ms", c.FetchTimeout},
+		{"controller.quorum.request.timeout.ms", c.RequestTimeout},
+		{"fetch max wait", c.FetchMaxWait},
+	} {
+		if d.v < time.Millisecond {
+			return fmt.Errorf("%s is %v: must be at least 1ms", d.name, d.v)
+		}
+	}
+	if c.ElectionBackoffMax < 0 || c.RetryBackoff < 0 || c.AppendLinger < 0 {
+		return errors.New("controller.quorum.election.backoff.max.ms, retry.backoff.ms and append.linger.ms must not be negative")
+	}
+	if c.FetchMaxBytes < 1024 {
+		return fmt.Errorf("fetch max bytes %d: must be at least 1024", c.FetchMaxBytes)
+	}
+	return nil
+}
+
+// isVoter reports whether id is in the voter set.
+func (c *Config) isVoter(id int32) bool { return slices.Contains(c.Voters, id) }

@@ -1,0 +1,429 @@
+package raft
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kraftlab/kraftlab/storage"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// checkQuorumFactor is LeaderState.CHECK_QUORUM_TIMEOUT_FACTOR: a leader
+// resigns when a majority has not fetched within 1.5 fetch timeouts.
+const checkQuorumFactor = 1.5
+
+// observerSessionTimeout is LeaderState.OBSERVER_SESSION_TIMEOUT_MS: the
+// leader forgets an observer that has not fetched for five minutes.
+const observerSessionTimeout = 5 * time.Minute
+
+// recordOverhead bounds the bytes a record adds to a batch beyond its value.
+const recordOverhead = 32
+
+// leaderState is what a leader keeps for its epoch (Kafka's LeaderState).
+type leaderState struct {
+	epochStartOffset int64
+	// hwm is the epoch's high watermark, -1 until the first record of the
+	// epoch commits.
+	hwm int64
+	// voters follow cfg.Voters' order, the leader included; observers are
+	// added as they fetch.
+	voters    []*replicaState
+	observers []*replicaState
+
+	// Check-quorum: the voters that fetched since the timer last restarted.
+	fetchedVoters       []int32
+	checkQuorumDeadline time.Time
+	// beginQuorumDeadline is when voters that stopped fetching get another
+	// BeginQuorumEpoch.
+	beginQuorumDeadline time.Time
+
+	// The accumulator: records appended but not yet written, and when the
+	// linger ends.
+	pending      [][]byte
+	pendingBytes int
+	drainAt      time.Time
+
+	parked          []*parkedFetch
+	resignRequested bool
+}
+
+// replicaState is the leader's view of one replica (LeaderState.ReplicaState).
+type replicaState struct {
+	id    int32
+	voter bool
+	// endOffset is the replica's log end offset as its last fetch said; -1
+	// until it fetches. For the leader itself, its flushed offset.
+	endOffset          int64
+	lastFetch          time.Time
+	lastCaughtUp       time.Time
+	lastFetchLeaderLEO int64
+	// acked: the voter answered BeginQuorumEpoch or fetched recently.
+	acked bool
+}
+
+type parkedFetch struct {
+	m        Message
+	req      *kmsg.FetchRequest
+	replica  int32
+	offset   int64
+	deadline time.Time
+}
+
+func newLeaderState(n *Node, now time.Time) *leaderState {
+	ls := &leaderState{
+		epochStartOffset:    n.log.LogEndOffset(),
+		hwm:                 -1,
+		checkQuorumDeadline: now.Add(time.Duration(float64(n.cfg.FetchTimeout) * checkQuorumFactor)),
+		beginQuorumDeadline: now.Add(n.cfg.FetchTimeout / 2),
+	}
+	for _, v := range n.cfg.Voters {
+		ls.voters = append(ls.voters, &replicaState{id: v, voter: true, endOffset: -1, acked: v == n.id})
+	}
+	ls.updateLocal(n)
+	return ls
+}
+
+func (ls *leaderState) replica(n *Node, id int32, now time.Time) *replicaState {
+	for _, r := range ls.voters {
+		if r.id == id {
+			return r
+		}
+	}
+	for _, r := range ls.observers {
+		if r.id == id {
+			return r
+		}
+	}
+	r := &replicaState{id: id, endOffset: -1}
+	ls.observers = append(ls.observers, r)
+	slices.SortFunc(ls.observers, func(a, b *replicaState) int { return cmp.Compare(a.id, b.id) })
+	return r
+}
+
+// updateLocal counts the leader's own flushed records toward the high
+// watermark.
+func (ls *leaderState) updateLocal(n *Node) {
+	for _, r := range ls.voters {
+		if r.id == n.id {
+			r.endOffset = min(n.log.LastFlushedOffset(), n.log.LogEndOffset())
+		}
+	}
+	ls.maybeUpdateHighWatermark(n)
+}
+
+// updateReplica records a fetch at offset from a replica: the fetch
+// acknowledges everything before offset.
+func (ls *leaderState) updateReplica(n *Node, id int32, now time.Time, offset int64) {
+	if id < 0 || id == n.id {
+		return
+	}
+	r := ls.replica(n, id, now)
+	leo := n.log.LogEndOffset()
+	// Caught up: at the leader's end now, or at the end the leader had at
+	// the replica's previous fetch (then as of that fetch).
+	if offset >= leo {
+		r.lastCaughtUp = maxTime(r.lastCaughtUp, now)
+	} else if r.lastFetchLeaderLEO > 0 && offset >= r.lastFetchLeaderLEO {
+		r.lastCaughtUp = maxTime(r.lastCaughtUp, r.lastFetch)
+	}
+	r.lastFetchLeaderLEO = leo
+	r.lastFetch = maxTime(r.lastFetch, now)
+	r.endOffset = offset
+	r.acked = true
+	if r.voter {
+		ls.followingVoter(n, id, now)
+		ls.maybeUpdateHighWatermark(n)
+	}
+}
+
+// followingVoter feeds check-quorum with a Fetch or FetchSnapshot from a voter.
+func (ls *leaderState) followingVoter(n *Node, id int32, now time.Time) {
+	if !n.cfg.isVoter(id) || id == n.id {
+		return
+	}
+	if !slices.Contains(ls.fetchedVoters, id) {
+		ls.fetchedVoters = append(ls.fetchedVoters, id)
+	}
+	if len(ls.fetchedVoters)+1 >= n.majority() {
+		ls.fetchedVoters = ls.fetchedVoters[:0]
+		ls.checkQuorumDeadline = now.Add(time.Duration(float64(n.cfg.FetchTimeout) * checkQuorumFactor))
+	}
+}
+
+// maybeUpdateHighWatermark moves the high watermark to the largest offset a
+// majority of voters hold, once it passes the epoch's start: the leader must
+// commit a record of its own epoch before it exposes earlier ones (Raft's
+// commit rule). It never goes back.
+func (ls *leaderState) maybeUpdateHighWatermark(n *Node) {
+	offsets := make([]int64, len(ls.voters))
+	for i, r := range ls.voters {
+		offsets[i] = r.endOffset
+	}
+	slices.Sort(offsets)
+	slices.Reverse(offsets)
+	candidate := offsets[len(offsets)/2]
+	if candidate > ls.epochStartOffset && candidate > ls.hwm {
+		ls.hwm = candidate
+		n.hwm = max(n.hwm, candidate)
+	}
+}
+
+// successors orders the other voters by how far they have fetched, most
+// caught up first, for EndQuorumEpoch.
+func (ls *leaderState) successors(n *Node) []int32 {
+	var rs []*replicaState
+	for _, r := range ls.voters {
+		if r.id != n.id {
+			rs = append(rs, r)
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b *replicaState) int { return cmp.Compare(b.endOffset, a.endOffset) })
+	out := make([]int32, len(rs))
+	for i, r := range rs {
+		out[i] = r.id
+	}
+	return out
+}
+
+func (ls *leaderState) checkQuorumExpired(n *Node, now time.Time) bool {
+	return len(n.cfg.Voters) > 1 && !now.Before(ls.checkQuorumDeadline)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func (n *Node) pollLeader(now time.Time) (time.Time, error) {
+	ls := n.lead
+	if n.shuttingDown || ls.resignRequested || ls.checkQuorumExpired(n, now) {
+		if ls.checkQuorumExpired(n, now) {
+			n.logger.Warn("check-quorum failed: no fetch from a majority", "epoch", n.epoch)
+		}
+		n.becomeResigned(now)
+		return now, nil
+	}
+	if !ls.drainAt.IsZero() && !now.Before(ls.drainAt) {
+		if err := ls.drain(n, now); err != nil {
+			return now, err
+		}
+	}
+	ls.expireParked(n, now)
+	ls.expireObservers(now)
+
+	if !now.Before(ls.beginQuorumDeadline) {
+		// Voters that stopped fetching may have lost track of the leader
+		// (a restart, a lost BeginQuorumEpoch): tell them again.
+		for _, r := range ls.voters {
+			if r.id != n.id && now.Sub(r.lastFetch) >= n.cfg.FetchTimeout/2 {
+				r.acked = false
+			}
+		}
+		ls.beginQuorumDeadline = now.Add(n.cfg.FetchTimeout / 2)
+	}
+	wake := earliest(ls.beginQuorumDeadline, ls.drainAt)
+	if len(n.cfg.Voters) > 1 {
+		wake = earliest(wake, ls.checkQuorumDeadline)
+	}
+	for _, p := range ls.parked {
+		wake = earliest(wake, p.deadline)
+	}
+	for _, r := range ls.voters {
+		if !r.acked {
+			id := r.id
+			wake = earliest(wake, n.trySend(now, id, func() kmsg.Request { return n.beginQuorumEpochRequest(id) }))
+		}
+	}
+	return wake, nil
+}
+
+func (ls *leaderState) expireObservers(now time.Time) {
+	ls.observers = slices.DeleteFunc(ls.observers, func(r *replicaState) bool {
+		return now.Sub(r.lastFetch) >= observerSessionTimeout
+	})
+}
+
+func (n *Node) beginQuorumEpochRequest(to int32) *kmsg.BeginQuorumEpochRequest {
+	req := kmsg.NewPtrBeginQuorumEpochRequest()
+	req.Version = BeginQuorumEpochVersion
+	req.ClusterID = &n.cfg.ClusterID
+	req.VoterID = to
+	p := kmsg.NewBeginQuorumEpochRequestTopicPartition()
+	p.LeaderID = n.id
+	p.LeaderEpoch = n.epoch
+	t := kmsg.NewBeginQuorumEpochRequestTopic()
+	t.Topic = MetadataTopic
+	t.Partitions = []kmsg.BeginQuorumEpochRequestTopicPartition{p}
+	req.Topics = []kmsg.BeginQuorumEpochRequestTopic{t}
+	return req
+}
+
+// appendLeaderChange writes the LeaderChange control record that opens the
+// epoch, so the high watermark can pass the epoch start without waiting for
+// an append.
+func (ls *leaderState) appendLeaderChange(n *Node, now time.Time, granting []int32) error {
+	rec := storage.LeaderChangeRecord(n.id, n.cfg.Voters, granting)
+	batch := storage.AppendBatch(nil, storage.BatchSpec{
+		BaseOffset:  n.log.LogEndOffset(),
+		LeaderEpoch: n.epoch,
+		Control:     true,
+		Timestamp:   now.UnixMilli(),
+	}, []storage.Record{rec})
+	if err := n.log.AppendAsLeader(batch); err != nil {
+		return fmt.Errorf("append leader change record: %w", err)
+	}
+	ls.onAppend(n, now)
+	return nil
+}
+
+// onAppend runs after the leader's log end offset moved: parked fetches
+// that wait for it complete now, before the flush.
+func (ls *leaderState) onAppend(n *Node, now time.Time) {
+	leo := n.log.LogEndOffset()
+	ls.parked = slices.DeleteFunc(ls.parked, func(p *parkedFetch) bool {
+		if p.offset < leo {
+			n.reply(p.m, n.completeFetch(now, p))
+			return true
+		}
+		return false
+	})
+}
+
+func (ls *leaderState) expireParked(n *Node, now time.Time) {
+	ls.parked = slices.DeleteFunc(ls.parked, func(p *parkedFetch) bool {
+		if !now.Before(p.deadline) {
+			n.reply(p.m, n.completeFetch(now, p))
+			return true
+		}
+		return false
+	})
+}
+
+// failParked answers every parked fetch with NOT_LEADER_OR_FOLLOWER when the
+// node stops leading, so followers go find the new leader at once.
+func (ls *leaderState) failParked(n *Node) {
+	for _, p := range ls.parked {
+		resp := p.req.ResponseKind().(*kmsg.FetchResponse)
+		fp := n.fetchErrorPartition(errNotLeaderOrFollower)
+		resp.Topics = []kmsg.FetchResponseTopic{fetchResponseTopic(p.req, fp)}
+		n.reply(p.m, resp)
+	}
+	ls.parked = nil
+}
+
+// Append hands records to the leader of epoch. They are written as one
+// batch when controller.quorum.append.linger.ms has passed since the first
+// of them (or at once when they fill a batch), and offered to the listener
+// once committed. It returns the offset the last record will have. The node
+// keeps the slices until it writes them; the caller must not modify them.
+func (n *Node) Append(now time.Time, epoch int32, records [][]byte) (int64, error) {
+	if err := n.enter(); err != nil {
+		return 0, err
+	}
+	defer n.exit()
+	if n.role != Leader || n.epoch != epoch || n.lead.resignRequested || n.shuttingDown {
+		return 0, fmt.Errorf("append in epoch %d: %w (node %d is %v in epoch %d)", epoch, ErrNotLeader, n.id, n.role, n.epoch)
+	}
+	if len(records) == 0 {
+		return 0, fmt.Errorf("append in epoch %d: no records", epoch)
+	}
+	ls := n.lead
+	for _, r := range records {
+		if len(r)+recordOverhead+storage.BatchHeaderSize > int(n.cfg.FetchMaxBytes) {
+			return 0, fmt.Errorf("append a record of %d bytes: larger than a batch may be (%d bytes)", len(r), n.cfg.FetchMaxBytes)
+		}
+		ls.pendingBytes += len(r) + recordOverhead
+	}
+	ls.pending = append(ls.pending, records...)
+	last := n.log.LogEndOffset() + int64(len(ls.pending)) - 1
+	if ls.drainAt.IsZero() {
+		ls.drainAt = now.Add(n.cfg.AppendLinger)
+	}
+	if ls.pendingBytes >= int(n.cfg.FetchMaxBytes) {
+		ls.drainAt = now
+	}
+	if err := n.poll(now); err != nil {
+		return 0, fmt.Errorf("raft node %d: append: %w", n.id, err)
+	}
+	return last, nil
+}
+
+// drain writes the accumulated records as batches of at most FetchMaxBytes.
+func (ls *leaderState) drain(n *Node, now time.Time) error {
+	var buf []byte
+	recs := make([]storage.Record, 0, len(ls.pending))
+	base, size := n.log.LogEndOffset(), storage.BatchHeaderSize
+	flush := func() {
+		buf = storage.AppendBatch(buf, storage.BatchSpec{BaseOffset: base, LeaderEpoch: n.epoch, Timestamp: now.UnixMilli()}, recs)
+		base += int64(len(recs))
+		recs, size = recs[:0], storage.BatchHeaderSize
+	}
+	for _, v := range ls.pending {
+		if len(recs) > 0 && size+len(v)+recordOverhead > int(n.cfg.FetchMaxBytes) {
+			flush()
+		}
+		recs = append(recs, storage.Record{Value: v})
+		size += len(v) + recordOverhead
+	}
+	flush()
+	ls.pending, ls.pendingBytes, ls.drainAt = nil, 0, time.Time{}
+	if err := n.log.AppendAsLeader(buf); err != nil {
+		return fmt.Errorf("append as leader: %w", err)
+	}
+	ls.onAppend(n, now)
+	return nil
+}
+
+func (n *Node) handleBeginQuorumEpochRequest(now time.Time, m Message, req *kmsg.BeginQuorumEpochRequest) error {
+	resp := req.ResponseKind().(*kmsg.BeginQuorumEpochResponse)
+	if !n.validClusterID(req.ClusterID) {
+		resp.ErrorCode = errInconsistentClusterID
+		n.reply(m, resp)
+		return nil
+	}
+	if len(req.Topics) != 1 || req.Topics[0].Topic != MetadataTopic ||
+		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
+		resp.ErrorCode = errInvalidRequest
+		n.reply(m, resp)
+		return nil
+	}
+	p := &req.Topics[0].Partitions[0]
+	code := n.validateVoterOnly(p.LeaderID, p.LeaderEpoch)
+	var err error
+	if code == errNone {
+		err = n.maybeTransition(now, p.LeaderID, p.LeaderEpoch)
+	}
+	rp := kmsg.NewBeginQuorumEpochResponseTopicPartition()
+	rp.ErrorCode, rp.LeaderID, rp.LeaderEpoch = code, n.leader, n.epoch
+	rt := kmsg.NewBeginQuorumEpochResponseTopic()
+	rt.Topic = MetadataTopic
+	rt.Partitions = []kmsg.BeginQuorumEpochResponseTopicPartition{rp}
+	resp.Topics = []kmsg.BeginQuorumEpochResponseTopic{rt}
+	n.reply(m, resp)
+	return err
+}
+
+func (n *Node) handleBeginQuorumEpochResponse(now time.Time, m Message, resp *kmsg.BeginQuorumEpochResponse) (bool, error) {
+	if resp.ErrorCode != errNone || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+		return false, nil
+	}
+	p := &resp.Topics[0].Partitions[0]
+	if handled, ok, err := n.handleCommonResponse(now, p.ErrorCode, p.LeaderID, p.LeaderEpoch); handled || err != nil {
+		return ok, err
+	}
+	if p.ErrorCode != errNone {
+		return false, nil
+	}
+	if n.role == Leader {
+		for _, r := range n.lead.voters {
+			if r.id == m.From {
+				r.acked = true
+			}
+		}
+	}
+	return true, nil
+}

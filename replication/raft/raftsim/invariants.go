@@ -1,0 +1,230 @@
+package raftsim
+
+import (
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/storage"
+)
+
+// invariants are those of Kafka's RaftEventSimulationTest, checked after
+// every event.
+type invariants struct {
+	// leaders maps each epoch to the one leader any node persisted for it.
+	leaders map[int32]int32
+	// epochs is each node's highest persisted epoch.
+	epochs map[int32]int32
+	// hwm is the highest high watermark a leader published, and leaderEpoch
+	// the highest epoch a running leader had.
+	hwm         int64
+	leaderEpoch int32
+	// starts is each node's log start offset when last checked.
+	starts map[int32]int64
+}
+
+func newInvariants() invariants {
+	return invariants{leaders: map[int32]int32{}, epochs: map[int32]int32{}, hwm: -1, starts: map[int32]int64{}}
+}
+
+func (inv *invariants) check(c *Cluster) {
+	if err := inv.verify(c); err != nil {
+		c.fail(err)
+	}
+}
+
+func (inv *invariants) verify(c *Cluster) error {
+	var top *simNode
+	var topStatus raft.Status
+	for _, sn := range c.nodes {
+		st, ok, err := sn.store.Read()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			st = raft.ElectionState{LeaderID: -1, VotedID: -1}
+		}
+		// MonotonicEpoch: a node's persisted epoch never goes back, and a
+		// running node works in the epoch it persisted.
+		if st.LeaderEpoch < inv.epochs[sn.id] {
+			return fmt.Errorf("MonotonicEpoch: node %d persisted epoch %d after %d", sn.id, st.LeaderEpoch, inv.epochs[sn.id])
+		}
+		inv.epochs[sn.id] = st.LeaderEpoch
+		// SingleLeader: one leader per epoch across every node's state.
+		if st.LeaderID >= 0 {
+			if l, ok := inv.leaders[st.LeaderEpoch]; ok && l != st.LeaderID {
+				return fmt.Errorf("SingleLeader: node %d says %d leads epoch %d, another said %d", sn.id, st.LeaderID, st.LeaderEpoch, l)
+			}
+			inv.leaders[st.LeaderEpoch] = st.LeaderID
+		}
+		if err := inv.verifySnapshots(c, sn); err != nil {
+			return err
+		}
+		if sn.node == nil {
+			continue
+		}
+		ns := sn.node.Status()
+		if ns.Epoch != st.LeaderEpoch {
+			return fmt.Errorf("MonotonicEpoch: node %d runs in epoch %d but persisted %d", sn.id, ns.Epoch, st.LeaderEpoch)
+		}
+		if ns.Role == raft.Leader {
+			if l := inv.leaders[ns.Epoch]; l != sn.id {
+				return fmt.Errorf("SingleLeader: node %d leads epoch %d, persisted leader is %d", sn.id, ns.Epoch, l)
+			}
+			if top == nil || ns.Epoch > topStatus.Epoch {
+				top, topStatus = sn, ns
+			}
+		}
+		// LeaderNeverLoadSnapshot is checked by the counter as it happens.
+		if sn.counter.err != nil {
+			return sn.counter.err
+		}
+	}
+	if top == nil || topStatus.HighWatermark < 0 || topStatus.Epoch < inv.leaderEpoch {
+		// No leader, or only one an election has already replaced.
+		return nil
+	}
+	inv.leaderEpoch = topStatus.Epoch
+	hw := topStatus.HighWatermark
+	// MonotonicHighWatermark: the newest leader's high watermark never goes back.
+	if hw < inv.hwm {
+		return fmt.Errorf("MonotonicHighWatermark: leader %d of epoch %d has high watermark %d after %d", top.id, topStatus.Epoch, hw, inv.hwm)
+	}
+	inv.hwm = hw
+	// MajorityReachedHighWatermark: a majority of voters hold the high
+	// watermark in their logs, running or not.
+	reached := 0
+	for _, sn := range c.nodes {
+		if sn.voter && sn.log.LogEndOffset() >= hw {
+			reached++
+		}
+	}
+	if reached < len(c.voters)/2+1 {
+		return fmt.Errorf("MajorityReachedHighWatermark: high watermark %d of leader %d is in %d of %d voters' logs", hw, top.id, reached, len(c.voters))
+	}
+	return nil
+}
+
+// verifySnapshots checks SnapshotAtLogStart when a node's log start moves:
+// a log that starts past zero starts at a snapshot, whose epoch the log's
+// first batch does not go below.
+func (inv *invariants) verifySnapshots(c *Cluster, sn *simNode) error {
+	start := sn.log.LogStartOffset()
+	if old, ok := inv.starts[sn.id]; ok && old == start {
+		return nil
+	}
+	inv.starts[sn.id] = start
+	snaps := sn.log.Snapshots()
+	if start == 0 {
+		if len(snaps) != 0 {
+			return fmt.Errorf("SnapshotAtLogStart: node %d has snapshots %v but its log starts at 0", sn.id, snaps)
+		}
+		return nil
+	}
+	if len(snaps) == 0 || snaps[0].EndOffset != start {
+		return fmt.Errorf("SnapshotAtLogStart: node %d's log starts at %d, snapshots %v", sn.id, start, snaps)
+	}
+	if start < sn.log.LogEndOffset() {
+		data, err := sn.log.Read(start, 1)
+		if err != nil {
+			return err
+		}
+		b, err := storage.DecodeBatch(data)
+		if err != nil {
+			return err
+		}
+		if b.FirstOffset != start || b.PartitionLeaderEpoch < snaps[0].Epoch {
+			return fmt.Errorf("SnapshotAtLogStart: node %d's snapshot %v is followed by a batch at %d in epoch %d",
+				sn.id, snaps[0], b.FirstOffset, b.PartitionLeaderEpoch)
+		}
+	}
+	return nil
+}
+
+// Validate checks ConsistentCommittedData at the end of a run: on every
+// running node, every committed offset (below what its listener applied)
+// holds in its log the record every other node committed there, and its
+// snapshot holds the counter value the others had at its offset.
+func (c *Cluster) Validate() error {
+	if c.err != nil {
+		return c.err
+	}
+	for _, sn := range c.nodes {
+		if sn.node == nil {
+			continue
+		}
+		st := sn.node.Status()
+		if s, ok := sn.log.LatestSnapshot(); ok {
+			if v, ok := c.ledger.boundaries[s.EndOffset]; ok && v != valueInSnapshot(sn.log, s) {
+				return fmt.Errorf("ConsistentCommittedData: node %d's snapshot %v holds %d, committed value there is %d", sn.id, s, valueInSnapshot(sn.log, s), v)
+			}
+		}
+		off := st.LogStartOffset
+		for off < st.AppliedOffset {
+			data, err := sn.log.Read(off, 1<<20)
+			if err != nil {
+				return fmt.Errorf("node %d: %w", sn.id, err)
+			}
+			err = storage.Batches(data, func(_ int, b *storage.Batch) error {
+				if b.FirstOffset >= st.AppliedOffset {
+					return errDone
+				}
+				recs, err := b.Records()
+				if err != nil {
+					return err
+				}
+				for _, r := range recs {
+					got := entry{epoch: b.PartitionLeaderEpoch, control: b.IsControl()}
+					if !got.control {
+						got.value = int64(beUint64(r.Value))
+					}
+					want, ok := c.ledger.entries[r.Offset]
+					if !ok {
+						return fmt.Errorf("ConsistentCommittedData: node %d applied offset %d but no listener saw it", sn.id, r.Offset)
+					}
+					if got != want {
+						return fmt.Errorf("ConsistentCommittedData: node %d holds %+v at committed offset %d, others %+v", sn.id, got, r.Offset, want)
+					}
+				}
+				off = b.NextOffset()
+				return nil
+			})
+			if err == errDone {
+				break
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+var errDone = fmt.Errorf("done")
+
+func beUint64(b []byte) uint64 {
+	if len(b) != 8 {
+		return 1<<64 - 1
+	}
+	return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
+		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
+}
+
+// valueInSnapshot reads the counter value a snapshot holds, -1 if unreadable.
+func valueInSnapshot(l *raft.MemoryLog, id raft.SnapshotID) int64 {
+	data, _, err := l.ReadSnapshot(id, 0, 1<<30)
+	if err != nil {
+		return -1
+	}
+	v := int64(-1)
+	_ = storage.Batches(data, func(_ int, b *storage.Batch) error {
+		if b.IsControl() || v >= 0 {
+			return nil
+		}
+		recs, err := b.Records()
+		if err == nil && len(recs) > 0 {
+			v = int64(beUint64(recs[0].Value))
+		}
+		return nil
+	})
+	return v
+}

@@ -1,0 +1,224 @@
+package raftsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+)
+
+// MixOptions tunes RunMix.
+type MixOptions struct {
+	// Faults is how many faults the chaos phase injects.
+	Faults int
+	// WireCheck encodes every message (see Options.WireCheck).
+	WireCheck bool
+	// TraceLines keeps the trace tail for error messages.
+	TraceLines int
+}
+
+// RunMix runs one seed of the randomized mix: a cluster of 1-5 voters and
+// 0-3 observers elects a leader, suffers a random sequence of kills,
+// restarts, graceful shutdowns, partitions (full and one-way), lossy links
+// and snapshots while its counter appends, then heals; it must then commit
+// again with every node caught up, and its committed data must agree
+// everywhere. The invariants are checked after every event.
+func RunMix(seed uint64, mo MixOptions) (*Cluster, error) {
+	r := rand.New(rand.NewPCG(seed, 0x6d6978))
+	cfg := TestConfig()
+	if r.IntN(4) == 0 {
+		cfg = raft.DefaultConfig()
+	}
+	if r.IntN(2) == 0 {
+		cfg.FetchMaxBytes = 1024
+	}
+	if r.IntN(2) == 0 {
+		cfg.AppendLinger = 25 * time.Millisecond
+	}
+	opts := Options{
+		Seed:            seed,
+		Voters:          1 + r.IntN(5),
+		Observers:       r.IntN(4),
+		Config:          cfg,
+		SnapshotPadding: []int{0, 3000}[r.IntN(2)],
+		WireCheck:       mo.WireCheck,
+		TraceLines:      mo.TraceLines,
+	}
+	c, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	c.record("mix: %d voters, %d observers, config %+v", opts.Voters, opts.Observers, cfg)
+	if err := c.RunFor(3 * time.Second); err != nil {
+		return c, err
+	}
+	for range mo.Faults {
+		c.randomFault(r)
+		if err := c.RunFor(time.Duration(200+r.IntN(2800)) * time.Millisecond); err != nil {
+			return c, err
+		}
+	}
+	if err := c.HealAndCatchUp(60 * time.Second); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+// HealAndCatchUp heals the network, restarts every stopped node and runs
+// until a leader has committed past every earlier high watermark and every
+// node has applied it.
+func (c *Cluster) HealAndCatchUp(limit time.Duration) error {
+	c.Heal()
+	for _, sn := range c.nodes {
+		if sn.node == nil {
+			c.Restart(sn.id)
+		} else if !sn.stopAt.IsZero() {
+			// A shutdown in progress completes; restart it afterwards.
+			id := sn.id
+			if err := c.RunUntil(func() bool { return !c.Running(id) }, 6*time.Second); err != nil {
+				return err
+			}
+			c.Restart(id)
+		}
+	}
+	target := c.inv.hwm + 1
+	err := c.RunUntil(func() bool {
+		if c.LeaderHighWatermark() < target {
+			return false
+		}
+		for _, sn := range c.nodes {
+			if sn.node == nil || sn.node.Status().AppliedOffset < target {
+				return false
+			}
+		}
+		return true
+	}, limit)
+	if err != nil {
+		return fmt.Errorf("liveness after healing: %w; %s", err, c.describe())
+	}
+	return nil
+}
+
+func (c *Cluster) describe() string {
+	s := ""
+	for _, sn := range c.nodes {
+		if sn.node == nil {
+			s += fmt.Sprintf("[%d down] ", sn.id)
+			continue
+		}
+		st := sn.node.Status()
+		s += fmt.Sprintf("[%d %v e%d l%d hw%d leo%d applied%d] ", sn.id, st.Role, st.Epoch, st.LeaderID, st.HighWatermark, st.LogEndOffset, st.AppliedOffset)
+	}
+	return s
+}
+
+func (c *Cluster) running() []int32 {
+	var out []int32
+	for _, sn := range c.nodes {
+		if sn.node != nil && sn.stopAt.IsZero() {
+			out = append(out, sn.id)
+		}
+	}
+	return out
+}
+
+func (c *Cluster) stopped() []int32 {
+	var out []int32
+	for _, sn := range c.nodes {
+		if sn.node == nil {
+			out = append(out, sn.id)
+		}
+	}
+	return out
+}
+
+func pick(r *rand.Rand, ids []int32) (int32, bool) {
+	if len(ids) == 0 {
+		return 0, false
+	}
+	return ids[r.IntN(len(ids))], true
+}
+
+// randomFault injects one fault, chosen by weight.
+func (c *Cluster) randomFault(r *rand.Rand) {
+	leader, _, hasLeader := c.Leader()
+	faults := []struct {
+		weight int
+		apply  func()
+	}{
+		{10, func() {
+			if id, ok := pick(r, c.running()); ok {
+				c.Kill(id)
+			}
+		}},
+		{10, func() {
+			if hasLeader {
+				c.Kill(leader)
+			}
+		}},
+		{15, func() {
+			if id, ok := pick(r, c.stopped()); ok {
+				c.Restart(id)
+			}
+		}},
+		{5, func() {
+			if id, ok := pick(r, c.running()); ok {
+				c.Shutdown(id)
+			}
+		}},
+		{5, func() {
+			if hasLeader {
+				c.Shutdown(leader)
+			}
+		}},
+		{5, func() {
+			if id, ok := pick(r, c.IDs()); ok {
+				c.Isolate(id)
+			}
+		}},
+		{8, func() {
+			if hasLeader {
+				c.Isolate(leader)
+			}
+		}},
+		{5, func() {
+			ids := c.IDs()
+			r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+			k := 1 + r.IntN(max(1, len(ids)-1))
+			c.Partition(ids[:k], ids[k:])
+		}},
+		{5, func() {
+			ids := c.IDs()
+			if len(ids) > 1 {
+				i := r.IntN(len(ids))
+				j := (i + 1 + r.IntN(len(ids)-1)) % len(ids)
+				c.CutOneWay(ids[i], ids[j])
+			}
+		}},
+		{10, c.Heal},
+		{5, func() { c.Degrade(r.Float64()*0.2, time.Duration(r.IntN(50))*time.Millisecond) }},
+		{10, func() {
+			if id, ok := pick(r, c.running()); ok {
+				c.Snapshot(id)
+			}
+		}},
+		{5, func() {
+			if hasLeader {
+				c.Snapshot(leader)
+			}
+		}},
+	}
+	total := 0
+	for _, f := range faults {
+		total += f.weight
+	}
+	x := r.IntN(total)
+	for _, f := range faults {
+		if x < f.weight {
+			f.apply()
+			return
+		}
+		x -= f.weight
+	}
+}

@@ -1,0 +1,477 @@
+// Package raftsim runs the quorum of package raft under a seeded
+// simulation: a virtual clock, a simulated network (drops, delays,
+// reordering, one-way and full partitions), hard kills that lose unflushed
+// records, graceful shutdowns, restarts and snapshots, with the invariants
+// of Kafka's RaftEventSimulationTest checked after every event. The same
+// seed replays the same run, event for event.
+package raftsim
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+)
+
+// Options shapes a simulated cluster.
+type Options struct {
+	Seed      uint64
+	Voters    int // 1 to 5
+	Observers int // 0 to 3
+	// Config is the quorum configuration; NodeID, Voters and ClusterID are
+	// filled in. The zero value means TestConfig.
+	Config raft.Config
+	// AppendInterval is how often the leader's counter appends; zero means
+	// 50ms, a negative value never.
+	AppendInterval time.Duration
+	// SnapshotPadding is how many bytes of padding a counter snapshot holds.
+	SnapshotPadding int
+	// WireCheck encodes and decodes every message with its Kafka version, as
+	// the network would.
+	WireCheck bool
+	// TraceLines keeps the last lines of the event trace for error messages.
+	TraceLines int
+}
+
+// TestConfig is the quorum configuration of Kafka's RaftEventSimulationTest.
+func TestConfig() raft.Config {
+	c := raft.DefaultConfig()
+	c.ElectionTimeout = 1000 * time.Millisecond
+	c.ElectionBackoffMax = 100 * time.Millisecond
+	c.FetchTimeout = 3000 * time.Millisecond
+	c.RetryBackoff = 50 * time.Millisecond
+	c.RequestTimeout = 3000 * time.Millisecond
+	c.FetchMaxWait = 100 * time.Millisecond
+	c.AppendLinger = 0
+	return c
+}
+
+// Start is the virtual time at which every simulation begins.
+var Start = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+const clusterID = "kraftlab-sim"
+
+// Cluster is a simulated quorum.
+type Cluster struct {
+	opts   Options
+	cfg    raft.Config
+	now    time.Time
+	rng    *rand.Rand
+	events eventQueue
+	seq    uint64
+	nodes  []*simNode
+	voters []int32
+	net    network
+	ledger *ledger
+
+	trace      hash.Hash64
+	traceLines []string
+	events64   [8]byte
+	processed  int
+
+	inv invariants
+	err error
+}
+
+type simNode struct {
+	id          int32
+	voter       bool
+	node        *raft.Node // nil while down
+	log         *raft.MemoryLog
+	store       *raft.MemoryQuorumStateStore
+	counter     *Counter
+	incarnation int
+	tickAt      time.Time
+	tickGen     uint64
+	flushing    bool
+	// stopAt is the deadline of a graceful shutdown in progress.
+	stopAt time.Time
+}
+
+// New builds a cluster with every node running.
+func New(opts Options) (*Cluster, error) {
+	if opts.Voters < 1 || opts.Voters > 5 || opts.Observers < 0 || opts.Observers > 3 {
+		return nil, fmt.Errorf("raftsim: %d voters and %d observers: want 1-5 and 0-3", opts.Voters, opts.Observers)
+	}
+	cfg := opts.Config
+	if cfg.ElectionTimeout == 0 {
+		cfg = TestConfig()
+	}
+	if opts.AppendInterval == 0 {
+		opts.AppendInterval = 50 * time.Millisecond
+	}
+	c := &Cluster{
+		opts:   opts,
+		now:    Start,
+		rng:    rand.New(rand.NewPCG(opts.Seed, 0x6b7261667473696d)),
+		ledger: newLedger(),
+		trace:  fnv.New64a(),
+		inv:    newInvariants(),
+	}
+	for i := 1; i <= opts.Voters; i++ {
+		c.voters = append(c.voters, int32(i))
+	}
+	cfg.Voters = c.voters
+	cfg.ClusterID = clusterID
+	c.cfg = cfg
+	ids := slices.Clone(c.voters)
+	for i := 1; i <= opts.Observers; i++ {
+		ids = append(ids, int32(100+i))
+	}
+	c.net = newNetwork(ids)
+	for _, id := range ids {
+		sn := &simNode{id: id, voter: id <= int32(opts.Voters), log: raft.NewMemoryLog(), store: &raft.MemoryQuorumStateStore{}}
+		c.nodes = append(c.nodes, sn)
+	}
+	for _, sn := range c.nodes {
+		if err := c.start(sn); err != nil {
+			return nil, err
+		}
+	}
+	if opts.AppendInterval > 0 {
+		c.after(opts.AppendInterval, c.appendTick)
+	}
+	return c, nil
+}
+
+// Now is the virtual time.
+func (c *Cluster) Now() time.Time { return c.now }
+
+// Voters returns the voter ids.
+func (c *Cluster) Voters() []int32 { return slices.Clone(c.voters) }
+
+// IDs returns every node id, voters first.
+func (c *Cluster) IDs() []int32 {
+	out := make([]int32, len(c.nodes))
+	for i, sn := range c.nodes {
+		out[i] = sn.id
+	}
+	return out
+}
+
+// Err returns the first invariant violation or node error seen.
+func (c *Cluster) Err() error { return c.err }
+
+// Events is the number of events processed.
+func (c *Cluster) Events() int { return c.processed }
+
+// TraceHash identifies the run's event trace: the same seed gives the same hash.
+func (c *Cluster) TraceHash() uint64 { return c.trace.Sum64() }
+
+// Trace returns the last lines of the event trace.
+func (c *Cluster) Trace() []string { return slices.Clone(c.traceLines) }
+
+func (c *Cluster) node(id int32) *simNode {
+	for _, sn := range c.nodes {
+		if sn.id == id {
+			return sn
+		}
+	}
+	return nil
+}
+
+// Running reports whether the node is up.
+func (c *Cluster) Running(id int32) bool { sn := c.node(id); return sn != nil && sn.node != nil }
+
+// Status returns a running node's status.
+func (c *Cluster) Status(id int32) (raft.Status, bool) {
+	sn := c.node(id)
+	if sn == nil || sn.node == nil {
+		return raft.Status{}, false
+	}
+	return sn.node.Status(), true
+}
+
+// Leader returns the running leader of the highest epoch.
+func (c *Cluster) Leader() (id, epoch int32, ok bool) {
+	for _, sn := range c.nodes {
+		if sn.node == nil {
+			continue
+		}
+		if st := sn.node.Status(); st.Role == raft.Leader && (!ok || st.Epoch > epoch) {
+			id, epoch, ok = sn.id, st.Epoch, true
+		}
+	}
+	return id, epoch, ok
+}
+
+// LeaderHighWatermark is the high watermark of the running leader of the
+// highest epoch, -1 if none is known.
+func (c *Cluster) LeaderHighWatermark() int64 {
+	id, _, ok := c.Leader()
+	if !ok {
+		return -1
+	}
+	st, _ := c.Status(id)
+	return st.HighWatermark
+}
+
+func (c *Cluster) record(format string, args ...any) {
+	line := fmt.Sprintf("%9.3f "+format, append([]any{c.now.Sub(Start).Seconds()}, args...)...)
+	c.trace.Write([]byte(line))
+	if c.opts.TraceLines > 0 {
+		if len(c.traceLines) >= c.opts.TraceLines {
+			c.traceLines = c.traceLines[1:]
+		}
+		c.traceLines = append(c.traceLines, line)
+	}
+}
+
+// recordFast adds an event to the trace hash without formatting it.
+func (c *Cluster) recordFast(kind byte, node int32, id uint64) {
+	b := c.events64[:]
+	binary.LittleEndian.PutUint64(b, uint64(c.now.UnixNano()))
+	c.trace.Write(b)
+	binary.LittleEndian.PutUint64(b, uint64(kind)<<56|uint64(uint32(node))<<24^id)
+	c.trace.Write(b)
+	if c.opts.TraceLines > 0 {
+		c.record("%c node %d #%d", kind, node, id)
+	}
+}
+
+func (c *Cluster) fail(err error) {
+	if c.err == nil {
+		c.err = fmt.Errorf("at %v (event %d): %w", c.now.Sub(Start), c.processed, err)
+	}
+}
+
+// start creates a node's raft.Node from its persisted state.
+func (c *Cluster) start(sn *simNode) error {
+	cfg := c.cfg
+	cfg.NodeID = sn.id
+	sn.incarnation++
+	sn.counter = newCounter(sn.id, c.ledger)
+	rng := rand.New(rand.NewPCG(c.opts.Seed^uint64(sn.id)<<32, uint64(sn.incarnation)))
+	n, err := raft.New(cfg, sn.log, sn.store, sn.counter, rng, c.now)
+	if err != nil {
+		return fmt.Errorf("start node %d: %w", sn.id, err)
+	}
+	sn.node = n
+	sn.flushing = false
+	sn.tickAt = time.Time{}
+	sn.stopAt = time.Time{}
+	c.record("start node %d (incarnation %d)", sn.id, sn.incarnation)
+	c.afterNode(sn)
+	return nil
+}
+
+// afterNode drains what a node produced: its messages go on the network,
+// a flush is scheduled if its log needs one, and its next tick is set.
+func (c *Cluster) afterNode(sn *simNode) {
+	n := sn.node
+	if n == nil {
+		return
+	}
+	if sn.counter.err != nil {
+		c.fail(sn.counter.err)
+	}
+	for _, m := range n.Outbox() {
+		c.net.send(c, m)
+	}
+	if n.NeedsFlush() && !sn.flushing {
+		sn.flushing = true
+		inc := sn.incarnation
+		// An fsync takes 0-2ms; a crash before it loses the records.
+		c.after(time.Duration(c.rng.IntN(2000))*time.Microsecond, func() {
+			if sn.node == nil || sn.incarnation != inc {
+				return
+			}
+			sn.flushing = false
+			if err := sn.log.Flush(); err != nil {
+				c.fail(err)
+				return
+			}
+			c.recordFast('F', sn.id, uint64(sn.log.LastFlushedOffset()))
+			c.nodeErr(sn, sn.node.Flushed(c.now))
+		})
+	}
+	if d := n.NextDeadline(); !d.IsZero() && (d != sn.tickAt) {
+		sn.tickAt = d
+		sn.tickGen++
+		gen, inc := sn.tickGen, sn.incarnation
+		c.at(d, func() {
+			if sn.node == nil || sn.incarnation != inc || sn.tickGen != gen {
+				return
+			}
+			sn.tickAt = time.Time{}
+			c.recordFast('T', sn.id, 0)
+			c.nodeErr(sn, sn.node.Tick(c.now))
+		})
+	}
+}
+
+func (c *Cluster) nodeErr(sn *simNode, err error) {
+	if err != nil {
+		c.fail(err)
+	}
+	c.afterNode(sn)
+}
+
+// appendTick makes the leader's counter append 1-3 records.
+func (c *Cluster) appendTick() {
+	for _, sn := range c.nodes {
+		if sn.node == nil || !sn.counter.writable || !sn.stopAt.IsZero() {
+			continue
+		}
+		st := sn.node.Status()
+		if st.Role != raft.Leader {
+			continue
+		}
+		k := 1 + c.rng.IntN(3)
+		if _, err := sn.node.Append(c.now, st.Epoch, sn.counter.nextRecords(k)); err == nil {
+			sn.counter.pending += int64(k)
+			c.recordFast('A', sn.id, uint64(k))
+		}
+		c.afterNode(sn)
+	}
+	c.after(c.opts.AppendInterval, c.appendTick)
+}
+
+// Kill stops a node at once, as a crash: its unflushed records are lost.
+func (c *Cluster) Kill(id int32) {
+	sn := c.node(id)
+	if sn == nil || sn.node == nil {
+		return
+	}
+	c.record("kill node %d", id)
+	sn.node = nil
+	sn.log.Crash()
+}
+
+// Restart starts a stopped node again.
+func (c *Cluster) Restart(id int32) {
+	sn := c.node(id)
+	if sn == nil || sn.node != nil {
+		return
+	}
+	if err := c.start(sn); err != nil {
+		c.fail(err)
+	}
+}
+
+// Shutdown stops a node gracefully: a leader hands over first. The node
+// stops once its shutdown completes, or after five seconds.
+func (c *Cluster) Shutdown(id int32) {
+	sn := c.node(id)
+	if sn == nil || sn.node == nil || !sn.stopAt.IsZero() {
+		return
+	}
+	c.record("shutdown node %d", id)
+	sn.stopAt = c.now.Add(5 * time.Second)
+	c.nodeErr(sn, sn.node.Shutdown(c.now))
+	c.watchShutdown(sn, sn.incarnation)
+}
+
+func (c *Cluster) watchShutdown(sn *simNode, inc int) {
+	if sn.node == nil || sn.incarnation != inc {
+		return
+	}
+	if sn.node.ShutdownComplete() || !c.now.Before(sn.stopAt) {
+		// A graceful stop flushes the log, so nothing is lost.
+		if err := sn.log.Flush(); err != nil {
+			c.fail(err)
+		}
+		c.record("stopped node %d", sn.id)
+		sn.node = nil
+		return
+	}
+	c.after(10*time.Millisecond, func() { c.watchShutdown(sn, inc) })
+}
+
+// Snapshot makes a node snapshot its counter at the offset it applied, if
+// that moves past its log start.
+func (c *Cluster) Snapshot(id int32) bool {
+	sn := c.node(id)
+	if sn == nil || sn.node == nil {
+		return false
+	}
+	st := sn.node.Status()
+	end := sn.counter.next
+	if end <= st.LogStartOffset || end > st.HighWatermark || end != st.AppliedOffset {
+		return false
+	}
+	c.record("snapshot node %d at %d", id, end)
+	err := sn.node.CreateSnapshot(c.now, end, sn.counter.snapshotRecords(c.opts.SnapshotPadding))
+	c.nodeErr(sn, err)
+	return err == nil
+}
+
+// RunFor processes events for d of virtual time, stopping at the first
+// violation.
+func (c *Cluster) RunFor(d time.Duration) error {
+	return c.runUntil(c.now.Add(d), nil)
+}
+
+// RunUntil processes events until cond holds (checked after every event) or
+// limit passes; it fails if cond never held.
+func (c *Cluster) RunUntil(cond func() bool, limit time.Duration) error {
+	end := c.now.Add(limit)
+	if err := c.runUntil(end, cond); err != nil {
+		return err
+	}
+	if !cond() {
+		return fmt.Errorf("condition not reached within %v (at %v)", limit, c.now.Sub(Start))
+	}
+	return nil
+}
+
+func (c *Cluster) runUntil(end time.Time, cond func() bool) error {
+	for c.err == nil {
+		if cond != nil && cond() {
+			return nil
+		}
+		if len(c.events) == 0 || c.events[0].at.After(end) {
+			c.now = end
+			return c.err
+		}
+		ev := heap.Pop(&c.events).(*event)
+		c.now = ev.at
+		c.processed++
+		ev.fn()
+		if c.err == nil {
+			c.inv.check(c)
+		}
+	}
+	return c.err
+}
+
+// after schedules fn after d; at schedules it at t.
+func (c *Cluster) after(d time.Duration, fn func()) { c.at(c.now.Add(d), fn) }
+
+func (c *Cluster) at(t time.Time, fn func()) {
+	if t.Before(c.now) {
+		t = c.now
+	}
+	c.seq++
+	heap.Push(&c.events, &event{at: t, seq: c.seq, fn: fn})
+}
+
+type event struct {
+	at  time.Time
+	seq uint64
+	fn  func()
+}
+
+type eventQueue []*event
+
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
+	if !q[i].at.Equal(q[j].at) {
+		return q[i].at.Before(q[j].at)
+	}
+	return q[i].seq < q[j].seq
+}
+func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)   { *q = append(*q, x.(*event)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}

@@ -1,0 +1,113 @@
+package raft
+
+import (
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (n *Node) pollResigned(now time.Time) (time.Time, error) {
+	var wake time.Time
+	for _, v := range n.resign.unacked {
+		wake = earliest(wake, n.trySend(now, v, func() kmsg.Request { return n.endQuorumEpochRequest() }))
+	}
+	if n.shuttingDown {
+		return wake, nil
+	}
+	if !now.Before(n.electionDeadline) {
+		// No successor showed up: take part in elections again. The node
+		// still voted for itself in this epoch, so it grants no other vote.
+		n.logger.Info("unattached after resigning", "epoch", n.epoch)
+		n.leader = -1
+		n.setRole(Unattached)
+		n.electionDeadline = now.Add(n.randomElectionTimeout())
+		return now, nil
+	}
+	return earliest(wake, n.electionDeadline), nil
+}
+
+func (n *Node) endQuorumEpochRequest() *kmsg.EndQuorumEpochRequest {
+	req := kmsg.NewPtrEndQuorumEpochRequest()
+	req.Version = EndQuorumEpochVersion
+	req.ClusterID = &n.cfg.ClusterID
+	p := kmsg.NewEndQuorumEpochRequestTopicPartition()
+	p.LeaderID = n.id
+	p.LeaderEpoch = n.epoch
+	for _, s := range n.resign.successors {
+		c := kmsg.NewEndQuorumEpochRequestTopicPartitionPreferredCandidate()
+		c.CandidateID = s
+		p.PreferredCandidates = append(p.PreferredCandidates, c)
+	}
+	p.PreferredSuccessors = slices.Clone(n.resign.successors)
+	t := kmsg.NewEndQuorumEpochRequestTopic()
+	t.Topic = MetadataTopic
+	t.Partitions = []kmsg.EndQuorumEpochRequestTopicPartition{p}
+	req.Topics = []kmsg.EndQuorumEpochRequestTopic{t}
+	return req
+}
+
+func (n *Node) handleEndQuorumEpochRequest(now time.Time, m Message, req *kmsg.EndQuorumEpochRequest) error {
+	resp := req.ResponseKind().(*kmsg.EndQuorumEpochResponse)
+	if !n.validClusterID(req.ClusterID) {
+		resp.ErrorCode = errInconsistentClusterID
+		n.reply(m, resp)
+		return nil
+	}
+	if len(req.Topics) != 1 || req.Topics[0].Topic != MetadataTopic ||
+		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
+		resp.ErrorCode = errInvalidRequest
+		n.reply(m, resp)
+		return nil
+	}
+	p := &req.Topics[0].Partitions[0]
+	code := n.validateVoterOnly(p.LeaderID, p.LeaderEpoch)
+	var err error
+	if code == errNone {
+		err = n.maybeTransition(now, p.LeaderID, p.LeaderEpoch)
+	}
+	if err == nil && code == errNone && n.role == Follower && n.leader == p.LeaderID {
+		successors := p.PreferredSuccessors
+		if req.Version >= 1 {
+			successors = successors[:0:0]
+			for _, c := range p.PreferredCandidates {
+				successors = append(successors, c.CandidateID)
+			}
+		}
+		position := slices.Index(successors, n.id)
+		if position < 0 {
+			position = len(successors)
+		}
+		// The most caught-up successor stands at once, the others later by
+		// their position, so the best one most likely wins. The leader has
+		// left: its followers may grant pre-votes now.
+		n.fetchDeadline = now.Add(n.strictExponentialBackoff(position, len(successors)))
+		n.fetchedFromLeader = false
+		n.logger.Info("leader resigned", "leader", p.LeaderID, "epoch", p.LeaderEpoch, "position", position)
+	}
+	rp := kmsg.NewEndQuorumEpochResponseTopicPartition()
+	rp.ErrorCode, rp.LeaderID, rp.LeaderEpoch = code, n.leader, n.epoch
+	rt := kmsg.NewEndQuorumEpochResponseTopic()
+	rt.Topic = MetadataTopic
+	rt.Partitions = []kmsg.EndQuorumEpochResponseTopicPartition{rp}
+	resp.Topics = []kmsg.EndQuorumEpochResponseTopic{rt}
+	n.reply(m, resp)
+	return err
+}
+
+func (n *Node) handleEndQuorumEpochResponse(now time.Time, m Message, resp *kmsg.EndQuorumEpochResponse) (bool, error) {
+	if resp.ErrorCode != errNone || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+		return false, nil
+	}
+	p := &resp.Topics[0].Partitions[0]
+	if handled, ok, err := n.handleCommonResponse(now, p.ErrorCode, p.LeaderID, p.LeaderEpoch); handled || err != nil {
+		return ok, err
+	}
+	if p.ErrorCode != errNone {
+		return false, nil
+	}
+	if n.role == Resigned {
+		n.resign.unacked = slices.DeleteFunc(n.resign.unacked, func(id int32) bool { return id == m.From })
+	}
+	return true, nil
+}

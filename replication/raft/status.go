@@ -1,0 +1,137 @@
+package raft
+
+import (
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Status is a snapshot of a node's state, for views like the TUI and
+// `kraftlab status`.
+type Status struct {
+	NodeID   int32
+	Voter    bool
+	Role     Role
+	Epoch    int32
+	LeaderID int32 // -1 while unknown
+	VotedID  int32 // -1 for none
+	// HighWatermark is what the node publishes: for a leader, its epoch's
+	// high watermark (-1 until the epoch's first commit); for others, the
+	// one they learned.
+	HighWatermark  int64
+	LogStartOffset int64
+	LogEndOffset   int64
+	FlushedOffset  int64
+	// LatestSnapshot is valid when HasSnapshot.
+	LatestSnapshot SnapshotID
+	HasSnapshot    bool
+	// AppliedOffset is the next offset the listener will be handed.
+	AppliedOffset int64
+	ShuttingDown  bool
+	// Replicas is the leader's view of every voter and of the observers
+	// that fetched in the last five minutes; nil on other nodes.
+	Replicas []ReplicaStatus
+}
+
+// ReplicaStatus is the leader's view of one replica.
+type ReplicaStatus struct {
+	NodeID int32
+	Voter  bool
+	// LogEndOffset is the offset of its last fetch, -1 before any.
+	LogEndOffset int64
+	LastFetch    time.Time
+	LastCaughtUp time.Time
+	// FetchParked: a Fetch from it waits in the leader's purgatory.
+	FetchParked bool
+}
+
+// Status returns the node's current state.
+func (n *Node) Status() Status {
+	s := Status{
+		NodeID:         n.id,
+		Voter:          n.voter,
+		Role:           n.role,
+		Epoch:          n.epoch,
+		LeaderID:       n.leader,
+		VotedID:        n.voted,
+		HighWatermark:  n.highWatermark(),
+		LogStartOffset: n.log.LogStartOffset(),
+		LogEndOffset:   n.log.LogEndOffset(),
+		FlushedOffset:  n.log.LastFlushedOffset(),
+		AppliedOffset:  n.listenerNext,
+		ShuttingDown:   n.shuttingDown,
+	}
+	s.LatestSnapshot, s.HasSnapshot = n.log.LatestSnapshot()
+	if n.role == Leader {
+		for _, rs := range [][]*replicaState{n.lead.voters, n.lead.observers} {
+			for _, r := range rs {
+				st := ReplicaStatus{
+					NodeID:       r.id,
+					Voter:        r.voter,
+					LogEndOffset: r.endOffset,
+					LastFetch:    r.lastFetch,
+					LastCaughtUp: r.lastCaughtUp,
+				}
+				for _, p := range n.lead.parked {
+					st.FetchParked = st.FetchParked || p.replica == r.id
+				}
+				s.Replicas = append(s.Replicas, st)
+			}
+		}
+	}
+	return s
+}
+
+// describeQuorum answers DescribeQuorum. The leader fills in every replica;
+// another node answers NOT_LEADER_OR_FOLLOWER with what it knows (the
+// leader, the epoch, the voters and its own log end offset).
+func (n *Node) describeQuorum(now time.Time, req *kmsg.DescribeQuorumRequest) *kmsg.DescribeQuorumResponse {
+	resp := req.ResponseKind().(*kmsg.DescribeQuorumResponse)
+	t := kmsg.NewDescribeQuorumResponseTopic()
+	t.Topic = MetadataTopic
+	p := kmsg.NewDescribeQuorumResponseTopicPartition()
+	if len(req.Topics) != 1 || req.Topics[0].Topic != MetadataTopic ||
+		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
+		p.ErrorCode = errUnknownTopicOrPartition
+		t.Partitions = []kmsg.DescribeQuorumResponseTopicPartition{p}
+		resp.Topics = []kmsg.DescribeQuorumResponseTopic{t}
+		return resp
+	}
+	p.LeaderID, p.LeaderEpoch, p.HighWatermark = n.leader, n.epoch, n.highWatermark()
+	state := func(id int32, leo int64, fetch, caughtUp time.Time) kmsg.DescribeQuorumResponseTopicPartitionReplicaState {
+		r := kmsg.NewDescribeQuorumResponseTopicPartitionReplicaState()
+		r.ReplicaID, r.LogEndOffset = id, leo
+		if !fetch.IsZero() {
+			r.LastFetchTimestamp = fetch.UnixMilli()
+		}
+		if !caughtUp.IsZero() {
+			r.LastCaughtUpTimestamp = caughtUp.UnixMilli()
+		}
+		return r
+	}
+	if n.role != Leader {
+		p.ErrorCode = errNotLeaderOrFollower
+		for _, v := range n.cfg.Voters {
+			leo := int64(-1)
+			if v == n.id {
+				leo = n.log.LogEndOffset()
+			}
+			p.CurrentVoters = append(p.CurrentVoters, state(v, leo, time.Time{}, time.Time{}))
+		}
+	} else {
+		for _, r := range n.lead.voters {
+			if r.id == n.id {
+				// The leader is always caught up with itself.
+				p.CurrentVoters = append(p.CurrentVoters, state(r.id, n.log.LogEndOffset(), now, now))
+				continue
+			}
+			p.CurrentVoters = append(p.CurrentVoters, state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp))
+		}
+		for _, r := range n.lead.observers {
+			p.Observers = append(p.Observers, state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp))
+		}
+	}
+	t.Partitions = []kmsg.DescribeQuorumResponseTopicPartition{p}
+	resp.Topics = []kmsg.DescribeQuorumResponseTopic{t}
+	return resp
+}
