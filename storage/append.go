@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -52,6 +53,46 @@ func (l *Log) appendLeader(records []Record, epoch int32, ts int64, control bool
 		return 0, 0, err
 	}
 	return base, base + int64(len(records)) - 1, nil
+}
+
+// AppendBatchesAsLeader appends batches a producer encoded (as a Produce
+// request carries them, possibly compressed): each must be whole and pass
+// its CRC. Like Kafka's leader it assigns offsets from the log end offset
+// and stamps the leader epoch, rewriting both in raw in place; the CRC does
+// not cover them. It returns the offsets the batches took. On any error
+// nothing is appended.
+func (l *Log) AppendBatchesAsLeader(raw []byte, epoch int32) (base, last int64, err error) {
+	if len(raw) == 0 {
+		return 0, 0, errors.New("append: no batches")
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return 0, 0, l.err
+	}
+	if last := l.epochs.lastEpoch(); epoch < last {
+		return 0, 0, fmt.Errorf("append: %w: epoch %d, log at %d", ErrStaleEpoch, epoch, last)
+	}
+	for pos := 0; pos < len(raw); {
+		h, err := verifyBatch(raw[pos:])
+		if err != nil {
+			return 0, 0, fmt.Errorf("append: batch at position %d: %w", pos, err)
+		}
+		pos += h.size
+	}
+	base = l.leo()
+	next := base
+	for pos := 0; pos < len(raw); {
+		h, _ := parseHeader(raw[pos:])
+		binary.BigEndian.PutUint64(raw[pos:], uint64(next))
+		binary.BigEndian.PutUint32(raw[pos+offsetLeaderEpoch:], uint32(epoch))
+		next += h.last - h.base + 1
+		pos += h.size
+	}
+	if err := l.write(raw); err != nil {
+		return 0, 0, err
+	}
+	return base, next - 1, nil
 }
 
 // AppendAsFollower appends batches a leader encoded, as they came in a Fetch

@@ -44,11 +44,16 @@ func (l *Log) flushLocked() error {
 }
 
 // Close flushes the log (as Flush does), writes what remains of the index
-// and closes its files. The Log is unusable afterwards.
+// and closes its files. The Log is unusable afterwards. Closing a log that
+// failed closes its files and returns the failure.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return l.err
+	}
 	if l.err != nil {
+		l.closeFiles(l.err)
 		return l.err
 	}
 	err := l.flushLocked()
@@ -69,7 +74,11 @@ func (l *Log) Close() error {
 func (l *Log) Crash() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return l.err
+	}
 	if l.err != nil {
+		l.closeFiles(l.err)
 		return l.err
 	}
 	err := l.loseUnflushed()
@@ -106,6 +115,6 @@ func (l *Log) closeFiles(reason error) error {
 	for _, s := range l.segs {
 		err = errors.Join(err, s.close())
 	}
-	l.err = reason
+	l.err, l.closed = reason, true
 	return err
 }

@@ -141,3 +141,29 @@ func TestTruncateLowersFlushed(t *testing.T) {
 	l = crashAndReopen(t, l, Options{})
 	l.Close()
 }
+
+// A crash can lose data up to past the log start; the log reopens empty at
+// its start.
+func TestCrashBelowLogStart(t *testing.T) {
+	dir := t.TempDir()
+	l := openLog(t, dir, small)
+	fill(t, l, 20)
+	start := l.LogEndOffset() - 3
+	if err := l.AdvanceLogStart(start); err != nil {
+		t.Fatal(err)
+	}
+	if l.LastFlushedOffset() != 0 {
+		t.Fatalf("flushed %d without a flush", l.LastFlushedOffset())
+	}
+	if err := l.Crash(); err != nil {
+		t.Fatal(err)
+	}
+	l = openLog(t, dir, small)
+	defer l.Close()
+	if l.LogStartOffset() != start || l.LogEndOffset() != start {
+		t.Fatalf("offsets %d-%d, want an empty log at %d", l.LogStartOffset(), l.LogEndOffset(), start)
+	}
+	if base, _ := mustAppend(t, l, 5, records("x", 1, 1)); base != start {
+		t.Fatalf("append at %d", base)
+	}
+}

@@ -37,6 +37,7 @@ const (
 	FlushNever
 )
 
+// String returns "always", "interval" or "never".
 func (p FlushPolicy) String() string {
 	switch p {
 	case FlushAlways:
@@ -108,6 +109,7 @@ type Log struct {
 	epochsDirty bool // epochs changed since leader-epoch-checkpoint was written
 	recovery    RecoveryReport
 	err         error // once set (closed, crashed, failed), every call returns it
+	closed      bool  // files closed
 
 	buf     []byte // encodes leader batches
 	scratch []byte // encodes index entries

@@ -384,3 +384,78 @@ func TestAppendRejects(t *testing.T) {
 		t.Fatal("FlushInterval without an interval accepted")
 	}
 }
+
+// Reads run alongside appends, truncations and start moves; run with -race.
+func TestConcurrentReads(t *testing.T) {
+	l := openLog(t, t.TempDir(), small)
+	defer l.Close()
+	fill(t, l, 10)
+	done := make(chan struct{})
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				start, end := l.LogStartOffset(), l.LogEndOffset()
+				raw, err := l.Read(start+(end-start)/2, 500)
+				if err != nil && !errors.Is(err, ErrOffsetOutOfRange) {
+					errs <- err
+					return
+				}
+				if err := Batches(raw, func(int, *Batch) error { return nil }); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 200 {
+		mustAppend(t, l, 1, records("c", 1+i%3, 50))
+		switch i % 50 {
+		case 20:
+			if err := l.TruncateTo(l.LogEndOffset() - 5); err != nil {
+				t.Error(err)
+			}
+		case 40:
+			if err := l.AdvanceLogStart(l.LogEndOffset() - 30); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	close(done)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A producer's batches, offsets from 0, get the log's offsets and epoch.
+func TestAppendBatchesAsLeader(t *testing.T) {
+	l := openLog(t, t.TempDir(), small)
+	defer l.Close()
+	mustAppend(t, l, 2, records("a", 3, 10))
+	produced := AppendBatch(nil, BatchSpec{LeaderEpoch: -1}, records("p", 2, 10))
+	produced = AppendBatch(produced, BatchSpec{LeaderEpoch: -1}, records("q", 4, 10))
+	base, last, err := l.AppendBatchesAsLeader(produced, 3)
+	if err != nil || base != 3 || last != 8 {
+		t.Fatalf("append: %d-%d %v", base, last, err)
+	}
+	got := readAll(t, l, 3, 1<<20)
+	if len(got) != 2 || got[0].FirstOffset != 3 || got[1].FirstOffset != 5 || got[1].PartitionLeaderEpoch != 3 || l.LastEpoch() != 3 {
+		t.Fatalf("batches %+v", got)
+	}
+	bad := AppendBatch(nil, BatchSpec{}, records("r", 1, 10))
+	bad[len(bad)-1] ^= 1
+	if _, _, err := l.AppendBatchesAsLeader(append(AppendBatch(nil, BatchSpec{}, records("s", 1, 10)), bad...), 3); !errors.Is(err, ErrCorruptBatch) || l.LogEndOffset() != 9 {
+		t.Fatalf("bad batch: %v, end %d", err, l.LogEndOffset())
+	}
+	if _, _, err := l.AppendBatchesAsLeader(AppendBatch(nil, BatchSpec{}, records("s", 1, 10)), 2); !errors.Is(err, ErrStaleEpoch) {
+		t.Fatalf("stale epoch: %v", err)
+	}
+}

@@ -40,6 +40,7 @@ type RecoveryReport struct {
 // Truncated reports whether Open cut off a tail.
 func (r RecoveryReport) Truncated() bool { return r.Segment != "" }
 
+// String describes the repairs in one line, or says "clean".
 func (r RecoveryReport) String() string {
 	var parts []string
 	if r.Truncated() {
