@@ -1,0 +1,137 @@
+package wire
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Kafka error codes the server itself answers with.
+var (
+	errUnsupportedVersion  = kerr.UnsupportedVersion.Code
+	errInvalidRequest      = kerr.InvalidRequest.Code
+	errRebootstrapRequired = kerr.RebootstrapRequired.Code
+)
+
+// APIRange is one API a server serves, by Kafka API key, and the versions of
+// it that the server accepts.
+type APIRange struct {
+	Key        int16
+	MinVersion int16
+	MaxVersion int16
+}
+
+// apiTable is the validated set of served ranges.
+type apiTable struct {
+	byKey [kmsg.MaxKey + 1]struct {
+		min, max int16
+		served   bool
+	}
+	// list is what ApiVersions answers, sorted by key; it is shared by all
+	// responses and never modified.
+	list []kmsg.ApiVersionsResponseApiKey
+}
+
+// newAPITable validates apis and adds ApiVersions, which the server answers
+// itself at every version kmsg knows.
+func newAPITable(apis []APIRange) (*apiTable, error) {
+	t := &apiTable{}
+	all := append(slices.Clone(apis), APIRange{Key: apiVersionsKey, MaxVersion: new(kmsg.ApiVersionsRequest).MaxVersion()})
+	for i, r := range all {
+		req := kmsg.RequestForKey(r.Key)
+		switch {
+		case req == nil:
+			return nil, fmt.Errorf("API key %d: unknown to kmsg", r.Key)
+		case r.Key == apiVersionsKey && i < len(apis):
+			return nil, fmt.Errorf("API key %d (ApiVersions): answered by the server itself, do not declare it", r.Key)
+		case r.MinVersion < 0 || r.MinVersion > r.MaxVersion || r.MaxVersion > req.MaxVersion():
+			return nil, fmt.Errorf("%s: versions %d..%d outside 0..%d", kmsg.NameForKey(r.Key), r.MinVersion, r.MaxVersion, req.MaxVersion())
+		case t.byKey[r.Key].served:
+			return nil, fmt.Errorf("%s: declared twice", kmsg.NameForKey(r.Key))
+		}
+		t.byKey[r.Key].min, t.byKey[r.Key].max, t.byKey[r.Key].served = r.MinVersion, r.MaxVersion, true
+		k := kmsg.NewApiVersionsResponseApiKey()
+		k.ApiKey, k.MinVersion, k.MaxVersion = r.Key, r.MinVersion, r.MaxVersion
+		t.list = append(t.list, k)
+	}
+	slices.SortFunc(t.list, func(a, b kmsg.ApiVersionsResponseApiKey) int { return int(a.ApiKey) - int(b.ApiKey) })
+	return t, nil
+}
+
+func (t *apiTable) serves(key, version int16) bool {
+	if key < 0 || int(key) >= len(t.byKey) {
+		return false
+	}
+	r := t.byKey[key]
+	return r.served && version >= r.min && version <= r.max
+}
+
+// unsupported builds Kafka's answer to a request for an API or version the
+// server does not serve, or returns nil if none can be built (the connection
+// is then closed). For ApiVersions that is a v0 response with
+// UNSUPPORTED_VERSION listing only ApiVersions' own range, so the client can
+// retry at a version we know (KIP-511). For other APIs it is the response at
+// the request's version with its top-level ErrorCode set, which every
+// KRaft RPC has; APIs without one (Produce, Metadata) cannot carry the error.
+func (t *apiTable) unsupported(h requestHeader) kmsg.Response {
+	if h.key == apiVersionsKey {
+		resp := kmsg.NewPtrApiVersionsResponse()
+		resp.ErrorCode = errUnsupportedVersion
+		r := t.byKey[apiVersionsKey]
+		k := kmsg.NewApiVersionsResponseApiKey()
+		k.ApiKey, k.MinVersion, k.MaxVersion = apiVersionsKey, r.min, r.max
+		resp.ApiKeys = []kmsg.ApiVersionsResponseApiKey{k}
+		return resp
+	}
+	resp := kmsg.ResponseForKey(h.key)
+	if resp == nil || h.version < 0 || h.version > resp.MaxVersion() {
+		return nil
+	}
+	code := reflect.ValueOf(resp).Elem().FieldByName("ErrorCode")
+	if !code.IsValid() || code.Kind() != reflect.Int16 {
+		return nil
+	}
+	code.SetInt(int64(errUnsupportedVersion))
+	resp.SetVersion(h.version)
+	return resp
+}
+
+// apiVersions answers an ApiVersions request at a served version. clusterID
+// and nodeID are the server's, for the KIP-1242 check of v5 requests; an
+// empty clusterID skips it.
+func (t *apiTable) apiVersions(req *kmsg.ApiVersionsRequest, clusterID string, nodeID int32) kmsg.Response {
+	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	switch {
+	case req.Version >= 3 && (!validSoftware(req.ClientSoftwareName) || !validSoftware(req.ClientSoftwareVersion)):
+		resp.ErrorCode = errInvalidRequest
+	case req.Version >= 5 && (req.ClusterID != nil) != (req.NodeID >= 0):
+		resp.ErrorCode = errInvalidRequest
+	case req.Version >= 5 && req.ClusterID != nil && clusterID != "" && (*req.ClusterID != clusterID || req.NodeID != nodeID):
+		resp.ErrorCode = errRebootstrapRequired
+	default:
+		resp.ApiKeys = t.list
+	}
+	return resp
+}
+
+// validSoftware reports whether s matches Kafka's pattern for
+// ClientSoftwareName and ClientSoftwareVersion:
+// [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?
+func validSoftware(s string) bool {
+	if s == "" || !alnum(s[0]) || !alnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; !alnum(c) && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func alnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}

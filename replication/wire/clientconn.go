@@ -1,0 +1,375 @@
+package wire
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// call is one request sent by a Client. It ends by calling done (Send) or
+// by sending on reply (Do).
+type call struct {
+	req   kmsg.Request
+	corr  int32
+	done  func(kmsg.Response, error)
+	reply chan reply
+	at    time.Time // when it was queued, where the link's delay starts
+
+	// Guarded by the connection's mu.
+	finished bool
+	stop     func() bool // stops the ctx watch
+}
+
+type reply struct {
+	resp kmsg.Response
+	err  error
+}
+
+// heldResponse is a response a delayed link holds back until release.
+type heldResponse struct {
+	k       *call
+	resp    kmsg.Response
+	n       int
+	release time.Time
+}
+
+// clientConn is one connection of a Client: a goroutine that dials and then
+// writes, one that reads, and, behind Links, one that releases delayed
+// responses. Once dead it stays dead; the Client makes a new one.
+type clientConn struct {
+	cl     *Client
+	closed chan struct{} // closed when the connection dies
+	ctx    context.Context
+	cancel context.CancelFunc // aborts the dial
+	wake   chan struct{}      // queue has calls
+	heldc  chan struct{}      // held has responses
+
+	mu      sync.Mutex
+	nc      net.Conn
+	err     error           // why the connection died; nil while alive
+	queue   []*call         // waiting for the writer
+	pending map[int32]*call // queued or sent, awaiting a response
+	held    []heldResponse  // delayed responses, in release order
+
+	// lastSent and lastRecv keep delayed traffic in order; each is used by
+	// one goroutine only.
+	lastSent, lastRecv time.Time
+}
+
+func newClientConn(cl *Client) *clientConn {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &clientConn{
+		cl:      cl,
+		closed:  make(chan struct{}),
+		ctx:     ctx,
+		cancel:  cancel,
+		wake:    make(chan struct{}, 1),
+		heldc:   make(chan struct{}, 1),
+		pending: make(map[int32]*call),
+	}
+}
+
+// enqueue queues k for the writer, or reports false if the connection died.
+func (cc *clientConn) enqueue(k *call) bool {
+	cc.mu.Lock()
+	if cc.err != nil {
+		cc.mu.Unlock()
+		return false
+	}
+	cc.pending[k.corr] = k
+	cc.queue = append(cc.queue, k)
+	cc.mu.Unlock()
+	signal(cc.wake)
+	return true
+}
+
+// finish ends k with resp or err unless it already ended.
+func (cc *clientConn) finish(k *call, resp kmsg.Response, err error) {
+	cc.mu.Lock()
+	if k.finished {
+		cc.mu.Unlock()
+		return
+	}
+	k.finished = true
+	delete(cc.pending, k.corr)
+	stop := k.stop
+	cc.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	if k.reply != nil {
+		k.reply <- reply{resp, err}
+		return
+	}
+	k.done(resp, err)
+}
+
+// die marks the connection dead with err and closes its socket. It does not
+// wait: the connection's goroutines notice, exit, and the last one fails
+// the outstanding calls, so die is safe to call from a Links callback.
+func (cc *clientConn) die(err error) {
+	cc.mu.Lock()
+	if cc.err != nil {
+		cc.mu.Unlock()
+		return
+	}
+	cc.err = err
+	nc := cc.nc
+	cc.mu.Unlock()
+	close(cc.closed)
+	cc.cancel()
+	if nc != nil {
+		nc.Close()
+	}
+	cc.cl.log.Debug("connection closed", "err", err)
+}
+
+func (cc *clientConn) run() {
+	defer cc.cl.wg.Done()
+	defer cc.failPending()
+	cl := cc.cl
+	if links := cl.cfg.Links; links != nil {
+		out := LinkID{cl.cfg.From, cl.cfg.To}
+		down := fmt.Errorf("%s: %w", cl.name, ErrLinkDown)
+		defer links.watchDown(out, func() { cc.die(down) })()
+		if links.Get(out).Down {
+			cc.die(down)
+			return
+		}
+	}
+	d := net.Dialer{Timeout: cl.cfg.DialTimeout}
+	nc, err := d.DialContext(cc.ctx, "tcp", cl.cfg.Addr)
+	if err != nil {
+		cc.die(fmt.Errorf("dial %s: %w", cl.name, err))
+		return
+	}
+	cc.mu.Lock()
+	alive := cc.err == nil
+	if alive {
+		cc.nc = nc
+	}
+	cc.mu.Unlock()
+	if !alive {
+		nc.Close()
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(cc.readLoop)
+	if cl.cfg.Links != nil {
+		wg.Go(cc.releaseLoop)
+	}
+	cc.writeLoop()
+	wg.Wait()
+}
+
+// failPending ends every outstanding call with the connection's error, in
+// the order they were sent.
+func (cc *clientConn) failPending() {
+	cc.mu.Lock()
+	err := cc.err
+	calls := make([]*call, 0, len(cc.pending))
+	for _, k := range cc.pending {
+		calls = append(calls, k)
+	}
+	cc.mu.Unlock()
+	slices.SortFunc(calls, func(a, b *call) int { return cmp.Compare(a.corr, b.corr) })
+	for _, k := range calls {
+		cc.finish(k, nil, err)
+	}
+}
+
+func (cc *clientConn) writeLoop() {
+	cl := cc.cl
+	links := cl.cfg.Links
+	out := LinkID{cl.cfg.From, cl.cfg.To}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	var batch []*call
+	var buf []byte
+	for {
+		select {
+		case <-cc.wake:
+		case <-cc.closed:
+			return
+		}
+		cc.mu.Lock()
+		for _, k := range cc.queue {
+			if !k.finished { // ended by ctx before it could be sent
+				batch = append(batch, k)
+			}
+		}
+		clear(cc.queue)
+		cc.queue = cc.queue[:0]
+		cc.mu.Unlock()
+		buf = buf[:0]
+		for _, k := range batch {
+			start := len(buf)
+			buf = appendRequest(buf, k.req, k.corr, cl.cfg.ClientID)
+			n, key := len(buf)-start, k.req.Key()
+			if links != nil {
+				v := links.transit(out, n, k.at)
+				switch {
+				case v.down:
+					cl.reqLink.droppedRequests.add(key, n)
+					if cc.write(buf[:start]) {
+						cc.die(fmt.Errorf("%s: %w", cl.name, ErrLinkDown))
+					}
+					return
+				case v.lost:
+					cl.reqLink.droppedRequests.add(key, n)
+					buf = buf[:start]
+					continue
+				}
+				release := later(v.release, cc.lastSent)
+				cc.lastSent = release
+				if wait := time.Until(release); wait > 0 {
+					// Send what is due, then hold this one back.
+					if !cc.write(buf[:start]) {
+						return
+					}
+					buf = append(buf[:0], buf[start:]...)
+					timer.Reset(wait)
+					select {
+					case <-timer.C:
+					case <-cc.closed:
+						return
+					}
+				}
+			}
+			cl.reqLink.requests.add(key, n)
+			cl.node.requestsSent.add(key, n)
+		}
+		clear(batch)
+		batch = batch[:0]
+		if !cc.write(buf) {
+			return
+		}
+		if cap(buf) > allocStep {
+			buf = nil // do not pin one huge request's buffer
+		}
+	}
+}
+
+// write writes b, killing the connection on failure.
+func (cc *clientConn) write(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	if _, err := cc.nc.Write(b); err != nil {
+		cc.die(fmt.Errorf("write to %s: %w", cc.cl.name, err))
+		return false
+	}
+	return true
+}
+
+func (cc *clientConn) readLoop() {
+	cl := cc.cl
+	links := cl.cfg.Links
+	in := LinkID{cl.cfg.To, cl.cfg.From}
+	br := bufio.NewReaderSize(cc.nc, 32<<10)
+	var size [4]byte
+	for {
+		frame, err := readFrame(br, &size, cl.cfg.MaxFrameSize)
+		if err != nil {
+			cc.die(fmt.Errorf("read response from %s: %w", cl.name, err))
+			return
+		}
+		if len(frame) < 4 {
+			cc.die(fmt.Errorf("read response from %s: %d-byte frame has no correlation id", cl.name, len(frame)))
+			return
+		}
+		corr := int32(be.Uint32(frame))
+		cc.mu.Lock()
+		k := cc.pending[corr]
+		cc.mu.Unlock()
+		if k == nil {
+			cl.log.Debug("discarding response to a request that already ended", "correlation_id", corr)
+			continue
+		}
+		resp, err := decodeResponse(frame[4:], k.req)
+		if err != nil {
+			err = fmt.Errorf("response from %s (correlation id %d): %w", cl.name, corr, err)
+			cc.finish(k, nil, err)
+			cc.die(err)
+			return
+		}
+		n := 4 + len(frame)
+		if links != nil {
+			v := links.transit(in, n, time.Now())
+			if v.down || v.lost {
+				cl.respLink.droppedResponses.add(resp.Key(), n)
+				continue
+			}
+			release := later(v.release, cc.lastRecv)
+			cc.lastRecv = release
+			cc.mu.Lock()
+			hold := len(cc.held) > 0 || time.Until(release) > 0
+			if hold {
+				cc.held = append(cc.held, heldResponse{k, resp, n, release})
+			}
+			cc.mu.Unlock()
+			if hold {
+				signal(cc.heldc)
+				continue
+			}
+		}
+		cc.deliver(k, resp, n)
+	}
+}
+
+// releaseLoop delivers held responses when their time comes, in order.
+func (cc *clientConn) releaseLoop() {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		cc.mu.Lock()
+		var h heldResponse
+		if len(cc.held) > 0 {
+			h = cc.held[0]
+		}
+		cc.mu.Unlock()
+		if h.k == nil {
+			select {
+			case <-cc.heldc:
+				continue
+			case <-cc.closed:
+				return
+			}
+		}
+		if wait := time.Until(h.release); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-cc.closed:
+				return
+			}
+		}
+		// Deliver before popping, so the reader keeps holding later
+		// responses until this one is out.
+		cc.deliver(h.k, h.resp, h.n)
+		cc.mu.Lock()
+		cc.held[0] = heldResponse{}
+		cc.held = cc.held[1:]
+		cc.mu.Unlock()
+	}
+}
+
+func (cc *clientConn) deliver(k *call, resp kmsg.Response, n int) {
+	cc.cl.respLink.responses.add(resp.Key(), n)
+	cc.cl.node.responsesReceived.add(resp.Key(), n)
+	cc.finish(k, resp, nil)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

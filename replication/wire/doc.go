@@ -1,0 +1,18 @@
+// Package wire carries Kafka protocol requests and responses between kraftlab
+// nodes over TCP, and lets the playground break the links between them.
+//
+// Frames are Apache Kafka's: an int32 size, a request header (v1, or v2 for
+// flexible versions) or response header (v0, or v1 for flexible versions), and
+// a body encoded with github.com/twmb/franz-go/pkg/kmsg. A Server answers
+// ApiVersions itself from the API ranges it was configured with, and hands
+// every other supported request to a Handler that may answer later (a parked
+// long-poll Fetch) while responses still leave each connection in request
+// order. A Client pipelines requests to one node on one lazily dialed
+// connection.
+//
+// Every Client between two nodes goes through Links, which the cluster
+// controls per direction: down, delay and jitter, loss, and a bandwidth
+// limit. Counters record requests and bytes by API key per link and per node
+// so the UI can show message flow. Kafka clients from outside (the user's own
+// tools) talk to a Server directly and never pass through Links.
+package wire

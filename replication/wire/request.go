@@ -1,0 +1,78 @@
+package wire
+
+import (
+	"net"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Request is one decoded request received by a Server, with its header and
+// the connection it came on.
+type Request struct {
+	// Body is the decoded request; its version is the request's.
+	Body kmsg.Request
+	// CorrelationID is the header's correlation id.
+	CorrelationID int32
+	// ClientID is the header's client id ("" when null), e.g.
+	// "kraftlab-node-1" for our own Client.
+	ClientID string
+	// Peer is the remote address of the connection.
+	Peer net.Addr
+	// ConnID identifies the connection within its server.
+	ConnID uint64
+
+	conn *serverConn
+	// answered and resp are guarded by conn.mu.
+	answered bool
+	resp     kmsg.Response
+}
+
+// Key returns the request's API key.
+func (r *Request) Key() int16 { return r.Body.Key() }
+
+// Version returns the request's API version.
+func (r *Request) Version() int16 { return r.Body.GetVersion() }
+
+// Respond answers the request, once, from any goroutine. It sets resp's
+// version to the request's. A nil resp sends nothing (Produce with acks=0
+// expects no response) but lets the responses behind it go. Responding
+// after the connection closed is a no-op; responding with a response of
+// another API closes the connection.
+func (r *Request) Respond(resp kmsg.Response) {
+	c := r.conn
+	if resp != nil {
+		if resp.Key() != r.Key() {
+			c.s.log.Error("closing connection: handler answered with the wrong API",
+				"peer", r.Peer.String(), "request", kmsg.NameForKey(r.Key()), "response", kmsg.NameForKey(resp.Key()))
+			c.close()
+			return
+		}
+		resp.SetVersion(r.Version())
+	}
+	c.mu.Lock()
+	if r.answered {
+		c.mu.Unlock()
+		c.s.log.Error("request answered twice; keeping the first answer",
+			"peer", r.Peer.String(), "api", kmsg.NameForKey(r.Key()), "correlation_id", r.CorrelationID)
+		return
+	}
+	r.answered, r.resp = true, resp
+	head := len(c.queue) > 0 && c.queue[0] == r
+	c.mu.Unlock()
+	if head {
+		signal(c.wake)
+	}
+}
+
+// Closed returns a channel that is closed when the request's connection
+// closes, so a parked request can be dropped early.
+func (r *Request) Closed() <-chan struct{} { return r.conn.closed }
+
+// signal wakes the goroutine waiting on ch, a channel of capacity one,
+// without blocking.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
