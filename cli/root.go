@@ -3,10 +3,19 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/control"
 )
 
 // Version is the kraftlab version, set at build time with
@@ -17,31 +26,117 @@ var Version = "0.1.0-dev"
 const (
 	ExitOK     = 0
 	ExitFailed = 1 // a wait or expect did not hold
-	ExitUsage  = 2 // bad usage or no running session
+	ExitUsage  = 2 // bad usage, no running session, or a failed command
 )
 
+// Command annotations.
+const (
+	// annotNoScenario marks commands that make no sense as a scenario line.
+	annotNoScenario = "kraftlab/no-scenario"
+)
+
+// env is what commands need from the outside world, so that the same
+// command tree serves the shell, scenario lines and tests.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// open starts a playground; cluster.Open unless a test replaces it.
+	open func(context.Context, cluster.Config) (*cluster.Playground, error)
+	// session, when set, is where every command goes, whatever --session
+	// and $KRAFTLAB_SESSION say: a scenario line runs against its own
+	// playground.
+	session *control.Session
+	// scenario is set while checking or running a scenario line.
+	scenario bool
+}
+
+func defaultEnv() *env {
+	return &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, open: cluster.Open}
+}
+
 // NewRootCommand builds the kraftlab command tree.
-func NewRootCommand() *cobra.Command {
+func NewRootCommand() *cobra.Command { return newRoot(defaultEnv()) }
+
+func newRoot(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kraftlab",
 		Short: "A playground for KRaft and Kafka replication",
 		Long: `kraftlab starts a real, in-process KRaft cluster on this machine — controllers
 and brokers talking Apache Kafka's wire protocol over local TCP — and lets you
-watch and break its replication live.`,
+watch and break its replication live.
+
+Start a playground in one shell with "kraftlab up", then drive it from another:
+"kraftlab status", "kraftlab kill leader", "kraftlab wait new-leader".
+NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, or
+old-leader (the leader before the last kill, stop, isolate or resign).
+Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newUpCommand())
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.PersistentFlags().String("session", "", "the playground to use, when several run side by side (default $"+control.EnvSession+" or \"default\")")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usagef("%v (see: %s --help)", err, cmd.CommandPath())
+	})
+	root.AddGroup(
+		&cobra.Group{ID: "run", Title: "Run a playground:"},
+		&cobra.Group{ID: "look", Title: "Look at it:"},
+		&cobra.Group{ID: "break", Title: "Break and mend it:"},
+		&cobra.Group{ID: "check", Title: "Check it:"},
+	)
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
+	add("run", newUpCommand(e), newDownCommand(e), newScenarioCommand(e))
+	add("look", newStatusCommand(e), newNodesCommand(e), newEventsCommand(e))
+	add("break", newNodeActionCommands(e)...)
+	add("break", newResignCommand(e), newPartitionCommand(e), newHealCommand(e), newLinkCommand(e))
+	add("check", newWaitCommand(e, false), newWaitCommand(e, true))
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "completion", "help":
+			c.Annotations = map[string]string{annotNoScenario: "it only prints help or shell code"}
+		}
+	}
 	return root
 }
 
-// Execute runs the root command and exits with kraftlab's exit codes.
+// Execute runs kraftlab with the process's arguments and exits with
+// kraftlab's exit codes.
 func Execute() {
-	if err := NewRootCommand().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "kraftlab:", err)
-		os.Exit(exitCode(err))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], defaultEnv())
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line, prints its error and returns its exit code.
+func run(ctx context.Context, args []string, e *env) int {
+	err := execute(ctx, args, e)
+	if err == nil {
+		return ExitOK
 	}
+	fmt.Fprintln(e.stderr, "kraftlab:", err)
+	return exitCode(err)
+}
+
+// execute runs one command line and returns its error, which carries the
+// exit code.
+func execute(ctx context.Context, args []string, e *env) error {
+	root := newRoot(e)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
+		return unknownCommand(root, args)
+	}
+	return err
 }
 
 // exitError carries an exit code through cobra.
@@ -53,9 +148,21 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// ExitCode is the process exit code the error stands for.
+func (e *exitError) ExitCode() int { return e.code }
+
 func exitCode(err error) int {
-	if e, ok := err.(*exitError); ok {
+	var e *exitError
+	if errors.As(err, &e) {
 		return e.code
 	}
 	return ExitUsage
+}
+
+func usagef(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func failedf(format string, args ...any) error {
+	return &exitError{code: ExitFailed, err: fmt.Errorf(format, args...)}
 }

@@ -1,17 +1,233 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/control"
 )
 
-func newUpCommand() *cobra.Command {
-	return &cobra.Command{
+// upOptions are up's flags.
+type upOptions struct {
+	controllers, brokers int
+	profile              string
+	sets                 []string
+	dataDir              string
+	headless             bool
+}
+
+func (o *upOptions) config() (cluster.Config, error) {
+	return cluster.NewConfig(o.controllers, o.brokers, o.profile, o.sets, o.dataDir)
+}
+
+func newUpCommand(e *env) *cobra.Command {
+	cmd, _ := upCommand(e)
+	return cmd
+}
+
+// upCommand returns the up command and the options its flags fill, which
+// scenario run also uses to read a scenario's up line.
+func upCommand(e *env) (*cobra.Command, *upOptions) {
+	o := &upOptions{}
+	cmd := &cobra.Command{
 		Use:   "up",
-		Short: "Start a playground cluster",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return &exitError{code: ExitUsage, err: errors.New("the playground is not built yet: the cluster arrives with the quorum and network issues")}
-		},
+		Short: "Start a playground",
+		Long: `Up starts a playground: controllers 1..N (the KRaft voters) and brokers
+101..100+M (observers of the metadata quorum), each listening on 127.0.0.1,
+and serves the control API that the other commands use. It runs until
+Ctrl-C or "kraftlab down". Several playgrounds can run side by side under
+different --session names.
+
+Timing profiles: workshop (default; every effect shows within about ten
+seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
+--set overrides one value by its Kafka configuration name:
+
+` + settingsTable(),
+		Example:     indentExample("kraftlab up --headless\nkraftlab up --controllers 5 --brokers 0 --profile kafka\nkraftlab up --set controller.quorum.fetch.timeout.ms=6000"),
+		Annotations: map[string]string{annotNoScenario: "a scenario's first line may be up ..., to set the shape of its own playground"},
 	}
+	f := cmd.Flags()
+	f.IntVar(&o.controllers, "controllers", 3, "number of controllers (KRaft voters), IDs 1..N")
+	f.IntVar(&o.brokers, "brokers", 3, "number of brokers, IDs 101..100+M")
+	f.StringVar(&o.profile, "profile", cluster.DefaultProfile, "timing profile: "+strings.Join(cluster.Profiles(), ", "))
+	f.StringArrayVar(&o.sets, "set", nil, "override a timing value by its Kafka config name, key=value (repeatable)")
+	f.StringVar(&o.dataDir, "data-dir", "", "keep the nodes' data in this folder (default: a temporary folder removed on exit)")
+	f.BoolVar(&o.headless, "headless", false, "run without the TUI, printing events, until Ctrl-C or kraftlab down")
+	cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.Profiles(), cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("set", completeSettings)
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("up takes no arguments, got %q; e.g.: kraftlab up --controllers 3 --brokers 0", strings.Join(args, " "))
+		}
+		if _, err := o.config(); err != nil {
+			return usagef("%v", err)
+		}
+		return nil
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		cfg, _ := o.config()
+		return runUp(e, cmd, cfg, o.headless)
+	}
+	return cmd, o
+}
+
+// playground is a running playground serving its control API.
+type playground struct {
+	pg      *cluster.Playground
+	session control.Session
+	srv     *control.Server
+	ln      *control.Listener
+	served  chan error
+	// down is closed when a client asks the playground to shut down.
+	down chan struct{}
+}
+
+// startPlayground claims the session, starts the engine and serves the
+// control API.
+func startPlayground(ctx context.Context, e *env, s control.Session, cfg cluster.Config) (*playground, error) {
+	ln, err := s.Listen()
+	var running *control.RunningError
+	if errors.As(err, &running) {
+		return nil, usagef("%v; stop it with: kraftlab down%s, or start another beside it: kraftlab up --session NAME", err, sessionFlag(s.Name))
+	}
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	pg, err := e.open(ctx, cfg)
+	if err != nil {
+		ln.Close()
+		if errors.Is(err, cluster.ErrNotBuilt) {
+			return nil, usagef("%v (the flags are fine: %s)", err, shape(cfg))
+		}
+		return nil, usagef("%v", err)
+	}
+	p := &playground{pg: pg, session: s, ln: ln, served: make(chan error, 1), down: make(chan struct{})}
+	var once sync.Once
+	p.srv = control.NewServer(pg, func() { once.Do(func() { close(p.down) }) })
+	go func() { p.served <- p.srv.Serve(ln) }()
+	return p, nil
+}
+
+// stop shuts the API down, then the playground, then releases the session.
+func (p *playground) stop() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := p.srv.Shutdown(ctx)
+	if serr := <-p.served; err == nil {
+		err = serr
+	}
+	if cerr := p.pg.Close(); err == nil {
+		err = cerr
+	}
+	if lerr := p.ln.Close(); err == nil {
+		err = lerr
+	}
+	return err
+}
+
+func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error {
+	s, err := e.sessionOf(cmd)
+	if err != nil {
+		return err
+	}
+	p, err := startPlayground(cmd.Context(), e, s, cfg)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	writeBanner(w, p, cfg)
+	if !headless {
+		fmt.Fprintln(w, "(the TUI is not built yet: running headless)")
+	}
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-p.down:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for ev, err := range p.pg.Events(ctx, 0, true) {
+		if err != nil {
+			break
+		}
+		fmt.Fprintln(w, ev)
+	}
+	if err := p.stop(); err != nil {
+		return usagef("shut playground %q down: %v", s.Name, err)
+	}
+	fmt.Fprintf(w, "playground %q is down\n", s.Name)
+	return nil
+}
+
+func writeBanner(w io.Writer, p *playground, cfg cluster.Config) {
+	v := p.pg.View()
+	var controllers, brokers []string
+	for _, n := range v.Nodes {
+		addr := fmt.Sprintf("%d=%s", n.ID, n.Listener)
+		if n.Kind == cluster.KindController {
+			controllers = append(controllers, addr)
+		} else {
+			brokers = append(brokers, n.Listener)
+		}
+	}
+	fmt.Fprintf(w, "kraftlab playground %q is up: %s\n", p.session.Name, shape(cfg))
+	fmt.Fprintf(w, "  controllers  %s\n", strings.Join(controllers, "  "))
+	if len(brokers) > 0 {
+		fmt.Fprintf(w, "  bootstrap    %s   (brokers 101..%d, for your own Kafka tools)\n", strings.Join(brokers, ","), 100+cfg.Brokers)
+	}
+	data := "a temporary folder, removed on exit"
+	if cfg.DataDir != "" {
+		data = cfg.DataDir + " (kept)"
+	}
+	fmt.Fprintf(w, "  data         %s\n", data)
+	fmt.Fprintf(w, "  control      %s\n", p.session.Socket)
+	fl := sessionFlag(p.session.Name)
+	fmt.Fprintf(w, "In another shell: kraftlab status%s | kraftlab kill leader%s | kraftlab wait new-leader%s\n", fl, fl, fl)
+	fmt.Fprintf(w, "Stop with Ctrl-C or: kraftlab down%s\n", fl)
+}
+
+func shape(cfg cluster.Config) string {
+	return fmt.Sprintf("%d controllers, %d brokers, profile %s", cfg.Controllers, cfg.Brokers, cfg.Profile)
+}
+
+func sessionFlag(name string) string {
+	if name == control.DefaultSession {
+		return ""
+	}
+	return " --session " + name
+}
+
+// settingsTable lists every --set key with its value in each profile.
+func settingsTable() string {
+	var b strings.Builder
+	tims := make([]cluster.Timing, len(cluster.Profiles()))
+	for i, p := range cluster.Profiles() {
+		tims[i], _ = cluster.ProfileTiming(p)
+	}
+	fmt.Fprintf(&b, "  %-50s %s\n", "key", strings.Join(cluster.Profiles(), " / "))
+	for _, s := range cluster.Settings() {
+		vals := make([]string, len(tims))
+		for i, t := range tims {
+			vals[i], _ = t.Get(s.Key)
+		}
+		fmt.Fprintf(&b, "  %-50s %s %s\n", s.Key, strings.Join(vals, " / "), unitSuffix(s.Unit))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func unitSuffix(u string) string {
+	if u == "count" || strings.Contains(u, "|") {
+		return ""
+	}
+	return u
 }

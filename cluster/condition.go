@@ -16,16 +16,16 @@ const ConditionForms = `  leader                         a leader is known
   epoch OP V                     the leader's epoch compared with V
   hwm OP V                       the leader's high watermark compared with V
   caught-up                      every running voter and unfenced broker is at the leader's log end offset
-  node NODE role ROLE            ROLE: Leader Follower Candidate Prospective Unattached Resigned Observer
-  node NODE state STATE          STATE: running killed stopped isolated
+  node NODE role [!=] ROLE       ROLE: Leader Follower Candidate Prospective Unattached Resigned Observer
+  node NODE state [!=] STATE     STATE: running killed stopped isolated
   node NODE FIELD OP V           FIELD: epoch log-end hwm log-start lag truncations snapshots-loaded
   fenced N | unfenced N          broker N is (not) fenced
   isr TOPIC-P size OP K          the ISR of partition P of TOPIC has OP K replicas
   partition-leader TOPIC-P OP N  OP is == or !=
 OP is one of == != > >= < <=. NODE is a node ID, leader or old-leader.
-V is a number, or "baseline" or "baseline+K" for epoch and hwm: the value
-recorded just before the last kill, stop, isolate or resign (old-leader is
-the leader then).`
+V is a number, or for epoch, hwm and log-end "baseline" or "baseline+K":
+the leader's epoch (for epoch) or high watermark (for hwm and log-end) just
+before the last kill, stop, isolate or resign. old-leader is the leader then.`
 
 // ErrNotAvailable is wrapped when a condition needs data the engine does
 // not report yet.
@@ -253,18 +253,26 @@ func parseNodeCondition(t []string) (Condition, error) {
 	what := strings.ToLower(t[2])
 	switch what {
 	case "role", "state":
-		if len(t) != 4 {
-			return Condition{}, fmt.Errorf("want node NODE %s WORD", what)
+		o, word := opEq, t[3:]
+		if len(word) == 2 {
+			var err error
+			if o, err = parseOp(word[0], opEq, opNe); err != nil {
+				return Condition{}, err
+			}
+			word = word[1:]
+		}
+		if len(word) != 1 {
+			return Condition{}, fmt.Errorf("want node NODE %s [!=] WORD", what)
 		}
 		list, kind := Roles(), condNodeRole
 		if what == "state" {
 			list, kind = States(), condNodeState
 		}
-		i := slices.IndexFunc(list, func(s string) bool { return strings.EqualFold(s, t[3]) })
+		i := slices.IndexFunc(list, func(s string) bool { return strings.EqualFold(s, word[0]) })
 		if i < 0 {
-			return Condition{}, fmt.Errorf("unknown %s %q; want one of %s", what, t[3], strings.Join(list, ", "))
+			return Condition{}, fmt.Errorf("unknown %s %q; want one of %s", what, word[0], strings.Join(list, ", "))
 		}
-		return Condition{kind: kind, node: ref, field: list[i]}, nil
+		return Condition{kind: kind, node: ref, op: o, field: list[i]}, nil
 	}
 	if !slices.Contains(nodeFields, what) {
 		return Condition{}, fmt.Errorf("unknown node field %q; want role, state or one of %s", t[2], strings.Join(nodeFields, ", "))
@@ -276,7 +284,7 @@ func parseNodeCondition(t []string) (Condition, error) {
 	if err != nil {
 		return Condition{}, err
 	}
-	v, err := parseOperand(t[4], what == "epoch" || what == "hwm")
+	v, err := parseOperand(t[4], what == "epoch" || what == "hwm" || what == "log-end")
 	return Condition{kind: condNodeField, node: ref, field: what, op: o, value: v}, err
 }
 
@@ -301,7 +309,7 @@ func parseOp(s string, allowed ...op) (op, error) {
 func parseOperand(s string, baselineOK bool) (operand, error) {
 	if rest, ok := strings.CutPrefix(strings.ToLower(s), "baseline"); ok {
 		if !baselineOK {
-			return operand{}, errors.New("baseline only compares with epoch and hwm")
+			return operand{}, errors.New("baseline only compares with epoch, hwm and log-end")
 		}
 		if rest == "" {
 			return operand{baseline: true}, nil
@@ -366,10 +374,15 @@ func (c Condition) String() string {
 		return fmt.Sprintf("hwm %s %s", c.op, c.value)
 	case condCaughtUp:
 		return "caught-up"
-	case condNodeRole:
-		return fmt.Sprintf("node %s role %s", c.node, c.field)
-	case condNodeState:
-		return fmt.Sprintf("node %s state %s", c.node, c.field)
+	case condNodeRole, condNodeState:
+		what, op := "role", ""
+		if c.kind == condNodeState {
+			what = "state"
+		}
+		if c.op == opNe {
+			op = " !="
+		}
+		return fmt.Sprintf("node %s %s%s %s", c.node, what, op, c.field)
 	case condNodeField:
 		return fmt.Sprintf("node %s %s %s %s", c.node, c.field, c.op, c.value)
 	case condFenced:
@@ -399,7 +412,7 @@ func (c Condition) Eval(v *View) (ok bool, saw string, err error) {
 		return v.LeaderID != NoLeader && c.op.holds(int64(v.LeaderID), int64(id)), quorumSummary(v), nil
 	case condNewLeader:
 		if v.Baseline == nil {
-			return false, "", fmt.Errorf("new-leader: %w: it compares with the epoch before the last kill, stop, isolate or resign", ErrNoBaseline)
+			return false, "", fmt.Errorf("%w: new-leader compares with the epoch before the last kill, stop, isolate or resign", ErrNoBaseline)
 		}
 		saw := fmt.Sprintf("%s; baseline epoch %d (before %s of node %d)", quorumSummary(v), v.Baseline.LeaderEpoch, v.Baseline.Action, v.Baseline.NodeID)
 		return v.LeaderID != NoLeader && v.LeaderEpoch > v.Baseline.LeaderEpoch, saw, nil
@@ -434,11 +447,11 @@ func (c Condition) resolve(v *View, name string) (int64, error) {
 		return c.value.n, nil
 	}
 	if v.Baseline == nil {
-		return 0, fmt.Errorf("%s: %w: baseline is recorded by kill, stop, isolate or resign", c, ErrNoBaseline)
+		return 0, fmt.Errorf("%w: baseline is recorded by kill, stop, isolate or resign", ErrNoBaseline)
 	}
 	base := int64(v.Baseline.LeaderEpoch)
-	if name == "hwm" {
-		base = v.Baseline.HighWatermark
+	if name != "epoch" {
+		base = v.Baseline.HighWatermark // hwm and log-end compare with what was committed
 	}
 	return base + c.value.n, nil
 }
@@ -455,9 +468,9 @@ func (c Condition) evalNode(v *View) (bool, string, error) {
 	saw := nodeSummary(n)
 	switch c.kind {
 	case condNodeRole:
-		return n.Role == c.field, saw, nil
+		return (n.Role == c.field) == (c.op != opNe), saw, nil
 	case condNodeState:
-		return n.State == c.field, saw, nil
+		return (n.State == c.field) == (c.op != opNe), saw, nil
 	}
 	var have int64
 	switch c.field {
@@ -489,7 +502,7 @@ func (c Condition) evalNode(v *View) (bool, string, error) {
 
 func (c Condition) evalFenced(v *View) (bool, string, error) {
 	if v.Brokers == nil {
-		return false, "", fmt.Errorf("%s: broker fencing is %w until brokers exist (this engine runs brokers as plain observers of the quorum)", c, ErrNotAvailable)
+		return false, "", fmt.Errorf("broker fencing is %w until brokers exist (this engine runs brokers as plain observers of the quorum)", ErrNotAvailable)
 	}
 	id, err := c.node.Resolve(v)
 	if err != nil {
@@ -501,12 +514,12 @@ func (c Condition) evalFenced(v *View) (bool, string, error) {
 			return b.Fenced == (c.kind == condFenced), saw, nil
 		}
 	}
-	return false, "", fmt.Errorf("%s: node %d is not a registered broker", c, id)
+	return false, "", fmt.Errorf("node %d is not a registered broker", id)
 }
 
 func (c Condition) evalPartition(v *View) (bool, string, error) {
 	if v.Partitions == nil {
-		return false, "", fmt.Errorf("%s: partitions are %w until brokers exist (this engine runs brokers as plain observers of the quorum)", c, ErrNotAvailable)
+		return false, "", fmt.Errorf("partitions are %w until brokers exist (this engine runs brokers as plain observers of the quorum)", ErrNotAvailable)
 	}
 	name := fmt.Sprintf("%s-%d", c.topic, c.partition)
 	for _, p := range v.Partitions {
@@ -570,8 +583,10 @@ func caughtUp(v *View) (bool, string, error) {
 	return true, fmt.Sprintf("%d running voters and %d brokers at leader %d's log end %d", voters, brokers, leader.ID, leader.LogEndOffset), nil
 }
 
-// quorumSummary is one line about the quorum: the leader, or every node's
-// role when there is none.
+// Summary is one line about the quorum: the leader, its epoch and high
+// watermark, or every controller's role when there is no leader.
+func (v *View) Summary() string { return quorumSummary(v) }
+
 func quorumSummary(v *View) string {
 	if v.LeaderID != NoLeader {
 		return fmt.Sprintf("leader %d in epoch %d, hwm %d", v.LeaderID, v.LeaderEpoch, v.HighWatermark)

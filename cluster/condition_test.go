@@ -70,7 +70,9 @@ func TestParseConditionErrors(t *testing.T) {
 		"node 1 role King":           `unknown role "King"; want one of Leader, Follower`,
 		"node 1 state sleeping":      `unknown state "sleeping"; want one of running, killed, stopped, isolated`,
 		"node 1 color == 3":          `unknown node field "color"`,
-		"node 1 lag > baseline":      "baseline only compares with epoch and hwm",
+		"node 1 lag > baseline":      "baseline only compares with epoch, hwm and log-end",
+		"node 1 role > Leader":       `bad operator ">": want one of == !=`,
+		"node 1 role != ":            `unknown role "!="`,
 		"node 1 lag 5":               "want node NODE lag OP V",
 		"fenced":                     "want fenced N",
 		"isr orders size >= 2":       `bad partition "orders"`,
@@ -138,6 +140,11 @@ func TestEvalAgainstViews(t *testing.T) {
 		{"node leader role Leader", v, true, ""},
 		{"node leader role Leader", noLeader, false, "no leader"},
 		{"node old-leader role Follower", v, true, "node 1"},
+		{"node old-leader role != Leader", v, true, "node 1"},
+		{"node leader role != Leader", v, false, ""},
+		{"node 102 state != running", v, true, ""},
+		{"node 1 log-end > baseline", v, true, ""},
+		{"node 3 log-end > baseline+5", v, false, "node 3 log-end 95 (want > 95)"},
 		{"node 102 state killed", v, true, "node 102 is killed"},
 		{"node 102 state running", v, false, ""},
 		{"node 3 lag >= 5", v, true, "node 3 lag 5"},
@@ -174,7 +181,7 @@ func TestEvalErrors(t *testing.T) {
 		err  error
 		msg  string
 	}{
-		{"new-leader", ErrNoBaseline, "compares with the epoch before the last kill"},
+		{"new-leader", ErrNoBaseline, "new-leader compares with the epoch before the last kill"},
 		{"hwm > baseline", ErrNoBaseline, "baseline is recorded by kill"},
 		{"node old-leader role Leader", ErrNoBaseline, "there was no kill, stop, isolate or resign yet"},
 		{"node 7 role Leader", ErrUnknownNode, "unknown node 7 (nodes: 1, 2, 3, 101, 102)"},

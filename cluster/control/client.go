@@ -38,14 +38,6 @@ func (c *Client) Session() Session { return c.session }
 // Close releases idle connections.
 func (c *Client) Close() { c.http.CloseIdleConnections() }
 
-// APIError is an error the control API answered with.
-type APIError struct {
-	Status  int
-	Message string
-}
-
-func (e *APIError) Error() string { return e.Message }
-
 // The host part of every URL; the transport ignores it and dials the socket.
 const base = "http://kraftlab"
 
@@ -104,7 +96,7 @@ func decodeError(resp *http.Response) error {
 	if json.Unmarshal(b, &eb) != nil || eb.Error == "" {
 		eb.Error = fmt.Sprintf("control API answered %s", resp.Status)
 	}
-	return &APIError{Status: resp.StatusCode, Message: eb.Error}
+	return &APIError{Status: resp.StatusCode, Code: eb.Code, Message: eb.Error}
 }
 
 // Status implements cluster.Controller.

@@ -233,27 +233,8 @@ func (s *Server) down(w http.ResponseWriter, r *http.Request) {
 	s.onDown()
 }
 
-// statusOf maps an action's error to the HTTP status saying whose fault it is.
-func statusOf(err error) int {
-	switch {
-	case errors.Is(err, cluster.ErrUnknownNode):
-		return http.StatusNotFound
-	case errors.Is(err, cluster.ErrBadAction):
-		return http.StatusBadRequest
-	case errors.Is(err, cluster.ErrNodeState), errors.Is(err, cluster.ErrNoLeader), errors.Is(err, cluster.ErrNoBaseline):
-		return http.StatusConflict
-	case errors.Is(err, cluster.ErrClosed):
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
-}
-
-type errorBody struct {
-	Error string `json:"error"`
-}
-
-func writeError(w http.ResponseWriter, code int, err error) {
-	writeJSON(w, code, errorBody{Error: err.Error()})
+func writeError(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, errorBody{Error: err.Error(), Code: codeOf(err)})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

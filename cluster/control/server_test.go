@@ -128,18 +128,31 @@ func TestActionErrorsCarryStatusAndMessage(t *testing.T) {
 	cases := []struct {
 		a      cluster.Action
 		status int
+		kind   error
 		msg    string
 	}{
-		{cluster.Action{Kind: cluster.ActKill, Node: cluster.NodeID(9)}, http.StatusNotFound, "unknown node 9 (nodes: 1, 2, 3, 101)"},
-		{cluster.Action{Kind: cluster.ActPartition, Node: cluster.NodeID(2), Peer: cluster.NodeID(2)}, http.StatusBadRequest, "two different nodes"},
-		{cluster.Action{Kind: cluster.ActStart, Node: cluster.NodeID(2)}, http.StatusConflict, "node 2 is already running"},
-		{cluster.Action{Kind: cluster.ActLink, Node: cluster.NodeID(2), Peer: cluster.NodeID(3), Loss: 1.5}, http.StatusBadRequest, "loss 1.5 must be between 0 and 1"},
+		{cluster.Action{Kind: cluster.ActKill, Node: cluster.NodeID(9)}, http.StatusNotFound, cluster.ErrUnknownNode, "unknown node 9 (nodes: 1, 2, 3, 101)"},
+		{cluster.Action{Kind: cluster.ActPartition, Node: cluster.NodeID(2), Peer: cluster.NodeID(2)}, http.StatusBadRequest, cluster.ErrBadAction, "two different nodes"},
+		{cluster.Action{Kind: cluster.ActStart, Node: cluster.NodeID(2)}, http.StatusConflict, cluster.ErrNodeState, "node 2 is already running"},
+		{cluster.Action{Kind: cluster.ActLink, Node: cluster.NodeID(2), Peer: cluster.NodeID(3), Loss: 1.5}, http.StatusBadRequest, cluster.ErrBadAction, "loss 1.5 must be between 0 and 1"},
+		{cluster.Action{Kind: cluster.ActKill, Node: cluster.LeaderRef()}, http.StatusOK, nil, ""},
+		{cluster.Action{Kind: cluster.ActKill, Node: cluster.LeaderRef()}, http.StatusOK, nil, ""},
+		{cluster.Action{Kind: cluster.ActResign}, http.StatusConflict, cluster.ErrNoLeader, "no leader right now"},
 	}
 	for _, tc := range cases {
 		_, err := s.client.Do(ctx, tc.a)
+		if tc.kind == nil {
+			if err != nil {
+				t.Errorf("%s = %v", tc.a, err)
+			}
+			continue
+		}
 		var ae *APIError
-		if !errors.As(err, &ae) || ae.Status != tc.status || !strings.Contains(ae.Message, tc.msg) {
-			t.Errorf("%s = %v; want %d %q", tc.a, err, tc.status, tc.msg)
+		if !errors.As(err, &ae) || ae.Status != tc.status || !strings.Contains(ae.Message, tc.msg) || !errors.Is(err, tc.kind) {
+			t.Errorf("%s = %v; want %d %v %q", tc.a, err, tc.status, tc.kind, tc.msg)
+		}
+		if errors.Is(err, cluster.ErrClosed) {
+			t.Errorf("%s matches an unrelated kind", tc.a)
 		}
 	}
 }

@@ -8,10 +8,12 @@ package scenario
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -57,21 +59,33 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// ParseFile reads and parses a scenario file.
-func ParseFile(path string) (*Script, error) {
+// maxLine bounds a line; scenario lines are short.
+const maxLine = 64 << 10
+
+// Load reads a scenario file and checks every line with check (see
+// Validate), returning every problem of the file, in line order, as Errors.
+func Load(path string, check func(args []string) error) (*Script, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read scenario: %w", err)
 	}
 	defer f.Close()
-	return Parse(path, f)
+	s, perr := Parse(path, f)
+	var errs Errors
+	errors.As(perr, &errs)
+	var verrs Errors
+	errors.As(s.Validate(check), &verrs)
+	errs = append(errs, verrs...)
+	if len(errs) == 0 {
+		return s, nil
+	}
+	slices.SortStableFunc(errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+	return nil, errs
 }
 
-// maxLine bounds a line; scenario lines are short.
-const maxLine = 64 << 10
-
 // Parse splits a scenario into steps. It reports every line it cannot
-// split, and an "up" line that is not the first command, as Errors.
+// split, and an "up" line that is not the first command, as Errors; the
+// Script it returns then holds the lines it could split.
 func Parse(file string, r io.Reader) (*Script, error) {
 	s := &Script{File: file}
 	var errs Errors
@@ -103,7 +117,7 @@ func Parse(file string, r io.Reader) (*Script, error) {
 		errs = append(errs, &Error{File: file, Line: n + 1, Msg: fmt.Sprintf("read: %v", err)})
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return s, errs
 	}
 	return s, nil
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -101,6 +103,24 @@ func TestParseErrorsHaveFileAndLine(t *testing.T) {
 	}
 	if _, err := Parse("long.txt", strings.NewReader(strings.Repeat("x", maxLine+1))); err == nil || !strings.Contains(err.Error(), "long.txt:1: read:") {
 		t.Errorf("over-long line = %v", err)
+	}
+}
+
+func TestLoadMergesSyntaxAndCommandErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "l.txt")
+	os.WriteFile(path, []byte("kil 3\nwait 'x\nstatus\nbogus\n"), 0o644)
+	_, err := Load(path, func(args []string) error {
+		if args[0] != "status" {
+			return fmt.Errorf("unknown command %q", args[0])
+		}
+		return nil
+	})
+	want := path + ":1: unknown command \"kil\"\n" + path + ":2: unterminated ' quote\n" + path + ":4: unknown command \"bogus\""
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "none.txt"), nil); err == nil || !strings.Contains(err.Error(), "read scenario") {
+		t.Errorf("missing file = %v", err)
 	}
 }
 

@@ -1,0 +1,419 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/clustertest"
+	"github.com/kraftlab/kraftlab/cluster/scenario"
+)
+
+func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		args  []string
+		wants []string
+	}{
+		{[]string{"status"}, []string{`kraftlab: no playground running (session "default"); start one with: kraftlab up`}},
+		{[]string{"kill", "leader", "--session", "demo"}, []string{`no playground running (session "demo"); start one with: kraftlab up --session demo`}},
+		{[]string{"kil", "3"}, []string{`unknown command "kil"; did you mean kill? (see: kraftlab --help)`}},
+		{[]string{"explode"}, []string{`unknown command "explode" (see: kraftlab --help)`}},
+		{[]string{"kill", "x"}, []string{`bad node "x": want a node ID`}},
+		{[]string{"kill"}, []string{"kill takes one NODE, got nothing; e.g.: kraftlab kill leader"}},
+		{[]string{"kill", "1", "2"}, []string{"kill takes one NODE, got 2 (1 2)"}},
+		{[]string{"wait"}, []string{"wait needs a condition, e.g.: kraftlab wait leader (every condition: kraftlab wait --help)"}},
+		{[]string{"wait", "leader", "--timeout", "10x"}, []string{`invalid argument "10x" for "--timeout" flag`, "(see: kraftlab wait --help)"}},
+		{[]string{"wait", "leader", "--timeout", "-1s"}, []string{"--timeout must be positive, got -1s"}},
+		{[]string{"link", "1", "2"}, []string{"link needs --delay, --jitter or --loss"}},
+		{[]string{"link", "1", "2", "--delay", "1500us"}, []string{"must be whole milliseconds"}},
+		{[]string{"link", "1", "2", "--delay", "-1s"}, []string{"must not be negative"}},
+		{[]string{"link", "1", "2", "--jitter", "2m"}, []string{"must be at most 1m0s"}},
+		{[]string{"link", "1", "2", "--loss", "150%"}, []string{"want 0% to 100%"}},
+		{[]string{"link", "1", "2", "--loss", "lots"}, []string{"want a share of messages such as 10% or 0.1"}},
+		{[]string{"partition", "1"}, []string{"partition takes two NODEs, got 1 (1)"}},
+		{[]string{"heal", "1"}, []string{"heal takes no NODE or two"}},
+		{[]string{"resign", "2"}, []string{"resign takes no arguments"}},
+		{[]string{"up", "--profile", "slow"}, []string{`unknown profile "slow"; valid profiles: workshop, kafka, fast`}},
+		{[]string{"up", "--set", "controller.quorum.fetch.timout.ms=1"}, []string{"did you mean controller.quorum.fetch.timeout.ms?"}},
+		{[]string{"up", "--set", "replica.lag.time.max.ms=soon"}, []string{`bad value "soon" for replica.lag.time.max.ms`}},
+		{[]string{"up", "--controllers", "0"}, []string{"controllers must be between 1 and 99"}},
+		{[]string{"up", "now"}, []string{`up takes no arguments, got "now"`}},
+		{[]string{"status", "--bogus"}, []string{"unknown flag: --bogus (see: kraftlab status --help)"}},
+		{[]string{"--session", "a/b", "status"}, []string{`bad session name "a/b"`}},
+		{[]string{"events", "--after", "x"}, []string{`invalid argument "x" for "--after"`}},
+		{[]string{"scenario"}, []string{"scenario needs a subcommand"}},
+		{[]string{"scenario", "run"}, []string{"scenario run needs at least one FILE"}},
+		{[]string{"scenario", "run", "x.txt", "--profile", "slow"}, []string{`unknown profile "slow"`}},
+	}
+	for _, tc := range cases {
+		code, out, errOut := h.run(tc.args...)
+		what := strings.Join(tc.args, " ")
+		expectRun(t, what, code, out, errOut, ExitUsage, tc.wants...)
+		if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "kraftlab: ") {
+			t.Errorf("%s: want one line on stderr, got %q", what, errOut)
+		}
+	}
+	// A bad condition is one problem, followed by the forms that would do.
+	code, out, errOut := h.run("wait", "leder")
+	expectRun(t, "wait leder", code, out, errOut, ExitUsage, `kraftlab: bad condition "leder": unknown condition "leder"; valid conditions:`, "new-leader", "partition-leader TOPIC-P OP N")
+	code, out, errOut = h.run("expect", "epoch", ">", "three")
+	expectRun(t, "expect epoch > three", code, out, errOut, ExitUsage, `bad value "three": want a number, baseline or baseline+K`)
+}
+
+func TestUpWithoutEngineSaysNotBuilt(t *testing.T) {
+	h := newHarness(t)
+	var out, errOut lockedBuffer
+	e := h.env(&out, &errOut)
+	e.open = cluster.Open
+	code := run(context.Background(), []string{"up", "--headless", "--brokers", "0"}, e)
+	expectRun(t, "up", code, out.String(), errOut.String(), ExitUsage,
+		"the playground is not built yet", "(the flags are fine: 3 controllers, 0 brokers, profile workshop)")
+	// The session is released again.
+	code, out2, errOut2 := h.run("status")
+	expectRun(t, "status", code, out2, errOut2, ExitUsage, "no playground running")
+}
+
+// waitFor polls f until it is true or fails the test after 10 seconds.
+func waitFor(t *testing.T, what string, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !f() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestUpServesUntilDown(t *testing.T) {
+	h := newHarness(t)
+	var upOut, upErr lockedBuffer
+	upDone := make(chan int, 1)
+	go func() {
+		upDone <- run(context.Background(), []string{"up", "--headless", "--profile", "fast", "--brokers", "1"}, h.env(&upOut, &upErr))
+	}()
+	waitFor(t, "up to serve", func() bool { code, _, _ := h.run("status"); return code == 0 })
+
+	code, out, errOut := h.run("up")
+	expectRun(t, "second up", code, out, errOut, ExitUsage, `playground "default" is already running (pid `,
+		"stop it with: kraftlab down, or start another beside it: kraftlab up --session NAME")
+
+	var followOut, followErr lockedBuffer
+	followDone := make(chan int, 1)
+	go func() {
+		followDone <- run(context.Background(), []string{"events", "--follow"}, h.env(&followOut, &followErr))
+	}()
+
+	code, out, errOut = h.run("kill", "leader")
+	expectRun(t, "kill leader", code, out, errOut, ExitOK, "killed node 1 (the leader of epoch 1)")
+	code, out, errOut = h.run("wait", "new-leader", "--timeout", "5s")
+	expectRun(t, "wait new-leader", code, out, errOut, ExitOK, "ok: leader 2 in epoch 2", "baseline epoch 1 (before kill of node 1)")
+	waitFor(t, "the follower to see the kill", func() bool { return strings.Contains(followOut.String(), "killed node 1") })
+
+	code, out, errOut = h.run("down")
+	expectRun(t, "down", code, out, errOut, ExitOK, `playground "default" is down`)
+	if code := <-upDone; code != ExitOK {
+		t.Errorf("up exited %d: %s", code, upErr.String())
+	}
+	if code := <-followDone; code != ExitOK {
+		t.Errorf("events --follow exited %d when the playground went down: %s", code, followErr.String())
+	}
+	for _, want := range []string{
+		`kraftlab playground "default" is up: 3 controllers, 1 brokers, profile fast`,
+		"controllers  1=127.0.0.1:19001  2=127.0.0.1:19002  3=127.0.0.1:19003",
+		"bootstrap    127.0.0.1:19101   (brokers 101..101, for your own Kafka tools)",
+		"data         a temporary folder, removed on exit",
+		"control      " + filepath.Join(h.home, "default", "control.sock"),
+		"election", "killed node 1", `playground "default" is down`,
+	} {
+		if !strings.Contains(upOut.String(), want) {
+			t.Errorf("up output lacks %q:\n%s", want, upOut.String())
+		}
+	}
+	code, out, errOut = h.run("status")
+	expectRun(t, "status after down", code, out, errOut, ExitUsage, "no playground running")
+}
+
+func TestStatusMirrorsDescribe(t *testing.T) {
+	h := newHarness(t)
+	h.serve("default", clustertest.Options{})
+	code, out, errOut := h.run("status")
+	expectRun(t, "status", code, out, errOut, ExitOK,
+		"ClusterId:              kraftlab-test-cluster\n",
+		"LeaderId:               1\n",
+		"LeaderEpoch:            1\n",
+		"MaxFollowerLag:         0\n",
+		"MaxFollowerLagTimeMs:   0\n",
+		`CurrentVoters:          [{"id": 1, "directoryId": null, "endpoints": ["CONTROLLER://127.0.0.1:19001"]}, {"id": 2, `,
+		`CurrentObservers:       [{"id": 101, "directoryId": null}]`)
+	if !regexp.MustCompile(`(?m)^HighWatermark:          \d+$`).MatchString(out) {
+		t.Errorf("no HighWatermark line:\n%s", out)
+	}
+
+	code, out, errOut = h.run("status", "--json")
+	expectRun(t, "status --json", code, out, errOut, ExitOK)
+	var v cluster.View
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.LeaderID != 1 || len(v.CurrentVoters) != 3 {
+		t.Errorf("status --json: %v %+v", err, v)
+	}
+	for _, name := range []string{`"clusterId"`, `"leaderEpoch"`, `"maxFollowerLagTimeMs"`, `"currentObservers"`, `"lastCaughtUpTimestamp"`} {
+		if !strings.Contains(out, name) {
+			t.Errorf("status --json lacks %s", name)
+		}
+	}
+
+	code, out, errOut = h.run("status", "--replication")
+	expectRun(t, "status --replication", code, out, errOut, ExitOK,
+		"NodeId  LogEndOffset  Lag  LastFetchTimestamp  LastCaughtUpTimestamp  Status    State")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[1], "1 ") || !strings.Contains(lines[1], "now") || !strings.Contains(lines[4], "Observer") {
+		t.Errorf("replication rows (leader first, observers last):\n%s", out)
+	}
+
+	code, out, errOut = h.run("status", "--replication", "--json")
+	expectRun(t, "status --replication --json", code, out, errOut, ExitOK)
+	var rows []cluster.ReplicaState
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 4 || rows[0].Status != "Leader" || rows[3].NodeID != 101 {
+		t.Errorf("replication JSON: %v %+v", err, rows)
+	}
+
+	code, out, errOut = h.run("nodes")
+	expectRun(t, "nodes", code, out, errOut, ExitOK,
+		"NODE  KIND        LISTENER         STATE    ROLE      EPOCH  LEADER  VOTED  LOG-END  HWM",
+		"101   broker      127.0.0.1:19101  running  Observer  1      1       -")
+	code, out, errOut = h.run("nodes", "--json")
+	var nodes []cluster.NodeView
+	if err := json.Unmarshal([]byte(out), &nodes); err != nil || len(nodes) != 4 || code != 0 {
+		t.Errorf("nodes --json: %v %s", err, errOut)
+	}
+
+	// Without a leader, status says so instead of inventing numbers.
+	h.run("kill", "2")
+	h.run("kill", "3")
+	code, out, errOut = h.run("status")
+	expectRun(t, "status without leader", code, out, errOut, ExitOK, "LeaderId:               -1", "no leader (1 Resigned e1, 2 killed, 3 killed): an election may be in progress")
+	code, out, errOut = h.run("status", "--replication")
+	expectRun(t, "replication without leader", code, out, errOut, ExitOK, "only a leader knows how far the replicas are")
+}
+
+func TestActions(t *testing.T) {
+	h := newHarness(t)
+	h.serve("default", clustertest.Options{})
+	cases := []struct {
+		args  []string
+		code  int
+		wants []string
+	}{
+		{[]string{"kill", "9"}, 2, []string{"kraftlab: unknown node 9 (nodes: 1, 2, 3, 101); list them with: kraftlab nodes"}},
+		{[]string{"start", "2"}, 2, []string{"node 2 is already running"}},
+		{[]string{"partition", "1", "1"}, 2, []string{"partition needs two different nodes, got 1 twice"}},
+		{[]string{"kill", "old-leader"}, 2, []string{"no kill, stop, isolate or resign yet"}},
+		{[]string{"partition", "1", "2", "--oneway"}, 0, []string{"partitioned 1 -> 2 (one way: what 1 sends 2 is dropped)"}},
+		{[]string{"link", "leader", "3", "--delay", "200ms", "--jitter", "50ms", "--loss", "10%"}, 0, []string{"link 1 <-> 3: delay 200ms ± 50ms, loss 10%"}},
+		{[]string{"heal", "3", "1"}, 0, []string{"healed 3 <-> 1"}},
+		{[]string{"heal"}, 0, []string{"healed every link (1 had faults)"}},
+		{[]string{"isolate", "3"}, 0, []string{"isolated node 3 (Follower in epoch 1): every link to and from it is down"}},
+		{[]string{"expect", "node", "3", "state", "isolated"}, 0, []string{"ok: node 3 is Prospective"}},
+		{[]string{"heal"}, 0, []string{"healed every link"}},
+		{[]string{"snapshot", "leader"}, 0, []string{"node 1 took a snapshot ending at offset"}},
+		{[]string{"resign"}, 0, []string{"node 1 resigned the leadership of epoch 1"}},
+		{[]string{"stop", "old-leader"}, 0, []string{"stopped node 1 gracefully (Follower in epoch 2)"}},
+		{[]string{"kill", "1"}, 2, []string{"node 1 is stopped, not running"}},
+		{[]string{"start", "1", "--json"}, 0, []string{`"action": "start"`, `"message": "started node 1"`}},
+	}
+	for _, tc := range cases {
+		code, out, errOut := h.run(tc.args...)
+		expectRun(t, strings.Join(tc.args, " "), code, out, errOut, tc.code, tc.wants...)
+	}
+	code, out, errOut := h.run("events")
+	expectRun(t, "events", code, out, errOut, ExitOK, "election", "link-change", "action-error", "resign", "stop")
+	code, out, _ = h.run("events", "--json", "--after", "3")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var first cluster.Event
+	if code != 0 || json.Unmarshal([]byte(lines[0]), &first) != nil || first.Seq != 4 {
+		t.Errorf("events --json --after 3: first %+v from %q", first, lines[0])
+	}
+}
+
+func TestWaitAndExpect(t *testing.T) {
+	h := newHarness(t)
+	h.serve("default", clustertest.Options{ElectionDelay: 300 * time.Millisecond})
+	code, out, errOut := h.run("expect", "new-leader")
+	expectRun(t, "expect new-leader before any kill", code, out, errOut, ExitUsage, "expect new-leader: no baseline yet")
+	code, out, errOut = h.run("wait", "fenced", "101")
+	expectRun(t, "wait fenced", code, out, errOut, ExitUsage, "not available until brokers exist")
+	code, out, errOut = h.run("wait", "node", "9", "role", "Leader")
+	expectRun(t, "wait node 9", code, out, errOut, ExitUsage, "unknown node 9")
+
+	h.run("kill", "leader")
+	// The model elects 300ms after the kill: wait must poll until then.
+	code, out, errOut = h.run("wait", "new-leader", "--timeout", "10s")
+	expectRun(t, "wait new-leader", code, out, errOut, ExitOK, "ok: leader 2 in epoch 2")
+	if m := regexp.MustCompile(`after (\d+)ms`).FindStringSubmatch(out); m == nil || len(m[1]) < 3 {
+		t.Errorf("wait returned before the election: %q", out)
+	}
+	code, out, errOut = h.run("expect", "leader", "==", "1")
+	expectRun(t, "expect leader == 1", code, out, errOut, ExitFailed, "kraftlab: expect leader == 1: false; saw: leader 2 in epoch 2")
+	code, out, errOut = h.run("wait", "leader==1", "--timeout", "200ms")
+	expectRun(t, "wait leader==1", code, out, errOut, ExitFailed, "kraftlab: wait leader == 1: still false after 200ms; last saw: leader 2 in epoch 2")
+	code, out, _ = h.run("wait", "hwm >= baseline", "--json")
+	var res checkResult
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || !res.OK || res.Condition != "hwm >= baseline" {
+		t.Errorf("wait --json: %d %q", code, out)
+	}
+	code, out, _ = h.run("expect", "leader", "!=", "2", "--json")
+	if code != ExitFailed || json.Unmarshal([]byte(out), &res) != nil || res.OK {
+		t.Errorf("failed expect --json: %d %q", code, out)
+	}
+}
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestScenarioRun(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	pass := writeFile(t, dir, "pass.txt", `# kill the leader, a new one takes over
+up --controllers 3 --brokers 0 --profile workshop
+wait leader
+kill leader          # the first leader
+wait new-leader
+expect leader != old-leader
+status
+`)
+	fail := writeFile(t, dir, "fail.txt", "wait leader\n\nexpect leader == 3\nkill 2\n")
+
+	code, out, errOut := h.run("scenario", "run", pass, fail, "--profile", "fast")
+	expectRun(t, "scenario run", code, out, errOut, ExitFailed,
+		"=== "+pass+" (3 controllers, 0 brokers, profile fast, session scenario-",
+		"wait leader  (",
+		"ok: leader 1 in epoch 1",
+		"killed node 1 (the leader of epoch 1)",
+		"LeaderId:               2",
+		"--- PASS "+pass,
+		"=== "+fail+" (3 controllers, 3 brokers, profile fast",
+		"--- FAIL "+fail+":3: expect leader == 3\n    expect leader == 3: false; saw: leader 1 in epoch 1",
+		"kraftlab: 1 of 2 scenario files failed")
+	if strings.Contains(out, "kill 2") {
+		t.Errorf("the failing file went on after its failure:\n%s", out)
+	}
+
+	code, out, _ = h.run("scenario", "run", "--json", pass, fail)
+	var rep scenario.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("scenario --json: %v\n%s", err, out)
+	}
+	if code != ExitFailed || rep.OK || rep.ExitCode != 1 || len(rep.Files) != 2 || !rep.Files[0].OK ||
+		rep.Files[1].Failure.Pos != fail+":3" || len(rep.Files[0].Steps) != 5 {
+		t.Errorf("report %+v", rep)
+	}
+	if !strings.Contains(rep.Files[0].Playground, "profile workshop") {
+		t.Errorf("without --profile the up line's profile applies: %s", rep.Files[0].Playground)
+	}
+	if !strings.Contains(rep.Files[1].Playground, "profile fast") {
+		t.Errorf("without up line or --profile scenarios run fast: %s", rep.Files[1].Playground)
+	}
+}
+
+func TestScenarioSyntaxErrorsStopEverything(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.txt", "wait leader\n")
+	bad := writeFile(t, dir, "bad.txt", `up --controllers 3 --brokers x
+wait leader
+kil 3
+wait leder
+wait leader --timeout 10x
+kill 3x
+link 1 2 --loss 200%
+down
+events --follow
+status --session other
+scenario run x.txt
+up --controllers 5
+help
+wait 'unterminated
+`)
+	code, out, errOut := h.run("scenario", "run", good, bad)
+	expectRun(t, "scenario run with errors", code, out, errOut, ExitUsage,
+		bad+`:1: invalid argument "x" for "--brokers" flag`,
+		bad+`:3: unknown command "kil"; did you mean kill?`,
+		bad+`:4: bad condition "leder"`,
+		bad+`:5: invalid argument "10x" for "--timeout" flag`,
+		bad+`:6: bad node "3x"`,
+		bad+`:7: invalid argument "200%" for "--loss" flag`,
+		bad+":8: down cannot be a scenario line: a scenario's playground shuts down by itself",
+		bad+":9: events --follow never ends, so it cannot be a scenario line",
+		bad+":10: --session has no place in a scenario line",
+		bad+":11: scenario run cannot be a scenario line: scenarios do not nest",
+		bad+":12: up may only be the first command",
+		bad+":13: help cannot be a scenario line",
+		bad+":14: unterminated ' quote",
+		"kraftlab: nothing ran: 1 of 2 scenario files have problems (listed above)")
+	if strings.Contains(out, "===") {
+		t.Errorf("something ran:\n%s", out)
+	}
+	code, out, errOut = h.run("scenario", "check", good)
+	expectRun(t, "scenario check", code, out, errOut, ExitOK, "1 scenario files are valid")
+}
+
+// Every example parses and every line of it is a valid command; the
+// assembly step runs them against the real engine.
+func TestExamplesAreValid(t *testing.T) {
+	files, err := filepath.Glob("../examples/*.txt")
+	if err != nil || len(files) < 6 {
+		t.Fatalf("examples: %v %v", files, err)
+	}
+	h := newHarness(t)
+	e := h.env(&lockedBuffer{}, &lockedBuffer{})
+	for _, f := range files {
+		s, err := scenario.Load(f, e.checkLine)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		b, _ := os.ReadFile(f)
+		for _, want := range []string{"# What it teaches", "# What to watch"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s lacks a %q section", f, want)
+			}
+		}
+		if s.Up == nil || len(s.Steps) < 4 {
+			t.Errorf("%s: want an up line and some steps", f)
+		}
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	h := newHarness(t)
+	code, out, _ := h.run("__complete", "kill", "")
+	if code != 0 || !strings.Contains(out, "leader\tthe current leader") {
+		t.Errorf("completion without a playground: %q", out)
+	}
+	h.serve("default", clustertest.Options{})
+	code, out, _ = h.run("__complete", "kill", "")
+	if code != 0 || !strings.Contains(out, "101\tbroker, running, Observer") || !strings.Contains(out, "1\tcontroller, running, Leader") {
+		t.Errorf("node completion: %q", out)
+	}
+	_, out, _ = h.run("__complete", "up", "--set", "controller.quorum.f")
+	if !strings.Contains(out, "controller.quorum.fetch.timeout.ms=") || strings.Contains(out, "replica.") {
+		t.Errorf("--set completion: %q", out)
+	}
+	_, out, _ = h.run("__complete", "wait", "node", "2", "role", "")
+	if !strings.Contains(out, "Prospective") {
+		t.Errorf("condition completion: %q", out)
+	}
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// completionTimeout bounds the status call behind dynamic completion, so
+// that a stuck playground never stalls the shell.
+const completionTimeout = 300 * time.Millisecond
+
+// nodeCompletions lists leader, old-leader and, when a playground answers,
+// its node IDs with their kind, state and role.
+func nodeCompletions(e *env, cmd *cobra.Command) []string {
+	out := []string{cluster.RefLeader + "\tthe current leader", cluster.RefOldLeader + "\tthe leader before the last kill, stop, isolate or resign"}
+	c, err := e.connect(cmd)
+	if err != nil {
+		return out
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+	defer cancel()
+	v, err := c.Status(ctx)
+	if err != nil {
+		return out
+	}
+	for _, n := range v.Nodes {
+		desc := n.Kind + ", " + n.State
+		if n.Role != "" {
+			desc += ", " + n.Role
+		}
+		out = append(out, fmt.Sprintf("%d\t%s", n.ID, desc))
+	}
+	return out
+}
+
+// completeNodes completes up to max node arguments.
+func completeNodes(e *env, max int) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) >= max {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return nodeCompletions(e, cmd), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeCondition completes the words of a wait or expect condition.
+func completeCondition(e *env) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		none := cobra.ShellCompDirectiveNoFileComp
+		switch {
+		case len(args) == 0:
+			return []string{"leader", "new-leader", "epoch", "hwm", "caught-up", "node", "fenced", "unfenced", "isr", "partition-leader"}, none
+		case args[0] == "node" && len(args) == 1, args[0] == "fenced" && len(args) == 1, args[0] == "unfenced" && len(args) == 1:
+			return nodeCompletions(e, cmd), none
+		case args[0] == "node" && len(args) == 2:
+			return []string{"role", "state", "epoch", "log-end", "hwm", "log-start", "lag", "truncations", "snapshots-loaded"}, none
+		case args[0] == "node" && len(args) == 3 && args[2] == "role":
+			return cluster.Roles(), none
+		case args[0] == "node" && len(args) == 3 && args[2] == "state":
+			return cluster.States(), none
+		}
+		return nil, none
+	}
+}
+
+// completeSettings completes --set keys, leaving the cursor after "=".
+func completeSettings(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, s := range cluster.Settings() {
+		if strings.HasPrefix(s.Key, toComplete) {
+			out = append(out, s.Key+"=\t"+s.Doc)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+}

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func newEventsCommand(e *env) *cobra.Command {
+	var follow bool
+	var after uint64
+	cmd := &cobra.Command{
+		Use:   "events [--follow]",
+		Short: "Print what happened: elections, role changes, kills, link changes…",
+		Long: `Events prints the playground's recent events, oldest first: elections, role
+changes, BeginQuorumEpoch and EndQuorumEpoch, truncations, snapshots, and
+every action taken. --follow keeps printing new ones until the playground
+shuts down or you press Ctrl-C. --json prints one JSON object per line.`,
+		Example: indentExample("kraftlab events\nkraftlab events --follow\nkraftlab events --json --after 120"),
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events")
+	cmd.Flags().Uint64Var(&after, "after", 0, "only events after this sequence number")
+	addJSONFlag(cmd)
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		if err := nodeArgs(0, 0, "no arguments", "kraftlab events --follow")(cmd, args); err != nil {
+			return err
+		}
+		if follow && e.scenario {
+			return usagef("events --follow never ends, so it cannot be a scenario line; use events without --follow")
+		}
+		return nil
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := e.connect(cmd)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		w := cmd.OutOrStdout()
+		enc := json.NewEncoder(w)
+		for ev, err := range c.Events(cmd.Context(), after, follow) {
+			if errors.Is(err, context.Canceled) && follow {
+				return nil // Ctrl-C ends a follow
+			}
+			if err != nil {
+				return apiError(c, err)
+			}
+			if wantJSON(cmd) {
+				if err := enc.Encode(ev); err != nil {
+					return err
+				}
+				continue
+			}
+			fmt.Fprintln(w, ev)
+		}
+		return nil
+	}
+	return cmd
+}

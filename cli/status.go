@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+func newStatusCommand(e *env) *cobra.Command {
+	var replication bool
+	cmd := &cobra.Command{
+		Use:   "status [--replication]",
+		Short: "Show the metadata quorum, as kafka-metadata-quorum describe does",
+		Long: `Status prints what "kafka-metadata-quorum describe --status" prints for the
+playground: the leader, its epoch, the high watermark and how far the
+followers lag. --replication prints one row per replica instead, as
+"describe --replication" does, with kraftlab's own State column (running,
+killed, stopped, isolated). --json prints the whole view (with
+--replication: the rows) using the same field names.`,
+		Example: indentExample("kraftlab status\nkraftlab status --replication\nkraftlab status --json | jq .leaderId"),
+		Args:    nodeArgs(0, 0, "no arguments", "kraftlab status --replication"),
+	}
+	cmd.Flags().BoolVar(&replication, "replication", false, "one row per replica, as describe --replication")
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := e.connect(cmd)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		v, err := status(cmd.Context(), c)
+		if err != nil {
+			return err
+		}
+		w := cmd.OutOrStdout()
+		switch {
+		case replication && wantJSON(cmd):
+			return printJSON(w, replicaRows(&v))
+		case wantJSON(cmd):
+			return printJSON(w, v)
+		case replication:
+			return writeReplication(w, &v)
+		}
+		writeQuorumStatus(w, &v)
+		return nil
+	}
+	return cmd
+}
+
+// writeQuorumStatus mirrors kafka-metadata-quorum describe --status: the
+// values start at column 25.
+func writeQuorumStatus(w io.Writer, v *cluster.View) {
+	row := func(key string, val any) { fmt.Fprintf(w, "%-24s%v\n", key+":", val) }
+	row("ClusterId", v.ClusterID)
+	row("LeaderId", v.LeaderID)
+	row("LeaderEpoch", v.LeaderEpoch)
+	row("HighWatermark", v.HighWatermark)
+	row("MaxFollowerLag", v.MaxFollowerLag)
+	row("MaxFollowerLagTimeMs", v.MaxFollowerLagTimeMs)
+	var voters, observers []string
+	for _, n := range v.Nodes {
+		if n.Kind == cluster.KindController {
+			voters = append(voters, quorumNode(n.ID, n.Listener))
+		}
+	}
+	for _, r := range v.CurrentObservers {
+		observers = append(observers, quorumNode(r.NodeID, ""))
+	}
+	row("CurrentVoters", "["+strings.Join(voters, ", ")+"]")
+	row("CurrentObservers", "["+strings.Join(observers, ", ")+"]")
+	if v.LeaderID == cluster.NoLeader {
+		fmt.Fprintf(w, "\n%s: an election may be in progress\n", v.Summary())
+	}
+}
+
+// quorumNode prints a node as Kafka's describe --status does. kraftlab's
+// quorum is static (kraft.version 0), so nodes have no directory ID.
+func quorumNode(id int32, listener string) string {
+	s := fmt.Sprintf(`{"id": %d, "directoryId": null`, id)
+	if listener != "" {
+		s += fmt.Sprintf(`, "endpoints": ["CONTROLLER://%s"]`, listener)
+	}
+	return s + "}"
+}
+
+// replicaRows lists the replicas as describe --replication does: the
+// leader, then the other voters, then the observers.
+func replicaRows(v *cluster.View) []cluster.ReplicaState {
+	return append(append([]cluster.ReplicaState{}, v.CurrentVoters...), v.CurrentObservers...)
+}
+
+func writeReplication(w io.Writer, v *cluster.View) error {
+	if v.LeaderID == cluster.NoLeader {
+		fmt.Fprintf(w, "%s: only a leader knows how far the replicas are\n", v.Summary())
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NodeId\tLogEndOffset\tLag\tLastFetchTimestamp\tLastCaughtUpTimestamp\tStatus\tState\t")
+	for _, r := range replicaRows(v) {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", r.NodeID, r.LogEndOffset, r.Lag,
+			ago(r.LastFetchTimestamp, v.Timestamp), ago(r.LastCaughtUpTimestamp, v.Timestamp), r.Status, r.State)
+	}
+	return tw.Flush()
+}
+
+func newNodesCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "nodes",
+		Short: "List every node: its kind, listener, state and role",
+		Long: `Nodes lists every node as it sees itself: kind (controller or broker), the
+address it listens on, its state (running, killed, stopped, isolated), its
+quorum role and epoch, the leader it follows, whom it voted for, and its log:
+log end offset, high watermark, log start offset and latest snapshot
+(end offset @ epoch).`,
+		Example: indentExample("kraftlab nodes\nkraftlab nodes --json"),
+		Args:    nodeArgs(0, 0, "no arguments", "kraftlab nodes"),
+	}
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := e.connect(cmd)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		v, err := status(cmd.Context(), c)
+		if err != nil {
+			return err
+		}
+		if wantJSON(cmd) {
+			return printJSON(cmd.OutOrStdout(), v.Nodes)
+		}
+		return writeNodes(cmd.OutOrStdout(), &v)
+	}
+	return cmd
+}
+
+func writeNodes(w io.Writer, v *cluster.View) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tKIND\tLISTENER\tSTATE\tROLE\tEPOCH\tLEADER\tVOTED\tLOG-END\tHWM\tLOG-START\tSNAPSHOT\t")
+	for _, n := range v.Nodes {
+		role := n.Role
+		if role == "" {
+			role = "-"
+		}
+		snap := "-"
+		if n.LatestSnapshot != nil {
+			snap = fmt.Sprintf("%d@%d", n.LatestSnapshot.EndOffset, n.LatestSnapshot.Epoch)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t\n", n.ID, n.Kind, orDash(n.Listener), n.State, role,
+			n.Epoch, idOrDash(n.LeaderID), idOrDash(n.VotedID), n.LogEndOffset, n.HighWatermark, n.LogStartOffset, snap)
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func idOrDash(id int32) string {
+	if id < 0 {
+		return "-"
+	}
+	return fmt.Sprint(id)
+}
+
+// agoMagnitudes are go-humanize's relative times with milliseconds below a
+// second: quorum timestamps are milliseconds apart.
+var agoMagnitudes = []humanize.RelTimeMagnitude{
+	{D: time.Millisecond, Format: "now", DivBy: 1},
+	{D: time.Second, Format: "%d ms %s", DivBy: time.Millisecond},
+	{D: 2 * time.Second, Format: "1 second %s", DivBy: 1},
+	{D: time.Minute, Format: "%d seconds %s", DivBy: time.Second},
+	{D: 2 * time.Minute, Format: "1 minute %s", DivBy: 1},
+	{D: time.Hour, Format: "%d minutes %s", DivBy: time.Minute},
+	{D: 2 * time.Hour, Format: "1 hour %s", DivBy: 1},
+	{D: humanize.Day, Format: "%d hours %s", DivBy: time.Hour},
+	{D: math.MaxInt64, Format: "a long while %s", DivBy: 1},
+}
+
+// ago prints a Unix-millisecond timestamp relative to now; -1 is never.
+func ago(ts, now int64) string {
+	if ts < 0 {
+		return "never"
+	}
+	return humanize.CustomRelTime(time.UnixMilli(ts), time.UnixMilli(now), "ago", "from now", agoMagnitudes)
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// pollInterval is how often wait looks at the status: a few times per
+// election round of the fast profile, and cheap over the local socket.
+const pollInterval = 50 * time.Millisecond
+
+// checkResult is what wait and expect print with --json.
+type checkResult struct {
+	Condition string `json:"condition"`
+	OK        bool   `json:"ok"`
+	Saw       string `json:"saw"`
+	ElapsedMs int64  `json:"elapsedMs"`
+}
+
+func newWaitCommand(e *env, expect bool) *cobra.Command {
+	name, short, long := "wait", "Wait until a condition holds (exit 1 if it does not in time)",
+		`Wait looks at the playground's status every 50ms until the condition holds,
+and fails with exit code 1, saying what it last saw, if it still does not
+after --timeout.`
+	example := "kraftlab wait leader\nkraftlab wait new-leader --timeout 10s\nkraftlab wait node 3 role Follower\nkraftlab wait hwm '>=' baseline+5"
+	if expect {
+		name, short, long = "expect", "Check a condition once (exit 1 if it does not hold)",
+			`Expect looks at the playground's status once and fails with exit code 1,
+saying what it saw, if the condition does not hold.`
+		example = "kraftlab expect leader != 2\nkraftlab expect node old-leader state isolated"
+	}
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:               name + " COND",
+		Short:             short,
+		Long:              long + "\n\nConditions (words may be quoted together or not):\n" + cluster.ConditionForms,
+		Example:           indentExample(example),
+		ValidArgsFunction: completeCondition(e),
+	}
+	if !expect {
+		cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up after this long")
+	}
+	addJSONFlag(cmd)
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usagef("%s needs a condition, e.g.: %s (every condition: kraftlab %s --help)", name, firstLine(example), name)
+		}
+		if _, err := cluster.ParseCondition(strings.Join(args, " ")); err != nil {
+			return usagef("%v", err)
+		}
+		if !expect && timeout <= 0 {
+			return usagef("--timeout must be positive, got %v", timeout)
+		}
+		return nil
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		cond, _ := cluster.ParseCondition(strings.Join(args, " "))
+		c, err := e.connect(cmd)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		start := time.Now()
+		ctx := cmd.Context()
+		var deadline <-chan time.Time
+		if !expect {
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			deadline = t.C
+		}
+		tick := time.NewTicker(pollInterval)
+		defer tick.Stop()
+		for {
+			v, err := status(ctx, c)
+			if err != nil {
+				return err
+			}
+			ok, saw, err := cond.Eval(&v)
+			if err != nil {
+				return usagef("%s %s: %v", name, cond, err)
+			}
+			res := checkResult{Condition: cond.String(), OK: ok, Saw: saw, ElapsedMs: time.Since(start).Milliseconds()}
+			if ok || expect {
+				return report(cmd, name, res, 0)
+			}
+			select {
+			case <-tick.C:
+			case <-deadline:
+				return report(cmd, name, res, timeout)
+			case <-ctx.Done():
+				return apiError(c, context.Canceled)
+			}
+		}
+	}
+	return cmd
+}
+
+// report prints the outcome of wait or expect; a false condition is exit 1.
+func report(cmd *cobra.Command, name string, res checkResult, waited time.Duration) error {
+	w := cmd.OutOrStdout()
+	if wantJSON(cmd) {
+		if err := printJSON(w, res); err != nil {
+			return err
+		}
+	} else if res.OK {
+		after := ""
+		if name == "wait" {
+			after = fmt.Sprintf(" (after %s)", fmtDuration(time.Duration(res.ElapsedMs)*time.Millisecond))
+		}
+		fmt.Fprintf(w, "ok: %s%s\n", res.Saw, after)
+	}
+	switch {
+	case res.OK:
+		return nil
+	case name == "wait":
+		return failedf("wait %s: still false after %v; last saw: %s", res.Condition, waited, res.Saw)
+	}
+	return failedf("expect %s: false; saw: %s", res.Condition, res.Saw)
+}
+
+func fmtDuration(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
