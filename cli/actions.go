@@ -133,8 +133,9 @@ func newLinkCommand(e *env) *cobra.Command {
 		Use:   "link A B [--delay D] [--jitter D] [--loss P]",
 		Short: "Slow down or make lossy the link between two nodes",
 		Long: `Link sets the quality of the link between A and B, both ways unless --oneway:
-each message is held back by the delay plus or minus the jitter, and the
-given share of messages is lost. Options left out are set to zero; a
+each message is held back by the delay plus a random extra of up to the
+jitter (in order, as on a TCP connection), and the given share of messages
+is lost. Options left out are set to zero; a
 partition on the link stays. Undo with "kraftlab heal A B".
 
 ` + nodeHelp,
@@ -142,7 +143,7 @@ partition on the link stays. Undo with "kraftlab heal A B".
 		ValidArgsFunction: completeNodes(e, 2),
 	}
 	cmd.Flags().Var(&delay, "delay", "hold each message back this long, e.g. 200ms")
-	cmd.Flags().Var(&jitter, "jitter", "vary the delay by up to this much either way")
+	cmd.Flags().Var(&jitter, "jitter", "add a random extra delay of up to this much")
 	cmd.Flags().Var(&loss, "loss", "drop this share of messages, e.g. 10% or 0.1")
 	cmd.Flags().BoolVar(&oneway, "oneway", false, "change only the direction A → B")
 	addJSONFlag(cmd)

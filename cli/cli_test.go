@@ -216,7 +216,7 @@ func TestActions(t *testing.T) {
 		{[]string{"partition", "1", "1"}, 2, []string{"partition needs two different nodes, got 1 twice"}},
 		{[]string{"kill", "old-leader"}, 2, []string{"no kill, stop, isolate or resign yet"}},
 		{[]string{"partition", "1", "2", "--oneway"}, 0, []string{"partitioned 1 -> 2 (one way: what 1 sends 2 is dropped)"}},
-		{[]string{"link", "leader", "3", "--delay", "200ms", "--jitter", "50ms", "--loss", "10%"}, 0, []string{"link 1 <-> 3: delay 200ms ± 50ms, loss 10%"}},
+		{[]string{"link", "leader", "3", "--delay", "200ms", "--jitter", "50ms", "--loss", "10%"}, 0, []string{"link 1 <-> 3: delay 200ms + up to 50ms jitter, loss 10%"}},
 		{[]string{"heal", "3", "1"}, 0, []string{"healed 3 <-> 1"}},
 		{[]string{"heal"}, 0, []string{"healed every link (1 had faults)"}},
 		{[]string{"isolate", "3"}, 0, []string{"isolated node 3 (Follower in epoch 1): every link to and from it is down"}},

@@ -79,8 +79,8 @@ func Open(ctx context.Context, cfg Config) (*Playground, error) {
 type LinkFault struct {
 	// Down drops every message.
 	Down bool
-	// Delay holds each message back by Delay ± Jitter (uniform, never below
-	// zero); messages keep their order, as on a TCP connection.
+	// Delay holds each message back by Delay plus a uniformly random extra
+	// in [0, Jitter]; messages keep their order, as on a TCP connection.
 	Delay  time.Duration
 	Jitter time.Duration
 	// Loss is the fraction of messages dropped, 0 to 1.

@@ -400,7 +400,7 @@ func (p *Playground) doLink(v *View, a Action) (Result, error) {
 		kind = EventHeal
 		res.Message = fmt.Sprintf("healed %d %s %d", from, arrow, to)
 	case ActLink:
-		res.Message = fmt.Sprintf("link %d %s %d: delay %v ± %v, loss %g%%", from, arrow, to, fault.Delay, fault.Jitter, fault.Loss*100)
+		res.Message = fmt.Sprintf("link %d %s %d: delay %v + up to %v jitter, loss %g%%", from, arrow, to, fault.Delay, fault.Jitter, fault.Loss*100)
 	}
 	p.publish(kind, from, res.Message)
 	return res, nil

@@ -145,8 +145,9 @@ type NodeView struct {
 	// Replicas is the node's table of every replica's fetch state, filled
 	// only while the node is a leader.
 	Replicas []ReplicaState `json:"replicas,omitempty"`
-	// RPC counts the requests this node answered, from any client, by API
-	// name (Fetch, Vote, BeginQuorumEpoch…).
+	// RPC counts the requests this node received, from any client (users'
+	// own Kafka clients included), by API name (Fetch, Vote,
+	// BeginQuorumEpoch…), and its responses to them.
 	RPC map[string]RPCStats `json:"rpc,omitempty"`
 }
 
@@ -167,9 +168,11 @@ type LinkView struct {
 	DelayMs  int64   `json:"delayMs"`
 	JitterMs int64   `json:"jitterMs"`
 	Loss     float64 `json:"loss"`
-	// Dropped counts messages the link's faults dropped.
+	// Dropped counts the messages (From's requests to To and From's
+	// responses to To) that the link's faults dropped.
 	Dropped int64 `json:"dropped"`
-	// RPC counts the requests From sent To, by API name.
+	// RPC counts the requests From sent To, by API name, and To's
+	// responses to them.
 	RPC map[string]RPCStats `json:"rpc,omitempty"`
 }
 
@@ -183,11 +186,12 @@ func (l LinkView) Fault() LinkFault {
 	}
 }
 
-// RPCStats counts requests of one API.
+// RPCStats counts the requests of one API and the responses to them, with
+// their bytes on the wire (size prefix and header included).
 type RPCStats struct {
 	Requests      int64 `json:"requests"`
-	Errors        int64 `json:"errors"`
 	RequestBytes  int64 `json:"requestBytes"`
+	Responses     int64 `json:"responses"`
 	ResponseBytes int64 `json:"responseBytes"`
 }
 

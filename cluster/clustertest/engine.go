@@ -262,7 +262,7 @@ func (e *Engine) View() cluster.View {
 			Epoch: n.epoch, LeaderID: n.leader, VotedID: n.voted,
 			LogEndOffset: n.leo, HighWatermark: n.hwm, LogStartOffset: n.start, LatestSnapshot: n.snapshot,
 			Truncations: n.truncations, SnapshotsLoaded: n.snapshotsLoaded,
-			RPC: map[string]cluster.RPCStats{"Fetch": {Requests: n.leo, RequestBytes: 100 * n.leo, ResponseBytes: 120 * n.leo}},
+			RPC: map[string]cluster.RPCStats{"Fetch": {Requests: n.leo, RequestBytes: 100 * n.leo, Responses: n.leo, ResponseBytes: 120 * n.leo}},
 		}
 		if e.live(id) {
 			nv.Role = n.role
