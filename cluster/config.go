@@ -1,7 +1,3 @@
-// Package cluster is the playground: its configuration and timing profiles,
-// the consistent view of every node that the TUI and the CLI show, the event
-// stream, the conditions that wait and expect check, and the Engine interface
-// that the running cluster implements.
 package cluster
 
 import (

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -66,7 +67,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	for pattern, h := range routes {
 		mux.HandleFunc(pattern, h)
-		method, path, _ := cutPattern(pattern)
+		method, path, _ := strings.Cut(pattern, " ")
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", method)
 			writeError(w, http.StatusMethodNotAllowed, fmt.Errorf("%s %s: use %s", r.Method, r.URL.Path, method))
@@ -76,15 +77,6 @@ func (s *Server) Handler() http.Handler {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
 	return mux
-}
-
-func cutPattern(p string) (method, path string, ok bool) {
-	for i := range len(p) {
-		if p[i] == ' ' {
-			return p[:i], p[i+1:], true
-		}
-	}
-	return "", p, false
 }
 
 // Serve serves on ln until Shutdown; it then returns nil.
