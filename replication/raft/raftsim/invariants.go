@@ -63,6 +63,9 @@ func (inv *invariants) verify(c *Cluster) error {
 			continue
 		}
 		ns := sn.node.Status()
+		if ns.HighWatermark > ns.LogEndOffset {
+			return fmt.Errorf("node %d's high watermark %d is past its log end offset %d", sn.id, ns.HighWatermark, ns.LogEndOffset)
+		}
 		if ns.Epoch != st.LeaderEpoch {
 			return fmt.Errorf("MonotonicEpoch: node %d runs in epoch %d but persisted %d", sn.id, ns.Epoch, st.LeaderEpoch)
 		}

@@ -42,6 +42,7 @@ func RunMix(seed uint64, mo MixOptions) (*Cluster, error) {
 		Observers:       r.IntN(4),
 		Config:          cfg,
 		SnapshotPadding: []int{0, 3000}[r.IntN(2)],
+		MaxFsync:        []time.Duration{2 * time.Millisecond, 20 * time.Millisecond, 200 * time.Millisecond}[r.IntN(3)],
 		WireCheck:       mo.WireCheck,
 		TraceLines:      mo.TraceLines,
 	}
@@ -160,6 +161,19 @@ func (c *Cluster) randomFault(r *rand.Rand) {
 		{15, func() {
 			if id, ok := pick(r, c.stopped()); ok {
 				c.Restart(id)
+			}
+		}},
+		{4, func() {
+			// Everyone at once: each loses its unflushed records.
+			for _, id := range c.running() {
+				c.Kill(id)
+			}
+		}},
+		{4, func() {
+			voters := c.Voters()
+			r.Shuffle(len(voters), func(i, j int) { voters[i], voters[j] = voters[j], voters[i] })
+			for _, id := range voters[:len(voters)/2+1] {
+				c.Kill(id)
 			}
 		}},
 		{5, func() {

@@ -37,6 +37,10 @@ type Options struct {
 	WireCheck bool
 	// TraceLines keeps the last lines of the event trace for error messages.
 	TraceLines int
+	// MaxFsync is the longest an fsync takes (uniform from zero); zero
+	// means 2ms. A slow disk widens the window in which a crash loses
+	// records.
+	MaxFsync time.Duration
 }
 
 // TestConfig is the quorum configuration of Kafka's RaftEventSimulationTest.
@@ -102,6 +106,9 @@ func New(opts Options) (*Cluster, error) {
 	cfg := opts.Config
 	if cfg.ElectionTimeout == 0 {
 		cfg = TestConfig()
+	}
+	if opts.MaxFsync == 0 {
+		opts.MaxFsync = 2 * time.Millisecond
 	}
 	if opts.AppendInterval == 0 {
 		opts.AppendInterval = 50 * time.Millisecond
@@ -277,8 +284,8 @@ func (c *Cluster) afterNode(sn *simNode) {
 	if n.NeedsFlush() && !sn.flushing {
 		sn.flushing = true
 		inc := sn.incarnation
-		// An fsync takes 0-2ms; a crash before it loses the records.
-		c.after(time.Duration(c.rng.IntN(2000))*time.Microsecond, func() {
+		// A crash before the fsync ends loses the records.
+		c.after(time.Duration(c.rng.Int64N(int64(c.opts.MaxFsync))), func() {
 			if sn.node == nil || sn.incarnation != inc {
 				return
 			}
