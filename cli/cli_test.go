@@ -417,3 +417,38 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("condition completion: %q", out)
 	}
 }
+
+// Every example runs against the real engine with the fast profile. Until
+// the engine is assembled the playground cannot start, and the test says so
+// and skips.
+func TestExamplesRun(t *testing.T) {
+	files, err := filepath.Glob("../examples/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("examples: %v %v", files, err)
+	}
+	h := newHarness(t)
+	var out, errOut lockedBuffer
+	e := h.env(&out, &errOut)
+	e.open = cluster.Open
+	args := append([]string{"scenario", "run", "--json", "--profile", cluster.ProfileFast}, files...)
+	code := run(context.Background(), args, e)
+	var rep scenario.Report
+	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
+		t.Fatalf("scenario run --json: %v\n%s\n%s", err, out.String(), errOut.String())
+	}
+	if len(rep.Files) > 0 && rep.Files[0].Failure != nil && strings.Contains(rep.Files[0].Failure.Message, cluster.ErrNotBuilt.Error()) {
+		t.Skip("the engine is not assembled yet: " + rep.Files[0].Failure.Message)
+	}
+	for _, f := range rep.Files {
+		if !f.OK {
+			var last string
+			if n := len(f.Steps); n > 0 {
+				last = f.Steps[n-1].Output
+			}
+			t.Errorf("%s: %s\n%s", f.Failure.Pos, f.Failure.Message, last)
+		}
+	}
+	if code != ExitOK && !t.Failed() {
+		t.Errorf("scenario run exited %d: %s", code, errOut.String())
+	}
+}
