@@ -21,7 +21,9 @@ type Counter struct {
 	pending int64 // appended in this epoch, not yet committed
 	// writable: the node told its listener it leads, so it may append.
 	writable bool
-	err      error
+	// loads counts the snapshots loaded.
+	loads int
+	err   error
 }
 
 func newCounter(id int32, l *ledger) *Counter { return &Counter{id: id, ledger: l} }
@@ -87,6 +89,7 @@ func (c *Counter) HandleLoadSnapshot(s raft.Snapshot) {
 	}
 	c.value = int64(binary.BigEndian.Uint64(s.Records[0].Value))
 	c.next = s.ID.EndOffset
+	c.loads++
 	if err := c.ledger.boundary(c.next, c.value); err != nil {
 		c.fail("snapshot %v: %v", s.ID, err)
 	}

@@ -1,0 +1,105 @@
+// Package raft is kraftlab's KRaft quorum: Apache Kafka's pull-based Raft
+// (KafkaRaftClient: KIP-595, KIP-630 snapshots, KIP-996 pre-vote,
+// check-quorum) for the single-partition __cluster_metadata log, written as a
+// deterministic state machine. A Node starts no goroutines, reads no clock
+// and opens no socket: it takes messages and the current time and leaves
+// messages to send. Its messages are the kmsg types of Kafka's protocol, so
+// the same values go on the wire. raftsim runs it under a seeded simulation.
+//
+// # Driving a node
+//
+// A driver owns each Node and calls it from one goroutine:
+//
+//	n, err := raft.New(cfg, log, store, listener, rng, now)
+//	for {
+//		// Wait for the first of: an inbound message, n.NextDeadline().
+//		err = n.Step(now, msg) // or n.Tick(now) when the deadline passed
+//		send(n.Outbox())       // requests carry IDs the node chose;
+//		                       // deliver their responses (or Err) with that ID
+//		if n.NeedsFlush() {
+//			log.Flush()        // may overlap sending the outbox
+//			n.Flushed(now)
+//			send(n.Outbox())
+//		}
+//	}
+//
+// Inbound requests get a driver-chosen ID that the node's answer repeats;
+// a parked Fetch is answered later, on an append or when its MaxWaitMs
+// ends. The node tracks request timeouts (controller.quorum.request.timeout.ms)
+// and retry backoff (controller.quorum.retry.backoff.ms) itself, like
+// Kafka's RequestManager: a lost message simply times out, and a response
+// to a request no longer in flight is ignored. Append, CreateSnapshot,
+// Shutdown and Resign are the state machine owner's entry points; Status and
+// DescribeQuorum (a request like the others) show the node's state.
+//
+// # States
+//
+//	                 election timeout            majority of pre-votes
+//	 Unattached ──────────────────────► Prospective ─────────────────► Candidate
+//	    ▲  ▲                             │   │  ▲                        │  │ ▲
+//	    │  │ pre-vote lost, no leader    │   │  │ backoff over after     │  │ │
+//	    │  └─────────────────────────────┘   │  └── a lost election ─────┘  │ │
+//	    │                pre-vote lost,      │                              │ │
+//	    │                leader known        ▼          majority of votes   │ │
+//	    │     ┌─────────────────────────► Follower ◄─┐                      ▼ │
+//	    │     │  leader of a higher or      │  ▲     │ higher epoch ┌──── Leader
+//	    │     │  the same epoch             │  │     │ with leader  │
+//	    │     │  (BeginQuorumEpoch, Fetch   │  └─────┴──────────────┘
+//	    │     │  and Vote responses)        │ fetch timeout
+//	    │     │                             └──────────────► Prospective
+//	    │  Resigned ◄── Leader on shutdown, Resign or failed check-quorum,
+//	    │     │         and a restarted leader, in the same epoch
+//	    └─────┘ election timeout (or a higher epoch, from any state)
+//
+// A higher epoch without a known leader moves any state to Unattached.
+// Observers (a NodeID not in Voters) are only ever Unattached, fetching
+// from any voter to find the leader, or Follower.
+//
+// # What is persisted, when
+//
+// The ElectionState (epoch, leader, vote) is written to the
+// QuorumStateStore before a transition that changes it takes effect: a vote
+// before the Vote response goes out, a new epoch before any message of it,
+// leadership before the LeaderChange record. Prospective and Resigned are
+// memory-only, as in Kafka. A node that was leader restarts Resigned in its
+// epoch (no second vote, no reuse of offsets whose records were lost); one
+// whose log has a later epoch than its quorum state starts Unattached there.
+//
+// # Flush ordering
+//
+// A follower appends fetched batches, and the driver flushes; the node does
+// not send its next Fetch, which acknowledges the records, until Flushed.
+// A leader appends (after controller.quorum.append.linger.ms of batching),
+// completes parked fetches at once since its log end moved, and counts its
+// own records toward the high watermark only after Flushed. Network I/O of
+// the outbox thus overlaps the fsync.
+//
+// # Kafka behaviours covered
+//
+// Pre-vote (a follower still fetching from its leader grants none), vote
+// rules, a candidate's binary exponential backoff (at once when a majority
+// rejects it), BeginQuorumEpoch resent every fetch timeout / 2 to voters that
+// stopped fetching, the LeaderChange record opening each epoch, Fetch
+// validation (valid, DivergingEpoch with truncation never below the high
+// watermark, SnapshotId then FetchSnapshot in chunks), the errors that name
+// the current leader (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
+// UNKNOWN_LEADER_EPOCH), INCONSISTENT_CLUSTER_ID, INCONSISTENT_VOTER_SET,
+// INVALID_REQUEST, the long-poll fetch purgatory, the high watermark rule
+// (a majority of voters, only past the epoch start, never back; followers
+// take min(log end, leader's)), check-quorum (1.5 fetch timeouts, skipped for
+// one voter), EndQuorumEpoch with strict exponential backoff by position,
+// listener semantics (committed data only, a leader learns of its own
+// leadership once caught up and never loads a snapshot), DescribeQuorum.
+//
+// # Left out
+//
+// Dynamic voters (KIP-853: AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter,
+// kraft.version 1, directory ids), endpoints in messages (the network layer
+// fills in LeaderEndpoints/NodeEndpoints), unattached voters fetching from
+// bootstrap servers (KAFKA-17030), fetch sessions and compression. Kafka
+// keeps log behind a snapshot until retention removes it; here creating a
+// snapshot moves the log start to it at once, so catching up through
+// snapshots is easy to watch. One more difference: a response that carries
+// NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH without news backs off
+// (retry.backoff.ms) instead of retrying at once.
+package raft
