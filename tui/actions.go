@@ -1,0 +1,371 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// actionTimeout bounds one action; starting a node replays its log.
+const actionTimeout = 30 * time.Second
+
+// actionMsg is an action's answer.
+type actionMsg struct {
+	label string
+	res   cluster.Result
+	err   error
+}
+
+// pickState is the second node being picked for a link action.
+type pickState struct {
+	kind  cluster.ActionKind
+	from  int32
+	peers []int32
+	i     int
+}
+
+func (p pickState) peer() int32 {
+	if len(p.peers) == 0 {
+		return -1
+	}
+	return p.peers[p.i]
+}
+
+// act sends an action to the playground on its own goroutine; the answer
+// comes back as an actionMsg.
+func (m *Model) act(a cluster.Action) tea.Cmd {
+	label := a.String()
+	if a.Kind == cluster.ActLink {
+		label = fmt.Sprintf("link %s %s", a.Node, a.Peer)
+	}
+	m.status.start(label)
+	ctx, ctrl := m.ctx, m.ctrl
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+		defer cancel()
+		res, err := ctrl.Do(ctx, a)
+		return actionMsg{label: label, res: res, err: err}
+	}
+}
+
+// onAction shows an action's answer. The playground publishes every
+// action's result and error to the event stream, which the log shows;
+// an error that never reached it (a shut playground, a broken control
+// socket, a timeout) is written to the log here.
+func (m *Model) onAction(msg actionMsg) {
+	m.status.done(msg.label)
+	if msg.err == nil {
+		text := msg.res.Message
+		if text == "" {
+			text = msg.label + ": done"
+		}
+		m.status.set(levelOK, text)
+		return
+	}
+	m.status.set(levelErr, fmt.Sprintf("%s: %v", msg.label, msg.err))
+	if !m.published(msg.err) {
+		m.logUI("%s failed before the playground could log it: %v", msg.label, msg.err)
+	}
+}
+
+// published reports whether the playground logged the error itself. It
+// logs every error of an action it ran: in this process that is all but
+// a shut playground's and a timed-out call's. Behind a control socket a
+// transport error cannot be told from an engine error, so only the
+// errors of the playground's own checks count as logged there.
+func (m *Model) published(err error) bool {
+	if errors.Is(err, cluster.ErrClosed) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if _, local := m.ctrl.(*cluster.Playground); local {
+		return true
+	}
+	for _, kind := range []error{cluster.ErrUnknownNode, cluster.ErrBadAction, cluster.ErrNodeState, cluster.ErrNoLeader, cluster.ErrNoBaseline} {
+		if errors.Is(err, kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// refuse tells why a key did nothing, in the status line and the log.
+func (m *Model) refuse(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	m.status.set(levelWarn, msg)
+	m.logUI("%s", msg)
+}
+
+func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
+	switch m.mode {
+	case modeConfirm:
+		return m.onConfirmKey(msg)
+	case modePick:
+		return m.onPickKey(msg)
+	case modeLink:
+		return m.onLinkKey(msg)
+	}
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		m.mode = modeConfirm
+		return nil
+	case key.Matches(msg, k.Help):
+		m.showAll = !m.showAll
+		return nil
+	case key.Matches(msg, k.Pause):
+		m.togglePause()
+		return nil
+	case key.Matches(msg, k.Tab):
+		m.tab++
+		return nil
+	case key.Matches(msg, k.ScrollUp):
+		m.events.scrollBy(max(m.height/4, 1))
+		return nil
+	case key.Matches(msg, k.ScrollDown):
+		m.events.scrollBy(-max(m.height/4, 1))
+		return nil
+	case key.Matches(msg, k.Follow):
+		m.events.scroll = 0
+		return nil
+	case key.Matches(msg, k.Load):
+		m.refuse("load: not available: %s", loadUnavailable)
+		return nil
+	case key.Matches(msg, k.HealAll):
+		return m.act(cluster.Action{Kind: cluster.ActHeal})
+	case key.Matches(msg, k.Resign):
+		return m.act(cluster.Action{Kind: cluster.ActResign, Node: cluster.LeaderRef()})
+	}
+	if !m.hasView {
+		return nil
+	}
+	v := &m.view
+	sel := m.quorum.selected
+	node := cluster.NodeID(sel)
+	switch {
+	case key.Matches(msg, k.Up):
+		m.quorum.move(v, -1)
+	case key.Matches(msg, k.Down):
+		m.quorum.move(v, 1)
+	case key.Matches(msg, k.Leader):
+		if v.LeaderID == cluster.NoLeader {
+			m.status.set(levelWarn, "there is no leader right now (an election may be in progress)")
+			return nil
+		}
+		m.quorum.selected = v.LeaderID
+	case key.Matches(msg, k.Kill):
+		return m.act(cluster.Action{Kind: cluster.ActKill, Node: node})
+	case key.Matches(msg, k.Start):
+		return m.act(cluster.Action{Kind: cluster.ActStart, Node: node})
+	case key.Matches(msg, k.Stop):
+		return m.act(cluster.Action{Kind: cluster.ActStop, Node: node})
+	case key.Matches(msg, k.Snapshot):
+		return m.act(cluster.Action{Kind: cluster.ActSnapshot, Node: node})
+	case key.Matches(msg, k.Isolate):
+		return m.act(cluster.Action{Kind: cluster.ActIsolate, Node: node})
+	case key.Matches(msg, k.Partition):
+		m.startPick(cluster.ActPartition, m.otherNodes(sel))
+	case key.Matches(msg, k.Link):
+		m.startPick(cluster.ActLink, m.otherNodes(sel))
+	case key.Matches(msg, k.Heal):
+		peers := m.faultyPeers(sel)
+		if len(peers) == 0 {
+			m.refuse("heal: node %d has no faulty link to or from another node (H heals every link)", sel)
+			return nil
+		}
+		m.startPick(cluster.ActHeal, peers)
+	}
+	return nil
+}
+
+// otherNodes lists every node but id, the leader first when id is not it:
+// the usual second end of a partition.
+func (m *Model) otherNodes(id int32) []int32 {
+	var out []int32
+	for _, n := range m.view.Nodes {
+		if n.ID != id {
+			out = append(out, n.ID)
+		}
+	}
+	if l := m.view.LeaderID; l != cluster.NoLeader && l != id {
+		i := slices.Index(out, l)
+		out = append([]int32{l}, slices.Delete(out, i, i+1)...)
+	}
+	return out
+}
+
+// faultyPeers lists the nodes with a faulty link to or from id.
+func (m *Model) faultyPeers(id int32) []int32 {
+	var out []int32
+	for _, n := range m.view.Nodes {
+		if n.ID == id {
+			continue
+		}
+		if m.view.Link(id, n.ID).Fault() != (cluster.LinkFault{}) || m.view.Link(n.ID, id).Fault() != (cluster.LinkFault{}) {
+			out = append(out, n.ID)
+		}
+	}
+	return out
+}
+
+func (m *Model) startPick(kind cluster.ActionKind, peers []int32) {
+	if len(peers) == 0 {
+		m.refuse("%s: there is no other node", kind)
+		return
+	}
+	m.mode = modePick
+	m.pick = pickState{kind: kind, from: m.quorum.selected, peers: peers}
+}
+
+func (m *Model) onPickKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Cancel), msg.Type == tea.KeyCtrlC:
+		m.mode = modeNormal
+		m.status.set(levelInfo, string(m.pick.kind)+": cancelled")
+	case key.Matches(msg, k.PickPrev):
+		m.pick.i = (m.pick.i + len(m.pick.peers) - 1) % len(m.pick.peers)
+	case key.Matches(msg, k.PickNext):
+		m.pick.i = (m.pick.i + 1) % len(m.pick.peers)
+	case key.Matches(msg, k.Confirm):
+		return m.picked()
+	default:
+		// Typing a node ID picks it.
+		if id, err := strconv.Atoi(msg.String()); err == nil {
+			for i, p := range m.pick.peers {
+				if strings.HasPrefix(strconv.Itoa(int(p)), strconv.Itoa(id)) {
+					m.pick.i = i
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// picked runs the link action on the picked pair, or for link asks for
+// the fault first.
+func (m *Model) picked() tea.Cmd {
+	p := m.pick
+	from, to := cluster.NodeID(p.from), cluster.NodeID(p.peer())
+	m.mode = modeNormal
+	switch p.kind {
+	case cluster.ActLink:
+		m.mode = modeLink
+		m.form.SetValue("200ms 0ms 0%")
+		m.form.CursorEnd()
+		m.form.Focus()
+		return nil
+	case cluster.ActHeal:
+		return m.act(cluster.Action{Kind: cluster.ActHeal, Node: from, Peer: to})
+	}
+	return m.act(cluster.Action{Kind: p.kind, Node: from, Peer: to})
+}
+
+func (m *Model) onLinkKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Cancel), msg.Type == tea.KeyCtrlC:
+		m.mode = modeNormal
+		m.form.Blur()
+		m.status.set(levelInfo, "link: cancelled")
+		return nil
+	case key.Matches(msg, m.keys.Confirm):
+		f, err := parseFault(m.form.Value())
+		if err != nil {
+			m.status.set(levelErr, "link: "+err.Error())
+			return nil
+		}
+		m.mode = modeNormal
+		m.form.Blur()
+		return m.act(cluster.Action{
+			Kind: cluster.ActLink, Node: cluster.NodeID(m.pick.from), Peer: cluster.NodeID(m.pick.peer()),
+			DelayMs: f.Delay.Milliseconds(), JitterMs: f.Jitter.Milliseconds(), Loss: f.Loss,
+		})
+	}
+	var cmd tea.Cmd
+	m.form, cmd = m.form.Update(msg)
+	return cmd
+}
+
+// parseFault reads "DELAY [JITTER] [LOSS%]", e.g. "200ms 50ms 10%": a
+// duration (a bare number is milliseconds) is the delay, a second one the
+// jitter, a percentage the loss.
+func parseFault(s string) (cluster.LinkFault, error) {
+	var f cluster.LinkFault
+	durations := 0
+	for _, tok := range strings.Fields(s) {
+		if p, ok := strings.CutSuffix(tok, "%"); ok {
+			loss, err := strconv.ParseFloat(p, 64)
+			if err != nil {
+				return f, fmt.Errorf("bad loss %q: want a percentage such as 10%%", tok)
+			}
+			f.Loss = loss / 100
+			continue
+		}
+		d, err := time.ParseDuration(tok)
+		if n, nerr := strconv.ParseInt(tok, 10, 64); nerr == nil {
+			d, err = time.Duration(n)*time.Millisecond, nil
+		}
+		if err != nil {
+			return f, fmt.Errorf("bad %q: want a delay such as 200ms, then a jitter, then a loss such as 10%%", tok)
+		}
+		switch durations {
+		case 0:
+			f.Delay = d
+		case 1:
+			f.Jitter = d
+		default:
+			return f, fmt.Errorf("too many durations in %q: want a delay, a jitter and a loss", s)
+		}
+		durations++
+	}
+	if err := f.Validate(); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+func (m *Model) onConfirmKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.String() {
+	case "y", "Y", "ctrl+c", "q", "enter":
+		m.quit = true
+		return tea.Quit
+	}
+	m.mode = modeNormal
+	m.status.set(levelInfo, "still running")
+	return nil
+}
+
+// onMouse selects the node clicked in the quorum table (or picks it as a
+// link's second end), and scrolls the event log with the wheel.
+func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
+	switch {
+	case msg.Button == tea.MouseButtonWheelUp:
+		m.events.scrollBy(3)
+	case msg.Button == tea.MouseButtonWheelDown:
+		m.events.scrollBy(-3)
+	case msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionPress:
+		id, ok := m.compose().nodeAt[msg.Y]
+		if !ok {
+			return nil
+		}
+		switch m.mode {
+		case modeNormal:
+			m.quorum.selected = id
+		case modePick:
+			if i := slices.Index(m.pick.peers, id); i >= 0 {
+				m.pick.i = i
+				return m.picked()
+			}
+		}
+	}
+	return nil
+}

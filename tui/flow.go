@@ -1,0 +1,205 @@
+package tui
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// Rates are measured over the views of the last rateWindow; an API that
+// went quiet stays listed, with how long ago it was last seen, for
+// recentWindow: a BeginQuorumEpoch happens once per election, and a
+// learner should still see it a few seconds later.
+const (
+	rateWindow   = 2 * time.Second
+	recentWindow = 30 * time.Second
+)
+
+// flowKey is one API on one directed link.
+type flowKey struct {
+	from, to int32
+	api      string
+}
+
+// flowSample is the links' request counters in one view.
+type flowSample struct {
+	at   int64 // the view's timestamp, Unix milliseconds
+	reqs map[flowKey]int64
+}
+
+// flowModel is the message flow: the requests between nodes per API, as
+// rates computed from the counters of successive views, and the Fetches
+// the leader holds parked.
+type flowModel struct {
+	samples []flowSample
+	// lastActive is when a counter was last seen growing.
+	lastActive map[flowKey]int64
+}
+
+// add takes the counters of a new view.
+func (f *flowModel) add(v *cluster.View) {
+	s := flowSample{at: v.Timestamp, reqs: map[flowKey]int64{}}
+	for _, l := range v.Links {
+		for api, c := range l.RPC {
+			s.reqs[flowKey{l.From, l.To, api}] = c.Requests
+		}
+	}
+	if f.lastActive == nil {
+		f.lastActive = map[flowKey]int64{}
+	}
+	if n := len(f.samples); n > 0 {
+		prev := f.samples[n-1]
+		if s.at < prev.at {
+			f.samples = nil // the clock went back: start over
+		} else {
+			for k, c := range s.reqs {
+				if c != prev.reqs[k] {
+					f.lastActive[k] = s.at
+				}
+			}
+			if s.at == prev.at {
+				f.samples = f.samples[:n-1]
+			}
+		}
+	}
+	f.samples = append(f.samples, s)
+	win := rateWindow.Milliseconds()
+	for len(f.samples) > 2 && f.samples[1].at <= s.at-win {
+		f.samples = f.samples[1:]
+	}
+	for k, at := range f.lastActive {
+		if at < s.at-recentWindow.Milliseconds() {
+			delete(f.lastActive, k)
+		}
+	}
+}
+
+// rate is k's requests per second over the window.
+func (f *flowModel) rate(k flowKey) float64 {
+	if len(f.samples) < 2 {
+		return 0
+	}
+	old, cur := f.samples[0], f.samples[len(f.samples)-1]
+	d := cur.reqs[k] - old.reqs[k]
+	if d < 0 {
+		d = cur.reqs[k] // the counter restarted with its node
+	}
+	dt := cur.at - old.at
+	if dt <= 0 {
+		return 0
+	}
+	return float64(d) * 1000 / float64(dt)
+}
+
+// apiRank orders the quorum's APIs as a learner meets them.
+func apiRank(api string) int {
+	switch api {
+	case "Fetch":
+		return 0
+	case "FetchSnapshot":
+		return 1
+	case "BeginQuorumEpoch":
+		return 2
+	case "EndQuorumEpoch":
+		return 3
+	case "Vote":
+		return 4
+	}
+	return 5
+}
+
+// apiLabel names an API; a pre-vote (KIP-996) is a Vote request with its
+// PreVote flag set, so both count as Vote.
+func apiLabel(api string) string {
+	if api == "Vote" {
+		return "Vote/PreVote"
+	}
+	return api
+}
+
+// flowRow is one line of the panel.
+type flowRow struct {
+	k          flowKey
+	rate       float64
+	lastActive int64 // 0 if not seen growing
+	parked     bool
+}
+
+func (f *flowModel) rows(v *cluster.View) []flowRow {
+	byKey := map[flowKey]*flowRow{}
+	add := func(k flowKey) *flowRow {
+		r, ok := byKey[k]
+		if !ok {
+			r = &flowRow{k: k, rate: f.rate(k), lastActive: f.lastActive[k]}
+			byKey[k] = r
+		}
+		return r
+	}
+	if n := len(f.samples); n > 0 {
+		for k := range f.samples[n-1].reqs {
+			if f.rate(k) > 0 || f.lastActive[k] > 0 {
+				add(k)
+			}
+		}
+	}
+	if v.LeaderID != cluster.NoLeader {
+		for _, list := range [][]cluster.ReplicaState{v.CurrentVoters, v.CurrentObservers} {
+			for _, r := range list {
+				if r.ParkedFetch {
+					add(flowKey{r.NodeID, v.LeaderID, "Fetch"}).parked = true
+				}
+			}
+		}
+	}
+	rows := make([]flowRow, 0, len(byKey))
+	for _, r := range byKey {
+		rows = append(rows, *r)
+	}
+	slices.SortFunc(rows, func(a, b flowRow) int {
+		return cmp.Or(cmp.Compare(apiRank(a.k.api), apiRank(b.k.api)), cmp.Compare(a.k.api, b.k.api),
+			cmp.Compare(a.k.to, b.k.to), cmp.Compare(a.k.from, b.k.from))
+	})
+	return rows
+}
+
+// view renders the panel in w cells and at most h lines.
+func (f *flowModel) view(st *Styles, v *cluster.View, w, h int) block {
+	out := block{section(st, "Message flow: requests/s, sender → receiver", w)}
+	if h < 2 {
+		return out
+	}
+	rows := f.rows(v)
+	if len(rows) == 0 {
+		return append(out, st.Dim.Render(clip("no requests between nodes in the last "+rateWindow.String(), w)))
+	}
+	apiW := 12
+	for _, r := range rows {
+		apiW = max(apiW, len(apiLabel(r.k.api)))
+	}
+	room := h - 1
+	if len(rows) > room {
+		room = max(room-1, 0)
+	}
+	for _, r := range rows[:min(room, len(rows))] {
+		rate := st.Dim.Render(fitLeft("idle", 7))
+		if r.rate > 0 {
+			rate = fitLeft(fmt.Sprintf("%.1f/s", r.rate), 7)
+		}
+		var note string
+		switch {
+		case r.parked:
+			note = st.Warn.Render("parked (long poll)")
+		case r.rate == 0 && r.lastActive > 0:
+			note = st.Dim.Render("last " + since(r.lastActive, v.Timestamp) + " ago")
+		}
+		line := fmt.Sprintf("%s %4d→%-4d %s %s", fit(apiLabel(r.k.api), apiW), r.k.from, r.k.to, rate, note)
+		out = append(out, clip(line, w))
+	}
+	if hidden := len(rows) - room; hidden > 0 {
+		out = append(out, st.Dim.Render(clip(fmt.Sprintf("… %d more (a taller window shows them)", hidden), w)))
+	}
+	return out
+}

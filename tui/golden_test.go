@@ -1,0 +1,235 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/clustertest"
+)
+
+// A recording is a run of a playground as the screen pulled it: the views
+// and the events of successive pulls. TestRecord writes them from a real
+// cluster; TestGolden replays them through the screen and compares what
+// it draws with testdata/TestGolden/*.golden (go test ./tui -update
+// rewrites those).
+type recording struct {
+	// Source says what produced the views.
+	Source string `json:"source"`
+	// Started is when the playground started.
+	Started time.Time `json:"started"`
+	// Select is the node the screen has selected at the end.
+	Select int32           `json:"select"`
+	Frames []recordedFrame `json:"frames"`
+}
+
+type recordedFrame struct {
+	View   cluster.View    `json:"view"`
+	Events []cluster.Event `json:"events"`
+}
+
+// recordings are the screens the golden files show: steady state, just
+// after a leader kill, during a partition of the leader.
+var recordings = []string{"steady", "leader-kill", "partition"}
+
+func recordingPath(name string) string { return filepath.Join("testdata", name+".json") }
+
+func loadRecording(t *testing.T, name string) recording {
+	t.Helper()
+	b, err := os.ReadFile(recordingPath(name))
+	if err != nil {
+		t.Fatalf("read recording: %v (make it with: KRAFTLAB_TUI_RECORD=1 go test -run TestRecord ./tui)", err)
+	}
+	var r recording
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("decode %s: %v", recordingPath(name), err)
+	}
+	if len(r.Frames) == 0 {
+		t.Fatalf("%s has no frames", recordingPath(name))
+	}
+	return r
+}
+
+// replay feeds a recording to a screen of size w×h, as its pulls would.
+func replay(r recording, w, h int) *Model {
+	m := New(context.Background(), nil, Options{Started: r.Started})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	for _, f := range r.Frames {
+		m.pollSeq++
+		m.Update(snapshotMsg{seq: m.pollSeq, view: f.View, events: f.Events})
+	}
+	m.quorum.selected = r.Select
+	return m
+}
+
+func TestGolden(t *testing.T) {
+	for _, name := range recordings {
+		r := loadRecording(t, name)
+		for _, size := range [][2]int{{80, 24}, {160, 48}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", name, size[0], size[1]), func(t *testing.T) {
+				golden.RequireEqual(t, []byte(replay(r, size[0], size[1]).View()+"\n"))
+			})
+		}
+	}
+}
+
+// TestRecord records the playground runs the golden screens replay, from
+// a real fast-profile cluster. It runs only when asked to, since it
+// rewrites testdata: KRAFTLAB_TUI_RECORD=1 go test -run TestRecord ./tui
+func TestRecord(t *testing.T) {
+	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
+		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record testdata/*.json from a real cluster")
+	}
+	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	started := time.Now()
+	source := "the real engine, 3 controllers and 3 brokers, profile fast"
+	var pg *cluster.Playground
+	if os.Getenv("KRAFTLAB_TUI_RECORD") == "clustertest" {
+		// Only to lay the screens out before the real engine exists.
+		source = "the in-test engine (cluster/clustertest), 3 controllers and 3 brokers"
+		pg, err = cluster.OpenWith(ctx, cfg, clustertest.Start(clustertest.Options{ElectionDelay: 500 * time.Millisecond}))
+	} else {
+		pg, err = cluster.Open(ctx, cfg)
+	}
+	if errors.Is(err, cluster.ErrNotBuilt) {
+		t.Skipf("no real engine to record from: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	rec := &recorder{t: t, pg: pg, started: started, source: source}
+
+	// Steady state: a leader, every voter caught up, offsets moving.
+	rec.until("a leader with every voter caught up", 30*time.Second, func(v *cluster.View) bool {
+		return v.LeaderID != cluster.NoLeader && v.HighWatermark > 0 && v.MaxFollowerLag == 0
+	})
+	rec.frames(3 * time.Second)
+	steady := rec.cut()
+	steady.Select = steady.Frames[len(steady.Frames)-1].View.LeaderID
+	rec.save("steady", steady)
+
+	// Kill the leader: the followers time out, pre-vote, vote, and a new
+	// leader commits again.
+	before := rec.last
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: cluster.LeaderRef()}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until("a new leader that committed", 30*time.Second, func(v *cluster.View) bool {
+		return v.LeaderEpoch > before.LeaderEpoch && v.HighWatermark > before.HighWatermark
+	})
+	rec.frames(time.Second)
+	kill := rec.cut()
+	kill.Select = before.LeaderID
+	rec.save("leader-kill", kill)
+
+	// Isolate the new leader: check-quorum makes it resign, the others
+	// elect a leader among themselves.
+	before = rec.last
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActStart, Node: cluster.NodeID(kill.Select)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActIsolate, Node: cluster.LeaderRef()}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until("a leader elected without the isolated one", 30*time.Second, func(v *cluster.View) bool {
+		n, _ := v.Node(before.LeaderID)
+		return v.LeaderEpoch > before.LeaderEpoch && v.LeaderID != before.LeaderID && n.Role != cluster.RoleLeader
+	})
+	rec.frames(time.Second)
+	part := rec.cut()
+	part.Select = before.LeaderID
+	rec.save("partition", part)
+}
+
+// recorder pulls a playground as the screen does, keeping every frame
+// since the last cut.
+type recorder struct {
+	t       *testing.T
+	pg      *cluster.Playground
+	started time.Time
+	source  string
+	after   uint64
+	pending []recordedFrame
+	last    cluster.View
+}
+
+// pull takes one frame.
+func (r *recorder) pull() {
+	v := r.pg.View()
+	evs := r.pg.EventStream().Since(r.after)
+	if n := len(evs); n > 0 {
+		r.after = evs[n-1].Seq
+	}
+	r.pending = append(r.pending, recordedFrame{View: v, Events: evs})
+	r.last = v
+}
+
+// until pulls every 100ms until cond holds.
+func (r *recorder) until(what string, timeout time.Duration, cond func(*cluster.View) bool) {
+	deadline := time.Now().Add(timeout)
+	for {
+		r.pull()
+		if cond(&r.last) {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("no %s within %v: %+v", what, timeout, r.last)
+		}
+		time.Sleep(DefaultInterval)
+	}
+}
+
+// frames pulls every 100ms for d.
+func (r *recorder) frames(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		time.Sleep(DefaultInterval)
+		r.pull()
+	}
+}
+
+// cut returns the frames since the last cut, thinned to at most one every
+// 200ms before the last two seconds (the rate window), to keep testdata
+// small; the events of a dropped frame move to the next kept one.
+func (r *recorder) cut() recording {
+	var kept []recordedFrame
+	var carry []cluster.Event
+	lastTS := r.pending[len(r.pending)-1].View.Timestamp
+	prev := int64(0)
+	for i, f := range r.pending {
+		carry = append(carry, f.Events...)
+		keep := i == len(r.pending)-1 || f.View.Timestamp >= lastTS-rateWindow.Milliseconds() || f.View.Timestamp-prev >= 200
+		if !keep {
+			continue
+		}
+		f.Events, carry = carry, nil
+		kept = append(kept, f)
+		prev = f.View.Timestamp
+	}
+	r.pending = nil
+	return recording{Source: r.source, Started: r.started, Frames: kept}
+}
+
+func (r *recorder) save(name string, rec recording) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(recordingPath(name), append(b, '\n'), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Logf("recorded %s: %d frames, %d bytes", recordingPath(name), len(rec.Frames), len(b))
+}

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// headerModel is the top of the screen: which cluster, who leads, how far
+// it has committed, and how many nodes are up.
+type headerModel struct {
+	// started is when the playground started; zero if unknown.
+	started time.Time
+	// load says whether background load runs; empty while the engine has
+	// no load action.
+	load string
+}
+
+// nodeCounts counts nodes by what the playground did to them.
+type nodeCounts struct{ live, killed, stopped, isolated int }
+
+func countNodes(v *cluster.View) nodeCounts {
+	var c nodeCounts
+	for _, n := range v.Nodes {
+		switch n.State {
+		case cluster.StateRunning:
+			c.live++
+		case cluster.StateIsolated:
+			c.live++
+			c.isolated++
+		case cluster.StateKilled:
+			c.killed++
+		case cluster.StateStopped:
+			c.stopped++
+		}
+	}
+	return c
+}
+
+// view renders the header, its items flowed onto as many lines as width
+// needs, never cut in the middle of an item.
+func (h headerModel) view(st *Styles, v *cluster.View, paused bool, w int) block {
+	item := func(label, value string) string {
+		return st.Label.Render(label+" ") + value
+	}
+	var items []string
+	items = append(items, st.Title.Render("kraftlab"))
+	if paused {
+		items = append(items, st.Paused.Render(" PAUSED: the cluster runs on, the screen is frozen "))
+	}
+	items = append(items, item("cluster", st.Value.Render(v.ClusterID)))
+	if v.LeaderID == cluster.NoLeader {
+		items = append(items, item("leader", st.Err.Render("none (election?)")))
+	} else {
+		items = append(items, item("leader", st.Role(cluster.RoleLeader).Render(fmt.Sprint(v.LeaderID))))
+	}
+	items = append(items, item("epoch", st.Value.Render(fmt.Sprint(maxEpoch(v)))))
+	hwm := "-"
+	if v.HighWatermark >= 0 {
+		hwm = fmt.Sprint(v.HighWatermark)
+	}
+	items = append(items, item("HWM", st.Value.Render(hwm)))
+	if v.Profile != "" {
+		items = append(items, item("profile", st.Value.Render(v.Profile)))
+	}
+	if !h.started.IsZero() && v.Timestamp > 0 {
+		items = append(items, item("up", st.Value.Render(uptime(time.UnixMilli(v.Timestamp).Sub(h.started)))))
+	}
+	c := countNodes(v)
+	counts := []string{st.OK.Render(fmt.Sprintf("%d live", c.live))}
+	if c.killed > 0 {
+		counts = append(counts, st.State(cluster.StateKilled).Render(fmt.Sprintf("%d killed", c.killed)))
+	} else {
+		counts = append(counts, "0 killed")
+	}
+	if c.stopped > 0 {
+		counts = append(counts, st.State(cluster.StateStopped).Render(fmt.Sprintf("%d stopped", c.stopped)))
+	}
+	if c.isolated > 0 {
+		counts = append(counts, st.State(cluster.StateIsolated).Render(fmt.Sprintf("%d isolated", c.isolated)))
+	} else {
+		counts = append(counts, "0 isolated")
+	}
+	items = append(items, item("nodes", strings.Join(counts, ", ")))
+	load := h.load
+	if load == "" {
+		load = st.Dim.Render("n/a")
+	}
+	items = append(items, item("load", load))
+	return flow(items, w, 3)
+}
+
+// maxEpoch is the leader's epoch, or with no leader the highest epoch any
+// live node is in, so the header shows elections counting up.
+func maxEpoch(v *cluster.View) int32 {
+	if v.LeaderID != cluster.NoLeader {
+		return v.LeaderEpoch
+	}
+	e := int32(0)
+	for _, n := range v.Nodes {
+		if n.Live() {
+			e = max(e, n.Epoch)
+		}
+	}
+	return e
+}
+
+// flow puts items on lines of at most w cells, gap spaces apart; an item
+// wider than a line is cut.
+func flow(items []string, w, gap int) block {
+	var out block
+	line, lw := "", 0
+	for _, it := range items {
+		iw := lipgloss.Width(it)
+		if lw > 0 && lw+gap+iw > w {
+			out = append(out, line)
+			line, lw = "", 0
+		}
+		if lw > 0 {
+			line += strings.Repeat(" ", gap)
+			lw += gap
+		}
+		line += it
+		lw += iw
+	}
+	if lw > 0 {
+		out = append(out, line)
+	}
+	for i := range out {
+		out[i] = clip(out[i], w)
+	}
+	return out
+}

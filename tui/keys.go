@@ -1,0 +1,86 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every key the screen answers to. It implements help.KeyMap, so
+// the help bar and the full help (?) list exactly these.
+type KeyMap struct {
+	Up, Down, Leader key.Binding
+
+	Kill, Start, Stop, Resign, Snapshot key.Binding
+
+	Partition, Isolate, Heal, HealAll, Link key.Binding
+
+	Load, Pause, Tab, ScrollUp, ScrollDown, Follow key.Binding
+
+	Help, Quit key.Binding
+
+	// Pick mode: choosing the second node of a link action.
+	PickPrev, PickNext, Confirm, Cancel key.Binding
+}
+
+// loadUnavailable says why the load key does nothing yet.
+const loadUnavailable = "background load needs an append/load action on the engine, which cluster.Engine does not have yet"
+
+// DefaultKeyMap returns the key bindings.
+func DefaultKeyMap() KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Up:     b("↑/k", "select", "up", "k"),
+		Down:   b("↓/j", "select", "down", "j"),
+		Leader: b("l", "select the leader", "l"),
+
+		Kill:     b("x", "kill -9", "x"),
+		Start:    b("s", "start", "s"),
+		Stop:     b("g", "stop gracefully", "g"),
+		Resign:   b("r", "resign the leader", "r"),
+		Snapshot: b("n", "snapshot", "n"),
+
+		Partition: b("p", "partition…", "p"),
+		Isolate:   b("i", "isolate", "i"),
+		Heal:      b("h", "heal a link…", "h"),
+		HealAll:   b("H", "heal all", "H"),
+		Link:      b("d", "delay/loss…", "d"),
+
+		Load:       b("L", "load: n/a (no engine load action yet)", "L"),
+		Pause:      b("space", "pause", " "),
+		Tab:        b("tab", "next panel", "tab"),
+		ScrollUp:   b("pgup/[", "older events", "pgup", "["),
+		ScrollDown: b("pgdn/]", "newer events", "pgdown", "]"),
+		Follow:     b("end/G", "newest events", "end", "G"),
+
+		Help: b("?", "keys", "?"),
+		Quit: b("q", "quit", "q", "ctrl+c"),
+
+		PickPrev: b("←/k", "previous node", "left", "up", "k", "h"),
+		PickNext: b("→/j", "next node", "right", "down", "j", "l"),
+		Confirm:  b("enter", "confirm", "enter"),
+		Cancel:   b("esc", "cancel", "esc"),
+	}
+}
+
+// ShortHelp is the one-line help bar.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Help, k.Quit, k.Up, k.Kill, k.Start, k.Partition, k.HealAll, k.Resign, k.Pause, k.Isolate, k.Snapshot}
+}
+
+// FullHelp is the help shown by ?, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Leader, k.Help, k.Quit},
+		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot},
+		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link},
+		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow, k.Load},
+	}
+}
+
+// pickKeys is the help shown while a second node is picked.
+type pickKeys struct{ k KeyMap }
+
+func (p pickKeys) ShortHelp() []key.Binding {
+	return []key.Binding{p.k.PickPrev, p.k.PickNext, p.k.Confirm, p.k.Cancel}
+}
+
+func (p pickKeys) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }

@@ -1,0 +1,253 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// Layout thresholds. From wideWidth columns on, the commit picture spans
+// the screen under the quorum table and the message flow sits beside the
+// links; below it they share one place and tab switches between them,
+// unless the screen is tall enough to stack them all.
+const (
+	wideWidth = 120
+	// minEvents is the fewest lines the event log keeps (title included)
+	// before it becomes one of the tabs.
+	minEvents = 4
+)
+
+// frame is a composed screen: its lines, and which line shows which node
+// of the quorum table, for the mouse.
+type frame struct {
+	lines  block
+	nodeAt map[int]int32
+}
+
+// String joins the lines.
+func (f frame) String() string { return strings.Join(f.lines, "\n") }
+
+// panel is one of the panels below the quorum table.
+type panel struct {
+	name   string
+	render func(w, h int) block
+}
+
+// compose lays the whole screen out for the current size. It only reads
+// the model: View and the mouse handler both call it.
+func (m *Model) compose() frame {
+	w, h := m.width, m.height
+	f := frame{nodeAt: map[int]int32{}}
+	if w <= 0 || h <= 0 {
+		f.lines = block{"kraftlab: starting…"}
+		return f
+	}
+	st := m.st
+	footer := m.footer(w, h)
+	var top block
+	if m.hasView {
+		top = m.header.view(st, &m.view, m.paused, w)
+	} else {
+		top = block{st.Title.Render("kraftlab") + "  waiting for the first snapshot of the playground…"}
+	}
+	avail := h - len(top) - len(footer)
+	if !m.hasView || avail < 2 {
+		f.lines = m.finish(top, nil, footer, w, h)
+		return f
+	}
+	v := &m.view
+
+	tableH := min(1+len(v.Nodes), max(avail/2, min(3, avail)))
+	if len(v.Nodes)+1 > tableH {
+		tableH = max(tableH, min(avail-minEvents, 1+voters(v)+2)) // keep every voter if it can
+	}
+	peer := int32(-1)
+	if m.mode == modePick {
+		peer = m.pick.peer()
+	}
+	table := m.quorum.view(st, v, w, max(tableH, 2), peer)
+	body := block{}
+	for i, id := range table.nodeAt {
+		f.nodeAt[len(top)+i] = id
+	}
+	body = append(body, table.lines...)
+	rest := avail - len(body)
+	if rest >= minEvents+4 {
+		body = append(body, m.quorum.detail(st, v, w))
+		rest--
+	}
+
+	panels := []panel{
+		{"Commit", func(pw, ph int) block { return m.commit.view(st, v, pw, ph) }},
+		{"Flow", func(pw, ph int) block { return m.flow.view(st, v, pw, ph) }},
+		{"Links", func(pw, ph int) block { return m.links.view(st, v, pw, ph) }},
+	}
+	if m.brokers.has(v) {
+		panels = append(panels, panel{"Brokers", func(pw, ph int) block { return m.brokers.view(st, v, pw, ph) }})
+	}
+	events := panel{"Events", func(pw, ph int) block { return m.events.view(st, pw, ph) }}
+	const tall = 200 // a height no panel fills: renders a panel whole, to measure it
+
+	switch {
+	case rest <= 0:
+	case w >= wideWidth && rest >= minEvents+8:
+		// The commit picture across the screen, so its bars are long;
+		// under it the flow beside the links (and the brokers).
+		commit := panels[0].render(w, min(len(panels[0].render(w, tall)), rest-minEvents-4))
+		body = append(body, commit...)
+		rest -= len(commit)
+		fw := w / 2
+		lw := w - fw - 2
+		right := func(ph int) block {
+			b := panels[2].render(lw, ph)
+			if len(panels) > 3 && ph-len(b) >= 3 {
+				b = append(b, "")
+				b = append(b, panels[3].render(lw, ph-len(b))...)
+			}
+			return b
+		}
+		natural := max(len(panels[1].render(fw, tall)), len(right(tall)))
+		midH := min(natural, rest-minEvents)
+		mid := besides(2, []int{fw, lw}, panels[1].render(fw, midH), right(midH))
+		body = append(body, mid...)
+		body = append(body, events.render(w, rest-len(mid))...)
+	default:
+		natural := make([]int, len(panels))
+		sum := 0
+		for i, p := range panels {
+			natural[i] = len(p.render(w, tall))
+			sum += natural[i]
+		}
+		if rest >= sum+minEvents+2 {
+			// Tall enough to stack them all.
+			for _, p := range panels {
+				body = append(body, p.render(w, rest)...)
+			}
+			body = append(body, events.render(w, rest-sum)...)
+			break
+		}
+		tabs := panels
+		tabH := 0
+		for _, n := range natural {
+			tabH = max(tabH, n)
+		}
+		if rest-1-tabH < minEvents {
+			tabH = rest - 1 - minEvents
+		}
+		if tabH < 2 {
+			// Too short for a panel and the log: the log is one of the tabs.
+			tabs = append(append([]panel{}, panels...), events)
+			tabH = rest - 1
+		}
+		cur := tabs[m.tab%len(tabs)]
+		body = append(body, m.tabBar(tabs, cur.name, w))
+		body = append(body, cur.render(w, tabH)...)
+		if cur.name != "Events" && tabs[len(tabs)-1].name != "Events" {
+			body = append(body, events.render(w, avail-len(body))...)
+		}
+	}
+	f.lines = m.finish(top, body, footer, w, h)
+	return f
+}
+
+// voters counts the controllers.
+func voters(v *cluster.View) int {
+	n := 0
+	for _, node := range v.Nodes {
+		if node.Kind == cluster.KindController {
+			n++
+		}
+	}
+	return n
+}
+
+// tabBar names the tabs, the shown one marked.
+func (m *Model) tabBar(tabs []panel, cur string, w int) string {
+	parts := make([]string, len(tabs))
+	for i, t := range tabs {
+		if t.name == cur {
+			parts[i] = m.st.Tab.Render("[" + t.name + "]")
+		} else {
+			parts[i] = " " + t.name + " "
+		}
+	}
+	return clip(strings.Join(parts, " ")+m.st.Dim.Render("  (tab: next panel; a wider window shows them all)"), w)
+}
+
+// footer is the status line and the help.
+func (m *Model) footer(w, h int) block {
+	st := m.st
+	var line string
+	var keys help.KeyMap = m.keys
+	switch {
+	case m.mode == modeConfirm && m.opts.OwnsCluster:
+		line = st.Warn.Render("Quit and stop the playground? y quits, any other key stays")
+	case m.mode == modeConfirm:
+		line = st.Warn.Render("Quit? (the playground keeps running) y quits, any other key stays")
+	case m.mode == modePick:
+		line = m.pickPrompt()
+		keys = pickKeys{m.keys}
+	case m.mode == modeLink:
+		line = st.Warn.Render(fmt.Sprintf("link %d ↔ %d: delay jitter loss, e.g. 200ms 50ms 10%% (enter applies, esc cancels): ", m.pick.from, m.pick.peer())) + m.form.View()
+		keys = pickKeys{m.keys}
+	case m.pullErr != nil:
+		line = st.Err.Render("cannot read the playground: " + m.pullErr.Error())
+	default:
+		line = m.status.view(st, w)
+	}
+	out := block{clip(line, w)}
+	hb := m.help.view(keys, w, m.showAll)
+	if len(hb) > h/2 {
+		hb = hb[:max(h/2, 1)]
+	}
+	return append(out, hb...)
+}
+
+// pickPrompt shows the nodes to pick from, the current one bracketed.
+func (m *Model) pickPrompt() string {
+	p := m.pick
+	verb := map[cluster.ActionKind]string{
+		cluster.ActPartition: "partition node %d from",
+		cluster.ActHeal:      "heal the links between node %d and",
+		cluster.ActLink:      "set delay/loss on the link between node %d and",
+	}[p.kind]
+	var b strings.Builder
+	b.WriteString(m.st.Warn.Render(fmt.Sprintf(verb, p.from)) + ": ")
+	for i, id := range p.peers {
+		if i == p.i {
+			b.WriteString(m.st.Tab.Render(fmt.Sprintf("[%d]", id)))
+		} else {
+			fmt.Fprintf(&b, " %d ", id)
+		}
+	}
+	return b.String()
+}
+
+// finish stacks the parts into exactly h lines of at most w cells: the
+// body is cut or padded so the footer stays at the bottom.
+func (m *Model) finish(top, body, footer block, w, h int) block {
+	room := max(h-len(top)-len(footer), 0)
+	if len(body) > room {
+		body = body[:room]
+	}
+	out := make(block, 0, h)
+	out = append(out, top...)
+	out = append(out, body...)
+	for len(out)+len(footer) < h {
+		out = append(out, "")
+	}
+	out = append(out, footer...)
+	if len(out) > h {
+		out = out[:h]
+	}
+	for i, line := range out {
+		if lipgloss.Width(line) > w {
+			out[i] = clip(line, w)
+		}
+	}
+	return out
+}

@@ -1,0 +1,213 @@
+// Package tui is kraftlab's live screen: the quorum, the commit picture,
+// the message flow, the links and the event log of a running playground,
+// and keys that break and mend it.
+//
+// The screen shows exactly what the control API shows: it pulls a
+// cluster.View and the new events from a cluster.Controller on a tick, and
+// sends cluster.Actions. The engine never calls into the screen, so a slow
+// screen cannot slow the cluster down.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// Options tune the screen.
+type Options struct {
+	// Started is when the playground started, for the uptime in the
+	// header; zero leaves the uptime out.
+	Started time.Time
+	// Interval is the time between pulls; 0 means DefaultInterval.
+	Interval time.Duration
+	// OwnsCluster says that quitting stops the playground, as it does for
+	// kraftlab up; the quit prompt says so.
+	OwnsCluster bool
+	// Styles are the screen's styles; nil means DefaultStyles().
+	Styles *Styles
+}
+
+// mode is what the keys do now.
+type mode int
+
+const (
+	modeNormal  mode = iota
+	modePick         // picking the second node of a link action
+	modeLink         // typing a link's delay, jitter and loss
+	modeConfirm      // asking before quitting
+)
+
+// Model is the screen's state. It implements tea.Model.
+type Model struct {
+	ctx  context.Context
+	ctrl cluster.Controller
+	opts Options
+	st   *Styles
+	keys KeyMap
+
+	width, height int
+	view          cluster.View
+	hasView       bool
+	// after is the sequence number of the last event pulled.
+	after uint64
+	// pollSeq names the pull in flight; see snapshotMsg.
+	pollSeq uint64
+	// pullErr is the last pull's error, shown until a pull succeeds.
+	pullErr error
+
+	paused     bool
+	heldView   *cluster.View   // the latest view while paused
+	heldEvents []cluster.Event // the events pulled while paused
+
+	header  headerModel
+	quorum  quorumModel
+	commit  commitModel
+	flow    flowModel
+	links   linksModel
+	brokers brokersModel
+	events  eventsModel
+	status  statusModel
+	help    helpModel
+	showAll bool
+	// tab is the panel shown where the screen is too small for all.
+	tab int
+
+	mode mode
+	pick pickState
+	form textinput.Model
+	// quit is set once the user confirmed quitting.
+	quit bool
+}
+
+// New returns the screen for ctrl. ctx bounds its pulls and actions.
+func New(ctx context.Context, ctrl cluster.Controller, opts Options) *Model {
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultInterval
+	}
+	st := opts.Styles
+	if st == nil {
+		st = DefaultStyles()
+	}
+	form := textinput.New()
+	form.Prompt = ""
+	form.CharLimit = 40
+	// A steady cursor: a blinking one would redraw the screen twice a
+	// second for nothing.
+	form.Cursor.SetMode(cursor.CursorStatic)
+	return &Model{
+		ctx: ctx, ctrl: ctrl, opts: opts, st: st, keys: DefaultKeyMap(),
+		header: headerModel{started: opts.Started},
+		quorum: quorumModel{selected: -1},
+		help:   newHelpModel(st),
+		form:   form,
+	}
+}
+
+// Init starts the one chain of pulls.
+func (m *Model) Init() tea.Cmd {
+	m.pollSeq = 1
+	return tea.Batch(poll(m.ctx, m.ctrl, m.pollSeq, m.after, 0), tea.SetWindowTitle("kraftlab"))
+}
+
+// Quitting reports whether the user asked to quit.
+func (m *Model) Quitting() bool { return m.quit }
+
+// Update handles a message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, nil
+	case snapshotMsg:
+		return m, m.onSnapshot(msg)
+	case actionMsg:
+		m.onAction(msg)
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.onKey(msg)
+	case tea.MouseMsg:
+		return m, m.onMouse(msg)
+	}
+	return m, nil
+}
+
+// onSnapshot takes a pull's answer and schedules the next pull.
+func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
+	if msg.seq != m.pollSeq {
+		return nil // not the chain's latest pull: never fork a second chain
+	}
+	if errors.Is(msg.err, cluster.ErrClosed) {
+		m.status.set(levelErr, "the playground is shut down")
+		return tea.Quit
+	}
+	if m.ctx.Err() != nil {
+		return nil
+	}
+	m.pullErr = msg.err
+	if msg.err == nil {
+		if n := len(msg.events); n > 0 {
+			m.after = msg.events[n-1].Seq
+		}
+		if m.paused {
+			m.heldView = &msg.view
+			m.heldEvents = append(m.heldEvents, msg.events...)
+			if over := len(m.heldEvents) - maxLogEntries; over > 0 {
+				m.heldEvents = m.heldEvents[over:]
+			}
+		} else {
+			m.apply(msg.view, msg.events)
+		}
+	}
+	m.pollSeq++
+	started := msg.started
+	if started.IsZero() {
+		started = time.Now()
+	}
+	return poll(m.ctx, m.ctrl, m.pollSeq, m.after, nextDelay(m.opts.Interval, started, time.Now()))
+}
+
+// apply shows a view and its events.
+func (m *Model) apply(v cluster.View, evs []cluster.Event) {
+	first := !m.hasView
+	m.view, m.hasView = v, true
+	m.flow.add(&m.view)
+	m.events.add(evs...)
+	if first && v.LeaderID != cluster.NoLeader {
+		m.quorum.selected = v.LeaderID
+	}
+	m.quorum.selectedIndex(&m.view)
+}
+
+// togglePause freezes the screen or shows the latest state again.
+func (m *Model) togglePause() {
+	m.paused = !m.paused
+	if m.paused {
+		m.status.set(levelWarn, "display paused: the cluster runs on; space resumes")
+		return
+	}
+	if m.heldView != nil {
+		m.apply(*m.heldView, m.heldEvents)
+	} else {
+		m.events.add(m.heldEvents...)
+	}
+	m.heldView, m.heldEvents = nil, nil
+	m.status.set(levelInfo, "display resumed")
+}
+
+// logUI writes an entry the event stream does not have.
+func (m *Model) logUI(format string, args ...any) {
+	m.events.add(cluster.Event{Time: time.Now(), Kind: eventUI, Message: fmt.Sprintf(format, args...)})
+}
+
+// View renders the screen.
+func (m *Model) View() string {
+	return m.compose().String()
+}

@@ -1,0 +1,334 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// statePartitioned styles a running node some of whose links are down.
+const statePartitioned = "partitioned"
+
+// quorumModel is the quorum table: one row per voter and observer, and
+// the selection the node actions act on.
+type quorumModel struct {
+	// selected is the selected node's ID, kept across views; -1 before the
+	// first view.
+	selected int32
+}
+
+// quorumRow is one node as the table shows it, every cell already text.
+type quorumRow struct {
+	id                                   int32
+	role, roleStyle                      string
+	epoch, leo, saw, lag, hwm, lastFetch string
+	snapshot, logStart                   string
+	state, stateStyle                    string
+}
+
+// quorumColumn is a column of the table; columns with a lower drop rank
+// go first when the screen is narrow.
+type quorumColumn struct {
+	title string
+	right bool
+	drop  int // 0: never dropped
+	cell  func(r *quorumRow) string
+}
+
+var quorumColumns = []quorumColumn{
+	{"NODE", true, 0, func(r *quorumRow) string { return fmt.Sprint(r.id) }},
+	{"ROLE", false, 0, func(r *quorumRow) string { return r.role }},
+	{"EPOCH", true, 0, func(r *quorumRow) string { return r.epoch }},
+	{"LEO", true, 0, func(r *quorumRow) string { return r.leo }},
+	{"LEADER SAW", true, 3, func(r *quorumRow) string { return r.saw }},
+	{"LAG", true, 0, func(r *quorumRow) string { return r.lag }},
+	{"HWM", true, 0, func(r *quorumRow) string { return r.hwm }},
+	{"LAST FETCH", true, 4, func(r *quorumRow) string { return r.lastFetch }},
+	{"SNAPSHOT", true, 2, func(r *quorumRow) string { return r.snapshot }},
+	{"LOG START", true, 1, func(r *quorumRow) string { return r.logStart }},
+	{"STATE", false, 0, func(r *quorumRow) string { return r.state }},
+}
+
+// quorumRows turns the view into table rows.
+func quorumRows(v *cluster.View) []quorumRow {
+	rows := make([]quorumRow, 0, len(v.Nodes))
+	for i := range v.Nodes {
+		n := &v.Nodes[i]
+		r := quorumRow{
+			id:       n.ID,
+			role:     n.Role,
+			epoch:    fmt.Sprint(n.Epoch),
+			leo:      offset(n.LogEndOffset),
+			hwm:      offset(n.HighWatermark),
+			logStart: offset(n.LogStartOffset),
+			saw:      "-", lag: "-", lastFetch: "-", snapshot: "-",
+		}
+		r.roleStyle = n.Role
+		if n.Role == "" {
+			r.role = "-"
+		}
+		if n.LatestSnapshot != nil {
+			r.snapshot = fmt.Sprintf("%d@%d", n.LatestSnapshot.EndOffset, n.LatestSnapshot.Epoch)
+		}
+		if rs, ok := v.Replica(n.ID); ok {
+			r.lag = fmt.Sprint(rs.Lag)
+			if n.ID != v.LeaderID {
+				r.saw = offset(rs.LogEndOffset)
+				r.lastFetch = since(rs.LastFetchTimestamp, v.Timestamp)
+			}
+		}
+		r.state, r.stateStyle = nodeState(v, n)
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// linkCuts lists the peers a node cannot reach: both ways, only sending,
+// only receiving. An isolated peer is left out for any node but itself:
+// its own row says it is cut off from everyone.
+func linkCuts(v *cluster.View, id int32) (both, out, in []int32) {
+	for _, p := range v.Nodes {
+		if p.ID == id || p.State == cluster.StateIsolated {
+			continue
+		}
+		o, i := v.Link(id, p.ID).Down, v.Link(p.ID, id).Down
+		switch {
+		case o && i:
+			both = append(both, p.ID)
+		case o:
+			out = append(out, p.ID)
+		case i:
+			in = append(in, p.ID)
+		}
+	}
+	return both, out, in
+}
+
+// nodeState spells out a node's state, naming the peers a running node is
+// partitioned from (→N: what it sends N is dropped; ←N: what N sends it is
+// dropped), and the style that goes with it.
+func nodeState(v *cluster.View, n *cluster.NodeView) (text, style string) {
+	if n.State != cluster.StateRunning {
+		return n.State, n.State
+	}
+	both, out, in := linkCuts(v, n.ID)
+	if len(both)+len(out)+len(in) == 0 {
+		return n.State, n.State
+	}
+	var parts []string
+	for _, id := range both {
+		parts = append(parts, fmt.Sprint(id))
+	}
+	for _, id := range out {
+		parts = append(parts, fmt.Sprintf("→%d", id))
+	}
+	for _, id := range in {
+		parts = append(parts, fmt.Sprintf("←%d", id))
+	}
+	return "partitioned from " + strings.Join(parts, " "), statePartitioned
+}
+
+// selectedIndex returns the selected row, selecting the first node when
+// the selected one is gone (on a copy, when called from a view).
+func (q *quorumModel) selectedIndex(v *cluster.View) int {
+	i := slices.IndexFunc(v.Nodes, func(n cluster.NodeView) bool { return n.ID == q.selected })
+	if i < 0 && len(v.Nodes) > 0 {
+		q.selected = v.Nodes[0].ID
+		return 0
+	}
+	return i
+}
+
+// move moves the selection by delta rows, stopping at the ends.
+func (q *quorumModel) move(v *cluster.View, delta int) {
+	if len(v.Nodes) == 0 {
+		return
+	}
+	i := min(max(q.selectedIndex(v)+delta, 0), len(v.Nodes)-1)
+	q.selected = v.Nodes[i].ID
+}
+
+// quorumTable is the table as rendered, with which screen line holds
+// which node, for the mouse.
+type quorumTable struct {
+	lines block
+	// nodeAt maps a line of lines to the node it shows.
+	nodeAt  map[int]int32
+	dropped []string // the titles of the columns left out for width
+}
+
+// view renders the table in at most w cells and h lines (h >= 2). peer is
+// the node being picked as a link's second end, or -1.
+func (q quorumModel) view(st *Styles, v *cluster.View, w, h int, peer int32) quorumTable {
+	rows := quorumRows(v)
+	cols, widths, dropped := fitColumns(rows, w)
+	t := quorumTable{nodeAt: map[int]int32{}, dropped: dropped}
+
+	var head strings.Builder
+	head.WriteString("  ")
+	for i, c := range cols {
+		if i > 0 {
+			head.WriteString(" ")
+		}
+		if c.right {
+			head.WriteString(fitLeft(c.title, widths[i]))
+		} else {
+			head.WriteString(fit(c.title, widths[i]))
+		}
+	}
+	t.lines = append(t.lines, st.Label.Render(clip(strings.TrimRight(head.String(), " "), w)))
+
+	room := h - 1
+	sel := max(q.selectedIndex(v), 0)
+	top := 0
+	if len(rows) > room {
+		// The selection stays in the middle of what is shown, so the
+		// rows around it show too.
+		room = max(room-1, 1) // a line says how many rows are hidden
+		top = min(max(sel-room/2, 0), len(rows)-room)
+	}
+	end := min(top+room, len(rows))
+	for i := top; i < end; i++ {
+		r := &rows[i]
+		plain := r.id == q.selected || r.id == peer
+		var b strings.Builder
+		switch {
+		case r.id == q.selected:
+			b.WriteString("▶ ")
+		case r.id == peer:
+			b.WriteString("◆ ")
+		default:
+			b.WriteString("  ")
+		}
+		for j, c := range cols {
+			if j > 0 {
+				b.WriteString(" ")
+			}
+			text := c.cell(r)
+			if c.right {
+				text = fitLeft(text, widths[j])
+			} else {
+				text = fit(text, widths[j])
+			}
+			if !plain {
+				switch c.title {
+				case "ROLE":
+					text = st.Role(r.roleStyle).Render(text)
+				case "STATE":
+					text = st.State(r.stateStyle).Render(text)
+				}
+			}
+			b.WriteString(text)
+		}
+		line := clip(strings.TrimRight(b.String(), " "), w)
+		switch {
+		case r.id == q.selected:
+			line = st.Selected.Render(fit(line, w))
+		case r.id == peer:
+			line = st.Peer.Render(line)
+		}
+		t.nodeAt[len(t.lines)] = r.id
+		t.lines = append(t.lines, line)
+	}
+	if hidden := len(rows) - (end - top); hidden > 0 {
+		t.lines = append(t.lines, st.Dim.Render(clip(fmt.Sprintf("  … %d more nodes (%d above, %d below): j/k to scroll", hidden, top, len(rows)-end), w)))
+	}
+	return t
+}
+
+// fitColumns picks the columns that fit in w cells, dropping the least
+// needed first; the last column (STATE) takes what is left.
+func fitColumns(rows []quorumRow, w int) ([]quorumColumn, []int, []string) {
+	natural := make([]int, len(quorumColumns))
+	for i, c := range quorumColumns {
+		natural[i] = len(c.title)
+		for j := range rows {
+			natural[i] = max(natural[i], cellWidth(c.cell(&rows[j])))
+		}
+	}
+	keep := make([]bool, len(quorumColumns))
+	for i := range keep {
+		keep[i] = true
+	}
+	total := func() int {
+		t := 2 // the selection marker
+		for i := range quorumColumns {
+			if keep[i] {
+				t += natural[i] + 1
+			}
+		}
+		return t - 1
+	}
+	for rank := 1; total() > w; rank++ {
+		i := slices.IndexFunc(quorumColumns, func(c quorumColumn) bool { return c.drop == rank })
+		if i < 0 {
+			break
+		}
+		keep[i] = false
+	}
+	var cols []quorumColumn
+	var widths []int
+	var dropped []string
+	for i, c := range quorumColumns {
+		if !keep[i] {
+			dropped = append(dropped, c.title)
+			continue
+		}
+		cols = append(cols, c)
+		widths = append(widths, natural[i])
+	}
+	return cols, widths, dropped
+}
+
+// cellWidth is the width of plain cell text.
+func cellWidth(s string) int { return len([]rune(s)) }
+
+// detail spells out the selected node in one line: what the table has no
+// room for, and what it has no column for.
+func (q quorumModel) detail(st *Styles, v *cluster.View, w int) string {
+	i := q.selectedIndex(v)
+	if i < 0 {
+		return ""
+	}
+	n := &v.Nodes[i]
+	parts := []string{fmt.Sprintf("node %d: %s %s", n.ID, n.Kind, n.Listener)}
+	if n.Live() {
+		parts = append(parts, "knows leader "+idOrNone(n.LeaderID), "voted "+idOrNone(n.VotedID))
+	}
+	snap := "none"
+	if n.LatestSnapshot != nil {
+		snap = fmt.Sprintf("%d@%d", n.LatestSnapshot.EndOffset, n.LatestSnapshot.Epoch)
+	}
+	parts = append(parts, "snapshot "+snap, fmt.Sprintf("log start %d", n.LogStartOffset))
+	if n.Truncations > 0 || n.SnapshotsLoaded > 0 {
+		parts = append(parts, fmt.Sprintf("truncations %d", n.Truncations), fmt.Sprintf("snapshots loaded %d", n.SnapshotsLoaded))
+	}
+	both, out, in := linkCuts(v, n.ID)
+	if len(both) > 0 {
+		parts = append(parts, "cut off from "+ids(both))
+	}
+	if len(out) > 0 {
+		parts = append(parts, "cannot send to "+ids(out))
+	}
+	if len(in) > 0 {
+		parts = append(parts, "cannot hear "+ids(in))
+	}
+	return st.Dim.Render(clip(strings.Join(parts, " · "), w))
+}
+
+func idOrNone(id int32) string {
+	if id < 0 {
+		return "none"
+	}
+	return fmt.Sprint(id)
+}
+
+func ids(list []int32) string {
+	s := make([]string, len(list))
+	for i, id := range list {
+		s[i] = fmt.Sprint(id)
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,127 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// Styles holds every style the screen uses, built once. Colours are the
+// terminal's 16 ANSI colours, which stay readable on a projector whatever
+// the theme; every colour repeats what the text already says, so the
+// screen reads the same under NO_COLOR (lipgloss then drops them all).
+type Styles struct {
+	Title    lipgloss.Style // the product name in the header
+	Section  lipgloss.Style // panel titles
+	Label    lipgloss.Style // header labels, table column names
+	Value    lipgloss.Style // header values
+	Dim      lipgloss.Style // secondary text
+	Selected lipgloss.Style // the selected row of the quorum table
+	Peer     lipgloss.Style // the node being picked as the second end of a link
+	Tab      lipgloss.Style // the active tab of a collapsed panel
+	OK       lipgloss.Style
+	Warn     lipgloss.Style
+	Err      lipgloss.Style
+	Paused   lipgloss.Style
+
+	BarFilled lipgloss.Style // a voter's log up to its position
+	BarBehind lipgloss.Style // a voter's log below the high watermark's scale
+	BarHWM    lipgloss.Style // the high watermark marker
+
+	roles  map[string]lipgloss.Style
+	states map[string]lipgloss.Style
+	events map[cluster.EventKind]lipgloss.Style
+	// Help styles the help bar.
+	Help help.Styles
+}
+
+// ANSI colour numbers.
+const (
+	colRed     = lipgloss.Color("9")
+	colGreen   = lipgloss.Color("10")
+	colYellow  = lipgloss.Color("11")
+	colBlue    = lipgloss.Color("12")
+	colMagenta = lipgloss.Color("13")
+	colCyan    = lipgloss.Color("14")
+	colGray    = lipgloss.Color("8")
+	colWhite   = lipgloss.Color("15")
+)
+
+// DefaultStyles returns the styles of the screen.
+func DefaultStyles() *Styles {
+	fg := func(c lipgloss.Color) lipgloss.Style { return lipgloss.NewStyle().Foreground(c) }
+	s := &Styles{
+		Title:     lipgloss.NewStyle().Bold(true).Foreground(colCyan),
+		Section:   lipgloss.NewStyle().Bold(true).Foreground(colCyan),
+		Label:     fg(colGray),
+		Value:     lipgloss.NewStyle().Bold(true),
+		Dim:       fg(colGray),
+		Selected:  lipgloss.NewStyle().Reverse(true),
+		Peer:      lipgloss.NewStyle().Underline(true).Bold(true),
+		Tab:       lipgloss.NewStyle().Bold(true).Reverse(true),
+		OK:        fg(colGreen),
+		Warn:      fg(colYellow),
+		Err:       lipgloss.NewStyle().Bold(true).Foreground(colRed),
+		Paused:    lipgloss.NewStyle().Bold(true).Reverse(true).Foreground(colYellow),
+		BarFilled: fg(colGreen),
+		BarBehind: fg(colGray),
+		BarHWM:    lipgloss.NewStyle().Bold(true).Foreground(colYellow),
+		roles: map[string]lipgloss.Style{
+			cluster.RoleLeader:      lipgloss.NewStyle().Bold(true).Foreground(colGreen),
+			cluster.RoleFollower:    fg(colBlue),
+			cluster.RoleCandidate:   lipgloss.NewStyle().Bold(true).Foreground(colYellow),
+			cluster.RoleProspective: fg(colYellow),
+			cluster.RoleUnattached:  fg(colGray),
+			cluster.RoleResigned:    fg(colMagenta),
+			cluster.RoleObserver:    fg(colCyan),
+		},
+		states: map[string]lipgloss.Style{
+			cluster.StateRunning:  fg(colGreen),
+			cluster.StateKilled:   lipgloss.NewStyle().Bold(true).Foreground(colRed),
+			cluster.StateStopped:  fg(colGray),
+			cluster.StateIsolated: lipgloss.NewStyle().Bold(true).Foreground(colRed),
+			statePartitioned:      fg(colYellow),
+		},
+		events: map[cluster.EventKind]lipgloss.Style{
+			cluster.EventElection:         lipgloss.NewStyle().Bold(true).Foreground(colGreen),
+			cluster.EventRoleChange:       fg(colBlue),
+			cluster.EventBeginQuorumEpoch: fg(colCyan),
+			cluster.EventEndQuorumEpoch:   fg(colMagenta),
+			cluster.EventTruncation:       fg(colYellow),
+			cluster.EventSnapshotTaken:    fg(colMagenta),
+			cluster.EventSnapshotLoaded:   fg(colMagenta),
+			cluster.EventHighWatermark:    fg(colGreen),
+			cluster.EventKill:             lipgloss.NewStyle().Bold(true).Foreground(colRed),
+			cluster.EventStart:            fg(colGreen),
+			cluster.EventStop:             fg(colYellow),
+			cluster.EventResign:           fg(colMagenta),
+			cluster.EventLinkChange:       fg(colYellow),
+			cluster.EventHeal:             fg(colGreen),
+			cluster.EventSnapshot:         fg(colMagenta),
+			cluster.EventDown:             lipgloss.NewStyle().Bold(true).Foreground(colRed),
+			cluster.EventActionError:      lipgloss.NewStyle().Bold(true).Foreground(colRed),
+			cluster.EventMissed:           fg(colYellow),
+			eventUI:                       fg(colWhite),
+		},
+	}
+	s.Help = help.Styles{
+		ShortKey:       lipgloss.NewStyle().Bold(true),
+		ShortDesc:      lipgloss.NewStyle(),
+		ShortSeparator: fg(colGray),
+		Ellipsis:       fg(colGray),
+		FullKey:        lipgloss.NewStyle().Bold(true),
+		FullDesc:       lipgloss.NewStyle(),
+		FullSeparator:  fg(colGray),
+	}
+	return s
+}
+
+// Role styles a quorum role; an unknown one is left plain.
+func (s *Styles) Role(role string) lipgloss.Style { return s.roles[role] }
+
+// State styles a node state, or "partitioned".
+func (s *Styles) State(state string) lipgloss.Style { return s.states[state] }
+
+// Event styles an event kind.
+func (s *Styles) Event(kind cluster.EventKind) lipgloss.Style { return s.events[kind] }
