@@ -34,24 +34,19 @@
 //
 // # States
 //
-//	                 election timeout            majority of pre-votes
-//	 Unattached ──────────────────────► Prospective ─────────────────► Candidate
-//	    ▲  ▲                             │   │  ▲                        │  │ ▲
-//	    │  │ pre-vote lost, no leader    │   │  │ backoff over after     │  │ │
-//	    │  └─────────────────────────────┘   │  └── a lost election ─────┘  │ │
-//	    │                pre-vote lost,      │                              │ │
-//	    │                leader known        ▼          majority of votes   │ │
-//	    │     ┌─────────────────────────► Follower ◄─┐                      ▼ │
-//	    │     │  leader of a higher or      │  ▲     │ higher epoch ┌──── Leader
-//	    │     │  the same epoch             │  │     │ with leader  │
-//	    │     │  (BeginQuorumEpoch, Fetch   │  └─────┴──────────────┘
-//	    │     │  and Vote responses)        │ fetch timeout
-//	    │     │                             └──────────────► Prospective
-//	    │  Resigned ◄── Leader on shutdown, Resign or failed check-quorum,
-//	    │     │         and a restarted leader, in the same epoch
-//	    └─────┘ election timeout (or a higher epoch, from any state)
+//	Unattached --(election timeout)--> Prospective --(pre-vote majority)--> Candidate
+//	    ^                                |     ^                             |     |
+//	    +----(pre-vote lost, no leader)--+     +--(backoff after lost vote)--+     |
+//	                                     |                                  (vote majority)
+//	Follower <--(pre-vote lost, leader)--+                                        |
+//	    |                                                                          v
+//	    +--(fetch timeout)--> Prospective                                       Leader
+//	                                                                               |
+//	Unattached <--(election timeout)-- Resigned <--(shutdown, Resign, check-quorum)+
 //
-// A higher epoch without a known leader moves any state to Unattached.
+//	any state --(leader of this or a higher epoch named)--> Follower
+//	any state --(higher epoch, leader unknown)-----------> Unattached
+//
 // Observers (a NodeID not in Voters) are only ever Unattached, fetching
 // from any voter to find the leader, or Follower.
 //

@@ -99,7 +99,7 @@ func TestVoteGrantedOncePerEpochToUpToDateLog(t *testing.T) {
 	if granted, code := vote(1, 1, 0, 0); !granted || code != 0 {
 		t.Fatalf("first vote in epoch 1: granted=%v code=%d", granted, code)
 	}
-	if st, _, _ := h.nodes[2].store.Read(); st.VotedID != 1 || st.LeaderEpoch != 1 {
+	if st, _ := h.nodes[2].store.Read(); st.VotedID != 1 || st.Epoch != 1 {
 		t.Fatalf("vote not persisted: %+v", st)
 	}
 	if granted, _ := vote(3, 1, 0, 0); granted {

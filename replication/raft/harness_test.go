@@ -406,8 +406,8 @@ func leaderBatch(t *testing.T, l *raft.MemoryLog, base int64, epoch int32, value
 	for i, v := range values {
 		recs[i].Value = []byte(v)
 	}
-	if err := l.AppendAsLeader(storage.AppendBatch(nil, storage.BatchSpec{BaseOffset: base, LeaderEpoch: epoch}, recs)); err != nil {
-		t.Fatal(err)
+	if b, _, err := l.AppendAsLeader(recs, epoch, 0); err != nil || b != base {
+		t.Fatalf("append at %d: base %d, %v", base, b, err)
 	}
 	if err := l.Flush(); err != nil {
 		t.Fatal(err)

@@ -267,13 +267,7 @@ func (n *Node) beginQuorumEpochRequest(to int32) *kmsg.BeginQuorumEpochRequest {
 // an append.
 func (ls *leaderState) appendLeaderChange(n *Node, now time.Time, granting []int32) error {
 	rec := storage.LeaderChangeRecord(n.id, n.cfg.Voters, granting)
-	batch := storage.AppendBatch(nil, storage.BatchSpec{
-		BaseOffset:  n.log.LogEndOffset(),
-		LeaderEpoch: n.epoch,
-		Control:     true,
-		Timestamp:   now.UnixMilli(),
-	}, []storage.Record{rec})
-	if err := n.log.AppendAsLeader(batch); err != nil {
+	if _, _, err := n.log.AppendControl([]storage.Record{rec}, n.epoch, now.UnixMilli()); err != nil {
 		return fmt.Errorf("append leader change record: %w", err)
 	}
 	ls.onAppend(n, now)
@@ -354,24 +348,25 @@ func (n *Node) Append(now time.Time, epoch int32, records [][]byte) (int64, erro
 
 // drain writes the accumulated records as batches of at most FetchMaxBytes.
 func (ls *leaderState) drain(n *Node, now time.Time) error {
-	var buf []byte
 	recs := make([]storage.Record, 0, len(ls.pending))
-	base, size := n.log.LogEndOffset(), storage.BatchHeaderSize
-	flush := func() {
-		buf = storage.AppendBatch(buf, storage.BatchSpec{BaseOffset: base, LeaderEpoch: n.epoch, Timestamp: now.UnixMilli()}, recs)
-		base += int64(len(recs))
+	size := storage.BatchHeaderSize
+	var err error
+	write := func() {
+		if err == nil && len(recs) > 0 {
+			_, _, err = n.log.AppendAsLeader(recs, n.epoch, now.UnixMilli())
+		}
 		recs, size = recs[:0], storage.BatchHeaderSize
 	}
 	for _, v := range ls.pending {
 		if len(recs) > 0 && size+len(v)+recordOverhead > int(n.cfg.FetchMaxBytes) {
-			flush()
+			write()
 		}
 		recs = append(recs, storage.Record{Value: v})
 		size += len(v) + recordOverhead
 	}
-	flush()
+	write()
 	ls.pending, ls.pendingBytes, ls.drainAt = nil, 0, time.Time{}
-	if err := n.log.AppendAsLeader(buf); err != nil {
+	if err != nil {
 		return fmt.Errorf("append as leader: %w", err)
 	}
 	ls.onAppend(n, now)

@@ -84,7 +84,26 @@ func (l *MemoryLog) EndOffsetForEpoch(epoch int32) (int32, int64) {
 }
 
 // AppendAsLeader implements Log.
-func (l *MemoryLog) AppendAsLeader(batches []byte) error { return l.append(batches, false) }
+func (l *MemoryLog) AppendAsLeader(records []storage.Record, epoch int32, timestampMs int64) (int64, int64, error) {
+	return l.appendLeader(records, epoch, timestampMs, false)
+}
+
+// AppendControl implements Log.
+func (l *MemoryLog) AppendControl(records []storage.Record, epoch int32, timestampMs int64) (int64, int64, error) {
+	return l.appendLeader(records, epoch, timestampMs, true)
+}
+
+func (l *MemoryLog) appendLeader(records []storage.Record, epoch int32, ts int64, control bool) (int64, int64, error) {
+	if len(records) == 0 {
+		return 0, 0, errors.New("append: no records")
+	}
+	base := l.end
+	b := storage.AppendBatch(nil, storage.BatchSpec{BaseOffset: base, LeaderEpoch: epoch, Control: control, Timestamp: ts}, records)
+	if err := l.append(b, false); err != nil {
+		return 0, 0, err
+	}
+	return base, l.end - 1, nil
+}
 
 // AppendAsFollower implements Log.
 func (l *MemoryLog) AppendAsFollower(batches []byte) error { return l.append(batches, true) }
@@ -226,46 +245,46 @@ func (l *MemoryLog) ReadSnapshot(id SnapshotID, position int64, maxBytes int) ([
 }
 
 // AdvanceLogStart implements Log.
-func (l *MemoryLog) AdvanceLogStart(id SnapshotID) error {
-	if _, ok := l.snapshot(id); !ok {
-		return fmt.Errorf("advance log start to %v: %w", id, ErrSnapshotNotFound)
+func (l *MemoryLog) AdvanceLogStart(offset int64) error {
+	if offset <= l.start {
+		return nil
 	}
-	if id.EndOffset < l.start || id.EndOffset > l.end {
-		return fmt.Errorf("advance log start to %d: outside the log [%d, %d]", id.EndOffset, l.start, l.end)
+	if offset > l.end {
+		return fmt.Errorf("advance log start to %d: past the log end offset %d", offset, l.end)
 	}
-	i := l.find(id.EndOffset)
-	if i < len(l.batches) && l.batches[i].base != id.EndOffset {
-		return fmt.Errorf("advance log start to %d: inside the batch at offset %d", id.EndOffset, l.batches[i].base)
+	i := l.find(offset)
+	if i < len(l.batches) && l.batches[i].base != offset {
+		return fmt.Errorf("advance log start to %d: inside the batch at offset %d", offset, l.batches[i].base)
 	}
 	l.batches = slices.Clone(l.batches[i:])
-	l.start = id.EndOffset
+	l.start = offset
+	// The snapshot below the new start is durable: so is the log up to it.
 	l.flushed = max(l.flushed, l.start)
+	if len(l.batches) == 0 {
+		l.epochs = nil
+		return nil
+	}
 	// Keep the epoch that covers the new start, starting there.
 	j := sort.Search(len(l.epochs), func(j int) bool { return l.epochs[j].StartOffset > l.start }) - 1
-	if j >= 0 {
-		l.epochs = slices.Clone(l.epochs[j:])
-		l.epochs[0].StartOffset = l.start
-		if len(l.batches) == 0 {
-			l.epochs = nil
-		}
-	}
-	l.dropSnapshotsBefore(id)
+	l.epochs = slices.Clone(l.epochs[max(j, 0):])
+	l.epochs[0].StartOffset = l.start
 	return nil
 }
 
-// TruncateToSnapshot implements Log.
-func (l *MemoryLog) TruncateToSnapshot(id SnapshotID) error {
-	if _, ok := l.snapshot(id); !ok {
-		return fmt.Errorf("truncate to snapshot %v: %w", id, ErrSnapshotNotFound)
+// TruncateFullyAndStartAt implements Log.
+func (l *MemoryLog) TruncateFullyAndStartAt(offset int64) error {
+	if offset < 0 {
+		return fmt.Errorf("truncate fully: negative offset %d", offset)
 	}
 	l.batches, l.epochs = nil, nil
-	l.start, l.end, l.flushed = id.EndOffset, id.EndOffset, id.EndOffset
-	l.dropSnapshotsBefore(id)
+	l.start, l.end, l.flushed = offset, offset, offset
 	return nil
 }
 
-func (l *MemoryLog) dropSnapshotsBefore(id SnapshotID) {
-	l.snapshots = slices.DeleteFunc(l.snapshots, func(s memSnapshot) bool { return s.id.EndOffset < id.EndOffset })
+// DeleteSnapshotsBefore implements Log.
+func (l *MemoryLog) DeleteSnapshotsBefore(id SnapshotID) error {
+	l.snapshots = slices.DeleteFunc(l.snapshots, func(s memSnapshot) bool { return s.id.Compare(id) < 0 })
+	return nil
 }
 
 type memSnapshotWriter struct {
@@ -300,16 +319,11 @@ func (w *memSnapshotWriter) Freeze() error {
 	}
 	l := w.log
 	l.snapshots = append(l.snapshots, memSnapshot{id: w.id, data: w.buf})
-	slices.SortFunc(l.snapshots, func(a, b memSnapshot) int {
-		if a.id.EndOffset != b.id.EndOffset {
-			return int(a.id.EndOffset - b.id.EndOffset)
-		}
-		return int(a.id.Epoch - b.id.Epoch)
-	})
+	slices.SortFunc(l.snapshots, func(a, b memSnapshot) int { return a.id.Compare(b.id) })
 	return nil
 }
 
-func (w *memSnapshotWriter) Close() error {
+func (w *memSnapshotWriter) Abort() error {
 	w.done = true
 	return nil
 }
@@ -317,15 +331,23 @@ func (w *memSnapshotWriter) Close() error {
 // MemoryQuorumStateStore is a QuorumStateStore in memory; writes are durable
 // at once, so it survives a simulated crash.
 type MemoryQuorumStateStore struct {
-	state ElectionState
-	ok    bool
+	state   ElectionState
+	written bool
 }
 
 // Read implements QuorumStateStore.
-func (s *MemoryQuorumStateStore) Read() (ElectionState, bool, error) { return s.state, s.ok, nil }
+func (s *MemoryQuorumStateStore) Read() (ElectionState, error) {
+	if !s.written {
+		return ElectionState{LeaderID: -1, VotedID: -1}, nil
+	}
+	st := s.state
+	st.Voters = slices.Clone(st.Voters)
+	return st, nil
+}
 
 // Write implements QuorumStateStore.
 func (s *MemoryQuorumStateStore) Write(e ElectionState) error {
-	s.state, s.ok = e, true
+	e.Voters = slices.Clone(e.Voters)
+	s.state, s.written = e, true
 	return nil
 }

@@ -60,7 +60,7 @@ type Node struct {
 	epoch     int32
 	leader    int32
 	voted     int32
-	persisted ElectionState
+	persisted electionState
 
 	// hwm is the high watermark this node knows, -1 while unknown. A leader
 	// publishes its own (leaderState.hwm), which starts unknown each epoch.
@@ -162,10 +162,14 @@ func (n *Node) repairSnapshot() error {
 		return nil
 	}
 	var err error
-	if s.EndOffset > n.log.LogStartOffset() && s.EndOffset <= n.log.LogEndOffset() {
-		err = n.log.AdvanceLogStart(s)
-	} else if s.EndOffset > n.log.LogEndOffset() {
-		err = n.log.TruncateToSnapshot(s)
+	switch {
+	case s.EndOffset > n.log.LogEndOffset():
+		err = n.log.TruncateFullyAndStartAt(s.EndOffset)
+	case s.EndOffset > n.log.LogStartOffset():
+		err = n.log.AdvanceLogStart(s.EndOffset)
+	}
+	if err == nil {
+		err = n.log.DeleteSnapshotsBefore(s)
 	}
 	if err != nil {
 		return fmt.Errorf("raft: move the log start to snapshot %v: %w", s, err)
@@ -173,22 +177,29 @@ func (n *Node) repairSnapshot() error {
 	return nil
 }
 
+func sameVoters(a, b []int32) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
 func (n *Node) recover(now time.Time) error {
-	st, ok, err := n.store.Read()
+	st, err := n.store.Read()
 	if err != nil {
 		return fmt.Errorf("raft: read quorum state: %w", err)
 	}
-	if !ok {
-		st = ElectionState{LeaderEpoch: 0, LeaderID: -1, VotedID: -1}
+	if len(st.Voters) > 0 && !sameVoters(st.Voters, n.cfg.Voters) {
+		return fmt.Errorf("raft: configured voters %v differ from the voters %v in the quorum state; check controller.quorum.voters", n.cfg.Voters, st.Voters)
 	}
-	n.persisted = st
-	n.epoch, n.leader, n.voted = st.LeaderEpoch, st.LeaderID, st.VotedID
+	n.persisted = electionState{st.Epoch, st.LeaderID, st.VotedID}
+	n.epoch, n.leader, n.voted = st.Epoch, st.LeaderID, st.VotedID
 	if !n.voter && (st.VotedID >= 0 || st.LeaderID == n.id) {
 		return fmt.Errorf("raft: quorum state %+v says node %d voted or led, but it is not a voter", st, n.id)
 	}
 	switch logEpoch := n.lastEpoch(); {
-	case st.LeaderEpoch < logEpoch:
-		n.logger.Warn("quorum state epoch below the log's", "state", st.LeaderEpoch, "log", logEpoch)
+	case st.Epoch < logEpoch:
+		n.logger.Warn("quorum state epoch below the log's", "state", st.Epoch, "log", logEpoch)
 		return n.becomeUnattached(now, logEpoch)
 	case st.LeaderID == n.id:
 		// Resigned in the same epoch: no second vote in it, and no reuse of

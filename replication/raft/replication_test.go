@@ -287,8 +287,8 @@ func TestQuorumStateBehindLogStartsInLogEpoch(t *testing.T) {
 	if st := n.Status(); st.Role != raft.Unattached || st.Epoch != 4 {
 		t.Fatalf("started as %v in epoch %d, want Unattached in 4", st.Role, st.Epoch)
 	}
-	if st, _, _ := store.Read(); st.LeaderEpoch != 4 {
-		t.Fatalf("persisted epoch %d, want 4", st.LeaderEpoch)
+	if st, _ := store.Read(); st.Epoch != 4 {
+		t.Fatalf("persisted epoch %d, want 4", st.Epoch)
 	}
 }
 

@@ -153,7 +153,7 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 		// Without news, retrying at once would only spin: back off.
 		return true, n.transitions != before, nil
 	case epoch == n.epoch && leader >= 0 && leader != n.id && n.leader < 0:
-		if err := n.becomeFollower(now, epoch, leader); err != nil {
+		if err := n.maybeTransition(now, leader, epoch); err != nil {
 			return true, false, err
 		}
 		// An observer learns the leader and takes the records of the same
@@ -171,9 +171,12 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 // of an epoch: a higher epoch moves the node there, a leader of the current
 // epoch it did not know makes it a follower.
 func (n *Node) maybeTransition(now time.Time, leader, epoch int32) error {
+	if leader >= 0 && !n.cfg.isVoter(leader) {
+		return fmt.Errorf("told that node %d leads epoch %d, but it is not one of the voters %v", leader, epoch, n.cfg.Voters)
+	}
 	if !n.consistentLeader(epoch, leader) {
 		return fmt.Errorf("told that node %d leads epoch %d, but node %d (%v) knows leader %d (persisted %d)",
-			leader, epoch, n.id, n.role, n.leader, n.persisted.LeaderID)
+			leader, epoch, n.id, n.role, n.leader, n.persisted.leader)
 	}
 	switch {
 	case epoch > n.epoch && leader >= 0:
@@ -196,8 +199,8 @@ func (n *Node) consistentLeader(epoch, leader int32) bool {
 		return leader != n.id
 	}
 	known := n.leader
-	if n.persisted.LeaderEpoch == epoch && n.persisted.LeaderID >= 0 {
-		known = n.persisted.LeaderID
+	if n.persisted.epoch == epoch && n.persisted.leader >= 0 {
+		known = n.persisted.leader
 	}
 	return known < 0 || known == leader
 }

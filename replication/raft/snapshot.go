@@ -14,7 +14,7 @@ import (
 // follower sends FetchSnapshot instead of Fetch until it has it all.
 func (n *Node) startSnapshotFetch(id SnapshotID) error {
 	if n.fetchingSnapshot != nil {
-		_ = n.fetchingSnapshot.Close()
+		_ = n.fetchingSnapshot.Abort()
 		n.fetchingSnapshot = nil
 	}
 	if latest, ok := n.log.LatestSnapshot(); ok && latest == id {
@@ -123,7 +123,7 @@ func (n *Node) handleFetchSnapshotResponse(now time.Time, m Message, resp *kmsg.
 	if p.ErrorCode == errSnapshotNotFound || p.SnapshotID.EndOffset < 0 || p.SnapshotID.Epoch < 0 {
 		// The leader replaced the snapshot: start over with a Fetch.
 		n.logger.Info("leader no longer has the snapshot", "id", w.ID())
-		_ = w.Close()
+		_ = w.Abort()
 		n.fetchingSnapshot = nil
 		n.fetchDeadline = now.Add(n.cfg.FetchTimeout)
 		return true, nil
@@ -135,7 +135,7 @@ func (n *Node) handleFetchSnapshotResponse(now time.Time, m Message, resp *kmsg.
 	id := SnapshotID{EndOffset: p.SnapshotID.EndOffset, Epoch: p.SnapshotID.Epoch}
 	if id != w.ID() || p.Position != w.Size() || w.Size()+int64(len(p.Bytes)) > p.Size {
 		n.logger.Warn("unexpected snapshot chunk; starting over", "want", w.ID(), "got", id, "position", p.Position, "have", w.Size())
-		_ = w.Close()
+		_ = w.Abort()
 		n.fetchingSnapshot = nil
 		return false, nil
 	}
@@ -159,8 +159,11 @@ func (n *Node) handleFetchSnapshotResponse(now time.Time, m Message, resp *kmsg.
 // installSnapshot restarts the follower's log at a downloaded snapshot. The
 // snapshot covers only committed records, so its end is a high watermark.
 func (n *Node) installSnapshot(id SnapshotID) error {
-	if err := n.log.TruncateToSnapshot(id); err != nil {
-		return fmt.Errorf("truncate to snapshot %v: %w", id, err)
+	if err := n.log.TruncateFullyAndStartAt(id.EndOffset); err != nil {
+		return fmt.Errorf("restart the log at snapshot %v: %w", id, err)
+	}
+	if err := n.log.DeleteSnapshotsBefore(id); err != nil {
+		return fmt.Errorf("delete snapshots before %v: %w", id, err)
 	}
 	n.hwm = max(n.hwm, id.EndOffset)
 	n.logger.Info("installed snapshot", "id", id)
@@ -211,15 +214,18 @@ func (n *Node) createSnapshot(now time.Time, endOffset int64, records [][]byte) 
 	if err != nil {
 		return err
 	}
-	defer w.Close()
+	defer w.Abort()
 	if err := w.Append(encodeSnapshot(id.Epoch, b.MaxTimestamp, now, records, int(n.cfg.FetchMaxBytes))); err != nil {
 		return fmt.Errorf("write snapshot %v: %w", id, err)
 	}
 	if err := w.Freeze(); err != nil {
 		return fmt.Errorf("freeze snapshot %v: %w", id, err)
 	}
-	if err := n.log.AdvanceLogStart(id); err != nil {
+	if err := n.log.AdvanceLogStart(id.EndOffset); err != nil {
 		return fmt.Errorf("advance the log start to %v: %w", id, err)
+	}
+	if err := n.log.DeleteSnapshotsBefore(id); err != nil {
+		return fmt.Errorf("delete snapshots before %v: %w", id, err)
 	}
 	n.logger.Info("created snapshot", "id", id)
 	return nil

@@ -5,14 +5,19 @@ import (
 	"time"
 )
 
+// election is the persisted part of the state.
+type electionState struct{ epoch, leader, voted int32 }
+
 // writeElection persists the election state if it changed. Durable
 // transitions call it before they take effect.
-func (n *Node) writeElection(e ElectionState) error {
+func (n *Node) writeElection(epoch, leader, voted int32) error {
+	e := electionState{epoch, leader, voted}
 	if e == n.persisted {
 		return nil
 	}
-	if err := n.store.Write(e); err != nil {
-		return fmt.Errorf("write quorum state %+v: %w", e, err)
+	st := ElectionState{Epoch: epoch, LeaderID: leader, VotedID: voted, Voters: n.cfg.Voters}
+	if err := n.store.Write(st); err != nil {
+		return fmt.Errorf("write quorum state (epoch %d, leader %d, voted %d): %w", epoch, leader, voted, err)
 	}
 	n.persisted = e
 	return nil
@@ -27,7 +32,7 @@ func (n *Node) setRole(r Role) {
 		n.lead = nil
 	}
 	if n.fetchingSnapshot != nil {
-		_ = n.fetchingSnapshot.Close()
+		_ = n.fetchingSnapshot.Abort()
 		n.fetchingSnapshot = nil
 	}
 	if r != Candidate && r != Prospective {
@@ -44,7 +49,7 @@ func (n *Node) setRole(r Role) {
 
 // becomeUnattached moves to a higher epoch whose leader is unknown.
 func (n *Node) becomeUnattached(now time.Time, epoch int32) error {
-	if err := n.writeElection(ElectionState{LeaderEpoch: epoch, LeaderID: -1, VotedID: -1}); err != nil {
+	if err := n.writeElection(epoch, -1, -1); err != nil {
 		return err
 	}
 	keep := n.electionDeadline
@@ -66,7 +71,7 @@ func (n *Node) becomeUnattached(now time.Time, epoch int32) error {
 
 // becomeUnattachedVoted records a vote for candidate in the current epoch.
 func (n *Node) becomeUnattachedVoted(now time.Time, candidate int32) error {
-	if err := n.writeElection(ElectionState{LeaderEpoch: n.epoch, LeaderID: -1, VotedID: candidate}); err != nil {
+	if err := n.writeElection(n.epoch, -1, candidate); err != nil {
 		return err
 	}
 	n.logger.Info("voted", "epoch", n.epoch, "candidate", candidate)
@@ -86,7 +91,7 @@ func (n *Node) becomeFollower(now time.Time, epoch, leader int32) error {
 	if epoch == n.epoch {
 		voted = n.voted
 	}
-	if err := n.writeElection(ElectionState{LeaderEpoch: epoch, LeaderID: leader, VotedID: voted}); err != nil {
+	if err := n.writeElection(epoch, leader, voted); err != nil {
 		return err
 	}
 	n.logger.Info("follower", "epoch", epoch, "leader", leader, "from", n.role)
@@ -126,7 +131,7 @@ func (n *Node) loseProspective(now time.Time) error {
 // becomeCandidate bumps the epoch and votes for itself.
 func (n *Node) becomeCandidate(now time.Time) error {
 	epoch := n.epoch + 1
-	if err := n.writeElection(ElectionState{LeaderEpoch: epoch, LeaderID: -1, VotedID: n.id}); err != nil {
+	if err := n.writeElection(epoch, -1, n.id); err != nil {
 		return err
 	}
 	retries := n.retries + 1
@@ -145,7 +150,7 @@ func (n *Node) becomeCandidate(now time.Time) error {
 // becomeLeader takes the epoch it won and writes the LeaderChange record that
 // starts it.
 func (n *Node) becomeLeader(now time.Time) error {
-	if err := n.writeElection(ElectionState{LeaderEpoch: n.epoch, LeaderID: n.id, VotedID: n.id}); err != nil {
+	if err := n.writeElection(n.epoch, n.id, n.id); err != nil {
 		return err
 	}
 	granting := n.election.granted

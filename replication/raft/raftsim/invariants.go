@@ -36,25 +36,22 @@ func (inv *invariants) verify(c *Cluster) error {
 	var top *simNode
 	var topStatus raft.Status
 	for _, sn := range c.nodes {
-		st, ok, err := sn.store.Read()
+		st, err := sn.store.Read()
 		if err != nil {
 			return err
 		}
-		if !ok {
-			st = raft.ElectionState{LeaderID: -1, VotedID: -1}
-		}
 		// MonotonicEpoch: a node's persisted epoch never goes back, and a
 		// running node works in the epoch it persisted.
-		if st.LeaderEpoch < inv.epochs[sn.id] {
-			return fmt.Errorf("MonotonicEpoch: node %d persisted epoch %d after %d", sn.id, st.LeaderEpoch, inv.epochs[sn.id])
+		if st.Epoch < inv.epochs[sn.id] {
+			return fmt.Errorf("MonotonicEpoch: node %d persisted epoch %d after %d", sn.id, st.Epoch, inv.epochs[sn.id])
 		}
-		inv.epochs[sn.id] = st.LeaderEpoch
+		inv.epochs[sn.id] = st.Epoch
 		// SingleLeader: one leader per epoch across every node's state.
 		if st.LeaderID >= 0 {
-			if l, ok := inv.leaders[st.LeaderEpoch]; ok && l != st.LeaderID {
-				return fmt.Errorf("SingleLeader: node %d says %d leads epoch %d, another said %d", sn.id, st.LeaderID, st.LeaderEpoch, l)
+			if l, ok := inv.leaders[st.Epoch]; ok && l != st.LeaderID {
+				return fmt.Errorf("SingleLeader: node %d says %d leads epoch %d, another said %d", sn.id, st.LeaderID, st.Epoch, l)
 			}
-			inv.leaders[st.LeaderEpoch] = st.LeaderID
+			inv.leaders[st.Epoch] = st.LeaderID
 		}
 		if err := inv.verifySnapshots(c, sn); err != nil {
 			return err
@@ -66,8 +63,8 @@ func (inv *invariants) verify(c *Cluster) error {
 		if ns.HighWatermark > ns.LogEndOffset {
 			return fmt.Errorf("node %d's high watermark %d is past its log end offset %d", sn.id, ns.HighWatermark, ns.LogEndOffset)
 		}
-		if ns.Epoch != st.LeaderEpoch {
-			return fmt.Errorf("MonotonicEpoch: node %d runs in epoch %d but persisted %d", sn.id, ns.Epoch, st.LeaderEpoch)
+		if ns.Epoch != st.Epoch {
+			return fmt.Errorf("MonotonicEpoch: node %d runs in epoch %d but persisted %d", sn.id, ns.Epoch, st.Epoch)
 		}
 		if ns.Role == raft.Leader {
 			if l := inv.leaders[ns.Epoch]; l != sn.id {

@@ -186,6 +186,11 @@ func (c *Cluster) randomFault(r *rand.Rand) {
 				c.Shutdown(leader)
 			}
 		}},
+		{3, func() {
+			if hasLeader {
+				c.Resign(leader)
+			}
+		}},
 		{5, func() {
 			if id, ok := pick(r, c.IDs()); ok {
 				c.Isolate(id)

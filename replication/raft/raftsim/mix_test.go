@@ -15,7 +15,7 @@ import (
 // raises it, KRAFTLAB_SIM_SEED=N replays one.
 const defaultSeeds = 500
 
-const mixFaults = 8
+const mixFaults = 12
 
 func replayCommand(seed uint64) string {
 	return fmt.Sprintf("KRAFTLAB_SIM_SEED=%d go test -run 'TestMix$' -v ./replication/raft/raftsim/", seed)

@@ -326,12 +326,10 @@ func (c *Cluster) appendTick() {
 		if sn.node == nil || !sn.counter.writable || !sn.stopAt.IsZero() {
 			continue
 		}
-		st := sn.node.Status()
-		if st.Role != raft.Leader {
-			continue
-		}
+		// Append in the epoch the counter was told it leads: if the node has
+		// lost and won again since, the append fails until it hears.
 		k := 1 + c.rng.IntN(3)
-		if _, err := sn.node.Append(c.now, st.Epoch, sn.counter.nextRecords(k)); err == nil {
+		if _, err := sn.node.Append(c.now, sn.counter.leader.Epoch, sn.counter.nextRecords(k)); err == nil {
 			sn.counter.pending += int64(k)
 			c.recordFast('A', sn.id, uint64(k))
 		}
@@ -389,6 +387,20 @@ func (c *Cluster) watchShutdown(sn *simNode, inc int) {
 		return
 	}
 	c.after(10*time.Millisecond, func() { c.watchShutdown(sn, inc) })
+}
+
+// Resign makes a leader step down in its epoch without stopping.
+func (c *Cluster) Resign(id int32) {
+	sn := c.node(id)
+	if sn == nil || sn.node == nil {
+		return
+	}
+	st := sn.node.Status()
+	if st.Role != raft.Leader {
+		return
+	}
+	c.record("resign node %d", id)
+	c.nodeErr(sn, sn.node.Resign(c.now, st.Epoch))
 }
 
 // Snapshot makes a node snapshot its counter at the offset it applied, if
