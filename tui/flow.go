@@ -191,7 +191,7 @@ func (f *flowModel) view(st *Styles, v *cluster.View, w, h int) block {
 		var note string
 		switch {
 		case r.parked:
-			note = st.Warn.Render("parked (long poll)")
+			note = st.Warn.Render("waiting: parked")
 		case r.rate == 0 && r.lastActive > 0:
 			note = st.Dim.Render("last " + since(r.lastActive, v.Timestamp) + " ago")
 		}

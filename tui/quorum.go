@@ -207,9 +207,12 @@ func (q quorumModel) view(st *Styles, v *cluster.View, w, h int, peer int32) quo
 				b.WriteString(" ")
 			}
 			text := c.cell(r)
-			if c.right {
+			switch {
+			case c.right:
 				text = fitLeft(text, widths[j])
-			} else {
+			case j == len(cols)-1:
+				text = clip(text, widths[j]) // no padding after the last cell
+			default:
 				text = fit(text, widths[j])
 			}
 			if !plain {
@@ -244,6 +247,9 @@ func fitColumns(rows []quorumRow, w int) ([]quorumColumn, []int, []string) {
 	natural := make([]int, len(quorumColumns))
 	for i, c := range quorumColumns {
 		natural[i] = len(c.title)
+		if c.title == "ROLE" {
+			natural[i] = len(cluster.RoleProspective) // the longest: the column never jumps
+		}
 		for j := range rows {
 			natural[i] = max(natural[i], cellWidth(c.cell(&rows[j])))
 		}

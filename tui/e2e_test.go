@@ -1,0 +1,183 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEndToEndInTmux builds the kraftlab binary, runs "kraftlab up" in a
+// tmux pane as a person would run it in a terminal, and drives the screen
+// with keys: kill the leader, start it again, isolate the new leader,
+// heal, quit. It reads the screen with capture-pane. With
+// KRAFTLAB_TUI_CAPTURE=DIR it also writes the three captures (steady
+// state, after the leader kill, during the partition) to DIR.
+func TestEndToEndInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the end-to-end test (it builds the binary and runs a cluster)")
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed, so the end-to-end screen test cannot run (.ci/run installs it: apt-get install tmux)")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go tool is not on PATH, so the kraftlab binary cannot be built")
+	}
+	// A short folder: it holds the playground's control socket, whose path
+	// must fit in a Unix socket address.
+	dir, err := os.MkdirTemp("", "kltui")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "kraftlab")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/kraftlab/kraftlab").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	p := &pane{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock")}
+	t.Cleanup(p.close)
+	cmd := fmt.Sprintf("env KRAFTLAB_HOME=%s %s up --profile fast --controllers 3 --brokers 1; echo \"[kraftlab exited $?]\"; sleep 600", dir, bin)
+	p.run("new-session", "-d", "-s", "e2e", "-x", "160", "-y", "48", cmd)
+
+	screen := p.waitFor("the screen or an error", func(s string) bool {
+		return strings.Contains(s, "LEADER SAW") || strings.Contains(s, "[kraftlab exited")
+	})
+	if strings.Contains(screen, "not built yet") {
+		t.Skipf("kraftlab up says the engine is not built yet, so there is no screen to test:\n%s", strings.TrimSpace(screen))
+	}
+	if strings.Contains(screen, "[kraftlab exited") {
+		t.Fatalf("kraftlab up exited:\n%s", screen)
+	}
+
+	// Steady state: a leader that commits.
+	screen = p.waitFor("a leader with a high watermark", func(s string) bool {
+		l, _, hwm := header(s)
+		return l > 0 && hwm > 0
+	})
+	leader, epoch, _ := header(screen)
+	p.save("steady", screen)
+
+	// Kill it: a new leader in a higher epoch, and the kill in the log.
+	p.keys("l", "x")
+	screen = p.waitFor("a new leader after the kill", func(s string) bool {
+		l, e, _ := header(s)
+		return l > 0 && l != leader && e > epoch && strings.Contains(s, fmt.Sprintf("killed node %d", leader))
+	})
+	if row := rowOf(screen, leader); !strings.Contains(row, "killed") {
+		t.Fatalf("the killed leader's row does not say killed: %q\n%s", row, screen)
+	}
+	p.save("leader-kill", screen)
+
+	// Start the old leader again (still selected), then isolate the new
+	// one: check-quorum makes it give up, the other two elect a leader.
+	p.keys("s")
+	p.waitFor("the old leader started", func(s string) bool {
+		return strings.Contains(s, fmt.Sprintf("started node %d", leader))
+	})
+	leader, epoch, _ = header(p.capture())
+	p.keys("l", "i")
+	screen = p.waitFor("a leader elected without the isolated one", func(s string) bool {
+		l, e, _ := header(s)
+		return strings.Contains(rowOf(s, leader), "isolated") && l > 0 && l != leader && e > epoch
+	})
+	p.save("partition", screen)
+
+	p.keys("H")
+	p.waitFor("every link healed", func(s string) bool { return strings.Contains(s, "every link is healthy") })
+
+	p.keys("q")
+	p.waitFor("the quit question", func(s string) bool { return strings.Contains(s, "Quit and stop the playground?") })
+	p.keys("y")
+	screen = p.waitFor("kraftlab to exit", func(s string) bool { return strings.Contains(s, "[kraftlab exited") })
+	if !strings.Contains(screen, "[kraftlab exited 0]") {
+		t.Fatalf("kraftlab up did not exit cleanly:\n%s", screen)
+	}
+}
+
+// pane is a tmux session on its own server socket, so the test never
+// touches anyone's tmux.
+type pane struct {
+	t          *testing.T
+	tmux, sock string
+}
+
+func (p *pane) run(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command(p.tmux, append([]string{"-S", p.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (p *pane) close() {
+	exec.Command(p.tmux, "-S", p.sock, "kill-server").Run()
+}
+
+func (p *pane) capture() string { return p.run("capture-pane", "-p", "-t", "e2e") }
+
+// keys types keys one at a time, as literal text.
+func (p *pane) keys(keys ...string) {
+	for _, k := range keys {
+		p.run("send-keys", "-t", "e2e", "-l", k)
+	}
+}
+
+// waitFor polls the pane until cond holds, for at most a minute.
+func (p *pane) waitFor(what string, cond func(string) bool) string {
+	p.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		s := p.capture()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("no %s within a minute; the screen:\n%s", what, strings.TrimRight(s, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// save writes a capture to $KRAFTLAB_TUI_CAPTURE, if set.
+func (p *pane) save(name, screen string) {
+	dir := os.Getenv("KRAFTLAB_TUI_CAPTURE")
+	if dir == "" {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".txt"), []byte(screen), 0o644); err != nil {
+		p.t.Error(err)
+	}
+}
+
+var headerRE = regexp.MustCompile(`leader (\d+|none)[^\n]*?epoch (\d+)\s+HWM (-|\d+)`)
+
+// header reads the leader, the epoch and the high watermark from the
+// screen's header; 0 and -1 when there are none.
+func header(screen string) (leader, epoch int, hwm int64) {
+	m := headerRE.FindStringSubmatch(screen)
+	if m == nil {
+		return 0, 0, -1
+	}
+	leader, _ = strconv.Atoi(m[1])
+	epoch, _ = strconv.Atoi(m[2])
+	hwm = -1
+	if m[3] != "-" {
+		hwm, _ = strconv.ParseInt(m[3], 10, 64)
+	}
+	return leader, epoch, hwm
+}
+
+// rowOf returns node id's row of the quorum table.
+func rowOf(screen string, id int) string {
+	re := regexp.MustCompile(fmt.Sprintf(`(?m)^[▶◆ ] +%d (Leader|Follower|Candidate|Prospective|Unattached|Resigned|Observer|-) .*$`, id))
+	return re.FindString(screen)
+}
