@@ -19,7 +19,7 @@ func (brokersModel) has(v *cluster.View) bool { return v.Brokers != nil || v.Fet
 
 // view renders the panel in w cells and at most h lines.
 func (brokersModel) view(st *Styles, v *cluster.View, w, h int) block {
-	out := block{section(st, "Brokers: metadata offset and lag, fencing, replica fetchers", w)}
+	out := block{section(st, "Brokers: metadata offset and lag, fencing, fetcher threads (#thread→leader:partitions)", w)}
 	if h < 2 {
 		return out
 	}
