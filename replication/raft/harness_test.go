@@ -47,6 +47,10 @@ type recorder struct {
 }
 
 func (r *recorder) HandleCommit(batches []storage.Batch) {
+	if r.values == nil {
+		r.next = batches[len(batches)-1].NextOffset()
+		return
+	}
 	for i := range batches {
 		recs, err := batches[i].Records()
 		if err != nil {

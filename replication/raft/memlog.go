@@ -98,7 +98,11 @@ func (l *MemoryLog) appendLeader(records []storage.Record, epoch int32, ts int64
 		return 0, 0, errors.New("append: no records")
 	}
 	base := l.end
-	b := storage.AppendBatch(nil, storage.BatchSpec{BaseOffset: base, LeaderEpoch: epoch, Control: control, Timestamp: ts}, records)
+	size := storage.BatchHeaderSize
+	for _, r := range records {
+		size += len(r.Key) + len(r.Value) + 32
+	}
+	b := storage.AppendBatch(make([]byte, 0, size), storage.BatchSpec{BaseOffset: base, LeaderEpoch: epoch, Control: control, Timestamp: ts}, records)
 	if err := l.append(b, false); err != nil {
 		return 0, 0, err
 	}

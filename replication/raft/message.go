@@ -23,6 +23,7 @@ type Message struct {
 	Err error
 }
 
+// String describes the message for logs: sender, receiver, ID and API.
 func (m Message) String() string {
 	switch {
 	case m.Request != nil:

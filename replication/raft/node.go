@@ -33,9 +33,10 @@ func (r Role) String() string {
 
 // Errors returned by the node's entry points.
 var (
-	// ErrNotLeader: the node is not the leader of the given epoch.
+	// ErrNotLeader is returned by Append and Resign on a node that does not
+	// lead the given epoch.
 	ErrNotLeader = errors.New("not the leader")
-	// ErrReentrant: a Listener called back into the node.
+	// ErrReentrant is returned when a Listener calls back into its node.
 	ErrReentrant = errors.New("node called from its own listener")
 )
 
