@@ -1,0 +1,108 @@
+package quorum
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/storage"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// LogDirName is the folder of the metadata log inside a node's folder, as
+// Kafka names a partition's directory (<topic>-<partition>).
+const LogDirName = raft.MetadataTopic + "-0"
+
+// Config configures a Node.
+type Config struct {
+	// Raft is the quorum configuration: NodeID, Voters, ClusterID and the
+	// controller.quorum.* timings. Its Logger defaults to Logger.
+	Raft raft.Config
+	// Dir is the node's folder; the log lives in Dir/__cluster_metadata-0.
+	Dir string
+	// Addr is the address to listen on; empty means 127.0.0.1 on a port
+	// the system picks. A restarted node listens on the address it got the
+	// first time.
+	Addr string
+	// Peers returns the listener address of another node; the node asks
+	// for a voter's address the first time it sends to it.
+	Peers func(id int32) (string, bool)
+	// Flush is storage.FlushAlways (fsync before the log end counts: what a
+	// follower acknowledges and what the leader counts toward the high
+	// watermark is on disk) or storage.FlushNever (the page cache keeps
+	// what a Kill, a crash of the node inside the process, cannot lose).
+	Flush storage.FlushPolicy
+	// SegmentBytes is metadata.log.segment.bytes; 0 means storage's
+	// default (1 GiB).
+	SegmentBytes int
+	// Links, if set, carry the node's requests to its peers and their
+	// responses, with the faults the playground sets.
+	Links *wire.Links
+	// Counters, if set, count the node's traffic.
+	Counters *wire.Counters
+	// NoOpInterval is metadata.max.idle.interval.ms: the leader appends a
+	// NoOpRecord when it has appended nothing for this long; 0 never does.
+	NoOpInterval time.Duration
+	// SnapshotMaxNewBytes is metadata.log.max.record.bytes.between.snapshots:
+	// the node snapshots its Tally once this many bytes of records were
+	// committed since its last snapshot; 0 never does.
+	SnapshotMaxNewBytes int64
+	// SnapshotMaxInterval is metadata.log.max.snapshot.interval.ms: the
+	// node snapshots at least this often when something was committed; 0
+	// never does.
+	SnapshotMaxInterval time.Duration
+	// ShutdownTimeout bounds a graceful Stop: how long a resigning leader
+	// waits for a successor. 0 means 5 s, as Kafka's controller waits.
+	ShutdownTimeout time.Duration
+	// OnEvent receives the node's events, from the node's goroutine: it
+	// must not block or call back into the Node.
+	OnEvent func(Event)
+	// Logger receives the node's log; nil discards it.
+	Logger *slog.Logger
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Dir == "":
+		return errors.New("quorum: the node needs a folder (Dir)")
+	case c.Peers == nil:
+		return errors.New("quorum: the node needs Peers to find the voters")
+	case c.Flush != storage.FlushAlways && c.Flush != storage.FlushNever:
+		return fmt.Errorf("quorum: flush policy %v: want always or never", c.Flush)
+	case c.NoOpInterval < 0 || c.SnapshotMaxNewBytes < 0 || c.SnapshotMaxInterval < 0 || c.ShutdownTimeout < 0:
+		return errors.New("quorum: negative interval, size or timeout")
+	}
+	return nil
+}
+
+// storageOptions maps the flush policy onto the log's. Under FlushAlways
+// the node itself decides when to fsync (raft's NeedsFlush), so appends
+// must not: storage's interval policy with an interval no run reaches does
+// exactly that, while Flush still fsyncs.
+func (c *Config) storageOptions() storage.Options {
+	o := storage.Options{SegmentBytes: c.SegmentBytes, FlushPolicy: storage.FlushNever}
+	if c.Flush == storage.FlushAlways {
+		o.FlushPolicy = storage.FlushInterval
+		o.FlushInterval = 1<<63 - 1
+	}
+	return o
+}
+
+// Lowest versions served. Fetch needs v12 for the fields raft checks
+// (ClusterId, LastFetchedEpoch); the other RPCs work from v0.
+const minFetchVersion int16 = 12
+
+// APIs are the Kafka APIs and versions a node serves, besides ApiVersions:
+// the quorum's RPCs from their first usable version up to the version
+// raft speaks.
+var APIs = []wire.APIRange{
+	{Key: kmsg.Fetch.Int16(), MinVersion: minFetchVersion, MaxVersion: raft.FetchVersion},
+	{Key: kmsg.Vote.Int16(), MinVersion: 0, MaxVersion: raft.VoteVersion},
+	{Key: kmsg.BeginQuorumEpoch.Int16(), MinVersion: 0, MaxVersion: raft.BeginQuorumEpochVersion},
+	{Key: kmsg.EndQuorumEpoch.Int16(), MinVersion: 0, MaxVersion: raft.EndQuorumEpochVersion},
+	{Key: kmsg.DescribeQuorum.Int16(), MinVersion: 0, MaxVersion: raft.DescribeQuorumVersion},
+	{Key: kmsg.FetchSnapshot.Int16(), MinVersion: 0, MaxVersion: raft.FetchSnapshotVersion},
+}

@@ -1,0 +1,57 @@
+// Package quorum runs a member of the KRaft metadata quorum for real: it
+// drives the deterministic state machine of package raft with the wall
+// clock, over the Kafka protocol of package wire, with its log, snapshots
+// and quorum-state file on disk (package storage). It is kraftlab's
+// KafkaRaftClientDriver.
+//
+// # One goroutine per node
+//
+// A running Node owns one event loop goroutine, besides the goroutines of
+// its wire.Server and wire.Clients. Everything that reaches the node is an
+// item in the loop's mailbox, which never blocks its sender:
+//
+//   - a request from the node's listener, handed to raft.Node.Step with an
+//     ID of the loop's choosing; the wire.Request waits in a table until
+//     raft answers that ID, at once or later (a Fetch parked in the
+//     leader's purgatory until records arrive or its max wait passes);
+//   - the response to a request raft sent, or its failure: the loop sends
+//     every request raft puts in its outbox with the wire.Client of the
+//     destination, whose callback posts the outcome back. raft owns
+//     timeouts and retry backoff; the client's context deadline
+//     (controller.quorum.request.timeout.ms) is only the backstop that
+//     turns a request lost on a faulty link into a failure;
+//   - an Append, a snapshot, a resignation or a shutdown asked by the
+//     node's owner.
+//
+// A timer set to raft's NextDeadline calls Tick. After each batch of items
+// the loop sends raft's outbox, then, if raft.Node.NeedsFlush, flushes the
+// log (an fsync under FlushAlways) and calls Flushed: responses leave
+// before the fsync, as Kafka's leader lets parked fetches return before it
+// flushes, and a follower's next Fetch, which acknowledges what it wrote,
+// leaves after it.
+//
+// # Disk layout
+//
+// A node keeps Kafka's layout in its folder: <dir>/__cluster_metadata-0/
+// holds the log segments, the leader-epoch checkpoint, the snapshots
+// (<end offset>-<epoch>.checkpoint) and the quorum-state file.
+//
+// # Lifecycle
+//
+// Start opens the folder (recovering what a crash left, reported as an
+// EventRecovery), listens and starts the loop. Stop is a graceful
+// shutdown: a leader resigns with EndQuorumEpoch, the node keeps running
+// until another leader is known or a deadline passes, then flushes and
+// closes. Kill is a crash: sockets close at once, the loop stops, and the
+// log loses what it had not flushed. A stopped or killed Node starts again
+// from the same folder on the same address.
+//
+// # The state machine
+//
+// The quorum has no metadata records to apply yet (package metadata will
+// own them), so a node applies committed records to a Tally: the count,
+// bytes and CRC-32C of the committed data records and the last committed
+// offset. Snapshots hold that Tally, and the leader appends Kafka's
+// NoOpRecord when it has written nothing for a while
+// (metadata.max.idle.interval.ms), so the log and the high watermark move.
+package quorum

@@ -1,0 +1,278 @@
+package quorum
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/storage"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const testClusterID = "kraftlab-quorum-test"
+
+// testRaftConfig is a fast quorum timing that stays clear of spurious
+// elections on a loaded 2-core machine under the race detector.
+func testRaftConfig() raft.Config {
+	c := raft.DefaultConfig()
+	c.ClusterID = testClusterID
+	c.ElectionTimeout = 150 * time.Millisecond
+	c.ElectionBackoffMax = 150 * time.Millisecond
+	c.FetchTimeout = 600 * time.Millisecond
+	c.RequestTimeout = 600 * time.Millisecond
+	c.RetryBackoff = 10 * time.Millisecond
+	c.AppendLinger = time.Millisecond
+	c.FetchMaxWait = 100 * time.Millisecond
+	return c
+}
+
+// testCluster runs nodes of one quorum on loopback, in one process.
+type testCluster struct {
+	t        *testing.T
+	voters   []int32
+	nodes    map[int32]*Node
+	links    *wire.Links
+	counters *wire.Counters
+
+	mu     sync.Mutex
+	addrs  map[int32]string
+	events []Event
+}
+
+type clusterOpts struct {
+	voters, observers int
+	flush             storage.FlushPolicy
+	tweak             func(*Config)
+}
+
+func newTestCluster(t *testing.T, o clusterOpts) *testCluster {
+	t.Helper()
+	c := &testCluster{
+		t:        t,
+		nodes:    make(map[int32]*Node),
+		links:    wire.NewLinks(1),
+		counters: wire.NewCounters(),
+		addrs:    make(map[int32]string),
+	}
+	for i := 1; i <= o.voters; i++ {
+		c.voters = append(c.voters, int32(i))
+	}
+	ids := append([]int32(nil), c.voters...)
+	for i := 1; i <= o.observers; i++ {
+		ids = append(ids, int32(100+i))
+	}
+	if o.flush == 0 {
+		o.flush = storage.FlushNever
+	}
+	dir := t.TempDir()
+	for _, id := range ids {
+		rc := testRaftConfig()
+		rc.NodeID, rc.Voters = id, c.voters
+		cfg := Config{
+			Raft:     rc,
+			Dir:      fmt.Sprintf("%s/node-%d", dir, id),
+			Peers:    c.addr,
+			Flush:    o.flush,
+			Links:    c.links,
+			Counters: c.counters,
+			OnEvent:  c.record,
+		}
+		if o.tweak != nil {
+			o.tweak(&cfg)
+		}
+		n, err := NewNode(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.nodes[id] = n
+	}
+	t.Cleanup(c.close)
+	for _, id := range ids {
+		c.start(id)
+	}
+	return c
+}
+
+func (c *testCluster) addr(id int32) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.addrs[id]
+	return a, ok
+}
+
+func (c *testCluster) record(e Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.events = append(c.events, e)
+}
+
+// eventsOf returns the events of a kind so far, of one node or of all (0).
+func (c *testCluster) eventsOf(kind EventKind, node int32) []Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []Event
+	for _, e := range c.events {
+		if e.Kind == kind && (node == 0 || e.Node == node) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (c *testCluster) eventLog() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, e := range c.events[max(0, len(c.events)-60):] {
+		fmt.Fprintln(&b, e)
+	}
+	return b.String()
+}
+
+func (c *testCluster) start(id int32) {
+	c.t.Helper()
+	n := c.nodes[id]
+	if err := n.Start(context.Background()); err != nil {
+		c.t.Fatalf("start node %d: %v", id, err)
+	}
+	c.mu.Lock()
+	c.addrs[id] = n.Addr()
+	c.mu.Unlock()
+}
+
+func (c *testCluster) close() {
+	for _, n := range c.nodes {
+		if n.current() != nil {
+			n.Kill()
+		}
+	}
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func (c *testCluster) waitFor(what string, timeout time.Duration, cond func() bool) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("timed out after %v waiting for %s\n%s\nevents:\n%s", timeout, what, c.describe(), c.eventLog())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func (c *testCluster) describe() string {
+	var b strings.Builder
+	for _, id := range c.ids() {
+		s := c.nodes[id].Status()
+		fmt.Fprintf(&b, "node %d: %s %v epoch %d leader %d hwm %d log [%d, %d) tally %+v %s\n",
+			id, s.State, s.Role, s.Epoch, s.LeaderID, s.HighWatermark, s.LogStartOffset, s.LogEndOffset, s.Tally, s.Err)
+	}
+	return b.String()
+}
+
+func (c *testCluster) ids() []int32 {
+	var ids []int32
+	for id := int32(1); id < 200; id++ {
+		if c.nodes[id] != nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// leader waits for a running leader that may append (it has told its
+// state machine) and that every running voter but except follows, and
+// returns it.
+func (c *testCluster) leader(timeout time.Duration, except ...int32) (int32, int32) {
+	c.t.Helper()
+	var id, epoch int32
+	c.waitFor("a leader", timeout, func() bool {
+		id, epoch = -1, -1
+		for _, v := range c.voters {
+			s := c.nodes[v].Status()
+			if s.Running() && s.Role == raft.Leader && s.Epoch > epoch {
+				id, epoch = v, s.Epoch
+			}
+		}
+		if id < 0 {
+			return false
+		}
+		for _, v := range c.voters {
+			s := c.nodes[v].Status()
+			if v == id || !s.Running() || contains(except, v) {
+				continue
+			}
+			if s.Role != raft.Follower || s.LeaderID != id || s.Epoch != epoch {
+				return false
+			}
+		}
+		return c.nodes[id].Status().Writable
+	})
+	return id, epoch
+}
+
+func contains(s []int32, v int32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// partition cuts every link between a and the others, both ways.
+func (c *testCluster) partition(a int32) {
+	for _, id := range c.ids() {
+		if id != a {
+			c.setLink(a, id, wire.LinkState{Down: true})
+			c.setLink(id, a, wire.LinkState{Down: true})
+		}
+	}
+}
+
+func (c *testCluster) setLink(from, to int32, s wire.LinkState) {
+	c.t.Helper()
+	if err := c.links.Set(wire.LinkID{From: from, To: to}, s); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// appendN appends n records of size bytes to node id, window at a time,
+// waits for all to commit and returns the last one's offset.
+func (c *testCluster) appendN(id int32, n, size, window int, tag string) int64 {
+	c.t.Helper()
+	node := c.nodes[id]
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	inflight := make([]*Commit, 0, window)
+	last := int64(-1)
+	wait := func(cm *Commit) {
+		off, err := cm.Wait(ctx)
+		if err != nil {
+			c.t.Fatalf("append to node %d: %v\n%s", id, err, c.describe())
+		}
+		last = max(last, off)
+	}
+	for i := range n {
+		v := make([]byte, size)
+		copy(v, fmt.Sprintf("%s-%d", tag, i))
+		inflight = append(inflight, node.Append([][]byte{v}))
+		if len(inflight) == window {
+			for _, cm := range inflight {
+				wait(cm)
+			}
+			inflight = inflight[:0]
+		}
+	}
+	for _, cm := range inflight {
+		wait(cm)
+	}
+	return last
+}

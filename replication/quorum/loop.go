@@ -1,0 +1,490 @@
+package quorum
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// publishInterval bounds how stale a running node's published Status may
+// be; a role, epoch or leader change is published at once.
+const publishInterval = 5 * time.Millisecond
+
+// instance is one incarnation of a node, from Start to its stop, kill or
+// failure. Everything but kill, killOnce, box, server and done belongs to
+// its loop goroutine.
+type instance struct {
+	n      *Node
+	id     int32
+	cfg    *Config
+	starts int
+
+	raft   *raft.Node
+	log    *DiskLog
+	sm     *stateMachine
+	server *wire.Server
+	box    *mailbox
+
+	clients map[int32]*wire.Client
+	ctx     context.Context // ends with the instance: its requests fail
+	cancel  context.CancelFunc
+
+	// pending are the inbound requests raft has not answered yet, by the
+	// ID the loop gave them.
+	pending map[uint64]*wire.Request
+	nextID  uint64
+
+	// Appends gathered from one batch of items, written as one.
+	gathered [][]byte
+	waiting  []*Commit
+	// commits wait for the high watermark, in offset order; all belong to
+	// commitEpoch.
+	commits     []*Commit
+	commitEpoch int32
+	lastAppend  time.Time
+
+	// Graceful shutdown.
+	stopping     bool
+	stopDeadline time.Time
+	stopNow      bool
+
+	// What observe saw last, to turn changes into events.
+	last         raft.Status
+	beginSeen    int32 // highest epoch whose BeginQuorumEpoch was reported
+	endSeen      int32 // highest epoch whose received EndQuorumEpoch was reported
+	endSent      int32 // highest epoch whose sent EndQuorumEpoch was reported
+	lastSnapshot time.Time
+	published    time.Time
+	unpublished  bool
+	pubWritable  bool
+
+	kill     chan struct{}
+	killOnce sync.Once
+	done     chan struct{}
+	failErr  error
+	exitErr  error
+}
+
+func newInstance(n *Node, log *DiskLog) *instance {
+	ctx, cancel := context.WithCancel(context.Background())
+	now := time.Now()
+	in := &instance{
+		n:            n,
+		id:           n.id,
+		cfg:          &n.cfg,
+		log:          log,
+		box:          newMailbox(),
+		clients:      make(map[int32]*wire.Client),
+		ctx:          ctx,
+		cancel:       cancel,
+		pending:      make(map[uint64]*wire.Request),
+		beginSeen:    -1,
+		endSeen:      -1,
+		endSent:      -1,
+		lastAppend:   now,
+		lastSnapshot: now,
+		kill:         make(chan struct{}),
+		done:         make(chan struct{}),
+	}
+	in.sm = &stateMachine{id: n.id, onCommit: in.completeCommits}
+	return in
+}
+
+// serve is the wire.Handler: it runs on a connection's goroutine and only
+// queues the request.
+func (in *instance) serve(req *wire.Request) { in.box.push(item{req: req}) }
+
+func (in *instance) run() {
+	defer in.exit()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		if err := in.settle(now); err != nil {
+			in.failErr = err
+			return
+		}
+		if in.stopping && (in.stopNow || in.raft.ShutdownComplete() || !now.Before(in.stopDeadline)) {
+			return
+		}
+		timer.Reset(max(in.wakeAt(now).Sub(now), 0))
+		select {
+		case <-in.kill:
+			return
+		case <-in.box.wake:
+			now = time.Now()
+			for _, it := range in.box.take() {
+				if err := in.handle(now, it); err != nil {
+					in.failErr = err
+					return
+				}
+			}
+			in.appendGathered(now)
+		case <-timer.C:
+			if err := in.raft.Tick(time.Now()); err != nil {
+				in.failErr = err
+				return
+			}
+		}
+	}
+}
+
+// wakeAt is when the loop must run even if nothing arrives.
+func (in *instance) wakeAt(now time.Time) time.Time {
+	wake := now.Add(time.Hour)
+	if d := in.raft.NextDeadline(); !d.IsZero() && d.Before(wake) {
+		wake = d
+	}
+	if in.sm.writable && in.cfg.NoOpInterval > 0 {
+		wake = minTime(wake, in.lastAppend.Add(in.cfg.NoOpInterval))
+	}
+	if in.unpublished {
+		wake = minTime(wake, in.published.Add(publishInterval))
+	}
+	if in.stopping {
+		wake = minTime(wake, in.stopDeadline)
+	}
+	if in.cfg.SnapshotMaxInterval > 0 && in.sm.bytesSinceSnapshot > 0 {
+		wake = minTime(wake, in.lastSnapshot.Add(in.cfg.SnapshotMaxInterval))
+	}
+	return wake
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// handle does one item of the mailbox.
+func (in *instance) handle(now time.Time, it item) error {
+	switch {
+	case it.req != nil:
+		in.nextID++
+		in.pending[in.nextID] = it.req
+		return in.raft.Step(now, raft.Message{From: -1, To: in.id, ID: in.nextID, Request: it.req.Body})
+	case it.commit != nil:
+		in.gathered = append(in.gathered, it.records...)
+		in.waiting = append(in.waiting, it.commit)
+	case it.fn != nil:
+		it.fn(in, now, nil)
+	default:
+		if it.err != nil || it.resp != nil {
+			in.countFailure(it.peer, it.resp, it.err)
+		}
+		return in.raft.Step(now, raft.Message{From: it.peer, To: in.id, ID: it.id, Response: it.resp, Err: it.err})
+	}
+	return nil
+}
+
+// settle runs the node's own work (no-ops, snapshots), sends what raft has
+// to send and flushes what it needs flushed, until raft has nothing more;
+// then it reports what changed.
+func (in *instance) settle(now time.Time) error {
+	if in.sm.err != nil {
+		return in.sm.err
+	}
+	in.maybeNoOp(now)
+	in.maybeAutoSnapshot(now)
+	for {
+		for _, m := range in.raft.Outbox() {
+			in.dispatch(now, m)
+		}
+		if !in.raft.NeedsFlush() {
+			break
+		}
+		if err := in.log.Flush(); err != nil {
+			return fmt.Errorf("flush the log: %w", err)
+		}
+		if err := in.raft.Flushed(time.Now()); err != nil {
+			return err
+		}
+	}
+	if in.sm.err != nil {
+		return in.sm.err
+	}
+	in.observe(now)
+	return nil
+}
+
+// dispatch sends one message of raft's outbox: a response goes back on the
+// request's connection, a request to its destination.
+func (in *instance) dispatch(now time.Time, m raft.Message) {
+	if m.Response != nil {
+		req, ok := in.pending[m.ID]
+		if !ok {
+			in.n.log.Error("raft answered a request it was not given", "id", m.ID, "api", kmsg.NameForKey(m.Response.Key()))
+			return
+		}
+		delete(in.pending, m.ID)
+		if code := errorCode(m.Response); code != 0 {
+			in.n.errs.add(-1, m.Response.Key())
+		}
+		in.noteInbound(now, req.Body, m.Response)
+		req.Respond(m.Response)
+		return
+	}
+	if m.Request == nil {
+		return
+	}
+	in.noteOutbound(now, m)
+	in.send(m)
+}
+
+// send sends a request to a peer; its outcome comes back through the
+// mailbox. The context's deadline is only a backstop: raft times requests
+// out itself, but a request lost on a faulty link must end somewhere.
+func (in *instance) send(m raft.Message) {
+	peer, id := m.To, m.ID
+	c, err := in.client(peer)
+	if err != nil {
+		in.box.push(item{peer: peer, id: id, err: err})
+		return
+	}
+	ctx, cancel := context.WithTimeout(in.ctx, in.cfg.Raft.RequestTimeout)
+	err = c.Send(ctx, m.Request, func(resp kmsg.Response, err error) {
+		cancel()
+		in.box.push(item{peer: peer, id: id, resp: resp, err: err})
+	})
+	if err != nil {
+		cancel()
+		in.box.push(item{peer: peer, id: id, err: err})
+	}
+}
+
+func (in *instance) client(peer int32) (*wire.Client, error) {
+	if c := in.clients[peer]; c != nil {
+		return c, nil
+	}
+	addr, ok := in.cfg.Peers(peer)
+	if !ok || addr == "" {
+		return nil, fmt.Errorf("node %d: no address known for node %d", in.id, peer)
+	}
+	c, err := wire.NewClient(wire.ClientConfig{
+		From:        in.id,
+		To:          peer,
+		Addr:        addr,
+		Links:       in.cfg.Links,
+		Counters:    in.cfg.Counters,
+		DialTimeout: in.cfg.Raft.RequestTimeout,
+		Logger:      in.n.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	in.clients[peer] = c
+	return c, nil
+}
+
+// countFailure counts a request to peer that failed or was refused.
+func (in *instance) countFailure(peer int32, resp kmsg.Response, err error) {
+	switch {
+	case err != nil:
+		// The key of a failed request is not known here; count it
+		// under -1, "no answer".
+		in.n.errs.add(peer, -1)
+	case errorCode(resp) != 0:
+		in.n.errs.add(peer, resp.Key())
+	}
+}
+
+// appendGathered writes the records of the appends taken from one batch of
+// the mailbox as one raft.Append.
+func (in *instance) appendGathered(now time.Time) {
+	if len(in.waiting) == 0 {
+		return
+	}
+	recs, waiting := in.gathered, in.waiting
+	defer func() {
+		clear(in.gathered)
+		clear(in.waiting)
+		in.gathered, in.waiting = in.gathered[:0], in.waiting[:0]
+	}()
+	fail := func(err error) {
+		for _, c := range waiting {
+			c.finish(err)
+		}
+	}
+	st := in.last
+	if !in.sm.writable || st.Role != raft.Leader || in.stopping {
+		fail(fmt.Errorf("append to node %d (%v in epoch %d, leader %d): %w", in.id, st.Role, st.Epoch, st.LeaderID, ErrNotLeader))
+		return
+	}
+	epoch := in.sm.leader.Epoch
+	last, err := in.raft.Append(now, epoch, recs)
+	if err != nil {
+		fail(fmt.Errorf("append to node %d: %w: %v", in.id, ErrNotLeader, err))
+		return
+	}
+	if len(in.commits) > 0 && in.commitEpoch != epoch {
+		in.failCommits(ErrNotLeader)
+	}
+	in.commitEpoch = epoch
+	in.lastAppend = now
+	off := last - int64(len(recs)) + 1
+	for _, c := range waiting {
+		c.first, c.last = off, off+int64(c.n)-1
+		off += int64(c.n)
+		in.commits = append(in.commits, c)
+	}
+}
+
+// completeCommits completes the appends below the applied offset next; the
+// state machine calls it as it applies committed batches.
+func (in *instance) completeCommits(next int64) {
+	i := 0
+	for i < len(in.commits) && in.commits[i].last < next {
+		in.commits[i].finish(nil)
+		in.commits[i] = nil
+		i++
+	}
+	in.commits = in.commits[i:]
+}
+
+func (in *instance) failCommits(err error) {
+	for _, c := range in.commits {
+		c.finish(fmt.Errorf("node %d lost the leadership of epoch %d before the records committed: %w", in.id, in.commitEpoch, err))
+	}
+	in.commits = nil
+}
+
+// maybeNoOp appends a NoOpRecord when the leader has been idle for
+// metadata.max.idle.interval.ms.
+func (in *instance) maybeNoOp(now time.Time) {
+	if !in.sm.writable || in.cfg.NoOpInterval <= 0 || in.stopping || now.Sub(in.lastAppend) < in.cfg.NoOpInterval {
+		return
+	}
+	in.lastAppend = now
+	if _, err := in.raft.Append(now, in.sm.leader.Epoch, [][]byte{noOpRecord}); err != nil {
+		in.n.log.Debug("no-op append refused", "err", err)
+	}
+}
+
+// maybeAutoSnapshot snapshots the Tally by size or age, as Kafka's
+// SnapshotGenerator does.
+func (in *instance) maybeAutoSnapshot(now time.Time) {
+	if in.sm.bytesSinceSnapshot == 0 || in.stopping {
+		return
+	}
+	bySize := in.cfg.SnapshotMaxNewBytes > 0 && in.sm.bytesSinceSnapshot >= in.cfg.SnapshotMaxNewBytes
+	byAge := in.cfg.SnapshotMaxInterval > 0 && now.Sub(in.lastSnapshot) >= in.cfg.SnapshotMaxInterval
+	if !bySize && !byAge {
+		return
+	}
+	if _, err := in.snapshot(now); err != nil {
+		// Not at a point a snapshot can be taken (nothing past the
+		// latest one): try again after more commits.
+		in.n.log.Debug("automatic snapshot skipped", "err", err)
+		in.lastSnapshot = now
+	}
+}
+
+// snapshot writes the Tally at the applied offset and moves the log start
+// there.
+func (in *instance) snapshot(now time.Time) (raft.SnapshotID, error) {
+	end := in.sm.tally.NextOffset
+	if err := in.raft.CreateSnapshot(now, end, [][]byte{in.sm.tally.snapshotRecord()}); err != nil {
+		return raft.SnapshotID{}, err
+	}
+	id, _ := in.log.LatestSnapshot()
+	in.sm.bytesSinceSnapshot = 0
+	in.lastSnapshot = now
+	in.n.snapshotsTaken.Add(1)
+	in.emit(now, EventSnapshotTaken, in.raft.Status().Epoch, "took snapshot %v of its tally (%d records committed); its log now starts at offset %d",
+		id, in.sm.tally.Records, in.log.LogStartOffset())
+	in.log.takeNotes() // the log start move is this snapshot's
+	return id, nil
+}
+
+// startShutdown begins a graceful stop.
+func (in *instance) startShutdown(now time.Time, deadline time.Time) {
+	if in.stopping {
+		return
+	}
+	in.stopping = true
+	in.stopDeadline = deadline
+	if err := in.raft.Shutdown(now); err != nil {
+		in.failErr = err
+		in.stopNow = true
+	}
+	in.publish(now, true)
+}
+
+// exit ends the incarnation: sockets, clients, the log (closed, or crashed
+// when killed or failed), then the final status.
+func (in *instance) exit() {
+	killed := false
+	select {
+	case <-in.kill:
+		killed = true
+	default:
+	}
+	in.server.Close()
+	in.cancel()
+	for _, c := range in.clients {
+		c.Close()
+	}
+	now := time.Now()
+	err := ErrNotRunning
+	if !killed && in.failErr == nil && in.stopping {
+		err = fmt.Errorf("%w: node %d stopped", ErrNotRunning, in.id)
+	}
+	for _, it := range in.box.close() {
+		switch {
+		case it.commit != nil:
+			it.commit.finish(err)
+		case it.fn != nil:
+			it.fn(nil, now, err)
+		}
+	}
+	for _, c := range in.waiting {
+		c.finish(err)
+	}
+	in.failCommits(err)
+
+	st := in.raft.Status()
+	state := StateStopped
+	switch {
+	case killed:
+		state = StateKilled
+	case in.failErr != nil:
+		state = StateFailed
+		in.emit(now, EventFailed, st.Epoch, "stopped on an error: %v", in.failErr)
+	}
+	if state == StateStopped {
+		if cerr := in.log.Close(); cerr != nil {
+			in.exitErr = fmt.Errorf("stop node %d: %w", in.id, cerr)
+		}
+	} else {
+		// What a crash keeps: the flushed part of the log.
+		st.LogEndOffset = in.log.LastFlushedOffset()
+		if cerr := in.log.Crash(); cerr != nil && in.failErr == nil {
+			in.failErr = cerr
+		}
+	}
+	if in.failErr != nil && in.exitErr == nil {
+		in.exitErr = fmt.Errorf("node %d: %w", in.id, in.failErr)
+	}
+	in.last = st
+	final := in.status(st)
+	final.State = state
+	final.Role, final.HighWatermark = raft.Unattached, min(st.HighWatermark, st.LogEndOffset)
+	final.Replicas, final.Writable = nil, false
+	if in.failErr != nil {
+		final.Err = in.failErr.Error()
+	}
+	n := in.n
+	n.mu.Lock()
+	n.status.Store(&final)
+	if n.inst == in {
+		n.inst = nil
+	}
+	n.mu.Unlock()
+	close(in.done)
+}

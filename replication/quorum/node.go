@@ -1,0 +1,310 @@
+package quorum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/storage"
+)
+
+// Node is one member of the metadata quorum, a voter or an observer, that
+// can be started, stopped, killed and started again from its folder. Its
+// methods are safe for concurrent use.
+type Node struct {
+	cfg Config
+	id  int32
+	log *slog.Logger
+
+	// life serialises Start against itself; Stop and Kill only need the
+	// running instance.
+	life sync.Mutex
+
+	mu     sync.Mutex
+	inst   *instance // nil while not running
+	addr   string
+	starts int
+
+	status atomic.Pointer[Status]
+
+	// Counts kept across restarts.
+	truncations     atomic.Int64
+	snapshotsLoaded atomic.Int64
+	snapshotsTaken  atomic.Int64
+	errs            rpcErrors
+}
+
+// NewNode checks cfg and returns a node that is not started yet.
+func NewNode(cfg Config) (*Node, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.ShutdownTimeout == 0 {
+		cfg.ShutdownTimeout = 5 * time.Second
+	}
+	cfg.Raft.Voters = slices.Clone(cfg.Raft.Voters)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Raft.Logger == nil {
+		cfg.Raft.Logger = cfg.Logger
+	}
+	n := &Node{cfg: cfg, id: cfg.Raft.NodeID, log: cfg.Logger.With("node", cfg.Raft.NodeID), addr: cfg.Addr}
+	n.status.Store(&Status{
+		Status: raft.Status{NodeID: n.id, Voter: slices.Contains(cfg.Raft.Voters, n.id), LeaderID: -1, VotedID: -1, HighWatermark: -1},
+		State:  StateNew,
+		Addr:   cfg.Addr,
+	})
+	return n, nil
+}
+
+// ID is the node's id.
+func (n *Node) ID() int32 { return n.id }
+
+// Addr is the node's listener address; before the first start it may be
+// empty or have port 0.
+func (n *Node) Addr() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.addr
+}
+
+// Dir is the folder of the node's metadata log.
+func (n *Node) Dir() string { return filepath.Join(n.cfg.Dir, LogDirName) }
+
+// Status returns the node's latest published status. It never waits for
+// the node's loop: a running node publishes a fresh copy within a few
+// milliseconds of any change.
+func (n *Node) Status() Status { return *n.status.Load() }
+
+func (n *Node) current() *instance {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.inst
+}
+
+// ErrorCounts returns the error responses the node sent by API key, and,
+// by peer and API key, the requests it sent that failed (no answer) or were
+// answered with an error.
+func (n *Node) ErrorCounts() (sent map[int16]int64, received map[int32]map[int16]int64) {
+	return n.errs.snapshot()
+}
+
+// Start opens the node's folder, recovering what a crash left there,
+// listens on the node's address and starts its loop. It fails if the node
+// runs.
+func (n *Node) Start(ctx context.Context) error {
+	n.life.Lock()
+	defer n.life.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if n.current() != nil {
+		return fmt.Errorf("start node %d: already running", n.id)
+	}
+	in, err := n.open()
+	if err != nil {
+		st := n.Status()
+		st.State, st.Err = StateFailed, err.Error()
+		n.status.Store(&st)
+		return err
+	}
+	n.mu.Lock()
+	n.inst = in
+	n.addr = in.server.Addr()
+	n.starts++
+	in.starts = n.starts
+	n.mu.Unlock()
+	in.publish(time.Now(), true)
+	in.emitRecovery()
+	go in.run()
+	return nil
+}
+
+// open builds a new incarnation: log, quorum state, raft node, listener.
+func (n *Node) open() (*instance, error) {
+	dir := n.Dir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("start node %d: %w", n.id, err)
+	}
+	log, err := OpenDiskLog(dir, n.cfg.storageOptions())
+	if err != nil {
+		return nil, fmt.Errorf("start node %d: %w", n.id, err)
+	}
+	in := newInstance(n, log)
+	now := time.Now()
+	seed := uint64(now.UnixNano())
+	rn, err := raft.New(n.cfg.Raft, log, storage.NewQuorumStateFile(dir), in.sm, rand.New(rand.NewPCG(seed, uint64(n.id))), now)
+	if err != nil {
+		log.Close()
+		return nil, fmt.Errorf("start node %d: %w", n.id, err)
+	}
+	in.raft = rn
+	in.last = rn.Status()
+	n.mu.Lock()
+	addr := n.addr
+	n.mu.Unlock()
+	srv, err := wire.Listen(wire.ServerConfig{
+		Addr:      addr,
+		NodeID:    n.id,
+		ClusterID: n.cfg.Raft.ClusterID,
+		APIs:      APIs,
+		Handler:   wire.HandlerFunc(in.serve),
+		Counters:  n.cfg.Counters,
+		Logger:    n.log,
+	})
+	if err != nil {
+		log.Close()
+		return nil, fmt.Errorf("start node %d: %w", n.id, err)
+	}
+	in.server = srv
+	return in, nil
+}
+
+// Stop shuts the node down gracefully: a leader resigns with
+// EndQuorumEpoch, naming its most caught-up followers as successors, and
+// the node keeps serving until another leader is known, ctx ends or
+// Config.ShutdownTimeout passes; then it flushes its log and closes.
+func (n *Node) Stop(ctx context.Context) error {
+	in := n.current()
+	if in == nil {
+		return fmt.Errorf("stop node %d: %w", n.id, ErrNotRunning)
+	}
+	deadline := time.Now().Add(n.cfg.ShutdownTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	in.box.push(item{fn: func(in *instance, now time.Time, err error) {
+		if err == nil {
+			in.startShutdown(now, deadline)
+		}
+	}})
+	select {
+	case <-in.done:
+	case <-ctx.Done():
+		in.box.push(item{fn: func(in *instance, _ time.Time, err error) {
+			if err == nil {
+				in.stopNow = true
+			}
+		}})
+		<-in.done
+	}
+	return in.exitErr
+}
+
+// Kill stops the node at once, as a crash: its sockets close, its loop
+// stops, and its log loses what was not flushed. It returns once the node
+// is down; its folder stays for Start.
+func (n *Node) Kill() error {
+	in := n.current()
+	if in == nil {
+		return fmt.Errorf("kill node %d: %w", n.id, ErrNotRunning)
+	}
+	in.killOnce.Do(func() {
+		close(in.kill)
+		in.server.Close()
+	})
+	<-in.done
+	return nil
+}
+
+// call runs fn on the node's loop and waits for its result or ctx.
+func call[T any](ctx context.Context, n *Node, fn func(in *instance, now time.Time) (T, error)) (T, error) {
+	var zero T
+	in := n.current()
+	if in == nil {
+		return zero, fmt.Errorf("node %d: %w", n.id, ErrNotRunning)
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	ok := in.box.push(item{fn: func(in *instance, now time.Time, err error) {
+		if err != nil {
+			ch <- result{err: err}
+			return
+		}
+		v, err := fn(in, now)
+		// The caller sees the outcome in Status at once.
+		in.publish(now, true)
+		ch <- result{v, err}
+	}})
+	if !ok {
+		return zero, fmt.Errorf("node %d: %w", n.id, ErrNotRunning)
+	}
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
+
+// Resign makes the node, if it leads, resign its epoch without stopping:
+// it sends EndQuorumEpoch and moves to Resigned; it may be elected again.
+func (n *Node) Resign(ctx context.Context) error {
+	_, err := call(ctx, n, func(in *instance, now time.Time) (struct{}, error) {
+		st := in.raft.Status()
+		if st.Role != raft.Leader {
+			return struct{}{}, fmt.Errorf("resign: node %d is %v in epoch %d: %w", n.id, st.Role, st.Epoch, ErrNotLeader)
+		}
+		return struct{}{}, in.raft.Resign(now, st.Epoch)
+	})
+	return err
+}
+
+// Snapshot writes a snapshot of the node's Tally at the offset it applied
+// (its high watermark, at a batch boundary) and moves its log start there.
+func (n *Node) Snapshot(ctx context.Context) (raft.SnapshotID, error) {
+	return call(ctx, n, func(in *instance, now time.Time) (raft.SnapshotID, error) {
+		return in.snapshot(now)
+	})
+}
+
+// ReadLog returns whole batches of the node's log from the one holding
+// offset, up to about maxBytes, and the node's high watermark: the batches
+// below it are committed.
+func (n *Node) ReadLog(ctx context.Context, offset int64, maxBytes int) ([]byte, int64, error) {
+	type read struct {
+		data []byte
+		hwm  int64
+	}
+	r, err := call(ctx, n, func(in *instance, now time.Time) (read, error) {
+		data, err := in.log.Read(offset, maxBytes)
+		return read{data, in.raft.Status().HighWatermark}, err
+	})
+	return r.data, r.hwm, err
+}
+
+// Append hands records to the node, which must lead and have applied what
+// came before its epoch: they are written after
+// controller.quorum.append.linger.ms in one batch with other appends, and
+// the Commit completes once the high watermark passes them. It fails with
+// ErrNotLeader if the node does not lead or loses the leadership first.
+// The node keeps the records until they are written: the caller must not
+// modify them.
+func (n *Node) Append(records [][]byte) *Commit {
+	if len(records) == 0 {
+		return failedCommit(errors.New("append: no records"))
+	}
+	in := n.current()
+	if in == nil {
+		return failedCommit(fmt.Errorf("append to node %d: %w", n.id, ErrNotRunning))
+	}
+	c := newCommit(len(records))
+	if !in.box.push(item{records: records, commit: c}) {
+		c.finish(fmt.Errorf("append to node %d: %w", n.id, ErrNotRunning))
+	}
+	return c
+}

@@ -1,0 +1,351 @@
+package quorum
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/storage"
+)
+
+// committedLog reads every whole batch of node id's log below hwm.
+func (c *testCluster) committedLog(id int32, hwm int64) []byte {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var out []byte
+	for off := int64(0); off < hwm; {
+		data, _, err := c.nodes[id].ReadLog(ctx, off, 1<<20)
+		if err != nil {
+			c.t.Fatalf("read node %d's log at %d: %v", id, off, err)
+		}
+		n := 0
+		err = storage.Batches(data, func(pos int, b *storage.Batch) error {
+			if b.NextOffset() > hwm {
+				return errStopRead
+			}
+			n = pos + b.Size()
+			off = b.NextOffset()
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopRead) {
+			c.t.Fatalf("node %d's log at %d: %v", id, off, err)
+		}
+		if n == 0 {
+			break
+		}
+		out = append(out, data[:n]...)
+	}
+	return out
+}
+
+var errStopRead = errors.New("stop")
+
+// TestFailoverTruncatesAndCatchesUp is issue 4's first "done when": three
+// voters commit 10,000 records, the leader dies with an uncommitted tail,
+// a new leader commits 10,000 more, and the old leader comes back, cuts
+// its tail and ends with the same committed log as the others, byte for
+// byte.
+func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
+	c := newTestCluster(t, clusterOpts{voters: 3})
+	old, epoch := c.leader(10 * time.Second)
+	last := c.appendN(old, 10_000, 100, 500, "first")
+	var hwm int64
+	c.waitFor("the leader to commit all it has", 5*time.Second, func() bool {
+		s := c.nodes[old].Status()
+		hwm = s.HighWatermark
+		return s.HighWatermark > last && s.HighWatermark == s.LogEndOffset
+	})
+
+	// Cut the leader off and give it records nobody else will see: its
+	// uncommitted tail. Then kill it; FlushNever keeps what it wrote.
+	c.partition(old)
+	tail := c.nodes[old].Append([][]byte{[]byte("lost-1"), []byte("lost-2"), []byte("lost-3")})
+	c.waitFor("the isolated leader to append its tail", 5*time.Second, func() bool {
+		return c.nodes[old].Status().LogEndOffset >= hwm+3
+	})
+	if err := c.nodes[old].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-tail.Done()
+	if !errors.Is(tail.Err(), ErrNotRunning) && !errors.Is(tail.Err(), ErrNotLeader) {
+		t.Fatalf("the lost tail's commit: %v", tail.Err())
+	}
+	if st := c.nodes[old].Status(); st.State != StateKilled || st.LogEndOffset < hwm+3 {
+		t.Fatalf("killed leader: %+v", st)
+	}
+	c.links.HealAll()
+
+	leader, newEpoch := c.leader(10*time.Second, old)
+	if leader == old || newEpoch <= epoch {
+		t.Fatalf("new leader %d in epoch %d after leader %d of epoch %d", leader, newEpoch, old, epoch)
+	}
+	c.appendN(leader, 10_000, 100, 500, "second")
+
+	c.start(old)
+	c.waitFor("the old leader to catch up", 20*time.Second, func() bool {
+		s, l := c.nodes[old].Status(), c.nodes[leader].Status()
+		return s.Role == raft.Follower && s.LeaderID == leader && s.HighWatermark == l.HighWatermark && s.LogEndOffset == l.LogEndOffset
+	})
+	if st := c.nodes[old].Status(); st.Truncations < 1 || len(c.eventsOf(EventTruncation, old)) == 0 {
+		t.Fatalf("the old leader never truncated its tail: %+v\n%s", st, c.eventLog())
+	}
+	if len(c.eventsOf(EventRecovery, old)) != 2 {
+		t.Errorf("recovery events of node %d: %v", old, c.eventsOf(EventRecovery, old))
+	}
+
+	final := c.nodes[leader].Status().HighWatermark
+	c.waitFor("every voter to apply the committed log", 10*time.Second, func() bool {
+		for _, id := range c.voters {
+			if c.nodes[id].Status().Tally.NextOffset < final {
+				return false
+			}
+		}
+		return true
+	})
+	want := c.committedLog(leader, final)
+	if bytes.Contains(want, []byte("lost-1")) {
+		t.Fatal("the old leader's uncommitted record was committed")
+	}
+	var tally Tally
+	for _, id := range c.voters {
+		if got := c.committedLog(id, final); !bytes.Equal(got, want) {
+			t.Fatalf("node %d's committed log (%d bytes) differs from leader %d's (%d bytes)", id, len(got), leader, len(want))
+		}
+		st := c.nodes[id].Status()
+		if id == c.voters[0] {
+			tally = st.Tally
+		} else if st.Tally != tally {
+			t.Errorf("node %d tally %+v, node %d tally %+v", id, st.Tally, c.voters[0], tally)
+		}
+	}
+	if tally.Records != 20_000 {
+		t.Errorf("%d records committed, want 20000", tally.Records)
+	}
+}
+
+// TestPartitionedLeaderResignsAndRejoins is issue 4's second "done when":
+// a leader cut off both ways resigns through check-quorum while the
+// majority elects another; after healing it follows without another
+// election, thanks to pre-vote.
+func TestPartitionedLeaderResignsAndRejoins(t *testing.T) {
+	c := newTestCluster(t, clusterOpts{voters: 3})
+	old, epoch := c.leader(10 * time.Second)
+	c.appendN(old, 100, 100, 100, "before")
+
+	c.partition(old)
+	c.waitFor("check-quorum to make the cut-off leader resign", 10*time.Second, func() bool {
+		return c.nodes[old].Status().Role != raft.Leader
+	})
+	leader, newEpoch := c.leader(10*time.Second, old)
+	// (Two followers that time out together may split their votes: the
+	// new epoch is then above epoch+1.)
+	if leader == old || newEpoch <= epoch {
+		t.Fatalf("majority elected %d in epoch %d; the old leader %d led epoch %d\n%s", leader, newEpoch, old, epoch, c.eventLog())
+	}
+	c.appendN(leader, 100, 100, 100, "during")
+	// Cut off, the old leader only ever asks for pre-votes: its epoch
+	// never passes the one it led.
+	c.waitFor("the old leader to ask for pre-votes", 10*time.Second, func() bool {
+		return len(c.eventsOf(EventRoleChange, old)) > 0 && c.nodes[old].Status().Role == raft.Prospective
+	})
+	if e := c.nodes[old].Status().Epoch; e > epoch {
+		t.Fatalf("the cut-off node bumped its epoch to %d (it led %d)", e, epoch)
+	}
+
+	elections := len(c.eventsOf(EventElection, 0))
+	c.links.HealAll()
+	c.waitFor("the old leader to follow the new one", 10*time.Second, func() bool {
+		s := c.nodes[old].Status()
+		return s.Role == raft.Follower && s.LeaderID == leader && s.HighWatermark == c.nodes[leader].Status().HighWatermark
+	})
+	c.appendN(leader, 100, 100, 100, "after")
+	for _, id := range c.voters {
+		if s := c.nodes[id].Status(); s.Epoch != newEpoch {
+			t.Errorf("node %d in epoch %d after healing, want %d: an election happened", id, s.Epoch, newEpoch)
+		}
+	}
+	if n := len(c.eventsOf(EventElection, 0)); n != elections {
+		t.Errorf("%d elections after healing\n%s", n-elections, c.eventLog())
+	}
+	if s := c.nodes[leader].Status(); s.Role != raft.Leader || s.Epoch != newEpoch {
+		t.Errorf("the new leader lost its leadership: %+v", s)
+	}
+}
+
+// TestGracefulStopHandsOver: a leader that stops resigns with
+// EndQuorumEpoch, a successor takes over at once, and the stopped node
+// starts again from its folder as a follower.
+func TestGracefulStopHandsOver(t *testing.T) {
+	c := newTestCluster(t, clusterOpts{voters: 3, observers: 1, flush: storage.FlushAlways})
+	old, epoch := c.leader(10 * time.Second)
+	c.appendN(old, 200, 100, 50, "x")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.nodes[old].Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := c.nodes[old].Status()
+	if st.State != StateStopped {
+		t.Fatalf("after Stop: %+v", st)
+	}
+	if len(c.eventsOf(EventEndQuorumEpoch, old)) == 0 {
+		t.Errorf("no EndQuorumEpoch from the stopping leader\n%s", c.eventLog())
+	}
+	leader, newEpoch := c.leader(10*time.Second, old)
+	if newEpoch <= epoch || leader == old {
+		t.Fatalf("leader %d epoch %d after the stop of %d in epoch %d", leader, newEpoch, old, epoch)
+	}
+	if got := c.nodes[old].Append([][]byte{[]byte("x")}); !errors.Is(waitErr(got), ErrNotRunning) {
+		t.Errorf("append to a stopped node: %v", got.Err())
+	}
+	c.appendN(leader, 100, 100, 50, "y")
+	c.start(old)
+	c.waitFor("the restarted node to follow", 10*time.Second, func() bool {
+		s := c.nodes[old].Status()
+		return s.Role == raft.Follower && s.LeaderID == leader && s.Tally == c.nodes[leader].Status().Tally
+	})
+	if s := c.nodes[101].Status(); s.Role != raft.Follower || s.Voter {
+		t.Errorf("observer: %+v", s)
+	}
+}
+
+func waitErr(c *Commit) error {
+	<-c.Done()
+	return c.Err()
+}
+
+// TestSnapshotCatchUp: a follower that was down while the leader
+// snapshotted past its log end fetches the snapshot, loads its Tally and
+// fetches the rest.
+func TestSnapshotCatchUp(t *testing.T) {
+	c := newTestCluster(t, clusterOpts{voters: 3})
+	leader, _ := c.leader(10 * time.Second)
+	c.appendN(leader, 100, 100, 100, "a")
+	var down int32
+	for _, id := range c.voters {
+		if id != leader {
+			down = id
+			break
+		}
+	}
+	c.waitFor("the follower to apply", 5*time.Second, func() bool {
+		return c.nodes[down].Status().Tally.Records == 100
+	})
+	c.nodes[down].Kill()
+	c.appendN(leader, 500, 100, 100, "b")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	id, err := c.nodes[leader].Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := c.nodes[leader].Status(); st.LogStartOffset != id.EndOffset || st.LatestSnapshot != id || st.SnapshotsTaken != 1 {
+		t.Fatalf("after snapshot %v: %+v", id, st)
+	}
+	if _, err := c.nodes[leader].Snapshot(ctx); err == nil {
+		t.Error("a second snapshot with nothing new committed succeeded")
+	}
+	c.appendN(leader, 50, 100, 50, "c")
+	c.start(down)
+	c.waitFor("the follower to catch up through the snapshot", 10*time.Second, func() bool {
+		s := c.nodes[down].Status()
+		return s.Tally == c.nodes[leader].Status().Tally && s.SnapshotsLoaded == 1
+	})
+	if s := c.nodes[down].Status(); s.LogStartOffset != id.EndOffset || s.LatestSnapshot != id {
+		t.Errorf("follower after catching up: %+v", s)
+	}
+	if len(c.eventsOf(EventSnapshotLoaded, down)) == 0 || len(c.eventsOf(EventSnapshotTaken, leader)) == 0 {
+		t.Errorf("snapshot events missing\n%s", c.eventLog())
+	}
+	// Restarting the leader loads its own snapshot from disk and replays
+	// the tail on top: the same Tally.
+	want := c.nodes[leader].Status().Tally
+	c.nodes[leader].Kill()
+	c.start(leader)
+	c.waitFor("the restarted leader to rebuild its tally", 10*time.Second, func() bool {
+		return c.nodes[leader].Status().Tally.NextOffset >= want.NextOffset
+	})
+	if got := c.nodes[leader].Status().Tally; got.Records != want.Records || got.Bytes != want.Bytes || got.CRC != want.CRC {
+		t.Errorf("tally after restart %+v, before %+v", got, want)
+	}
+}
+
+// TestResignAndNoOps: Resign hands the leadership over without stopping,
+// and an idle leader's NoOpRecords move the high watermark.
+func TestResignAndNoOps(t *testing.T) {
+	c := newTestCluster(t, clusterOpts{voters: 3, tweak: func(cfg *Config) { cfg.NoOpInterval = 20 * time.Millisecond }})
+	old, epoch := c.leader(10 * time.Second)
+	hwm := c.nodes[old].Status().HighWatermark
+	c.waitFor("no-ops to commit", 5*time.Second, func() bool { return c.nodes[old].Status().HighWatermark >= hwm+5 })
+	if st := c.nodes[old].Status(); st.Tally.Records < 5 || st.Tally.Bytes != st.Tally.Records*int64(len(noOpRecord)) {
+		t.Fatalf("no-op records: %+v", st.Tally)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var follower int32
+	for _, id := range c.voters {
+		if id != old {
+			follower = id
+		}
+	}
+	if err := c.nodes[follower].Resign(ctx); !errors.Is(err, ErrNotLeader) {
+		t.Errorf("a follower resigned: %v", err)
+	}
+	if err := c.nodes[old].Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	leader, newEpoch := c.leader(10 * time.Second)
+	if newEpoch <= epoch {
+		t.Fatalf("epoch %d after resigning %d", newEpoch, epoch)
+	}
+	if leader == old {
+		t.Logf("node %d was elected again", old)
+	}
+	if c.nodes[old].Status().State != StateRunning {
+		t.Errorf("resigned node stopped")
+	}
+}
+
+// TestWrongClusterAndNonVoter: the quorum's refusals reach the wire.
+func TestWrongClusterAndNonVoter(t *testing.T) {
+	c := newTestCluster(t, clusterOpts{voters: 3})
+	leader, epoch := c.leader(10 * time.Second)
+	addr, _ := c.addr(leader)
+	cl, err := wire.NewClient(wire.ClientConfig{From: 42, To: leader, Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+
+	wrong := "another-cluster"
+	v := voteRequest(leader, epoch+1)
+	v.ClusterID = &wrong
+	resp, err := cl.Do(ctx, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := errorCode(resp); code != 104 {
+		t.Errorf("vote with a wrong cluster id: error %d (%s), want INCONSISTENT_CLUSTER_ID", code, raft.ErrorName(code))
+	}
+	resp, err = cl.Do(ctx, beginQuorumEpoch(42, epoch+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := errorCode(resp); code != 94 {
+		t.Errorf("BeginQuorumEpoch from a non-voter: error %d (%s), want INCONSISTENT_VOTER_SET", code, raft.ErrorName(code))
+	}
+	if s := c.nodes[leader].Status(); s.Role != raft.Leader || s.Epoch != epoch {
+		t.Errorf("the leader was disturbed: %+v", s)
+	}
+	sent, _ := c.nodes[leader].ErrorCounts()
+	if sent[52] != 1 || sent[53] != 1 {
+		t.Errorf("error responses counted: %v", sent)
+	}
+}

@@ -1,0 +1,50 @@
+package quorum
+
+import (
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/storage"
+)
+
+// State is what the node's owner did to it, as opposed to its raft role.
+type State string
+
+// Node states.
+const (
+	StateNew      State = "new"      // never started
+	StateRunning  State = "running"  // its loop runs
+	StateStopping State = "stopping" // a graceful Stop is under way
+	StateStopped  State = "stopped"  // stopped gracefully
+	StateKilled   State = "killed"   // killed: crashed on purpose
+	StateFailed   State = "failed"   // stopped on an error; Err says which
+)
+
+// Status is a snapshot of a node for views: its raft state, its Tally and
+// what happened to it. A node that is not running reports what it had
+// when it stopped, with the log end offset it kept on disk.
+type Status struct {
+	raft.Status
+	State State
+	// Addr is the node's listener address.
+	Addr string
+	// Err is why the node failed or could not start; empty otherwise.
+	Err string
+	// Writable: the node leads and has applied everything before its
+	// epoch, so Append is accepted.
+	Writable bool
+	// Tally is the node's applied state.
+	Tally Tally
+	// Truncations counts the times the node cut its log back because the
+	// leader's Fetch response said it diverged, since the Node was made.
+	Truncations int64
+	// SnapshotsLoaded counts the snapshots the node fetched from a leader
+	// and loaded; SnapshotsTaken those it wrote of its own state.
+	SnapshotsLoaded int64
+	SnapshotsTaken  int64
+	// Recovery is what the last start found on disk.
+	Recovery storage.RecoveryReport
+	// Starts counts the node's starts.
+	Starts int
+}
+
+// Running reports whether the node's loop runs.
+func (s *Status) Running() bool { return s.State == StateRunning || s.State == StateStopping }
