@@ -1,6 +1,7 @@
 package raft
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/kraftlab/kraftlab/storage"
@@ -55,7 +56,7 @@ func (n *Node) commitUpTo(hw int64) error {
 			next = b.NextOffset()
 			return nil
 		})
-		if err != nil && err != errStop {
+		if err != nil && !errors.Is(err, errStop) {
 			return fmt.Errorf("decode committed batches at %d: %w", n.listenerNext, err)
 		}
 		if len(batches) == 0 {
@@ -67,7 +68,8 @@ func (n *Node) commitUpTo(hw int64) error {
 	return nil
 }
 
-var errStop = fmt.Errorf("stop")
+// errStop ends a walk over batches early.
+var errStop = errors.New("stop")
 
 // maybeFireLeaderChange tells the listener of a new epoch or a newly known
 // leader. A new leader tells its own listener only once it has applied the

@@ -32,6 +32,12 @@
 // Shutdown and Resign are the state machine owner's entry points; Status and
 // DescribeQuorum (a request like the others) show the node's state.
 //
+// An entry point returns an error when the node meets what it cannot do
+// safely: a Log or QuorumStateStore failure (the transition that needed the
+// write does not happen; the driver should stop the node, as Kafka does), or
+// news that would break Raft's safety, such as a second leader in an epoch
+// or a truncation below the high watermark (ignored; the driver logs it).
+//
 // # States
 //
 //	Unattached --(election timeout)--> Prospective --(pre-vote majority)--> Candidate

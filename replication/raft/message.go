@@ -13,7 +13,8 @@ import (
 // possibly later (a parked Fetch), with a Message carrying the same ID.
 // Outbound requests carry an ID chosen by the node; the driver delivers the
 // matching response, or an Err when the request failed (timeout, unreachable
-// peer), with that ID.
+// peer), with that ID. A client (DescribeQuorum) needs a From that is no
+// node's id; the answer goes To it.
 type Message struct {
 	From, To int32
 	ID       uint64

@@ -95,11 +95,6 @@ type Node struct {
 	transitions int
 }
 
-type resignedInfo struct {
-	successors []int32
-	unacked    []int32
-}
-
 // New starts a node from its persisted election state and log, at time now.
 // A node that was leader comes back Resigned in its epoch; one whose log has
 // a higher epoch than its quorum state comes back Unattached in that epoch.

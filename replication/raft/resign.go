@@ -7,6 +7,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// resignedInfo is what a resigned leader keeps: the successors it names and
+// the voters that have not yet acknowledged its EndQuorumEpoch.
+type resignedInfo struct {
+	successors []int32
+	unacked    []int32
+}
+
 func (n *Node) pollResigned(now time.Time) (time.Time, error) {
 	var wake time.Time
 	for _, v := range n.resign.unacked {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// election is the persisted part of the state.
+// electionState is the persisted part of a node's state.
 type electionState struct{ epoch, leader, voted int32 }
 
 // writeElection persists the election state if it changed. Durable

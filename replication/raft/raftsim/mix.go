@@ -95,8 +95,11 @@ func (c *Cluster) HealAndCatchUp(limit time.Duration) error {
 		}
 		return true
 	}, limit)
+	if err != nil && c.err == nil {
+		err = fmt.Errorf("liveness after healing: %w", err)
+	}
 	if err != nil {
-		return fmt.Errorf("liveness after healing: %w; %s", err, c.describe())
+		return fmt.Errorf("%w; %s", err, c.describe())
 	}
 	return nil
 }

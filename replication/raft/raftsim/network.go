@@ -82,6 +82,9 @@ func (n *network) send(c *Cluster, m raft.Message) {
 			return
 		}
 		c.recordFast('M', m.To, m.ID)
+		if c.opts.TraceLines > 0 {
+			c.note("  %v", m)
+		}
 		c.nodeErr(to, to.node.Step(c.now, m))
 	})
 }

@@ -222,6 +222,17 @@ func (c *Cluster) LeaderHighWatermark() int64 {
 func (c *Cluster) record(format string, args ...any) {
 	line := fmt.Sprintf("%9.3f "+format, append([]any{c.now.Sub(Start).Seconds()}, args...)...)
 	c.trace.Write([]byte(line))
+	c.keep(line)
+}
+
+// note adds a line to the kept trace only (not to its hash).
+func (c *Cluster) note(format string, args ...any) {
+	if c.opts.TraceLines > 0 {
+		c.keep(fmt.Sprintf("%9.3f "+format, append([]any{c.now.Sub(Start).Seconds()}, args...)...))
+	}
+}
+
+func (c *Cluster) keep(line string) {
 	if c.opts.TraceLines > 0 {
 		if len(c.traceLines) >= c.opts.TraceLines {
 			c.traceLines = c.traceLines[1:]
@@ -238,7 +249,7 @@ func (c *Cluster) recordFast(kind byte, node int32, id uint64) {
 	binary.LittleEndian.PutUint64(b, uint64(kind)<<56|uint64(uint32(node))<<24^id)
 	c.trace.Write(b)
 	if c.opts.TraceLines > 0 {
-		c.record("%c node %d #%d", kind, node, id)
+		c.note("%c node %d #%d", kind, node, id)
 	}
 }
 
