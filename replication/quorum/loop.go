@@ -175,9 +175,6 @@ func (in *instance) handle(now time.Time, it item) error {
 	case it.fn != nil:
 		it.fn(in, now, nil)
 	default:
-		if it.err != nil || it.resp != nil {
-			in.countFailure(it.peer, it.resp, it.err)
-		}
 		return in.raft.Step(now, raft.Message{From: it.peer, To: in.id, ID: it.id, Response: it.resp, Err: it.err})
 	}
 	return nil
@@ -223,9 +220,6 @@ func (in *instance) dispatch(now time.Time, m raft.Message) {
 			return
 		}
 		delete(in.pending, m.ID)
-		if code := errorCode(m.Response); code != 0 {
-			in.n.errs.add(-1, m.Response.Key())
-		}
 		in.noteInbound(now, req.Body, m.Response)
 		req.Respond(m.Response)
 		return
@@ -280,18 +274,6 @@ func (in *instance) client(peer int32) (*wire.Client, error) {
 	}
 	in.clients[peer] = c
 	return c, nil
-}
-
-// countFailure counts a request to peer that failed or was refused.
-func (in *instance) countFailure(peer int32, resp kmsg.Response, err error) {
-	switch {
-	case err != nil:
-		// The key of a failed request is not known here; count it
-		// under -1, "no answer".
-		in.n.errs.add(peer, -1)
-	case errorCode(resp) != 0:
-		in.n.errs.add(peer, resp.Key())
-	}
 }
 
 // appendGathered writes the records of the appends taken from one batch of

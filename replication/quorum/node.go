@@ -41,7 +41,6 @@ type Node struct {
 	truncations     atomic.Int64
 	snapshotsLoaded atomic.Int64
 	snapshotsTaken  atomic.Int64
-	errs            rpcErrors
 }
 
 // NewNode checks cfg and returns a node that is not started yet.
@@ -91,13 +90,6 @@ func (n *Node) current() *instance {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.inst
-}
-
-// ErrorCounts returns the error responses the node sent by API key, and,
-// by peer and API key, the requests it sent that failed (no answer) or were
-// answered with an error.
-func (n *Node) ErrorCounts() (sent map[int16]int64, received map[int32]map[int16]int64) {
-	return n.errs.snapshot()
 }
 
 // Start opens the node's folder, recovering what a crash left there,

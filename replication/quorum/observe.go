@@ -56,6 +56,8 @@ func (in *instance) emitRoleChange(now time.Time, prev, st raft.Status) {
 
 func describeRole(s raft.Status) string {
 	switch {
+	case s.Role == raft.Follower && !s.Voter:
+		return fmt.Sprintf("Observer of %d (epoch %d)", s.LeaderID, s.Epoch)
 	case s.Role == raft.Follower:
 		return fmt.Sprintf("Follower of %d (epoch %d)", s.LeaderID, s.Epoch)
 	case s.Role == raft.Unattached && s.VotedID >= 0:
@@ -119,7 +121,7 @@ func (in *instance) noteOutbound(now time.Time, m raft.Message) {
 	p := &r.Topics[0].Partitions[0]
 	if p.LeaderEpoch > in.endSent {
 		in.endSent = p.LeaderEpoch
-		in.emit(now, EventEndQuorumEpoch, p.LeaderEpoch, "resigned epoch %d: EndQuorumEpoch to the other voters, preferred successors %v (most caught up first)",
+		in.emit(now, EventEndQuorumEpoch, p.LeaderEpoch, "no longer leads epoch %d: EndQuorumEpoch to the other voters, preferred successors %v (most caught up first)",
 			p.LeaderEpoch, successors(r))
 	}
 }

@@ -1,0 +1,329 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/storage"
+)
+
+func init() { startEngine = start }
+
+// Event kinds of the engine beyond the quorum's changes listed in events.go.
+const (
+	// EventRecovery: a node opened its data folder at start; the message
+	// says what recovery found and repaired (a torn tail cut off, indexes
+	// rebuilt) and the role the node starts in.
+	EventRecovery EventKind = "recovery"
+	// EventNodeFailed: a node stopped on an error it cannot go on from.
+	EventNodeFailed EventKind = "node-failed"
+)
+
+// engine is the real cluster: one quorum.Node per controller (a voter) and
+// per broker (an observer of the metadata quorum, until brokers grow a data
+// plane), each on its own listener on 127.0.0.1 and in its own folder
+// under the data directory, all talking through one set of wire.Links.
+type engine struct {
+	cfg       Config
+	events    *Events
+	dir       string
+	removeDir bool // the folder is a temporary one of ours
+	clusterID string
+	links     *wire.Links
+	counters  *wire.Counters
+	nodes     []*engineNode // controllers first, by ID
+	byID      map[int32]*engineNode
+
+	addrMu sync.RWMutex // guards addrs; never held while calling a node
+	addrs  map[int32]string
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// start builds and starts the engine for cfg: every node starts and
+// listens before it returns; electing a leader is the quorum's business.
+func start(ctx context.Context, cfg Config, events *Events) (Engine, error) {
+	e := &engine{
+		cfg:      cfg,
+		events:   events,
+		links:    wire.NewLinks(uint64(time.Now().UnixNano())),
+		counters: wire.NewCounters(),
+		byID:     make(map[int32]*engineNode),
+		addrs:    make(map[int32]string),
+	}
+	if err := e.makeDir(); err != nil {
+		return nil, err
+	}
+	ids := append(cfg.ControllerIDs(), cfg.BrokerIDs()...)
+	var err error
+	if e.clusterID, err = loadClusterID(e.dir, ids); err != nil {
+		e.removeData()
+		return nil, err
+	}
+	for _, id := range ids {
+		n, err := e.newNode(id)
+		if err != nil {
+			e.Close()
+			return nil, err
+		}
+		e.nodes = append(e.nodes, n)
+		e.byID[id] = n
+	}
+	for _, n := range e.nodes {
+		if err := e.startNode(ctx, n); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// makeDir picks the data folder: the one the user named (kept), or a
+// fresh temporary one (removed on Close).
+func (e *engine) makeDir() error {
+	if e.cfg.DataDir != "" {
+		if err := os.MkdirAll(e.cfg.DataDir, 0o755); err != nil {
+			return fmt.Errorf("data folder: %w", err)
+		}
+		abs, err := filepath.Abs(e.cfg.DataDir)
+		if err != nil {
+			return fmt.Errorf("data folder: %w", err)
+		}
+		e.dir = abs
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "kraftlab-")
+	if err != nil {
+		return fmt.Errorf("data folder: %w", err)
+	}
+	e.dir, e.removeDir = dir, true
+	return nil
+}
+
+func (e *engine) removeData() {
+	if e.removeDir {
+		os.RemoveAll(e.dir)
+	}
+}
+
+// nodeDir is a node's folder, named like Kafka's log.dirs per node.
+func (e *engine) nodeDir(id int32) string { return filepath.Join(e.dir, fmt.Sprintf("node-%d", id)) }
+
+// raftConfig maps the timing profile onto the quorum's configuration.
+func (e *engine) raftConfig(id int32) raft.Config {
+	t := e.cfg.Timing
+	c := raft.DefaultConfig()
+	c.NodeID = id
+	c.Voters = e.cfg.ControllerIDs()
+	c.ClusterID = e.clusterID
+	c.ElectionTimeout = t.ElectionTimeout
+	c.ElectionBackoffMax = t.ElectionBackoffMax
+	c.FetchTimeout = t.FetchTimeout
+	c.RequestTimeout = t.RequestTimeout
+	c.RetryBackoff = t.RetryBackoff
+	c.AppendLinger = t.AppendLinger
+	c.FetchMaxWait = t.FetchMaxWait
+	return c
+}
+
+func (e *engine) newNode(id int32) (*engineNode, error) {
+	t := e.cfg.Timing
+	flush := storage.FlushAlways
+	if t.Flush == FlushNever {
+		flush = storage.FlushNever
+	}
+	kind := KindController
+	if id >= FirstBrokerID {
+		kind = KindBroker
+	}
+	q, err := quorum.NewNode(quorum.Config{
+		Raft:                e.raftConfig(id),
+		Dir:                 e.nodeDir(id),
+		Addr:                "127.0.0.1:0",
+		Peers:               e.addr,
+		Flush:               flush,
+		Links:               e.links,
+		Counters:            e.counters,
+		NoOpInterval:        t.MetadataMaxIdleInterval,
+		SnapshotMaxNewBytes: t.SnapshotMaxNewRecordBytes,
+		SnapshotMaxInterval: t.SnapshotMaxInterval,
+		OnEvent:             e.publish,
+		Logger:              slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", id, err)
+	}
+	return &engineNode{id: id, kind: kind, q: q}, nil
+}
+
+func (e *engine) addr(id int32) (string, bool) {
+	e.addrMu.RLock()
+	defer e.addrMu.RUnlock()
+	a, ok := e.addrs[id]
+	return a, ok
+}
+
+func (e *engine) startNode(ctx context.Context, n *engineNode) error {
+	if err := n.q.Start(ctx); err != nil {
+		return err
+	}
+	e.addrMu.Lock()
+	e.addrs[n.id] = n.q.Addr()
+	e.addrMu.Unlock()
+	return nil
+}
+
+// publish turns a node's event into a playground event.
+func (e *engine) publish(ev quorum.Event) {
+	kind := EventKind(ev.Kind)
+	switch ev.Kind {
+	case quorum.EventRecovery:
+		kind = EventRecovery
+	case quorum.EventFailed:
+		kind = EventNodeFailed
+	}
+	e.events.Publish(Event{Time: ev.Time, Kind: kind, Node: ev.Node, Epoch: ev.Epoch, Message: ev.Message})
+}
+
+func (e *engine) node(id int32) (*engineNode, error) {
+	n := e.byID[id]
+	if n == nil {
+		return nil, fmt.Errorf("%w %d", ErrUnknownNode, id)
+	}
+	return n, nil
+}
+
+// Kill implements Engine.
+func (e *engine) Kill(id int32) error {
+	n, err := e.node(id)
+	if err != nil {
+		return err
+	}
+	if err := n.q.Kill(); err != nil {
+		return stateError(err)
+	}
+	return nil
+}
+
+// Start implements Engine.
+func (e *engine) Start(ctx context.Context, id int32) error {
+	n, err := e.node(id)
+	if err != nil {
+		return err
+	}
+	if st := n.q.Status(); st.Running() {
+		return errorf(ErrNodeState, "node %d is already running", id)
+	}
+	return e.startNode(ctx, n)
+}
+
+// Stop implements Engine.
+func (e *engine) Stop(ctx context.Context, id int32) error {
+	n, err := e.node(id)
+	if err != nil {
+		return err
+	}
+	if err := n.q.Stop(ctx); err != nil {
+		return stateError(err)
+	}
+	return nil
+}
+
+// Resign implements Engine.
+func (e *engine) Resign(ctx context.Context, id int32) error {
+	n, err := e.node(id)
+	if err != nil {
+		return err
+	}
+	if err := n.q.Resign(ctx); err != nil {
+		return stateError(err)
+	}
+	return nil
+}
+
+// Snapshot implements Engine.
+func (e *engine) Snapshot(ctx context.Context, id int32) (SnapshotID, error) {
+	n, err := e.node(id)
+	if err != nil {
+		return SnapshotID{}, err
+	}
+	s, err := n.q.Snapshot(ctx)
+	if err != nil {
+		return SnapshotID{}, stateError(err)
+	}
+	return SnapshotID{EndOffset: s.EndOffset, Epoch: s.Epoch}, nil
+}
+
+// stateError marks a node's refusal for its state (not running, not the
+// leader) as ErrNodeState, keeping its message.
+func stateError(err error) error {
+	if errors.Is(err, quorum.ErrNotRunning) || errors.Is(err, quorum.ErrNotLeader) {
+		return errorf(ErrNodeState, "%v", err)
+	}
+	return err
+}
+
+// SetLinks implements Engine. Every change is checked before any applies.
+func (e *engine) SetLinks(changes []LinkChange) error {
+	for _, c := range changes {
+		if _, err := e.node(c.From); err != nil {
+			return err
+		}
+		if _, err := e.node(c.To); err != nil {
+			return err
+		}
+		if c.From == c.To {
+			return errorf(ErrBadAction, "link %d -> %d: a node has no link to itself", c.From, c.To)
+		}
+		if err := c.Fault.Validate(); err != nil {
+			return errorf(ErrBadAction, "link %d -> %d: %v", c.From, c.To, err)
+		}
+	}
+	for _, c := range changes {
+		id := wire.LinkID{From: c.From, To: c.To}
+		if c.Fault == (LinkFault{}) {
+			e.links.Heal(id)
+			continue
+		}
+		s := wire.LinkState{Down: c.Fault.Down, Delay: c.Fault.Delay, Jitter: c.Fault.Jitter, Loss: c.Fault.Loss}
+		if err := e.links.Set(id, s); err != nil {
+			return errorf(ErrBadAction, "%v", err)
+		}
+	}
+	return nil
+}
+
+// Close implements Engine: it kills every node at once (what each one
+// acknowledged is already flushed under its flush policy) and removes a
+// temporary data folder.
+func (e *engine) Close() error {
+	e.closeOnce.Do(func() {
+		var wg sync.WaitGroup
+		for _, n := range e.nodes {
+			if st := n.q.Status(); st.Running() {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					n.q.Kill()
+				}()
+			}
+		}
+		wg.Wait()
+		if e.removeDir {
+			if err := os.RemoveAll(e.dir); err != nil {
+				e.closeErr = fmt.Errorf("remove the data folder: %w", err)
+			}
+		}
+	})
+	return e.closeErr
+}

@@ -1,0 +1,168 @@
+package cluster
+
+import (
+	"slices"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// engineNode is one node of the engine: a controller or a broker.
+type engineNode struct {
+	id   int32
+	kind string
+	q    *quorum.Node
+}
+
+// View implements Engine. It reads every node's published status and the
+// link counters; it never waits for a node's loop.
+func (e *engine) View() View {
+	now := time.Now()
+	traffic := e.counters.Snapshot()
+	v := View{ClusterID: e.clusterID, Timestamp: now.UnixMilli()}
+	for _, n := range e.nodes {
+		v.Nodes = append(v.Nodes, n.view(n.q.Status(), traffic.Nodes[n.id]))
+	}
+	v.Links = e.linkViews(traffic)
+	return v
+}
+
+// view maps a node's quorum status onto the playground's NodeView.
+func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) NodeView {
+	nv := NodeView{
+		ID:              n.id,
+		Kind:            n.kind,
+		Listener:        st.Addr,
+		State:           nodeState(st.State),
+		Epoch:           st.Epoch,
+		LeaderID:        st.LeaderID,
+		VotedID:         st.VotedID,
+		LogEndOffset:    st.LogEndOffset,
+		HighWatermark:   st.HighWatermark,
+		LogStartOffset:  st.LogStartOffset,
+		Truncations:     st.Truncations,
+		SnapshotsLoaded: st.SnapshotsLoaded,
+		RPC:             rpcStats(t.RequestsReceived, t.ResponsesSent),
+	}
+	if nv.Live() {
+		nv.Role = roleName(st.Role, n.kind)
+	}
+	if st.HasSnapshot {
+		nv.LatestSnapshot = &SnapshotID{EndOffset: st.LatestSnapshot.EndOffset, Epoch: st.LatestSnapshot.Epoch}
+	}
+	if nv.Role == RoleLeader {
+		nv.Replicas = make([]ReplicaState, 0, len(st.Replicas))
+		for _, r := range st.Replicas {
+			nv.Replicas = append(nv.Replicas, ReplicaState{
+				NodeID:                r.NodeID,
+				LogEndOffset:          r.LogEndOffset,
+				LastFetchTimestamp:    unixMilli(r.LastFetch),
+				LastCaughtUpTimestamp: unixMilli(r.LastCaughtUp),
+				ParkedFetch:           r.FetchParked,
+			})
+		}
+	}
+	return nv
+}
+
+func unixMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return -1
+	}
+	return t.UnixMilli()
+}
+
+// nodeState maps what happened to a node onto the playground's states; a
+// failed node is down as if killed (its event says why).
+func nodeState(s quorum.State) string {
+	switch s {
+	case quorum.StateRunning, quorum.StateStopping:
+		return StateRunning
+	case quorum.StateStopped, quorum.StateNew:
+		return StateStopped
+	}
+	return StateKilled
+}
+
+// roleName names a raft role as the playground does; a broker following
+// the leader is an Observer.
+func roleName(r raft.Role, kind string) string {
+	switch r {
+	case raft.Leader:
+		return RoleLeader
+	case raft.Follower:
+		if kind == KindBroker {
+			return RoleObserver
+		}
+		return RoleFollower
+	case raft.Candidate:
+		return RoleCandidate
+	case raft.Prospective:
+		return RoleProspective
+	case raft.Resigned:
+		return RoleResigned
+	}
+	return RoleUnattached
+}
+
+// rpcStats counts requests by API name: reqs are the requests, resps the
+// responses to them.
+func rpcStats(reqs, resps wire.Flow) map[string]RPCStats {
+	if len(reqs) == 0 {
+		return nil
+	}
+	out := make(map[string]RPCStats, len(reqs))
+	for key, c := range reqs {
+		out[kmsg.NameForKey(key)] = RPCStats{
+			Requests:      int64(c.Messages),
+			RequestBytes:  int64(c.Bytes),
+			Responses:     int64(resps[key].Messages),
+			ResponseBytes: int64(resps[key].Bytes),
+		}
+	}
+	return out
+}
+
+// linkViews reports every directed link that has a fault or carried
+// traffic.
+func (e *engine) linkViews(t wire.Traffic) []LinkView {
+	faults := e.links.Faults()
+	seen := make(map[wire.LinkID]bool)
+	var ids []wire.LinkID
+	for id := range t.Links {
+		ids = append(ids, id)
+		seen[id] = true
+	}
+	for id := range faults {
+		if !seen[id] {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b wire.LinkID) int {
+		if a.From != b.From {
+			return int(a.From - b.From)
+		}
+		return int(a.To - b.To)
+	})
+	out := make([]LinkView, 0, len(ids))
+	for _, id := range ids {
+		f := faults[id]
+		lt := t.Links[id]
+		back := t.Links[wire.LinkID{From: id.To, To: id.From}]
+		dropped := lt.DroppedRequests.Total().Messages + lt.DroppedResponses.Total().Messages
+		out = append(out, LinkView{
+			From:     id.From,
+			To:       id.To,
+			Down:     f.Down,
+			DelayMs:  f.Delay.Milliseconds(),
+			JitterMs: f.Jitter.Milliseconds(),
+			Loss:     f.Loss,
+			Dropped:  int64(dropped),
+			RPC:      rpcStats(lt.Requests, back.Responses),
+		})
+	}
+	return out
+}

@@ -1,0 +1,248 @@
+package cluster_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// The real engine: nodes on loopback sockets with the fast profile.
+
+func openReal(t *testing.T, controllers, brokers int, dataDir string) *cluster.Playground {
+	t.Helper()
+	cfg, err := cluster.NewConfig(controllers, brokers, cluster.ProfileFast, nil, dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cluster.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// waitCond polls the playground until the condition holds.
+func waitCond(t *testing.T, p *cluster.Playground, text string) cluster.View {
+	t.Helper()
+	c, err := cluster.ParseCondition(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		v := p.View()
+		ok, saw, err := c.Eval(&v)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if ok {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; last saw: %s", text, saw)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func act(t *testing.T, p *cluster.Playground, words string) cluster.Result {
+	t.Helper()
+	f := strings.Fields(words)
+	a := cluster.Action{Kind: cluster.ActionKind(f[0])}
+	if len(f) > 1 {
+		a.Node = mustRef(t, f[1])
+	}
+	if len(f) > 2 {
+		a.Peer = mustRef(t, f[2])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := p.Do(ctx, a)
+	if err != nil {
+		t.Fatalf("%s: %v", words, err)
+	}
+	return res
+}
+
+func mustRef(t *testing.T, s string) cluster.NodeRef {
+	r, err := cluster.ParseNodeRef(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func eventKinds(p *cluster.Playground) map[cluster.EventKind]int {
+	out := map[cluster.EventKind]int{}
+	for _, e := range p.EventStream().Since(0) {
+		out[e.Kind]++
+	}
+	return out
+}
+
+func TestRealEngineView(t *testing.T) {
+	p := openReal(t, 3, 2, "")
+	v := waitCond(t, p, "caught-up")
+	if len(v.ClusterID) != 22 || len(v.Nodes) != 5 {
+		t.Fatalf("view: cluster %q, %d nodes", v.ClusterID, len(v.Nodes))
+	}
+	for _, n := range v.Nodes {
+		if !strings.HasPrefix(n.Listener, "127.0.0.1:") || n.State != cluster.StateRunning {
+			t.Errorf("node %d: listener %q state %s", n.ID, n.Listener, n.State)
+		}
+		want := cluster.KindController
+		if n.ID >= cluster.FirstBrokerID {
+			want = cluster.KindBroker
+			if n.Role != cluster.RoleObserver {
+				t.Errorf("broker %d role %s", n.ID, n.Role)
+			}
+		}
+		if n.Kind != want {
+			t.Errorf("node %d kind %s", n.ID, n.Kind)
+		}
+	}
+	// The idle leader's NoOpRecords move the high watermark.
+	v = waitCond(t, p, "hwm >= 10")
+	if len(v.CurrentVoters) != 3 || len(v.CurrentObservers) != 2 || v.CurrentVoters[0].Status != cluster.StatusLeader {
+		t.Fatalf("replication table: voters %+v observers %+v", v.CurrentVoters, v.CurrentObservers)
+	}
+	for _, r := range v.CurrentObservers {
+		if r.LastFetchTimestamp <= 0 || r.LogEndOffset <= 0 {
+			t.Errorf("observer %+v", r)
+		}
+	}
+	leader, _ := v.Leader()
+	if leader.RPC["Fetch"].Requests == 0 || leader.RPC["Fetch"].Responses == 0 {
+		t.Errorf("leader RPC counters: %+v", leader.RPC)
+	}
+	if l := v.Link(101, leader.ID); l.RPC["Fetch"].Requests == 0 || l.RPC["Fetch"].ResponseBytes == 0 {
+		t.Errorf("link 101 -> %d: %+v", leader.ID, l)
+	}
+	kinds := eventKinds(p)
+	if kinds[cluster.EventRecovery] != 5 || kinds[cluster.EventElection] == 0 || kinds[cluster.EventHighWatermark] == 0 {
+		t.Errorf("events: %v", kinds)
+	}
+}
+
+func TestRealEngineActions(t *testing.T) {
+	p := openReal(t, 3, 1, "")
+	waitCond(t, p, "caught-up")
+
+	act(t, p, "kill leader")
+	v := waitCond(t, p, "new-leader")
+	old := v.Baseline.LeaderID
+	if n, _ := v.Node(old); n.State != cluster.StateKilled || n.Role != "" {
+		t.Errorf("killed node: %+v", n)
+	}
+	waitCond(t, p, "hwm > baseline")
+	act(t, p, "start old-leader")
+	waitCond(t, p, "node old-leader role Follower")
+	waitCond(t, p, "caught-up")
+
+	res := act(t, p, "snapshot leader")
+	if res.Snapshot == nil || res.Snapshot.EndOffset <= 0 {
+		t.Fatalf("snapshot: %+v", res)
+	}
+	v = waitCond(t, p, "node leader log-start > 0")
+	if l, _ := v.Leader(); l.LatestSnapshot == nil || *l.LatestSnapshot != *res.Snapshot {
+		t.Errorf("leader's latest snapshot %v, took %v", l.LatestSnapshot, res.Snapshot)
+	}
+
+	act(t, p, "resign")
+	waitCond(t, p, "new-leader")
+	waitCond(t, p, "node old-leader role Follower")
+
+	act(t, p, "isolate leader")
+	waitCond(t, p, "new-leader")
+	waitCond(t, p, "node old-leader role != Leader")
+	v = p.View()
+	if n, _ := v.Node(v.Baseline.LeaderID); n.State != cluster.StateIsolated {
+		t.Errorf("isolated node state %s", n.State)
+	}
+	if l := v.Link(v.Baseline.LeaderID, 101); !l.Down {
+		t.Errorf("link from the isolated node: %+v", l)
+	}
+	ctx := context.Background()
+	if _, err := p.Do(ctx, cluster.Action{Kind: cluster.ActHeal}); err != nil {
+		t.Fatal(err)
+	}
+	waitCond(t, p, "node old-leader role Follower")
+	waitCond(t, p, "caught-up")
+
+	act(t, p, "stop leader")
+	waitCond(t, p, "new-leader")
+	if _, err := p.Do(ctx, cluster.Action{Kind: cluster.ActStop, Node: mustRef(t, "old-leader")}); !errors.Is(err, cluster.ErrNodeState) {
+		t.Errorf("stop a stopped node: %v", err)
+	}
+	kinds := eventKinds(p)
+	for _, k := range []cluster.EventKind{cluster.EventEndQuorumEpoch, cluster.EventBeginQuorumEpoch, cluster.EventSnapshotTaken, cluster.EventRoleChange} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s event: %v", k, kinds)
+		}
+	}
+}
+
+// TestRealEngineKeepsDataDir: a named data folder survives Close, keeps
+// its cluster ID and its log, and starts again from them.
+func TestRealEngineKeepsDataDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	p := openReal(t, 3, 0, dir)
+	v := waitCond(t, p, "hwm >= 5")
+	id, hwm := v.ClusterID, v.HighWatermark
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"node-1/meta.properties", "node-2/__cluster_metadata-0/quorum-state", "node-3/__cluster_metadata-0/00000000000000000000.log"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("after Close: %v", err)
+		}
+	}
+	p = openReal(t, 3, 0, dir)
+	v = waitCond(t, p, "leader")
+	if v.ClusterID != id {
+		t.Errorf("cluster id %s after restart, was %s", v.ClusterID, id)
+	}
+	for _, n := range v.Nodes {
+		if n.LogEndOffset < hwm {
+			t.Errorf("node %d restarted with log end %d, below the high watermark %d it had", n.ID, n.LogEndOffset, hwm)
+		}
+	}
+	p.Close()
+
+	// A folder of another cluster is refused with a clear error.
+	meta := filepath.Join(dir, "node-2", "meta.properties")
+	if err := os.WriteFile(meta, []byte("version=1\ncluster.id=someOtherCluster000000\nnode.id=2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := cluster.NewConfig(3, 0, cluster.ProfileFast, nil, dir)
+	if _, err := cluster.Open(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "mixes clusters") {
+		t.Errorf("open a folder of two clusters: %v", err)
+	}
+}
+
+func TestRealEngineTempDirRemoved(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	p := openReal(t, 1, 0, "")
+	v := waitCond(t, p, "leader")
+	if v.LeaderID != 1 {
+		t.Fatalf("single controller: leader %d", v.LeaderID)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "kraftlab-*", "node-1", "__cluster_metadata-0"))
+	if len(dirs) != 1 {
+		t.Fatalf("data folders under TMPDIR: %v", dirs)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary data folder left behind: %v", left)
+	}
+}
