@@ -93,7 +93,6 @@ func (commitModel) view(st *Styles, v *cluster.View, w, h int) block {
 	rows := min(len(bars), h-1)
 	marker := hwm >= 0 && h-1 > len(bars)
 	for _, b := range bars[:rows] {
-		var bar strings.Builder
 		filled := 0
 		if b.pos >= 0 {
 			filled = x(b.pos)
@@ -102,18 +101,7 @@ func (commitModel) view(st *Styles, v *cluster.View, w, h int) block {
 		if hwm >= 0 {
 			mark = x(hwm)
 		}
-		for c := 0; c <= barW; c++ {
-			switch {
-			case c == mark:
-				bar.WriteString(st.BarHWM.Render("│"))
-			case c < filled:
-				bar.WriteString(st.BarFilled.Render("█"))
-			case c < barW:
-				bar.WriteString(st.BarBehind.Render("░"))
-			default:
-				bar.WriteString(" ")
-			}
-		}
+		bar := drawBar(st, barW, filled, mark)
 		style := st.State(b.label)
 		if b.role {
 			style = st.Role(b.label)
@@ -130,7 +118,7 @@ func (commitModel) view(st *Styles, v *cluster.View, w, h int) block {
 		case hwm >= 0 && b.pos < hwm:
 			note = st.Dim.Render("behind the HWM")
 		}
-		line := fit(label, labelW) + bar.String() + " " + fitLeft(offset(b.pos), 7) + " " + note
+		line := fit(label, labelW) + bar + " " + fitLeft(offset(b.pos), 7) + " " + note
 		out = append(out, clip(line, w))
 	}
 	if marker {
@@ -159,4 +147,33 @@ func voterBar(v *cluster.View, id int32, pos int64) commitBar {
 		}
 	}
 	return b
+}
+
+// drawBar draws a bar of width+1 cells: filled cells, then empty ones up
+// to width, with the high watermark marker at cell mark (none if mark is
+// negative). Each run of cells is styled once: a bar is drawn ten times a
+// second.
+func drawBar(st *Styles, width, filled, mark int) string {
+	var b strings.Builder
+	run := func(from, to int) {
+		if f := min(to, filled); f > from {
+			b.WriteString(st.BarFilled.Render(strings.Repeat("█", f-from)))
+			from = f
+		}
+		if e := min(to, width); e > from {
+			b.WriteString(st.BarBehind.Render(strings.Repeat("░", e-from)))
+			from = e
+		}
+		if to > from {
+			b.WriteString(strings.Repeat(" ", to-from))
+		}
+	}
+	if mark < 0 || mark > width {
+		run(0, width+1)
+		return b.String()
+	}
+	run(0, mark)
+	b.WriteString(st.BarHWM.Render("│"))
+	run(mark+1, width+1)
+	return b.String()
 }

@@ -77,16 +77,21 @@ func TestEndToEndInTmux(t *testing.T) {
 	p.save("leader-kill", screen)
 
 	// Start the old leader again (still selected), then isolate the new
-	// one: check-quorum makes it give up, the other two elect a leader.
+	// one: the other two elect a leader, and check-quorum makes the
+	// isolated one give up.
 	p.keys("s")
 	p.waitFor("the old leader started", func(s string) bool {
 		return strings.Contains(s, fmt.Sprintf("started node %d", leader))
 	})
 	leader, epoch, _ = header(p.capture())
 	p.keys("l", "i")
-	screen = p.waitFor("a leader elected without the isolated one", func(s string) bool {
+	p.waitFor("a leader elected without the isolated one", func(s string) bool {
 		l, e, _ := header(s)
 		return strings.Contains(rowOf(s, leader), "isolated") && l > 0 && l != leader && e > epoch
+	})
+	screen = p.waitFor("the isolated leader giving up (check-quorum)", func(s string) bool {
+		row := rowOf(s, leader)
+		return strings.Contains(row, "isolated") && !strings.Contains(row, "Leader")
 	})
 	p.save("partition", screen)
 
