@@ -357,11 +357,11 @@ func (n *Node) truncateDiverging(epoch int32, end int64) error {
 		off = localEnd
 	}
 	if off < n.hwm {
-		return fmt.Errorf("leader %d asked to truncate to offset %d (diverging epoch %d, end %d), below the high watermark %d",
-			n.leader, off, epoch, end, n.hwm)
+		return fmt.Errorf("leader %d asked to truncate to offset %d (diverging epoch %d, end %d), below the high watermark %d: %w",
+			n.leader, off, epoch, end, n.hwm, ErrUnsafe)
 	}
 	if off < n.log.LogStartOffset() {
-		return fmt.Errorf("leader %d asked to truncate to offset %d, below the log start offset %d", n.leader, off, n.log.LogStartOffset())
+		return fmt.Errorf("leader %d asked to truncate to offset %d, below the log start offset %d: %w", n.leader, off, n.log.LogStartOffset(), ErrUnsafe)
 	}
 	if off < leo {
 		n.logger.Info("truncating diverged log", "to", off, "from", leo, "epoch", epoch, "leaderEnd", end)

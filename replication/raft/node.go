@@ -38,6 +38,12 @@ var (
 	ErrNotLeader = errors.New("not the leader")
 	// ErrReentrant is returned when a Listener calls back into its node.
 	ErrReentrant = errors.New("node called from its own listener")
+	// ErrUnsafe is wrapped by the error an entry point returns for news
+	// that would break Raft's safety (a second leader in an epoch, a
+	// leader that is no voter, a truncation below the high watermark or
+	// the log start): the node ignored the news and can go on. Any other
+	// error is a Log or QuorumStateStore failure, and the node should stop.
+	ErrUnsafe = errors.New("ignored: it would break Raft's safety")
 )
 
 // Node is one member of the quorum as a deterministic state machine: it

@@ -83,6 +83,19 @@ func TestDivergenceBelowHighWatermarkIsAnError(t *testing.T) {
 	h.request(2, 1, bq)
 	h.expectRole(2, raft.Follower, 1)
 
+	// A second leader of the same epoch is news to ignore, not a failure.
+	second := kmsg.NewPtrBeginQuorumEpochRequest()
+	second.Version = raft.BeginQuorumEpochVersion
+	bp.LeaderID = 3
+	bt.Partitions = []kmsg.BeginQuorumEpochRequestTopicPartition{bp}
+	second.Topics = []kmsg.BeginQuorumEpochRequestTopic{bt}
+	err := h.node(2).Step(h.now, raft.Message{From: 3, To: 2, ID: 1 << 41, Request: second})
+	if !errors.Is(err, raft.ErrUnsafe) {
+		t.Fatalf("a second leader of epoch 1: err %v", err)
+	}
+	h.expectRole(2, raft.Follower, 1)
+	h.collect(2) // the refusal goes to node 3
+
 	fetch := h.take(to(1, kmsg.Fetch.Int16()))[0]
 	resp := fetch.Request.(*kmsg.FetchRequest).ResponseKind().(*kmsg.FetchResponse)
 	p := kmsg.NewFetchResponseTopicPartition()
@@ -106,8 +119,8 @@ func TestDivergenceBelowHighWatermarkIsAnError(t *testing.T) {
 	p.DivergingEpoch.Epoch, p.DivergingEpoch.EndOffset = 1, 1
 	rt.Partitions = []kmsg.FetchResponseTopicPartition{p}
 	resp.Topics = []kmsg.FetchResponseTopic{rt}
-	err := h.node(2).Step(h.now, raft.Message{From: 1, To: 2, ID: fetch.ID, Response: resp})
-	if err == nil || !strings.Contains(err.Error(), "below the high watermark") {
+	err = h.node(2).Step(h.now, raft.Message{From: 1, To: 2, ID: fetch.ID, Response: resp})
+	if !errors.Is(err, raft.ErrUnsafe) || !strings.Contains(err.Error(), "below the high watermark") {
 		t.Fatalf("truncation below the high watermark: err %v", err)
 	}
 	if st := h.status(2); st.LogEndOffset != 3 {

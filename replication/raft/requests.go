@@ -172,11 +172,11 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 // epoch it did not know makes it a follower.
 func (n *Node) maybeTransition(now time.Time, leader, epoch int32) error {
 	if leader >= 0 && !n.cfg.isVoter(leader) {
-		return fmt.Errorf("told that node %d leads epoch %d, but it is not one of the voters %v", leader, epoch, n.cfg.Voters)
+		return fmt.Errorf("told that node %d leads epoch %d, but it is not one of the voters %v: %w", leader, epoch, n.cfg.Voters, ErrUnsafe)
 	}
 	if !n.consistentLeader(epoch, leader) {
-		return fmt.Errorf("told that node %d leads epoch %d, but node %d (%v) knows leader %d (persisted %d)",
-			leader, epoch, n.id, n.role, n.leader, n.persisted.leader)
+		return fmt.Errorf("told that node %d leads epoch %d, but node %d (%v) knows leader %d (persisted %d): %w",
+			leader, epoch, n.id, n.role, n.leader, n.persisted.leader, ErrUnsafe)
 	}
 	switch {
 	case epoch > n.epoch && leader >= 0:
