@@ -2,6 +2,7 @@ package quorum
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -119,19 +120,31 @@ func (in *instance) run() {
 		case <-in.box.wake:
 			now = time.Now()
 			for _, it := range in.box.take() {
-				if err := in.handle(now, it); err != nil {
+				if err := in.check(in.handle(now, it)); err != nil {
 					in.failErr = err
 					return
 				}
 			}
 			in.appendGathered(now)
 		case <-timer.C:
-			if err := in.raft.Tick(time.Now()); err != nil {
+			if err := in.check(in.raft.Tick(time.Now())); err != nil {
 				in.failErr = err
 				return
 			}
 		}
 	}
+}
+
+// check sorts raft's errors: news that would break Raft's safety was
+// ignored by the node, which goes on (a buggy or foreign peer must not take
+// it down); any other error is a disk failure that stops the node, as
+// Kafka's raft thread stops.
+func (in *instance) check(err error) error {
+	if err != nil && errors.Is(err, raft.ErrUnsafe) {
+		in.n.log.Warn("ignored a message", "err", err)
+		return nil
+	}
+	return err
 }
 
 // wakeAt is when the loop must run even if nothing arrives.
@@ -199,7 +212,7 @@ func (in *instance) settle(now time.Time) error {
 		if err := in.log.Flush(); err != nil {
 			return fmt.Errorf("flush the log: %w", err)
 		}
-		if err := in.raft.Flushed(time.Now()); err != nil {
+		if err := in.check(in.raft.Flushed(time.Now())); err != nil {
 			return err
 		}
 	}

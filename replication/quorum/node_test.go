@@ -345,3 +345,35 @@ func TestWrongClusterAndNonVoter(t *testing.T) {
 		t.Errorf("the leader was disturbed: %+v", s)
 	}
 }
+
+// TestUnsafeNewsIsIgnored: a request claiming a second leader of the
+// current epoch is refused and the node goes on.
+func TestUnsafeNewsIsIgnored(t *testing.T) {
+	c := newTestCluster(t, clusterOpts{voters: 3})
+	leader, epoch := c.leader(10 * time.Second)
+	var follower, other int32
+	for _, id := range c.voters {
+		if id != leader {
+			if follower == 0 {
+				follower = id
+			} else {
+				other = id
+			}
+		}
+	}
+	addr, _ := c.addr(follower)
+	cl, err := wire.NewClient(wire.ClientConfig{From: other, To: follower, Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := cl.Do(ctx, beginQuorumEpoch(other, epoch)); err != nil {
+		t.Fatal(err)
+	}
+	c.appendN(leader, 10, 10, 10, "after")
+	if s := c.nodes[follower].Status(); s.State != StateRunning || s.LeaderID != leader || s.Epoch != epoch {
+		t.Fatalf("follower after a claim of a second leader: %+v", s)
+	}
+}
