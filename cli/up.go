@@ -138,15 +138,13 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 	if err != nil {
 		return err
 	}
+	started := time.Now()
 	p, err := startPlayground(cmd.Context(), e, s, cfg)
 	if err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
 	writeBanner(w, p, cfg)
-	if !headless {
-		fmt.Fprintln(w, "(the TUI is not built yet: running headless)")
-	}
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
 	go func() {
@@ -156,11 +154,13 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 		case <-ctx.Done():
 		}
 	}()
-	for ev, err := range p.pg.Events(ctx, 0, true) {
-		if err != nil {
-			break
+	if headless || !showScreen(ctx, e, p, started) {
+		for ev, err := range p.pg.Events(ctx, 0, true) {
+			if err != nil {
+				break
+			}
+			fmt.Fprintln(w, ev)
 		}
-		fmt.Fprintln(w, ev)
 	}
 	if err := p.stop(); err != nil {
 		return usagef("shut playground %q down: %v", s.Name, err)
