@@ -48,6 +48,8 @@ type instance struct {
 	commits     []*Commit
 	commitEpoch int32
 	lastAppend  time.Time
+	// idleEpoch is the epoch whose idle time lastAppend measures.
+	idleEpoch int32
 
 	// Graceful shutdown.
 	stopping     bool
@@ -87,6 +89,7 @@ func newInstance(n *Node, log *DiskLog) *instance {
 		beginSeen:    -1,
 		endSeen:      -1,
 		endSent:      -1,
+		idleEpoch:    -1,
 		lastAppend:   now,
 		lastSnapshot: now,
 		kill:         make(chan struct{}),
@@ -352,7 +355,15 @@ func (in *instance) failCommits(err error) {
 // maybeNoOp appends a NoOpRecord when the leader has been idle for
 // metadata.max.idle.interval.ms.
 func (in *instance) maybeNoOp(now time.Time) {
-	if !in.sm.writable || in.cfg.NoOpInterval <= 0 || in.stopping || now.Sub(in.lastAppend) < in.cfg.NoOpInterval {
+	if !in.sm.writable || in.cfg.NoOpInterval <= 0 || in.stopping {
+		return
+	}
+	if in.idleEpoch != in.sm.leader.Epoch {
+		// The LeaderChange record that opened the epoch was the last write.
+		in.idleEpoch, in.lastAppend = in.sm.leader.Epoch, now
+		return
+	}
+	if now.Sub(in.lastAppend) < in.cfg.NoOpInterval {
 		return
 	}
 	in.lastAppend = now
@@ -469,7 +480,7 @@ func (in *instance) exit() {
 	in.last = st
 	final := in.status(st)
 	final.State = state
-	final.Role, final.HighWatermark = raft.Unattached, min(st.HighWatermark, st.LogEndOffset)
+	final.HighWatermark = min(st.HighWatermark, st.LogEndOffset)
 	final.Replicas, final.Writable = nil, false
 	if in.failErr != nil {
 		final.Err = in.failErr.Error()

@@ -19,8 +19,8 @@ const (
 )
 
 // Status is a snapshot of a node for views: its raft state, its Tally and
-// what happened to it. A node that is not running reports what it had
-// when it stopped, with the log end offset it kept on disk.
+// what happened to it. A node that is not running reports the role and
+// epoch it had when it stopped, with the log end offset it kept on disk.
 type Status struct {
 	raft.Status
 	State State
