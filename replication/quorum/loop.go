@@ -66,6 +66,9 @@ type instance struct {
 	unpublished  bool
 	pubWritable  bool
 
+	// unhandled are the items a failure left in the batch being handled.
+	unhandled []item
+
 	kill     chan struct{}
 	killOnce sync.Once
 	done     chan struct{}
@@ -122,9 +125,11 @@ func (in *instance) run() {
 			return
 		case <-in.box.wake:
 			now = time.Now()
-			for _, it := range in.box.take() {
+			items := in.box.take()
+			for i, it := range items {
 				if err := in.check(in.handle(now, it)); err != nil {
 					in.failErr = err
+					in.unhandled = items[i+1:]
 					return
 				}
 			}
@@ -441,7 +446,7 @@ func (in *instance) exit() {
 	if !killed && in.failErr == nil && in.stopping {
 		err = fmt.Errorf("%w: node %d stopped", ErrNotRunning, in.id)
 	}
-	for _, it := range in.box.close() {
+	for _, it := range append(in.unhandled, in.box.close()...) {
 		switch {
 		case it.commit != nil:
 			it.commit.finish(err)
