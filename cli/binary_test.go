@@ -24,7 +24,6 @@ func TestBinaryBadInput(t *testing.T) {
 		{[]string{"kill", "seven"}, []string{`kraftlab: bad node "seven"`}},
 		{[]string{"wait", "leder"}, []string{`kraftlab: bad condition "leder"`, "valid conditions:"}},
 		{[]string{"wait", "leader", "--timeout", "soon"}, []string{`invalid argument "soon" for "--timeout" flag`}},
-		{[]string{"up", "--headless", "--brokers", "0"}, []string{"kraftlab: the playground is not built yet", "the flags are fine: 3 controllers, 0 brokers, profile workshop"}},
 	}
 	for _, tc := range cases {
 		code, out, errOut := h.binaryRun(tc.args...)

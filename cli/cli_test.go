@@ -67,19 +67,6 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 	expectRun(t, "expect epoch > three", code, out, errOut, ExitUsage, `bad value "three": want a number, baseline or baseline+K`)
 }
 
-func TestUpWithoutEngineSaysNotBuilt(t *testing.T) {
-	h := newHarness(t)
-	var out, errOut lockedBuffer
-	e := h.env(&out, &errOut)
-	e.open = cluster.Open
-	code := run(context.Background(), []string{"up", "--headless", "--brokers", "0"}, e)
-	expectRun(t, "up", code, out.String(), errOut.String(), ExitUsage,
-		"the playground is not built yet", "(the flags are fine: 3 controllers, 0 brokers, profile workshop)")
-	// The session is released again.
-	code, out2, errOut2 := h.run("status")
-	expectRun(t, "status", code, out2, errOut2, ExitUsage, "no playground running")
-}
-
 // waitFor polls f until it is true or fails the test after 10 seconds.
 func waitFor(t *testing.T, what string, f func() bool) {
 	t.Helper()

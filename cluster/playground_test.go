@@ -46,13 +46,6 @@ func ref(s string) cluster.NodeRef {
 	return r
 }
 
-func TestOpenWithoutEngineIsNotBuilt(t *testing.T) {
-	_, err := cluster.Open(context.Background(), cluster.DefaultConfig())
-	if !errors.Is(err, cluster.ErrNotBuilt) || !strings.Contains(err.Error(), "not built yet") {
-		t.Fatalf("Open = %v", err)
-	}
-}
-
 func TestOpenRejectsBadConfigAndFailedStart(t *testing.T) {
 	_, err := cluster.OpenWith(context.Background(), cluster.Config{}, clustertest.Start(clustertest.Options{}))
 	if err == nil {
