@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 const (
@@ -100,21 +101,51 @@ func (s *segment) header(pos int64) (batchHeader, error) {
 }
 
 // find returns the position and base offset of the first batch whose last
-// offset is at least offset, or (size, next) if there is none.
+// offset is at least offset, or (size, next) if there is none. It scans the
+// headers from the nearest index entry in chunks of findChunk bytes: one
+// read per chunk rather than one per batch, since the scan sits on every
+// fetch's path.
 func (s *segment) find(offset int64) (int64, int64, error) {
 	pos := s.lookup(offset)
+	bufp := scanBuffers.Get().(*[]byte)
+	defer scanBuffers.Put(bufp)
 	for pos < s.size {
-		h, err := s.header(pos)
-		if err != nil {
-			return 0, 0, err
+		chunk := (*bufp)[:min(int64(len(*bufp)), s.size-pos)]
+		n, err := s.file.ReadAt(chunk, pos)
+		if n < len(chunk) {
+			return 0, 0, fmt.Errorf("read %s at position %d: %w", s.path, pos, err)
 		}
-		if h.last >= offset {
-			return pos, h.base, nil
+		at := 0
+		for pos < s.size {
+			if at+BatchHeaderSize > len(chunk) {
+				if at == 0 { // a header cut by the segment end
+					_, err := s.header(pos)
+					return 0, 0, err
+				}
+				break // read the next chunk from pos
+			}
+			h, err := parseHeader(chunk[at:])
+			if err == nil && pos+int64(h.size) > s.size {
+				err = fmt.Errorf("%w: batch of %d bytes runs past the segment end %d", ErrCorruptBatch, h.size, s.size)
+			}
+			if err != nil {
+				return 0, 0, fmt.Errorf("%s at position %d: %w", s.path, pos, err)
+			}
+			if h.last >= offset {
+				return pos, h.base, nil
+			}
+			pos += int64(h.size)
+			at += h.size
 		}
-		pos += int64(h.size)
 	}
 	return s.size, s.next, nil
 }
+
+// findChunk is how many bytes find reads at a time: a few index intervals,
+// so a lookup is mostly one read.
+const findChunk = 16 << 10
+
+var scanBuffers = sync.Pool{New: func() any { b := make([]byte, findChunk); return &b }}
 
 // appendIndexEntries encodes index entries as the .index file holds them.
 func appendIndexEntries(dst []byte, entries []indexEntry) []byte {
