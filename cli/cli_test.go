@@ -115,7 +115,7 @@ func TestUpServesUntilDown(t *testing.T) {
 	for _, want := range []string{
 		`kraftlab playground "default" is up: 3 controllers, 1 brokers, profile fast`,
 		"controllers  1=127.0.0.1:19001  2=127.0.0.1:19002  3=127.0.0.1:19003",
-		"bootstrap    127.0.0.1:19101   (brokers 101..101, for your own Kafka tools)",
+		"brokers      127.0.0.1:19101   (101..101: metadata observers for now; they answer ApiVersions and DescribeQuorum, not Produce or Metadata)",
 		"data         a temporary folder, removed on exit",
 		"control      " + filepath.Join(h.home, "default", "control.sock"),
 		"election", "killed node 1", `playground "default" is down`,
@@ -357,8 +357,8 @@ wait 'unterminated
 	expectRun(t, "scenario check", code, out, errOut, ExitOK, "1 scenario files are valid")
 }
 
-// Every example parses and every line of it is a valid command; the
-// assembly step runs them against the real engine.
+// Every example parses and every line of it is a valid command;
+// TestExamplesRun runs them against the real engine.
 func TestExamplesAreValid(t *testing.T) {
 	files, err := filepath.Glob("../examples/*.txt")
 	if err != nil || len(files) < 6 {
@@ -405,9 +405,7 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// Every example runs against the real engine with the fast profile. Until
-// the engine is assembled the playground cannot start, and the test says so
-// and skips.
+// Every example runs against the real engine with the fast profile.
 func TestExamplesRun(t *testing.T) {
 	files, err := filepath.Glob("../examples/*.txt")
 	if err != nil || len(files) == 0 {
@@ -422,9 +420,6 @@ func TestExamplesRun(t *testing.T) {
 	var rep scenario.Report
 	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
 		t.Fatalf("scenario run --json: %v\n%s\n%s", err, out.String(), errOut.String())
-	}
-	if len(rep.Files) > 0 && rep.Files[0].Failure != nil && strings.Contains(rep.Files[0].Failure.Message, cluster.ErrNotBuilt.Error()) {
-		t.Skip("the engine is not assembled yet: " + rep.Files[0].Failure.Message)
 	}
 	for _, f := range rep.Files {
 		if !f.OK {

@@ -104,9 +104,6 @@ func startPlayground(ctx context.Context, e *env, s control.Session, cfg cluster
 	pg, err := e.open(ctx, cfg)
 	if err != nil {
 		ln.Close()
-		if errors.Is(err, cluster.ErrNotBuilt) {
-			return nil, usagef("%v (the flags are fine: %s)", err, shape(cfg))
-		}
 		return nil, usagef("%v", err)
 	}
 	p := &playground{pg: pg, session: s, ln: ln, served: make(chan error, 1), down: make(chan struct{})}
@@ -183,7 +180,7 @@ func writeBanner(w io.Writer, p *playground, cfg cluster.Config) {
 	fmt.Fprintf(w, "kraftlab playground %q is up: %s\n", p.session.Name, shape(cfg))
 	fmt.Fprintf(w, "  controllers  %s\n", strings.Join(controllers, "  "))
 	if len(brokers) > 0 {
-		fmt.Fprintf(w, "  bootstrap    %s   (brokers 101..%d, for your own Kafka tools)\n", strings.Join(brokers, ","), 100+cfg.Brokers)
+		fmt.Fprintf(w, "  brokers      %s   (101..%d: metadata observers for now; they answer ApiVersions and DescribeQuorum, not Produce or Metadata)\n", strings.Join(brokers, ","), 100+cfg.Brokers)
 	}
 	data := "a temporary folder, removed on exit"
 	if cfg.DataDir != "" {

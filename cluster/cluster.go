@@ -16,8 +16,6 @@ import (
 	"github.com/kraftlab/kraftlab/storage"
 )
 
-func init() { startEngine = start }
-
 // Event kinds of the engine beyond the quorum's changes listed in events.go.
 const (
 	// EventRecovery: a node opened its data folder at start; the message

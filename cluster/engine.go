@@ -8,10 +8,10 @@ import (
 )
 
 // Engine is a running cluster: the controllers and brokers, their
-// listeners, the links between them and their faults. It is what the
-// assembly step builds; everything user-facing (the Playground, the
-// control API, the CLI, the TUI and scenarios) drives an Engine only
-// through a Playground, which resolves node references, checks that an
+// listeners, the links between them and their faults (cluster.go's engine
+// in the product, a model of it in the tests of the packages above).
+// Everything user-facing (the Playground, the control API, the CLI, the
+// TUI and scenarios) drives an Engine only through a Playground, which resolves node references, checks that an
 // action makes sense, records the baseline and publishes action events.
 //
 // An Engine publishes its own state changes (elections, role changes,
@@ -59,20 +59,9 @@ type Engine interface {
 // the start only, not the engine's life.
 type StartFunc func(ctx context.Context, cfg Config, events *Events) (Engine, error)
 
-// startEngine is the real engine's constructor. The assembly step sets it
-// (from cluster.go: func init() { startEngine = start }); until then Open
-// reports ErrNotBuilt.
-var startEngine StartFunc
-
-// ErrNotBuilt is returned by Open while no engine is assembled.
-var ErrNotBuilt = errors.New("the playground is not built yet: its cluster engine (storage, the KRaft quorum and the wire layer, assembled into nodes) is still being written")
-
 // Open starts a playground with the real engine.
 func Open(ctx context.Context, cfg Config) (*Playground, error) {
-	if startEngine == nil {
-		return nil, ErrNotBuilt
-	}
-	return OpenWith(ctx, cfg, startEngine)
+	return OpenWith(ctx, cfg, start)
 }
 
 // LinkFault is what can be wrong with a directed link.

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/cluster/clustertest"
 )
 
 // A recording is a run of a playground as the screen pulled it: the views
@@ -96,17 +94,7 @@ func TestRecord(t *testing.T) {
 	ctx := context.Background()
 	started := time.Now()
 	source := "the real engine, 3 controllers and 3 brokers, profile fast"
-	var pg *cluster.Playground
-	if os.Getenv("KRAFTLAB_TUI_RECORD") == "clustertest" {
-		// Only to lay the screens out before the real engine exists.
-		source = "the in-test engine (cluster/clustertest), 3 controllers and 3 brokers"
-		pg, err = cluster.OpenWith(ctx, cfg, clustertest.Start(clustertest.Options{ElectionDelay: 500 * time.Millisecond}))
-	} else {
-		pg, err = cluster.Open(ctx, cfg)
-	}
-	if errors.Is(err, cluster.ErrNotBuilt) {
-		t.Skipf("no real engine to record from: %v", err)
-	}
+	pg, err := cluster.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

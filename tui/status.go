@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
-	"github.com/charmbracelet/bubbles/key"
 )
 
 // statusLevel says how a status message reads.
@@ -76,6 +75,3 @@ func (m helpModel) view(keys help.KeyMap, w int, all bool) block {
 	h.ShowAll = all
 	return block(strings.Split(h.View(keys), "\n"))
 }
-
-// binding is a key with its help, for a prompt.
-func binding(b key.Binding) string { return b.Help().Key + " " + b.Help().Desc }

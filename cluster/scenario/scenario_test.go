@@ -237,7 +237,7 @@ func TestRunnerStartAndStopFailures(t *testing.T) {
 	r := &Runner{
 		Start: func(_ context.Context, s *Script) (string, func() error, error) {
 			if s.Up != nil {
-				return "", nil, errors.New("the playground is not built yet")
+				return "", nil, errors.New("data folder: permission denied")
 			}
 			return "x", func() error { return errors.New("engine stuck") }, nil
 		},
@@ -247,7 +247,7 @@ func TestRunnerStartAndStopFailures(t *testing.T) {
 	if rep.ExitCode != 2 {
 		t.Errorf("exit %d", rep.ExitCode)
 	}
-	if f := rep.Files[0].Failure; f == nil || f.Pos != "up.txt:1" || f.Message != "the playground is not built yet" {
+	if f := rep.Files[0].Failure; f == nil || f.Pos != "up.txt:1" || f.Message != "data folder: permission denied" {
 		t.Errorf("start failure %+v", f)
 	}
 	if f := rep.Files[1].Failure; f == nil || !strings.Contains(f.Message, "engine stuck") || rep.Files[1].OK {
