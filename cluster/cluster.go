@@ -181,7 +181,11 @@ func (e *engine) startNode(ctx context.Context, n *engineNode) error {
 	return nil
 }
 
-// publish turns a node's event into a playground event.
+// publish turns a node's event into a playground event. The stream stamps
+// it as it publishes, not with the time the node's loop took for its
+// batch, so that times rise with sequence numbers across nodes: a node
+// that spent its batch in an fsync would otherwise publish an event dated
+// before events of other nodes already on the stream.
 func (e *engine) publish(ev quorum.Event) {
 	kind := EventKind(ev.Kind)
 	switch ev.Kind {
@@ -190,7 +194,7 @@ func (e *engine) publish(ev quorum.Event) {
 	case quorum.EventFailed:
 		kind = EventNodeFailed
 	}
-	e.events.Publish(Event{Time: ev.Time, Kind: kind, Node: ev.Node, Epoch: ev.Epoch, Message: ev.Message})
+	e.events.Publish(Event{Kind: kind, Node: ev.Node, Epoch: ev.Epoch, Message: ev.Message})
 }
 
 func (e *engine) node(id int32) (*engineNode, error) {

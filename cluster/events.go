@@ -48,8 +48,11 @@ const (
 
 // Event is one entry of the event stream.
 type Event struct {
-	// Seq numbers events from 1, without gaps.
-	Seq  uint64    `json:"seq"`
+	// Seq numbers events from 1, without gaps, in the order they were
+	// published, which follows cause and effect: a node reports a change
+	// before any message that reveals it to another node leaves.
+	Seq uint64 `json:"seq"`
+	// Time is when the event was published, so times rise with Seq.
 	Time time.Time `json:"time"`
 	Kind EventKind `json:"kind"`
 	// Node is the node concerned, or 0 for the whole playground.
@@ -99,7 +102,8 @@ func NewEvents(capacity int) *Events {
 }
 
 // Publish stamps ev with the next sequence number (and the time, if ev has
-// none), stores it and wakes the readers; it never blocks on them. Events
+// none: publishers that leave it out get times that rise with the
+// sequence numbers), stores it and wakes the readers; it never blocks on them. Events
 // published after Close are dropped.
 func (e *Events) Publish(ev Event) Event {
 	e.mu.Lock()

@@ -187,6 +187,28 @@ func TestRealEngineActions(t *testing.T) {
 			t.Errorf("no %s event: %v", k, kinds)
 		}
 	}
+	checkEventOrder(t, p.EventStream().Since(0))
+}
+
+// checkEventOrder checks that the event log reads as a story: times rise
+// with sequence numbers, and every voter reports a new leader's
+// BeginQuorumEpoch after the leader reported its election.
+func checkEventOrder(t *testing.T, evs []cluster.Event) {
+	t.Helper()
+	elected := map[int32]uint64{} // epoch -> seq of its election event
+	for i, ev := range evs {
+		if i > 0 && ev.Time.Before(evs[i-1].Time) {
+			t.Errorf("#%d at %s is before #%d at %s", ev.Seq, ev.Time.Format("15:04:05.000"), evs[i-1].Seq, evs[i-1].Time.Format("15:04:05.000"))
+		}
+		switch ev.Kind {
+		case cluster.EventElection:
+			elected[ev.Epoch] = ev.Seq
+		case cluster.EventBeginQuorumEpoch:
+			if _, ok := elected[ev.Epoch]; !ok {
+				t.Errorf("#%d %s: node %d reports BeginQuorumEpoch of epoch %d before its leader reported the election", ev.Seq, ev.Kind, ev.Node, ev.Epoch)
+			}
+		}
+	}
 }
 
 // TestRealEngineKeepsDataDir: a named data folder survives Close, keeps

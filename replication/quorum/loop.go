@@ -56,8 +56,10 @@ type instance struct {
 	stopDeadline time.Time
 	stopNow      bool
 
-	// What observe saw last, to turn changes into events.
+	// What observe saw last, to publish the status on a change, and what
+	// report saw last, to turn changes into events.
 	last         raft.Status
+	reported     raft.Status
 	beginSeen    int32 // highest epoch whose BeginQuorumEpoch was reported
 	endSeen      int32 // highest epoch whose received EndQuorumEpoch was reported
 	endSent      int32 // highest epoch whose sent EndQuorumEpoch was reported
@@ -211,8 +213,11 @@ func (in *instance) settle(now time.Time) error {
 	in.maybeNoOp(now)
 	in.maybeAutoSnapshot(now)
 	for {
-		for _, m := range in.raft.Outbox() {
-			in.dispatch(now, m)
+		if out := in.raft.Outbox(); len(out) > 0 {
+			in.report(now, in.raft.Status())
+			for _, m := range out {
+				in.dispatch(now, m)
+			}
 		}
 		if !in.raft.NeedsFlush() {
 			break

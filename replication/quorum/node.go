@@ -143,6 +143,7 @@ func (n *Node) open() (*instance, error) {
 	}
 	in.raft = rn
 	in.last = rn.Status()
+	in.reported = in.last
 	n.mu.Lock()
 	addr := n.addr
 	n.mu.Unlock()

@@ -8,13 +8,29 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// observe turns what changed since the last look into events, fails the
-// appends of a lost leadership and publishes the status.
+// observe reports what changed since the last look, fails the appends of
+// a lost leadership and publishes the status.
 func (in *instance) observe(now time.Time) {
 	st := in.raft.Status()
 	prev := in.last
 	changed := st.Role != prev.Role || st.Epoch != prev.Epoch || st.LeaderID != prev.LeaderID || st.VotedID != prev.VotedID ||
 		in.sm.writable != in.pubWritable
+	in.report(now, st)
+	if len(in.commits) > 0 && (st.Role != raft.Leader || st.Epoch != in.commitEpoch) {
+		in.failCommits(ErrNotLeader)
+	}
+	in.last = st
+	in.publishStatus(now, st, changed)
+}
+
+// report turns what changed since the last report into events. settle
+// reports before raft's messages leave, so that no other node can report
+// news of a change (a BeginQuorumEpoch it received, a vote it cast) before
+// this node reports the change itself: the playground's event log then
+// reads in cause-and-effect order.
+func (in *instance) report(now time.Time, st raft.Status) {
+	prev := in.reported
+	in.reported = st
 	if st.Role != prev.Role || st.Epoch != prev.Epoch || st.LeaderID != prev.LeaderID {
 		in.emitRoleChange(now, prev, st)
 	}
@@ -40,11 +56,6 @@ func (in *instance) observe(now time.Time) {
 		in.emit(now, EventSnapshotLoaded, st.Epoch, "loaded snapshot %v into its state: %d records committed before offset %d",
 			*id, in.sm.tally.Records, id.EndOffset)
 	}
-	if len(in.commits) > 0 && (st.Role != raft.Leader || st.Epoch != in.commitEpoch) {
-		in.failCommits(ErrNotLeader)
-	}
-	in.last = st
-	in.publishStatus(now, st, changed)
 }
 
 func (in *instance) emitRoleChange(now time.Time, prev, st raft.Status) {
