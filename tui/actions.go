@@ -105,6 +105,16 @@ func (m *Model) refuse(format string, args ...any) {
 }
 
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
+	// A terminal hands over the keys of one read (fast typing, a slow ssh
+	// link, tmux send-keys) as one message; but for text typed into the
+	// link form, each is a key of its own.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && m.mode != modeLink {
+		var cmds []tea.Cmd
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
 	switch m.mode {
 	case modeConfirm:
 		return m.onConfirmKey(msg)

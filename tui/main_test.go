@@ -108,15 +108,20 @@ func press(t *testing.T, m *Model, keys ...string) {
 	}
 }
 
-// runCmd runs cmd and hands an action's answer to the model; other
-// messages (the cursor's blink, quit) are not needed here.
+// runCmd runs cmd (each of a batch's) and hands an action's answer to the
+// model; other messages (the cursor's blink, quit) are not needed here.
 func runCmd(m *Model, cmd tea.Cmd) tea.Msg {
 	if cmd == nil {
 		return nil
 	}
 	msg := cmd()
-	if a, ok := msg.(actionMsg); ok {
-		m.Update(a)
+	switch msg := msg.(type) {
+	case actionMsg:
+		m.Update(msg)
+	case tea.BatchMsg:
+		for _, c := range msg {
+			runCmd(m, c)
+		}
 	}
 	return msg
 }

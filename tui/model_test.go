@@ -119,6 +119,22 @@ func TestKillShowsResultInStatusAndLog(t *testing.T) {
 	}
 }
 
+// Keys that arrive in one read, as tmux send-keys or a fast typist over
+// ssh deliver them, act one by one.
+func TestKeysOfOneReadActOneByOne(t *testing.T) {
+	pg, _ := openPlayground(t, 3, 0, clustertest.Options{})
+	m := newModel(t, pg, 160, 48)
+	if m.quorum.selected != 1 {
+		t.Fatalf("selected %d, want the leader 1", m.quorum.selected)
+	}
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jx")})
+	runCmd(m, cmd)
+	pull(t, m)
+	if !strings.Contains(m.View(), "killed node 2 (Follower in epoch 1)") {
+		t.Fatalf("j then x did not kill node 2:\n%s", m.View())
+	}
+}
+
 func TestActionErrorShownInStatusAndLog(t *testing.T) {
 	pg, eng := openPlayground(t, 3, 0, clustertest.Options{})
 	m := newModel(t, pg, 160, 48)
