@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kraftlab/kraftlab/benchkit"
 )
 
 // TestSystemsCommit starts each registered system in both flush modes,
@@ -16,11 +18,14 @@ import (
 // commits.
 func TestSystemsCommit(t *testing.T) {
 	for _, f := range registry() {
+		if strings.HasPrefix(f.Name, "kraftlab") {
+			continue // benchkit's own tests start kraftlab's systems
+		}
 		for _, durable := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/flush=%s", f.name, flushName(durable)), func(t *testing.T) {
-				sys := f.new()
-				if sys.Name() != f.name {
-					t.Fatalf("Name() = %q, registered as %q", sys.Name(), f.name)
+			t.Run(fmt.Sprintf("%s/flush=%v", f.Name, durable), func(t *testing.T) {
+				sys := f.New()
+				if sys.Name() != f.Name {
+					t.Fatalf("Name() = %q, registered as %q", sys.Name(), f.Name)
 				}
 				if err := sys.Start(t.TempDir(), durable); err != nil {
 					t.Fatalf("Start: %v", err)
@@ -59,38 +64,33 @@ func TestSystemsCommit(t *testing.T) {
 	}
 }
 
-func TestSelectSystems(t *testing.T) {
-	all, err := selectSystems("")
+// TestRegistry checks the report's order: kraftlab first (the reference),
+// then the peers, and that the default selection leaves out the optional
+// kraftlab-linger.
+func TestRegistry(t *testing.T) {
+	all, err := benchkit.SelectSystems(registry(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != len(registry()) {
-		t.Fatalf("empty list selected %d systems, want all %d", len(all), len(registry()))
+	if got := names(all); strings.Join(got, ",") != "kraftlab,hashicorp,etcd" {
+		t.Fatalf("default systems %v, want kraftlab,hashicorp,etcd", got)
 	}
-	got, err := selectSystems("etcd, hashicorp,etcd")
+	got, err := benchkit.SelectSystems(registry(), "etcd, kraftlab-linger,etcd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].name != "etcd" || got[1].name != "hashicorp" {
-		t.Fatalf("selected %v, want etcd then hashicorp", names(got))
+	if strings.Join(names(got), ",") != "etcd,kraftlab-linger" {
+		t.Fatalf("selected %v, want etcd then kraftlab-linger", names(got))
 	}
-	if _, err := selectSystems("zookeeper"); err == nil || !strings.Contains(err.Error(), "available: ") {
+	if _, err := benchkit.SelectSystems(registry(), "zookeeper"); err == nil || !strings.Contains(err.Error(), "available: ") {
 		t.Fatalf("unknown system: err = %v, want the available list", err)
-	}
-	if len(kraftlabFactories()) == 0 {
-		if _, err := selectSystems("kraftlab"); err == nil || !strings.Contains(err.Error(), "kraftlab.go") {
-			t.Fatalf("kraftlab before its adapter: err = %v, want a pointer to kraftlab.go", err)
-		}
-	}
-	if _, err := selectSystems(" , "); err == nil {
-		t.Fatal("a list of blanks selected something")
 	}
 }
 
-func names(fs []factory) []string {
+func names(fs []benchkit.Factory) []string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.name)
+		out = append(out, f.Name)
 	}
 	return out
 }
@@ -104,13 +104,13 @@ func TestSystemsStartFailureReleasesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range registry() {
-		sys := f.new()
+		sys := f.New()
 		if err := sys.Start(file, true); err == nil {
 			sys.Close()
-			t.Fatalf("%s: Start under a regular file succeeded", f.name)
+			t.Fatalf("%s: Start under a regular file succeeded", f.Name)
 		}
 		if err := sys.Close(); err != nil {
-			t.Errorf("%s: Close after a failed Start: %v", f.name, err)
+			t.Errorf("%s: Close after a failed Start: %v", f.Name, err)
 		}
 	}
 }

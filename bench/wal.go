@@ -9,6 +9,8 @@ import (
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/kraftlab/kraftlab/benchkit"
 )
 
 // walChunk is how far the WAL file is preallocated ahead of its writes, as
@@ -78,7 +80,7 @@ func (w *wal) save(hs *pb.HardState, ents []*pb.Entry, mustSync bool) error {
 	}
 	w.off += int64(len(w.buf))
 	if mustSync {
-		if err := fdatasync(w.f); err != nil {
+		if err := benchkit.SyncData(w.f); err != nil {
 			return fmt.Errorf("sync wal: %w", err)
 		}
 	}
@@ -99,7 +101,7 @@ func (w *wal) appendRecord(b []byte, typ byte, m proto.Message) ([]byte, error) 
 }
 
 func (w *wal) grow(by int64) error {
-	if err := preallocate(w.f, w.size+by); err != nil {
+	if err := benchkit.Preallocate(w.f, w.size+by); err != nil {
 		return fmt.Errorf("preallocate wal: %w", err)
 	}
 	w.size += by

@@ -97,6 +97,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 	add("break", newNodeActionCommands(e)...)
 	add("break", newResignCommand(e), newPartitionCommand(e), newHealCommand(e), newLinkCommand(e))
 	add("check", newWaitCommand(e, false), newWaitCommand(e, true))
+	root.AddCommand(newBenchCommand())
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {

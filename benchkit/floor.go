@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"context"
@@ -15,32 +15,35 @@ const (
 	rttBytes     = 64
 	fsyncBytes   = 4 << 10
 	floorMinimum = 20 // samples, however slow the machine
+	// fsyncFile is the size of the preallocated file the fsync floor
+	// writes into, so that a sync never also has to grow the file.
+	fsyncFile = 64 << 20
 )
 
-// floors are the costs no replicated log on this machine can beat: one
+// Floors are the costs no replicated log on this machine can beat: one
 // loopback TCP round trip (flush never) and one synced disk write (flush
 // always). The report divides commit latency by them.
-type floors struct {
-	RTT   latency `json:"rtt"`
-	Fsync latency `json:"fsync"`
+type Floors struct {
+	RTT   Latency `json:"rtt"`
+	Fsync Latency `json:"fsync"`
 	// OpenLoop is what the open-loop scheduler alone adds to a record's
 	// latency at each rate the run uses: waking on time and handing the
 	// record to a worker.
-	OpenLoop []rateFloor `json:"openLoop,omitempty"`
+	OpenLoop []RateFloor `json:"openLoop,omitempty"`
 }
 
-// rateFloor is the open-loop scheduler's own latency at one rate.
-type rateFloor struct {
+// RateFloor is the open-loop scheduler's own latency at one rate.
+type RateFloor struct {
 	Rate    int     `json:"ratePerSec"`
-	Latency latency `json:"latency"`
+	Latency Latency `json:"latency"`
 }
 
 // measureRTT ping-pongs 64-byte messages over a loopback TCP connection for
 // about d.
-func measureRTT(d time.Duration) (latency, error) {
+func measureRTT(d time.Duration) (Latency, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return latency{}, fmt.Errorf("rtt floor: listen: %w", err)
+		return Latency{}, fmt.Errorf("rtt floor: listen: %w", err)
 	}
 	defer ln.Close()
 	echoed := make(chan error, 1)
@@ -68,7 +71,7 @@ func measureRTT(d time.Duration) (latency, error) {
 	}()
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
-		return latency{}, fmt.Errorf("rtt floor: dial: %w", err)
+		return Latency{}, fmt.Errorf("rtt floor: dial: %w", err)
 	}
 	h := newHistogram()
 	buf := make([]byte, rttBytes)
@@ -81,32 +84,32 @@ func measureRTT(d time.Duration) (latency, error) {
 		if _, err = io.ReadFull(c, buf); err != nil {
 			break
 		}
-		record(h, time.Since(begin))
+		h.record(time.Since(begin))
 	}
 	c.Close()
 	if echoErr := <-echoed; err == nil {
 		err = echoErr
 	}
 	if err != nil {
-		return latency{}, fmt.Errorf("rtt floor: %w", err)
+		return Latency{}, fmt.Errorf("rtt floor: %w", err)
 	}
-	return summarize(h), nil
+	return h.summary(), nil
 }
 
 // measureFsync writes 4 KiB at a time to a fresh preallocated file in dir,
 // syncing after each write, for about d: the cost of making one small
 // append durable on the disk that holds the benchmark's data.
-func measureFsync(dir string, d time.Duration) (latency, error) {
+func measureFsync(dir string, d time.Duration) (Latency, error) {
 	path := filepath.Join(dir, "fsync-floor")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
-		return latency{}, fmt.Errorf("fsync floor: %w", err)
+		return Latency{}, fmt.Errorf("fsync floor: %w", err)
 	}
 	defer os.Remove(path)
 	defer f.Close()
-	size := int64(walChunk)
-	if err := preallocate(f, size); err != nil {
-		return latency{}, fmt.Errorf("fsync floor: preallocate: %w", err)
+	size := int64(fsyncFile)
+	if err := Preallocate(f, size); err != nil {
+		return Latency{}, fmt.Errorf("fsync floor: preallocate: %w", err)
 	}
 	h := newHistogram()
 	buf := make([]byte, fsyncBytes)
@@ -118,23 +121,23 @@ func measureFsync(dir string, d time.Duration) (latency, error) {
 		}
 		begin := time.Now()
 		if _, err := f.WriteAt(buf, off); err != nil {
-			return latency{}, fmt.Errorf("fsync floor: write: %w", err)
+			return Latency{}, fmt.Errorf("fsync floor: write: %w", err)
 		}
-		if err := fdatasync(f); err != nil {
-			return latency{}, fmt.Errorf("fsync floor: sync: %w", err)
+		if err := SyncData(f); err != nil {
+			return Latency{}, fmt.Errorf("fsync floor: sync: %w", err)
 		}
-		record(h, time.Since(begin))
+		h.record(time.Since(begin))
 		off += fsyncBytes
 	}
-	return summarize(h), nil
+	return h.summary(), nil
 }
 
 // measureOpenLoop drives a system that commits every record instantly at
 // rate records per second for about d.
-func measureOpenLoop(rate int, d time.Duration) (latency, error) {
-	m, err := drive(instant{}, rttBytes, load{Rate: rate}, timing{Window: d, Drain: defaultDrain})
+func measureOpenLoop(ctx context.Context, rate int, d time.Duration) (Latency, error) {
+	m, err := drive(ctx, instant{}, rttBytes, load{Rate: rate}, timing{Window: d, Drain: defaultDrain})
 	if err != nil {
-		return latency{}, fmt.Errorf("open-loop floor at %d/s: %w", rate, err)
+		return Latency{}, fmt.Errorf("open-loop floor at %d/s: %w", rate, err)
 	}
 	return m.Latency, nil
 }

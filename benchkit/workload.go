@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"context"
@@ -57,7 +57,7 @@ type measurement struct {
 	Records  int64 // committed during the window
 	Errors   int64 // failed during the window
 	FirstErr error // the first of them
-	Latency  latency
+	Latency  Latency
 	CPU      time.Duration // process user+system CPU over the window
 	CPUKnown bool
 	Mallocs  uint64 // heap allocations over the window
@@ -70,7 +70,10 @@ type measurement struct {
 // coordinated omission). Records committed while the window is open count
 // toward throughput; an open loop's latency covers every record scheduled
 // inside the window, including those that commit after it closes.
-func drive(sys System, size int, l load, tm timing) (measurement, error) {
+//
+// Cancelling parent ends the run early: proposals in flight fail and the
+// measurement is cut short.
+func drive(parent context.Context, sys System, size int, l load, tm timing) (measurement, error) {
 	if l.Writers <= 0 && l.Rate <= 0 {
 		return measurement{}, fmt.Errorf("load needs writers or a rate")
 	}
@@ -78,7 +81,7 @@ func drive(sys System, size int, l load, tm timing) (measurement, error) {
 	rng := rand.NewChaCha8([32]byte{})
 	rng.Read(payload)
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 
 	var (
@@ -149,7 +152,7 @@ func drive(sys System, size int, l load, tm timing) (measurement, error) {
 		}
 	}
 
-	time.Sleep(time.Until(t0))
+	sleepCtx(ctx, time.Until(t0))
 	cpu0, cpuOK0 := cpuTime()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -159,7 +162,7 @@ func drive(sys System, size int, l load, tm timing) (measurement, error) {
 
 	// The window is timed from when counting began, since the snapshots
 	// above may have taken a moment.
-	time.Sleep(time.Until(begin.Add(tm.Window)))
+	sleepCtx(ctx, time.Until(begin.Add(tm.Window)))
 	measuring.Store(false)
 	end := time.Now()
 	stopping.Store(true)
@@ -190,7 +193,7 @@ func drive(sys System, size int, l load, tm timing) (measurement, error) {
 	if e := firstErr.Load(); e != nil {
 		m.FirstErr = *e
 	}
-	m.Latency = summarize(rec.merged())
+	m.Latency = rec.merged().summary()
 	return m, nil
 }
 
@@ -221,4 +224,17 @@ func schedule(ctx context.Context, jobs chan<- time.Time, start, t1 time.Time, r
 //go:noinline
 func keepFirst(first *atomic.Pointer[error], err error) {
 	first.CompareAndSwap(nil, &err)
+}
+
+// sleepCtx sleeps for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"fmt"
@@ -9,10 +9,11 @@ import (
 	"time"
 )
 
-// writeTable prints the report for people: the machine, the floors, then
-// one section per flush policy (never mixed in one figure) with a row per
-// case and system, and ratio columns against the reference system.
-func writeTable(w io.Writer, rep report) error {
+// WriteTable prints the report for people: the machine, the systems, the
+// floors, then one section per flush policy (never mixed in one figure)
+// with a row per case and system, and ratio columns against the reference
+// system.
+func WriteTable(w io.Writer, rep Report) error {
 	m := rep.Machine
 	cpu := m.CPU
 	if cpu == "" {
@@ -20,8 +21,14 @@ func writeTable(w io.Writer, rep report) error {
 	}
 	fmt.Fprintf(w, "kraftlab bench quorum: 3 voters in one process over loopback TCP\n")
 	fmt.Fprintf(w, "%s %s/%s, %d CPUs (%s), GOMAXPROCS %d\n", m.GoVersion, m.OS, m.Arch, m.NumCPU, cpu, m.GOMAXPROCS)
-	fmt.Fprintf(w, "each case: a fresh cluster, %v warm-up, %v measured; MB = 10^6 bytes of record payload\n\n",
+	fmt.Fprintf(w, "each case: a fresh cluster, %v warm-up, %v measured; MB = 10^6 bytes of record payload\n",
 		rep.Config.Warmup, rep.Config.Window)
+	for _, f := range rep.Config.Systems {
+		if f.About != "" {
+			fmt.Fprintf(w, "%s: %s\n", f.Name, f.About)
+		}
+	}
+	fmt.Fprintln(w)
 
 	fl := rep.Floors
 	fmt.Fprintf(w, "floor: loopback TCP round trip, 64 B ping-pong   p50 %-8s p99 %-8s (%d round trips)\n",
@@ -34,7 +41,7 @@ func writeTable(w io.Writer, rep report) error {
 	}
 
 	for _, durable := range []bool{false, true} {
-		var rows []result
+		var rows []Result
 		for _, r := range rep.Results {
 			if r.Flush == flushName(durable) {
 				rows = append(rows, r)
@@ -49,7 +56,7 @@ func writeTable(w io.Writer, rep report) error {
 		}
 		fmt.Fprintf(w, "\nflush %s  (×floor = p50 ÷ %s p50;  ÷ columns = %s ÷ this row: above 1 for rec/s, below 1 for p50, p99, cpu favours %s)\n",
 			flushName(durable), floorName, rep.Reference, rep.Reference)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		tw := newTabWriter(w)
 		fmt.Fprintln(tw, "size\tload\tsystem\trec/s\tMB/s\tp50\tp99\tp99.9\t×floor\tcpu µs/rec\tallocs/rec\terrors\t÷rec/s\t÷p50\t÷p99\t÷cpu\t")
 		for _, r := range rows {
 			cells := []string{fmtSize(r.RecordBytes), r.key().Load.String(), r.System}
@@ -130,4 +137,9 @@ func fmtSize(n int) string {
 		return fmt.Sprintf("%d KiB", n/1024)
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// newTabWriter aligns a table's cells to the right, two spaces apart.
+func newTabWriter(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 }

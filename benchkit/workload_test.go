@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func (s *serialSystem) Close() error {
 
 func TestDriveClosedLoopCountsWhatCommitsInWindow(t *testing.T) {
 	sys := newSerial(16)
-	m, err := drive(sys, 16, load{Writers: 4}, timing{Warmup: 20 * time.Millisecond, Window: 100 * time.Millisecond, Drain: 10 * time.Second})
+	m, err := drive(context.Background(), sys, 16, load{Writers: 4}, timing{Warmup: 20 * time.Millisecond, Window: 100 * time.Millisecond, Drain: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestDriveClosedLoopCountsWhatCommitsInWindow(t *testing.T) {
 func TestDriveClosedLoopCountsErrorsApart(t *testing.T) {
 	sys := newSerial(8)
 	sys.failEvery = 3
-	m, err := drive(sys, 8, load{Writers: 2}, timing{Window: 50 * time.Millisecond, Drain: 10 * time.Second})
+	m, err := drive(context.Background(), sys, 8, load{Writers: 2}, timing{Window: 50 * time.Millisecond, Drain: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestDriveOpenLoopMeasuresFromScheduledTime(t *testing.T) {
 	sys := newSerial(4)
 	sys.service = 2 * time.Millisecond // at most 500 records/s
 	window := 300 * time.Millisecond
-	m, err := drive(sys, 4, load{Rate: 1000}, timing{Window: window, Drain: 10 * time.Second})
+	m, err := drive(context.Background(), sys, 4, load{Rate: 1000}, timing{Window: window, Drain: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestDriveOpenLoopMeasuresFromScheduledTime(t *testing.T) {
 func TestDriveGivesUpOnAStuckSystem(t *testing.T) {
 	sys := newSerial(1)
 	sys.block = true
-	_, err := drive(sys, 1, load{Writers: 2}, timing{Window: 10 * time.Millisecond, Drain: 50 * time.Millisecond})
+	_, err := drive(context.Background(), sys, 1, load{Writers: 2}, timing{Window: 10 * time.Millisecond, Drain: 50 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "still pending") {
 		t.Fatalf("err = %v, want a stuck-system error", err)
 	}
@@ -133,7 +133,7 @@ func TestDriveGivesUpOnAStuckSystem(t *testing.T) {
 // under test, so the driver must make none per record.
 func TestDriveAllocatesNothingPerRecord(t *testing.T) {
 	sys := newSerial(64)
-	m, err := drive(sys, 64, load{Writers: 2}, timing{Warmup: 10 * time.Millisecond, Window: 100 * time.Millisecond, Drain: 10 * time.Second})
+	m, err := drive(context.Background(), sys, 64, load{Writers: 2}, timing{Warmup: 10 * time.Millisecond, Window: 100 * time.Millisecond, Drain: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

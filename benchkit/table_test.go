@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"bytes"
@@ -8,29 +8,29 @@ import (
 	"time"
 )
 
-func sampleReport() report {
+func sampleReport() Report {
 	cpu := func(v float64) *float64 { return &v }
-	res := func(sys, flush string, rps float64, p50 time.Duration, c float64) result {
-		return result{
+	res := func(sys, flush string, rps float64, p50 time.Duration, c float64) Result {
+		return Result{
 			System: sys, Flush: flush, RecordBytes: 256, Writers: 64,
 			WindowSeconds: 2, Records: int64(rps * 2), RecordsPerSec: rps, MBPerSec: rps * 256 / 1e6,
-			Latency:             latency{Count: int64(rps * 2), P50: p50, P99: 2 * p50, P999: 3 * p50, Max: 4 * p50},
+			Latency:             Latency{Count: int64(rps * 2), P50: p50, P99: 2 * p50, P999: 3 * p50, Max: 4 * p50},
 			CPUSecondsPerRecord: cpu(c), AllocsPerRecord: 10,
 		}
 	}
-	rep := report{
-		Machine:   machine{GoVersion: "go1.26.8", OS: "linux", Arch: "amd64", NumCPU: 2, GOMAXPROCS: 2},
-		Config:    quorumConfig{Warmup: time.Second, Window: 2 * time.Second, Dir: "/data"},
-		Floors:    floors{RTT: latency{Count: 100, P50: 20 * time.Microsecond, P99: 40 * time.Microsecond}, Fsync: latency{Count: 10, P50: time.Millisecond, P99: 2 * time.Millisecond}},
+	rep := Report{
+		Machine:   Machine{GoVersion: "go1.26.8", OS: "linux", Arch: "amd64", NumCPU: 2, GOMAXPROCS: 2},
+		Config:    Config{Warmup: time.Second, Window: 2 * time.Second, Dir: "/data"},
+		Floors:    Floors{RTT: Latency{Count: 100, P50: 20 * time.Microsecond, P99: 40 * time.Microsecond}, Fsync: Latency{Count: 10, P50: time.Millisecond, P99: 2 * time.Millisecond}},
 		Reference: "kraftlab",
-		Results: []result{
+		Results: []Result{
 			res("kraftlab", "never", 150000, 400*time.Microsecond, 10e-6),
 			res("hashicorp", "never", 100000, 800*time.Microsecond, 20e-6),
 			res("kraftlab", "always", 30000, 2*time.Millisecond, 40e-6),
 			res("hashicorp", "always", 10000, 4*time.Millisecond, 80e-6),
 		},
 	}
-	rep.Results = append(rep.Results, result{System: "etcd", Flush: "never", RecordBytes: 256, Writers: 64, Error: "etcd: no stable leader within 30s"})
+	rep.Results = append(rep.Results, Result{System: "etcd", Flush: "never", RecordBytes: 256, Writers: 64, Error: "etcd: no stable leader within 30s"})
 	rep.compare()
 	return rep
 }
@@ -57,7 +57,7 @@ func TestCompareAgainstReference(t *testing.T) {
 
 func TestTableSeparatesFlushPoliciesAndShowsRatios(t *testing.T) {
 	var buf bytes.Buffer
-	if err := writeTable(&buf, sampleReport()); err != nil {
+	if err := WriteTable(&buf, sampleReport()); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

@@ -1,6 +1,8 @@
-package main
+package benchkit
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,9 +11,11 @@ import (
 	"time"
 )
 
-// quorumConfig is one `bench quorum` run's matrix and timing.
-type quorumConfig struct {
-	Systems    []factory     `json:"-"`
+// Config is one `bench quorum` run's matrix and timing.
+type Config struct {
+	// Systems run in this order; the first is the reference of the ratio
+	// columns.
+	Systems    []Factory     `json:"-"`
 	Flushes    []bool        `json:"-"` // false: flush never, true: flush always
 	Sizes      []int         `json:"recordBytes"`
 	Writers    []int         `json:"writers"`
@@ -38,8 +42,8 @@ func flushName(durable bool) string {
 	return "never"
 }
 
-// result is one system's numbers for one case.
-type result struct {
+// Result is one system's numbers for one case.
+type Result struct {
 	System        string  `json:"system"`
 	Flush         string  `json:"flush"`
 	RecordBytes   int     `json:"recordBytes"`
@@ -51,41 +55,42 @@ type result struct {
 	FirstError    string  `json:"firstError,omitempty"`
 	RecordsPerSec float64 `json:"recordsPerSec"`
 	MBPerSec      float64 `json:"mbPerSec"`
-	Latency       latency `json:"latency"`
+	Latency       Latency `json:"latency"`
 	// LatencyOverFloor is p50 commit latency divided by the matching floor's
 	// p50: the loopback round trip for flush never, one fsync for flush always.
 	LatencyOverFloor    float64  `json:"p50OverFloor,omitempty"`
 	CPUSecondsPerRecord *float64 `json:"cpuSecondsPerRecord,omitempty"`
 	AllocsPerRecord     float64  `json:"allocsPerRecord"`
 	// VsReference holds reference ÷ this system for the same case.
-	VsReference *ratios `json:"vsReference,omitempty"`
+	VsReference *Ratios `json:"vsReference,omitempty"`
 	Error       string  `json:"error,omitempty"`
 }
 
-// ratios compare the reference system with another on one case, as
+// Ratios compare the reference system with another on one case, as
 // reference ÷ other: above 1 for records/s, or below 1 for latency and CPU,
 // favours the reference.
-type ratios struct {
+type Ratios struct {
 	RecordsPerSec float64 `json:"recordsPerSec"`
 	P50           float64 `json:"p50"`
 	P99           float64 `json:"p99"`
 	CPUPerRecord  float64 `json:"cpuPerRecord,omitempty"`
 }
 
-func (r result) key() caseKey {
+func (r Result) key() caseKey {
 	return caseKey{Durable: r.Flush == "always", Size: r.RecordBytes, Load: load{Writers: r.Writers, Rate: r.RatePerSec}}
 }
 
-// report is everything one run measured; --json prints it as is.
-type report struct {
-	Machine   machine      `json:"machine"`
-	Config    quorumConfig `json:"config"`
-	Floors    floors       `json:"floors"`
-	Reference string       `json:"reference"`
-	Results   []result     `json:"results"`
+// Report is everything one run measured; --json prints it as is.
+type Report struct {
+	Machine   Machine  `json:"machine"`
+	Config    Config   `json:"config"`
+	Floors    Floors   `json:"floors"`
+	Reference string   `json:"reference"`
+	Results   []Result `json:"results"`
 }
 
-type machine struct {
+// Machine describes where a run took place.
+type Machine struct {
 	GoVersion  string `json:"goVersion"`
 	OS         string `json:"os"`
 	Arch       string `json:"arch"`
@@ -94,8 +99,8 @@ type machine struct {
 	GOMAXPROCS int    `json:"gomaxprocs"`
 }
 
-func describeMachine() machine {
-	m := machine{
+func describeMachine() Machine {
+	m := Machine{
 		GoVersion:  runtime.Version(),
 		OS:         runtime.GOOS,
 		Arch:       runtime.GOARCH,
@@ -115,7 +120,7 @@ func describeMachine() machine {
 
 // cases lists the matrix in run order. Each case runs every system back to
 // back, so slow drifts in the machine's load hit all systems alike.
-func (c quorumConfig) cases() []caseKey {
+func (c Config) cases() []caseKey {
 	var out []caseKey
 	for _, durable := range c.Flushes {
 		rates := c.Rates
@@ -134,11 +139,15 @@ func (c quorumConfig) cases() []caseKey {
 	return out
 }
 
-// runQuorum measures the floors, then every case on every system, each on
-// a fresh cluster. A failing case is reported in its row and the run goes
-// on; progress lines go to progress.
-func runQuorum(cfg quorumConfig, progress io.Writer) (report, error) {
-	rep := report{Machine: describeMachine(), Config: cfg, Reference: cfg.Systems[0].name}
+// Run measures the floors, then every case on every system, each on a
+// fresh cluster. A failing case is reported in its row and the run goes on;
+// progress lines go to progress. Cancelling ctx stops the run between
+// cases and cuts the running one short; the report then holds what ran.
+func Run(ctx context.Context, cfg Config, progress io.Writer) (Report, error) {
+	if len(cfg.Systems) == 0 {
+		return Report{}, errors.New("bench quorum: no system to run")
+	}
+	rep := Report{Machine: describeMachine(), Config: cfg, Reference: cfg.Systems[0].Name}
 	var err error
 	fmt.Fprintf(progress, "floor: loopback TCP round trip...\n")
 	if rep.Floors.RTT, err = measureRTT(cfg.FloorTime); err != nil {
@@ -153,49 +162,54 @@ func runQuorum(cfg quorumConfig, progress io.Writer) (report, error) {
 		if r := k.Load.Rate; r > 0 && !seen[r] {
 			seen[r] = true
 			fmt.Fprintf(progress, "floor: open-loop scheduler at %d/s...\n", r)
-			l, err := measureOpenLoop(r, cfg.FloorTime)
+			l, err := measureOpenLoop(ctx, r, cfg.FloorTime)
 			if err != nil {
 				return rep, err
 			}
-			rep.Floors.OpenLoop = append(rep.Floors.OpenLoop, rateFloor{Rate: r, Latency: l})
+			rep.Floors.OpenLoop = append(rep.Floors.OpenLoop, RateFloor{Rate: r, Latency: l})
 		}
 	}
+	defer rep.compare()
 	for _, k := range cfg.cases() {
 		for _, f := range cfg.Systems {
-			fmt.Fprintf(progress, "run: %-9s flush %-6s %5d B  %s\n", f.name, flushName(k.Durable), k.Size, k.Load)
-			rep.Results = append(rep.Results, runCase(cfg, f, k))
+			if err := ctx.Err(); err != nil {
+				return rep, fmt.Errorf("interrupted: %w", err)
+			}
+			fmt.Fprintf(progress, "run: %-15s flush %-6s %5d B  %s\n", f.Name, flushName(k.Durable), k.Size, k.Load)
+			rep.Results = append(rep.Results, runCase(ctx, cfg, f, k))
 		}
 	}
-	rep.compare()
 	return rep, nil
 }
 
 // runCase starts a fresh cluster of one system, drives one case and stops it.
-func runCase(cfg quorumConfig, f factory, k caseKey) result {
-	r := result{
-		System:      f.name,
+func runCase(ctx context.Context, cfg Config, f Factory, k caseKey) Result {
+	r := Result{
+		System:      f.Name,
 		Flush:       flushName(k.Durable),
 		RecordBytes: k.Size,
 		Writers:     k.Load.Writers,
 		RatePerSec:  k.Load.Rate,
 	}
-	dir, err := os.MkdirTemp(cfg.Dir, f.name+"-")
+	dir, err := os.MkdirTemp(cfg.Dir, f.Name+"-")
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
 	defer os.RemoveAll(dir)
 	runtime.GC() // leave the previous case's garbage out of this window
-	sys := f.new()
+	sys := f.New()
 	if err := sys.Start(dir, k.Durable); err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	m, runErr := drive(sys, k.Size, k.Load, timing{Warmup: cfg.Warmup, Window: cfg.Window, Drain: defaultDrain})
+	m, runErr := drive(ctx, sys, k.Size, k.Load, timing{Warmup: cfg.Warmup, Window: cfg.Window, Drain: defaultDrain})
 	closeErr := sys.Close()
 	switch {
 	case runErr != nil:
 		r.Error = runErr.Error()
+	case ctx.Err() != nil:
+		r.Error = "interrupted"
 	case closeErr != nil:
 		r.Error = fmt.Sprintf("close: %v", closeErr)
 	}
@@ -223,8 +237,8 @@ func runCase(cfg quorumConfig, f factory, k caseKey) result {
 
 // compare fills each result's latency over its floor and its ratios against
 // the reference system's result for the same case.
-func (rep *report) compare() {
-	refs := map[caseKey]result{}
+func (rep *Report) compare() {
+	refs := map[caseKey]Result{}
 	for i := range rep.Results {
 		r := &rep.Results[i]
 		floor := rep.Floors.RTT.P50
@@ -246,7 +260,7 @@ func (rep *report) compare() {
 		if !ok || r.System == rep.Reference || r.Error != "" {
 			continue
 		}
-		v := &ratios{
+		v := &Ratios{
 			RecordsPerSec: div(ref.RecordsPerSec, r.RecordsPerSec),
 			P50:           div(float64(ref.Latency.P50), float64(r.Latency.P50)),
 			P99:           div(float64(ref.Latency.P99), float64(r.Latency.P99)),

@@ -1,0 +1,71 @@
+package benchkit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+)
+
+// ErrCaseFailed is returned by Main when the report was printed but some
+// case failed; the failures are in the report and on stderr.
+var ErrCaseFailed = errors.New("a case failed")
+
+// Main runs cfg as the `bench quorum` command does: in a fresh temporary
+// folder unless cfg.Dir names one, under a CPU profile if asked, printing
+// progress to stderr and the report (a table, or JSON) to stdout.
+func Main(ctx context.Context, cfg Config, asJSON bool, stdout, stderr io.Writer) error {
+	if cfg.Dir == "" {
+		dir, err := os.MkdirTemp("", "kraftlab-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cfg.Dir = dir
+	} else if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return fmt.Errorf("data folder: %w", err)
+	}
+	if cfg.CPUProfile != "" {
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	rep, runErr := Run(ctx, cfg, stderr)
+	if runErr != nil && len(rep.Results) == 0 {
+		return runErr
+	}
+	var err error
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		err = WriteTable(stdout, rep)
+	}
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	failed := false
+	for _, r := range rep.Results {
+		if r.Error != "" {
+			fmt.Fprintf(stderr, "%s flush %s %s %s failed: %s\n", r.System, r.Flush, fmtSize(r.RecordBytes), r.key().Load, r.Error)
+			failed = true
+		}
+	}
+	if failed {
+		return ErrCaseFailed
+	}
+	return nil
+}

@@ -1,0 +1,318 @@
+package benchkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/storage"
+)
+
+// benchClusterID is the cluster ID of every benchmark quorum.
+const benchClusterID = "kraftlab-bench"
+
+// startTimeout bounds Start's wait for a stable leader.
+const startTimeout = 30 * time.Second
+
+var errKraftlabNotStarted = errors.New("kraftlab: not started")
+
+// KraftlabFactories are kraftlab's systems: "kraftlab" with Kafka's quorum
+// timing except controller.quorum.append.linger.ms = 0, and the optional
+// "kraftlab-linger" with all of Kafka's defaults, linger 25 ms included.
+//
+// Linger 0 is the setting comparable with the peers: hashicorp/raft and etcd
+// raft write whatever proposals queued while the leader was busy, with no
+// timer, and so does kraftlab's leader at linger 0 (every append that
+// reached its mailbox while it worked goes into one batch and one fetch).
+// Kafka's controller keeps the 25 ms linger on every append: its
+// BatchAccumulator drains early only for control records (forceDrain), so
+// one writer waits up to 25 ms per record and a closed loop of writers
+// commits one batch per linger.
+func KraftlabFactories() []Factory {
+	kafka, _ := cluster.ProfileTiming(cluster.ProfileKafka)
+	noLinger := kafka
+	noLinger.AppendLinger = 0
+	return []Factory{
+		{
+			Name:  "kraftlab",
+			New:   func() System { return NewKraftlab("kraftlab", noLinger) },
+			About: "replication/quorum, Kafka's quorum timing, controller.quorum.append.linger.ms=0 (batches what queues while the leader works)",
+		},
+		{
+			Name:     "kraftlab-linger",
+			New:      func() System { return NewKraftlab("kraftlab-linger", kafka) },
+			About:    "replication/quorum with all of Kafka's defaults, controller.quorum.append.linger.ms=25",
+			Optional: true,
+		},
+	}
+}
+
+// Kraftlab is kraftlab's own quorum as a System: three quorum.Nodes, voters
+// 1, 2 and 3, each listening on 127.0.0.1 and keeping its log in its own
+// folder. Flush never writes the log without fsync (storage.FlushNever);
+// flush always fsyncs before a voter's log end offset counts
+// (storage.FlushAlways). Propose appends to the current leader and waits
+// until its high watermark covers the record; if the leadership moves
+// first, it retries on the new leader.
+type Kraftlab struct {
+	name   string
+	timing cluster.Timing
+	// onEvent, if set before Start, receives every node's events.
+	onEvent func(quorum.Event)
+
+	nodes  []*quorum.Node
+	addrMu sync.RWMutex
+	addrs  map[int32]string
+
+	leader  atomic.Pointer[quorum.Node]
+	findMu  sync.Mutex // one goroutine at a time looks for a new leader
+	closed  chan struct{}
+	closing sync.Once
+	err     error
+}
+
+// NewKraftlab returns an unstarted Kraftlab whose voters run with t; Start
+// sets its flush policy.
+func NewKraftlab(name string, t cluster.Timing) *Kraftlab {
+	return &Kraftlab{name: name, timing: t, addrs: map[int32]string{}, closed: make(chan struct{})}
+}
+
+// Name implements System.
+func (k *Kraftlab) Name() string { return k.name }
+
+// voterIDs are the quorum's voters.
+var voterIDs = []int32{1, 2, 3}
+
+// Start implements System.
+func (k *Kraftlab) Start(dir string, durable bool) error {
+	flush := storage.FlushNever
+	if durable {
+		flush = storage.FlushAlways
+	}
+	for _, id := range voterIDs {
+		n, err := quorum.NewNode(quorum.Config{
+			Raft:                raftConfig(k.timing, id),
+			Dir:                 filepath.Join(dir, fmt.Sprintf("node-%d", id)),
+			Addr:                "127.0.0.1:0",
+			Peers:               k.addr,
+			Flush:               flush,
+			NoOpInterval:        k.timing.MetadataMaxIdleInterval,
+			SnapshotMaxNewBytes: k.timing.SnapshotMaxNewRecordBytes,
+			SnapshotMaxInterval: k.timing.SnapshotMaxInterval,
+			OnEvent:             k.onEvent,
+			Logger:              slog.New(slog.DiscardHandler),
+		})
+		if err != nil {
+			k.Close()
+			return fmt.Errorf("%s: voter %d: %w", k.name, id, err)
+		}
+		k.nodes = append(k.nodes, n)
+	}
+	for _, n := range k.nodes {
+		if err := k.startNode(context.Background(), n); err != nil {
+			k.Close()
+			return fmt.Errorf("%s: %w", k.name, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	if err := k.waitStable(ctx); err != nil {
+		k.Close()
+		return fmt.Errorf("%s: no stable leader within %v: %w", k.name, startTimeout, err)
+	}
+	return nil
+}
+
+// raftConfig maps a timing profile onto one voter's quorum configuration,
+// as the playground's engine does.
+func raftConfig(t cluster.Timing, id int32) raft.Config {
+	c := raft.DefaultConfig()
+	c.NodeID = id
+	c.Voters = voterIDs
+	c.ClusterID = benchClusterID
+	c.ElectionTimeout = t.ElectionTimeout
+	c.ElectionBackoffMax = t.ElectionBackoffMax
+	c.FetchTimeout = t.FetchTimeout
+	c.RequestTimeout = t.RequestTimeout
+	c.RetryBackoff = t.RetryBackoff
+	c.AppendLinger = t.AppendLinger
+	c.FetchMaxWait = t.FetchMaxWait
+	return c
+}
+
+func (k *Kraftlab) addr(id int32) (string, bool) {
+	k.addrMu.RLock()
+	defer k.addrMu.RUnlock()
+	a, ok := k.addrs[id]
+	return a, ok
+}
+
+func (k *Kraftlab) startNode(ctx context.Context, n *quorum.Node) error {
+	if err := n.Start(ctx); err != nil {
+		return err
+	}
+	k.addrMu.Lock()
+	k.addrs[n.ID()] = n.Addr()
+	k.addrMu.Unlock()
+	return nil
+}
+
+// node returns voter id.
+func (k *Kraftlab) node(id int32) *quorum.Node {
+	for _, n := range k.nodes {
+		if n.ID() == id {
+			return n
+		}
+	}
+	return nil
+}
+
+// stableLeader returns the leader if every voter runs and names it in the
+// same epoch, and it accepts appends and has committed in its epoch; else
+// nil.
+func (k *Kraftlab) stableLeader() (*quorum.Node, quorum.Status) {
+	var leader *quorum.Node
+	var lst quorum.Status
+	sts := make([]quorum.Status, len(k.nodes))
+	for i, n := range k.nodes {
+		sts[i] = n.Status()
+		if sts[i].Writable {
+			leader, lst = n, sts[i]
+		}
+	}
+	if leader == nil || lst.HighWatermark < 0 {
+		return nil, lst
+	}
+	for _, st := range sts {
+		if !st.Running() || st.LeaderID != lst.NodeID || st.Epoch != lst.Epoch || st.HighWatermark < 0 {
+			return nil, lst
+		}
+	}
+	return leader, lst
+}
+
+// waitStable waits until every voter runs and agrees on a leader that has
+// committed in its epoch, and every follower's log reaches the high
+// watermark the leader had when they began agreeing.
+func (k *Kraftlab) waitStable(ctx context.Context) error {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	var target int64 = -1
+	var epoch int32 = -1
+	for {
+		l, lst := k.stableLeader()
+		switch {
+		case l == nil:
+			target = -1
+		case target < 0 || lst.Epoch != epoch:
+			target, epoch = lst.HighWatermark, lst.Epoch
+		default:
+			caught := true
+			for _, n := range k.nodes {
+				if n.Status().LogEndOffset < target {
+					caught = false
+				}
+			}
+			if caught {
+				k.leader.Store(l)
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-k.closed:
+			return errors.New("closed")
+		case <-tick.C:
+		}
+	}
+}
+
+// Propose implements System.
+func (k *Kraftlab) Propose(ctx context.Context, payload []byte) error {
+	for {
+		l := k.leader.Load()
+		if l == nil {
+			return errKraftlabNotStarted
+		}
+		_, err := l.Append([][]byte{payload}).Wait(ctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || k.isClosed() ||
+			!(errors.Is(err, quorum.ErrNotLeader) || errors.Is(err, quorum.ErrNotRunning)) {
+			return fmt.Errorf("%s: %w", k.name, err)
+		}
+		// The leadership moved before the record committed: its fate is
+		// unknown, as with Kafka's NOT_LEADER_OR_FOLLOWER, and a client
+		// resends it to the new leader.
+		if err := k.findLeader(ctx, l); err != nil {
+			return fmt.Errorf("%s: %w", k.name, err)
+		}
+	}
+}
+
+// findLeader waits for a writable leader other than the one that failed,
+// unless another caller found one already.
+func (k *Kraftlab) findLeader(ctx context.Context, failed *quorum.Node) error {
+	k.findMu.Lock()
+	defer k.findMu.Unlock()
+	if k.leader.Load() != failed {
+		return nil
+	}
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		for _, n := range k.nodes {
+			if n != failed && n.Status().Writable {
+				k.leader.Store(n)
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-k.closed:
+			return errors.New("closed")
+		case <-tick.C:
+		}
+		// The same node may lead again, in a later epoch; checked only
+		// after a tick, since its status may not yet show the loss.
+		if failed.Status().Writable {
+			return nil
+		}
+	}
+}
+
+func (k *Kraftlab) isClosed() bool {
+	select {
+	case <-k.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close implements System: it kills every voter, which closes its sockets
+// and files and fails the appends still waiting.
+func (k *Kraftlab) Close() error {
+	k.closing.Do(func() {
+		close(k.closed)
+		var errs []error
+		for _, n := range k.nodes {
+			if err := n.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
+				errs = append(errs, err)
+			}
+		}
+		k.err = errors.Join(errs...)
+	})
+	return k.err
+}

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/benchkit"
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+func newBenchCommand() *cobra.Command {
+	noScenario := map[string]string{annotNoScenario: "a benchmark runs its own quorums, apart from any playground"}
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure kraftlab's quorum: commit throughput and latency, failover times",
+		Long: `Bench measures kraftlab's KRaft quorum on this machine: three voters in this
+process talking Kafka's protocol over loopback TCP, with their logs on disk.
+It starts its own quorums and needs no playground.
+
+"bench quorum" measures commits; "bench failover" measures leader changes.
+To see the same commit workload on hashicorp/raft and etcd raft in the same
+run, with ratios, run the bench module from a kraftlab source tree:
+cd bench && go run . quorum`,
+		Annotations: noScenario,
+	}
+	cmd.AddCommand(newBenchQuorumCommand(noScenario), newBenchFailoverCommand(noScenario))
+	return cmd
+}
+
+func newBenchQuorumCommand(annotations map[string]string) *cobra.Command {
+	var f benchkit.Flags
+	cmd := &cobra.Command{
+		Use:   "quorum [flags]",
+		Short: "Commit throughput and latency of a 3-voter quorum, next to the machine's floors",
+		Long: `Quorum runs a matrix of cases, each on a fresh 3-voter quorum: record sizes,
+flush never (the log is written but not fsynced) and flush always (a voter
+fsyncs before its log end offset counts), closed loops of 1 and 64 writers
+and an open loop at a fixed rate. A record counts once the leader's high
+watermark covers it. Each case reports records/s, MB/s, commit latency
+p50/p99/p99.9, CPU µs and heap allocations per committed record.
+
+The floors come first: one loopback TCP round trip (64 B ping-pong) and one
+4 KiB write + fdatasync in the data folder; ×floor is the p50 commit latency
+over the matching floor. The machine's noise (other processes, a shared or
+virtual CPU) moves every figure: compare runs made back to back.
+
+kraftlab runs Kafka's quorum timing with controller.quorum.append.linger.ms=0
+(the leader batches whatever queued while it worked); --systems
+kraftlab-linger adds Kafka's 25 ms linger.`,
+		Example:     indentExample("kraftlab bench quorum\nkraftlab bench quorum --sizes 256 --writers 1,64 --rate 0\nkraftlab bench quorum --json --flush always\ncd bench && go run . quorum    # with hashicorp/raft and etcd raft"),
+		Args:        cobra.NoArgs,
+		Annotations: annotations,
+	}
+	fs := flag.NewFlagSet("quorum", flag.ContinueOnError)
+	f.Register(fs, "kraftlab")
+	cmd.Flags().AddGoFlagSet(fs)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		cfg, err := f.Config(benchkit.KraftlabFactories())
+		if err != nil {
+			return usagef("%v", err)
+		}
+		err = benchkit.Main(cmd.Context(), cfg, f.JSON, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		if err != nil {
+			return failedf("bench quorum: %w", err)
+		}
+		if !f.JSON {
+			fmt.Fprintf(cmd.OutOrStdout(), "\nkraftlab alone. For hashicorp/raft and etcd raft in the same run, with ratios, from a kraftlab source tree:\n  cd bench && go run . quorum\n")
+		}
+		return nil
+	}
+	return cmd
+}
+
+func newBenchFailoverCommand(annotations map[string]string) *cobra.Command {
+	var (
+		profiles, changes string
+		rounds            int
+		set               []string
+		dir               string
+	)
+	cmd := &cobra.Command{
+		Use:   "failover [flags]",
+		Short: "Time to a new leader and to its first commit after the leader is killed, stopped or resigns",
+		Long: `Failover starts a 3-voter quorum with a timing profile and changes its leader
+again and again: kill (as kill -9: the followers notice only when
+controller.quorum.fetch.timeout.ms passes without a fetch), stop (a graceful
+shutdown: the leader resigns with EndQuorumEpoch first) and resign (the
+leader resigns and stays a voter). After each change it waits for the new
+leader and its first commit, then restarts the old leader and waits for it
+to catch up before the next round.
+
+It reports, per profile and change, the time from the change to the new
+leader's election and to its first commit (the high watermark advancing
+again), p50, p99 and max, next to the bound: fetch timeout + 2 × election
+timeout for a kill, the 100 ms aim for a graceful change.
+
+By default every change runs 20 rounds, except kills on the workshop
+profile: 10, since each takes about 6 s (its fetch timeout is 4 s). The
+default run takes about 5 minutes; --profiles kafka or --rounds trim it.`,
+		Example:     indentExample("kraftlab bench failover\nkraftlab bench failover --profiles kafka --changes kill --rounds 5\nkraftlab bench failover --profiles fast --json"),
+		Args:        cobra.NoArgs,
+		Annotations: annotations,
+	}
+	cmd.Flags().StringVar(&profiles, "profiles", cluster.ProfileKafka+","+cluster.ProfileWorkshop, "timing profiles to measure ("+strings.Join(cluster.Profiles(), ", ")+")")
+	cmd.Flags().StringVar(&changes, "changes", "kill,stop,resign", "how the leadership changes: kill, stop, resign")
+	cmd.Flags().IntVarP(&rounds, "rounds", "k", 0, "leader changes per profile and change (default 20; 10 for workshop kills)")
+	cmd.Flags().StringArrayVar(&set, "set", nil, "override a timing key for every profile, as kraftlab up --set (repeatable)")
+	cmd.Flags().StringVar(&dir, "dir", "", "data folder (default: a fresh temporary folder, removed afterwards)")
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		plan := benchkit.FailoverPlan{Rounds: rounds, Set: set, Dir: dir}
+		for _, p := range strings.Split(profiles, ",") {
+			p = strings.TrimSpace(p)
+			if _, err := cluster.ProfileTiming(p); err != nil {
+				return usagef("--profiles: %v", err)
+			}
+			plan.Profiles = append(plan.Profiles, p)
+		}
+		for _, c := range strings.Split(changes, ",") {
+			ch := benchkit.Change(strings.TrimSpace(c))
+			if !slices.Contains(benchkit.Changes(), ch) {
+				return usagef("--changes: %q is not kill, stop or resign", c)
+			}
+			plan.Changes = append(plan.Changes, ch)
+		}
+		if rounds < 0 {
+			return usagef("--rounds: %d is negative", rounds)
+		}
+		for _, p := range plan.Profiles {
+			t, _ := cluster.ProfileTiming(p)
+			if err := t.Apply(set); err != nil {
+				return usagef("%v", err)
+			}
+			if err := t.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+		}
+		rs, runErr := benchkit.RunFailovers(cmd.Context(), plan, cmd.ErrOrStderr())
+		var err error
+		if wantJSON(cmd) {
+			err = printJSON(cmd.OutOrStdout(), rs)
+		} else {
+			err = benchkit.WriteFailoverTable(cmd.OutOrStdout(), rs)
+		}
+		if runErr != nil {
+			return failedf("bench failover: %w", runErr)
+		}
+		return err
+	}
+	return cmd
+}
