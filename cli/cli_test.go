@@ -51,6 +51,15 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 		{[]string{"scenario"}, []string{"scenario needs a subcommand"}},
 		{[]string{"scenario", "run"}, []string{"scenario run needs at least one FILE"}},
 		{[]string{"scenario", "run", "x.txt", "--profile", "slow"}, []string{`unknown profile "slow"`}},
+		{[]string{"load", "fast"}, []string{`bad load rate "fast": want records per second, such as 200, or stop`}},
+		{[]string{"load", "-5"}, []string{`unknown shorthand flag: '5'`}},
+		{[]string{"load", "1", "2"}, []string{"load takes a RATE or stop, got 2 arguments"}},
+		{[]string{"load", "--size", "10"}, []string{"load --size needs a RATE"}},
+		{[]string{"load", "stop", "--size", "10"}, []string{"load stop takes no --size"}},
+		{[]string{"load", "10", "--size", "0"}, []string{`invalid argument "0" for "--size" flag: must be between 1 B and 1.0 MiB`}},
+		{[]string{"load", "10", "--size", "lots"}, []string{"want a size such as 100, 1KiB or 4kB"}},
+		{[]string{"load", "200000"}, []string{"load rate 200000 records/s must be between 0 (stop) and 100000"}},
+		{[]string{"load", "100000", "--size", "1KiB"}, []string{"more than the 32 MiB/s a playground takes"}},
 	}
 	for _, tc := range cases {
 		code, out, errOut := h.run(tc.args...)
@@ -229,6 +238,32 @@ func TestActions(t *testing.T) {
 	}
 }
 
+func TestLoad(t *testing.T) {
+	h := newHarness(t)
+	h.serve("default", clustertest.Options{})
+	code, out, errOut := h.run("load")
+	expectRun(t, "load before any", code, out, errOut, ExitOK, "load off\n", "records committed 0, failed 0, skipped 0, in flight 0")
+	code, out, errOut = h.run("load", "200")
+	expectRun(t, "load 200", code, out, errOut, ExitOK, "load started: 200 rec/s of 100 B, appended on the leader")
+	code, out, errOut = h.run("load")
+	expectRun(t, "load", code, out, errOut, ExitOK, "load 200 rec/s of 100 B on node 1\n")
+	code, out, errOut = h.run("status")
+	expectRun(t, "status with load", code, out, errOut, ExitOK, "\nload 200 rec/s of 100 B on node 1: ")
+	code, out, errOut = h.run("load", "500", "--size", "1KiB", "--json")
+	expectRun(t, "load 500 --size 1KiB --json", code, out, errOut, ExitOK, `"action": "load"`, `"message": "load changed: 500 rec/s of 1.0 KiB (was 200 rec/s of 100 B)"`)
+	code, out, _ = h.run("load", "--json")
+	var l cluster.LoadView
+	if err := json.Unmarshal([]byte(out), &l); err != nil || code != 0 || l.RecordsPerSec != 500 || l.RecordBytes != 1024 || l.NodeID != 1 {
+		t.Errorf("load --json: %d %v %s", code, err, out)
+	}
+	code, out, errOut = h.run("load", "stop")
+	expectRun(t, "load stop", code, out, errOut, ExitOK, "load stopped (")
+	code, out, errOut = h.run("load", "0")
+	expectRun(t, "load 0", code, out, errOut, ExitOK, "load is already off")
+	code, out, errOut = h.run("events")
+	expectRun(t, "events", code, out, errOut, ExitOK, "load started: 200 rec/s", "load stopped")
+}
+
 func TestWaitAndExpect(t *testing.T) {
 	h := newHarness(t)
 	h.serve("default", clustertest.Options{ElectionDelay: 300 * time.Millisecond})
@@ -276,10 +311,12 @@ func TestScenarioRun(t *testing.T) {
 	pass := writeFile(t, dir, "pass.txt", `# kill the leader, a new one takes over
 up --controllers 3 --brokers 0 --profile workshop
 wait leader
+load 500 --size 64   # offsets move
 kill leader          # the first leader
 wait new-leader
 expect leader != old-leader
 status
+load stop
 `)
 	fail := writeFile(t, dir, "fail.txt", "wait leader\n\nexpect leader == 3\nkill 2\n")
 
@@ -290,6 +327,8 @@ status
 		"ok: leader 1 in epoch 1",
 		"killed node 1 (the leader of epoch 1)",
 		"LeaderId:               2",
+		"load started: 500 rec/s of 64 B",
+		"load stopped (",
 		"--- PASS "+pass,
 		"=== "+fail+" (3 controllers, 3 brokers, profile fast",
 		"--- FAIL "+fail+":3: expect leader == 3\n    expect leader == 3: false; saw: leader 1 in epoch 1",
@@ -304,7 +343,7 @@ status
 		t.Fatalf("scenario --json: %v\n%s", err, out)
 	}
 	if code != ExitFailed || rep.OK || rep.ExitCode != 1 || len(rep.Files) != 2 || !rep.Files[0].OK ||
-		rep.Files[1].Failure.Pos != fail+":3" || len(rep.Files[0].Steps) != 5 {
+		rep.Files[1].Failure.Pos != fail+":3" || len(rep.Files[0].Steps) != 7 {
 		t.Errorf("report %+v", rep)
 	}
 	if !strings.Contains(rep.Files[0].Playground, "profile workshop") {
@@ -333,6 +372,7 @@ scenario run x.txt
 up --controllers 5
 help
 wait 'unterminated
+load 10 --size 2MiB
 `)
 	code, out, errOut := h.run("scenario", "run", good, bad)
 	expectRun(t, "scenario run with errors", code, out, errOut, ExitUsage,
@@ -349,6 +389,7 @@ wait 'unterminated
 		bad+":12: up may only be the first command",
 		bad+":13: help cannot be a scenario line",
 		bad+":14: unterminated ' quote",
+		bad+`:15: invalid argument "2MiB" for "--size" flag: must be between 1 B and 1.0 MiB`,
 		"kraftlab: nothing ran: 1 of 2 scenario files have problems (listed above)")
 	if strings.Contains(out, "===") {
 		t.Errorf("something ran:\n%s", out)

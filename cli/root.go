@@ -92,7 +92,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 			root.AddCommand(c)
 		}
 	}
-	add("run", newUpCommand(e), newDownCommand(e), newScenarioCommand(e))
+	add("run", newUpCommand(e), newDownCommand(e), newScenarioCommand(e), newLoadCommand(e))
 	add("look", newStatusCommand(e), newNodesCommand(e), newEventsCommand(e))
 	add("break", newNodeActionCommands(e)...)
 	add("break", newResignCommand(e), newPartitionCommand(e), newHealCommand(e), newLinkCommand(e))

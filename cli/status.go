@@ -79,6 +79,9 @@ func writeQuorumStatus(w io.Writer, v *cluster.View) {
 	if v.LeaderID == cluster.NoLeader {
 		fmt.Fprintf(w, "\n%s: an election may be in progress\n", v.Summary())
 	}
+	if line := loadLine(v); line != "" {
+		fmt.Fprintf(w, "\n%s\n", line)
+	}
 }
 
 // quorumNode prints a node as Kafka's describe --status does. kraftlab's

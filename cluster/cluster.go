@@ -44,6 +44,8 @@ type engine struct {
 	addrMu sync.RWMutex // guards addrs; never held while calling a node
 	addrs  map[int32]string
 
+	load *loadGen
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -83,6 +85,7 @@ func start(ctx context.Context, cfg Config, events *Events) (Engine, error) {
 			return nil, err
 		}
 	}
+	e.load = newLoadGen(e)
 	return e, nil
 }
 
@@ -305,11 +308,14 @@ func (e *engine) SetLinks(changes []LinkChange) error {
 	return nil
 }
 
-// Close implements Engine: it kills every node at once (what each one
-// acknowledged is already flushed under its flush policy) and removes a
-// temporary data folder.
+// Close implements Engine: it stops the load, kills every node at once
+// (what each one acknowledged is already flushed under its flush policy)
+// and removes a temporary data folder.
 func (e *engine) Close() error {
 	e.closeOnce.Do(func() {
+		if e.load != nil {
+			e.load.close()
+		}
 		var wg sync.WaitGroup
 		for _, n := range e.nodes {
 			if st := n.q.Status(); st.Running() {

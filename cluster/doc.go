@@ -2,8 +2,10 @@
 // (config.go), the one consistent view of every node that the TUI and the
 // CLI show (view.go), the event stream (events.go), node references and the
 // conditions that wait and expect check (noderef.go, condition.go), the
-// Engine interface that the running cluster implements (engine.go), and the
-// Playground that wraps an Engine for its users (playground.go).
+// background load's settings and view (load.go), the Engine interface that
+// the running cluster implements (engine.go; the real one in cluster.go,
+// node.go and loadgen.go), and the Playground that wraps an Engine for its
+// users (playground.go).
 //
 // Layers: an Engine knows nodes, links and the protocol, and reports raw
 // facts (each node's own state, the leader's replica table, link faults and

@@ -22,9 +22,10 @@ type Engine interface {
 	// View returns one consistent snapshot: ClusterID, Timestamp, every
 	// node (a NodeView, with its Replicas table while it leads, and its RPC
 	// counters), every directed link between nodes (a LinkView, with its
-	// counters), and once brokers exist Brokers, Partitions and Fetchers.
-	// Nodes that are not running report State killed or stopped, no Role,
-	// and the offsets they had on disk. View never waits on a stuck node.
+	// counters), the background load (Load), and once brokers exist
+	// Brokers, Partitions and Fetchers. Nodes that are not running report
+	// State killed or stopped, no Role, and the offsets they had on disk.
+	// View never waits on a stuck node.
 	View() View
 	// Kill stops node id at once, as kill -9 would: its listener and
 	// connections close, its goroutines end, nothing more is written. Its
@@ -50,6 +51,12 @@ type Engine interface {
 	// offset (deleting the log before it), as Kafka's metadata log cleaner
 	// may once a snapshot exists. It returns the snapshot's ID.
 	Snapshot(ctx context.Context, id int32) (SnapshotID, error)
+	// SetLoad starts, changes or (recordsPerSec 0) stops the background
+	// load: records of recordBytes bytes appended to the metadata log on
+	// the current leader, recordsPerSec of them a second, as a producer
+	// would. It follows the leader across elections, pauses while there
+	// is none, and reports what it did in View's Load. It returns at once.
+	SetLoad(ctx context.Context, recordsPerSec, recordBytes int) error
 	// Close stops every node and every goroutine, and removes the data
 	// folder unless Config.DataDir named one.
 	Close() error

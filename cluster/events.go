@@ -38,7 +38,9 @@ const (
 	EventLinkChange EventKind = "link-change"
 	EventHeal       EventKind = "heal"
 	EventSnapshot   EventKind = "snapshot"
-	EventDown       EventKind = "down"
+	// EventLoad: the background load started, changed or stopped.
+	EventLoad EventKind = "load"
+	EventDown EventKind = "down"
 	// EventActionError: an action was refused or failed.
 	EventActionError EventKind = "action-error"
 	// EventMissed is never published: a subscriber that fell behind the

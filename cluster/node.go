@@ -21,8 +21,12 @@ type engineNode struct {
 // link counters; it never waits for a node's loop.
 func (e *engine) View() View {
 	now := time.Now()
+	// The load first: the records it counts as committed are then below
+	// the high watermarks the nodes publish next (at most publishInterval
+	// late).
+	load := e.load.snapshot()
 	traffic := e.counters.Snapshot()
-	v := View{ClusterID: e.clusterID, Timestamp: now.UnixMilli()}
+	v := View{ClusterID: e.clusterID, Timestamp: now.UnixMilli(), Load: load}
 	for _, n := range e.nodes {
 		v.Nodes = append(v.Nodes, n.view(n.q.Status(), traffic.Nodes[n.id]))
 	}

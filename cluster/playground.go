@@ -39,6 +39,7 @@ const (
 	ActHeal      ActionKind = "heal"
 	ActLink      ActionKind = "link"
 	ActSnapshot  ActionKind = "snapshot"
+	ActLoad      ActionKind = "load"
 )
 
 // Action is one thing a user does to the playground.
@@ -54,6 +55,11 @@ type Action struct {
 	DelayMs  int64   `json:"delayMs,omitempty"`
 	JitterMs int64   `json:"jitterMs,omitempty"`
 	Loss     float64 `json:"loss,omitempty"`
+	// RecordsPerSec and RecordBytes are load's settings: the rate (0
+	// stops the load) and the size of each record (0 means
+	// DefaultLoadRecordBytes).
+	RecordsPerSec int `json:"recordsPerSec,omitempty"`
+	RecordBytes   int `json:"recordBytes,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.
@@ -67,13 +73,26 @@ func (a Action) String() string {
 	if a.OneWay {
 		s += " --oneway"
 	}
-	if a.Kind == ActLink {
+	switch {
+	case a.Kind == ActLink:
 		s += fmt.Sprintf(" --delay %v --jitter %v --loss %g%%", ms(a.DelayMs), ms(a.JitterMs), a.Loss*100)
+	case a.Kind == ActLoad && a.RecordsPerSec == 0:
+		s += " stop"
+	case a.Kind == ActLoad:
+		s += fmt.Sprintf(" %d --size %d", a.RecordsPerSec, a.loadBytes())
 	}
 	return s
 }
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// loadBytes is the load's record size, its default if unset.
+func (a Action) loadBytes() int {
+	if a.RecordBytes == 0 {
+		return DefaultLoadRecordBytes
+	}
+	return a.RecordBytes
+}
 
 // Result says what an action did.
 type Result struct {
@@ -250,6 +269,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return Result{Nodes: []int32{id}, Message: msg}, nil
 	case ActPartition, ActHeal, ActLink:
 		return p.doLink(&v, a)
+	case ActLoad:
+		return p.doLoad(ctx, &v, a)
 	}
 	return Result{}, errorf(ErrBadAction, "unknown action %q", a.Kind)
 }
@@ -404,6 +425,34 @@ func (p *Playground) doLink(v *View, a Action) (Result, error) {
 	}
 	p.publish(kind, from, res.Message)
 	return res, nil
+}
+
+// doLoad starts, changes or stops the background load.
+func (p *Playground) doLoad(ctx context.Context, v *View, a Action) (Result, error) {
+	if !a.Node.IsZero() || !a.Peer.IsZero() || a.OneWay {
+		return Result{}, errorf(ErrBadAction, "load takes no node: it follows the leader")
+	}
+	size := a.loadBytes()
+	if err := ValidateLoad(a.RecordsPerSec, size); err != nil {
+		return Result{}, errorf(ErrBadAction, "%v", err)
+	}
+	was := v.Load
+	if err := p.engine.SetLoad(ctx, a.RecordsPerSec, size); err != nil {
+		return Result{}, fmt.Errorf("load: %w", err)
+	}
+	var msg string
+	switch {
+	case a.RecordsPerSec == 0 && !was.On():
+		msg = fmt.Sprintf("load is already off (%d records committed so far)", was.Committed)
+	case a.RecordsPerSec == 0:
+		msg = fmt.Sprintf("load stopped (%d records committed so far)", was.Committed)
+	case !was.On():
+		msg = fmt.Sprintf("load started: %s, appended on the leader", loadRate(a.RecordsPerSec, size))
+	default:
+		msg = fmt.Sprintf("load changed: %s (was %s)", loadRate(a.RecordsPerSec, size), loadRate(was.RecordsPerSec, was.RecordBytes))
+	}
+	p.publish(EventLoad, 0, msg)
+	return Result{Message: msg}, nil
 }
 
 // recordBaseline stores the baseline for an action about to run and

@@ -61,8 +61,8 @@ const (
 // draws, what `kraftlab status --json` prints and what conditions test.
 //
 // The Engine fills ClusterID, Timestamp, Nodes (each with its own Replicas
-// table when it is a leader), Links and, once brokers exist, Brokers,
-// Partitions and Fetchers. Derive fills the rest: the quorum summary named
+// table when it is a leader), Links, Load and, once brokers exist,
+// Brokers, Partitions and Fetchers. Derive fills the rest: the quorum summary named
 // after kafka-metadata-quorum describe, node states, and the baseline.
 type View struct {
 	ClusterID string `json:"clusterId"`
@@ -94,6 +94,8 @@ type View struct {
 	// reports a non-nil, possibly empty, slice.
 	Partitions []PartitionView `json:"partitions"`
 	Fetchers   []FetcherView   `json:"fetchers"`
+	// Load is the background load.
+	Load LoadView `json:"load"`
 }
 
 // ReplicaState is one replica of the metadata log as the leader sees it,

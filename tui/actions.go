@@ -147,8 +147,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.events.scroll = 0
 		return nil
 	case key.Matches(msg, k.Load):
-		m.refuse("load: not available: %s", loadUnavailable)
-		return nil
+		if m.hasView && m.view.Load.On() {
+			return m.act(cluster.Action{Kind: cluster.ActLoad})
+		}
+		return m.act(cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: loadRate, RecordBytes: loadBytes})
 	case key.Matches(msg, k.HealAll):
 		return m.act(cluster.Action{Kind: cluster.ActHeal})
 	case key.Matches(msg, k.Resign):

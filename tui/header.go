@@ -15,9 +15,6 @@ import (
 type headerModel struct {
 	// started is when the playground started; zero if unknown.
 	started time.Time
-	// load says whether background load runs; empty while the engine has
-	// no load action.
-	load string
 }
 
 // nodeCounts counts nodes by what the playground did to them.
@@ -86,12 +83,21 @@ func (h headerModel) view(st *Styles, v *cluster.View, paused bool, w int) block
 		counts = append(counts, "0 isolated")
 	}
 	items = append(items, item("nodes", strings.Join(counts, ", ")))
-	load := h.load
-	if load == "" {
-		load = st.Dim.Render("n/a")
-	}
-	items = append(items, item("load", load))
+	items = append(items, item("load", loadValue(st, &v.Load)))
 	return flow(items, w, 3)
+}
+
+// loadValue says whether the background load runs: its rate, and why it
+// is paused.
+func loadValue(st *Styles, l *cluster.LoadView) string {
+	if !l.On() {
+		return st.Dim.Render("off")
+	}
+	s := st.Value.Render(fmt.Sprintf("%d/s", l.RecordsPerSec))
+	if l.NodeID == cluster.NoLeader {
+		s += " " + st.Warn.Render("paused: no leader")
+	}
+	return s
 }
 
 // maxEpoch is the leader's epoch, or with no leader the highest epoch any

@@ -1,6 +1,12 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
 
 // KeyMap is every key the screen answers to. It implements help.KeyMap, so
 // the help bar and the full help (?) list exactly these.
@@ -19,8 +25,11 @@ type KeyMap struct {
 	PickPrev, PickNext, Confirm, Cancel key.Binding
 }
 
-// loadUnavailable says why the load key does nothing yet.
-const loadUnavailable = "background load needs an append/load action on the engine, which cluster.Engine does not have yet"
+// The background load the load key starts.
+const (
+	loadRate  = 100
+	loadBytes = cluster.DefaultLoadRecordBytes
+)
 
 // DefaultKeyMap returns the key bindings.
 func DefaultKeyMap() KeyMap {
@@ -44,7 +53,7 @@ func DefaultKeyMap() KeyMap {
 		HealAll:   b("H", "heal all", "H"),
 		Link:      b("d", "delay/loss…", "d"),
 
-		Load:       b("L", "load: n/a (no engine load action yet)", "L"),
+		Load:       b("L", fmt.Sprintf("load %d rec/s on/off", loadRate), "L"),
 		Pause:      b("space", "pause", " "),
 		Tab:        b("tab", "next panel", "tab"),
 		ScrollUp:   b("pgup/[", "older events", "pgup", "["),

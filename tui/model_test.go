@@ -256,19 +256,35 @@ func TestParseFault(t *testing.T) {
 	}
 }
 
-func TestLoadKeyExplainsItIsUnavailable(t *testing.T) {
+func TestLoadKeyToggles(t *testing.T) {
 	pg, _ := openPlayground(t, 3, 0, clustertest.Options{})
 	m := newModel(t, pg, 160, 48)
+	if !strings.Contains(m.View(), "load off") {
+		t.Fatalf("the header does not say the load is off:\n%s", m.View())
+	}
 	press(t, m, "L")
+	pull(t, m)
 	screen := m.View()
-	if !strings.Contains(lastLine(t, screen, 2), "load: not available") {
+	if !strings.Contains(lastLine(t, screen, 2), "load started: 100 rec/s of 100 B") {
 		t.Fatalf("status: %q", lastLine(t, screen, 2))
 	}
-	if !strings.Contains(lineWith(t, screen, "load: not available"), " ui ") {
-		t.Fatalf("the refusal is not in the log:\n%s", screen)
+	if !strings.Contains(screen, "load 100/s") || !strings.Contains(lineWith(t, screen, " load  "), "load started") {
+		t.Fatalf("no load in the header or the log:\n%s", screen)
 	}
-	if !strings.Contains(screen, "load n/a") {
-		t.Fatal("the header does not say load is unavailable")
+	if l := pg.View().Load; l.RecordsPerSec != 100 || l.RecordBytes != 100 {
+		t.Fatalf("load %+v", l)
+	}
+	// Without a majority there is no leader to append on.
+	press(t, m, "j", "x", "j", "x")
+	pull(t, m)
+	if screen = m.View(); !strings.Contains(screen, "load 100/s paused: no leader") {
+		t.Fatalf("the header does not say the load is paused:\n%s", screen)
+	}
+	press(t, m, "L")
+	pull(t, m)
+	screen = m.View()
+	if !strings.Contains(lastLine(t, screen, 2), "load stopped") || !strings.Contains(screen, "load off") {
+		t.Fatalf("L did not stop the load:\n%s", screen)
 	}
 }
 

@@ -66,6 +66,16 @@ type Engine struct {
 	closed      bool
 	resignedBy  int32 // a resigned leader sits out the next election
 	failNextAct error
+	load        modelLoad
+}
+
+// modelLoad is the background load: the leader's log grows by the rate,
+// and the records commit with the rest.
+type modelLoad struct {
+	view    cluster.LoadView
+	last    time.Time
+	owed    float64
+	pending int64 // on the leader's log, not yet committed
 }
 
 // New builds the model for cfg with a leader already elected in epoch 1.
@@ -77,6 +87,7 @@ func New(cfg cluster.Config, events *cluster.Events, opt Options) *Engine {
 		opt.Now = time.Now
 	}
 	e := &Engine{cfg: cfg, events: events, opt: opt, nodes: map[int32]*node{}, links: map[[2]int32]cluster.LinkFault{}, leader: cluster.NoLeader, resignedBy: cluster.NoLeader}
+	e.load.view.NodeID = cluster.NoLeader
 	add := func(id int32, kind string) {
 		e.nodes[id] = &node{id: id, kind: kind, state: cluster.StateRunning, role: cluster.RoleUnattached, leader: cluster.NoLeader, voted: -1, lastFetch: -1}
 		e.order = append(e.order, id)
@@ -141,7 +152,10 @@ func (e *Engine) setRole(n *node, role string) {
 
 // settle brings the model up to date with the clock and the faults.
 func (e *Engine) settle(now time.Time) {
+	loadDue := e.loadDue(now)
 	if e.leader != cluster.NoLeader && (!e.live(e.leader) || !e.majority(e.leader)) {
+		e.load.view.Failed += e.load.pending
+		e.load.pending = 0
 		old := e.nodes[e.leader]
 		if e.live(old.id) {
 			e.setRole(old, cluster.RoleResigned) // check-quorum
@@ -153,6 +167,8 @@ func (e *Engine) settle(now time.Time) {
 		e.elect(now)
 	}
 	if e.leader == cluster.NoLeader {
+		e.load.view.Skipped += loadDue
+		e.load.view.NodeID = cluster.NoLeader
 		for _, id := range e.order {
 			if n := e.nodes[id]; e.live(id) && n.role != cluster.RoleResigned {
 				if n.kind == cluster.KindController {
@@ -169,6 +185,11 @@ func (e *Engine) settle(now time.Time) {
 		l.leo++
 	}
 	e.lastAppend = now
+	l.leo += loadDue
+	e.load.pending += loadDue
+	if e.load.view.On() {
+		e.load.view.NodeID = l.id
+	}
 	acks := 0
 	for _, id := range e.order {
 		n := e.nodes[id]
@@ -185,7 +206,10 @@ func (e *Engine) settle(now time.Time) {
 	}
 	if acks+1 > len(e.voters())/2 {
 		l.hwm = l.leo
+		e.load.view.Committed += e.load.pending
+		e.load.pending = 0
 	}
+	e.load.view.InFlight = e.load.pending
 	for _, id := range e.order {
 		if n := e.nodes[id]; id != l.id && e.live(id) && e.reach(id, l.id) {
 			n.hwm = min(l.hwm, n.leo)
@@ -246,6 +270,32 @@ func (e *Engine) elect(now time.Time) {
 	e.publish(cluster.EventElection, best.id, best.epoch, "elected leader in epoch %d", best.epoch)
 }
 
+// loadDue returns the load records due since the last call.
+func (e *Engine) loadDue(now time.Time) int64 {
+	owed := e.load.owed + now.Sub(e.load.last).Seconds()*float64(e.load.view.RecordsPerSec)
+	e.load.last = now
+	n := int64(owed)
+	e.load.owed = owed - float64(n)
+	return n
+}
+
+// SetLoad implements cluster.Engine.
+func (e *Engine) SetLoad(_ context.Context, recordsPerSec, recordBytes int) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.takeFailure(); err != nil {
+		return err
+	}
+	now := e.opt.Now()
+	e.settle(now)
+	e.load.view.RecordsPerSec, e.load.view.RecordBytes = recordsPerSec, recordBytes
+	e.load.last, e.load.owed = now, 0
+	if recordsPerSec == 0 {
+		e.load.view.NodeID = cluster.NoLeader
+	}
+	return nil
+}
+
 // View implements cluster.Engine.
 func (e *Engine) View() cluster.View {
 	e.mu.Lock()
@@ -254,7 +304,7 @@ func (e *Engine) View() cluster.View {
 	if !e.closed {
 		e.settle(now)
 	}
-	v := cluster.View{ClusterID: "kraftlab-test-cluster", Timestamp: now.UnixMilli()}
+	v := cluster.View{ClusterID: "kraftlab-test-cluster", Timestamp: now.UnixMilli(), Load: e.load.view}
 	for _, id := range e.order {
 		n := e.nodes[id]
 		nv := cluster.NodeView{

@@ -125,6 +125,9 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	case cluster.ActPartition, cluster.ActLink:
 		path = fmt.Sprintf("/v1/links/%s/%s/%s", url.PathEscape(a.Node.String()), url.PathEscape(a.Peer.String()), a.Kind)
 		body = linkBody{OneWay: a.OneWay, DelayMs: a.DelayMs, JitterMs: a.JitterMs, Loss: a.Loss}
+	case cluster.ActLoad:
+		path = "/v1/load"
+		body = loadBody{RecordsPerSec: a.RecordsPerSec, RecordBytes: a.RecordBytes}
 	default:
 		return res, fmt.Errorf("unknown action %q", a.Kind)
 	}

@@ -24,6 +24,7 @@ const (
 	routeResign = "POST /v1/resign"
 	routeLink   = "POST /v1/links/{a}/{b}/{action}"
 	routeHeal   = "POST /v1/heal"
+	routeLoad   = "POST /v1/load" // {"recordsPerSec": N, "recordBytes": B}; N 0 stops
 	routeDown   = "POST /v1/down"
 )
 
@@ -63,6 +64,7 @@ func (s *Server) Handler() http.Handler {
 		routeResign: s.resign,
 		routeLink:   s.linkAction,
 		routeHeal:   s.healAll,
+		routeLoad:   s.load,
 		routeDown:   s.down,
 	}
 	for pattern, h := range routes {
@@ -209,6 +211,26 @@ func (s *Server) linkAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.act(w, r, cluster.Action{Kind: kind, Node: a, Peer: b, OneWay: body.OneWay, DelayMs: body.DelayMs, JitterMs: body.JitterMs, Loss: body.Loss})
+}
+
+// loadBody is the body of a load action.
+type loadBody struct {
+	RecordsPerSec int `json:"recordsPerSec"`
+	RecordBytes   int `json:"recordBytes"`
+}
+
+func (s *Server) load(w http.ResponseWriter, r *http.Request) {
+	var body loadBody
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = errors.New(`want {"recordsPerSec": N, "recordBytes": B}`)
+		}
+		writeError(w, http.StatusBadRequest, fmt.Errorf("bad request body: %w", err))
+		return
+	}
+	s.act(w, r, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: body.RecordsPerSec, RecordBytes: body.RecordBytes})
 }
 
 func (s *Server) act(w http.ResponseWriter, r *http.Request, a cluster.Action) {

@@ -108,6 +108,7 @@ func TestStatusAndActions(t *testing.T) {
 		{Kind: cluster.ActSnapshot, Node: cluster.LeaderRef()},
 		{Kind: cluster.ActResign},
 		{Kind: cluster.ActStop, Node: three},
+		{Kind: cluster.ActLoad, RecordsPerSec: 300, RecordBytes: 50},
 	} {
 		if res, err := s.client.Do(ctx, a); err != nil || res.Message == "" {
 			t.Errorf("%s = %+v, %v", a, res, err)
@@ -119,6 +120,13 @@ func TestStatusAndActions(t *testing.T) {
 	}
 	if n, _ := v.Node(3); n.State != cluster.StateStopped {
 		t.Errorf("node 3 %s", n.State)
+	}
+	if v.Load.RecordsPerSec != 300 || v.Load.RecordBytes != 50 || v.Load.NodeID != v.LeaderID {
+		t.Errorf("load over the API: %+v, leader %d", v.Load, v.LeaderID)
+	}
+	res, err = s.client.Do(ctx, cluster.Action{Kind: cluster.ActLoad})
+	if v, _ = s.client.Status(ctx); err != nil || !strings.HasPrefix(res.Message, "load stopped") || v.Load.On() {
+		t.Errorf("load stop = %+v, %v; load %+v", res, err, v.Load)
 	}
 }
 
@@ -138,6 +146,7 @@ func TestActionErrorsCarryStatusAndMessage(t *testing.T) {
 		{cluster.Action{Kind: cluster.ActKill, Node: cluster.LeaderRef()}, http.StatusOK, nil, ""},
 		{cluster.Action{Kind: cluster.ActKill, Node: cluster.LeaderRef()}, http.StatusOK, nil, ""},
 		{cluster.Action{Kind: cluster.ActResign}, http.StatusConflict, cluster.ErrNoLeader, "no leader right now"},
+		{cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: -3}, http.StatusBadRequest, cluster.ErrBadAction, "load rate -3 records/s must be between 0 (stop) and 100000"},
 	}
 	for _, tc := range cases {
 		_, err := s.client.Do(ctx, tc.a)
@@ -177,6 +186,10 @@ func TestRawHTTPErrorsAreJSON(t *testing.T) {
 		{"GET", "/v1/events?after=-1", "", 400, "bad after="},
 		{"GET", "/v1/events?follow=maybe", "", 400, "bad follow="},
 		{"POST", "/v1/nodes/old-leader/kill", "", 409, "no kill, stop, isolate or resign yet"},
+		{"POST", "/v1/load", "", 400, `bad request body: want {"recordsPerSec": N, "recordBytes": B}`},
+		{"POST", "/v1/load", `{"rate": 5}`, 400, `bad request body: json: unknown field "rate"`},
+		{"GET", "/v1/load", "", 405, "use POST"},
+		{"POST", "/v1/load", `{"recordsPerSec": 10, "recordBytes": 2000000}`, 400, "load record size 2000000 B must be between 1 B and 1.0 MiB"},
 	}
 	for _, tc := range cases {
 		status, msg := s.raw(t, tc.method, tc.path, tc.body)
