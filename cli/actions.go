@@ -200,7 +200,9 @@ func doAction(e *env, cmd *cobra.Command, a cluster.Action) error {
 		return err
 	}
 	defer c.Close()
-	res, err := c.Do(cmd.Context(), a)
+	ctx, cancel := context.WithTimeout(cmd.Context(), actionTimeout)
+	defer cancel()
+	res, err := c.Do(ctx, a)
 	if err != nil {
 		return apiError(c, err)
 	}

@@ -3,15 +3,18 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
+	"github.com/kraftlab/kraftlab/cluster/control"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 )
 
@@ -92,8 +95,9 @@ func TestUpServesUntilDown(t *testing.T) {
 	h := newHarness(t)
 	var upOut, upErr lockedBuffer
 	upDone := make(chan int, 1)
+	ctx := testContext(t)
 	go func() {
-		upDone <- run(context.Background(), []string{"up", "--headless", "--profile", "fast", "--brokers", "1"}, h.env(&upOut, &upErr))
+		upDone <- run(ctx, []string{"up", "--headless", "--profile", "fast", "--brokers", "1"}, h.env(&upOut, &upErr))
 	}()
 	waitFor(t, "up to serve", func() bool { code, _, _ := h.run("status"); return code == 0 })
 
@@ -104,7 +108,7 @@ func TestUpServesUntilDown(t *testing.T) {
 	var followOut, followErr lockedBuffer
 	followDone := make(chan int, 1)
 	go func() {
-		followDone <- run(context.Background(), []string{"events", "--follow"}, h.env(&followOut, &followErr))
+		followDone <- run(ctx, []string{"events", "--follow"}, h.env(&followOut, &followErr))
 	}()
 
 	code, out, errOut = h.run("kill", "leader")
@@ -115,10 +119,10 @@ func TestUpServesUntilDown(t *testing.T) {
 
 	code, out, errOut = h.run("down")
 	expectRun(t, "down", code, out, errOut, ExitOK, `playground "default" is down`)
-	if code := <-upDone; code != ExitOK {
+	if code := exited(t, "up", upDone); code != ExitOK {
 		t.Errorf("up exited %d: %s", code, upErr.String())
 	}
-	if code := <-followDone; code != ExitOK {
+	if code := exited(t, "events --follow", followDone); code != ExitOK {
 		t.Errorf("events --follow exited %d when the playground went down: %s", code, followErr.String())
 	}
 	for _, want := range []string{
@@ -262,6 +266,45 @@ func TestLoad(t *testing.T) {
 	expectRun(t, "load 0", code, out, errOut, ExitOK, "load is already off")
 	code, out, errOut = h.run("events")
 	expectRun(t, "events", code, out, errOut, ExitOK, "load started: 200 rec/s", "load stopped")
+}
+
+// A playground that takes connections but never answers makes commands
+// fail with a hint once their deadline passes, never hang.
+func TestSilentPlaygroundTimesOut(t *testing.T) {
+	h := newHarness(t)
+	s, err := control.NewSession(h.home, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := s.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Go(func() {
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c) // read nothing, answer nothing
+		}
+	})
+	for _, args := range [][]string{{"status"}, {"kill", "leader"}, {"load", "10"}, {"events"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		var out, errOut lockedBuffer
+		code := run(ctx, args, h.env(&out, &errOut))
+		cancel()
+		expectRun(t, strings.Join(args, " "), code, out.String(), errOut.String(), ExitUsage,
+			`playground "default" did not answer in time (context deadline exceeded); it may be stuck: look at the shell that runs kraftlab up`)
+	}
 }
 
 func TestWaitAndExpect(t *testing.T) {
@@ -457,7 +500,7 @@ func TestExamplesRun(t *testing.T) {
 	e := h.env(&out, &errOut)
 	e.open = cluster.Open
 	args := append([]string{"scenario", "run", "--json", "--profile", cluster.ProfileFast}, files...)
-	code := run(context.Background(), args, e)
+	code := run(testContext(t), args, e)
 	var rep scenario.Report
 	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
 		t.Fatalf("scenario run --json: %v\n%s\n%s", err, out.String(), errOut.String())

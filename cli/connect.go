@@ -3,11 +3,22 @@ package cli
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/control"
+)
+
+// Deadlines of the calls to the control API, so that a playground that
+// does not answer (stuck, or stopped without closing its socket) never
+// hangs a command or a scenario line. An action's deadline is longer:
+// starting a node replays its log, and a graceful stop waits up to 5s for
+// a successor.
+const (
+	readTimeout   = 30 * time.Second
+	actionTimeout = time.Minute
 )
 
 // sessionOf returns the session a command acts on.
@@ -50,6 +61,8 @@ func apiError(c *control.Client, err error) error {
 		hint = "; start one with: " + upHint(ns.Session)
 	case errors.Is(err, context.Canceled):
 		return usagef("interrupted")
+	case errors.Is(err, context.DeadlineExceeded):
+		return usagef("playground %q did not answer in time (%v); it may be stuck: look at the shell that runs %s", c.Session().Name, err, upHint(c.Session().Name))
 	case errors.Is(err, cluster.ErrUnknownNode):
 		hint = "; list them with: kraftlab nodes"
 	case errors.Is(err, cluster.ErrNoLeader):
@@ -60,8 +73,10 @@ func apiError(c *control.Client, err error) error {
 	return usagef("%v%s", err, hint)
 }
 
-// status fetches the view.
+// status fetches the view, within readTimeout.
 func status(ctx context.Context, c *control.Client) (cluster.View, error) {
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
 	v, err := c.Status(ctx)
 	if err != nil {
 		return v, apiError(c, err)

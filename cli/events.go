@@ -41,7 +41,13 @@ shuts down or you press Ctrl-C. --json prints one JSON object per line.`,
 		defer c.Close()
 		w := cmd.OutOrStdout()
 		enc := json.NewEncoder(w)
-		for ev, err := range c.Events(cmd.Context(), after, follow) {
+		ctx := cmd.Context()
+		if !follow {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, readTimeout)
+			defer cancel()
+		}
+		for ev, err := range c.Events(ctx, after, follow) {
 			if errors.Is(err, context.Canceled) && follow {
 				return nil // Ctrl-C ends a follow
 			}

@@ -106,11 +106,38 @@ func (h *harness) env(out, errOut *lockedBuffer) *env {
 	}
 }
 
+// testTimeout bounds every command a test runs, in process or as a
+// binary, so that a stuck playground fails the test instead of hanging it
+// until go test's own timeout.
+const testTimeout = 2 * time.Minute
+
+// testContext returns a context that ends after testTimeout or with the
+// test.
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// exited waits for the exit code of a command run in the background.
+func exited(t *testing.T, what string, done <-chan int) int {
+	t.Helper()
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(testTimeout):
+		t.Fatalf("%s did not exit within %v", what, testTimeout)
+		return -1
+	}
+}
+
 // run runs kraftlab in process and returns its exit code and output.
 func (h *harness) run(args ...string) (int, string, string) {
 	h.t.Helper()
 	var out, errOut lockedBuffer
-	code := run(context.Background(), args, h.env(&out, &errOut))
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	code := run(ctx, args, h.env(&out, &errOut))
 	return code, out.String(), errOut.String()
 }
 
@@ -149,7 +176,7 @@ func (h *harness) serve(name string, opt clustertest.Options) *cluster.Playgroun
 // harness's home.
 func (h *harness) binaryRun(args ...string) (int, string, string) {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(os.Environ(), control.EnvHome+"="+h.home, control.EnvSession+"=")

@@ -45,6 +45,8 @@ func serve(t *testing.T) *served {
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	c := NewClient(s)
+	// A server that stops answering fails the test instead of hanging it.
+	c.http.Timeout = time.Minute
 	t.Cleanup(func() {
 		c.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -71,9 +71,8 @@ func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
 	if err := c.nodes[old].Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-tail.Done()
-	if !errors.Is(tail.Err(), ErrNotRunning) && !errors.Is(tail.Err(), ErrNotLeader) {
-		t.Fatalf("the lost tail's commit: %v", tail.Err())
+	if err := waitErr(tail); !errors.Is(err, ErrNotRunning) && !errors.Is(err, ErrNotLeader) {
+		t.Fatalf("the lost tail's commit: %v", err)
 	}
 	if st := c.nodes[old].Status(); st.State != StateKilled || st.LogEndOffset < hwm+3 {
 		t.Fatalf("killed leader: %+v", st)
@@ -214,9 +213,15 @@ func TestGracefulStopHandsOver(t *testing.T) {
 	}
 }
 
+// waitErr waits for a commit's outcome; a commit that never ends is a
+// failure of its own, not a hang.
 func waitErr(c *Commit) error {
-	<-c.Done()
-	return c.Err()
+	select {
+	case <-c.Done():
+		return c.Err()
+	case <-time.After(30 * time.Second):
+		return errors.New("the commit neither completed nor failed within 30s")
+	}
 }
 
 // TestSnapshotCatchUp: a follower that was down while the leader
