@@ -59,8 +59,15 @@ func TestEndToEndInTmux(t *testing.T) {
 		l, _, hwm := header(s)
 		return l > 0 && hwm > 0
 	})
-	leader, epoch, _ := header(screen)
+	leader, epoch, hwm := header(screen)
 	p.save("steady", screen)
+
+	// Background load: the header says so and the high watermark runs.
+	p.keys("L")
+	p.waitFor("the load in the header and the high watermark moving", func(s string) bool {
+		_, _, h := header(s)
+		return strings.Contains(s, "load 100/s") && h >= hwm+50
+	})
 
 	// Kill it: a new leader in a higher epoch, and the kill in the log.
 	p.keys("l", "x")
