@@ -54,9 +54,6 @@ func defaultEnv() *env {
 	return &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, open: cluster.Open}
 }
 
-// NewRootCommand builds the kraftlab command tree.
-func NewRootCommand() *cobra.Command { return newRoot(defaultEnv()) }
-
 func newRoot(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kraftlab",

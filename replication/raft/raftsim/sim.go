@@ -162,9 +162,6 @@ func (c *Cluster) IDs() []int32 {
 	return out
 }
 
-// Err returns the first invariant violation or node error seen.
-func (c *Cluster) Err() error { return c.err }
-
 // Events is the number of events processed.
 func (c *Cluster) Events() int { return c.processed }
 
