@@ -252,7 +252,7 @@ func TestLoad(t *testing.T) {
 	code, out, errOut = h.run("load")
 	expectRun(t, "load", code, out, errOut, ExitOK, "load 200 rec/s of 100 B on node 1\n")
 	code, out, errOut = h.run("status")
-	expectRun(t, "status with load", code, out, errOut, ExitOK, "\nload 200 rec/s of 100 B on node 1: ")
+	expectRun(t, "status with load", code, out, errOut, ExitOK, "\nload 200 rec/s of 100 B on node 1; ")
 	code, out, errOut = h.run("load", "500", "--size", "1KiB", "--json")
 	expectRun(t, "load 500 --size 1KiB --json", code, out, errOut, ExitOK, `"action": "load"`, `"message": "load changed: 500 rec/s of 1.0 KiB (was 200 rec/s of 100 B)"`)
 	code, out, _ = h.run("load", "--json")

@@ -136,5 +136,5 @@ func loadLine(v *cluster.View) string {
 	if !l.On() && l.Committed+l.Failed+l.Skipped == 0 {
 		return ""
 	}
-	return fmt.Sprintf("load %s: %d records committed", l, l.Committed)
+	return fmt.Sprintf("load %s; %d records committed", l, l.Committed)
 }
