@@ -40,6 +40,13 @@ func WriteTable(w io.Writer, rep Report) error {
 			o.Rate, fmtDur(o.Latency.P50), fmtDur(o.Latency.P99), o.Latency.Count)
 	}
 
+	// Ratio columns only mean something with another system to compare.
+	systems := map[string]bool{}
+	for _, r := range rep.Results {
+		systems[r.System] = true
+	}
+	compared := len(systems) > 1
+
 	for _, durable := range []bool{false, true} {
 		var rows []Result
 		for _, r := range rep.Results {
@@ -54,14 +61,20 @@ func WriteTable(w io.Writer, rep Report) error {
 		if durable {
 			floorName = "fsync"
 		}
-		fmt.Fprintf(w, "\nflush %s  (×floor = p50 ÷ %s p50;  ÷ columns = %s ÷ this row: above 1 for rec/s, below 1 for p50, p99, cpu favours %s)\n",
-			flushName(durable), floorName, rep.Reference, rep.Reference)
+		header := "size\tload\tsystem\trec/s\tMB/s\tp50\tp99\tp99.9\t×floor\tcpu µs/rec\tallocs/rec\terrors\t"
+		if compared {
+			fmt.Fprintf(w, "\nflush %s  (×floor = p50 ÷ %s p50;  ÷ columns = %s ÷ this row: above 1 for rec/s, below 1 for p50, p99, cpu favours %s)\n",
+				flushName(durable), floorName, rep.Reference, rep.Reference)
+			header += "÷rec/s\t÷p50\t÷p99\t÷cpu\t"
+		} else {
+			fmt.Fprintf(w, "\nflush %s  (×floor = p50 ÷ %s p50)\n", flushName(durable), floorName)
+		}
 		tw := newTabWriter(w)
-		fmt.Fprintln(tw, "size\tload\tsystem\trec/s\tMB/s\tp50\tp99\tp99.9\t×floor\tcpu µs/rec\tallocs/rec\terrors\t÷rec/s\t÷p50\t÷p99\t÷cpu\t")
+		fmt.Fprintln(tw, header)
 		for _, r := range rows {
 			cells := []string{fmtSize(r.RecordBytes), r.key().Load.String(), r.System}
 			if r.Error != "" {
-				cells = append(cells, "failed", "", "", "", "", "", "", "", "", "", "", "", "")
+				cells = append(cells, "failed")
 				fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t  "+r.Error)
 				continue
 			}
@@ -78,11 +91,13 @@ func WriteTable(w io.Writer, rep Report) error {
 				strconv.FormatFloat(r.AllocsPerRecord, 'f', 1, 64),
 				strconv.FormatInt(r.Errors, 10),
 			)
-			if v := r.VsReference; v != nil {
+			switch v := r.VsReference; {
+			case !compared:
+			case v != nil:
 				cells = append(cells, fmtRatio(v.RecordsPerSec), fmtRatio(v.P50), fmtRatio(v.P99), fmtRatio(v.CPUPerRecord))
-			} else if r.System == rep.Reference {
+			case r.System == rep.Reference:
 				cells = append(cells, "ref", "ref", "ref", "ref")
-			} else {
+			default:
 				cells = append(cells, "-", "-", "-", "-")
 			}
 			line := strings.Join(cells, "\t") + "\t"

@@ -140,3 +140,22 @@ func TestFormatting(t *testing.T) {
 		t.Error("fmtSize")
 	}
 }
+
+// A run of one system has nothing to compare: no ratio columns.
+func TestTableOfOneSystemHasNoRatios(t *testing.T) {
+	rep := sampleReport()
+	var rows []Result
+	for _, r := range rep.Results {
+		if r.System == "kraftlab" {
+			rows = append(rows, r)
+		}
+	}
+	rep.Results = rows
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); strings.Contains(out, "÷rec/s") || strings.Contains(out, " ref") || !strings.Contains(out, "20.00x") {
+		t.Fatalf("one-system table:\n%s", out)
+	}
+}

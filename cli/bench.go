@@ -99,8 +99,8 @@ again), p50, p99 and max, next to the bound: fetch timeout + 2 × election
 timeout for a kill, the 100 ms aim for a graceful change.
 
 By default every change runs 20 rounds, except kills on the workshop
-profile: 10, since each takes about 6 s (its fetch timeout is 4 s). The
-default run takes about 5 minutes; --profiles kafka or --rounds trim it.`,
+profile: 10, since each takes over 4 s (its fetch timeout). The default run
+takes about 2 minutes; --profiles, --changes or --rounds trim it.`,
 		Example:     indentExample("kraftlab bench failover\nkraftlab bench failover --profiles kafka --changes kill --rounds 5\nkraftlab bench failover --profiles fast --json"),
 		Args:        cobra.NoArgs,
 		Annotations: annotations,
