@@ -77,7 +77,8 @@
 //
 // # Kafka behaviours covered
 //
-// Pre-vote (a follower still fetching from its leader grants none), vote
+// Pre-vote (a follower still fetching from its leader grants none; a
+// resigned leader grants it, so a handover never waits on it), vote
 // rules, a candidate's binary exponential backoff (at once when a majority
 // rejects it), BeginQuorumEpoch resent every fetch timeout / 2 to voters that
 // stopped fetching, the LeaderChange record opening each epoch, Fetch

@@ -232,7 +232,12 @@ func (n *Node) canGrantVote(candidate int32, upToDate, preVote bool) bool {
 		return preVote && upToDate
 	case Follower:
 		return preVote && !n.fetchedFromLeader && upToDate
-	default: // Leader, Resigned
+	case Resigned:
+		// A resigned leader steps aside for its successor: refusing the
+		// pre-vote would let one slow EndQuorumEpoch cost the handover an
+		// election backoff (Kafka's ResignedState grants it too).
+		return preVote && upToDate
+	default: // Leader
 		return false
 	}
 }

@@ -45,24 +45,25 @@ func TestFollowerGrantsNoPreVoteWhileItHearsFromLeader(t *testing.T) {
 	h := newHarness(t, []int32{1, 2, 3}, nil)
 	h.elect(1)
 	leo := h.status(3).LogEndOffset
-	preVote := func() bool {
+	preVoteAt := func(voter int32, preVote bool) bool {
 		req := kmsg.NewPtrVoteRequest()
 		req.Version = raft.VoteVersion
 		p := kmsg.NewVoteRequestTopicPartition()
-		p.CandidateEpoch, p.CandidateID, p.PreVote = 1, 2, true
+		p.CandidateEpoch, p.CandidateID, p.PreVote = 1, 2, preVote
 		p.LastOffsetEpoch, p.LastOffset = 1, leo
 		tp := kmsg.NewVoteRequestTopic()
 		tp.Topic = raft.MetadataTopic
 		tp.Partitions = []kmsg.VoteRequestTopicPartition{p}
 		req.Topics = []kmsg.VoteRequestTopic{tp}
-		before := h.status(3)
-		resp := h.request(3, 2, req).(*kmsg.VoteResponse)
+		before := h.status(voter)
+		resp := h.request(voter, 2, req).(*kmsg.VoteResponse)
 		// A pre-vote changes nothing: no vote recorded, same epoch and role.
-		if after := h.status(3); after.Epoch != before.Epoch || after.VotedID != before.VotedID || after.Role != before.Role {
-			t.Fatalf("pre-vote changed node 3 from %+v to %+v", before, after)
+		if after := h.status(voter); preVote && (after.Epoch != before.Epoch || after.VotedID != before.VotedID || after.Role != before.Role) {
+			t.Fatalf("pre-vote changed node %d from %+v to %+v", voter, before, after)
 		}
 		return resp.Topics[0].Partitions[0].VoteGranted
 	}
+	preVote := func() bool { return preVoteAt(3, true) }
 	if preVote() {
 		t.Fatal("a follower of a live leader granted a pre-vote")
 	}
@@ -76,6 +77,16 @@ func TestFollowerGrantsNoPreVoteWhileItHearsFromLeader(t *testing.T) {
 	h.expectRole(3, raft.Follower, 1)
 	if !preVote() {
 		t.Fatal("after EndQuorumEpoch the follower still refused an up-to-date pre-vote")
+	}
+	// The resigned leader grants the pre-vote too, so its successor never
+	// waits on a follower that has not yet heard of the resignation; a
+	// binding vote in its own epoch it still refuses.
+	h.expectRole(1, raft.Resigned, 1)
+	if !preVoteAt(1, true) {
+		t.Fatal("the resigned leader refused an up-to-date pre-vote")
+	}
+	if preVoteAt(1, false) {
+		t.Fatal("the resigned leader granted a binding vote in its own epoch")
 	}
 }
 
