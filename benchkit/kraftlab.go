@@ -12,7 +12,6 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/replication/quorum"
-	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/storage"
 )
 
@@ -99,7 +98,7 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 	}
 	for _, id := range voterIDs {
 		n, err := quorum.NewNode(quorum.Config{
-			Raft:                raftConfig(k.timing, id),
+			Raft:                k.timing.RaftConfig(id, voterIDs, benchClusterID),
 			Dir:                 filepath.Join(dir, fmt.Sprintf("node-%d", id)),
 			Addr:                "127.0.0.1:0",
 			Peers:               k.addr,
@@ -129,23 +128,6 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 		return fmt.Errorf("%s: no stable leader within %v: %w", k.name, startTimeout, err)
 	}
 	return nil
-}
-
-// raftConfig maps a timing profile onto one voter's quorum configuration,
-// as the playground's engine does.
-func raftConfig(t cluster.Timing, id int32) raft.Config {
-	c := raft.DefaultConfig()
-	c.NodeID = id
-	c.Voters = voterIDs
-	c.ClusterID = benchClusterID
-	c.ElectionTimeout = t.ElectionTimeout
-	c.ElectionBackoffMax = t.ElectionBackoffMax
-	c.FetchTimeout = t.FetchTimeout
-	c.RequestTimeout = t.RequestTimeout
-	c.RetryBackoff = t.RetryBackoff
-	c.AppendLinger = t.AppendLinger
-	c.FetchMaxWait = t.FetchMaxWait
-	return c
 }
 
 func (k *Kraftlab) addr(id int32) (string, bool) {

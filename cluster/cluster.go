@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/quorum"
-	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/storage"
 )
@@ -120,23 +119,6 @@ func (e *engine) removeData() {
 // nodeDir is a node's folder, named like Kafka's log.dirs per node.
 func (e *engine) nodeDir(id int32) string { return filepath.Join(e.dir, fmt.Sprintf("node-%d", id)) }
 
-// raftConfig maps the timing profile onto the quorum's configuration.
-func (e *engine) raftConfig(id int32) raft.Config {
-	t := e.cfg.Timing
-	c := raft.DefaultConfig()
-	c.NodeID = id
-	c.Voters = e.cfg.ControllerIDs()
-	c.ClusterID = e.clusterID
-	c.ElectionTimeout = t.ElectionTimeout
-	c.ElectionBackoffMax = t.ElectionBackoffMax
-	c.FetchTimeout = t.FetchTimeout
-	c.RequestTimeout = t.RequestTimeout
-	c.RetryBackoff = t.RetryBackoff
-	c.AppendLinger = t.AppendLinger
-	c.FetchMaxWait = t.FetchMaxWait
-	return c
-}
-
 func (e *engine) newNode(id int32) (*engineNode, error) {
 	t := e.cfg.Timing
 	flush := storage.FlushAlways
@@ -148,7 +130,7 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 		kind = KindBroker
 	}
 	q, err := quorum.NewNode(quorum.Config{
-		Raft:                e.raftConfig(id),
+		Raft:                e.cfg.Timing.RaftConfig(id, e.cfg.ControllerIDs(), e.clusterID),
 		Dir:                 e.nodeDir(id),
 		Addr:                "127.0.0.1:0",
 		Peers:               e.addr,

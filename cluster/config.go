@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
 // Limits of a playground's shape. Controllers take IDs 1..N and brokers
@@ -357,6 +359,23 @@ func (t Timing) Validate() error {
 		}
 	}
 	return nil
+}
+
+// RaftConfig maps the timing onto the quorum configuration of node id, a
+// voter when voters holds it and an observer otherwise.
+func (t Timing) RaftConfig(id int32, voters []int32, clusterID string) raft.Config {
+	c := raft.DefaultConfig()
+	c.NodeID = id
+	c.Voters = voters
+	c.ClusterID = clusterID
+	c.ElectionTimeout = t.ElectionTimeout
+	c.ElectionBackoffMax = t.ElectionBackoffMax
+	c.FetchTimeout = t.FetchTimeout
+	c.RequestTimeout = t.RequestTimeout
+	c.RetryBackoff = t.RetryBackoff
+	c.AppendLinger = t.AppendLinger
+	c.FetchMaxWait = t.FetchMaxWait
+	return c
 }
 
 func (t Timing) mustGet(key string) string {
