@@ -19,8 +19,8 @@
 // whenever more than [Options.IndexIntervalBytes] (index.interval.bytes) have
 // been written since the previous entry; a lookup finds the closest entry and
 // reads batch headers from there. Index entries are written to their file in
-// groups (on flush, roll and close), because the index can always be rebuilt
-// from its segment.
+// groups (on roll and close, and on flush except under FlushNever), because
+// the index can always be rebuilt from its segment.
 //
 // Snapshots ([Snapshots]) and the quorum-state file ([QuorumStateFile]) may
 // live in the same directory: their names do not collide with the log's.

@@ -29,10 +29,13 @@ func (l *Log) flushLocked() error {
 			s.dirty = false
 		}
 		l.lastSync = l.opts.Now()
-	}
-	var err error
-	if l.scratch, err = l.active().writeIndex(l.scratch); err != nil {
-		return fmt.Errorf("flush: %w", err)
+		// Only a flush that fsyncs writes the index: under FlushNever the
+		// quorum flushes after every append, and the index can wait for
+		// roll or close since Open rebuilds one that is short of its segment.
+		var err error
+		if l.scratch, err = l.active().writeIndex(l.scratch); err != nil {
+			return fmt.Errorf("flush: %w", err)
+		}
 	}
 	if l.epochsDirty {
 		if err := l.writeEpochs(); err != nil {
@@ -57,6 +60,10 @@ func (l *Log) Close() error {
 		return l.err
 	}
 	err := l.flushLocked()
+	if err == nil {
+		// Under FlushNever the flush left the index unwritten.
+		l.scratch, err = l.active().writeIndex(l.scratch)
+	}
 	if idx := l.active().indexFile; err == nil && idx != nil && l.sync() {
 		err = idx.Sync()
 	}

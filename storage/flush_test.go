@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -165,5 +166,53 @@ func TestCrashBelowLogStart(t *testing.T) {
 	}
 	if base, _ := mustAppend(t, l, 5, records("x", 1, 1)); base != start {
 		t.Fatalf("append at %d", base)
+	}
+}
+
+// Under FlushNever a flush leaves the index file alone; close writes it,
+// and a crash leaves it short, which the next open rebuilds.
+func TestFlushNeverIndex(t *testing.T) {
+	opts := small
+	opts.FlushPolicy = FlushNever
+	for _, crash := range []bool{false, true} {
+		t.Run(fmt.Sprintf("crash=%v", crash), func(t *testing.T) {
+			dir := t.TempDir()
+			l := openLog(t, dir, opts)
+			mustAppend(t, l, 1, records("a", 1, 40))
+			for range 8 {
+				mustAppend(t, l, 1, records(fmt.Sprint(l.LogEndOffset()), 1, 40))
+				if err := l.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			leo := l.LogEndOffset()
+			idx := strings.TrimSuffix(segmentFiles(t, dir)[0], logSuffix) + indexSuffix
+			if len(l.active().index) == 0 || len(fileBytes(t, idx)) != 0 {
+				t.Fatalf("want index entries in memory only: %d entries, file %d bytes", len(l.active().index), len(fileBytes(t, idx)))
+			}
+			if crash {
+				l = crashAndReopen(t, l, opts)
+				if r := l.Recovery(); len(r.IndexesRebuilt) != 1 {
+					t.Fatalf("report after a crash: %v", r)
+				}
+			} else {
+				if err := l.Close(); err != nil {
+					t.Fatal(err)
+				}
+				l = openLog(t, dir, opts)
+				if r := l.Recovery(); r.String() != "clean" {
+					t.Fatalf("report after close: %v", r)
+				}
+			}
+			defer l.Close()
+			if l.LogEndOffset() != leo {
+				t.Fatalf("log ends at %d, want %d", l.LogEndOffset(), leo)
+			}
+			for off := range leo {
+				if _, err := l.Read(off, 1); err != nil {
+					t.Fatalf("read %d: %v", off, err)
+				}
+			}
+		})
 	}
 }

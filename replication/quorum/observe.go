@@ -11,7 +11,7 @@ import (
 // observe reports what changed since the last look, fails the appends of
 // a lost leadership and publishes the status.
 func (in *instance) observe(now time.Time) {
-	st := in.raft.Status()
+	st := in.raft.Summary()
 	prev := in.last
 	changed := st.Role != prev.Role || st.Epoch != prev.Epoch || st.LeaderID != prev.LeaderID || st.VotedID != prev.VotedID ||
 		in.sm.writable != in.pubWritable
@@ -171,11 +171,15 @@ func (in *instance) status(st raft.Status) Status {
 
 // publishStatus publishes the status now if it matters (force) or the
 // last one is older than publishInterval; otherwise later, from wakeAt.
+// st may lack Replicas (raft's Summary): they are taken at publish time.
 func (in *instance) publishStatus(now time.Time, st raft.Status, force bool) {
 	if !force && now.Sub(in.published) < publishInterval {
 		in.unpublished = true
 		return
 	}
+	// Replicas are built only here: a fresh slice per publish keeps every
+	// published Status immutable.
+	st.Replicas = in.raft.Replicas()
 	s := in.status(st)
 	in.n.status.Store(&s)
 	in.pubWritable = s.Writable
@@ -184,7 +188,7 @@ func (in *instance) publishStatus(now time.Time, st raft.Status, force bool) {
 
 // publish publishes the status from raft's current one.
 func (in *instance) publish(now time.Time, force bool) {
-	in.publishStatus(now, in.raft.Status(), force)
+	in.publishStatus(now, in.raft.Summary(), force)
 }
 
 // errorCode returns a quorum response's error: the top-level code, else

@@ -47,6 +47,15 @@ type ReplicaStatus struct {
 
 // Status returns the node's current state.
 func (n *Node) Status() Status {
+	s := n.Summary()
+	s.Replicas = n.Replicas()
+	return s
+}
+
+// Summary is Status without Replicas, for callers that look at the node
+// after every step and want the leader's per-replica view far less often:
+// building that view allocates.
+func (n *Node) Summary() Status {
 	s := Status{
 		NodeID:         n.id,
 		Voter:          n.voter,
@@ -62,24 +71,33 @@ func (n *Node) Status() Status {
 		ShuttingDown:   n.shuttingDown,
 	}
 	s.LatestSnapshot, s.HasSnapshot = n.log.LatestSnapshot()
-	if n.role == Leader {
-		for _, rs := range [][]*replicaState{n.lead.voters, n.lead.observers} {
-			for _, r := range rs {
-				st := ReplicaStatus{
-					NodeID:       r.id,
-					Voter:        r.voter,
-					LogEndOffset: r.endOffset,
-					LastFetch:    r.lastFetch,
-					LastCaughtUp: r.lastCaughtUp,
-				}
-				for _, p := range n.lead.parked {
-					st.FetchParked = st.FetchParked || p.replica == r.id
-				}
-				s.Replicas = append(s.Replicas, st)
+	return s
+}
+
+// Replicas returns Status's Replicas in a new slice: the leader's view of
+// every voter and of the observers that fetched in the last five minutes;
+// nil on other nodes.
+func (n *Node) Replicas() []ReplicaStatus {
+	if n.role != Leader {
+		return nil
+	}
+	out := make([]ReplicaStatus, 0, len(n.lead.voters)+len(n.lead.observers))
+	for _, rs := range [][]*replicaState{n.lead.voters, n.lead.observers} {
+		for _, r := range rs {
+			st := ReplicaStatus{
+				NodeID:       r.id,
+				Voter:        r.voter,
+				LogEndOffset: r.endOffset,
+				LastFetch:    r.lastFetch,
+				LastCaughtUp: r.lastCaughtUp,
 			}
+			for _, p := range n.lead.parked {
+				st.FetchParked = st.FetchParked || p.replica == r.id
+			}
+			out = append(out, st)
 		}
 	}
-	return s
+	return out
 }
 
 // describeQuorum answers DescribeQuorum. The leader fills in every replica;
