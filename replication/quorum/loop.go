@@ -214,7 +214,7 @@ func (in *instance) settle(now time.Time) error {
 	in.maybeAutoSnapshot(now)
 	for {
 		if out := in.raft.Outbox(); len(out) > 0 {
-			in.report(now, in.raft.Status())
+			in.report(now, in.raft.Summary())
 			for _, m := range out {
 				in.dispatch(now, m)
 			}
