@@ -217,7 +217,7 @@ func failoverRound(ctx context.Context, k *Kraftlab, evs *events, change Change)
 		return FailoverSample{}, fmt.Errorf("quorum not stable before the change: %w", err)
 	}
 	old := k.leader.Load()
-	st := old.Status()
+	st := old.Raft().Status()
 	s := FailoverSample{OldLeader: old.ID(), OldEpoch: st.Epoch}
 	evs.reset()
 	t0 := time.Now()
@@ -228,7 +228,7 @@ func failoverRound(ctx context.Context, k *Kraftlab, evs *events, change Change)
 	case ChangeStop:
 		err = old.Stop(ctx)
 	case ChangeResign:
-		err = old.Resign(ctx)
+		err = old.Raft().Resign(ctx)
 	}
 	if err != nil {
 		return s, fmt.Errorf("%s node %d: %w", change, old.ID(), err)

@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/replication/quorum"
-	"github.com/kraftlab/kraftlab/storage"
 )
 
 // benchClusterID is the cluster ID of every benchmark quorum.
@@ -67,11 +65,11 @@ type Kraftlab struct {
 	// onEvent, if set before Start, receives every node's events.
 	onEvent func(quorum.Event)
 
-	nodes  []*quorum.Node
+	nodes  []*server.Server
 	addrMu sync.RWMutex
 	addrs  map[int32]string
 
-	leader  atomic.Pointer[quorum.Node]
+	leader  atomic.Pointer[server.Server]
 	findMu  sync.Mutex // one goroutine at a time looks for a new leader
 	closed  chan struct{}
 	closing sync.Once
@@ -92,22 +90,20 @@ var voterIDs = []int32{1, 2, 3}
 
 // Start implements System.
 func (k *Kraftlab) Start(dir string, durable bool) error {
-	flush := storage.FlushNever
+	flush := cluster.FlushNever
 	if durable {
-		flush = storage.FlushAlways
+		flush = cluster.FlushAlways
 	}
 	for _, id := range voterIDs {
-		n, err := quorum.NewNode(quorum.Config{
-			Raft:                k.timing.RaftConfig(id, voterIDs, benchClusterID),
-			Dir:                 filepath.Join(dir, fmt.Sprintf("node-%d", id)),
-			Addr:                "127.0.0.1:0",
-			Peers:               k.addr,
-			Flush:               flush,
-			NoOpInterval:        k.timing.MetadataMaxIdleInterval,
-			SnapshotMaxNewBytes: k.timing.SnapshotMaxNewRecordBytes,
-			SnapshotMaxInterval: k.timing.SnapshotMaxInterval,
-			OnEvent:             k.onEvent,
-			Logger:              slog.New(slog.DiscardHandler),
+		t := k.timing
+		t.Flush = flush
+		n, err := t.NewServer(cluster.NodeSpec{
+			ID:        id,
+			Voters:    voterIDs,
+			ClusterID: benchClusterID,
+			DataDir:   dir,
+			Peers:     k.addr,
+			OnEvent:   k.onEvent,
 		})
 		if err != nil {
 			k.Close()
@@ -137,7 +133,7 @@ func (k *Kraftlab) addr(id int32) (string, bool) {
 	return a, ok
 }
 
-func (k *Kraftlab) startNode(ctx context.Context, n *quorum.Node) error {
+func (k *Kraftlab) startNode(ctx context.Context, n *server.Server) error {
 	if err := n.Start(ctx); err != nil {
 		return err
 	}
@@ -148,7 +144,7 @@ func (k *Kraftlab) startNode(ctx context.Context, n *quorum.Node) error {
 }
 
 // node returns voter id.
-func (k *Kraftlab) node(id int32) *quorum.Node {
+func (k *Kraftlab) node(id int32) *server.Server {
 	for _, n := range k.nodes {
 		if n.ID() == id {
 			return n
@@ -160,12 +156,12 @@ func (k *Kraftlab) node(id int32) *quorum.Node {
 // stableLeader returns the leader if every voter runs and names it in the
 // same epoch, and it accepts appends and has committed in its epoch; else
 // nil.
-func (k *Kraftlab) stableLeader() (*quorum.Node, quorum.Status) {
-	var leader *quorum.Node
+func (k *Kraftlab) stableLeader() (*server.Server, quorum.Status) {
+	var leader *server.Server
 	var lst quorum.Status
 	sts := make([]quorum.Status, len(k.nodes))
 	for i, n := range k.nodes {
-		sts[i] = n.Status()
+		sts[i] = n.Raft().Status()
 		if sts[i].Writable {
 			leader, lst = n, sts[i]
 		}
@@ -199,7 +195,7 @@ func (k *Kraftlab) waitStable(ctx context.Context) error {
 		default:
 			caught := true
 			for _, n := range k.nodes {
-				if n.Status().LogEndOffset < target {
+				if n.Raft().Status().LogEndOffset < target {
 					caught = false
 				}
 			}
@@ -225,7 +221,8 @@ func (k *Kraftlab) Propose(ctx context.Context, payload []byte) error {
 		if l == nil {
 			return errKraftlabNotStarted
 		}
-		_, err := l.Append([][]byte{payload}).Wait(ctx)
+		q := l.Raft()
+		_, err := q.Append(q.Status().Epoch, [][]byte{payload}).Wait(ctx)
 		if err == nil {
 			return nil
 		}
@@ -244,7 +241,7 @@ func (k *Kraftlab) Propose(ctx context.Context, payload []byte) error {
 
 // findLeader waits for a writable leader other than the one that failed,
 // unless another caller found one already.
-func (k *Kraftlab) findLeader(ctx context.Context, failed *quorum.Node) error {
+func (k *Kraftlab) findLeader(ctx context.Context, failed *server.Server) error {
 	k.findMu.Lock()
 	defer k.findMu.Unlock()
 	if k.leader.Load() != failed {
@@ -254,7 +251,7 @@ func (k *Kraftlab) findLeader(ctx context.Context, failed *quorum.Node) error {
 	defer tick.Stop()
 	for {
 		for _, n := range k.nodes {
-			if n != failed && n.Status().Writable {
+			if n != failed && n.Raft().Status().Writable {
 				k.leader.Store(n)
 				return nil
 			}
@@ -268,7 +265,7 @@ func (k *Kraftlab) findLeader(ctx context.Context, failed *quorum.Node) error {
 		}
 		// The same node may lead again, in a later epoch; checked only
 		// after a tick, since its status may not yet show the loss.
-		if failed.Status().Writable {
+		if failed.Raft().Status().Writable {
 			return nil
 		}
 	}

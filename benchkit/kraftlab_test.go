@@ -59,10 +59,10 @@ func TestKraftlabCommits(t *testing.T) {
 				want := int64(writers * each)
 				for _, n := range k.nodes {
 					deadline := time.Now().Add(10 * time.Second)
-					for n.Status().Tally.Records < want && time.Now().Before(deadline) {
+					for n.Raft().Status().Tally.Records < want && time.Now().Before(deadline) {
 						time.Sleep(time.Millisecond)
 					}
-					if got := n.Status().Tally.Records; got < want {
+					if got := n.Raft().Status().Tally.Records; got < want {
 						t.Errorf("voter %d applied %d records, want at least %d", n.ID(), got, want)
 					}
 				}

@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
-	"github.com/kraftlab/kraftlab/storage"
 )
 
 // Event kinds of the engine beyond the quorum's changes listed in events.go.
@@ -116,37 +115,25 @@ func (e *engine) removeData() {
 	}
 }
 
-// nodeDir is a node's folder, named like Kafka's log.dirs per node.
-func (e *engine) nodeDir(id int32) string { return filepath.Join(e.dir, fmt.Sprintf("node-%d", id)) }
-
 func (e *engine) newNode(id int32) (*engineNode, error) {
-	t := e.cfg.Timing
-	flush := storage.FlushAlways
-	if t.Flush == FlushNever {
-		flush = storage.FlushNever
-	}
-	kind := KindController
-	if id >= FirstBrokerID {
-		kind = KindBroker
-	}
-	q, err := quorum.NewNode(quorum.Config{
-		Raft:                e.cfg.Timing.RaftConfig(id, e.cfg.ControllerIDs(), e.clusterID),
-		Dir:                 e.nodeDir(id),
-		Addr:                "127.0.0.1:0",
-		Peers:               e.addr,
-		Flush:               flush,
-		Links:               e.links,
-		Counters:            e.counters,
-		NoOpInterval:        t.MetadataMaxIdleInterval,
-		SnapshotMaxNewBytes: t.SnapshotMaxNewRecordBytes,
-		SnapshotMaxInterval: t.SnapshotMaxInterval,
-		OnEvent:             e.publish,
-		Logger:              slog.New(slog.DiscardHandler),
+	srv, err := e.cfg.Timing.NewServer(NodeSpec{
+		ID:        id,
+		Voters:    e.cfg.ControllerIDs(),
+		ClusterID: e.clusterID,
+		DataDir:   e.dir,
+		Peers:     e.addr,
+		Links:     e.links,
+		Counters:  e.counters,
+		OnEvent:   e.publish,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("node %d: %w", id, err)
+		return nil, err
 	}
-	return &engineNode{id: id, kind: kind, q: q}, nil
+	kind := KindController
+	if srv.Kind() == server.Broker {
+		kind = KindBroker
+	}
+	return &engineNode{id: id, kind: kind, srv: srv, q: srv.Raft()}, nil
 }
 
 func (e *engine) addr(id int32) (string, bool) {
@@ -157,11 +144,11 @@ func (e *engine) addr(id int32) (string, bool) {
 }
 
 func (e *engine) startNode(ctx context.Context, n *engineNode) error {
-	if err := n.q.Start(ctx); err != nil {
+	if err := n.srv.Start(ctx); err != nil {
 		return err
 	}
 	e.addrMu.Lock()
-	e.addrs[n.id] = n.q.Addr()
+	e.addrs[n.id] = n.srv.Addr()
 	e.addrMu.Unlock()
 	return nil
 }
@@ -196,7 +183,7 @@ func (e *engine) Kill(id int32) error {
 	if err != nil {
 		return err
 	}
-	if err := n.q.Kill(); err != nil {
+	if err := n.srv.Kill(); err != nil {
 		return stateError(err)
 	}
 	return nil
@@ -220,7 +207,7 @@ func (e *engine) Stop(ctx context.Context, id int32) error {
 	if err != nil {
 		return err
 	}
-	if err := n.q.Stop(ctx); err != nil {
+	if err := n.srv.Stop(ctx); err != nil {
 		return stateError(err)
 	}
 	return nil
@@ -300,11 +287,11 @@ func (e *engine) Close() error {
 		}
 		var wg sync.WaitGroup
 		for _, n := range e.nodes {
-			if st := n.q.Status(); st.Running() {
+			if n.srv.Running() {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					n.q.Kill()
+					n.srv.Kill()
 				}()
 			}
 		}

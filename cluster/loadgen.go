@@ -199,7 +199,7 @@ func (g *loadGen) send(s *loadState, d *loadDelta, now time.Time) {
 		d.skipped += n - most
 		n = most
 	}
-	leader := g.e.loadLeader()
+	leader, epoch := g.e.loadLeader()
 	if leader == nil {
 		d.skipped += n
 		return
@@ -221,7 +221,7 @@ func (g *loadGen) send(s *loadState, d *loadDelta, now time.Time) {
 		recs := loadRecords(s.seq, int(k), s.size)
 		s.seq += k
 		n -= k
-		s.inflight = append(s.inflight, flight{c: leader.q.Append(recs), node: leader.id, n: int(k), bytes: int(k) * s.size})
+		s.inflight = append(s.inflight, flight{c: leader.q.Append(epoch, recs), node: leader.id, n: int(k), bytes: int(k) * s.size})
 	}
 }
 
@@ -268,11 +268,11 @@ func loadRecords(seq int64, n, size int) [][]byte {
 	return recs
 }
 
-// loadLeader is the node the load appends to: the running controller that
-// leads the highest epoch and accepts appends, or nil. An old leader cut
-// off from the majority still leads its older epoch for a while; the load
-// moves on to the new leader.
-func (e *engine) loadLeader() *engineNode {
+// loadLeader is the node the load appends to and the epoch it leads: the
+// running controller that leads the highest epoch and accepts appends, or
+// nil. An old leader cut off from the majority still leads its older epoch
+// for a while; the load moves on to the new leader.
+func (e *engine) loadLeader() (*engineNode, int32) {
 	var best *engineNode
 	var bestEpoch int32
 	for _, n := range e.nodes {
@@ -284,7 +284,7 @@ func (e *engine) loadLeader() *engineNode {
 			best, bestEpoch = n, st.Epoch
 		}
 	}
-	return best
+	return best, bestEpoch
 }
 
 // SetLoad implements Engine.

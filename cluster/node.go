@@ -4,16 +4,19 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// engineNode is one node of the engine: a controller or a broker.
+// engineNode is one node of the engine, a controller or a broker: its
+// server, and the server's raft client for status and quorum actions.
 type engineNode struct {
 	id   int32
 	kind string
+	srv  *server.Server
 	q    *quorum.Node
 }
 
@@ -39,7 +42,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) NodeView {
 	nv := NodeView{
 		ID:              n.id,
 		Kind:            n.kind,
-		Listener:        st.Addr,
+		Listener:        n.srv.Addr(),
 		State:           nodeState(st.State),
 		Epoch:           st.Epoch,
 		LeaderID:        st.LeaderID,

@@ -41,7 +41,7 @@ func benchCommit(b *testing.B, flush storage.FlushPolicy, clients int) {
 	leader := c.nodes[c.leaderID]
 	// Warm up: connections, segment files, the page cache.
 	for range 200 {
-		if _, err := leader.Append([][]byte{make([]byte, benchRecordSize)}).Wait(context.Background()); err != nil {
+		if _, err := leader.appendNow(make([]byte, benchRecordSize)).Wait(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func benchCommit(b *testing.B, flush storage.FlushPolicy, clients int) {
 			for range n {
 				rec := make([]byte, benchRecordSize)
 				t0 := time.Now()
-				if _, err := leader.Append([][]byte{rec}).Wait(ctx); err != nil {
+				if _, err := leader.appendNow(rec).Wait(ctx); err != nil {
 					mu.Lock()
 					failed = err
 					mu.Unlock()
@@ -98,7 +98,7 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 }
 
 type benchCluster struct {
-	nodes    map[int32]*Node
+	nodes    map[int32]*testNode
 	leaderID int32
 }
 
@@ -112,7 +112,7 @@ func newBenchCluster(b *testing.B, flush storage.FlushPolicy) *benchCluster {
 		a, ok := addrs[id]
 		return a, ok
 	}
-	c := &benchCluster{nodes: map[int32]*Node{}}
+	c := &benchCluster{nodes: map[int32]*testNode{}}
 	dir := b.TempDir()
 	voters := []int32{1, 2, 3}
 	for _, id := range voters {
@@ -120,10 +120,11 @@ func newBenchCluster(b *testing.B, flush storage.FlushPolicy) *benchCluster {
 		rc.NodeID, rc.Voters = id, voters
 		rc.AppendLinger = 0
 		rc.FetchTimeout, rc.RequestTimeout, rc.FetchMaxWait = 2*time.Second, 2*time.Second, 500*time.Millisecond
-		n, err := NewNode(Config{Raft: rc, Dir: fmt.Sprintf("%s/%d", dir, id), Peers: peers, Flush: flush})
+		q, err := NewNode(Config{Raft: rc, Dir: fmt.Sprintf("%s/%d", dir, id), Peers: peers, Flush: flush})
 		if err != nil {
 			b.Fatal(err)
 		}
+		n := &testNode{Node: q}
 		if err := n.Start(context.Background()); err != nil {
 			b.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func BenchmarkLoopbackRTT(b *testing.B) {
 		b.ReportMetric(percentile(ds, 0.99).Seconds()*1e6, "p99-µs")
 	})
 	b.Run("kafka-request", func(b *testing.B) {
-		srv, err := wire.Listen(wire.ServerConfig{APIs: APIs, Handler: wire.HandlerFunc(func(*wire.Request) {})})
+		srv, err := wire.Listen(wire.ServerConfig{APIs: VoterAPIs, Handler: wire.HandlerFunc(func(*wire.Request) {})})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -23,10 +23,6 @@ type Config struct {
 	Raft raft.Config
 	// Dir is the node's folder; the log lives in Dir/__cluster_metadata-0.
 	Dir string
-	// Addr is the address to listen on; empty means 127.0.0.1 on a port
-	// the system picks. A restarted node listens on the address it got the
-	// first time.
-	Addr string
 	// Peers returns the listener address of another node; the node asks
 	// for a voter's address the first time it sends to it.
 	Peers func(id int32) (string, bool)
@@ -102,10 +98,9 @@ func (c *Config) storageOptions() storage.Options {
 // (ClusterId, LastFetchedEpoch); the other RPCs work from v0.
 const minFetchVersion int16 = 12
 
-// APIs are the Kafka APIs and versions a node serves, besides ApiVersions:
-// the quorum's RPCs from their first usable version up to the version
-// raft speaks.
-var APIs = []wire.APIRange{
+// VoterAPIs are the Kafka APIs and versions a voter serves: the quorum's
+// RPCs from their first usable version up to the version raft speaks.
+var VoterAPIs = []wire.APIRange{
 	{Key: kmsg.Fetch.Int16(), MinVersion: minFetchVersion, MaxVersion: raft.FetchVersion},
 	{Key: kmsg.Vote.Int16(), MinVersion: 0, MaxVersion: raft.VoteVersion},
 	{Key: kmsg.BeginQuorumEpoch.Int16(), MinVersion: 0, MaxVersion: raft.BeginQuorumEpochVersion},

@@ -37,7 +37,7 @@ func testRaftConfig() raft.Config {
 type testCluster struct {
 	t        *testing.T
 	voters   []int32
-	nodes    map[int32]*Node
+	nodes    map[int32]*testNode
 	links    *wire.Links
 	counters *wire.Counters
 
@@ -56,7 +56,7 @@ func newTestCluster(t *testing.T, o clusterOpts) *testCluster {
 	t.Helper()
 	c := &testCluster{
 		t:        t,
-		nodes:    make(map[int32]*Node),
+		nodes:    make(map[int32]*testNode),
 		links:    wire.NewLinks(1),
 		counters: wire.NewCounters(),
 		addrs:    make(map[int32]string),
@@ -91,13 +91,66 @@ func newTestCluster(t *testing.T, o clusterOpts) *testCluster {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.nodes[id] = n
+		c.nodes[id] = &testNode{Node: n, counters: c.counters}
 	}
 	t.Cleanup(c.close)
 	for _, id := range ids {
 		c.start(id)
 	}
 	return c
+}
+
+// testNode is a quorum node on a listener of its own, as a node's server
+// runs it: the listener opens after the node starts, closes before a kill
+// and after a stop, and keeps its address across restarts.
+type testNode struct {
+	*Node
+	counters *wire.Counters
+	srv      *wire.Server
+	addr     string
+}
+
+func (n *testNode) Start(ctx context.Context) error {
+	if err := n.Node.Start(ctx); err != nil {
+		return err
+	}
+	mux := wire.NewMux()
+	if err := n.Register(mux); err != nil {
+		return err
+	}
+	addr := n.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	srv, err := wire.Listen(wire.ServerConfig{Addr: addr, NodeID: n.ID(), ClusterID: testClusterID, APIs: mux.APIs(), Handler: mux, Counters: n.counters})
+	if err != nil {
+		n.Node.Kill()
+		return err
+	}
+	n.srv, n.addr = srv, srv.Addr()
+	return nil
+}
+
+func (n *testNode) Kill() error {
+	if n.srv != nil {
+		n.srv.Close()
+	}
+	return n.Node.Kill()
+}
+
+func (n *testNode) Stop(ctx context.Context) error {
+	err := n.Node.Stop(ctx)
+	if n.srv != nil {
+		n.srv.Close()
+	}
+	return err
+}
+
+func (n *testNode) Addr() string { return n.addr }
+
+// appendNow appends records for the leadership the node last published.
+func (n *testNode) appendNow(records ...[]byte) *Commit {
+	return n.Append(n.Status().Epoch, records)
 }
 
 func (c *testCluster) addr(id int32) (string, bool) {
@@ -263,7 +316,7 @@ func (c *testCluster) appendN(id int32, n, size, window int, tag string) int64 {
 	for i := range n {
 		v := make([]byte, size)
 		copy(v, fmt.Sprintf("%s-%d", tag, i))
-		inflight = append(inflight, node.Append([][]byte{v}))
+		inflight = append(inflight, node.appendNow(v))
 		if len(inflight) == window {
 			for _, cm := range inflight {
 				wait(cm)

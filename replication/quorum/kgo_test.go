@@ -49,7 +49,7 @@ func TestFranzGoClient(t *testing.T) {
 		for _, k := range av.ApiKeys {
 			got = append(got, wire.APIRange{Key: k.ApiKey, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
 		}
-		want := append(slices.Clone(APIs), wire.APIRange{Key: kmsg.ApiVersions.Int16(), MaxVersion: new(kmsg.ApiVersionsRequest).MaxVersion()})
+		want := append(slices.Clone(VoterAPIs), wire.APIRange{Key: kmsg.ApiVersions.Int16(), MaxVersion: new(kmsg.ApiVersionsRequest).MaxVersion()})
 		slices.SortFunc(want, func(a, b wire.APIRange) int { return int(a.Key - b.Key) })
 		if av.ErrorCode != 0 || !slices.Equal(got, want) {
 			t.Fatalf("ApiVersions from node %d: error %d, %v; want %v", id, av.ErrorCode, got, want)

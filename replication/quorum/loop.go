@@ -17,19 +17,18 @@ import (
 const publishInterval = 5 * time.Millisecond
 
 // instance is one incarnation of a node, from Start to its stop, kill or
-// failure. Everything but kill, killOnce, box, server and done belongs to
-// its loop goroutine.
+// failure. Everything but kill, killOnce, box and done belongs to its loop
+// goroutine.
 type instance struct {
 	n      *Node
 	id     int32
 	cfg    *Config
 	starts int
 
-	raft   *raft.Node
-	log    *DiskLog
-	sm     *stateMachine
-	server *wire.Server
-	box    *mailbox
+	raft *raft.Node
+	log  *DiskLog
+	sm   *stateMachine
+	box  *mailbox
 
 	clients map[int32]*wire.Client
 	ctx     context.Context // ends with the instance: its requests fail
@@ -41,8 +40,9 @@ type instance struct {
 	nextID  uint64
 
 	// Appends gathered from one batch of items, written as one.
-	gathered [][]byte
-	waiting  []*Commit
+	gathered    [][]byte
+	waiting     []*Commit
+	gatherEpoch int32
 	// commits wait for the high watermark, in offset order; all belong to
 	// commitEpoch.
 	commits     []*Commit
@@ -103,10 +103,6 @@ func newInstance(n *Node, log *DiskLog) *instance {
 	in.sm = &stateMachine{id: n.id, onCommit: in.completeCommits}
 	return in
 }
-
-// serve is the wire.Handler: it runs on a connection's goroutine and only
-// queues the request.
-func (in *instance) serve(req *wire.Request) { in.box.push(item{req: req}) }
 
 func (in *instance) run() {
 	defer in.exit()
@@ -193,8 +189,13 @@ func (in *instance) handle(now time.Time, it item) error {
 		in.pending[in.nextID] = it.req
 		return in.raft.Step(now, raft.Message{From: -1, To: in.id, ID: in.nextID, Request: it.req.Body})
 	case it.commit != nil:
+		if err := in.appendable(it.epoch); err != nil {
+			it.commit.finish(err)
+			return nil
+		}
 		in.gathered = append(in.gathered, it.records...)
 		in.waiting = append(in.waiting, it.commit)
+		in.gatherEpoch = it.epoch
 	case it.fn != nil:
 		it.fn(in, now, nil)
 	default:
@@ -302,6 +303,20 @@ func (in *instance) client(peer int32) (*wire.Client, error) {
 	return c, nil
 }
 
+// appendable checks an append for epoch against the node's leadership.
+func (in *instance) appendable(epoch int32) error {
+	st := in.last
+	switch {
+	case in.stopping:
+		return fmt.Errorf("append to node %d: it is shutting down: %w", in.id, ErrNotLeader)
+	case !in.sm.writable || st.Role != raft.Leader:
+		return fmt.Errorf("append to node %d (%v in epoch %d, leader %d): %w", in.id, st.Role, st.Epoch, st.LeaderID, ErrNotLeader)
+	case epoch != in.sm.leader.Epoch:
+		return fmt.Errorf("append to node %d for epoch %d: it leads epoch %d: %w", in.id, epoch, in.sm.leader.Epoch, ErrNotLeader)
+	}
+	return nil
+}
+
 // appendGathered writes the records of the appends taken from one batch of
 // the mailbox as one raft.Append.
 func (in *instance) appendGathered(now time.Time) {
@@ -319,12 +334,13 @@ func (in *instance) appendGathered(now time.Time) {
 			c.finish(err)
 		}
 	}
-	st := in.last
-	if !in.sm.writable || st.Role != raft.Leader || in.stopping {
-		fail(fmt.Errorf("append to node %d (%v in epoch %d, leader %d): %w", in.id, st.Role, st.Epoch, st.LeaderID, ErrNotLeader))
+	// Every gathered append was checked against this epoch; a change of
+	// leadership later in the same batch fails them all.
+	epoch := in.gatherEpoch
+	if err := in.appendable(epoch); err != nil {
+		fail(err)
 		return
 	}
-	epoch := in.sm.leader.Epoch
 	last, err := in.raft.Append(now, epoch, recs)
 	if err != nil {
 		fail(fmt.Errorf("append to node %d: %w: %v", in.id, ErrNotLeader, err))
@@ -441,7 +457,6 @@ func (in *instance) exit() {
 		killed = true
 	default:
 	}
-	in.server.Close()
 	in.cancel()
 	for _, c := range in.clients {
 		c.Close()

@@ -17,9 +17,10 @@ type item struct {
 	id   uint64
 	resp kmsg.Response
 	err  error
-	// An append by the node's owner.
+	// An append by the node's owner, for its leadership of epoch.
 	records [][]byte
 	commit  *Commit
+	epoch   int32
 	// A call into the loop; err is set when the loop is gone and fn runs
 	// in the caller's place instead.
 	fn func(in *instance, now time.Time, err error)

@@ -32,7 +32,6 @@ type Node struct {
 
 	mu     sync.Mutex
 	inst   *instance // nil while not running
-	addr   string
 	starts int
 
 	status atomic.Pointer[Status]
@@ -58,11 +57,10 @@ func NewNode(cfg Config) (*Node, error) {
 	if cfg.Raft.Logger == nil {
 		cfg.Raft.Logger = cfg.Logger
 	}
-	n := &Node{cfg: cfg, id: cfg.Raft.NodeID, log: cfg.Logger.With("node", cfg.Raft.NodeID), addr: cfg.Addr}
+	n := &Node{cfg: cfg, id: cfg.Raft.NodeID, log: cfg.Logger.With("node", cfg.Raft.NodeID)}
 	n.status.Store(&Status{
-		Status: raft.Status{NodeID: n.id, Voter: slices.Contains(cfg.Raft.Voters, n.id), LeaderID: -1, VotedID: -1, HighWatermark: -1},
+		Status: raft.Status{NodeID: n.id, Voter: n.voter(), LeaderID: -1, VotedID: -1, HighWatermark: -1},
 		State:  StateNew,
-		Addr:   cfg.Addr,
 	})
 	return n, nil
 }
@@ -70,13 +68,45 @@ func NewNode(cfg Config) (*Node, error) {
 // ID is the node's id.
 func (n *Node) ID() int32 { return n.id }
 
-// Addr is the node's listener address; before the first start it may be
-// empty or have port 0.
-func (n *Node) Addr() string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.addr
+func (n *Node) voter() bool { return slices.Contains(n.cfg.Raft.Voters, n.id) }
+
+// Register gives the node its place on its server's dispatcher. A voter
+// serves the quorum's RPCs (VoterAPIs), as a Kafka controller's raft
+// client does on its CONTROLLER listener; an observer is client-only, as a
+// Kafka broker's is: it sends Fetch and FetchSnapshot and serves none of
+// them. Requests that arrive while the node is not running stay
+// unanswered until the server closes their connection.
+func (n *Node) Register(mux *wire.Mux) error {
+	if !n.voter() {
+		return nil
+	}
+	h := wire.HandlerFunc(n.serve)
+	for _, api := range VoterAPIs {
+		if err := mux.Handle(api, h); err != nil {
+			return fmt.Errorf("node %d: %w", n.id, err)
+		}
+	}
+	return nil
 }
+
+// serve hands a request to the running incarnation's loop.
+func (n *Node) serve(req *wire.Request) {
+	if in := n.current(); in != nil {
+		in.box.push(item{req: req})
+	}
+}
+
+// Done returns a channel closed when the running incarnation ends (a stop,
+// a kill or a failure), or a closed one if the node is not running: the
+// node's server closes its listener then.
+func (n *Node) Done() <-chan struct{} {
+	if in := n.current(); in != nil {
+		return in.done
+	}
+	return closedChan
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Dir is the folder of the node's metadata log.
 func (n *Node) Dir() string { return filepath.Join(n.cfg.Dir, LogDirName) }
@@ -92,9 +122,9 @@ func (n *Node) current() *instance {
 	return n.inst
 }
 
-// Start opens the node's folder, recovering what a crash left there,
-// listens on the node's address and starts its loop. It fails if the node
-// runs.
+// Start opens the node's folder, recovering what a crash left there, and
+// starts its loop. It fails if the node runs. The node's server opens its
+// listener after Start, so that no request arrives before the loop runs.
 func (n *Node) Start(ctx context.Context) error {
 	n.life.Lock()
 	defer n.life.Unlock()
@@ -113,7 +143,6 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	n.mu.Lock()
 	n.inst = in
-	n.addr = in.server.Addr()
 	n.starts++
 	in.starts = n.starts
 	n.mu.Unlock()
@@ -123,7 +152,7 @@ func (n *Node) Start(ctx context.Context) error {
 	return nil
 }
 
-// open builds a new incarnation: log, quorum state, raft node, listener.
+// open builds a new incarnation: log, quorum state, raft node.
 func (n *Node) open() (*instance, error) {
 	dir := n.Dir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -144,23 +173,6 @@ func (n *Node) open() (*instance, error) {
 	in.raft = rn
 	in.last = rn.Status()
 	in.reported = in.last
-	n.mu.Lock()
-	addr := n.addr
-	n.mu.Unlock()
-	srv, err := wire.Listen(wire.ServerConfig{
-		Addr:      addr,
-		NodeID:    n.id,
-		ClusterID: n.cfg.Raft.ClusterID,
-		APIs:      APIs,
-		Handler:   wire.HandlerFunc(in.serve),
-		Counters:  n.cfg.Counters,
-		Logger:    n.log,
-	})
-	if err != nil {
-		log.Close()
-		return nil, fmt.Errorf("start node %d: %w", n.id, err)
-	}
-	in.server = srv
 	return in, nil
 }
 
@@ -195,18 +207,16 @@ func (n *Node) Stop(ctx context.Context) error {
 	return in.exitErr
 }
 
-// Kill stops the node at once, as a crash: its sockets close, its loop
-// stops, and its log loses what was not flushed. It returns once the node
-// is down; its folder stays for Start.
+// Kill stops the node at once, as a crash: its loop stops, its requests
+// in flight fail and its log loses what was not flushed. It returns once
+// the node is down; its folder stays for Start. Its server closes the
+// listener first, so that nothing is answered after the crash.
 func (n *Node) Kill() error {
 	in := n.current()
 	if in == nil {
 		return fmt.Errorf("kill node %d: %w", n.id, ErrNotRunning)
 	}
-	in.killOnce.Do(func() {
-		close(in.kill)
-		in.server.Close()
-	})
+	in.killOnce.Do(func() { close(in.kill) })
 	<-in.done
 	return nil
 }
@@ -280,14 +290,16 @@ func (n *Node) ReadLog(ctx context.Context, offset int64, maxBytes int) ([]byte,
 	return r.data, r.hwm, err
 }
 
-// Append hands records to the node, which must lead and have applied what
-// came before its epoch: they are written after
+// Append hands records to the node for its leadership of epoch (Kafka's
+// RaftClient.scheduleAppend): the node must lead that epoch and have
+// applied what came before it, as its listener learnt from
+// HandleLeaderChange. They are written after
 // controller.quorum.append.linger.ms in one batch with other appends, and
 // the Commit completes once the high watermark passes them. It fails with
-// ErrNotLeader if the node does not lead or loses the leadership first.
-// The node keeps the records until they are written: the caller must not
-// modify them.
-func (n *Node) Append(records [][]byte) *Commit {
+// ErrNotLeader if the node does not lead epoch, or loses the leadership
+// first. The node keeps the records until they are written: the caller
+// must not modify them.
+func (n *Node) Append(epoch int32, records [][]byte) *Commit {
 	if len(records) == 0 {
 		return failedCommit(errors.New("append: no records"))
 	}
@@ -296,7 +308,7 @@ func (n *Node) Append(records [][]byte) *Commit {
 		return failedCommit(fmt.Errorf("append to node %d: %w", n.id, ErrNotRunning))
 	}
 	c := newCommit(len(records))
-	if !in.box.push(item{records: records, commit: c}) {
+	if !in.box.push(item{records: records, commit: c, epoch: epoch}) {
 		c.finish(fmt.Errorf("append to node %d: %w", n.id, ErrNotRunning))
 	}
 	return c

@@ -64,7 +64,7 @@ func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
 	// Cut the leader off and give it records nobody else will see: its
 	// uncommitted tail. Then kill it; FlushNever keeps what it wrote.
 	c.partition(old)
-	tail := c.nodes[old].Append([][]byte{[]byte("lost-1"), []byte("lost-2"), []byte("lost-3")})
+	tail := c.nodes[old].appendNow([]byte("lost-1"), []byte("lost-2"), []byte("lost-3"))
 	c.waitFor("the isolated leader to append its tail", 5*time.Second, func() bool {
 		return c.nodes[old].Status().LogEndOffset >= hwm+3
 	})
@@ -199,7 +199,7 @@ func TestGracefulStopHandsOver(t *testing.T) {
 	if newEpoch <= epoch || leader == old {
 		t.Fatalf("leader %d epoch %d after the stop of %d in epoch %d", leader, newEpoch, old, epoch)
 	}
-	if got := c.nodes[old].Append([][]byte{[]byte("x")}); !errors.Is(waitErr(got), ErrNotRunning) {
+	if got := c.nodes[old].appendNow([]byte("x")); !errors.Is(waitErr(got), ErrNotRunning) {
 		t.Errorf("append to a stopped node: %v", got.Err())
 	}
 	c.appendN(leader, 100, 100, 50, "y")

@@ -158,7 +158,6 @@ func (in *instance) status(st raft.Status) Status {
 	return Status{
 		Status:          st,
 		State:           state,
-		Addr:            in.server.Addr(),
 		Writable:        in.sm.writable,
 		Tally:           in.sm.tally,
 		Truncations:     in.n.truncations.Load(),

@@ -24,8 +24,6 @@ const (
 type Status struct {
 	raft.Status
 	State State
-	// Addr is the node's listener address.
-	Addr string
 	// Err is why the node failed or could not start; empty otherwise.
 	Err string
 	// Writable: the node leads and has applied everything before its

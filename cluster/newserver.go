@@ -1,0 +1,61 @@
+package cluster
+
+import (
+	"log/slog"
+	"slices"
+
+	"github.com/kraftlab/kraftlab/cluster/server"
+	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/storage"
+)
+
+// NodeSpec is what one node of a cluster needs besides the timing: who it
+// is, who votes, where its folder is and how it reaches its peers.
+type NodeSpec struct {
+	ID        int32
+	Voters    []int32
+	ClusterID string
+	// DataDir is the cluster's data folder; the node's is server.NodeDir
+	// under it.
+	DataDir string
+	// Peers returns another node's listener address.
+	Peers func(id int32) (string, bool)
+	// Links and Counters, if set, carry and count the node's traffic.
+	Links    *wire.Links
+	Counters *wire.Counters
+	// OnEvent, if set, receives the node's events from its loop; it must
+	// not block.
+	OnEvent func(quorum.Event)
+}
+
+// NewServer builds a node's server with the quorum timing and policies of
+// t: a controller if the node is one of the voters, else a broker. The
+// playground and the benchmarks build their nodes with it, so a benchmark
+// measures the nodes a learner watches.
+func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
+	flush := storage.FlushAlways
+	if t.Flush == FlushNever {
+		flush = storage.FlushNever
+	}
+	kind := server.Broker
+	if slices.Contains(s.Voters, s.ID) {
+		kind = server.Controller
+	}
+	return server.New(server.Config{
+		Kind: kind,
+		Raft: quorum.Config{
+			Raft:                t.RaftConfig(s.ID, s.Voters, s.ClusterID),
+			Dir:                 server.NodeDir(s.DataDir, s.ID),
+			Peers:               s.Peers,
+			Flush:               flush,
+			Links:               s.Links,
+			Counters:            s.Counters,
+			NoOpInterval:        t.MetadataMaxIdleInterval,
+			SnapshotMaxNewBytes: t.SnapshotMaxNewRecordBytes,
+			SnapshotMaxInterval: t.SnapshotMaxInterval,
+			OnEvent:             s.OnEvent,
+		},
+		Logger: slog.New(slog.DiscardHandler),
+	})
+}

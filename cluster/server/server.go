@@ -1,0 +1,198 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/wire"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Kind says which parts the server has.
+	Kind Kind
+	// Raft configures the server's raft client: the node's id, the
+	// voters, its folder, how it reaches its peers. A controller must be
+	// one of Raft.Raft.Voters and a broker must not.
+	Raft quorum.Config
+	// Addr is the address to listen on; empty means 127.0.0.1 on a port
+	// the system picks. A restarted server listens on the address it got
+	// the first time, so its peers find it again.
+	Addr string
+	// Logger receives the server's log; nil discards it.
+	Logger *slog.Logger
+}
+
+// Server is one node of the cluster: a listener, the dispatcher behind it
+// and the node's parts. Its methods are safe for concurrent use.
+type Server struct {
+	cfg  Config
+	id   int32
+	raft *quorum.Node
+	log  *slog.Logger
+
+	// life serialises Start, Stop and Kill.
+	life sync.Mutex
+
+	mu       sync.Mutex
+	listener *wire.Server // nil while not running
+	addr     string
+}
+
+// New checks cfg and returns a server that is not started yet.
+func New(cfg Config) (*Server, error) {
+	id := cfg.Raft.Raft.NodeID
+	voter := slices.Contains(cfg.Raft.Raft.Voters, id)
+	switch {
+	case cfg.Kind == Controller && !voter:
+		return nil, fmt.Errorf("node %d: a controller must be one of the voters %v", id, cfg.Raft.Raft.Voters)
+	case cfg.Kind == Broker && voter:
+		return nil, fmt.Errorf("node %d: a broker cannot be a voter %v", id, cfg.Raft.Raft.Voters)
+	case cfg.Kind != Controller && cfg.Kind != Broker:
+		return nil, fmt.Errorf("node %d: unknown kind %v", id, cfg.Kind)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Raft.Logger == nil {
+		cfg.Raft.Logger = cfg.Logger
+	}
+	q, err := quorum.NewNode(cfg.Raft)
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", id, err)
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	return &Server{cfg: cfg, id: id, raft: q, log: cfg.Logger.With("node", id), addr: cfg.Addr}, nil
+}
+
+// ID is the node's id.
+func (s *Server) ID() int32 { return s.id }
+
+// Kind is what the node is.
+func (s *Server) Kind() Kind { return s.cfg.Kind }
+
+// Raft is the node's raft client: its status, and Append, Resign and
+// Snapshot on it.
+func (s *Server) Raft() *quorum.Node { return s.raft }
+
+// Addr is the node's listener address; before the first start it may have
+// port 0.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
+
+// Running reports whether the server's listener is open.
+func (s *Server) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listener != nil
+}
+
+// Start starts the node's parts from its folder, then opens its listener
+// with the APIs the parts registered. It fails if the node runs.
+func (s *Server) Start(ctx context.Context) error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.Running() {
+		return fmt.Errorf("node %d: already running", s.id)
+	}
+	mux := wire.NewMux()
+	var fwd *forwarder
+	switch s.cfg.Kind {
+	case Controller:
+		if err := s.raft.Register(mux); err != nil {
+			return err
+		}
+	case Broker:
+		fwd = newForwarder(s)
+		if err := fwd.register(mux); err != nil {
+			return err
+		}
+	}
+	if err := s.raft.Start(ctx); err != nil {
+		return err
+	}
+	ln, err := wire.Listen(wire.ServerConfig{
+		Addr:      s.Addr(),
+		NodeID:    s.id,
+		ClusterID: s.cfg.Raft.Raft.ClusterID,
+		APIs:      mux.APIs(),
+		Handler:   mux,
+		Counters:  s.cfg.Raft.Counters,
+		Logger:    s.log,
+	})
+	if err != nil {
+		s.raft.Kill()
+		return fmt.Errorf("node %d: %w", s.id, err)
+	}
+	s.mu.Lock()
+	s.listener, s.addr = ln, ln.Addr()
+	s.mu.Unlock()
+	// The raft client also ends by itself, on a disk failure: the whole
+	// node goes down with it.
+	done := s.raft.Done()
+	go func() {
+		<-done
+		s.closeListener(ln)
+		if fwd != nil {
+			fwd.close()
+		}
+	}()
+	return nil
+}
+
+func (s *Server) closeListener(ln *wire.Server) {
+	ln.Close()
+	s.mu.Lock()
+	if s.listener == ln {
+		s.listener = nil
+	}
+	s.mu.Unlock()
+}
+
+func (s *Server) running() *wire.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listener
+}
+
+// Stop shuts the node down gracefully: its raft client resigns if it
+// leads and keeps serving until a successor is known or ctx ends; then the
+// listener closes.
+func (s *Server) Stop(ctx context.Context) error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	ln := s.running()
+	if ln == nil {
+		return fmt.Errorf("stop node %d: %w", s.id, quorum.ErrNotRunning)
+	}
+	err := s.raft.Stop(ctx)
+	s.closeListener(ln)
+	return err
+}
+
+// Kill stops the node at once, as a crash: the listener and its
+// connections close first, so nothing is answered after the crash, then
+// every part stops without flushing.
+func (s *Server) Kill() error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	ln := s.running()
+	if ln == nil {
+		return fmt.Errorf("kill node %d: %w", s.id, quorum.ErrNotRunning)
+	}
+	s.closeListener(ln)
+	if err := s.raft.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
+		return err
+	}
+	return nil
+}

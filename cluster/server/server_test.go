@@ -1,0 +1,191 @@
+package server
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/storage"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const testClusterID = "kraftlab-server-test"
+
+// testServers runs controllers 1..3 and broker 101 on loopback.
+type testServers struct {
+	mu    sync.Mutex
+	addrs map[int32]string
+	byID  map[int32]*Server
+}
+
+func (ts *testServers) peer(id int32) (string, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	a, ok := ts.addrs[id]
+	return a, ok
+}
+
+func startServers(t *testing.T) *testServers {
+	t.Helper()
+	ts := &testServers{addrs: map[int32]string{}, byID: map[int32]*Server{}}
+	voters := []int32{1, 2, 3}
+	dir := t.TempDir()
+	for _, id := range []int32{1, 2, 3, 101} {
+		rc := raft.DefaultConfig()
+		rc.NodeID, rc.Voters, rc.ClusterID = id, voters, testClusterID
+		rc.ElectionTimeout, rc.FetchTimeout, rc.RequestTimeout = 150*time.Millisecond, 600*time.Millisecond, 600*time.Millisecond
+		rc.ElectionBackoffMax, rc.RetryBackoff, rc.FetchMaxWait = 150*time.Millisecond, 10*time.Millisecond, 100*time.Millisecond
+		kind := Controller
+		if id > 100 {
+			kind = Broker
+		}
+		s, err := New(Config{Kind: kind, Raft: quorum.Config{Raft: rc, Dir: NodeDir(dir, id), Peers: ts.peer, Flush: storage.FlushNever}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		ts.mu.Lock()
+		ts.addrs[id], ts.byID[id] = s.Addr(), s
+		ts.mu.Unlock()
+	}
+	t.Cleanup(func() {
+		for _, s := range ts.byID {
+			if s.Running() {
+				s.Kill()
+			}
+		}
+	})
+	return ts
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func do(t *testing.T, addr string, req kmsg.Request) kmsg.Response {
+	t.Helper()
+	c, err := wire.NewClient(wire.ClientConfig{From: 900, To: 0, Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := c.Do(ctx, req)
+	if err != nil {
+		t.Fatalf("%s to %s: %v", kmsg.NameForKey(req.Key()), addr, err)
+	}
+	return resp
+}
+
+func apiKeys(t *testing.T, addr string) []int16 {
+	t.Helper()
+	av := do(t, addr, kmsg.NewPtrApiVersionsRequest()).(*kmsg.ApiVersionsResponse)
+	if av.ErrorCode != 0 {
+		t.Fatalf("ApiVersions from %s: error %d", addr, av.ErrorCode)
+	}
+	var keys []int16
+	for _, k := range av.ApiKeys {
+		keys = append(keys, k.ApiKey)
+	}
+	return keys
+}
+
+// A controller advertises the quorum's RPCs; a broker's raft client is
+// client-only, so the broker advertises none of them over a real socket.
+func TestBrokerServesNoVoterAPIs(t *testing.T) {
+	ts := startServers(t)
+	want := []int16{kmsg.ApiVersions.Int16()}
+	for _, api := range quorum.VoterAPIs {
+		want = append(want, api.Key)
+	}
+	slices.Sort(want)
+	if got := apiKeys(t, ts.byID[1].Addr()); !slices.Equal(got, want) {
+		t.Errorf("controller 1 advertises %v, want %v", got, want)
+	}
+	broker := apiKeys(t, ts.byID[101].Addr())
+	for _, api := range []kmsg.Key{kmsg.Vote, kmsg.BeginQuorumEpoch, kmsg.EndQuorumEpoch, kmsg.FetchSnapshot, kmsg.Fetch} {
+		if slices.Contains(broker, api.Int16()) {
+			t.Errorf("broker advertises %s: %v", kmsg.NameForKey(api.Int16()), broker)
+		}
+	}
+	if !slices.Contains(broker, kmsg.DescribeQuorum.Int16()) {
+		t.Errorf("broker does not advertise DescribeQuorum: %v", broker)
+	}
+}
+
+// A broker forwards DescribeQuorum to the leader and relays its answer:
+// the leader's replica table, with the broker among the observers.
+func TestBrokerForwardsDescribeQuorum(t *testing.T) {
+	ts := startServers(t)
+	waitFor(t, "the broker to follow a leader", func() bool {
+		st := ts.byID[101].Raft().Status()
+		return st.LeaderID > 0 && st.Role == raft.Follower
+	})
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	tp := kmsg.NewDescribeQuorumRequestTopic()
+	tp.Topic = raft.MetadataTopic
+	tp.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{kmsg.NewDescribeQuorumRequestTopicPartition()}
+	req.Topics = []kmsg.DescribeQuorumRequestTopic{tp}
+	var p kmsg.DescribeQuorumResponseTopicPartition
+	waitFor(t, "a DescribeQuorum answer naming the broker as observer", func() bool {
+		dq := do(t, ts.byID[101].Addr(), req).(*kmsg.DescribeQuorumResponse)
+		if dq.ErrorCode != 0 || len(dq.Topics) != 1 || len(dq.Topics[0].Partitions) != 1 {
+			return false
+		}
+		p = dq.Topics[0].Partitions[0]
+		return p.ErrorCode == 0 && len(p.Observers) == 1 && p.Observers[0].ReplicaID == 101
+	})
+	if p.LeaderID < 1 || p.LeaderID > 3 || len(p.CurrentVoters) != 3 {
+		t.Errorf("forwarded answer: %+v", p)
+	}
+}
+
+// Kill closes the listener with the node; a restart listens on the same
+// address, and a graceful stop closes it too.
+func TestLifecycleActsOnTheWholeServer(t *testing.T) {
+	ts := startServers(t)
+	s := ts.byID[101]
+	addr := s.Addr()
+	if err := s.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Raft().Status(); s.Running() || st.Running() {
+		t.Fatal("killed server still running")
+	}
+	if err := s.Kill(); err == nil {
+		t.Error("second kill succeeded")
+	}
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Addr() != addr {
+		t.Errorf("restarted on %s, want %s", s.Addr(), addr)
+	}
+	apiKeys(t, addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s.Running() {
+		t.Error("stopped server still running")
+	}
+}
