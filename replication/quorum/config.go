@@ -53,6 +53,10 @@ type Config struct {
 	// ShutdownTimeout bounds a graceful Stop: how long a resigning leader
 	// waits for a successor. 0 means 5 s, as Kafka's controller waits.
 	ShutdownTimeout time.Duration
+	// NewListener, if set, makes the state machine each incarnation of the
+	// node feeds besides its Tally: every start replays the log (from its
+	// latest snapshot) into a fresh one.
+	NewListener func() Listener
 	// OnEvent receives the node's events, from the node's goroutine: it
 	// must not block or call back into the Node.
 	OnEvent func(Event)

@@ -101,6 +101,9 @@ func newInstance(n *Node, log *DiskLog) *instance {
 		done:         make(chan struct{}),
 	}
 	in.sm = &stateMachine{id: n.id, onCommit: in.completeCommits}
+	if n.cfg.NewListener != nil {
+		in.sm.user = n.cfg.NewListener()
+	}
 	return in
 }
 
@@ -441,6 +444,7 @@ func (in *instance) startShutdown(now time.Time, deadline time.Time) {
 	}
 	in.stopping = true
 	in.stopDeadline = deadline
+	in.sm.beginShutdown()
 	if err := in.raft.Shutdown(now); err != nil {
 		in.failErr = err
 		in.stopNow = true
@@ -457,6 +461,7 @@ func (in *instance) exit() {
 		killed = true
 	default:
 	}
+	in.sm.beginShutdown()
 	in.cancel()
 	for _, c := range in.clients {
 		c.Close()

@@ -82,6 +82,8 @@ type stateMachine struct {
 	// loaded is the snapshot loaded since the loop last looked, if any.
 	loaded *raft.SnapshotID
 	err    error
+	// user is the owner's Listener, fed after the Tally.
+	user Listener
 
 	onCommit func(next int64)
 }
@@ -113,6 +115,9 @@ func (sm *stateMachine) HandleCommit(batches []storage.Batch) {
 		sm.bytesSinceSnapshot += int64(b.Size())
 		sm.tally.NextOffset = b.NextOffset()
 	}
+	if sm.user != nil {
+		sm.user.HandleCommit(batches)
+	}
 	if sm.onCommit != nil {
 		sm.onCommit(sm.tally.NextOffset)
 	}
@@ -131,10 +136,24 @@ func (sm *stateMachine) HandleLoadSnapshot(s raft.Snapshot) {
 	sm.bytesSinceSnapshot = 0
 	id := s.ID
 	sm.loaded = &id
+	if sm.user != nil {
+		sm.user.HandleLoadSnapshot(s)
+	}
 }
 
 // HandleLeaderChange implements raft.Listener.
 func (sm *stateMachine) HandleLeaderChange(l raft.LeaderAndEpoch) {
 	sm.leader = l
 	sm.writable = l.LeaderID == sm.id
+	if sm.user != nil {
+		sm.user.HandleLeaderChange(l)
+	}
+}
+
+// beginShutdown tells the owner's Listener, once.
+func (sm *stateMachine) beginShutdown() {
+	if sm.user != nil {
+		sm.user.BeginShutdown()
+		sm.user = nil
+	}
 }
