@@ -79,6 +79,7 @@ func writeQuorumStatus(w io.Writer, v *cluster.View) {
 	if v.LeaderID == cluster.NoLeader {
 		fmt.Fprintf(w, "\n%s: an election may be in progress\n", v.Summary())
 	}
+	writeFailures(w, v)
 	if line := loadLine(v); line != "" {
 		fmt.Fprintf(w, "\n%s\n", line)
 	}
@@ -119,7 +120,8 @@ func newNodesCommand(e *env) *cobra.Command {
 		Use:   "nodes",
 		Short: "List every node: its kind, listener, state and role",
 		Long: `Nodes lists every node as it sees itself: kind (controller or broker), the
-address it listens on, its state (running, killed, stopped, isolated), its
+address it listens on, its state (running, killed, stopped, isolated,
+failed, with the reason below the table), its
 quorum role and epoch, the leader it follows, whom it voted for, and its log:
 log end offset, high watermark, log start offset and latest snapshot
 (end offset @ epoch).`,
@@ -160,7 +162,20 @@ func writeNodes(w io.Writer, v *cluster.View) error {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t\n", n.ID, n.Kind, orDash(n.Listener), n.State, role,
 			n.Epoch, idOrDash(n.LeaderID), idOrDash(n.VotedID), n.LogEndOffset, n.HighWatermark, n.LogStartOffset, snap)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	writeFailures(w, v)
+	return nil
+}
+
+// writeFailures says why each failed node failed.
+func writeFailures(w io.Writer, v *cluster.View) {
+	for _, n := range v.Nodes {
+		if n.State == cluster.StateFailed {
+			fmt.Fprintf(w, "node %d failed: %s\n", n.ID, n.Error)
+		}
+	}
 }
 
 func orDash(s string) string {

@@ -44,6 +44,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) NodeView {
 		Kind:            n.kind,
 		Listener:        n.srv.Addr(),
 		State:           nodeState(st.State),
+		Error:           st.Err,
 		Epoch:           st.Epoch,
 		LeaderID:        st.LeaderID,
 		VotedID:         st.VotedID,
@@ -82,14 +83,15 @@ func unixMilli(t time.Time) int64 {
 	return t.UnixMilli()
 }
 
-// nodeState maps what happened to a node onto the playground's states; a
-// failed node is down as if killed (its event says why).
+// nodeState maps what happened to a node onto the playground's states.
 func nodeState(s quorum.State) string {
 	switch s {
 	case quorum.StateRunning, quorum.StateStopping:
 		return StateRunning
 	case quorum.StateStopped, quorum.StateNew:
 		return StateStopped
+	case quorum.StateFailed:
+		return StateFailed
 	}
 	return StateKilled
 }

@@ -268,3 +268,29 @@ func TestRealEngineTempDirRemoved(t *testing.T) {
 		t.Errorf("temporary data folder left behind: %v", left)
 	}
 }
+
+// A node whose start is refused shows as failed with the reason, not as
+// killed; its reason is said once, without a repeated prefix.
+func TestRefusedStartShowsAsFailed(t *testing.T) {
+	dir := t.TempDir()
+	p := openReal(t, 3, 0, dir)
+	waitCond(t, p, "caught-up")
+	act(t, p, "kill 2")
+	state := filepath.Join(dir, "node-2", "__cluster_metadata-0", "quorum-state")
+	if err := os.WriteFile(state, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActStart, Node: mustRef(t, "2")})
+	if err == nil {
+		t.Fatal("start with a broken quorum-state file succeeded")
+	}
+	if strings.Count(err.Error(), "node 2") != 1 {
+		t.Errorf("error repeats its prefix: %v", err)
+	}
+	v := p.View()
+	n := v.Nodes[1]
+	if n.State != cluster.StateFailed || !strings.Contains(n.Error, "quorum-state") {
+		t.Errorf("node 2 after the refused start: state %s, error %q", n.State, n.Error)
+	}
+	waitCond(t, p, "node 2 state failed")
+}

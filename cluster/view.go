@@ -27,10 +27,15 @@ const (
 	// StateIsolated is a running node whose every link to and from every
 	// other node is down.
 	StateIsolated = "isolated"
+	// StateFailed is a node that stopped on an error it cannot go on from,
+	// or whose start was refused; NodeView.Error says why.
+	StateFailed = "failed"
 )
 
 // States lists the node states.
-func States() []string { return []string{StateRunning, StateKilled, StateStopped, StateIsolated} }
+func States() []string {
+	return []string{StateRunning, StateKilled, StateStopped, StateIsolated, StateFailed}
+}
 
 // Roles, named like Kafka's QuorumState classes.
 const (
@@ -127,6 +132,8 @@ type NodeView struct {
 	Kind     string `json:"kind"`
 	Listener string `json:"listener"`
 	State    string `json:"state"`
+	// Error says why a failed node failed; empty otherwise.
+	Error string `json:"error,omitempty"`
 	// Role is empty while the node is not running.
 	Role  string `json:"role"`
 	Epoch int32  `json:"epoch"`

@@ -18,7 +18,7 @@ type headerModel struct {
 }
 
 // nodeCounts counts nodes by what the playground did to them.
-type nodeCounts struct{ live, killed, stopped, isolated int }
+type nodeCounts struct{ live, killed, stopped, isolated, failed int }
 
 func countNodes(v *cluster.View) nodeCounts {
 	var c nodeCounts
@@ -33,6 +33,8 @@ func countNodes(v *cluster.View) nodeCounts {
 			c.killed++
 		case cluster.StateStopped:
 			c.stopped++
+		case cluster.StateFailed:
+			c.failed++
 		}
 	}
 	return c
@@ -76,6 +78,9 @@ func (h headerModel) view(st *Styles, v *cluster.View, paused bool, w int) block
 	}
 	if c.stopped > 0 {
 		counts = append(counts, st.State(cluster.StateStopped).Render(fmt.Sprintf("%d stopped", c.stopped)))
+	}
+	if c.failed > 0 {
+		counts = append(counts, st.State(cluster.StateFailed).Render(fmt.Sprintf("%d failed", c.failed)))
 	}
 	if c.isolated > 0 {
 		counts = append(counts, st.State(cluster.StateIsolated).Render(fmt.Sprintf("%d isolated", c.isolated)))

@@ -300,6 +300,9 @@ func (q quorumModel) detail(st *Styles, v *cluster.View, w int) string {
 	}
 	n := &v.Nodes[i]
 	parts := []string{fmt.Sprintf("node %d: %s %s", n.ID, n.Kind, n.Listener)}
+	if n.State == cluster.StateFailed {
+		parts = append(parts, "failed: "+n.Error)
+	}
 	if n.Live() {
 		parts = append(parts, "knows leader "+idOrNone(n.LeaderID), "voted "+idOrNone(n.VotedID))
 	}

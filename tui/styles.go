@@ -81,6 +81,7 @@ func DefaultStyles() *Styles {
 			cluster.StateKilled:   lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			cluster.StateStopped:  fg(colGray),
 			cluster.StateIsolated: lipgloss.NewStyle().Bold(true).Foreground(colRed),
+			cluster.StateFailed:   lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			statePartitioned:      fg(colYellow),
 		},
 		events: map[cluster.EventKind]lipgloss.Style{

@@ -103,7 +103,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.life.Lock()
 	defer s.life.Unlock()
 	if s.Running() {
-		return fmt.Errorf("node %d: already running", s.id)
+		return errors.New("it is already running")
 	}
 	mux := wire.NewMux()
 	var fwd *forwarder
@@ -132,7 +132,7 @@ func (s *Server) Start(ctx context.Context) error {
 	})
 	if err != nil {
 		s.raft.Kill()
-		return fmt.Errorf("node %d: %w", s.id, err)
+		return err
 	}
 	s.mu.Lock()
 	s.listener, s.addr = ln, ln.Addr()
@@ -173,7 +173,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	defer s.life.Unlock()
 	ln := s.running()
 	if ln == nil {
-		return fmt.Errorf("stop node %d: %w", s.id, quorum.ErrNotRunning)
+		return quorum.ErrNotRunning
 	}
 	err := s.raft.Stop(ctx)
 	s.closeListener(ln)
@@ -188,7 +188,7 @@ func (s *Server) Kill() error {
 	defer s.life.Unlock()
 	ln := s.running()
 	if ln == nil {
-		return fmt.Errorf("kill node %d: %w", s.id, quorum.ErrNotRunning)
+		return quorum.ErrNotRunning
 	}
 	s.closeListener(ln)
 	if err := s.raft.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {

@@ -132,7 +132,7 @@ func (n *Node) Start(ctx context.Context) error {
 		return err
 	}
 	if n.current() != nil {
-		return fmt.Errorf("start node %d: already running", n.id)
+		return errors.New("it is already running")
 	}
 	in, err := n.open()
 	if err != nil {
@@ -156,11 +156,11 @@ func (n *Node) Start(ctx context.Context) error {
 func (n *Node) open() (*instance, error) {
 	dir := n.Dir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("start node %d: %w", n.id, err)
+		return nil, err
 	}
 	log, err := OpenDiskLog(dir, n.cfg.storageOptions())
 	if err != nil {
-		return nil, fmt.Errorf("start node %d: %w", n.id, err)
+		return nil, err
 	}
 	in := newInstance(n, log)
 	now := time.Now()
@@ -168,7 +168,7 @@ func (n *Node) open() (*instance, error) {
 	rn, err := raft.New(n.cfg.Raft, log, storage.NewQuorumStateFile(dir), in.sm, rand.New(rand.NewPCG(seed, uint64(n.id))), now)
 	if err != nil {
 		log.Close()
-		return nil, fmt.Errorf("start node %d: %w", n.id, err)
+		return nil, err
 	}
 	in.raft = rn
 	in.last = rn.Status()
@@ -183,7 +183,7 @@ func (n *Node) open() (*instance, error) {
 func (n *Node) Stop(ctx context.Context) error {
 	in := n.current()
 	if in == nil {
-		return fmt.Errorf("stop node %d: %w", n.id, ErrNotRunning)
+		return ErrNotRunning
 	}
 	deadline := time.Now().Add(n.cfg.ShutdownTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -214,7 +214,7 @@ func (n *Node) Stop(ctx context.Context) error {
 func (n *Node) Kill() error {
 	in := n.current()
 	if in == nil {
-		return fmt.Errorf("kill node %d: %w", n.id, ErrNotRunning)
+		return ErrNotRunning
 	}
 	in.killOnce.Do(func() { close(in.kill) })
 	<-in.done
