@@ -171,7 +171,6 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 
 	m := measurement{
 		Window:   end.Sub(begin),
-		Records:  records.Load(),
 		CPU:      cpu1 - cpu0,
 		CPUKnown: cpuOK0 && cpuOK1,
 		Mallocs:  ms.Mallocs - mallocs0,
@@ -187,8 +186,13 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 		cancel()
 		sys.Close()
 		<-done
+		m.Records = records.Load()
 		return m, fmt.Errorf("%s: proposals still pending %v after the window; closed the system", sys.Name(), tm.Drain)
 	}
+	// Counted only now that every writer is joined: a writer preempted
+	// between its window check and its counter still counts the record
+	// whose latency it recorded.
+	m.Records = records.Load()
 	m.Errors = errs.Load()
 	if e := firstErr.Load(); e != nil {
 		m.FirstErr = *e
