@@ -56,8 +56,8 @@ func completeCondition(e *env) cobra.CompletionFunc {
 		none := cobra.ShellCompDirectiveNoFileComp
 		switch {
 		case len(args) == 0:
-			return []string{"leader", "new-leader", "epoch", "hwm", "caught-up", "node", "fenced", "unfenced", "isr", "partition-leader"}, none
-		case args[0] == "node" && len(args) == 1, args[0] == "fenced" && len(args) == 1, args[0] == "unfenced" && len(args) == 1:
+			return []string{"leader", "new-leader", "epoch", "hwm", "caught-up", "node"}, none
+		case args[0] == "node" && len(args) == 1:
 			return nodeCompletions(e, cmd), none
 		case args[0] == "node" && len(args) == 2:
 			return []string{"role", "state", "epoch", "log-end", "hwm", "log-start", "lag", "truncations", "snapshots-loaded"}, none

@@ -15,21 +15,14 @@ const ConditionForms = `  leader                         a leader is known
   new-leader                     a leader in an epoch above the baseline's (see below)
   epoch OP V                     the leader's epoch compared with V
   hwm OP V                       the leader's high watermark compared with V
-  caught-up                      every running voter and unfenced broker is at the leader's log end offset
+  caught-up                      every running voter and broker is at the leader's log end offset
   node NODE role [!=] ROLE       ROLE: Leader Follower Candidate Prospective Unattached Resigned Observer
-  node NODE state [!=] STATE     STATE: running killed stopped isolated
+  node NODE state [!=] STATE     STATE: running killed stopped isolated failed
   node NODE FIELD OP V           FIELD: epoch log-end hwm log-start lag truncations snapshots-loaded
-  fenced N | unfenced N          broker N is (not) fenced
-  isr TOPIC-P size OP K          the ISR of partition P of TOPIC has OP K replicas
-  partition-leader TOPIC-P OP N  OP is == or !=
 OP is one of == != > >= < <=. NODE is a node ID, leader or old-leader.
 V is a number, or for epoch, hwm and log-end "baseline" or "baseline+K":
 the leader's epoch (for epoch) or high watermark (for hwm and log-end) just
 before the last kill, stop, isolate or resign. old-leader is the leader then.`
-
-// ErrNotAvailable is wrapped when a condition needs data the engine does
-// not report yet.
-var ErrNotAvailable = errors.New("not available")
 
 type condKind int
 
@@ -43,10 +36,6 @@ const (
 	condNodeRole
 	condNodeState
 	condNodeField
-	condFenced
-	condUnfenced
-	condISR
-	condPartitionLeader
 )
 
 type op string
@@ -100,13 +89,11 @@ var nodeFields = []string{"epoch", "log-end", "hwm", "log-start", "lag", "trunca
 // Condition is a parsed wait/expect condition. Evaluating it is a pure
 // function of a View.
 type Condition struct {
-	kind      condKind
-	node      NodeRef // node, leader ==, broker, partition-leader
-	op        op
-	value     operand
-	field     string // node FIELD, or the role/state word
-	topic     string
-	partition int32
+	kind  condKind
+	node  NodeRef // node, leader ==
+	op    op
+	value operand
+	field string // node FIELD, or the role/state word
 }
 
 // ParseCondition parses a condition; the words may come as one string or
@@ -197,47 +184,6 @@ func parseTokens(t []string) (Condition, error) {
 		return Condition{kind: k, op: o, value: v}, nil
 	case "node":
 		return parseNodeCondition(t)
-	case "fenced", "unfenced":
-		if len(t) != 2 {
-			return Condition{}, fmt.Errorf("want %s N, e.g. %s 101", word, word)
-		}
-		ref, err := ParseNodeRef(t[1])
-		if err != nil {
-			return Condition{}, err
-		}
-		k := condFenced
-		if word == "unfenced" {
-			k = condUnfenced
-		}
-		return Condition{kind: k, node: ref}, nil
-	case "isr":
-		if len(t) != 5 || strings.ToLower(t[2]) != "size" {
-			return Condition{}, errors.New("want isr TOPIC-P size OP K, e.g. isr orders-0 size >= 2")
-		}
-		topic, p, err := parseTopicPartition(t[1])
-		if err != nil {
-			return Condition{}, err
-		}
-		o, err := parseOp(t[3])
-		if err != nil {
-			return Condition{}, err
-		}
-		v, err := parseOperand(t[4], false)
-		return Condition{kind: condISR, topic: topic, partition: p, op: o, value: v}, err
-	case "partition-leader":
-		if len(t) != 4 {
-			return Condition{}, errors.New("want partition-leader TOPIC-P OP N, e.g. partition-leader orders-0 != 101")
-		}
-		topic, p, err := parseTopicPartition(t[1])
-		if err != nil {
-			return Condition{}, err
-		}
-		o, err := parseOp(t[2], opEq, opNe)
-		if err != nil {
-			return Condition{}, err
-		}
-		ref, err := parseNodeOperand(t[3])
-		return Condition{kind: condPartitionLeader, topic: topic, partition: p, op: o, node: ref}, err
 	}
 	return Condition{}, fmt.Errorf("unknown condition %q", t[0])
 }
@@ -339,26 +285,6 @@ func parseNodeOperand(s string) (NodeRef, error) {
 	return ref, err
 }
 
-// parseTopicPartition splits TOPIC-P at its last dash, as Kafka prints
-// partitions (topic names may contain dashes themselves).
-func parseTopicPartition(s string) (string, int32, error) {
-	i := strings.LastIndexByte(s, '-')
-	if i <= 0 {
-		return "", 0, fmt.Errorf("bad partition %q: want TOPIC-P, e.g. orders-0", s)
-	}
-	p, err := strconv.ParseInt(s[i+1:], 10, 32)
-	if err != nil || p < 0 {
-		return "", 0, fmt.Errorf("bad partition %q: want TOPIC-P with P a partition number, e.g. orders-0", s)
-	}
-	topic := s[:i]
-	for _, ch := range topic {
-		if !(ch == '.' || ch == '_' || ch == '-' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
-			return "", 0, fmt.Errorf("bad topic %q: Kafka topic names use only letters, digits, '.', '_' and '-'", topic)
-		}
-	}
-	return topic, int32(p), nil
-}
-
 // String returns the condition in its canonical spelling.
 func (c Condition) String() string {
 	switch c.kind {
@@ -383,23 +309,14 @@ func (c Condition) String() string {
 			op = " !="
 		}
 		return fmt.Sprintf("node %s %s%s %s", c.node, what, op, c.field)
-	case condNodeField:
-		return fmt.Sprintf("node %s %s %s %s", c.node, c.field, c.op, c.value)
-	case condFenced:
-		return fmt.Sprintf("fenced %s", c.node)
-	case condUnfenced:
-		return fmt.Sprintf("unfenced %s", c.node)
-	case condISR:
-		return fmt.Sprintf("isr %s-%d size %s %s", c.topic, c.partition, c.op, c.value)
 	}
-	return fmt.Sprintf("partition-leader %s-%d %s %s", c.topic, c.partition, c.op, c.node)
+	return fmt.Sprintf("node %s %s %s %s", c.node, c.field, c.op, c.value)
 }
 
 // Eval evaluates the condition against v. ok tells whether it holds; saw
 // says what it looked at, for progress and failure messages. err is set
 // when the condition cannot be evaluated at all (an unknown node, no
-// baseline yet, broker data the engine does not report): waiting longer
-// would not help.
+// baseline yet): waiting longer would not help.
 func (c Condition) Eval(v *View) (ok bool, saw string, err error) {
 	switch c.kind {
 	case condLeader:
@@ -433,10 +350,6 @@ func (c Condition) Eval(v *View) (ok bool, saw string, err error) {
 		return caughtUp(v)
 	case condNodeRole, condNodeState, condNodeField:
 		return c.evalNode(v)
-	case condFenced, condUnfenced:
-		return c.evalFenced(v)
-	case condISR, condPartitionLeader:
-		return c.evalPartition(v)
 	}
 	return false, "", fmt.Errorf("condition %v: unknown kind", c)
 }
@@ -500,78 +413,24 @@ func (c Condition) evalNode(v *View) (bool, string, error) {
 	return c.op.holds(have, want), fmt.Sprintf("node %d %s %d (want %s %d); %s", id, c.field, have, c.op, want, saw), nil
 }
 
-func (c Condition) evalFenced(v *View) (bool, string, error) {
-	if v.Brokers == nil {
-		return false, "", fmt.Errorf("broker fencing is %w until brokers exist (this engine runs brokers as plain observers of the quorum)", ErrNotAvailable)
-	}
-	id, err := c.node.Resolve(v)
-	if err != nil {
-		return false, "", err
-	}
-	for _, b := range v.Brokers {
-		if b.NodeID == id {
-			saw := fmt.Sprintf("broker %d fenced=%t, metadata lag %d", id, b.Fenced, b.MetadataLag)
-			return b.Fenced == (c.kind == condFenced), saw, nil
-		}
-	}
-	return false, "", fmt.Errorf("node %d is not a registered broker", id)
-}
-
-func (c Condition) evalPartition(v *View) (bool, string, error) {
-	if v.Partitions == nil {
-		return false, "", fmt.Errorf("partitions are %w until brokers exist (this engine runs brokers as plain observers of the quorum)", ErrNotAvailable)
-	}
-	name := fmt.Sprintf("%s-%d", c.topic, c.partition)
-	for _, p := range v.Partitions {
-		if p.Topic != c.topic || p.Partition != c.partition {
-			continue
-		}
-		saw := fmt.Sprintf("%s leader %d epoch %d, replicas %v, isr %v", name, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR)
-		if c.kind == condISR {
-			return c.op.holds(int64(len(p.ISR)), c.value.n), saw, nil
-		}
-		id, err := c.node.Resolve(v)
-		if err != nil {
-			return false, "", err
-		}
-		return c.op.holds(int64(p.Leader), int64(id)), saw, nil
-	}
-	return false, fmt.Sprintf("no partition %s yet", name), nil
-}
-
-// caughtUp checks every running voter, and every running broker not
-// fenced, against the leader's log end offset.
+// caughtUp checks every running voter and broker against the leader's log
+// end offset.
 func caughtUp(v *View) (bool, string, error) {
 	leader, ok := v.Leader()
 	if !ok {
 		return false, quorumSummary(v), nil
 	}
-	fenced := map[int32]bool{}
-	var brokerLag map[int32]int64
-	if v.Brokers != nil {
-		brokerLag = map[int32]int64{}
-		for _, b := range v.Brokers {
-			fenced[b.NodeID] = b.Fenced
-			brokerLag[b.NodeID] = b.MetadataLag
-		}
-	}
 	var behind []string
 	voters, brokers := 0, 0
 	for i := range v.Nodes {
 		n := &v.Nodes[i]
-		if n.State != StateRunning || fenced[n.ID] {
+		if n.State != StateRunning {
 			continue
 		}
 		if n.Kind == KindController {
 			voters++
 		} else {
 			brokers++
-		}
-		if lag, ok := brokerLag[n.ID]; ok && n.Kind == KindBroker {
-			if lag != 0 {
-				behind = append(behind, fmt.Sprintf("broker %d metadata lag %d", n.ID, lag))
-			}
-			continue
 		}
 		if n.LogEndOffset < leader.LogEndOffset {
 			behind = append(behind, fmt.Sprintf("node %d at %d", n.ID, n.LogEndOffset))

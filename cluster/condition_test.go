@@ -186,53 +186,11 @@ func TestEvalErrors(t *testing.T) {
 		{"node old-leader role Leader", ErrNoBaseline, "there was no kill, stop, isolate or resign yet"},
 		{"node 7 role Leader", ErrUnknownNode, "unknown node 7 (nodes: 1, 2, 3, 101, 102)"},
 		{"leader != 9", ErrUnknownNode, "unknown node 9"},
-		{"fenced 101", ErrNotAvailable, "not available until brokers exist"},
-		{"unfenced 101", ErrNotAvailable, "not available until brokers exist"},
-		{"isr orders-0 size >= 2", ErrNotAvailable, "not available until brokers exist"},
-		{"partition-leader orders-0 != 101", ErrNotAvailable, "not available until brokers exist"},
 	}
 	for _, tc := range cases {
 		ok, _, err := mustCond(t, tc.cond).Eval(&v)
 		if ok || !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s = %t, %v; want %v saying %q", tc.cond, ok, err, tc.err, tc.msg)
 		}
-	}
-}
-
-func TestEvalBrokerSections(t *testing.T) {
-	v := derived(engineView(), nil)
-	v.Brokers = []BrokerView{{NodeID: 101, Fenced: false, MetadataLag: 0}, {NodeID: 102, Fenced: true, MetadataLag: 40}}
-	v.Partitions = []PartitionView{{Topic: "orders", Partition: 0, Leader: 101, LeaderEpoch: 3, Replicas: []int32{101, 102}, ISR: []int32{101}}}
-	cases := []struct {
-		cond string
-		ok   bool
-	}{
-		{"fenced 102", true},
-		{"unfenced 101", true},
-		{"fenced 101", false},
-		{"isr orders-0 size >= 1", true},
-		{"isr orders-0 size >= 2", false},
-		{"isr orders-1 size >= 1", false}, // not created yet: keep waiting
-		{"partition-leader orders-0 != 102", true},
-		{"partition-leader orders-0 == 101", true},
-	}
-	for _, tc := range cases {
-		ok, saw, err := mustCond(t, tc.cond).Eval(&v)
-		if err != nil || ok != tc.ok {
-			t.Errorf("%s = %t, %v (%s); want %t", tc.cond, ok, err, saw, tc.ok)
-		}
-	}
-	if _, _, err := mustCond(t, "fenced 1").Eval(&v); err == nil || !strings.Contains(err.Error(), "not a registered broker") {
-		t.Errorf("fenced on a controller: %v", err)
-	}
-	// A fenced broker does not hold caught-up back; the others' metadata lag does.
-	n3, _ := v.Node(3)
-	n3.LogEndOffset = 100
-	if ok, saw, _ := mustCond(t, "caught-up").Eval(&v); !ok {
-		t.Errorf("caught-up with broker 102 fenced: %s", saw)
-	}
-	v.Brokers[0].MetadataLag = 3
-	if ok, saw, _ := mustCond(t, "caught-up").Eval(&v); ok || !strings.Contains(saw, "broker 101 metadata lag 3") {
-		t.Errorf("caught-up with broker 101 lagging = %t, %s", ok, saw)
 	}
 }

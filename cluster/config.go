@@ -152,30 +152,6 @@ type Timing struct {
 	// SnapshotMaxInterval is metadata.log.max.snapshot.interval.ms: a node
 	// snapshots at least this often if anything was committed; 0 disables.
 	SnapshotMaxInterval time.Duration
-	// BrokerHeartbeatInterval is broker.heartbeat.interval.ms.
-	BrokerHeartbeatInterval time.Duration
-	// BrokerSessionTimeout is broker.session.timeout.ms: the active
-	// controller fences a broker it has not heard from for this long.
-	BrokerSessionTimeout time.Duration
-	// ReplicaLagTimeMax is replica.lag.time.max.ms: a follower that has not
-	// caught up for this long leaves the ISR.
-	ReplicaLagTimeMax time.Duration
-	// ReplicaFetchWaitMax is replica.fetch.wait.max.ms: how long a partition
-	// leader parks a replica fetch that has less than ReplicaFetchMinBytes.
-	ReplicaFetchWaitMax time.Duration
-	// ReplicaFetchMinBytes is replica.fetch.min.bytes.
-	ReplicaFetchMinBytes int64
-	// ReplicaFetchMaxBytes is replica.fetch.max.bytes, per partition (soft).
-	ReplicaFetchMaxBytes int64
-	// ReplicaFetchResponseMaxBytes is replica.fetch.response.max.bytes, per
-	// response (soft).
-	ReplicaFetchResponseMaxBytes int64
-	// ReplicaFetchBackoff is replica.fetch.backoff.ms: the pause after a
-	// replica fetch fails.
-	ReplicaFetchBackoff time.Duration
-	// NumReplicaFetchers is num.replica.fetchers: fetcher threads per
-	// source broker.
-	NumReplicaFetchers int64
 }
 
 // Timing profile names.
@@ -196,34 +172,26 @@ const (
 
 // kafkaTiming is Apache Kafka's defaults (QuorumConfig, KRaftConfigs,
 // ReplicationConfigs; the raft fetch wait is KafkaRaftClient's constant).
-var kafkaTiming = Timing{
-	ElectionTimeout:              1000 * time.Millisecond,
-	FetchTimeout:                 2000 * time.Millisecond,
-	ElectionBackoffMax:           1000 * time.Millisecond,
-	RequestTimeout:               2000 * time.Millisecond,
-	RetryBackoff:                 20 * time.Millisecond,
-	AppendLinger:                 25 * time.Millisecond,
-	FetchMaxWait:                 500 * time.Millisecond,
-	Flush:                        FlushAlways,
-	MetadataMaxIdleInterval:      500 * time.Millisecond,
-	SnapshotMaxNewRecordBytes:    20 * mib,
-	SnapshotMaxInterval:          time.Hour,
-	BrokerHeartbeatInterval:      2000 * time.Millisecond,
-	BrokerSessionTimeout:         9000 * time.Millisecond,
-	ReplicaLagTimeMax:            30000 * time.Millisecond,
-	ReplicaFetchWaitMax:          500 * time.Millisecond,
-	ReplicaFetchMinBytes:         1,
-	ReplicaFetchMaxBytes:         1 * mib,
-	ReplicaFetchResponseMaxBytes: 10 * mib,
-	ReplicaFetchBackoff:          1000 * time.Millisecond,
-	NumReplicaFetchers:           1,
-}
+var kafkaTiming = func() Timing {
+	q := raft.DefaultConfig() // the controller.quorum.* defaults, written once there
+	return Timing{
+		ElectionTimeout:           q.ElectionTimeout,
+		FetchTimeout:              q.FetchTimeout,
+		ElectionBackoffMax:        q.ElectionBackoffMax,
+		RequestTimeout:            q.RequestTimeout,
+		RetryBackoff:              q.RetryBackoff,
+		AppendLinger:              q.AppendLinger,
+		FetchMaxWait:              q.FetchMaxWait,
+		Flush:                     FlushAlways,
+		MetadataMaxIdleInterval:   500 * time.Millisecond,
+		SnapshotMaxNewRecordBytes: 20 * mib,
+		SnapshotMaxInterval:       time.Hour,
+	}
+}()
 
 // workshopTiming is tuned for a projector. Kafka's quorum is already quick
-// (a failover takes about two seconds), too quick to watch, while its broker
-// timeouts are slow (fencing after 9 s, ISR shrink after 30 s or more). So the
-// quorum is stretched and the broker side compressed, keeping Kafka's order
-// and ratios where they matter:
+// (a failover takes about two seconds), too quick to watch. So the quorum is
+// stretched, keeping Kafka's order and ratios where they matter:
 //   - fetch timeout 4 s, election timeout 2 s (Kafka's 2:1): after a kill the
 //     followers' "last fetch" visibly ages for a few seconds, then Prospective
 //     and Candidate last long enough to be seen at the TUI's refresh rate, and
@@ -232,32 +200,18 @@ var kafkaTiming = Timing{
 //   - the parked-fetch wait (1 s) and the NoOpRecord interval (1 s) keep
 //     Kafka's 1/4 ratio to the fetch timeout; the log end offset then ticks
 //     once a second, slowly enough to read.
-//   - heartbeat 1 s, session 4.5 s (Kafka's 2:9): a dead broker is fenced
-//     within about 5 s.
-//   - replica.lag.time.max.ms 6 s, still above the session timeout as in
-//     Kafka: the ISR shrinks 6–9 s after a follower stalls (the check runs
-//     every lag/2).
 var workshopTiming = Timing{
-	ElectionTimeout:              2000 * time.Millisecond,
-	FetchTimeout:                 4000 * time.Millisecond,
-	ElectionBackoffMax:           2000 * time.Millisecond,
-	RequestTimeout:               4000 * time.Millisecond,
-	RetryBackoff:                 40 * time.Millisecond,
-	AppendLinger:                 25 * time.Millisecond,
-	FetchMaxWait:                 1000 * time.Millisecond,
-	Flush:                        FlushAlways,
-	MetadataMaxIdleInterval:      1000 * time.Millisecond,
-	SnapshotMaxNewRecordBytes:    20 * mib,
-	SnapshotMaxInterval:          time.Hour,
-	BrokerHeartbeatInterval:      1000 * time.Millisecond,
-	BrokerSessionTimeout:         4500 * time.Millisecond,
-	ReplicaLagTimeMax:            6000 * time.Millisecond,
-	ReplicaFetchWaitMax:          500 * time.Millisecond,
-	ReplicaFetchMinBytes:         1,
-	ReplicaFetchMaxBytes:         1 * mib,
-	ReplicaFetchResponseMaxBytes: 10 * mib,
-	ReplicaFetchBackoff:          500 * time.Millisecond,
-	NumReplicaFetchers:           1,
+	ElectionTimeout:           2000 * time.Millisecond,
+	FetchTimeout:              4000 * time.Millisecond,
+	ElectionBackoffMax:        2000 * time.Millisecond,
+	RequestTimeout:            4000 * time.Millisecond,
+	RetryBackoff:              40 * time.Millisecond,
+	AppendLinger:              25 * time.Millisecond,
+	FetchMaxWait:              1000 * time.Millisecond,
+	Flush:                     FlushAlways,
+	MetadataMaxIdleInterval:   1000 * time.Millisecond,
+	SnapshotMaxNewRecordBytes: 20 * mib,
+	SnapshotMaxInterval:       time.Hour,
 }
 
 // fastTiming is for tests and scenarios: Kafka's quorum timing divided by
@@ -266,26 +220,17 @@ var workshopTiming = Timing{
 // timeout. Writes are not fsynced. If spurious elections show up under the
 // race detector on a busy 2-core machine, raise the fetch timeout first.
 var fastTiming = Timing{
-	ElectionTimeout:              100 * time.Millisecond,
-	FetchTimeout:                 200 * time.Millisecond,
-	ElectionBackoffMax:           100 * time.Millisecond,
-	RequestTimeout:               200 * time.Millisecond,
-	RetryBackoff:                 10 * time.Millisecond,
-	AppendLinger:                 5 * time.Millisecond,
-	FetchMaxWait:                 50 * time.Millisecond,
-	Flush:                        FlushNever,
-	MetadataMaxIdleInterval:      50 * time.Millisecond,
-	SnapshotMaxNewRecordBytes:    20 * mib,
-	SnapshotMaxInterval:          time.Hour,
-	BrokerHeartbeatInterval:      100 * time.Millisecond,
-	BrokerSessionTimeout:         450 * time.Millisecond,
-	ReplicaLagTimeMax:            600 * time.Millisecond,
-	ReplicaFetchWaitMax:          50 * time.Millisecond,
-	ReplicaFetchMinBytes:         1,
-	ReplicaFetchMaxBytes:         1 * mib,
-	ReplicaFetchResponseMaxBytes: 10 * mib,
-	ReplicaFetchBackoff:          50 * time.Millisecond,
-	NumReplicaFetchers:           1,
+	ElectionTimeout:           100 * time.Millisecond,
+	FetchTimeout:              200 * time.Millisecond,
+	ElectionBackoffMax:        100 * time.Millisecond,
+	RequestTimeout:            200 * time.Millisecond,
+	RetryBackoff:              10 * time.Millisecond,
+	AppendLinger:              5 * time.Millisecond,
+	FetchMaxWait:              50 * time.Millisecond,
+	Flush:                     FlushNever,
+	MetadataMaxIdleInterval:   50 * time.Millisecond,
+	SnapshotMaxNewRecordBytes: 20 * mib,
+	SnapshotMaxInterval:       time.Hour,
 }
 
 // ProfileTiming returns a profile's timing.
@@ -349,8 +294,6 @@ func (t Timing) Validate() error {
 	}{
 		{t.FetchMaxWait < t.FetchTimeout, keyFetchMaxWait, keyFetchTimeout, "a follower whose fetch is parked would time out and start an election"},
 		{t.FetchMaxWait < t.RequestTimeout, keyFetchMaxWait, keyRequestTimeout, "a parked fetch would time out as a request"},
-		{t.BrokerHeartbeatInterval < t.BrokerSessionTimeout, keyHeartbeat, keySession, "a healthy broker would be fenced between two heartbeats"},
-		{t.ReplicaFetchWaitMax < t.ReplicaLagTimeMax, keyReplicaWait, keyReplicaLag, "a follower parked at the leader would drop out of the ISR"},
 	}
 	for _, r := range rel {
 		if !r.ok {
@@ -393,7 +336,7 @@ type Setting struct {
 }
 
 // Settings lists every configuration key that --set accepts, in the order
-// a reader meets them: quorum, metadata log, brokers, replica fetchers.
+// a reader meets them: quorum, then metadata log.
 func Settings() []Setting {
 	out := make([]Setting, len(settings))
 	for i, s := range settings {
@@ -415,10 +358,6 @@ const (
 	keyFetchTimeout   = "controller.quorum.fetch.timeout.ms"
 	keyRequestTimeout = "controller.quorum.request.timeout.ms"
 	keyFetchMaxWait   = "kraftlab.quorum.fetch.max.wait.ms"
-	keyHeartbeat      = "broker.heartbeat.interval.ms"
-	keySession        = "broker.session.timeout.ms"
-	keyReplicaWait    = "replica.fetch.wait.max.ms"
-	keyReplicaLag     = "replica.lag.time.max.ms"
 )
 
 // maxMillis bounds every duration: a day is far beyond anything a
@@ -461,24 +400,6 @@ var settings = []setting{
 		num: func(t *Timing) *int64 { return &t.SnapshotMaxNewRecordBytes }},
 	{key: "metadata.log.max.snapshot.interval.ms", min: 0, doc: "snapshot at least this often when something was committed; 0 disables",
 		dur: func(t *Timing) *time.Duration { return &t.SnapshotMaxInterval }},
-	{key: keyHeartbeat, min: 1, doc: "how often a broker heartbeats to the active controller",
-		dur: func(t *Timing) *time.Duration { return &t.BrokerHeartbeatInterval }},
-	{key: keySession, min: 1, doc: "a broker not heard from for this long is fenced",
-		dur: func(t *Timing) *time.Duration { return &t.BrokerSessionTimeout }},
-	{key: keyReplicaLag, min: 1, doc: "a follower not caught up for this long leaves the ISR",
-		dur: func(t *Timing) *time.Duration { return &t.ReplicaLagTimeMax }},
-	{key: keyReplicaWait, min: 0, doc: "a partition leader parks a replica fetch with too little data this long",
-		dur: func(t *Timing) *time.Duration { return &t.ReplicaFetchWaitMax }},
-	{key: "replica.fetch.min.bytes", min: 1, max: maxBytes, doc: "bytes a replica fetch waits for before it is answered",
-		num: func(t *Timing) *int64 { return &t.ReplicaFetchMinBytes }},
-	{key: "replica.fetch.max.bytes", min: 1, max: maxBytes, doc: "bytes per partition in a replica fetch response (soft)",
-		num: func(t *Timing) *int64 { return &t.ReplicaFetchMaxBytes }},
-	{key: "replica.fetch.response.max.bytes", min: 1, max: maxBytes, doc: "bytes per replica fetch response (soft)",
-		num: func(t *Timing) *int64 { return &t.ReplicaFetchResponseMaxBytes }},
-	{key: "replica.fetch.backoff.ms", min: 0, doc: "pause after a failed replica fetch",
-		dur: func(t *Timing) *time.Duration { return &t.ReplicaFetchBackoff }},
-	{key: "num.replica.fetchers", min: 1, max: 16, doc: "replica fetcher threads per source broker",
-		num: func(t *Timing) *int64 { return &t.NumReplicaFetchers }},
 }
 
 func settingByKey(key string) (setting, bool) {

@@ -20,15 +20,6 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"metadata.max.idle.interval.ms":                   "500",
 		"metadata.log.max.record.bytes.between.snapshots": "20971520",
 		"metadata.log.max.snapshot.interval.ms":           "3600000",
-		"broker.heartbeat.interval.ms":                    "2000",
-		"broker.session.timeout.ms":                       "9000",
-		"replica.lag.time.max.ms":                         "30000",
-		"replica.fetch.wait.max.ms":                       "500",
-		"replica.fetch.min.bytes":                         "1",
-		"replica.fetch.max.bytes":                         "1048576",
-		"replica.fetch.response.max.bytes":                "10485760",
-		"replica.fetch.backoff.ms":                        "1000",
-		"num.replica.fetchers":                            "1",
 	}
 	tm, err := ProfileTiming(ProfileKafka)
 	if err != nil {
@@ -54,8 +45,7 @@ func TestProfilesAreValidAndKeepKafkasOrder(t *testing.T) {
 		if err := tm.Validate(); err != nil {
 			t.Errorf("profile %s: %v", name, err)
 		}
-		if !(tm.ElectionTimeout < tm.FetchTimeout && tm.BrokerHeartbeatInterval < tm.BrokerSessionTimeout &&
-			tm.BrokerSessionTimeout < tm.ReplicaLagTimeMax && tm.FetchMaxWait*4 <= tm.FetchTimeout) {
+		if !(tm.ElectionTimeout < tm.FetchTimeout && tm.FetchMaxWait*4 <= tm.FetchTimeout) {
 			t.Errorf("profile %s breaks Kafka's order of timeouts: %+v", name, tm)
 		}
 	}
@@ -68,8 +58,6 @@ func TestWorkshopEffectsShowWithinTenSeconds(t *testing.T) {
 	effects := map[string]time.Duration{
 		"election after a kill (fetch timeout + one election round)": tm.FetchTimeout + 2*tm.ElectionTimeout,
 		"check-quorum resignation":                                   tm.FetchTimeout * 3 / 2,
-		"fencing":                                                    tm.BrokerSessionTimeout + tm.BrokerHeartbeatInterval,
-		"ISR shrink (checked every lag/2)":                           tm.ReplicaLagTimeMax * 3 / 2,
 	}
 	for what, d := range effects {
 		if d > 10*time.Second {
@@ -90,14 +78,14 @@ func TestWorkshopEffectsShowWithinTenSeconds(t *testing.T) {
 func TestSetOverrides(t *testing.T) {
 	c, err := NewConfig(5, 0, ProfileFast, []string{
 		"controller.quorum.fetch.timeout.ms=900",
-		" num.replica.fetchers = 4 ",
+		" controller.quorum.append.linger.ms = 4 ",
 		"kraftlab.quorum.flush=always",
 		"controller.quorum.fetch.timeout.ms=1000", // the last one wins
 	}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Timing.FetchTimeout != time.Second || c.Timing.NumReplicaFetchers != 4 || c.Timing.Flush != FlushAlways {
+	if c.Timing.FetchTimeout != time.Second || c.Timing.AppendLinger != 4*time.Millisecond || c.Timing.Flush != FlushAlways {
 		t.Errorf("overrides not applied: %+v", c.Timing)
 	}
 	if c.Profile != ProfileFast || c.Controllers != 5 || c.Brokers != 0 {
@@ -116,7 +104,7 @@ func TestSetErrors(t *testing.T) {
 		set  string
 		want []string
 	}{
-		{"controller.quorum.fetch.timout.ms=10", []string{`unknown config key "controller.quorum.fetch.timout.ms"`, "did you mean controller.quorum.fetch.timeout.ms?", "valid keys:", "replica.lag.time.max.ms"}},
+		{"controller.quorum.fetch.timout.ms=10", []string{`unknown config key "controller.quorum.fetch.timout.ms"`, "did you mean controller.quorum.fetch.timeout.ms?", "valid keys:", "metadata.max.idle.interval.ms"}},
 		{"zookeeper.connect=x", []string{"unknown config key", "valid keys: controller.quorum.election.timeout.ms"}},
 		{"controller.quorum.fetch.timeout.ms", []string{"want key=value"}},
 		{"=5", []string{"want key=value"}},
@@ -124,13 +112,11 @@ func TestSetErrors(t *testing.T) {
 		{"controller.quorum.fetch.timeout.ms=1.5", []string{`bad value "1.5"`}},
 		{"controller.quorum.fetch.timeout.ms=0", []string{"bad value 0", "between 1 and 86400000 ms"}},
 		{"controller.quorum.fetch.timeout.ms=-5", []string{"between 1"}},
-		{"replica.lag.time.max.ms=99999999999", []string{"between 1 and 86400000"}},
-		{"num.replica.fetchers=0", []string{"between 1 and 16 count"}},
-		{"replica.fetch.max.bytes=2147483648", []string{"between 1 and 1073741824 bytes"}},
+		{"controller.quorum.election.timeout.ms=99999999999", []string{"between 1 and 86400000"}},
+		{"metadata.log.max.record.bytes.between.snapshots=2147483648", []string{"between 1 and 1073741824 bytes"}},
+		{"broker.session.timeout.ms=9000", []string{`unknown config key "broker.session.timeout.ms"`}},
 		{"kraftlab.quorum.flush=sometimes", []string{`bad value "sometimes"`, "always or never"}},
 		{"kraftlab.quorum.fetch.max.wait.ms=5000", []string{"kraftlab.quorum.fetch.max.wait.ms must be less than controller.quorum.fetch.timeout.ms", "=5000", "=4000"}},
-		{"broker.heartbeat.interval.ms=4500", []string{"broker.heartbeat.interval.ms must be less than broker.session.timeout.ms"}},
-		{"replica.fetch.wait.max.ms=6000", []string{"replica.fetch.wait.max.ms must be less than replica.lag.time.max.ms"}},
 	}
 	for _, tc := range cases {
 		_, err := NewConfig(3, 3, "", []string{tc.set}, "")

@@ -90,15 +90,9 @@ type View struct {
 	Profile string `json:"profile"`
 	// Baseline is what the quorum looked like just before the last kill,
 	// stop, isolate or resign; nil before the first of them.
-	Baseline *Baseline    `json:"baseline"`
-	Nodes    []NodeView   `json:"nodes"`
-	Links    []LinkView   `json:"links"`
-	Brokers  []BrokerView `json:"brokers"`
-	// Partitions and Fetchers, like Brokers, stay nil (JSON null) until the
-	// engine has brokers that serve partitions; an engine that has them
-	// reports a non-nil, possibly empty, slice.
-	Partitions []PartitionView `json:"partitions"`
-	Fetchers   []FetcherView   `json:"fetchers"`
+	Baseline *Baseline  `json:"baseline"`
+	Nodes    []NodeView `json:"nodes"`
+	Links    []LinkView `json:"links"`
 	// Load is the background load.
 	Load LoadView `json:"load"`
 }
@@ -202,35 +196,6 @@ type RPCStats struct {
 	RequestBytes  int64 `json:"requestBytes"`
 	Responses     int64 `json:"responses"`
 	ResponseBytes int64 `json:"responseBytes"`
-}
-
-// BrokerView is a broker as the active controller sees it.
-type BrokerView struct {
-	NodeID      int32 `json:"nodeId"`
-	Fenced      bool  `json:"fenced"`
-	BrokerEpoch int64 `json:"brokerEpoch"`
-	// MetadataOffset is the offset the broker last reported applied in its
-	// BrokerHeartbeat; MetadataLag is the leader's log end minus it.
-	MetadataOffset int64 `json:"metadataOffset"`
-	MetadataLag    int64 `json:"metadataLag"`
-}
-
-// PartitionView is one partition as the metadata image records it.
-type PartitionView struct {
-	Topic       string  `json:"topic"`
-	Partition   int32   `json:"partition"`
-	Leader      int32   `json:"leader"`
-	LeaderEpoch int32   `json:"leaderEpoch"`
-	Replicas    []int32 `json:"replicas"`
-	ISR         []int32 `json:"isr"`
-}
-
-// FetcherView is one ReplicaFetcherThread of a broker.
-type FetcherView struct {
-	NodeID     int32    `json:"nodeId"`
-	FetcherID  int32    `json:"fetcherId"`
-	LeaderID   int32    `json:"leaderId"`
-	Partitions []string `json:"partitions"`
 }
 
 // Baseline is the quorum just before the last kill, stop, isolate or

@@ -86,9 +86,6 @@ func (m *Model) compose() frame {
 		{"Flow", func(pw, ph int) block { return m.flow.view(st, v, pw, ph) }},
 		{"Links", func(pw, ph int) block { return m.links.view(st, v, pw, ph) }},
 	}
-	if m.brokers.has(v) {
-		panels = append(panels, panel{"Brokers", func(pw, ph int) block { return m.brokers.view(st, v, pw, ph) }})
-	}
 	events := panel{"Events", func(pw, ph int) block { return m.events.view(st, pw, ph) }}
 	const tall = 200 // a height no panel fills: renders a panel whole, to measure it
 
@@ -96,7 +93,7 @@ func (m *Model) compose() frame {
 	case rest <= 0:
 	case w >= wideWidth && rest >= minEvents+8:
 		// The commit picture across the screen, so its bars are long;
-		// under it the flow beside the links (and the brokers).
+		// under it the flow beside the links.
 		commit := panels[0].render(w, min(len(panels[0].render(w, tall)), rest-minEvents-4))
 		body = append(body, commit...)
 		rest -= len(commit)

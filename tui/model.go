@@ -72,7 +72,6 @@ type Model struct {
 	commit  commitModel
 	flow    flowModel
 	links   linksModel
-	brokers brokersModel
 	events  eventsModel
 	status  statusModel
 	help    helpModel

@@ -145,25 +145,3 @@ func TestColourNeverCarriesMeaningAlone(t *testing.T) {
 		t.Fatalf("colour changed the text:\nplain:\n%s\ncoloured, stripped:\n%s", plain, got)
 	}
 }
-
-func TestBrokersPanelOnlyWithBrokerState(t *testing.T) {
-	pg, _ := openPlayground(t, 3, 2, clustertest.Options{})
-	m := newModel(t, pg, 160, 48)
-	if strings.Contains(m.View(), "Brokers:") {
-		t.Fatal("a brokers panel with no broker state in the view")
-	}
-	v := m.view
-	v.Brokers = []cluster.BrokerView{
-		{NodeID: 101, BrokerEpoch: 7, MetadataOffset: 40, MetadataLag: 2},
-		{NodeID: 102, Fenced: true, BrokerEpoch: 9, MetadataOffset: 12, MetadataLag: 30},
-	}
-	v.Fetchers = []cluster.FetcherView{{NodeID: 101, FetcherID: 0, LeaderID: 102, Partitions: []string{"t-0", "t-1"}}}
-	m.pollSeq++
-	m.Update(snapshotMsg{seq: m.pollSeq, view: v})
-	screen := m.View()
-	for _, want := range []string{"Brokers:", " 101 unfenced epoch 7    metadata 40     lag 2    fetchers #0→102:2", " 102 FENCED   epoch 9    metadata 12     lag 30"} {
-		if !strings.Contains(screen, want) {
-			t.Errorf("no %q in:\n%s", want, screen)
-		}
-	}
-}
