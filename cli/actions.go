@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 const nodeHelp = "NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, or old-leader\n(the leader before the last kill, stop, isolate or resign)."
@@ -55,7 +57,7 @@ func newNodeActionCommands(e *env) []*cobra.Command {
 		}
 		addJSONFlag(cmd)
 		cmd.RunE = func(cmd *cobra.Command, args []string) error {
-			ref, _ := cluster.ParseNodeRef(args[0])
+			ref, _ := condition.ParseNodeRef(args[0])
 			return doAction(e, cmd, cluster.Action{Kind: nc.kind, Node: ref})
 		}
 		cmds = append(cmds, cmd)
@@ -213,10 +215,10 @@ func doAction(e *env, cmd *cobra.Command, a cluster.Action) error {
 	return nil
 }
 
-func refs(args []string) (a, b cluster.NodeRef) {
+func refs(args []string) (a, b condition.NodeRef) {
 	if len(args) == 2 {
-		a, _ = cluster.ParseNodeRef(args[0])
-		b, _ = cluster.ParseNodeRef(args[1])
+		a, _ = condition.ParseNodeRef(args[0])
+		b, _ = condition.ParseNodeRef(args[1])
 	}
 	return a, b
 }
@@ -233,7 +235,7 @@ func nodeArgs(lo, hi int, want, example string) cobra.PositionalArgs {
 			return usagef("%s takes %s, got %s; e.g.: %s", cmd.Name(), want, got, example)
 		}
 		for _, a := range args {
-			if _, err := cluster.ParseNodeRef(a); err != nil {
+			if _, err := condition.ParseNodeRef(a); err != nil {
 				return usagef("%v", err)
 			}
 		}
@@ -280,8 +282,8 @@ func (d *msDuration) Set(s string) error {
 		return fmt.Errorf("must not be negative")
 	case v%time.Millisecond != 0:
 		return fmt.Errorf("must be whole milliseconds")
-	case v > cluster.MaxLinkDelay:
-		return fmt.Errorf("must be at most %v", cluster.MaxLinkDelay)
+	case v > view.MaxLinkDelay:
+		return fmt.Errorf("must be at most %v", view.MaxLinkDelay)
 	}
 	*d = msDuration(v)
 	return nil

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // These tests run the kraftlab binary as a user would, from a shell.
@@ -52,7 +52,7 @@ func TestBinaryAgainstAPlayground(t *testing.T) {
 	code, out, errOut = h.binaryRun("wait", "new-leader", "--timeout", "10s")
 	expectRun(t, "wait new-leader", code, out, errOut, ExitOK, "ok: leader 2 in epoch 2")
 	code, out, errOut = h.binaryRun("status", "--replication", "--json")
-	var rows []cluster.ReplicaState
+	var rows []view.Replica
 	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || rows[0].NodeID != 2 || rows[0].Status != "Leader" {
 		t.Errorf("status --replication --json: %d %s %s", code, out, errOut)
 	}

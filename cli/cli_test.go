@@ -16,6 +16,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
 	"github.com/kraftlab/kraftlab/cluster/control"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
@@ -159,7 +160,7 @@ func TestStatusMirrorsDescribe(t *testing.T) {
 
 	code, out, errOut = h.run("status", "--json")
 	expectRun(t, "status --json", code, out, errOut, ExitOK)
-	var v cluster.View
+	var v view.View
 	if err := json.Unmarshal([]byte(out), &v); err != nil || v.LeaderID != 1 || len(v.CurrentVoters) != 3 {
 		t.Errorf("status --json: %v %+v", err, v)
 	}
@@ -179,7 +180,7 @@ func TestStatusMirrorsDescribe(t *testing.T) {
 
 	code, out, errOut = h.run("status", "--replication", "--json")
 	expectRun(t, "status --replication --json", code, out, errOut, ExitOK)
-	var rows []cluster.ReplicaState
+	var rows []view.Replica
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 4 || rows[0].Status != "Leader" || rows[3].NodeID != 101 {
 		t.Errorf("replication JSON: %v %+v", err, rows)
 	}
@@ -189,7 +190,7 @@ func TestStatusMirrorsDescribe(t *testing.T) {
 		"NODE  KIND        LISTENER         STATE    ROLE      EPOCH  LEADER  VOTED  LOG-END  HWM",
 		"101   broker      127.0.0.1:19101  running  Observer  1      1       -")
 	code, out, errOut = h.run("nodes", "--json")
-	var nodes []cluster.NodeView
+	var nodes []view.Node
 	if err := json.Unmarshal([]byte(out), &nodes); err != nil || len(nodes) != 4 || code != 0 {
 		t.Errorf("nodes --json: %v %s", err, errOut)
 	}
@@ -256,7 +257,7 @@ func TestLoad(t *testing.T) {
 	code, out, errOut = h.run("load", "500", "--size", "1KiB", "--json")
 	expectRun(t, "load 500 --size 1KiB --json", code, out, errOut, ExitOK, `"action": "load"`, `"message": "load changed: 500 rec/s of 1.0 KiB (was 200 rec/s of 100 B)"`)
 	code, out, _ = h.run("load", "--json")
-	var l cluster.LoadView
+	var l view.Load
 	if err := json.Unmarshal([]byte(out), &l); err != nil || code != 0 || l.RecordsPerSec != 500 || l.RecordBytes != 1024 || l.NodeID != 1 {
 		t.Errorf("load --json: %d %v %s", code, err, out)
 	}

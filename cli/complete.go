@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // completionTimeout bounds the status call behind dynamic completion, so
@@ -18,7 +20,7 @@ const completionTimeout = 300 * time.Millisecond
 // nodeCompletions lists leader, old-leader and, when a playground answers,
 // its node IDs with their kind, state and role.
 func nodeCompletions(e *env, cmd *cobra.Command) []string {
-	out := []string{cluster.RefLeader + "\tthe current leader", cluster.RefOldLeader + "\tthe leader before the last kill, stop, isolate or resign"}
+	out := []string{condition.RefLeader + "\tthe current leader", condition.RefOldLeader + "\tthe leader before the last kill, stop, isolate or resign"}
 	c, err := e.connect(cmd)
 	if err != nil {
 		return out
@@ -62,9 +64,9 @@ func completeCondition(e *env) cobra.CompletionFunc {
 		case args[0] == "node" && len(args) == 2:
 			return []string{"role", "state", "epoch", "log-end", "hwm", "log-start", "lag", "truncations", "snapshots-loaded"}, none
 		case args[0] == "node" && len(args) == 3 && args[2] == "role":
-			return cluster.Roles(), none
+			return view.Roles(), none
 		case args[0] == "node" && len(args) == 3 && args[2] == "state":
-			return cluster.States(), none
+			return view.States(), none
 		}
 		return nil, none
 	}

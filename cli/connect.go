@@ -8,7 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/control"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // Deadlines of the calls to the control API, so that a playground that
@@ -63,9 +65,9 @@ func apiError(c *control.Client, err error) error {
 		return usagef("interrupted")
 	case errors.Is(err, context.DeadlineExceeded):
 		return usagef("playground %q did not answer in time (%v); it may be stuck: look at the shell that runs %s", c.Session().Name, err, upHint(c.Session().Name))
-	case errors.Is(err, cluster.ErrUnknownNode):
+	case errors.Is(err, condition.ErrUnknownNode):
 		hint = "; list them with: kraftlab nodes"
-	case errors.Is(err, cluster.ErrNoLeader):
+	case errors.Is(err, condition.ErrNoLeader):
 		hint = "; wait for one with: kraftlab wait leader"
 	case errors.Is(err, cluster.ErrClosed):
 		hint = "; start a new one with: " + upHint(c.Session().Name)
@@ -74,7 +76,7 @@ func apiError(c *control.Client, err error) error {
 }
 
 // status fetches the view, within readTimeout.
-func status(ctx context.Context, c *control.Client) (cluster.View, error) {
+func status(ctx context.Context, c *control.Client) (view.View, error) {
 	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	v, err := c.Status(ctx)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 func newLoadCommand(e *env) *cobra.Command {
@@ -104,7 +105,7 @@ func showLoad(e *env, cmd *cobra.Command) error {
 	return nil
 }
 
-func writeLoad(w io.Writer, v *cluster.View) {
+func writeLoad(w io.Writer, v *view.View) {
 	l := v.Load
 	fmt.Fprintf(w, "load %s\n", l)
 	fmt.Fprintf(w, "  records committed %d, failed %d, skipped %d, in flight %d\n", l.Committed, l.Failed, l.Skipped, l.InFlight)
@@ -131,7 +132,7 @@ func (b *byteSize) Set(s string) error {
 }
 
 // loadLine is what status says about the load, or "" while it never ran.
-func loadLine(v *cluster.View) string {
+func loadLine(v *view.View) string {
 	l := v.Load
 	if !l.On() && l.Committed+l.Failed+l.Skipped == 0 {
 		return ""

@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/spf13/cobra"
-
-	"github.com/kraftlab/kraftlab/cluster"
 )
 
 func newStatusCommand(e *env) *cobra.Command {
@@ -57,7 +56,7 @@ killed, stopped, isolated). --json prints the whole view (with
 
 // writeQuorumStatus mirrors kafka-metadata-quorum describe --status: the
 // values start at column 25.
-func writeQuorumStatus(w io.Writer, v *cluster.View) {
+func writeQuorumStatus(w io.Writer, v *view.View) {
 	row := func(key string, val any) { fmt.Fprintf(w, "%-24s%v\n", key+":", val) }
 	row("ClusterId", v.ClusterID)
 	row("LeaderId", v.LeaderID)
@@ -67,7 +66,7 @@ func writeQuorumStatus(w io.Writer, v *cluster.View) {
 	row("MaxFollowerLagTimeMs", v.MaxFollowerLagTimeMs)
 	var voters, observers []string
 	for _, n := range v.Nodes {
-		if n.Kind == cluster.KindController {
+		if n.Kind == view.KindController {
 			voters = append(voters, quorumNode(n.ID, n.Listener))
 		}
 	}
@@ -76,7 +75,7 @@ func writeQuorumStatus(w io.Writer, v *cluster.View) {
 	}
 	row("CurrentVoters", "["+strings.Join(voters, ", ")+"]")
 	row("CurrentObservers", "["+strings.Join(observers, ", ")+"]")
-	if v.LeaderID == cluster.NoLeader {
+	if v.LeaderID == view.NoLeader {
 		fmt.Fprintf(w, "\n%s: an election may be in progress\n", v.Summary())
 	}
 	writeFailures(w, v)
@@ -97,12 +96,12 @@ func quorumNode(id int32, listener string) string {
 
 // replicaRows lists the replicas as describe --replication does: the
 // leader, then the other voters, then the observers.
-func replicaRows(v *cluster.View) []cluster.ReplicaState {
-	return append(append([]cluster.ReplicaState{}, v.CurrentVoters...), v.CurrentObservers...)
+func replicaRows(v *view.View) []view.Replica {
+	return append(append([]view.Replica{}, v.CurrentVoters...), v.CurrentObservers...)
 }
 
-func writeReplication(w io.Writer, v *cluster.View) error {
-	if v.LeaderID == cluster.NoLeader {
+func writeReplication(w io.Writer, v *view.View) error {
+	if v.LeaderID == view.NoLeader {
 		fmt.Fprintf(w, "%s: only a leader knows how far the replicas are\n", v.Summary())
 		return nil
 	}
@@ -147,7 +146,7 @@ log end offset, high watermark, log start offset and latest snapshot
 	return cmd
 }
 
-func writeNodes(w io.Writer, v *cluster.View) error {
+func writeNodes(w io.Writer, v *view.View) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODE\tKIND\tLISTENER\tSTATE\tROLE\tEPOCH\tLEADER\tVOTED\tLOG-END\tHWM\tLOG-START\tSNAPSHOT\t")
 	for _, n := range v.Nodes {
@@ -170,9 +169,9 @@ func writeNodes(w io.Writer, v *cluster.View) error {
 }
 
 // writeFailures says why each failed node failed.
-func writeFailures(w io.Writer, v *cluster.View) {
+func writeFailures(w io.Writer, v *view.View) {
 	for _, n := range v.Nodes {
-		if n.State == cluster.StateFailed {
+		if n.State == view.StateFailed {
 			fmt.Fprintf(w, "node %d failed: %s\n", n.ID, n.Error)
 		}
 	}

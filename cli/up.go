@@ -13,6 +13,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/control"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // upOptions are up's flags.
@@ -171,7 +172,7 @@ func writeBanner(w io.Writer, p *playground, cfg cluster.Config) {
 	var controllers, brokers []string
 	for _, n := range v.Nodes {
 		addr := fmt.Sprintf("%d=%s", n.ID, n.Listener)
-		if n.Kind == cluster.KindController {
+		if n.Kind == view.KindController {
 			controllers = append(controllers, addr)
 		} else {
 			brokers = append(brokers, n.Listener)

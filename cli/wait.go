@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/spf13/cobra"
-
-	"github.com/kraftlab/kraftlab/cluster"
 )
 
 // pollInterval is how often wait looks at the status: a few times per
@@ -39,7 +38,7 @@ saying what it saw, if the condition does not hold.`
 	cmd := &cobra.Command{
 		Use:               name + " COND",
 		Short:             short,
-		Long:              long + "\n\nConditions (words may be quoted together or not):\n" + cluster.ConditionForms,
+		Long:              long + "\n\nConditions (words may be quoted together or not):\n" + condition.Forms,
 		Example:           indentExample(example),
 		ValidArgsFunction: completeCondition(e),
 	}
@@ -51,7 +50,7 @@ saying what it saw, if the condition does not hold.`
 		if len(args) == 0 {
 			return usagef("%s needs a condition, e.g.: %s (every condition: kraftlab %s --help)", name, firstLine(example), name)
 		}
-		if _, err := cluster.ParseCondition(strings.Join(args, " ")); err != nil {
+		if _, err := condition.Parse(strings.Join(args, " ")); err != nil {
 			return usagef("%v", err)
 		}
 		if !expect && timeout <= 0 {
@@ -60,7 +59,7 @@ saying what it saw, if the condition does not hold.`
 		return nil
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		cond, _ := cluster.ParseCondition(strings.Join(args, " "))
+		cond, _ := condition.Parse(strings.Join(args, " "))
 		c, err := e.connect(cmd)
 		if err != nil {
 			return err

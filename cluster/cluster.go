@@ -9,7 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/server"
+	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 )
@@ -129,9 +131,9 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind := KindController
+	kind := view.KindController
 	if srv.Kind() == server.Broker {
-		kind = KindBroker
+		kind = view.KindBroker
 	}
 	return &engineNode{id: id, kind: kind, srv: srv, q: srv.Raft()}, nil
 }
@@ -172,7 +174,7 @@ func (e *engine) publish(ev quorum.Event) {
 func (e *engine) node(id int32) (*engineNode, error) {
 	n := e.byID[id]
 	if n == nil {
-		return nil, fmt.Errorf("%w %d", ErrUnknownNode, id)
+		return nil, fmt.Errorf("%w %d", condition.ErrUnknownNode, id)
 	}
 	return n, nil
 }
@@ -226,16 +228,16 @@ func (e *engine) Resign(ctx context.Context, id int32) error {
 }
 
 // Snapshot implements Engine.
-func (e *engine) Snapshot(ctx context.Context, id int32) (SnapshotID, error) {
+func (e *engine) Snapshot(ctx context.Context, id int32) (view.SnapshotID, error) {
 	n, err := e.node(id)
 	if err != nil {
-		return SnapshotID{}, err
+		return view.SnapshotID{}, err
 	}
 	s, err := n.q.Snapshot(ctx)
 	if err != nil {
-		return SnapshotID{}, stateError(err)
+		return view.SnapshotID{}, stateError(err)
 	}
-	return SnapshotID{EndOffset: s.EndOffset, Epoch: s.Epoch}, nil
+	return view.SnapshotID{EndOffset: s.EndOffset, Epoch: s.Epoch}, nil
 }
 
 // stateError marks a node's refusal for its state (not running, not the
@@ -265,7 +267,7 @@ func (e *engine) SetLinks(changes []LinkChange) error {
 	}
 	for _, c := range changes {
 		id := wire.LinkID{From: c.From, To: c.To}
-		if c.Fault == (LinkFault{}) {
+		if c.Fault == (view.LinkFault{}) {
 			e.links.Heal(id)
 			continue
 		}

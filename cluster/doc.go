@@ -13,7 +13,7 @@
 // resolves "leader" and "old-leader", refuses actions that make no sense
 // with a clear error, records the baseline before kill, stop, isolate and
 // resign, publishes every action as an event, and derives the quorum
-// summary (View.Derive) that kafka-metadata-quorum describe would print.
+// summary (view.View.Derive) that kafka-metadata-quorum describe would print.
 // The control API (package control) serves a Playground over a Unix socket,
 // and scenarios (package scenario) run CLI lines against one.
 package cluster

@@ -2,9 +2,8 @@ package cluster
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"time"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // Engine is a running cluster: the controllers and brokers, their
@@ -17,16 +16,16 @@ import (
 // An Engine publishes its own state changes (elections, role changes,
 // BeginQuorumEpoch, EndQuorumEpoch, truncations, snapshots) to the Events
 // it was started with. Its methods are safe for concurrent use; the
-// Playground calls at most one action at a time, but View at any moment.
+// Playground calls at most one action at a time, but view.View at any moment.
 type Engine interface {
-	// View returns one consistent snapshot: ClusterID, Timestamp, every
-	// node (a NodeView, with its Replicas table while it leads, and its RPC
-	// counters), every directed link between nodes (a LinkView, with its
+	// view.View returns one consistent snapshot: ClusterID, Timestamp, every
+	// node (a view.Node, with its Replicas table while it leads, and its RPC
+	// counters), every directed link between nodes (a view.Link, with its
 	// counters), the background load (Load), and once brokers exist
 	// Brokers, Partitions and Fetchers. Nodes that are not running report
 	// State killed or stopped, no Role, and the offsets they had on disk.
-	// View never waits on a stuck node.
-	View() View
+	// view.View never waits on a stuck node.
+	View() view.View
 	// Kill stops node id at once, as kill -9 would: its listener and
 	// connections close, its goroutines end, nothing more is written. Its
 	// data folder stays, for Start.
@@ -50,12 +49,12 @@ type Engine interface {
 	// watermark, then advances its log start offset to the snapshot's end
 	// offset (deleting the log before it), as Kafka's metadata log cleaner
 	// may once a snapshot exists. It returns the snapshot's ID.
-	Snapshot(ctx context.Context, id int32) (SnapshotID, error)
+	Snapshot(ctx context.Context, id int32) (view.SnapshotID, error)
 	// SetLoad starts, changes or (recordsPerSec 0) stops the background
 	// load: records of recordBytes bytes appended to the metadata log on
 	// the current leader, recordsPerSec of them a second, as a producer
 	// would. It follows the leader across elections, pauses while there
-	// is none, and reports what it did in View's Load. It returns at once.
+	// is none, and reports what it did in view.View's Load. It returns at once.
 	SetLoad(ctx context.Context, recordsPerSec, recordBytes int) error
 	// Close stops every node and every goroutine, and removes the data
 	// folder unless Config.DataDir named one.
@@ -71,38 +70,8 @@ func Open(ctx context.Context, cfg Config) (*Playground, error) {
 	return OpenWith(ctx, cfg, start)
 }
 
-// LinkFault is what can be wrong with a directed link.
-type LinkFault struct {
-	// Down drops every message.
-	Down bool
-	// Delay holds each message back by Delay plus a uniformly random extra
-	// in [0, Jitter]; messages keep their order, as on a TCP connection.
-	Delay  time.Duration
-	Jitter time.Duration
-	// Loss is the fraction of messages dropped, 0 to 1.
-	Loss float64
-}
-
-// MaxLinkDelay bounds a link's delay and jitter.
-const MaxLinkDelay = time.Minute
-
-// Validate checks the fault's ranges.
-func (f LinkFault) Validate() error {
-	switch {
-	case f.Delay < 0 || f.Delay > MaxLinkDelay:
-		return fmt.Errorf("delay %v must be between 0 and %v", f.Delay, MaxLinkDelay)
-	case f.Jitter < 0 || f.Jitter > MaxLinkDelay:
-		return fmt.Errorf("jitter %v must be between 0 and %v", f.Jitter, MaxLinkDelay)
-	case f.Delay%time.Millisecond != 0 || f.Jitter%time.Millisecond != 0:
-		return errors.New("delay and jitter must be whole milliseconds")
-	case !(f.Loss >= 0 && f.Loss <= 1):
-		return fmt.Errorf("loss %v must be between 0 and 1 (0%% to 100%%)", f.Loss)
-	}
-	return nil
-}
-
 // LinkChange sets the fault of the directed link From → To.
 type LinkChange struct {
 	From, To int32
-	Fault    LinkFault
+	Fault    view.LinkFault
 }

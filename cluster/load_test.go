@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 func TestLoadActionChecksAndSaysWhatItDid(t *testing.T) {
@@ -66,7 +67,7 @@ func TestLoadActionChecksAndSaysWhatItDid(t *testing.T) {
 }
 
 // waitView polls the playground's view until ok holds.
-func waitView(t *testing.T, p *cluster.Playground, what string, ok func(*cluster.View) bool) cluster.View {
+func waitView(t *testing.T, p *cluster.Playground, what string, ok func(*view.View) bool) view.View {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -87,16 +88,16 @@ func waitView(t *testing.T, p *cluster.Playground, what string, ok func(*cluster
 func TestRealEngineLoad(t *testing.T) {
 	p := openReal(t, 3, 1, "")
 	v := waitCond(t, p, "caught-up")
-	if v.Load.On() || v.Load.NodeID != cluster.NoLeader || v.Load.Committed != 0 {
+	if v.Load.On() || v.Load.NodeID != view.NoLeader || v.Load.Committed != 0 {
 		t.Fatalf("load before any: %+v", v.Load)
 	}
 	hwm0 := v.HighWatermark
 	do(t, p, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 1000, RecordBytes: 64})
-	v = waitView(t, p, "400 load records committed", func(v *cluster.View) bool { return v.Load.Committed >= 400 })
+	v = waitView(t, p, "400 load records committed", func(v *view.View) bool { return v.Load.Committed >= 400 })
 	// Every committed record is below the high watermark, which a leader
 	// publishes a few milliseconds late at most.
 	committed := v.Load.Committed
-	waitView(t, p, "the high watermark past the committed load", func(v *cluster.View) bool { return v.HighWatermark >= hwm0+committed })
+	waitView(t, p, "the high watermark past the committed load", func(v *view.View) bool { return v.HighWatermark >= hwm0+committed })
 	if v.Load.NodeID != v.LeaderID || v.Load.RecordsPerSec != 1000 || v.Load.RecordBytes != 64 {
 		t.Errorf("load %+v, leader %d", v.Load, v.LeaderID)
 	}
@@ -105,13 +106,13 @@ func TestRealEngineLoad(t *testing.T) {
 	act(t, p, "kill leader")
 	v = waitCond(t, p, "new-leader")
 	committed = v.Load.Committed
-	v = waitView(t, p, "the load on the new leader", func(v *cluster.View) bool {
+	v = waitView(t, p, "the load on the new leader", func(v *view.View) bool {
 		return v.Load.NodeID == v.LeaderID && v.LeaderID != v.Baseline.LeaderID && v.Load.Committed >= committed+400
 	})
 
 	do(t, p, cluster.Action{Kind: cluster.ActLoad})
-	v = waitView(t, p, "the appends in flight to finish", func(v *cluster.View) bool { return v.Load.InFlight == 0 })
-	if v.Load.On() || v.Load.NodeID != cluster.NoLeader {
+	v = waitView(t, p, "the appends in flight to finish", func(v *view.View) bool { return v.Load.InFlight == 0 })
+	if v.Load.On() || v.Load.NodeID != view.NoLeader {
 		t.Errorf("stopped load: %+v", v.Load)
 	}
 	stopped := v.Load.Committed + v.Load.Failed

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 )
@@ -41,7 +42,7 @@ type loadGen struct {
 	done chan struct{}
 
 	mu   sync.Mutex // guards view
-	view LoadView
+	view view.Load
 }
 
 // flight is one Append waiting for its commit.
@@ -58,7 +59,7 @@ func newLoadGen(e *engine) *loadGen {
 		wake: make(chan struct{}, 1),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
-		view: LoadView{NodeID: NoLeader},
+		view: view.Load{NodeID: view.NoLeader},
 	}
 	go g.run()
 	return g
@@ -75,7 +76,7 @@ func (g *loadGen) set(recordsPerSec, recordBytes int) error {
 	g.mu.Lock()
 	g.view.RecordsPerSec, g.view.RecordBytes = recordsPerSec, recordBytes
 	if recordsPerSec == 0 {
-		g.view.NodeID = NoLeader
+		g.view.NodeID = view.NoLeader
 	}
 	g.mu.Unlock()
 	select {
@@ -86,7 +87,7 @@ func (g *loadGen) set(recordsPerSec, recordBytes int) error {
 }
 
 // snapshot returns the load's view.
-func (g *loadGen) snapshot() LoadView {
+func (g *loadGen) snapshot() view.Load {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.view
@@ -146,7 +147,7 @@ func (g *loadGen) run() {
 		case <-tick:
 		}
 		now := time.Now()
-		d := loadDelta{node: NoLeader}
+		d := loadDelta{node: view.NoLeader}
 		s.collect(&d, now)
 		if s.rate > 0 {
 			g.send(&s, &d, now)
@@ -240,7 +241,7 @@ func (g *loadGen) apply(s *loadState, d *loadDelta) {
 	v.InFlight = inflight
 	switch {
 	case v.RecordsPerSec == 0: // stopped meanwhile
-		v.NodeID = NoLeader
+		v.NodeID = view.NoLeader
 	case s.rate > 0:
 		v.NodeID = d.node
 	}
@@ -276,7 +277,7 @@ func (e *engine) loadLeader() (*engineNode, int32) {
 	var best *engineNode
 	var bestEpoch int32
 	for _, n := range e.nodes {
-		if n.kind != KindController {
+		if n.kind != view.KindController {
 			continue
 		}
 		st := n.q.Status()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/server"
+	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
@@ -20,16 +21,16 @@ type engineNode struct {
 	q    *quorum.Node
 }
 
-// View implements Engine. It reads every node's published status and the
+// view.View implements Engine. It reads every node's published status and the
 // link counters; it never waits for a node's loop.
-func (e *engine) View() View {
+func (e *engine) View() view.View {
 	now := time.Now()
 	// The load first: the records it counts as committed are then below
 	// the high watermarks the nodes publish next (at most publishInterval
 	// late).
 	load := e.load.snapshot()
 	traffic := e.counters.Snapshot()
-	v := View{ClusterID: e.clusterID, Timestamp: now.UnixMilli(), Load: load}
+	v := view.View{ClusterID: e.clusterID, Timestamp: now.UnixMilli(), Load: load}
 	for _, n := range e.nodes {
 		v.Nodes = append(v.Nodes, n.view(n.q.Status(), traffic.Nodes[n.id]))
 	}
@@ -37,9 +38,9 @@ func (e *engine) View() View {
 	return v
 }
 
-// view maps a node's quorum status onto the playground's NodeView.
-func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) NodeView {
-	nv := NodeView{
+// view maps a node's quorum status onto the playground's view.Node.
+func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
+	nv := view.Node{
 		ID:              n.id,
 		Kind:            n.kind,
 		Listener:        n.srv.Addr(),
@@ -59,12 +60,12 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) NodeView {
 		nv.Role = roleName(st.Role, n.kind)
 	}
 	if st.HasSnapshot {
-		nv.LatestSnapshot = &SnapshotID{EndOffset: st.LatestSnapshot.EndOffset, Epoch: st.LatestSnapshot.Epoch}
+		nv.LatestSnapshot = &view.SnapshotID{EndOffset: st.LatestSnapshot.EndOffset, Epoch: st.LatestSnapshot.Epoch}
 	}
-	if nv.Role == RoleLeader {
-		nv.Replicas = make([]ReplicaState, 0, len(st.Replicas))
+	if nv.Role == view.RoleLeader {
+		nv.Replicas = make([]view.Replica, 0, len(st.Replicas))
 		for _, r := range st.Replicas {
-			nv.Replicas = append(nv.Replicas, ReplicaState{
+			nv.Replicas = append(nv.Replicas, view.Replica{
 				NodeID:                r.NodeID,
 				LogEndOffset:          r.LogEndOffset,
 				LastFetchTimestamp:    unixMilli(r.LastFetch),
@@ -87,13 +88,13 @@ func unixMilli(t time.Time) int64 {
 func nodeState(s quorum.State) string {
 	switch s {
 	case quorum.StateRunning, quorum.StateStopping:
-		return StateRunning
+		return view.StateRunning
 	case quorum.StateStopped, quorum.StateNew:
-		return StateStopped
+		return view.StateStopped
 	case quorum.StateFailed:
-		return StateFailed
+		return view.StateFailed
 	}
-	return StateKilled
+	return view.StateKilled
 }
 
 // roleName names a raft role as the playground does; a broker following
@@ -101,31 +102,31 @@ func nodeState(s quorum.State) string {
 func roleName(r raft.Role, kind string) string {
 	switch r {
 	case raft.Leader:
-		return RoleLeader
+		return view.RoleLeader
 	case raft.Follower:
-		if kind == KindBroker {
-			return RoleObserver
+		if kind == view.KindBroker {
+			return view.RoleObserver
 		}
-		return RoleFollower
+		return view.RoleFollower
 	case raft.Candidate:
-		return RoleCandidate
+		return view.RoleCandidate
 	case raft.Prospective:
-		return RoleProspective
+		return view.RoleProspective
 	case raft.Resigned:
-		return RoleResigned
+		return view.RoleResigned
 	}
-	return RoleUnattached
+	return view.RoleUnattached
 }
 
 // rpcStats counts requests by API name: reqs are the requests, resps the
 // responses to them.
-func rpcStats(reqs, resps wire.Flow) map[string]RPCStats {
+func rpcStats(reqs, resps wire.Flow) map[string]view.RPCStats {
 	if len(reqs) == 0 {
 		return nil
 	}
-	out := make(map[string]RPCStats, len(reqs))
+	out := make(map[string]view.RPCStats, len(reqs))
 	for key, c := range reqs {
-		out[kmsg.NameForKey(key)] = RPCStats{
+		out[kmsg.NameForKey(key)] = view.RPCStats{
 			Requests:      int64(c.Messages),
 			RequestBytes:  int64(c.Bytes),
 			Responses:     int64(resps[key].Messages),
@@ -137,7 +138,7 @@ func rpcStats(reqs, resps wire.Flow) map[string]RPCStats {
 
 // linkViews reports every directed link that has a fault or carried
 // traffic.
-func (e *engine) linkViews(t wire.Traffic) []LinkView {
+func (e *engine) linkViews(t wire.Traffic) []view.Link {
 	faults := e.links.Faults()
 	seen := make(map[wire.LinkID]bool)
 	var ids []wire.LinkID
@@ -156,13 +157,13 @@ func (e *engine) linkViews(t wire.Traffic) []LinkView {
 		}
 		return int(a.To - b.To)
 	})
-	out := make([]LinkView, 0, len(ids))
+	out := make([]view.Link, 0, len(ids))
 	for _, id := range ids {
 		f := faults[id]
 		lt := t.Links[id]
 		back := t.Links[wire.LinkID{From: id.To, To: id.From}]
 		dropped := lt.DroppedRequests.Total().Messages + lt.DroppedResponses.Total().Messages
-		out = append(out, LinkView{
+		out = append(out, view.Link{
 			From:     id.From,
 			To:       id.To,
 			Down:     f.Down,

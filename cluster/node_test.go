@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // The real engine: nodes on loopback sockets with the fast profile.
@@ -29,9 +31,9 @@ func openReal(t *testing.T, controllers, brokers int, dataDir string) *cluster.P
 }
 
 // waitCond polls the playground until the condition holds.
-func waitCond(t *testing.T, p *cluster.Playground, text string) cluster.View {
+func waitCond(t *testing.T, p *cluster.Playground, text string) view.View {
 	t.Helper()
-	c, err := cluster.ParseCondition(text)
+	c, err := condition.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +73,8 @@ func act(t *testing.T, p *cluster.Playground, words string) cluster.Result {
 	return res
 }
 
-func mustRef(t *testing.T, s string) cluster.NodeRef {
-	r, err := cluster.ParseNodeRef(s)
+func mustRef(t *testing.T, s string) condition.NodeRef {
+	r, err := condition.ParseNodeRef(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +96,13 @@ func TestRealEngineView(t *testing.T) {
 		t.Fatalf("view: cluster %q, %d nodes", v.ClusterID, len(v.Nodes))
 	}
 	for _, n := range v.Nodes {
-		if !strings.HasPrefix(n.Listener, "127.0.0.1:") || n.State != cluster.StateRunning {
+		if !strings.HasPrefix(n.Listener, "127.0.0.1:") || n.State != view.StateRunning {
 			t.Errorf("node %d: listener %q state %s", n.ID, n.Listener, n.State)
 		}
-		want := cluster.KindController
+		want := view.KindController
 		if n.ID >= cluster.FirstBrokerID {
-			want = cluster.KindBroker
-			if n.Role != cluster.RoleObserver {
+			want = view.KindBroker
+			if n.Role != view.RoleObserver {
 				t.Errorf("broker %d role %s", n.ID, n.Role)
 			}
 		}
@@ -110,7 +112,7 @@ func TestRealEngineView(t *testing.T) {
 	}
 	// The idle leader's NoOpRecords move the high watermark.
 	v = waitCond(t, p, "hwm >= 10")
-	if len(v.CurrentVoters) != 3 || len(v.CurrentObservers) != 2 || v.CurrentVoters[0].Status != cluster.StatusLeader {
+	if len(v.CurrentVoters) != 3 || len(v.CurrentObservers) != 2 || v.CurrentVoters[0].Status != view.StatusLeader {
 		t.Fatalf("replication table: voters %+v observers %+v", v.CurrentVoters, v.CurrentObservers)
 	}
 	for _, r := range v.CurrentObservers {
@@ -138,7 +140,7 @@ func TestRealEngineActions(t *testing.T) {
 	act(t, p, "kill leader")
 	v := waitCond(t, p, "new-leader")
 	old := v.Baseline.LeaderID
-	if n, _ := v.Node(old); n.State != cluster.StateKilled || n.Role != "" {
+	if n, _ := v.Node(old); n.State != view.StateKilled || n.Role != "" {
 		t.Errorf("killed node: %+v", n)
 	}
 	waitCond(t, p, "hwm > baseline")
@@ -163,7 +165,7 @@ func TestRealEngineActions(t *testing.T) {
 	waitCond(t, p, "new-leader")
 	waitCond(t, p, "node old-leader role != Leader")
 	v = p.View()
-	if n, _ := v.Node(v.Baseline.LeaderID); n.State != cluster.StateIsolated {
+	if n, _ := v.Node(v.Baseline.LeaderID); n.State != view.StateIsolated {
 		t.Errorf("isolated node state %s", n.State)
 	}
 	if l := v.Link(v.Baseline.LeaderID, 101); !l.Down {
@@ -289,7 +291,7 @@ func TestRefusedStartShowsAsFailed(t *testing.T) {
 	}
 	v := p.View()
 	n := v.Nodes[1]
-	if n.State != cluster.StateFailed || !strings.Contains(n.Error, "quorum-state") {
+	if n.State != view.StateFailed || !strings.Contains(n.Error, "quorum-state") {
 		t.Errorf("node 2 after the refused start: state %s, error %q", n.State, n.Error)
 	}
 	waitCond(t, p, "node 2 state failed")

@@ -8,14 +8,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // Controller is a playground as its users drive it: the CLI and scenarios
 // through the control API's client, the TUI either way. *Playground
 // implements it in process, and control.Client over the control socket.
 type Controller interface {
-	// Status returns the current View.
-	Status(ctx context.Context) (View, error)
+	// Status returns the current view.View.
+	Status(ctx context.Context) (view.View, error)
 	// Do performs one action.
 	Do(ctx context.Context, a Action) (Result, error)
 	// Events yields the events after sequence number after; with follow it
@@ -46,9 +49,9 @@ const (
 type Action struct {
 	Kind ActionKind `json:"action"`
 	// Node is the node acted on; for partition, heal and link, one end.
-	Node NodeRef `json:"node,omitzero"`
+	Node condition.NodeRef `json:"node,omitzero"`
 	// Peer is the other end of partition, heal and link.
-	Peer NodeRef `json:"peer,omitzero"`
+	Peer condition.NodeRef `json:"peer,omitzero"`
 	// OneWay limits partition and link to the direction Node → Peer.
 	OneWay bool `json:"oneway,omitempty"`
 	// Delay, Jitter and Loss are link's settings.
@@ -65,7 +68,7 @@ type Action struct {
 // String spells the action as the CLI line that performs it.
 func (a Action) String() string {
 	s := string(a.Kind)
-	for _, r := range []NodeRef{a.Node, a.Peer} {
+	for _, r := range []condition.NodeRef{a.Node, a.Peer} {
 		if !r.IsZero() {
 			s += " " + r.String()
 		}
@@ -98,9 +101,9 @@ func (a Action) loadBytes() int {
 type Result struct {
 	Action ActionKind `json:"action,omitempty"`
 	// Nodes are the node IDs the action resolved to.
-	Nodes    []int32     `json:"nodes,omitempty"`
-	Message  string      `json:"message"`
-	Snapshot *SnapshotID `json:"snapshot,omitempty"`
+	Nodes    []int32          `json:"nodes,omitempty"`
+	Message  string           `json:"message"`
+	Snapshot *view.SnapshotID `json:"snapshot,omitempty"`
 }
 
 // More errors an action can wrap.
@@ -135,7 +138,7 @@ type Playground struct {
 	events *Events
 
 	act      sync.Mutex // one action at a time
-	baseline atomic.Pointer[Baseline]
+	baseline atomic.Pointer[view.Baseline]
 	closed   atomic.Bool
 	now      func() time.Time
 }
@@ -160,8 +163,8 @@ func (p *Playground) Config() Config { return p.cfg }
 // EventStream returns the playground's event stream.
 func (p *Playground) EventStream() *Events { return p.events }
 
-// View returns the current, derived view.
-func (p *Playground) View() View {
+// view.View returns the current, derived view.
+func (p *Playground) View() view.View {
 	v := p.engine.View()
 	v.Profile = p.cfg.Profile
 	v.Derive(p.now(), p.baseline.Load())
@@ -169,9 +172,9 @@ func (p *Playground) View() View {
 }
 
 // Status implements Controller.
-func (p *Playground) Status(context.Context) (View, error) {
+func (p *Playground) Status(context.Context) (view.View, error) {
 	if p.closed.Load() {
-		return View{}, ErrClosed
+		return view.View{}, ErrClosed
 	}
 	return p.View(), nil
 }
@@ -254,7 +257,7 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		if !a.Node.IsZero() && !a.Node.IsLeader() {
 			return Result{}, errorf(ErrBadAction, "resign acts on the leader only")
 		}
-		id, err := LeaderRef().Resolve(&v)
+		id, err := condition.LeaderRef().Resolve(&v)
 		if err != nil {
 			return Result{}, err
 		}
@@ -275,7 +278,7 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 	return Result{}, errorf(ErrBadAction, "unknown action %q", a.Kind)
 }
 
-func (p *Playground) doNode(ctx context.Context, v *View, kind ActionKind, id int32) (Result, error) {
+func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, id int32) (Result, error) {
 	n, _ := v.Node(id)
 	res := Result{Nodes: []int32{id}}
 	switch kind {
@@ -327,7 +330,7 @@ func (p *Playground) doNode(ctx context.Context, v *View, kind ActionKind, id in
 			if peer.ID == id {
 				continue
 			}
-			for _, l := range []LinkView{v.Link(id, peer.ID), v.Link(peer.ID, id)} {
+			for _, l := range []view.Link{v.Link(id, peer.ID), v.Link(peer.ID, id)} {
 				f := l.Fault()
 				f.Down = true
 				changes = append(changes, LinkChange{From: l.From, To: l.To, Fault: f})
@@ -347,11 +350,11 @@ func (p *Playground) doNode(ctx context.Context, v *View, kind ActionKind, id in
 	return res, nil
 }
 
-func (p *Playground) doLink(v *View, a Action) (Result, error) {
+func (p *Playground) doLink(v *view.View, a Action) (Result, error) {
 	if a.Kind == ActHeal && a.Node.IsZero() && a.Peer.IsZero() {
 		var changes []LinkChange
 		for _, l := range v.Links {
-			if l.Fault() != (LinkFault{}) {
+			if l.Fault() != (view.LinkFault{}) {
 				changes = append(changes, LinkChange{From: l.From, To: l.To})
 			}
 		}
@@ -379,13 +382,13 @@ func (p *Playground) doLink(v *View, a Action) (Result, error) {
 	if a.OneWay && a.Kind == ActHeal {
 		return Result{}, errorf(ErrBadAction, "heal restores both directions; it has no --oneway")
 	}
-	fault := LinkFault{Delay: ms(a.DelayMs), Jitter: ms(a.JitterMs), Loss: a.Loss}
+	fault := view.LinkFault{Delay: ms(a.DelayMs), Jitter: ms(a.JitterMs), Loss: a.Loss}
 	if a.Kind == ActLink {
 		if err := fault.Validate(); err != nil {
 			return Result{}, errorf(ErrBadAction, "link: %v", err)
 		}
 	}
-	links := []LinkView{v.Link(from, to)}
+	links := []view.Link{v.Link(from, to)}
 	if !a.OneWay {
 		links = append(links, v.Link(to, from))
 	}
@@ -396,7 +399,7 @@ func (p *Playground) doLink(v *View, a Action) (Result, error) {
 		case ActPartition:
 			f.Down = true
 		case ActHeal:
-			f = LinkFault{}
+			f = view.LinkFault{}
 		case ActLink:
 			f.Delay, f.Jitter, f.Loss = fault.Delay, fault.Jitter, fault.Loss
 		}
@@ -428,7 +431,7 @@ func (p *Playground) doLink(v *View, a Action) (Result, error) {
 }
 
 // doLoad starts, changes or stops the background load.
-func (p *Playground) doLoad(ctx context.Context, v *View, a Action) (Result, error) {
+func (p *Playground) doLoad(ctx context.Context, v *view.View, a Action) (Result, error) {
 	if !a.Node.IsZero() || !a.Peer.IsZero() || a.OneWay {
 		return Result{}, errorf(ErrBadAction, "load takes no node: it follows the leader")
 	}
@@ -447,9 +450,9 @@ func (p *Playground) doLoad(ctx context.Context, v *View, a Action) (Result, err
 	case a.RecordsPerSec == 0:
 		msg = fmt.Sprintf("load stopped (%d records committed so far)", was.Committed)
 	case !was.On():
-		msg = fmt.Sprintf("load started: %s, appended on the leader", loadRate(a.RecordsPerSec, size))
+		msg = fmt.Sprintf("load started: %s, appended on the leader", view.LoadRate(a.RecordsPerSec, size))
 	default:
-		msg = fmt.Sprintf("load changed: %s (was %s)", loadRate(a.RecordsPerSec, size), loadRate(was.RecordsPerSec, was.RecordBytes))
+		msg = fmt.Sprintf("load changed: %s (was %s)", view.LoadRate(a.RecordsPerSec, size), view.LoadRate(was.RecordsPerSec, was.RecordBytes))
 	}
 	p.publish(EventLoad, 0, msg)
 	return Result{Message: msg}, nil
@@ -457,8 +460,8 @@ func (p *Playground) doLoad(ctx context.Context, v *View, a Action) (Result, err
 
 // recordBaseline stores the baseline for an action about to run and
 // returns a function that puts the previous one back if the action fails.
-func (p *Playground) recordBaseline(v *View, kind ActionKind, id int32) (restore func()) {
-	b := &Baseline{
+func (p *Playground) recordBaseline(v *view.View, kind ActionKind, id int32) (restore func()) {
+	b := &view.Baseline{
 		Action:        string(kind),
 		NodeID:        id,
 		LeaderID:      v.LeaderID,
@@ -472,17 +475,17 @@ func (p *Playground) recordBaseline(v *View, kind ActionKind, id int32) (restore
 
 // lastLeaderEpoch is the highest epoch in which any node knew a leader: the
 // epoch a new leader must exceed.
-func lastLeaderEpoch(v *View) int32 {
+func lastLeaderEpoch(v *view.View) int32 {
 	e := v.LeaderEpoch
 	for _, n := range v.Nodes {
-		if n.LeaderID != NoLeader && n.Epoch > e {
+		if n.LeaderID != view.NoLeader && n.Epoch > e {
 			e = n.Epoch
 		}
 	}
 	return e
 }
 
-func describeRole(v *View, n *NodeView) string {
+func describeRole(v *view.View, n *view.Node) string {
 	switch {
 	case n.ID == v.LeaderID:
 		return fmt.Sprintf("the leader of epoch %d", n.Epoch)

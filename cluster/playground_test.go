@@ -9,6 +9,8 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
+	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 func open(t *testing.T, controllers, brokers int) (*cluster.Playground, *clustertest.Engine) {
@@ -38,8 +40,8 @@ func do(t *testing.T, p *cluster.Playground, a cluster.Action) cluster.Result {
 	return res
 }
 
-func ref(s string) cluster.NodeRef {
-	r, err := cluster.ParseNodeRef(s)
+func ref(s string) condition.NodeRef {
+	r, err := condition.ParseNodeRef(s)
 	if err != nil {
 		panic(err)
 	}
@@ -75,7 +77,7 @@ func TestKillLeaderRecordsBaselineAndElects(t *testing.T) {
 		t.Fatalf("baseline %+v", v.Baseline)
 	}
 	for _, c := range []string{"new-leader", "leader != old-leader", "node old-leader state killed", "epoch == baseline+1"} {
-		cond, _ := cluster.ParseCondition(c)
+		cond, _ := condition.Parse(c)
 		if ok, saw, err := cond.Eval(&v); !ok || err != nil {
 			t.Errorf("%s = %t, %v (%s)", c, ok, err, saw)
 		}
@@ -102,7 +104,7 @@ func TestActionErrors(t *testing.T) {
 		kind error
 		msg  string
 	}{
-		{cluster.Action{Kind: cluster.ActKill, Node: ref("7")}, cluster.ErrUnknownNode, "unknown node 7 (nodes: 1, 2, 3)"},
+		{cluster.Action{Kind: cluster.ActKill, Node: ref("7")}, condition.ErrUnknownNode, "unknown node 7 (nodes: 1, 2, 3)"},
 		{cluster.Action{Kind: cluster.ActKill}, nil, "no node given"},
 		{cluster.Action{Kind: cluster.ActKill, Node: ref("1"), Peer: ref("2")}, cluster.ErrBadAction, "kill takes one node"},
 		{cluster.Action{Kind: cluster.ActPartition, Node: ref("1"), Peer: ref("leader")}, cluster.ErrBadAction, "two different nodes, got 1 twice"},
@@ -112,7 +114,7 @@ func TestActionErrors(t *testing.T) {
 		{cluster.Action{Kind: cluster.ActLink, Node: ref("1"), Peer: ref("2"), DelayMs: -1}, cluster.ErrBadAction, "delay -1ms must be between"},
 		{cluster.Action{Kind: cluster.ActResign, Node: ref("2")}, cluster.ErrBadAction, "resign acts on the leader only"},
 		{cluster.Action{Kind: "explode"}, cluster.ErrBadAction, `unknown action "explode"`},
-		{cluster.Action{Kind: cluster.ActStop, Node: ref("old-leader")}, cluster.ErrNoBaseline, "no kill, stop, isolate or resign yet"},
+		{cluster.Action{Kind: cluster.ActStop, Node: ref("old-leader")}, condition.ErrNoBaseline, "no kill, stop, isolate or resign yet"},
 	}
 	for _, tc := range cases {
 		_, err := p.Do(context.Background(), tc.a)
@@ -145,7 +147,7 @@ func TestActionErrors(t *testing.T) {
 	// No leader: resign and "leader" have nothing to act on.
 	do(t, p, cluster.Action{Kind: cluster.ActKill, Node: ref("1")})
 	do(t, p, cluster.Action{Kind: cluster.ActKill, Node: ref("2")})
-	if _, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActResign}); !errors.Is(err, cluster.ErrNoLeader) {
+	if _, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActResign}); !errors.Is(err, condition.ErrNoLeader) {
 		t.Errorf("resign without leader = %v", err)
 	}
 }
@@ -167,7 +169,7 @@ func TestLinkActions(t *testing.T) {
 	}
 	do(t, p, cluster.Action{Kind: cluster.ActHeal, Node: ref("2"), Peer: ref("1")})
 	v = p.View()
-	if v.Link(1, 2).Fault() != (cluster.LinkFault{}) || v.Link(2, 1).Fault() != (cluster.LinkFault{}) {
+	if v.Link(1, 2).Fault() != (view.LinkFault{}) || v.Link(2, 1).Fault() != (view.LinkFault{}) {
 		t.Errorf("heal 1 2 left faults: %+v %+v", v.Link(1, 2), v.Link(2, 1))
 	}
 
@@ -177,7 +179,7 @@ func TestLinkActions(t *testing.T) {
 	}
 	v = p.View()
 	n1, _ := v.Node(1)
-	if n1.State != cluster.StateIsolated || v.Baseline.Action != "isolate" || v.LeaderID == 1 {
+	if n1.State != view.StateIsolated || v.Baseline.Action != "isolate" || v.LeaderID == 1 {
 		t.Errorf("after isolate: node 1 %s, baseline %+v, leader %d", n1.State, v.Baseline, v.LeaderID)
 	}
 	res = do(t, p, cluster.Action{Kind: cluster.ActHeal})
@@ -185,7 +187,7 @@ func TestLinkActions(t *testing.T) {
 		t.Errorf("heal message %q", res.Message)
 	}
 	v = p.View()
-	if n1, _ := v.Node(1); n1.State != cluster.StateRunning {
+	if n1, _ := v.Node(1); n1.State != view.StateRunning {
 		t.Errorf("node 1 after heal: %s", n1.State)
 	}
 	for _, l := range v.Links {

@@ -13,6 +13,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // actionTimeout bounds one action; starting a node replays its log.
@@ -89,7 +91,7 @@ func (m *Model) published(err error) bool {
 	if _, local := m.ctrl.(*cluster.Playground); local {
 		return true
 	}
-	for _, kind := range []error{cluster.ErrUnknownNode, cluster.ErrBadAction, cluster.ErrNodeState, cluster.ErrNoLeader, cluster.ErrNoBaseline} {
+	for _, kind := range []error{condition.ErrUnknownNode, cluster.ErrBadAction, cluster.ErrNodeState, condition.ErrNoLeader, condition.ErrNoBaseline} {
 		if errors.Is(err, kind) {
 			return true
 		}
@@ -154,21 +156,21 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.HealAll):
 		return m.act(cluster.Action{Kind: cluster.ActHeal})
 	case key.Matches(msg, k.Resign):
-		return m.act(cluster.Action{Kind: cluster.ActResign, Node: cluster.LeaderRef()})
+		return m.act(cluster.Action{Kind: cluster.ActResign, Node: condition.LeaderRef()})
 	}
 	if !m.hasView {
 		return nil
 	}
 	v := &m.view
 	sel := m.quorum.selected
-	node := cluster.NodeID(sel)
+	node := condition.NodeID(sel)
 	switch {
 	case key.Matches(msg, k.Up):
 		m.quorum.move(v, -1)
 	case key.Matches(msg, k.Down):
 		m.quorum.move(v, 1)
 	case key.Matches(msg, k.Leader):
-		if v.LeaderID == cluster.NoLeader {
+		if v.LeaderID == view.NoLeader {
 			m.status.set(levelWarn, "there is no leader right now (an election may be in progress)")
 			return nil
 		}
@@ -207,7 +209,7 @@ func (m *Model) otherNodes(id int32) []int32 {
 			out = append(out, n.ID)
 		}
 	}
-	if l := m.view.LeaderID; l != cluster.NoLeader && l != id {
+	if l := m.view.LeaderID; l != view.NoLeader && l != id {
 		i := slices.Index(out, l)
 		out = append([]int32{l}, slices.Delete(out, i, i+1)...)
 	}
@@ -221,7 +223,7 @@ func (m *Model) faultyPeers(id int32) []int32 {
 		if n.ID == id {
 			continue
 		}
-		if m.view.Link(id, n.ID).Fault() != (cluster.LinkFault{}) || m.view.Link(n.ID, id).Fault() != (cluster.LinkFault{}) {
+		if m.view.Link(id, n.ID).Fault() != (view.LinkFault{}) || m.view.Link(n.ID, id).Fault() != (view.LinkFault{}) {
 			out = append(out, n.ID)
 		}
 	}
@@ -267,7 +269,7 @@ func (m *Model) onPickKey(msg tea.KeyMsg) tea.Cmd {
 // the fault first.
 func (m *Model) picked() tea.Cmd {
 	p := m.pick
-	from, to := cluster.NodeID(p.from), cluster.NodeID(p.peer())
+	from, to := condition.NodeID(p.from), condition.NodeID(p.peer())
 	m.mode = modeNormal
 	switch p.kind {
 	case cluster.ActLink:
@@ -298,7 +300,7 @@ func (m *Model) onLinkKey(msg tea.KeyMsg) tea.Cmd {
 		m.mode = modeNormal
 		m.form.Blur()
 		return m.act(cluster.Action{
-			Kind: cluster.ActLink, Node: cluster.NodeID(m.pick.from), Peer: cluster.NodeID(m.pick.peer()),
+			Kind: cluster.ActLink, Node: condition.NodeID(m.pick.from), Peer: condition.NodeID(m.pick.peer()),
 			DelayMs: f.Delay.Milliseconds(), JitterMs: f.Jitter.Milliseconds(), Loss: f.Loss,
 		})
 	}
@@ -310,8 +312,8 @@ func (m *Model) onLinkKey(msg tea.KeyMsg) tea.Cmd {
 // parseFault reads "DELAY [JITTER] [LOSS%]", e.g. "200ms 50ms 10%": a
 // duration (a bare number is milliseconds) is the delay, a second one the
 // jitter, a percentage the loss.
-func parseFault(s string) (cluster.LinkFault, error) {
-	var f cluster.LinkFault
+func parseFault(s string) (view.LinkFault, error) {
+	var f view.LinkFault
 	durations := 0
 	for _, tok := range strings.Fields(s) {
 		if p, ok := strings.CutSuffix(tok, "%"); ok {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // commitModel is the picture of commit: every voter's log as a bar on one
@@ -23,7 +23,7 @@ type commitBar struct {
 }
 
 // view renders the picture in w cells and at most h lines.
-func (commitModel) view(st *Styles, v *cluster.View, w, h int) block {
+func (commitModel) view(st *Styles, v *view.View, w, h int) block {
 	var bars []commitBar
 	var hwm, leaderLEO int64 = -1, -1
 	var title string
@@ -41,7 +41,7 @@ func (commitModel) view(st *Styles, v *cluster.View, w, h int) block {
 	} else {
 		title = "Commit: no leader, nothing commits until an election ends"
 		for _, n := range v.Nodes {
-			if n.Kind == cluster.KindController {
+			if n.Kind == view.KindController {
 				bars = append(bars, voterBar(v, n.ID, n.LogEndOffset))
 			}
 		}
@@ -137,7 +137,7 @@ func (commitModel) view(st *Styles, v *cluster.View, w, h int) block {
 }
 
 // voterBar describes a voter at position pos.
-func voterBar(v *cluster.View, id int32, pos int64) commitBar {
+func voterBar(v *view.View, id int32, pos int64) commitBar {
 	b := commitBar{id: id, pos: pos, label: "-"}
 	if n, ok := v.Node(id); ok {
 		if n.Live() && n.Role != "" {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // Rates are measured over the views of the last rateWindow; an API that
@@ -40,7 +40,7 @@ type flowModel struct {
 }
 
 // add takes the counters of a new view.
-func (f *flowModel) add(v *cluster.View) {
+func (f *flowModel) add(v *view.View) {
 	s := flowSample{at: v.Timestamp, reqs: map[flowKey]int64{}}
 	for _, l := range v.Links {
 		for api, c := range l.RPC {
@@ -128,7 +128,7 @@ type flowRow struct {
 	parked     bool
 }
 
-func (f *flowModel) rows(v *cluster.View) []flowRow {
+func (f *flowModel) rows(v *view.View) []flowRow {
 	byKey := map[flowKey]*flowRow{}
 	add := func(k flowKey) *flowRow {
 		r, ok := byKey[k]
@@ -145,8 +145,8 @@ func (f *flowModel) rows(v *cluster.View) []flowRow {
 			}
 		}
 	}
-	if v.LeaderID != cluster.NoLeader {
-		for _, list := range [][]cluster.ReplicaState{v.CurrentVoters, v.CurrentObservers} {
+	if v.LeaderID != view.NoLeader {
+		for _, list := range [][]view.Replica{v.CurrentVoters, v.CurrentObservers} {
 			for _, r := range list {
 				if r.ParkedFetch {
 					add(flowKey{r.NodeID, v.LeaderID, "Fetch"}).parked = true
@@ -166,7 +166,7 @@ func (f *flowModel) rows(v *cluster.View) []flowRow {
 }
 
 // view renders the panel in w cells and at most h lines.
-func (f *flowModel) view(st *Styles, v *cluster.View, w, h int) block {
+func (f *flowModel) view(st *Styles, v *view.View, w, h int) block {
 	out := block{section(st, "Message flow: requests/s, sender → receiver", w)}
 	if h < 2 {
 		return out

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // These flows run the screen as a real program (teatest) with its own
@@ -73,10 +74,10 @@ func TestFlowKillTheLeader(t *testing.T) {
 
 	m := quit(t, tm)
 	v := m.view
-	if v.LeaderID == 1 || v.LeaderID == cluster.NoLeader || v.LeaderEpoch != 2 {
+	if v.LeaderID == 1 || v.LeaderID == view.NoLeader || v.LeaderEpoch != 2 {
 		t.Fatalf("after killing the leader: %s", summary(&v))
 	}
-	if n, _ := v.Node(1); n.State != cluster.StateKilled {
+	if n, _ := v.Node(1); n.State != view.StateKilled {
 		t.Fatalf("node 1 is %s", n.State)
 	}
 	// The screen's last frame tells the story in words.
@@ -117,7 +118,7 @@ func TestFlowPartition(t *testing.T) {
 	m := quit(t, tm)
 	v := m.view
 	for _, l := range v.Links {
-		if l.Fault() != (cluster.LinkFault{}) {
+		if l.Fault() != (view.LinkFault{}) {
 			t.Fatalf("link %d→%d still faulty after heal all", l.From, l.To)
 		}
 	}
@@ -126,6 +127,6 @@ func TestFlowPartition(t *testing.T) {
 	}
 }
 
-func summary(v *cluster.View) string {
+func summary(v *view.View) string {
 	return fmt.Sprintf("leader %d epoch %d hwm %d", v.LeaderID, v.LeaderEpoch, v.HighWatermark)
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // A recording is a run of a playground as the screen pulled it: the views
@@ -31,7 +33,7 @@ type recording struct {
 }
 
 type recordedFrame struct {
-	View   cluster.View    `json:"view"`
+	View   view.View       `json:"view"`
 	Events []cluster.Event `json:"events"`
 }
 
@@ -102,8 +104,8 @@ func TestRecord(t *testing.T) {
 	rec := &recorder{t: t, pg: pg, started: started, source: source}
 
 	// Steady state: a leader, every voter caught up, offsets moving.
-	rec.until("a leader with every voter caught up", 30*time.Second, func(v *cluster.View) bool {
-		return v.LeaderID != cluster.NoLeader && v.HighWatermark > 0 && v.MaxFollowerLag == 0
+	rec.until("a leader with every voter caught up", 30*time.Second, func(v *view.View) bool {
+		return v.LeaderID != view.NoLeader && v.HighWatermark > 0 && v.MaxFollowerLag == 0
 	})
 	rec.frames(3 * time.Second)
 	steady := rec.cut()
@@ -113,10 +115,10 @@ func TestRecord(t *testing.T) {
 	// Kill the leader: the followers time out, pre-vote, vote, and a new
 	// leader commits again.
 	before := rec.last
-	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: cluster.LeaderRef()}); err != nil {
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: condition.LeaderRef()}); err != nil {
 		t.Fatal(err)
 	}
-	rec.until("a new leader that committed", 30*time.Second, func(v *cluster.View) bool {
+	rec.until("a new leader that committed", 30*time.Second, func(v *view.View) bool {
 		return v.LeaderEpoch > before.LeaderEpoch && v.HighWatermark > before.HighWatermark
 	})
 	rec.frames(time.Second)
@@ -127,15 +129,15 @@ func TestRecord(t *testing.T) {
 	// Isolate the new leader: check-quorum makes it resign, the others
 	// elect a leader among themselves.
 	before = rec.last
-	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActStart, Node: cluster.NodeID(kill.Select)}); err != nil {
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActStart, Node: condition.NodeID(kill.Select)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActIsolate, Node: cluster.LeaderRef()}); err != nil {
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActIsolate, Node: condition.LeaderRef()}); err != nil {
 		t.Fatal(err)
 	}
-	rec.until("a leader elected without the isolated one", 30*time.Second, func(v *cluster.View) bool {
+	rec.until("a leader elected without the isolated one", 30*time.Second, func(v *view.View) bool {
 		n, _ := v.Node(before.LeaderID)
-		return v.LeaderEpoch > before.LeaderEpoch && v.LeaderID != before.LeaderID && n.Role != cluster.RoleLeader
+		return v.LeaderEpoch > before.LeaderEpoch && v.LeaderID != before.LeaderID && n.Role != view.RoleLeader
 	})
 	rec.frames(time.Second)
 	part := rec.cut()
@@ -152,7 +154,7 @@ type recorder struct {
 	source  string
 	after   uint64
 	pending []recordedFrame
-	last    cluster.View
+	last    view.View
 }
 
 // pull takes one frame.
@@ -167,7 +169,7 @@ func (r *recorder) pull() {
 }
 
 // until pulls every 100ms until cond holds.
-func (r *recorder) until(what string, timeout time.Duration, cond func(*cluster.View) bool) {
+func (r *recorder) until(what string, timeout time.Duration, cond func(*view.View) bool) {
 	deadline := time.Now().Add(timeout)
 	for {
 		r.pull()

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
-
-	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // headerModel is the top of the screen: which cluster, who leads, how far
@@ -20,20 +19,20 @@ type headerModel struct {
 // nodeCounts counts nodes by what the playground did to them.
 type nodeCounts struct{ live, killed, stopped, isolated, failed int }
 
-func countNodes(v *cluster.View) nodeCounts {
+func countNodes(v *view.View) nodeCounts {
 	var c nodeCounts
 	for _, n := range v.Nodes {
 		switch n.State {
-		case cluster.StateRunning:
+		case view.StateRunning:
 			c.live++
-		case cluster.StateIsolated:
+		case view.StateIsolated:
 			c.live++
 			c.isolated++
-		case cluster.StateKilled:
+		case view.StateKilled:
 			c.killed++
-		case cluster.StateStopped:
+		case view.StateStopped:
 			c.stopped++
-		case cluster.StateFailed:
+		case view.StateFailed:
 			c.failed++
 		}
 	}
@@ -42,7 +41,7 @@ func countNodes(v *cluster.View) nodeCounts {
 
 // view renders the header, its items flowed onto as many lines as width
 // needs, never cut in the middle of an item.
-func (h headerModel) view(st *Styles, v *cluster.View, paused bool, w int) block {
+func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 	item := func(label, value string) string {
 		return st.Label.Render(label+" ") + value
 	}
@@ -52,10 +51,10 @@ func (h headerModel) view(st *Styles, v *cluster.View, paused bool, w int) block
 		items = append(items, st.Paused.Render(" PAUSED: the cluster runs on, the screen is frozen "))
 	}
 	items = append(items, item("cluster", st.Value.Render(v.ClusterID)))
-	if v.LeaderID == cluster.NoLeader {
+	if v.LeaderID == view.NoLeader {
 		items = append(items, item("leader", st.Err.Render("none (election?)")))
 	} else {
-		items = append(items, item("leader", st.Role(cluster.RoleLeader).Render(fmt.Sprint(v.LeaderID))))
+		items = append(items, item("leader", st.Role(view.RoleLeader).Render(fmt.Sprint(v.LeaderID))))
 	}
 	items = append(items, item("epoch", st.Value.Render(fmt.Sprint(maxEpoch(v)))))
 	hwm := "-"
@@ -72,18 +71,18 @@ func (h headerModel) view(st *Styles, v *cluster.View, paused bool, w int) block
 	c := countNodes(v)
 	counts := []string{st.OK.Render(fmt.Sprintf("%d live", c.live))}
 	if c.killed > 0 {
-		counts = append(counts, st.State(cluster.StateKilled).Render(fmt.Sprintf("%d killed", c.killed)))
+		counts = append(counts, st.State(view.StateKilled).Render(fmt.Sprintf("%d killed", c.killed)))
 	} else {
 		counts = append(counts, "0 killed")
 	}
 	if c.stopped > 0 {
-		counts = append(counts, st.State(cluster.StateStopped).Render(fmt.Sprintf("%d stopped", c.stopped)))
+		counts = append(counts, st.State(view.StateStopped).Render(fmt.Sprintf("%d stopped", c.stopped)))
 	}
 	if c.failed > 0 {
-		counts = append(counts, st.State(cluster.StateFailed).Render(fmt.Sprintf("%d failed", c.failed)))
+		counts = append(counts, st.State(view.StateFailed).Render(fmt.Sprintf("%d failed", c.failed)))
 	}
 	if c.isolated > 0 {
-		counts = append(counts, st.State(cluster.StateIsolated).Render(fmt.Sprintf("%d isolated", c.isolated)))
+		counts = append(counts, st.State(view.StateIsolated).Render(fmt.Sprintf("%d isolated", c.isolated)))
 	} else {
 		counts = append(counts, "0 isolated")
 	}
@@ -94,12 +93,12 @@ func (h headerModel) view(st *Styles, v *cluster.View, paused bool, w int) block
 
 // loadValue says whether the background load runs: its rate, and why it
 // is paused.
-func loadValue(st *Styles, l *cluster.LoadView) string {
+func loadValue(st *Styles, l *view.Load) string {
 	if !l.On() {
 		return st.Dim.Render("off")
 	}
 	s := st.Value.Render(fmt.Sprintf("%d/s", l.RecordsPerSec))
-	if l.NodeID == cluster.NoLeader {
+	if l.NodeID == view.NoLeader {
 		s += " " + st.Warn.Render("paused: no leader")
 	}
 	return s
@@ -107,8 +106,8 @@ func loadValue(st *Styles, l *cluster.LoadView) string {
 
 // maxEpoch is the leader's epoch, or with no leader the highest epoch any
 // live node is in, so the header shows elections counting up.
-func maxEpoch(v *cluster.View) int32 {
-	if v.LeaderID != cluster.NoLeader {
+func maxEpoch(v *view.View) int32 {
+	if v.LeaderID != view.NoLeader {
 		return v.LeaderEpoch
 	}
 	e := int32(0)

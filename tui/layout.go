@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // Layout thresholds. From wideWidth columns on, the commit picture spans
@@ -152,10 +153,10 @@ func (m *Model) compose() frame {
 }
 
 // voters counts the controllers.
-func voters(v *cluster.View) int {
+func voters(v *view.View) int {
 	n := 0
 	for _, node := range v.Nodes {
-		if node.Kind == cluster.KindController {
+		if node.Kind == view.KindController {
 			n++
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // linksModel is the link table: which directed links are down, delayed or
@@ -18,17 +18,17 @@ type linkRow struct {
 	both     bool
 	// isolated stands for every link to and from from.
 	isolated bool
-	fault    cluster.LinkFault
+	fault    view.LinkFault
 	dropped  int64
 }
 
 // linkRows lists the faulty links, and what healthy links dropped while
 // they were faulty.
-func linkRows(v *cluster.View) (rows []linkRow, healedDropped int64) {
+func linkRows(v *view.View) (rows []linkRow, healedDropped int64) {
 	isolated := map[int32]*linkRow{}
 	for _, n := range v.Nodes {
-		if n.State == cluster.StateIsolated {
-			rows = append(rows, linkRow{from: n.ID, isolated: true, fault: cluster.LinkFault{Down: true}})
+		if n.State == view.StateIsolated {
+			rows = append(rows, linkRow{from: n.ID, isolated: true, fault: view.LinkFault{Down: true}})
 		}
 	}
 	for i := range rows {
@@ -36,7 +36,7 @@ func linkRows(v *cluster.View) (rows []linkRow, healedDropped int64) {
 	}
 	seen := map[[2]int32]bool{}
 	for _, l := range v.Links {
-		if l.Fault() == (cluster.LinkFault{}) {
+		if l.Fault() == (view.LinkFault{}) {
 			healedDropped += l.Dropped
 			continue
 		}
@@ -63,7 +63,7 @@ func linkRows(v *cluster.View) (rows []linkRow, healedDropped int64) {
 }
 
 // describeFault spells a fault out.
-func describeFault(f cluster.LinkFault) string {
+func describeFault(f view.LinkFault) string {
 	if f.Down {
 		return "DOWN"
 	}
@@ -85,7 +85,7 @@ func describeFault(f cluster.LinkFault) string {
 }
 
 // view renders the table in w cells and at most h lines.
-func (linksModel) view(st *Styles, v *cluster.View, w, h int) block {
+func (linksModel) view(st *Styles, v *view.View, w, h int) block {
 	out := block{section(st, "Links: faults, sender → receiver", w)}
 	if h < 2 {
 		return out

@@ -3,7 +3,7 @@
 // and keys that break and mend it.
 //
 // The screen shows exactly what the control API shows: it pulls a
-// cluster.View and the new events from a cluster.Controller on a tick, and
+// view.View and the new events from a cluster.Controller on a tick, and
 // sends cluster.Actions. The engine never calls into the screen, so a slow
 // screen cannot slow the cluster down.
 package tui
@@ -19,6 +19,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // Options tune the screen.
@@ -54,7 +55,7 @@ type Model struct {
 	keys KeyMap
 
 	width, height int
-	view          cluster.View
+	view          view.View
 	hasView       bool
 	// after is the sequence number of the last event pulled.
 	after uint64
@@ -64,7 +65,7 @@ type Model struct {
 	pullErr error
 
 	paused     bool
-	heldView   *cluster.View   // the latest view while paused
+	heldView   *view.View      // the latest view while paused
 	heldEvents []cluster.Event // the events pulled while paused
 
 	header  headerModel
@@ -174,12 +175,12 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 }
 
 // apply shows a view and its events.
-func (m *Model) apply(v cluster.View, evs []cluster.Event) {
+func (m *Model) apply(v view.View, evs []cluster.Event) {
 	first := !m.hasView
 	m.view, m.hasView = v, true
 	m.flow.add(&m.view)
 	m.events.add(evs...)
-	if first && v.LeaderID != cluster.NoLeader {
+	if first && v.LeaderID != view.NoLeader {
 		m.quorum.selected = v.LeaderID
 	}
 	m.quorum.selectedIndex(&m.view)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 func TestOnePullChain(t *testing.T) {
@@ -61,7 +62,7 @@ func TestNextDelayKeepsTheRate(t *testing.T) {
 func TestFirstViewSelectsTheLeader(t *testing.T) {
 	pg, _ := openPlayground(t, 3, 2, clustertest.Options{})
 	m := newModel(t, pg, 120, 40)
-	if m.quorum.selected != m.view.LeaderID || m.view.LeaderID == cluster.NoLeader {
+	if m.quorum.selected != m.view.LeaderID || m.view.LeaderID == view.NoLeader {
 		t.Fatalf("selected %d, leader %d", m.quorum.selected, m.view.LeaderID)
 	}
 }
@@ -106,7 +107,7 @@ func TestKillShowsResultInStatusAndLog(t *testing.T) {
 	if got := strings.Count(screen, want); got != 2 {
 		t.Fatalf("%q shows %d times, want twice (status line and event log):\n%s", want, got, screen)
 	}
-	if m.view.LeaderID == leader || m.view.LeaderID == cluster.NoLeader {
+	if m.view.LeaderID == leader || m.view.LeaderID == view.NoLeader {
 		t.Fatalf("leader %d after killing %d", m.view.LeaderID, leader)
 	}
 	if !strings.Contains(screen, "elected leader in epoch 2") {
@@ -232,19 +233,19 @@ func TestLinkFaultForm(t *testing.T) {
 func TestParseFault(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want cluster.LinkFault
+		want view.LinkFault
 		err  string
 	}{
-		{"200ms", cluster.LinkFault{Delay: 200 * time.Millisecond}, ""},
-		{"250", cluster.LinkFault{Delay: 250 * time.Millisecond}, ""},
-		{"1s 100ms 12.5%", cluster.LinkFault{Delay: time.Second, Jitter: 100 * time.Millisecond, Loss: 0.125}, ""},
-		{"30%", cluster.LinkFault{Loss: 0.3}, ""},
-		{"", cluster.LinkFault{}, ""},
-		{"1ms 2ms 3ms", cluster.LinkFault{}, "too many durations"},
-		{"x%", cluster.LinkFault{}, "bad loss"},
-		{"150%", cluster.LinkFault{}, "between 0 and 1"},
-		{"2m", cluster.LinkFault{}, "must be between"},
-		{"1.5ms", cluster.LinkFault{}, "whole milliseconds"},
+		{"200ms", view.LinkFault{Delay: 200 * time.Millisecond}, ""},
+		{"250", view.LinkFault{Delay: 250 * time.Millisecond}, ""},
+		{"1s 100ms 12.5%", view.LinkFault{Delay: time.Second, Jitter: 100 * time.Millisecond, Loss: 0.125}, ""},
+		{"30%", view.LinkFault{Loss: 0.3}, ""},
+		{"", view.LinkFault{}, ""},
+		{"1ms 2ms 3ms", view.LinkFault{}, "too many durations"},
+		{"x%", view.LinkFault{}, "bad loss"},
+		{"150%", view.LinkFault{}, "between 0 and 1"},
+		{"2m", view.LinkFault{}, "must be between"},
+		{"1.5ms", view.LinkFault{}, "whole milliseconds"},
 	} {
 		got, err := parseFault(tc.in)
 		switch {

@@ -9,23 +9,23 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
-	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // threeVoters is a view of a leader (1) with followers 2 and 3, where 3
 // lags: the high watermark stands where 2 is.
-func threeVoters(now int64) cluster.View {
-	v := cluster.View{
+func threeVoters(now int64) view.View {
+	v := view.View{
 		ClusterID: "c", Timestamp: now,
-		Nodes: []cluster.NodeView{
-			{ID: 1, Kind: cluster.KindController, State: cluster.StateRunning, Role: cluster.RoleLeader, Epoch: 4, LeaderID: 1, LogEndOffset: 120, HighWatermark: 110,
-				Replicas: []cluster.ReplicaState{
+		Nodes: []view.Node{
+			{ID: 1, Kind: view.KindController, State: view.StateRunning, Role: view.RoleLeader, Epoch: 4, LeaderID: 1, LogEndOffset: 120, HighWatermark: 110,
+				Replicas: []view.Replica{
 					{NodeID: 2, LogEndOffset: 110, LastFetchTimestamp: now - 40, LastCaughtUpTimestamp: now - 40, ParkedFetch: true},
 					{NodeID: 3, LogEndOffset: 95, LastFetchTimestamp: now - 2500, LastCaughtUpTimestamp: now - 9000},
 				}},
-			{ID: 2, Kind: cluster.KindController, State: cluster.StateRunning, Role: cluster.RoleFollower, Epoch: 4, LeaderID: 1, LogEndOffset: 110, HighWatermark: 110},
-			{ID: 3, Kind: cluster.KindController, State: cluster.StateRunning, Role: cluster.RoleFollower, Epoch: 4, LeaderID: 1, LogEndOffset: 95, HighWatermark: 90},
+			{ID: 2, Kind: view.KindController, State: view.StateRunning, Role: view.RoleFollower, Epoch: 4, LeaderID: 1, LogEndOffset: 110, HighWatermark: 110},
+			{ID: 3, Kind: view.KindController, State: view.StateRunning, Role: view.RoleFollower, Epoch: 4, LeaderID: 1, LogEndOffset: 95, HighWatermark: 90},
 		},
 	}
 	v.Derive(time.UnixMilli(v.Timestamp), nil)
@@ -57,7 +57,7 @@ func TestCommitPictureShowsWhoHoldsTheHWM(t *testing.T) {
 
 func TestCommitPictureWithoutLeader(t *testing.T) {
 	v := threeVoters(1_000_000)
-	v.Nodes[0].State, v.Nodes[0].Role = cluster.StateKilled, ""
+	v.Nodes[0].State, v.Nodes[0].Role = view.StateKilled, ""
 	v.Derive(time.UnixMilli(v.Timestamp), nil)
 	out := strings.Join(commitModel{}.view(DefaultStyles(), &v, 100, 10), "\n")
 	if !strings.Contains(out, "no leader, nothing commits") || !strings.Contains(out, "   1 killed") {
@@ -70,12 +70,12 @@ func TestFlowRatesFromCounters(t *testing.T) {
 	at := int64(1_000_000)
 	for i := range 11 { // ten intervals of 100ms: 20 Fetches a second
 		v := threeVoters(at + int64(i)*100)
-		v.Links = []cluster.LinkView{
-			{From: 2, To: 1, RPC: map[string]cluster.RPCStats{"Fetch": {Requests: int64(2 * i)}}},
-			{From: 1, To: 2, RPC: map[string]cluster.RPCStats{"BeginQuorumEpoch": {Requests: 1}}},
+		v.Links = []view.Link{
+			{From: 2, To: 1, RPC: map[string]view.RPCStats{"Fetch": {Requests: int64(2 * i)}}},
+			{From: 1, To: 2, RPC: map[string]view.RPCStats{"BeginQuorumEpoch": {Requests: 1}}},
 		}
 		if i == 3 {
-			v.Links[1].RPC["BeginQuorumEpoch"] = cluster.RPCStats{Requests: 0}
+			v.Links[1].RPC["BeginQuorumEpoch"] = view.RPCStats{Requests: 0}
 		}
 		f.add(&v)
 	}
@@ -91,7 +91,7 @@ func TestFlowRatesFromCounters(t *testing.T) {
 	}
 	// A counter that starts over (its node restarted) is not a negative rate.
 	v = threeVoters(at + 1100)
-	v.Links = []cluster.LinkView{{From: 2, To: 1, RPC: map[string]cluster.RPCStats{"Fetch": {Requests: 3}}}}
+	v.Links = []view.Link{{From: 2, To: 1, RPC: map[string]view.RPCStats{"Fetch": {Requests: 3}}}}
 	f.add(&v)
 	if r := f.rate(flowKey{2, 1, "Fetch"}); r < 0 {
 		t.Fatalf("rate %v after a restart", r)

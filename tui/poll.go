@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // DefaultInterval is how often the screen pulls a snapshot: ten times a
@@ -30,7 +31,7 @@ const maxPollEvents = 1000
 type snapshotMsg struct {
 	seq     uint64
 	started time.Time
-	view    cluster.View
+	view    view.View
 	events  []cluster.Event
 	err     error
 }

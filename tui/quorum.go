@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // statePartitioned styles a running node some of whose links are down.
@@ -52,7 +52,7 @@ var quorumColumns = []quorumColumn{
 }
 
 // quorumRows turns the view into table rows.
-func quorumRows(v *cluster.View) []quorumRow {
+func quorumRows(v *view.View) []quorumRow {
 	rows := make([]quorumRow, 0, len(v.Nodes))
 	for i := range v.Nodes {
 		n := &v.Nodes[i]
@@ -88,9 +88,9 @@ func quorumRows(v *cluster.View) []quorumRow {
 // linkCuts lists the peers a node cannot reach: both ways, only sending,
 // only receiving. An isolated peer is left out for any node but itself:
 // its own row says it is cut off from everyone.
-func linkCuts(v *cluster.View, id int32) (both, out, in []int32) {
+func linkCuts(v *view.View, id int32) (both, out, in []int32) {
 	for _, p := range v.Nodes {
-		if p.ID == id || p.State == cluster.StateIsolated {
+		if p.ID == id || p.State == view.StateIsolated {
 			continue
 		}
 		o, i := v.Link(id, p.ID).Down, v.Link(p.ID, id).Down
@@ -109,8 +109,8 @@ func linkCuts(v *cluster.View, id int32) (both, out, in []int32) {
 // nodeState spells out a node's state, naming the peers a running node is
 // partitioned from (→N: what it sends N is dropped; ←N: what N sends it is
 // dropped), and the style that goes with it.
-func nodeState(v *cluster.View, n *cluster.NodeView) (text, style string) {
-	if n.State != cluster.StateRunning {
+func nodeState(v *view.View, n *view.Node) (text, style string) {
+	if n.State != view.StateRunning {
 		return n.State, n.State
 	}
 	both, out, in := linkCuts(v, n.ID)
@@ -132,8 +132,8 @@ func nodeState(v *cluster.View, n *cluster.NodeView) (text, style string) {
 
 // selectedIndex returns the selected row, selecting the first node when
 // the selected one is gone (on a copy, when called from a view).
-func (q *quorumModel) selectedIndex(v *cluster.View) int {
-	i := slices.IndexFunc(v.Nodes, func(n cluster.NodeView) bool { return n.ID == q.selected })
+func (q *quorumModel) selectedIndex(v *view.View) int {
+	i := slices.IndexFunc(v.Nodes, func(n view.Node) bool { return n.ID == q.selected })
 	if i < 0 && len(v.Nodes) > 0 {
 		q.selected = v.Nodes[0].ID
 		return 0
@@ -142,7 +142,7 @@ func (q *quorumModel) selectedIndex(v *cluster.View) int {
 }
 
 // move moves the selection by delta rows, stopping at the ends.
-func (q *quorumModel) move(v *cluster.View, delta int) {
+func (q *quorumModel) move(v *view.View, delta int) {
 	if len(v.Nodes) == 0 {
 		return
 	}
@@ -161,7 +161,7 @@ type quorumTable struct {
 
 // view renders the table in at most w cells and h lines (h >= 2). peer is
 // the node being picked as a link's second end, or -1.
-func (q quorumModel) view(st *Styles, v *cluster.View, w, h int, peer int32) quorumTable {
+func (q quorumModel) view(st *Styles, v *view.View, w, h int, peer int32) quorumTable {
 	rows := quorumRows(v)
 	cols, widths, dropped := fitColumns(rows, w)
 	t := quorumTable{nodeAt: map[int]int32{}, dropped: dropped}
@@ -248,7 +248,7 @@ func fitColumns(rows []quorumRow, w int) ([]quorumColumn, []int, []string) {
 	for i, c := range quorumColumns {
 		natural[i] = len(c.title)
 		if c.title == "ROLE" {
-			natural[i] = len(cluster.RoleProspective) // the longest: the column never jumps
+			natural[i] = len(view.RoleProspective) // the longest: the column never jumps
 		}
 		for j := range rows {
 			natural[i] = max(natural[i], cellWidth(c.cell(&rows[j])))
@@ -293,14 +293,14 @@ func cellWidth(s string) int { return len([]rune(s)) }
 
 // detail spells out the selected node in one line: what the table has no
 // room for, and what it has no column for.
-func (q quorumModel) detail(st *Styles, v *cluster.View, w int) string {
+func (q quorumModel) detail(st *Styles, v *view.View, w int) string {
 	i := q.selectedIndex(v)
 	if i < 0 {
 		return ""
 	}
 	n := &v.Nodes[i]
 	parts := []string{fmt.Sprintf("node %d: %s %s", n.ID, n.Kind, n.Listener)}
-	if n.State == cluster.StateFailed {
+	if n.State == view.StateFailed {
 		parts = append(parts, "failed: "+n.Error)
 	}
 	if n.Live() {

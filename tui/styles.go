@@ -5,6 +5,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // Styles holds every style the screen uses, built once. Colours are the
@@ -68,21 +69,21 @@ func DefaultStyles() *Styles {
 		BarBehind: fg(colGray),
 		BarHWM:    lipgloss.NewStyle().Bold(true).Foreground(colYellow),
 		roles: map[string]lipgloss.Style{
-			cluster.RoleLeader:      lipgloss.NewStyle().Bold(true).Foreground(colGreen),
-			cluster.RoleFollower:    fg(colBlue),
-			cluster.RoleCandidate:   lipgloss.NewStyle().Bold(true).Foreground(colYellow),
-			cluster.RoleProspective: fg(colYellow),
-			cluster.RoleUnattached:  fg(colGray),
-			cluster.RoleResigned:    fg(colMagenta),
-			cluster.RoleObserver:    fg(colCyan),
+			view.RoleLeader:      lipgloss.NewStyle().Bold(true).Foreground(colGreen),
+			view.RoleFollower:    fg(colBlue),
+			view.RoleCandidate:   lipgloss.NewStyle().Bold(true).Foreground(colYellow),
+			view.RoleProspective: fg(colYellow),
+			view.RoleUnattached:  fg(colGray),
+			view.RoleResigned:    fg(colMagenta),
+			view.RoleObserver:    fg(colCyan),
 		},
 		states: map[string]lipgloss.Style{
-			cluster.StateRunning:  fg(colGreen),
-			cluster.StateKilled:   lipgloss.NewStyle().Bold(true).Foreground(colRed),
-			cluster.StateStopped:  fg(colGray),
-			cluster.StateIsolated: lipgloss.NewStyle().Bold(true).Foreground(colRed),
-			cluster.StateFailed:   lipgloss.NewStyle().Bold(true).Foreground(colRed),
-			statePartitioned:      fg(colYellow),
+			view.StateRunning:  fg(colGreen),
+			view.StateKilled:   lipgloss.NewStyle().Bold(true).Foreground(colRed),
+			view.StateStopped:  fg(colGray),
+			view.StateIsolated: lipgloss.NewStyle().Bold(true).Foreground(colRed),
+			view.StateFailed:   lipgloss.NewStyle().Bold(true).Foreground(colRed),
+			statePartitioned:   fg(colYellow),
 		},
 		events: map[cluster.EventKind]lipgloss.Style{
 			cluster.EventElection:         lipgloss.NewStyle().Bold(true).Foreground(colGreen),

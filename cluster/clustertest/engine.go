@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // Options tune the model.
@@ -45,7 +46,7 @@ type node struct {
 	leader          int32
 	voted           int32
 	leo, hwm, start int64
-	snapshot        *cluster.SnapshotID
+	snapshot        *view.SnapshotID
 	truncations     int64
 	snapshotsLoaded int64
 	lastFetch       int64
@@ -59,7 +60,7 @@ type Engine struct {
 	opt         Options
 	nodes       map[int32]*node
 	order       []int32
-	links       map[[2]int32]cluster.LinkFault
+	links       map[[2]int32]view.LinkFault
 	leader      int32
 	electAt     time.Time // when a leaderless quorum elects
 	lastAppend  time.Time
@@ -72,7 +73,7 @@ type Engine struct {
 // modelLoad is the background load: the leader's log grows by the rate,
 // and the records commit with the rest.
 type modelLoad struct {
-	view    cluster.LoadView
+	view    view.Load
 	last    time.Time
 	owed    float64
 	pending int64 // on the leader's log, not yet committed
@@ -86,17 +87,17 @@ func New(cfg cluster.Config, events *cluster.Events, opt Options) *Engine {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	e := &Engine{cfg: cfg, events: events, opt: opt, nodes: map[int32]*node{}, links: map[[2]int32]cluster.LinkFault{}, leader: cluster.NoLeader, resignedBy: cluster.NoLeader}
-	e.load.view.NodeID = cluster.NoLeader
+	e := &Engine{cfg: cfg, events: events, opt: opt, nodes: map[int32]*node{}, links: map[[2]int32]view.LinkFault{}, leader: view.NoLeader, resignedBy: view.NoLeader}
+	e.load.view.NodeID = view.NoLeader
 	add := func(id int32, kind string) {
-		e.nodes[id] = &node{id: id, kind: kind, state: cluster.StateRunning, role: cluster.RoleUnattached, leader: cluster.NoLeader, voted: -1, lastFetch: -1}
+		e.nodes[id] = &node{id: id, kind: kind, state: view.StateRunning, role: view.RoleUnattached, leader: view.NoLeader, voted: -1, lastFetch: -1}
 		e.order = append(e.order, id)
 	}
 	for _, id := range cfg.ControllerIDs() {
-		add(id, cluster.KindController)
+		add(id, view.KindController)
 	}
 	for _, id := range cfg.BrokerIDs() {
-		add(id, cluster.KindBroker)
+		add(id, view.KindBroker)
 	}
 	now := opt.Now()
 	e.lastAppend = now
@@ -119,7 +120,7 @@ func (e *Engine) takeFailure() error {
 
 func (e *Engine) live(id int32) bool {
 	s := e.nodes[id].state
-	return s == cluster.StateRunning
+	return s == view.StateRunning
 }
 
 // reach reports whether a and b can talk both ways.
@@ -153,28 +154,28 @@ func (e *Engine) setRole(n *node, role string) {
 // settle brings the model up to date with the clock and the faults.
 func (e *Engine) settle(now time.Time) {
 	loadDue := e.loadDue(now)
-	if e.leader != cluster.NoLeader && (!e.live(e.leader) || !e.majority(e.leader)) {
+	if e.leader != view.NoLeader && (!e.live(e.leader) || !e.majority(e.leader)) {
 		e.load.view.Failed += e.load.pending
 		e.load.pending = 0
 		old := e.nodes[e.leader]
 		if e.live(old.id) {
-			e.setRole(old, cluster.RoleResigned) // check-quorum
+			e.setRole(old, view.RoleResigned) // check-quorum
 		}
-		e.leader = cluster.NoLeader
+		e.leader = view.NoLeader
 		e.electAt = now.Add(e.opt.ElectionDelay)
 	}
-	if e.leader == cluster.NoLeader && !now.Before(e.electAt) {
+	if e.leader == view.NoLeader && !now.Before(e.electAt) {
 		e.elect(now)
 	}
-	if e.leader == cluster.NoLeader {
+	if e.leader == view.NoLeader {
 		e.load.view.Skipped += loadDue
-		e.load.view.NodeID = cluster.NoLeader
+		e.load.view.NodeID = view.NoLeader
 		for _, id := range e.order {
-			if n := e.nodes[id]; e.live(id) && n.role != cluster.RoleResigned {
-				if n.kind == cluster.KindController {
-					e.setRole(n, cluster.RoleProspective)
+			if n := e.nodes[id]; e.live(id) && n.role != view.RoleResigned {
+				if n.kind == view.KindController {
+					e.setRole(n, view.RoleProspective)
 				} else {
-					e.setRole(n, cluster.RoleUnattached)
+					e.setRole(n, view.RoleUnattached)
 				}
 			}
 		}
@@ -194,13 +195,13 @@ func (e *Engine) settle(now time.Time) {
 	for _, id := range e.order {
 		n := e.nodes[id]
 		if id == l.id || !e.live(id) || !e.reach(id, l.id) {
-			if id != l.id && e.live(id) && n.kind == cluster.KindController && n.role != cluster.RoleResigned {
-				e.setRole(n, cluster.RoleProspective)
+			if id != l.id && e.live(id) && n.kind == view.KindController && n.role != view.RoleResigned {
+				e.setRole(n, view.RoleProspective)
 			}
 			continue
 		}
 		e.follow(n, l, now)
-		if n.kind == cluster.KindController {
+		if n.kind == view.KindController {
 			acks++
 		}
 	}
@@ -236,10 +237,10 @@ func (e *Engine) follow(n, l *node, now time.Time) {
 	}
 	n.leo = l.leo
 	n.lastFetch = now.UnixMilli()
-	if n.kind == cluster.KindController {
-		e.setRole(n, cluster.RoleFollower)
+	if n.kind == view.KindController {
+		e.setRole(n, view.RoleFollower)
 	} else {
-		e.setRole(n, cluster.RoleObserver)
+		e.setRole(n, view.RoleObserver)
 	}
 }
 
@@ -254,7 +255,7 @@ func (e *Engine) elect(now time.Time) {
 			best = n
 		}
 	}
-	e.resignedBy = cluster.NoLeader
+	e.resignedBy = view.NoLeader
 	if best == nil {
 		return
 	}
@@ -266,7 +267,7 @@ func (e *Engine) elect(now time.Time) {
 	best.leo++ // the LeaderChange control record
 	e.leader = best.id
 	e.lastAppend = now
-	e.setRole(best, cluster.RoleLeader)
+	e.setRole(best, view.RoleLeader)
 	e.publish(cluster.EventElection, best.id, best.epoch, "elected leader in epoch %d", best.epoch)
 }
 
@@ -291,28 +292,28 @@ func (e *Engine) SetLoad(_ context.Context, recordsPerSec, recordBytes int) erro
 	e.load.view.RecordsPerSec, e.load.view.RecordBytes = recordsPerSec, recordBytes
 	e.load.last, e.load.owed = now, 0
 	if recordsPerSec == 0 {
-		e.load.view.NodeID = cluster.NoLeader
+		e.load.view.NodeID = view.NoLeader
 	}
 	return nil
 }
 
 // View implements cluster.Engine.
-func (e *Engine) View() cluster.View {
+func (e *Engine) View() view.View {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.opt.Now()
 	if !e.closed {
 		e.settle(now)
 	}
-	v := cluster.View{ClusterID: "kraftlab-test-cluster", Timestamp: now.UnixMilli(), Load: e.load.view}
+	v := view.View{ClusterID: "kraftlab-test-cluster", Timestamp: now.UnixMilli(), Load: e.load.view}
 	for _, id := range e.order {
 		n := e.nodes[id]
-		nv := cluster.NodeView{
+		nv := view.Node{
 			ID: id, Kind: n.kind, Listener: fmt.Sprintf("127.0.0.1:%d", 19000+int(id)), State: n.state,
 			Epoch: n.epoch, LeaderID: n.leader, VotedID: n.voted,
 			LogEndOffset: n.leo, HighWatermark: n.hwm, LogStartOffset: n.start, LatestSnapshot: n.snapshot,
 			Truncations: n.truncations, SnapshotsLoaded: n.snapshotsLoaded,
-			RPC: map[string]cluster.RPCStats{"Fetch": {Requests: n.leo, RequestBytes: 100 * n.leo, Responses: n.leo, ResponseBytes: 120 * n.leo}},
+			RPC: map[string]view.RPCStats{"Fetch": {Requests: n.leo, RequestBytes: 100 * n.leo, Responses: n.leo, ResponseBytes: 120 * n.leo}},
 		}
 		if e.live(id) {
 			nv.Role = n.role
@@ -323,7 +324,7 @@ func (e *Engine) View() cluster.View {
 					continue
 				}
 				r := e.nodes[rid]
-				nv.Replicas = append(nv.Replicas, cluster.ReplicaState{
+				nv.Replicas = append(nv.Replicas, view.Replica{
 					NodeID: rid, LogEndOffset: r.leo, LastFetchTimestamp: r.lastFetch, LastCaughtUpTimestamp: r.lastFetch,
 					ParkedFetch: e.live(rid) && e.reach(rid, id),
 				})
@@ -337,7 +338,7 @@ func (e *Engine) View() cluster.View {
 				continue
 			}
 			f := e.links[[2]int32{a, b}]
-			v.Links = append(v.Links, cluster.LinkView{From: a, To: b, Down: f.Down, DelayMs: f.Delay.Milliseconds(), JitterMs: f.Jitter.Milliseconds(), Loss: f.Loss})
+			v.Links = append(v.Links, view.Link{From: a, To: b, Down: f.Down, DelayMs: f.Delay.Milliseconds(), JitterMs: f.Jitter.Milliseconds(), Loss: f.Loss})
 		}
 	}
 	return v
@@ -358,10 +359,10 @@ func (e *Engine) check(id int32) (*node, error) {
 }
 
 // Kill implements cluster.Engine.
-func (e *Engine) Kill(id int32) error { return e.down(id, cluster.StateKilled) }
+func (e *Engine) Kill(id int32) error { return e.down(id, view.StateKilled) }
 
 // Stop implements cluster.Engine.
-func (e *Engine) Stop(_ context.Context, id int32) error { return e.down(id, cluster.StateStopped) }
+func (e *Engine) Stop(_ context.Context, id int32) error { return e.down(id, view.StateStopped) }
 
 func (e *Engine) down(id int32, state string) error {
 	e.mu.Lock()
@@ -370,7 +371,7 @@ func (e *Engine) down(id int32, state string) error {
 	if err != nil {
 		return err
 	}
-	if state == cluster.StateStopped && id == e.leader {
+	if state == view.StateStopped && id == e.leader {
 		e.publish(cluster.EventEndQuorumEpoch, id, n.epoch, "sent EndQuorumEpoch")
 		e.resignedBy = id
 	}
@@ -387,7 +388,7 @@ func (e *Engine) Start(_ context.Context, id int32) error {
 	if err != nil {
 		return err
 	}
-	n.state, n.role, n.leader = cluster.StateRunning, cluster.RoleUnattached, cluster.NoLeader
+	n.state, n.role, n.leader = view.StateRunning, view.RoleUnattached, view.NoLeader
 	e.settle(e.opt.Now())
 	return nil
 }
@@ -404,8 +405,8 @@ func (e *Engine) Resign(_ context.Context, id int32) error {
 		return fmt.Errorf("node %d is not the leader", id)
 	}
 	e.publish(cluster.EventEndQuorumEpoch, id, n.epoch, "sent EndQuorumEpoch")
-	e.setRole(n, cluster.RoleResigned)
-	e.resignedBy, e.leader = id, cluster.NoLeader
+	e.setRole(n, view.RoleResigned)
+	e.resignedBy, e.leader = id, view.NoLeader
 	now := e.opt.Now()
 	e.electAt = now
 	e.settle(now)
@@ -420,7 +421,7 @@ func (e *Engine) SetLinks(changes []cluster.LinkChange) error {
 		return err
 	}
 	for _, c := range changes {
-		if c.Fault == (cluster.LinkFault{}) {
+		if c.Fault == (view.LinkFault{}) {
 			delete(e.links, [2]int32{c.From, c.To})
 		} else {
 			e.links[[2]int32{c.From, c.To}] = c.Fault
@@ -431,14 +432,14 @@ func (e *Engine) SetLinks(changes []cluster.LinkChange) error {
 }
 
 // Snapshot implements cluster.Engine.
-func (e *Engine) Snapshot(_ context.Context, id int32) (cluster.SnapshotID, error) {
+func (e *Engine) Snapshot(_ context.Context, id int32) (view.SnapshotID, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n, err := e.check(id)
 	if err != nil {
-		return cluster.SnapshotID{}, err
+		return view.SnapshotID{}, err
 	}
-	s := cluster.SnapshotID{EndOffset: n.hwm, Epoch: n.epoch}
+	s := view.SnapshotID{EndOffset: n.hwm, Epoch: n.epoch}
 	n.snapshot, n.start = &s, s.EndOffset
 	e.publish(cluster.EventSnapshotTaken, id, n.epoch, "snapshot %d-%d", s.EndOffset, s.Epoch)
 	return s, nil
@@ -450,8 +451,8 @@ func (e *Engine) Close() error {
 	defer e.mu.Unlock()
 	e.closed = true
 	for _, n := range e.nodes {
-		if n.state == cluster.StateRunning {
-			n.state, n.role = cluster.StateStopped, ""
+		if n.state == view.StateRunning {
+			n.state, n.role = view.StateStopped, ""
 		}
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // Client talks to a playground's control API. It implements
@@ -100,8 +101,8 @@ func decodeError(resp *http.Response) error {
 }
 
 // Status implements cluster.Controller.
-func (c *Client) Status(ctx context.Context) (cluster.View, error) {
-	var v cluster.View
+func (c *Client) Status(ctx context.Context) (view.View, error) {
+	var v view.View
 	err := c.do(ctx, http.MethodGet, "/v1/status", nil, &v)
 	return v, err
 }

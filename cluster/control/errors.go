@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
 )
 
 // errorBody is every error answer: {"error": "...", "code": "..."}. The code
@@ -21,11 +22,11 @@ var errorKinds = []struct {
 	code   string
 	status int
 }{
-	{cluster.ErrUnknownNode, "unknown-node", http.StatusNotFound},
+	{condition.ErrUnknownNode, "unknown-node", http.StatusNotFound},
 	{cluster.ErrBadAction, "bad-action", http.StatusBadRequest},
 	{cluster.ErrNodeState, "node-state", http.StatusConflict},
-	{cluster.ErrNoLeader, "no-leader", http.StatusConflict},
-	{cluster.ErrNoBaseline, "no-baseline", http.StatusConflict},
+	{condition.ErrNoLeader, "no-leader", http.StatusConflict},
+	{condition.ErrNoBaseline, "no-baseline", http.StatusConflict},
 	{cluster.ErrClosed, "closed", http.StatusServiceUnavailable},
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
 )
 
 // The API's routes. Actions are POSTs named after the CLI subcommands;
@@ -161,7 +162,7 @@ func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no node action %q: want kill, start, stop, isolate or snapshot", kind))
 		return
 	}
-	node, err := cluster.ParseNodeRef(r.PathValue("node"))
+	node, err := condition.ParseNodeRef(r.PathValue("node"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
@@ -193,12 +194,12 @@ func (s *Server) linkAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no link action %q: want partition, heal or link", kind))
 		return
 	}
-	a, err := cluster.ParseNodeRef(r.PathValue("a"))
+	a, err := condition.ParseNodeRef(r.PathValue("a"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	b, err := cluster.ParseNodeRef(r.PathValue("b"))
+	b, err := condition.ParseNodeRef(r.PathValue("b"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return

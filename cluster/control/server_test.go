@@ -12,6 +12,8 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
+	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 type served struct {
@@ -91,7 +93,7 @@ func TestStatusAndActions(t *testing.T) {
 	if v.LeaderID != 1 || len(v.CurrentVoters) != 3 || len(v.Nodes) != 4 || v.Profile != "fast" {
 		t.Fatalf("status %+v", v)
 	}
-	res, err := s.client.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: cluster.LeaderRef()})
+	res, err := s.client.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: condition.LeaderRef()})
 	if err != nil || res.Message != "killed node 1 (the leader of epoch 1)" || res.Action != cluster.ActKill {
 		t.Fatalf("kill leader = %+v, %v", res, err)
 	}
@@ -99,15 +101,15 @@ func TestStatusAndActions(t *testing.T) {
 	if v.Baseline == nil || v.Baseline.LeaderID != 1 || v.LeaderID == 1 {
 		t.Errorf("after kill: leader %d, baseline %+v", v.LeaderID, v.Baseline)
 	}
-	two, three := cluster.NodeID(2), cluster.NodeID(3)
+	two, three := condition.NodeID(2), condition.NodeID(3)
 	for _, a := range []cluster.Action{
 		{Kind: cluster.ActLink, Node: two, Peer: three, DelayMs: 100, JitterMs: 10, Loss: 0.25, OneWay: true},
-		{Kind: cluster.ActPartition, Node: two, Peer: cluster.NodeID(101)},
-		{Kind: cluster.ActHeal, Node: two, Peer: cluster.NodeID(101)},
+		{Kind: cluster.ActPartition, Node: two, Peer: condition.NodeID(101)},
+		{Kind: cluster.ActHeal, Node: two, Peer: condition.NodeID(101)},
 		{Kind: cluster.ActIsolate, Node: three},
 		{Kind: cluster.ActHeal},
-		{Kind: cluster.ActStart, Node: cluster.NodeID(1)},
-		{Kind: cluster.ActSnapshot, Node: cluster.LeaderRef()},
+		{Kind: cluster.ActStart, Node: condition.NodeID(1)},
+		{Kind: cluster.ActSnapshot, Node: condition.LeaderRef()},
 		{Kind: cluster.ActResign},
 		{Kind: cluster.ActStop, Node: three},
 		{Kind: cluster.ActLoad, RecordsPerSec: 300, RecordBytes: 50},
@@ -120,7 +122,7 @@ func TestStatusAndActions(t *testing.T) {
 	if l := v.Link(2, 3); l.DelayMs != 0 || l.Loss != 0 {
 		t.Errorf("heal left link 2->3 as %+v", l)
 	}
-	if n, _ := v.Node(3); n.State != cluster.StateStopped {
+	if n, _ := v.Node(3); n.State != view.StateStopped {
 		t.Errorf("node 3 %s", n.State)
 	}
 	if v.Load.RecordsPerSec != 300 || v.Load.RecordBytes != 50 || v.Load.NodeID != v.LeaderID {
@@ -141,13 +143,13 @@ func TestActionErrorsCarryStatusAndMessage(t *testing.T) {
 		kind   error
 		msg    string
 	}{
-		{cluster.Action{Kind: cluster.ActKill, Node: cluster.NodeID(9)}, http.StatusNotFound, cluster.ErrUnknownNode, "unknown node 9 (nodes: 1, 2, 3, 101)"},
-		{cluster.Action{Kind: cluster.ActPartition, Node: cluster.NodeID(2), Peer: cluster.NodeID(2)}, http.StatusBadRequest, cluster.ErrBadAction, "two different nodes"},
-		{cluster.Action{Kind: cluster.ActStart, Node: cluster.NodeID(2)}, http.StatusConflict, cluster.ErrNodeState, "node 2 is already running"},
-		{cluster.Action{Kind: cluster.ActLink, Node: cluster.NodeID(2), Peer: cluster.NodeID(3), Loss: 1.5}, http.StatusBadRequest, cluster.ErrBadAction, "loss 1.5 must be between 0 and 1"},
-		{cluster.Action{Kind: cluster.ActKill, Node: cluster.LeaderRef()}, http.StatusOK, nil, ""},
-		{cluster.Action{Kind: cluster.ActKill, Node: cluster.LeaderRef()}, http.StatusOK, nil, ""},
-		{cluster.Action{Kind: cluster.ActResign}, http.StatusConflict, cluster.ErrNoLeader, "no leader right now"},
+		{cluster.Action{Kind: cluster.ActKill, Node: condition.NodeID(9)}, http.StatusNotFound, condition.ErrUnknownNode, "unknown node 9 (nodes: 1, 2, 3, 101)"},
+		{cluster.Action{Kind: cluster.ActPartition, Node: condition.NodeID(2), Peer: condition.NodeID(2)}, http.StatusBadRequest, cluster.ErrBadAction, "two different nodes"},
+		{cluster.Action{Kind: cluster.ActStart, Node: condition.NodeID(2)}, http.StatusConflict, cluster.ErrNodeState, "node 2 is already running"},
+		{cluster.Action{Kind: cluster.ActLink, Node: condition.NodeID(2), Peer: condition.NodeID(3), Loss: 1.5}, http.StatusBadRequest, cluster.ErrBadAction, "loss 1.5 must be between 0 and 1"},
+		{cluster.Action{Kind: cluster.ActKill, Node: condition.LeaderRef()}, http.StatusOK, nil, ""},
+		{cluster.Action{Kind: cluster.ActKill, Node: condition.LeaderRef()}, http.StatusOK, nil, ""},
+		{cluster.Action{Kind: cluster.ActResign}, http.StatusConflict, condition.ErrNoLeader, "no leader right now"},
 		{cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: -3}, http.StatusBadRequest, cluster.ErrBadAction, "load rate -3 records/s must be between 0 (stop) and 100000"},
 	}
 	for _, tc := range cases {
@@ -232,7 +234,7 @@ func TestEventsHistoryAndFollow(t *testing.T) {
 		}
 		ended <- nil
 	}()
-	if _, err := s.client.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: cluster.NodeID(3)}); err != nil {
+	if _, err := s.client.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: condition.NodeID(3)}); err != nil {
 		t.Fatal(err)
 	}
 	for ev := range got {

@@ -1,4 +1,4 @@
-package cluster
+package view
 
 import (
 	"encoding/json"
@@ -16,11 +16,11 @@ func engineView() View {
 	return View{
 		ClusterID: "abc",
 		Timestamp: ts,
-		Nodes: []NodeView{
+		Nodes: []Node{
 			{ID: 3, Kind: KindController, State: StateRunning, Role: RoleFollower, Epoch: 5, LeaderID: 2, VotedID: 2, LogEndOffset: 95, HighWatermark: 95},
 			{ID: 1, Kind: KindController, State: StateRunning, Role: RoleFollower, Epoch: 5, LeaderID: 2, VotedID: 2, LogEndOffset: 100, HighWatermark: 100},
 			{ID: 2, Kind: KindController, State: StateRunning, Role: RoleLeader, Epoch: 5, LeaderID: 2, VotedID: 2, LogEndOffset: 100, HighWatermark: 100,
-				Replicas: []ReplicaState{
+				Replicas: []Replica{
 					{NodeID: 1, LogEndOffset: 100, LastFetchTimestamp: ts - 10, LastCaughtUpTimestamp: ts - 10, ParkedFetch: true},
 					{NodeID: 3, LogEndOffset: 95, LastFetchTimestamp: ts - 20, LastCaughtUpTimestamp: ts - 700},
 					{NodeID: 101, LogEndOffset: 100, LastFetchTimestamp: ts - 5, LastCaughtUpTimestamp: ts - 5},
@@ -77,7 +77,7 @@ func TestDeriveWithoutLeader(t *testing.T) {
 		t.Errorf("no leader: %d %d %d", v.LeaderID, v.LeaderEpoch, v.HighWatermark)
 	}
 	b, _ := json.Marshal(v)
-	for _, want := range []string{`"currentVoters":[]`, `"currentObservers":[]`, `"brokers":null`, `"baseline":null`} {
+	for _, want := range []string{`"currentVoters":[]`, `"currentObservers":[]`, `"baseline":null`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s: %s", want, b)
 		}
@@ -104,7 +104,7 @@ func TestDerivePicksLeaderOfHighestEpoch(t *testing.T) {
 func TestDeriveIsolatedState(t *testing.T) {
 	v := engineView()
 	for _, p := range []int32{1, 2, 101, 102} {
-		v.Links = append(v.Links, LinkView{From: 3, To: p, Down: true}, LinkView{From: p, To: 3, Down: true})
+		v.Links = append(v.Links, Link{From: 3, To: p, Down: true}, Link{From: p, To: 3, Down: true})
 	}
 	d := derived(v, nil)
 	n3, _ := d.Node(3)
@@ -121,7 +121,7 @@ func TestDeriveIsolatedState(t *testing.T) {
 		t.Errorf("node 3 state %s, want running", n3.State)
 	}
 	// A one-node playground has nothing to be isolated from.
-	one := View{Nodes: []NodeView{{ID: 1, Kind: KindController, State: StateRunning, Role: RoleLeader}}}
+	one := View{Nodes: []Node{{ID: 1, Kind: KindController, State: StateRunning, Role: RoleLeader}}}
 	one.Derive(testNow, nil)
 	if one.Nodes[0].State != StateRunning {
 		t.Errorf("single node state %s", one.Nodes[0].State)
@@ -142,19 +142,19 @@ func TestDeriveFillsUnheardVoters(t *testing.T) {
 }
 
 func TestMaxFollowerLag(t *testing.T) {
-	r := func(id int32, leo, caught int64) ReplicaState {
-		return ReplicaState{NodeID: id, LogEndOffset: leo, LastCaughtUpTimestamp: caught}
+	r := func(id int32, leo, caught int64) Replica {
+		return Replica{NodeID: id, LogEndOffset: leo, LastCaughtUpTimestamp: caught}
 	}
 	cases := []struct {
 		name           string
-		voters         []ReplicaState
+		voters         []Replica
 		lag, lagTimeMs int64
 	}{
-		{"all caught up: leader counts as laggiest", []ReplicaState{r(2, 10, 1000), r(1, 10, 990), r(3, 10, 995)}, 0, 0},
-		{"one behind", []ReplicaState{r(2, 10, 1000), r(1, 10, 990), r(3, 7, 400)}, 3, 600},
-		{"leader listed last", []ReplicaState{r(1, 10, 990), r(3, 7, 400), r(2, 10, 1000)}, 3, 600},
-		{"unknown caught-up time", []ReplicaState{r(2, 10, 1000), r(3, -1, -1)}, 11, -1},
-		{"no leader among voters", []ReplicaState{r(1, 10, 1)}, 0, -1},
+		{"all caught up: leader counts as laggiest", []Replica{r(2, 10, 1000), r(1, 10, 990), r(3, 10, 995)}, 0, 0},
+		{"one behind", []Replica{r(2, 10, 1000), r(1, 10, 990), r(3, 7, 400)}, 3, 600},
+		{"leader listed last", []Replica{r(1, 10, 990), r(3, 7, 400), r(2, 10, 1000)}, 3, 600},
+		{"unknown caught-up time", []Replica{r(2, 10, 1000), r(3, -1, -1)}, 11, -1},
+		{"no leader among voters", []Replica{r(1, 10, 1)}, 0, -1},
 	}
 	for _, tc := range cases {
 		if got := MaxFollowerLag(2, tc.voters); got != tc.lag {

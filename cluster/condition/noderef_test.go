@@ -1,10 +1,11 @@
-package cluster
+package condition
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 func TestParseNodeRef(t *testing.T) {
@@ -42,41 +43,19 @@ func TestResolveNodeRef(t *testing.T) {
 	if _, err := mustParse("old-leader").Resolve(&v); !errors.Is(err, ErrNoBaseline) {
 		t.Errorf("old-leader without baseline = %v", err)
 	}
-	v.Baseline = &Baseline{Action: "isolate", LeaderID: 1}
+	v.Baseline = &view.Baseline{Action: "isolate", LeaderID: 1}
 	if id, err := mustParse("old-leader").Resolve(&v); err != nil || id != 1 {
 		t.Errorf("old-leader = %d, %v", id, err)
 	}
-	v.Baseline.LeaderID = NoLeader
+	v.Baseline.LeaderID = view.NoLeader
 	if _, err := mustParse("old-leader").Resolve(&v); !errors.Is(err, ErrNoLeader) || !strings.Contains(err.Error(), "before the last isolate") {
 		t.Errorf("old-leader with no leader then = %v", err)
 	}
-	v.LeaderID = NoLeader
+	v.LeaderID = view.NoLeader
 	if _, err := mustParse("leader").Resolve(&v); !errors.Is(err, ErrNoLeader) {
 		t.Errorf("leader with none = %v", err)
 	}
 	if _, err := (NodeRef{}).Resolve(&v); err == nil {
 		t.Error("zero ref resolved")
-	}
-}
-
-func TestNodeRefJSON(t *testing.T) {
-	a := Action{Kind: ActPartition, Node: LeaderRef(), Peer: NodeID(3), OneWay: true}
-	b, err := json.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(b) != `{"action":"partition","node":"leader","peer":"3","oneway":true}` {
-		t.Errorf("JSON %s", b)
-	}
-	var back Action
-	if err := json.Unmarshal(b, &back); err != nil || back != a {
-		t.Errorf("round trip %+v, %v", back, err)
-	}
-	b, _ = json.Marshal(Action{Kind: ActResign})
-	if string(b) != `{"action":"resign"}` {
-		t.Errorf("zero refs not omitted: %s", b)
-	}
-	if err := json.Unmarshal([]byte(`{"node":"nobody"}`), &back); err == nil {
-		t.Error("bad node accepted from JSON")
 	}
 }

@@ -1,4 +1,4 @@
-package cluster
+package condition
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // Errors an action or a condition can wrap.
@@ -91,13 +93,13 @@ func (r *NodeRef) UnmarshalText(b []byte) error {
 }
 
 // Resolve returns the ID r names in v, checking that the node exists.
-func (r NodeRef) Resolve(v *View) (int32, error) {
+func (r NodeRef) Resolve(v *view.View) (int32, error) {
 	var id int32
 	switch {
 	case !r.set:
 		return 0, errors.New("no node given")
 	case r.name == RefLeader:
-		if v.LeaderID == NoLeader {
+		if v.LeaderID == view.NoLeader {
 			return 0, fmt.Errorf("%w right now (an election may be in progress)", ErrNoLeader)
 		}
 		id = v.LeaderID
@@ -105,7 +107,7 @@ func (r NodeRef) Resolve(v *View) (int32, error) {
 		if v.Baseline == nil {
 			return 0, fmt.Errorf("%s: %w: there was no kill, stop, isolate or resign yet", RefOldLeader, ErrNoBaseline)
 		}
-		if v.Baseline.LeaderID == NoLeader {
+		if v.Baseline.LeaderID == view.NoLeader {
 			return 0, fmt.Errorf("%s: %w before the last %s", RefOldLeader, ErrNoLeader, v.Baseline.Action)
 		}
 		id = v.Baseline.LeaderID
@@ -118,7 +120,7 @@ func (r NodeRef) Resolve(v *View) (int32, error) {
 	return id, nil
 }
 
-func unknownNodeError(v *View, id int32) error {
+func unknownNodeError(v *view.View, id int32) error {
 	ids := make([]string, len(v.Nodes))
 	for i, n := range v.Nodes {
 		ids[i] = strconv.Itoa(int(n.ID))

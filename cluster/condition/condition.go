@@ -1,4 +1,4 @@
-package cluster
+package condition
 
 import (
 	"errors"
@@ -6,11 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
-// ConditionForms lists the conditions wait and expect understand, one per
+// Forms lists the conditions wait and expect understand, one per
 // line, for help texts and parse errors.
-const ConditionForms = `  leader                         a leader is known
+const Forms = `  leader                         a leader is known
   leader == N | leader != N      a leader is known and it is (not) node N
   new-leader                     a leader in an epoch above the baseline's (see below)
   epoch OP V                     the leader's epoch compared with V
@@ -87,7 +89,7 @@ func (o operand) String() string {
 var nodeFields = []string{"epoch", "log-end", "hwm", "log-start", "lag", "truncations", "snapshots-loaded"}
 
 // Condition is a parsed wait/expect condition. Evaluating it is a pure
-// function of a View.
+// function of a view.View.
 type Condition struct {
 	kind  condKind
 	node  NodeRef // node, leader ==
@@ -96,13 +98,13 @@ type Condition struct {
 	field string // node FIELD, or the role/state word
 }
 
-// ParseCondition parses a condition; the words may come as one string or
+// Parse parses a condition; the words may come as one string or
 // as shell arguments joined by spaces. Operators need no spaces around them.
-func ParseCondition(text string) (Condition, error) {
+func Parse(text string) (Condition, error) {
 	toks := lexCondition(text)
 	c, err := parseTokens(toks)
 	if err != nil {
-		return Condition{}, fmt.Errorf("bad condition %q: %v; valid conditions:\n%s", strings.Join(toks, " "), err, ConditionForms)
+		return Condition{}, fmt.Errorf("bad condition %q: %v; valid conditions:\n%s", strings.Join(toks, " "), err, Forms)
 	}
 	return c, nil
 }
@@ -210,9 +212,9 @@ func parseNodeCondition(t []string) (Condition, error) {
 		if len(word) != 1 {
 			return Condition{}, fmt.Errorf("want node NODE %s [!=] WORD", what)
 		}
-		list, kind := Roles(), condNodeRole
+		list, kind := view.Roles(), condNodeRole
 		if what == "state" {
-			list, kind = States(), condNodeState
+			list, kind = view.States(), condNodeState
 		}
 		i := slices.IndexFunc(list, func(s string) bool { return strings.EqualFold(s, word[0]) })
 		if i < 0 {
@@ -317,25 +319,25 @@ func (c Condition) String() string {
 // says what it looked at, for progress and failure messages. err is set
 // when the condition cannot be evaluated at all (an unknown node, no
 // baseline yet): waiting longer would not help.
-func (c Condition) Eval(v *View) (ok bool, saw string, err error) {
+func (c Condition) Eval(v *view.View) (ok bool, saw string, err error) {
 	switch c.kind {
 	case condLeader:
-		return v.LeaderID != NoLeader, quorumSummary(v), nil
+		return v.LeaderID != view.NoLeader, v.Summary(), nil
 	case condLeaderIs:
 		id, err := c.node.Resolve(v)
 		if err != nil {
 			return false, "", err
 		}
-		return v.LeaderID != NoLeader && c.op.holds(int64(v.LeaderID), int64(id)), quorumSummary(v), nil
+		return v.LeaderID != view.NoLeader && c.op.holds(int64(v.LeaderID), int64(id)), v.Summary(), nil
 	case condNewLeader:
 		if v.Baseline == nil {
 			return false, "", fmt.Errorf("%w: new-leader compares with the epoch before the last kill, stop, isolate or resign", ErrNoBaseline)
 		}
-		saw := fmt.Sprintf("%s; baseline epoch %d (before %s of node %d)", quorumSummary(v), v.Baseline.LeaderEpoch, v.Baseline.Action, v.Baseline.NodeID)
-		return v.LeaderID != NoLeader && v.LeaderEpoch > v.Baseline.LeaderEpoch, saw, nil
+		saw := fmt.Sprintf("%s; baseline epoch %d (before %s of node %d)", v.Summary(), v.Baseline.LeaderEpoch, v.Baseline.Action, v.Baseline.NodeID)
+		return v.LeaderID != view.NoLeader && v.LeaderEpoch > v.Baseline.LeaderEpoch, saw, nil
 	case condEpoch, condHWM:
-		if v.LeaderID == NoLeader {
-			return false, quorumSummary(v), nil
+		if v.LeaderID == view.NoLeader {
+			return false, v.Summary(), nil
 		}
 		name, have := "epoch", int64(v.LeaderEpoch)
 		if c.kind == condHWM {
@@ -345,7 +347,7 @@ func (c Condition) Eval(v *View) (ok bool, saw string, err error) {
 		if err != nil {
 			return false, "", err
 		}
-		return c.op.holds(have, want), fmt.Sprintf("%s %d (want %s %d); %s", name, have, c.op, want, quorumSummary(v)), nil
+		return c.op.holds(have, want), fmt.Sprintf("%s %d (want %s %d); %s", name, have, c.op, want, v.Summary()), nil
 	case condCaughtUp:
 		return caughtUp(v)
 	case condNodeRole, condNodeState, condNodeField:
@@ -355,7 +357,7 @@ func (c Condition) Eval(v *View) (ok bool, saw string, err error) {
 }
 
 // resolve returns the operand's value; name says which baseline value.
-func (c Condition) resolve(v *View, name string) (int64, error) {
+func (c Condition) resolve(v *view.View, name string) (int64, error) {
 	if !c.value.baseline {
 		return c.value.n, nil
 	}
@@ -369,16 +371,16 @@ func (c Condition) resolve(v *View, name string) (int64, error) {
 	return base + c.value.n, nil
 }
 
-func (c Condition) evalNode(v *View) (bool, string, error) {
+func (c Condition) evalNode(v *view.View) (bool, string, error) {
 	id, err := c.node.Resolve(v)
 	if errors.Is(err, ErrNoLeader) && c.node.IsLeader() {
-		return false, quorumSummary(v), nil
+		return false, v.Summary(), nil
 	}
 	if err != nil {
 		return false, "", err
 	}
 	n, _ := v.Node(id)
-	saw := nodeSummary(n)
+	saw := n.Summary()
 	switch c.kind {
 	case condNodeRole:
 		return (n.Role == c.field) == (c.op != opNe), saw, nil
@@ -402,7 +404,7 @@ func (c Condition) evalNode(v *View) (bool, string, error) {
 	case "lag":
 		r, ok := v.Replica(id)
 		if !ok {
-			return false, fmt.Sprintf("node %d has no lag: %s", id, quorumSummary(v)), nil
+			return false, fmt.Sprintf("node %d has no lag: %s", id, v.Summary()), nil
 		}
 		have = r.Lag
 	}
@@ -415,19 +417,19 @@ func (c Condition) evalNode(v *View) (bool, string, error) {
 
 // caughtUp checks every running voter and broker against the leader's log
 // end offset.
-func caughtUp(v *View) (bool, string, error) {
+func caughtUp(v *view.View) (bool, string, error) {
 	leader, ok := v.Leader()
 	if !ok {
-		return false, quorumSummary(v), nil
+		return false, v.Summary(), nil
 	}
 	var behind []string
 	voters, brokers := 0, 0
 	for i := range v.Nodes {
 		n := &v.Nodes[i]
-		if n.State != StateRunning {
+		if n.State != view.StateRunning {
 			continue
 		}
-		if n.Kind == KindController {
+		if n.Kind == view.KindController {
 			voters++
 		} else {
 			brokers++
@@ -440,34 +442,4 @@ func caughtUp(v *View) (bool, string, error) {
 		return false, fmt.Sprintf("leader %d log end %d; behind: %s", leader.ID, leader.LogEndOffset, strings.Join(behind, ", ")), nil
 	}
 	return true, fmt.Sprintf("%d running voters and %d brokers at leader %d's log end %d", voters, brokers, leader.ID, leader.LogEndOffset), nil
-}
-
-// Summary is one line about the quorum: the leader, its epoch and high
-// watermark, or every controller's role when there is no leader.
-func (v *View) Summary() string { return quorumSummary(v) }
-
-func quorumSummary(v *View) string {
-	if v.LeaderID != NoLeader {
-		return fmt.Sprintf("leader %d in epoch %d, hwm %d", v.LeaderID, v.LeaderEpoch, v.HighWatermark)
-	}
-	parts := make([]string, 0, len(v.Nodes))
-	for i := range v.Nodes {
-		n := &v.Nodes[i]
-		if n.Kind != KindController {
-			continue
-		}
-		if n.Live() {
-			parts = append(parts, fmt.Sprintf("%d %s e%d", n.ID, n.Role, n.Epoch))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d %s", n.ID, n.State))
-		}
-	}
-	return "no leader (" + strings.Join(parts, ", ") + ")"
-}
-
-func nodeSummary(n *NodeView) string {
-	if !n.Live() {
-		return fmt.Sprintf("node %d is %s", n.ID, n.State)
-	}
-	return fmt.Sprintf("node %d is %s in epoch %d (%s), log end %d, hwm %d", n.ID, n.Role, n.Epoch, n.State, n.LogEndOffset, n.HighWatermark)
 }

@@ -1,4 +1,4 @@
-package cluster
+package view
 
 import (
 	"cmp"
@@ -28,7 +28,7 @@ const (
 	// other node is down.
 	StateIsolated = "isolated"
 	// StateFailed is a node that stopped on an error it cannot go on from,
-	// or whose start was refused; NodeView.Error says why.
+	// or whose start was refused; Node.Error says why.
 	StateFailed = "failed"
 )
 
@@ -78,11 +78,11 @@ type View struct {
 	LeaderEpoch int32 `json:"leaderEpoch"`
 	// HighWatermark is the leader's, or -1 when there is no leader or the
 	// leader has not yet committed in its epoch.
-	HighWatermark        int64          `json:"highWatermark"`
-	MaxFollowerLag       int64          `json:"maxFollowerLag"`
-	MaxFollowerLagTimeMs int64          `json:"maxFollowerLagTimeMs"`
-	CurrentVoters        []ReplicaState `json:"currentVoters"`
-	CurrentObservers     []ReplicaState `json:"currentObservers"`
+	HighWatermark        int64     `json:"highWatermark"`
+	MaxFollowerLag       int64     `json:"maxFollowerLag"`
+	MaxFollowerLagTimeMs int64     `json:"maxFollowerLagTimeMs"`
+	CurrentVoters        []Replica `json:"currentVoters"`
+	CurrentObservers     []Replica `json:"currentObservers"`
 
 	// Timestamp is when the snapshot was taken, in Unix milliseconds.
 	Timestamp int64 `json:"timestamp"`
@@ -90,16 +90,16 @@ type View struct {
 	Profile string `json:"profile"`
 	// Baseline is what the quorum looked like just before the last kill,
 	// stop, isolate or resign; nil before the first of them.
-	Baseline *Baseline  `json:"baseline"`
-	Nodes    []NodeView `json:"nodes"`
-	Links    []LinkView `json:"links"`
+	Baseline *Baseline `json:"baseline"`
+	Nodes    []Node    `json:"nodes"`
+	Links    []Link    `json:"links"`
 	// Load is the background load.
-	Load LoadView `json:"load"`
+	Load Load `json:"load"`
 }
 
-// ReplicaState is one replica of the metadata log as the leader sees it,
+// Replica is one replica of the metadata log as the leader sees it,
 // with DescribeQuorum's field names.
-type ReplicaState struct {
+type Replica struct {
 	NodeID int32 `json:"nodeId"`
 	// LogEndOffset is the offset of the replica's last Fetch (the fetch is
 	// the acknowledgement), or -1 before the leader has heard from it.
@@ -120,8 +120,8 @@ type ReplicaState struct {
 	ParkedFetch bool `json:"parkedFetch"`
 }
 
-// NodeView is one node as it sees itself.
-type NodeView struct {
+// Node is one node as it sees itself.
+type Node struct {
 	ID       int32  `json:"nodeId"`
 	Kind     string `json:"kind"`
 	Listener string `json:"listener"`
@@ -147,7 +147,7 @@ type NodeView struct {
 	SnapshotsLoaded int64 `json:"snapshotsLoaded"`
 	// Replicas is the node's table of every replica's fetch state, filled
 	// only while the node is a leader.
-	Replicas []ReplicaState `json:"replicas,omitempty"`
+	Replicas []Replica `json:"replicas,omitempty"`
 	// RPC counts the requests this node received, from any client (users'
 	// own Kafka clients included), by API name (Fetch, Vote,
 	// BeginQuorumEpoch…), and its responses to them.
@@ -161,10 +161,10 @@ type SnapshotID struct {
 	Epoch     int32 `json:"epoch"`
 }
 
-// LinkView is the directed link From → To: its faults and its traffic. A
+// Link is the directed link From → To: its faults and its traffic. A
 // fault applies to every message From sends To, its requests and its
 // responses to To's requests alike, as a real one-way network fault would.
-type LinkView struct {
+type Link struct {
 	From     int32   `json:"from"`
 	To       int32   `json:"to"`
 	Down     bool    `json:"down"`
@@ -180,7 +180,7 @@ type LinkView struct {
 }
 
 // Fault returns the link's faults.
-func (l LinkView) Fault() LinkFault {
+func (l Link) Fault() LinkFault {
 	return LinkFault{
 		Down:   l.Down,
 		Delay:  time.Duration(l.DelayMs) * time.Millisecond,
@@ -215,7 +215,7 @@ type Baseline struct {
 }
 
 // Node returns the node with the given ID.
-func (v *View) Node(id int32) (*NodeView, bool) {
+func (v *View) Node(id int32) (*Node, bool) {
 	for i := range v.Nodes {
 		if v.Nodes[i].ID == id {
 			return &v.Nodes[i], true
@@ -225,7 +225,7 @@ func (v *View) Node(id int32) (*NodeView, bool) {
 }
 
 // Leader returns the leader node, if there is one.
-func (v *View) Leader() (*NodeView, bool) {
+func (v *View) Leader() (*Node, bool) {
 	if v.LeaderID == NoLeader {
 		return nil, false
 	}
@@ -233,26 +233,26 @@ func (v *View) Leader() (*NodeView, bool) {
 }
 
 // Replica returns a replica's fetch state as the leader sees it.
-func (v *View) Replica(id int32) (ReplicaState, bool) {
-	for _, list := range [][]ReplicaState{v.CurrentVoters, v.CurrentObservers} {
+func (v *View) Replica(id int32) (Replica, bool) {
+	for _, list := range [][]Replica{v.CurrentVoters, v.CurrentObservers} {
 		for _, r := range list {
 			if r.NodeID == id {
 				return r, true
 			}
 		}
 	}
-	return ReplicaState{}, false
+	return Replica{}, false
 }
 
 // Link returns the directed link from → to; a link the engine did not
 // report is healthy and idle.
-func (v *View) Link(from, to int32) LinkView {
+func (v *View) Link(from, to int32) Link {
 	for _, l := range v.Links {
 		if l.From == from && l.To == to {
 			return l
 		}
 	}
-	return LinkView{From: from, To: to}
+	return Link{From: from, To: to}
 }
 
 // NodeIDs returns every node ID in order.
@@ -265,7 +265,7 @@ func (v *View) NodeIDs() []int32 {
 }
 
 // Live reports whether the node process is up (running or isolated).
-func (n *NodeView) Live() bool { return n.State == StateRunning || n.State == StateIsolated }
+func (n *Node) Live() bool { return n.State == StateRunning || n.State == StateIsolated }
 
 // Derive completes a View the Engine filled: it orders nodes and links,
 // marks isolated nodes, picks the leader in the highest epoch, copies that
@@ -278,13 +278,13 @@ func (v *View) Derive(now time.Time, baseline *Baseline) {
 	}
 	v.Baseline = baseline
 	if v.Nodes == nil {
-		v.Nodes = []NodeView{}
+		v.Nodes = []Node{}
 	}
 	if v.Links == nil {
-		v.Links = []LinkView{}
+		v.Links = []Link{}
 	}
-	slices.SortFunc(v.Nodes, func(a, b NodeView) int { return cmp.Compare(a.ID, b.ID) })
-	slices.SortFunc(v.Links, func(a, b LinkView) int {
+	slices.SortFunc(v.Nodes, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(v.Links, func(a, b Link) int {
 		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To))
 	})
 	for i := range v.Nodes {
@@ -298,9 +298,9 @@ func (v *View) Derive(now time.Time, baseline *Baseline) {
 	}
 
 	v.LeaderID, v.LeaderEpoch, v.HighWatermark = NoLeader, NoLeader, -1
-	v.CurrentVoters, v.CurrentObservers = []ReplicaState{}, []ReplicaState{}
+	v.CurrentVoters, v.CurrentObservers = []Replica{}, []Replica{}
 	v.MaxFollowerLag, v.MaxFollowerLagTimeMs = 0, 0
-	var leader *NodeView
+	var leader *Node
 	for i := range v.Nodes {
 		n := &v.Nodes[i]
 		if n.Live() && n.Role == RoleLeader && (leader == nil || n.Epoch > leader.Epoch) {
@@ -331,8 +331,8 @@ func (v *View) cutOff(id int32) bool {
 	return peers > 0
 }
 
-func (v *View) fillReplicas(leader *NodeView) {
-	known := make(map[int32]ReplicaState, len(leader.Replicas))
+func (v *View) fillReplicas(leader *Node) {
+	known := make(map[int32]Replica, len(leader.Replicas))
 	for _, r := range leader.Replicas {
 		known[r.NodeID] = r
 	}
@@ -342,7 +342,7 @@ func (v *View) fillReplicas(leader *NodeView) {
 			if n.Kind != KindController {
 				continue // the leader has not heard from this observer
 			}
-			r = ReplicaState{NodeID: n.ID, LogEndOffset: -1, LastFetchTimestamp: -1, LastCaughtUpTimestamp: -1}
+			r = Replica{NodeID: n.ID, LogEndOffset: -1, LastFetchTimestamp: -1, LastCaughtUpTimestamp: -1}
 		}
 		r.State = n.State
 		switch {
@@ -364,7 +364,7 @@ func (v *View) fillReplicas(leader *NodeView) {
 		}
 	}
 	// The leader first, then the followers, as describe --replication lists them.
-	slices.SortStableFunc(v.CurrentVoters, func(a, b ReplicaState) int {
+	slices.SortStableFunc(v.CurrentVoters, func(a, b Replica) int {
 		return cmp.Compare(boolRank(a.NodeID != leader.ID), boolRank(b.NodeID != leader.ID))
 	})
 }
@@ -378,7 +378,7 @@ func boolRank(b bool) int {
 
 // MaxFollowerLag is what kafka-metadata-quorum describe --status prints: the
 // leader's log end offset minus the smallest log end offset of any voter.
-func MaxFollowerLag(leaderID int32, voters []ReplicaState) int64 {
+func MaxFollowerLag(leaderID int32, voters []Replica) int64 {
 	leader, laggiest, ok := leaderAndLaggiest(leaderID, voters)
 	if !ok {
 		return 0
@@ -391,7 +391,7 @@ func MaxFollowerLag(leaderID int32, voters []ReplicaState) int64 {
 // caught-up time minus the laggiest voter's, or -1 when either is unknown.
 // Among voters tied for the smallest log end offset the leader counts as
 // the laggiest, as in Kafka's output where the leader is listed first.
-func MaxFollowerLagTimeMs(leaderID int32, voters []ReplicaState) int64 {
+func MaxFollowerLagTimeMs(leaderID int32, voters []Replica) int64 {
 	leader, laggiest, ok := leaderAndLaggiest(leaderID, voters)
 	switch {
 	case !ok:
@@ -404,8 +404,8 @@ func MaxFollowerLagTimeMs(leaderID int32, voters []ReplicaState) int64 {
 	return leader.LastCaughtUpTimestamp - laggiest.LastCaughtUpTimestamp
 }
 
-func leaderAndLaggiest(leaderID int32, voters []ReplicaState) (leader, laggiest ReplicaState, ok bool) {
-	i := slices.IndexFunc(voters, func(r ReplicaState) bool { return r.NodeID == leaderID })
+func leaderAndLaggiest(leaderID int32, voters []Replica) (leader, laggiest Replica, ok bool) {
+	i := slices.IndexFunc(voters, func(r Replica) bool { return r.NodeID == leaderID })
 	if i < 0 {
 		return leader, laggiest, false
 	}

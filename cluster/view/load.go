@@ -1,0 +1,59 @@
+package view
+
+import (
+	"fmt"
+
+	"github.com/dustin/go-humanize"
+)
+
+// Load is the background load: records the engine appends to the
+// metadata log on the current leader at a set rate, as a producer would,
+// so that offsets and the high watermark move. Its counts run from the
+// playground's start, across stops and changes of rate.
+type Load struct {
+	// RecordsPerSec is the rate asked for; 0 while the load is off.
+	RecordsPerSec int `json:"recordsPerSec"`
+	// RecordBytes is the size of each record's value.
+	RecordBytes int `json:"recordBytes"`
+	// NodeID is the leader the load appends to, or NoLeader while it
+	// waits for one (it then pauses) or is off.
+	NodeID int32 `json:"nodeId"`
+	// Committed counts the records the quorum committed: the leader's
+	// high watermark passed them.
+	Committed int64 `json:"committedRecords"`
+	// Failed counts the records whose append failed: the node refused
+	// them (it no longer led) or lost the leadership before they
+	// committed. A record that reached the old leader's log may still be
+	// committed by the next leader: its fate is unknown, as with Kafka's
+	// NOT_LEADER_OR_FOLLOWER.
+	Failed int64 `json:"failedRecords"`
+	// Skipped counts the records the rate called for but the load did not
+	// send: there was no leader, or too much was waiting to commit.
+	Skipped int64 `json:"skippedRecords"`
+	// InFlight counts the records appended and not yet committed or failed.
+	InFlight int64 `json:"inFlightRecords"`
+	// LastError is the error of the last failed append, and
+	// LastErrorTimestamp when it failed (Unix milliseconds, 0 if never).
+	LastError          string `json:"lastError,omitempty"`
+	LastErrorTimestamp int64  `json:"lastErrorTimestamp,omitempty"`
+}
+
+// On reports whether the load runs.
+func (l Load) On() bool { return l.RecordsPerSec > 0 }
+
+// String says what the load does, in a few words.
+func (l Load) String() string {
+	if !l.On() {
+		return "off"
+	}
+	s := LoadRate(l.RecordsPerSec, l.RecordBytes)
+	if l.NodeID == NoLeader {
+		return s + ", paused: no leader"
+	}
+	return fmt.Sprintf("%s on node %d", s, l.NodeID)
+}
+
+// LoadRate spells a rate as the events do: "200 rec/s of 100 B".
+func LoadRate(recordsPerSec, recordBytes int) string {
+	return fmt.Sprintf("%d rec/s of %s", recordsPerSec, humanize.IBytes(uint64(recordBytes)))
+}
