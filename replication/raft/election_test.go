@@ -155,4 +155,3 @@ func TestVoteGrantedOncePerEpochToUpToDateLog(t *testing.T) {
 		t.Fatal("vote refused to an equal log")
 	}
 }
-

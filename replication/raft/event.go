@@ -86,11 +86,12 @@ type Event struct {
 	Epoch int32
 
 	// EventRoleChanged: the old and the new state.
-	From, To                        Role
+	From, To                         Role
 	FromEpoch, FromLeader, FromVoted int32
 	// Leader is the new leader (EventRoleChanged, -1 for none), the leader
 	// that sent the news (BeginQuorumEpochReceived, EndQuorumEpochReceived,
-	// Truncated, SnapshotFetched). Voted is the new vote (RoleChanged).
+	// Truncated, SnapshotFetched) or this node (EndQuorumEpochSent). Voted
+	// is the new vote (RoleChanged).
 	Leader, Voted int32
 
 	// EventVoteGranted.

@@ -114,7 +114,7 @@ func TestEventsOfResignation(t *testing.T) {
 	h.deliver(to(3, kmsg.EndQuorumEpoch.Int16()))
 	expectTranscript(t, "leader", h.node(1).TakeEvents(), ""+
 		"RoleChanged e1 Leader->Resigned leader 1 voted -1\n"+
-		"EndQuorumEpochSent e1 leader 0 successors [2 3]\n")
+		"EndQuorumEpochSent e1 leader 1 successors [2 3]\n")
 	expectTranscript(t, "follower", h.node(3).TakeEvents(), "EndQuorumEpochReceived e1 leader 1 successors [2 3]\n")
 	// Resent EndQuorumEpochs are not reported again.
 	h.advance(5 * time.Millisecond)
@@ -161,7 +161,9 @@ func TestEventsOfTruncationSnapshotAndUnsafe(t *testing.T) {
 	answer(p)
 	var snap raft.Message
 	for range 100 {
-		if got := h.take(func(m raft.Message) bool { return m.From == 2 && m.Request != nil && m.Request.Key() == kmsg.FetchSnapshot.Int16() }); len(got) > 0 {
+		if got := h.take(func(m raft.Message) bool {
+			return m.From == 2 && m.Request != nil && m.Request.Key() == kmsg.FetchSnapshot.Int16()
+		}); len(got) > 0 {
 			snap = got[0]
 			break
 		}

@@ -36,7 +36,7 @@ func (m Message) String() string {
 	}
 }
 
-// The API versions the node sends, those of an Apache Kafka 3.9/4.0
+// The API versions the node sends, those of an Apache Kafka 4.1+
 // controller; the network layer advertises them in ApiVersions. The node
 // answers a request at the version it was asked in.
 //

@@ -20,7 +20,7 @@ func (n *Node) pollResigned(now time.Time) (time.Time, error) {
 	var wake time.Time
 	if !n.resign.reported && len(n.resign.unacked) > 0 {
 		n.resign.reported = true
-		n.emit(Event{Kind: EventEndQuorumEpochSent, Successors: slices.Clone(n.resign.successors)})
+		n.emit(Event{Kind: EventEndQuorumEpochSent, Leader: n.id, Successors: slices.Clone(n.resign.successors)})
 	}
 	for _, v := range n.resign.unacked {
 		wake = earliest(wake, n.trySend(now, v, func() kmsg.Request { return n.endQuorumEpochRequest() }))
