@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // QuorumStateFileName is the file a voter keeps its election state in.
@@ -97,8 +99,16 @@ func parseQuorumState(data []byte) (ElectionState, error) {
 }
 
 func (s ElectionState) validate() error {
-	if s.Epoch < 0 || s.LeaderID < -1 || s.VotedID < -1 {
+	switch {
+	case s.Epoch < 0 || s.LeaderID < -1 || s.VotedID < -1:
 		return fmt.Errorf("bad election state: epoch %d, leader %d, voted %d", s.Epoch, s.LeaderID, s.VotedID)
+	case s.Epoch == math.MaxInt32:
+		// The next election would overflow it: no node could move on.
+		return fmt.Errorf("leaderEpoch %d cannot be incremented", s.Epoch)
+	case len(s.Voters) > 0 && s.LeaderID >= 0 && !slices.Contains(s.Voters, s.LeaderID):
+		return fmt.Errorf("leaderId %d is not one of the voters %v", s.LeaderID, s.Voters)
+	case len(s.Voters) > 0 && s.VotedID >= 0 && !slices.Contains(s.Voters, s.VotedID):
+		return fmt.Errorf("votedId %d is not one of the voters %v", s.VotedID, s.Voters)
 	}
 	return nil
 }

@@ -114,3 +114,31 @@ func TestQuorumStateAtomic(t *testing.T) {
 		t.Fatal("write over a directory succeeded")
 	}
 }
+
+// A file whose epoch cannot be incremented, or that names a leader or a
+// vote outside its voters, is refused at open with an error naming it:
+// otherwise the node would start "Follower of 77", or be unable to stand.
+func TestQuorumStateRefusesUnsafeFiles(t *testing.T) {
+	for name, body := range map[string]string{
+		"leaderEpoch": `{"clusterId":"","leaderId":1,"leaderEpoch":2147483647,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1},{"voterId":2},{"voterId":3}],"data_version":0}`,
+		"leaderId":    `{"clusterId":"","leaderId":77,"leaderEpoch":5,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1},{"voterId":2},{"voterId":3}],"data_version":0}`,
+		"votedId":     `{"clusterId":"","leaderId":-1,"leaderEpoch":5,"votedId":77,"appliedOffset":0,"currentVoters":[{"voterId":1},{"voterId":2},{"voterId":3}],"data_version":0}`,
+	} {
+		dir := t.TempDir()
+		q := NewQuorumStateFile(dir)
+		if err := os.WriteFile(q.Path(), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := q.Read()
+		if err == nil || !strings.Contains(err.Error(), q.Path()) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: read %v, want an error naming %s and the field", name, err, q.Path())
+		}
+	}
+	q := NewQuorumStateFile(t.TempDir())
+	if err := q.Write(ElectionState{Epoch: 2147483647, LeaderID: -1, VotedID: -1}); err == nil {
+		t.Error("wrote an epoch that cannot be incremented")
+	}
+	if err := q.Write(ElectionState{Epoch: 3, LeaderID: 77, VotedID: -1, Voters: []int32{1, 2, 3}}); err == nil {
+		t.Error("wrote a leader outside the voters")
+	}
+}

@@ -36,6 +36,7 @@ func (n *Node) maybeLoadSnapshot(hw int64) error {
 	}
 	n.logger.Info("loading snapshot into the listener", "id", s)
 	n.listenerNext = s.EndOffset
+	n.emit(Event{Kind: EventSnapshotLoaded, Snapshot: s})
 	n.listener.HandleLoadSnapshot(snap)
 	return nil
 }

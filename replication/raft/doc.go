@@ -36,19 +36,20 @@
 // safely: a Log or QuorumStateStore failure (the transition that needed the
 // write does not happen; the driver should stop the node, as Kafka does), or
 // news that would break Raft's safety, such as a second leader in an epoch
-// or a truncation below the high watermark (ignored; the driver logs it).
+// or a truncation below the high watermark (ignored, reported as
+// EventUnsafe; the driver logs it).
 //
 // # States
 //
 //	Unattached --(election timeout)--> Prospective --(pre-vote majority)--> Candidate
 //	    ^                                |     ^                             |     |
-//	    +----(pre-vote lost, no leader)--+     +--(backoff after lost vote)--+     |
+//	    +----(pre-vote lost, no leader)--+     +---(election timeout)--------+     |
 //	                                     |                                  (vote majority)
 //	Follower <--(pre-vote lost, leader)--+                                        |
 //	    |                                                                          v
 //	    +--(fetch timeout)--> Prospective                                       Leader
 //	                                                                               |
-//	Unattached <--(election timeout)-- Resigned <--(shutdown, Resign, check-quorum)+
+//	Unattached(epoch+1) <--(election timeout)-- Resigned <--(shutdown, Resign, check-quorum)
 //
 //	any state --(leader of this or a higher epoch named)--> Follower
 //	any state --(higher epoch, leader unknown)-----------> Unattached
@@ -56,12 +57,21 @@
 // Observers (a NodeID not in Voters) are only ever Unattached, fetching
 // from any voter to find the leader, or Follower.
 //
+// # Events
+//
+// Beside the outbox the node queues Events, typed data for each change it
+// makes (a role change, a vote granted, a truncation, news refused as
+// unsafe...), in the order it makes them and before the messages that
+// reveal them; the driver drains them with TakeEvents and words them. A
+// steady stream of commits queues none.
+//
 // # What is persisted, when
 //
 // The ElectionState (epoch, leader, vote) is written to the
 // QuorumStateStore before a transition that changes it takes effect: a vote
 // before the Vote response goes out, a new epoch before any message of it,
-// leadership before the LeaderChange record. Prospective and Resigned are
+// leadership (votedId -1, as Kafka's leader writes it) before the
+// LeaderChange record. Prospective and Resigned are
 // memory-only, as in Kafka. A node that was leader restarts Resigned in its
 // epoch (no second vote, no reuse of offsets whose records were lost); one
 // whose log has a later epoch than its quorum state starts Unattached there.
@@ -77,31 +87,46 @@
 //
 // # Kafka behaviours covered
 //
-// Pre-vote (a follower still fetching from its leader grants none; a
-// resigned leader grants it, so a handover never waits on it), vote
-// rules, a candidate's binary exponential backoff (at once when a majority
-// rejects it), BeginQuorumEpoch resent every fetch timeout / 2 to voters that
-// stopped fetching, the LeaderChange record opening each epoch, Fetch
-// validation (valid, DivergingEpoch with truncation never below the high
-// watermark, SnapshotId then FetchSnapshot in chunks), the errors that name
-// the current leader (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
-// UNKNOWN_LEADER_EPOCH), INCONSISTENT_CLUSTER_ID, INCONSISTENT_VOTER_SET,
-// INVALID_REQUEST, the long-poll fetch purgatory, the high watermark rule
-// (a majority of voters, only past the epoch start, never back; followers
-// take min(log end, leader's)), check-quorum (1.5 fetch timeouts, skipped for
-// one voter), EndQuorumEpoch with strict exponential backoff by position,
-// listener semantics (committed data only, a leader learns of its own
-// leadership once caught up and never loads a snapshot), DescribeQuorum.
+// kraftlab models Kafka 4.4 (the 4.2+ behaviour of KafkaRaftClient).
+// Pre-vote (a follower that has fetched from its leader grants none, even
+// after an EndQuorumEpoch, which only shortens its fetch timer by its place
+// among the successors; a resigned leader grants it, so a handover stays
+// fast; a prospective node that grants a vote stays prospective), vote
+// rules, no candidate backoff (a candidate waits out its election timeout,
+// then is prospective again), a resigned leader moving to the next epoch
+// when its election timer expires, BeginQuorumEpoch resent every fetch
+// timeout / 2 to voters that stopped fetching, the LeaderChange record
+// opening each epoch, Fetch validation (valid, DivergingEpoch with
+// truncation never below the high watermark, SnapshotId then FetchSnapshot
+// in chunks), the errors that name the current leader
+// (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH),
+// INCONSISTENT_CLUSTER_ID, INVALID_REQUEST, the long-poll fetch purgatory
+// (completed by appends and by any move of the high watermark, and skipped
+// for a fetcher whose Fetch v18 high watermark is behind, KIP-1166), the high
+// watermark rule (a majority of voters, only past the epoch start, never
+// back; followers take min(log end, leader's); none on a resigned leader),
+// check-quorum (1.5 fetch timeouts, credit only from valid fetches and
+// FetchSnapshot, skipped for one voter), followers that fetch from another
+// voter while their leader fails, listener semantics (committed data only, a
+// leader learns of its own leadership once caught up and never loads a
+// snapshot), DescribeQuorum (a bare NOT_LEADER_OR_FOLLOWER off the leader).
 //
-// # Left out
+// # Left out and different
 //
-// Dynamic voters (KIP-853: AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter,
-// kraft.version 1, directory ids), endpoints in messages (the network layer
-// fills in LeaderEndpoints/NodeEndpoints), unattached voters fetching from
-// bootstrap servers (KAFKA-17030), fetch sessions and compression. Kafka
-// keeps log behind a snapshot until retention removes it; here creating a
-// snapshot moves the log start to it at once, so catching up through
-// snapshots is easy to watch. One more difference: a response that carries
+// docs/design.md ("Differences from Kafka") has the full table. Dynamic
+// voters (KIP-853: AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter,
+// kraft.version 1, directory ids): with a static voter set, a Vote,
+// BeginQuorumEpoch or EndQuorumEpoch from outside it is refused with
+// INVALID_REQUEST. Endpoints in messages (the network layer fills in
+// LeaderEndpoints/NodeEndpoints), unattached voters fetching from bootstrap
+// servers (KAFKA-17030), fetch sessions and compression. News that would
+// break safety (a second leader in an epoch, a truncation below the high
+// watermark) stops Kafka's raft thread; here it is ignored, reported as
+// EventUnsafe and returned as ErrUnsafe, and the node goes on. Epochs that
+// cannot be incremented (2^31-1) are refused from the wire and from disk.
+// Kafka keeps log behind a snapshot until retention removes it; here
+// creating a snapshot moves the log start to it at once, so catching up
+// through snapshots is easy to watch. A response that carries
 // NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH without news backs off
 // (retry.backoff.ms) instead of retrying at once.
 package raft

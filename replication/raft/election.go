@@ -7,10 +7,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// retryBackoffBase is KafkaRaftClient.RETRY_BACKOFF_BASE_MS, the unit of the
-// binary exponential election backoff.
-const retryBackoffBase = 100 * time.Millisecond
-
 // election tallies a pre-vote or a vote (Kafka's EpochElection).
 type election struct {
 	preVote  bool
@@ -50,14 +46,6 @@ func (e *election) unrecorded(n *Node) []int32 {
 	return out
 }
 
-// binaryExponentialBackoff is the pause after a lost election:
-// min(100ms * random[0, 2^retries), controller.quorum.election.backoff.max.ms).
-func (n *Node) binaryExponentialBackoff() time.Duration {
-	shift := min(20, max(n.retries, 1)-1)
-	d := retryBackoffBase * time.Duration(n.rng.IntN(2<<shift))
-	return min(d, n.cfg.ElectionBackoffMax)
-}
-
 // strictExponentialBackoff is how long the successor at position waits after
 // an EndQuorumEpoch: the first at once, the others the backoff maximum
 // halved per position ahead of them.
@@ -66,6 +54,11 @@ func (n *Node) strictExponentialBackoff(position, total int) time.Duration {
 		return 0
 	}
 	if position < 0 || position >= total {
+		return n.cfg.ElectionBackoffMax
+	}
+	if total-1 >= 63 || position-1 >= 63 {
+		// A list this long would shift the bits away (Kafka's int shift
+		// wraps instead); the far successors simply wait the most.
 		return n.cfg.ElectionBackoffMax
 	}
 	base := n.cfg.ElectionBackoffMax >> (total - 1)
@@ -86,39 +79,42 @@ func (n *Node) pollUnattached(now time.Time) (time.Time, error) {
 }
 
 func (n *Node) pollProspective(now time.Time) (time.Time, error) {
+	if n.shuttingDown {
+		// Finish the pre-vote under way, start none (KafkaRaftClient.pollProspective).
+		return n.sendVoteRequests(now, time.Time{}), nil
+	}
 	if !now.Before(n.electionDeadline) || n.election.lost(n) {
 		return now, n.loseProspective(now)
 	}
-	wake := n.electionDeadline
-	for _, v := range n.election.unrecorded(n) {
-		wake = earliest(wake, n.trySend(now, v, func() kmsg.Request { return n.voteRequest(v, true) }))
-	}
-	return wake, nil
+	return n.sendVoteRequests(now, n.electionDeadline), nil
 }
 
+// pollCandidate runs an election (KafkaRaftClient.pollCandidate). A
+// candidate whose vote was rejected stops asking and waits out its election
+// timeout; then, as after any timeout, it goes back to Prospective. There is
+// no backoff of its own (Kafka 4.1+).
 func (n *Node) pollCandidate(now time.Time) (time.Time, error) {
-	if !n.backoffUntil.IsZero() {
-		if n.shuttingDown {
-			return time.Time{}, nil
-		}
-		if now.Before(n.backoffUntil) {
-			return n.backoffUntil, nil
-		}
+	if n.shuttingDown {
+		return n.sendVoteRequests(now, time.Time{}), nil
+	}
+	if !now.Before(n.electionDeadline) {
+		n.logger.Info("election timed out", "epoch", n.epoch, "rejected", n.election.rejected)
 		return now, n.becomeProspective(now)
 	}
-	if !now.Before(n.electionDeadline) || n.election.lost(n) {
-		// Back off at once when the vote is lost rather than waiting out
-		// the election timeout; the randomness breaks ties between
-		// candidates, the exponent limits epoch churn.
-		n.backoffUntil = now.Add(n.binaryExponentialBackoff())
-		n.logger.Info("election lost, backing off", "epoch", n.epoch, "until", n.backoffUntil, "rejected", n.election.rejected)
-		return n.backoffUntil, nil
+	return n.sendVoteRequests(now, n.electionDeadline), nil
+}
+
+// sendVoteRequests asks the voters that have not answered, while the
+// election can still be won (maybeSendVoteRequests).
+func (n *Node) sendVoteRequests(now, wake time.Time) time.Time {
+	if n.election.lost(n) {
+		return wake
 	}
-	wake := n.electionDeadline
+	preVote := n.role == Prospective
 	for _, v := range n.election.unrecorded(n) {
-		wake = earliest(wake, n.trySend(now, v, func() kmsg.Request { return n.voteRequest(v, false) }))
+		wake = earliest(wake, n.trySend(now, v, func() kmsg.Request { return n.voteRequest(v, preVote) }))
 	}
-	return wake, nil
+	return wake
 }
 
 func (n *Node) voteRequest(to int32, preVote bool) *kmsg.VoteRequest {
@@ -139,17 +135,26 @@ func (n *Node) voteRequest(to int32, preVote bool) *kmsg.VoteRequest {
 	return req
 }
 
-// validateVoterOnly checks a Vote, BeginQuorumEpoch or EndQuorumEpoch sender.
-func (n *Node) validateVoterOnly(remote, epoch int32) int16 {
+// validateVoterOnly checks a Vote, BeginQuorumEpoch or EndQuorumEpoch sender
+// (KafkaRaftClient.validateVoterOnlyRequest): an old epoch is fenced, a
+// negative id invalid. Kafka (dynamic voters) goes on with any other sender;
+// with a static voter set kraftlab also answers INVALID_REQUEST to a sender
+// or a receiver outside it, and to an epoch that could not be incremented,
+// and reports the refusal as EventUnsafe.
+func (n *Node) validateVoterOnly(api string, remote, epoch int32) (int16, error) {
 	switch {
 	case epoch < n.epoch:
-		return errFencedLeaderEpoch
+		return errFencedLeaderEpoch, nil
 	case remote < 0:
-		return errInvalidRequest
-	case !n.voter || !n.cfg.isVoter(remote):
-		return errInconsistentVoterSet
+		return errInvalidRequest, nil
+	case epoch >= maxEpoch:
+		return errInvalidRequest, n.unsafe(false, "%s from node %d with epoch %d, which cannot be incremented", api, remote, epoch)
+	case !n.cfg.isVoter(remote):
+		return errInvalidRequest, n.unsafe(false, "%s from node %d, not one of the voters %v", api, remote, n.cfg.Voters)
+	case !n.voter:
+		return errInvalidRequest, n.unsafe(false, "%s from node %d to node %d, which is not a voter", api, remote, n.id)
 	}
-	return errNone
+	return errNone, nil
 }
 
 func (n *Node) handleVoteRequest(now time.Time, m Message, req *kmsg.VoteRequest) error {
@@ -188,9 +193,9 @@ func (n *Node) handleVoteRequest(now time.Time, m Message, req *kmsg.VoteRequest
 		answer(errInvalidRequest, false)
 		return nil
 	}
-	if code := n.validateVoterOnly(p.CandidateID, p.CandidateEpoch); code != errNone {
+	if code, err := n.validateVoterOnly("Vote", p.CandidateID, p.CandidateEpoch); code != errNone {
 		answer(code, false)
-		return nil
+		return err
 	}
 	if p.CandidateEpoch > n.epoch {
 		if err := n.becomeUnattached(now, p.CandidateEpoch); err != nil {
@@ -201,10 +206,13 @@ func (n *Node) handleVoteRequest(now time.Time, m Message, req *kmsg.VoteRequest
 	upToDate := p.LastOffsetEpoch > ourEpoch ||
 		(p.LastOffsetEpoch == ourEpoch && p.LastOffset >= n.log.LogEndOffset())
 	granted := n.canGrantVote(p.CandidateID, upToDate, preVote)
-	if granted && !preVote && n.voted < 0 {
+	if granted && !preVote && n.voted < 0 && (n.role == Unattached || n.role == Prospective) {
 		if err := n.becomeUnattachedVoted(now, p.CandidateID); err != nil {
 			return err
 		}
+	}
+	if granted {
+		n.emit(Event{Kind: EventVoteGranted, Candidate: p.CandidateID, PreVote: preVote})
 	}
 	n.logger.Debug("vote request", "candidate", p.CandidateID, "epoch", p.CandidateEpoch, "preVote", preVote, "granted", granted)
 	answer(errNone, granted)
@@ -212,9 +220,9 @@ func (n *Node) handleVoteRequest(now time.Time, m Message, req *kmsg.VoteRequest
 }
 
 // canGrantVote applies each role's rule (KIP-996): a pre-vote only needs an
-// up-to-date log, except that a follower still hearing from its leader and a
-// leader refuse it; a vote is granted once per epoch, never while a leader
-// is known.
+// up-to-date log, except that a follower that has fetched from its leader in
+// the epoch and a leader refuse it; a vote is granted once per epoch, never
+// while a leader is known.
 func (n *Node) canGrantVote(candidate int32, upToDate, preVote bool) bool {
 	switch n.role {
 	case Unattached, Prospective:
@@ -233,9 +241,9 @@ func (n *Node) canGrantVote(candidate int32, upToDate, preVote bool) bool {
 	case Follower:
 		return preVote && !n.fetchedFromLeader && upToDate
 	case Resigned:
-		// A resigned leader steps aside for its successor: refusing the
-		// pre-vote would let one slow EndQuorumEpoch cost the handover an
-		// election backoff (Kafka's ResignedState grants it too).
+		// A resigned leader steps aside for its successor (ResignedState).
+		// Its followers keep refusing until their own fetch timers, which
+		// EndQuorumEpoch shortened, fire.
 		return preVote && upToDate
 	default: // Leader
 		return false

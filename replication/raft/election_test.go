@@ -38,55 +38,66 @@ func TestPreVoteKeepsPartitionedVoterFromDisruptingLeader(t *testing.T) {
 	}
 }
 
-// A follower that still hears from its leader refuses pre-votes (KIP-996's
-// fix for the ping-pong scenario); once the leader announces it is leaving,
-// it grants them.
-func TestFollowerGrantsNoPreVoteWhileItHearsFromLeader(t *testing.T) {
+// A follower that has fetched from its leader refuses pre-votes (KIP-996's
+// fix for the ping-pong scenario), and an EndQuorumEpoch does not change
+// that: it only shortens the follower's fetch timer (Kafka's
+// FollowerState.overrideFetchTimeout). Only the resigned leader grants them,
+// and once the shortened timer fires the follower stands itself.
+func TestFollowerGrantsNoPreVoteAfterEndQuorumEpoch(t *testing.T) {
 	h := newHarness(t, []int32{1, 2, 3}, nil)
 	h.elect(1)
 	leo := h.status(3).LogEndOffset
 	preVoteAt := func(voter int32, preVote bool) bool {
-		req := kmsg.NewPtrVoteRequest()
-		req.Version = raft.VoteVersion
-		p := kmsg.NewVoteRequestTopicPartition()
-		p.CandidateEpoch, p.CandidateID, p.PreVote = 1, 2, preVote
-		p.LastOffsetEpoch, p.LastOffset = 1, leo
-		tp := kmsg.NewVoteRequestTopic()
-		tp.Topic = raft.MetadataTopic
-		tp.Partitions = []kmsg.VoteRequestTopicPartition{p}
-		req.Topics = []kmsg.VoteRequestTopic{tp}
 		before := h.status(voter)
-		resp := h.request(voter, 2, req).(*kmsg.VoteResponse)
+		resp := h.request(voter, 2, voteReq(2, 1, 1, leo, preVote)).(*kmsg.VoteResponse)
 		// A pre-vote changes nothing: no vote recorded, same epoch and role.
 		if after := h.status(voter); preVote && (after.Epoch != before.Epoch || after.VotedID != before.VotedID || after.Role != before.Role) {
 			t.Fatalf("pre-vote changed node %d from %+v to %+v", voter, before, after)
 		}
 		return resp.Topics[0].Partitions[0].VoteGranted
 	}
-	preVote := func() bool { return preVoteAt(3, true) }
-	if preVote() {
+	if preVoteAt(3, true) {
 		t.Fatal("a follower of a live leader granted a pre-vote")
 	}
-	// The leader shuts down: node 3 is second in line, so it waits, but it
-	// no longer hears from a leader.
+	// The leader shuts down: node 3 is second in line, so it waits.
 	if err := h.node(1).Shutdown(h.now); err != nil {
 		t.Fatal(err)
 	}
 	h.collect(1)
 	h.deliver(to(3, kmsg.EndQuorumEpoch.Int16()))
 	h.expectRole(3, raft.Follower, 1)
-	if !preVote() {
-		t.Fatal("after EndQuorumEpoch the follower still refused an up-to-date pre-vote")
+	if preVoteAt(3, true) {
+		t.Fatal("after EndQuorumEpoch the follower granted a pre-vote while its fetch timer runs")
 	}
-	// The resigned leader grants the pre-vote too, so its successor never
-	// waits on a follower that has not yet heard of the resignation; a
-	// binding vote in its own epoch it still refuses.
 	h.expectRole(1, raft.Resigned, 1)
 	if !preVoteAt(1, true) {
 		t.Fatal("the resigned leader refused an up-to-date pre-vote")
 	}
 	if preVoteAt(1, false) {
 		t.Fatal("the resigned leader granted a binding vote in its own epoch")
+	}
+	// Second of two successors: ElectionBackoffMax >> 1 = 500ms.
+	if d := h.node(3).NextDeadline().Sub(h.now); d != 500*time.Millisecond {
+		t.Fatalf("node 3's next deadline in %v, want the strict exponential backoff 500ms", d)
+	}
+}
+
+// A graceful handover stays fast: the first successor stands at once and
+// the resigned leader's pre-vote makes its majority of three.
+func TestGracefulHandoverIsFast(t *testing.T) {
+	h := newHarness(t, []int32{1, 2, 3}, nil)
+	h.elect(1)
+	if err := h.node(1).Shutdown(h.now); err != nil {
+		t.Fatal(err)
+	}
+	h.collect(1)
+	h.advance(10 * time.Millisecond)
+	st2, st3 := h.status(2), h.status(3)
+	if !(st2.Role == raft.Leader || st3.Role == raft.Leader) {
+		t.Fatalf("no new leader 10ms after a graceful shutdown: %+v %+v", st2, st3)
+	}
+	if !h.node(1).ShutdownComplete() {
+		t.Fatal("the old leader may not stop yet")
 	}
 }
 
@@ -143,68 +154,4 @@ func TestVoteGrantedOncePerEpochToUpToDateLog(t *testing.T) {
 	if granted, _ := vote(3, 3, 2, 2); !granted {
 		t.Fatal("vote refused to an equal log")
 	}
-}
-
-// A vote or BeginQuorumEpoch from a node outside the voter set is refused
-// with INCONSISTENT_VOTER_SET, and changes nothing.
-func TestRequestsFromNonVotersRejected(t *testing.T) {
-	h := newHarness(t, []int32{1, 2, 3}, nil)
-	h.elect(1)
-	req := kmsg.NewPtrVoteRequest()
-	req.Version = raft.VoteVersion
-	p := kmsg.NewVoteRequestTopicPartition()
-	p.CandidateEpoch, p.CandidateID, p.LastOffsetEpoch, p.LastOffset = 5, 9, 1, 100
-	tp := kmsg.NewVoteRequestTopic()
-	tp.Topic = raft.MetadataTopic
-	tp.Partitions = []kmsg.VoteRequestTopicPartition{p}
-	req.Topics = []kmsg.VoteRequestTopic{tp}
-	vr := h.request(2, 9, req).(*kmsg.VoteResponse)
-	if c := vr.Topics[0].Partitions[0].ErrorCode; c != 94 {
-		t.Fatalf("vote from a non-voter: code %d, want INCONSISTENT_VOTER_SET", c)
-	}
-	bq := kmsg.NewPtrBeginQuorumEpochRequest()
-	bq.Version = raft.BeginQuorumEpochVersion
-	bp := kmsg.NewBeginQuorumEpochRequestTopicPartition()
-	bp.LeaderID, bp.LeaderEpoch = 9, 5
-	bt := kmsg.NewBeginQuorumEpochRequestTopic()
-	bt.Topic = raft.MetadataTopic
-	bt.Partitions = []kmsg.BeginQuorumEpochRequestTopicPartition{bp}
-	bq.Topics = []kmsg.BeginQuorumEpochRequestTopic{bt}
-	br := h.request(2, 9, bq).(*kmsg.BeginQuorumEpochResponse)
-	if c := br.Topics[0].Partitions[0].ErrorCode; c != 94 {
-		t.Fatalf("BeginQuorumEpoch from a non-voter: code %d, want INCONSISTENT_VOTER_SET", c)
-	}
-	h.expectRole(2, raft.Follower, 1)
-}
-
-// After a lost election a candidate backs off for a random time capped by
-// controller.quorum.election.backoff.max.ms, at once when a majority
-// rejects it, then tries a pre-vote again rather than a new epoch.
-func TestCandidateBacksOffAtOnceWhenRejected(t *testing.T) {
-	h := newHarness(t, []int32{1, 2, 3}, nil, 2, 3)
-	// Node 1 wins the pre-vote...
-	for h.status(1).Role != raft.Candidate {
-		h.advance(10 * time.Millisecond)
-		for _, m := range h.take(isKind(kmsg.Vote.Int16())) {
-			if m.Request != nil {
-				h.answer(m, voteResponse(m, 0, -1, true))
-			}
-		}
-	}
-	h.expectRole(1, raft.Candidate, 1)
-	// ...but both voters refuse the vote.
-	votes := h.take(isKind(kmsg.Vote.Int16()))
-	if len(votes) != 2 {
-		t.Fatalf("candidate sent %d vote requests, want 2", len(votes))
-	}
-	for _, m := range votes {
-		h.answer(m, voteResponse(m, 1, -1, false))
-	}
-	deadline := h.node(1).NextDeadline()
-	if max := h.config(1).ElectionBackoffMax; deadline.Sub(h.now) > max {
-		t.Fatalf("candidate waits %v after losing, more than the backoff max %v", deadline.Sub(h.now), max)
-	}
-	h.expectRole(1, raft.Candidate, 1)
-	h.advance(deadline.Sub(h.now))
-	h.expectRole(1, raft.Prospective, 1)
 }

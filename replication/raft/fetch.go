@@ -127,6 +127,11 @@ func (n *Node) handleFetchRequest(now time.Time, m Message, req *kmsg.FetchReque
 		n.reply(m, resp)
 		return nil
 	}
+	if part.CurrentLeaderEpoch >= maxEpoch {
+		resp.Topics = []kmsg.FetchResponseTopic{fetchResponseTopic(req, n.fetchErrorPartition(errInvalidRequest))}
+		n.reply(m, resp)
+		return n.unsafe(false, "Fetch from node %d with epoch %d, which cannot be incremented", fetchReplicaID(req), part.CurrentLeaderEpoch)
+	}
 	p := &parkedFetch{
 		m:        m,
 		req:      req,
@@ -135,13 +140,17 @@ func (n *Node) handleFetchRequest(now time.Time, m Message, req *kmsg.FetchReque
 		deadline: now.Add(time.Duration(req.MaxWaitMillis) * time.Millisecond),
 	}
 	fp, conclusive, err := n.tryFetch(now, p, true)
+	// A fetcher whose high watermark is behind the leader's hears of the
+	// new one at once (KIP-1166, Fetch v18; older versions default the
+	// field to the maximum, so their fetches park as before).
+	conclusive = conclusive || (fp.ErrorCode == errNone && part.HighWatermark < fp.HighWatermark)
 	if conclusive || req.MaxWaitMillis == 0 || err != nil {
 		resp.Topics = []kmsg.FetchResponseTopic{fetchResponseTopic(req, fp)}
 		n.reply(m, resp)
 		return err
 	}
-	// Nothing new: park it until the log end passes its offset or it times
-	// out (the fetch purgatory).
+	// Nothing new: park it until the log end passes its offset, the high
+	// watermark moves, or it times out (the fetch purgatory).
 	n.lead.parked = append(n.lead.parked, p)
 	return nil
 }
@@ -189,13 +198,11 @@ func (n *Node) tryFetch(now time.Time, p *parkedFetch, update bool) (kmsg.FetchR
 		}
 		conclusive = len(fp.RecordBatches) > 0
 		if update {
+			// Only a valid fetch moves the replica's state and earns
+			// check-quorum credit (LeaderState.updateReplicaState); one told
+			// to truncate or to fetch a snapshot does not.
 			ls.updateReplica(n, p.replica, now, part.FetchOffset)
 		}
-	}
-	if update {
-		// A fetch in the epoch, even one told to truncate or to fetch a
-		// snapshot, shows the voter follows this leader.
-		ls.followingVoter(n, p.replica, now)
 	}
 	fp.HighWatermark = ls.hwm
 	fp.LogStartOffset = n.log.LogStartOffset()
@@ -218,22 +225,30 @@ func (n *Node) pollFollower(now time.Time) (time.Time, error) {
 		// The next Fetch would acknowledge records not yet on disk.
 		return wake, nil
 	}
-	return earliest(wake, n.trySend(now, n.leader, n.fetchOrSnapshotRequest)), nil
+	return earliest(wake, n.fetchFromBestNode(now)), nil
 }
 
 // pollObserver fetches from the leader, or from any voter to find out who
 // leads when the leader stops answering.
 func (n *Node) pollObserver(now time.Time) time.Time {
-	switch {
-	case !now.Before(n.fetchDeadline):
+	if !now.Before(n.fetchDeadline) {
 		return n.fetchFromAnyVoter(now)
+	}
+	return earliest(n.fetchDeadline, n.fetchFromBestNode(now))
+}
+
+// fetchFromBestNode fetches from the leader, or, while the leader's last
+// request timed out or failed, from any voter to learn of a leader change
+// (maybeSendFetchToBestNode; voters and observers alike).
+func (n *Node) fetchFromBestNode(now time.Time) time.Time {
+	switch {
 	case n.requestTimedOut(now, n.leader):
 		delete(n.conns, n.leader)
-		return earliest(n.fetchDeadline, n.fetchFromAnyVoter(now))
+		return n.fetchFromAnyVoter(now)
 	case n.backingOff(now, n.leader):
-		return earliest(n.fetchDeadline, n.fetchFromAnyVoter(now))
+		return n.fetchFromAnyVoter(now)
 	}
-	return earliest(n.fetchDeadline, n.trySend(now, n.leader, n.fetchOrSnapshotRequest))
+	return n.trySend(now, n.leader, n.fetchOrSnapshotRequest)
 }
 
 func (n *Node) fetchOrSnapshotRequest() kmsg.Request {
@@ -255,6 +270,7 @@ func (n *Node) fetchRequest() *kmsg.FetchRequest {
 	p.FetchOffset = n.log.LogEndOffset()
 	p.LastFetchedEpoch = n.lastEpoch()
 	p.PartitionMaxBytes = n.cfg.FetchMaxBytes
+	p.HighWatermark = n.highWatermark()
 	t := kmsg.NewFetchRequestTopic()
 	t.TopicID = MetadataTopicID
 	t.Partitions = []kmsg.FetchRequestTopicPartition{p}
@@ -280,6 +296,9 @@ func (n *Node) handleFetchResponse(now time.Time, m Message, resp *kmsg.FetchRes
 		}
 		return false, nil
 	}
+	if p.DivergingEpoch.Epoch >= maxEpoch || p.SnapshotID.Epoch >= maxEpoch {
+		return false, n.unsafe(false, "Fetch response from leader %d names epoch %d, which cannot be incremented", m.From, max(p.DivergingEpoch.Epoch, p.SnapshotID.Epoch))
+	}
 	switch {
 	case p.DivergingEpoch.Epoch >= 0:
 		if err := n.truncateDiverging(p.DivergingEpoch.Epoch, p.DivergingEpoch.EndOffset); err != nil {
@@ -295,6 +314,9 @@ func (n *Node) handleFetchResponse(now time.Time, m Message, resp *kmsg.FetchRes
 		}
 	default:
 		data, err := n.fetchedBatches(p.RecordBatches)
+		if errors.Is(err, ErrUnsafe) {
+			return false, err
+		}
 		if err != nil {
 			n.logger.Warn("bad batches from leader", "from", m.From, "err", err)
 			return false, nil
@@ -307,6 +329,7 @@ func (n *Node) handleFetchResponse(now time.Time, m Message, resp *kmsg.FetchRes
 		}
 		if p.HighWatermark >= 0 {
 			n.hwm = max(n.hwm, min(n.log.LogEndOffset(), p.HighWatermark))
+			n.noteHighWatermark()
 		}
 	}
 	n.fetchDeadline = now.Add(n.cfg.FetchTimeout)
@@ -320,12 +343,17 @@ func (n *Node) fetchedBatches(data []byte) ([]byte, error) {
 	leo := n.log.LogEndOffset()
 	start, pos := -1, 0
 	for pos < len(data) {
-		base, last, _, size, err := storage.PeekBatch(data[pos:])
+		base, last, epoch, size, err := storage.PeekBatch(data[pos:])
 		if errors.Is(err, storage.ErrShortBatch) {
 			break
 		}
 		if err != nil {
 			return nil, err
+		}
+		if epoch > n.epoch {
+			// No leader writes in an epoch above its own; such a batch
+			// would also lift this node's epoch from its log.
+			return nil, n.unsafe(false, "leader %d sent a batch of epoch %d, above its epoch %d", n.leader, epoch, n.epoch)
 		}
 		switch {
 		case last < leo:
@@ -357,17 +385,19 @@ func (n *Node) truncateDiverging(epoch int32, end int64) error {
 		off = localEnd
 	}
 	if off < n.hwm {
-		return fmt.Errorf("leader %d asked to truncate to offset %d (diverging epoch %d, end %d), below the high watermark %d: %w",
-			n.leader, off, epoch, end, n.hwm, ErrUnsafe)
+		// Kafka's handleFetchResponse throws KafkaException here.
+		return n.unsafe(true, "leader %d asked to truncate to offset %d (diverging epoch %d, end %d), below the high watermark %d",
+			n.leader, off, epoch, end, n.hwm)
 	}
 	if off < n.log.LogStartOffset() {
-		return fmt.Errorf("leader %d asked to truncate to offset %d, below the log start offset %d: %w", n.leader, off, n.log.LogStartOffset(), ErrUnsafe)
+		return n.unsafe(true, "leader %d asked to truncate to offset %d, below the log start offset %d", n.leader, off, n.log.LogStartOffset())
 	}
 	if off < leo {
 		n.logger.Info("truncating diverged log", "to", off, "from", leo, "epoch", epoch, "leaderEnd", end)
 		if err := n.log.TruncateTo(off); err != nil {
 			return fmt.Errorf("truncate to %d: %w", off, err)
 		}
+		n.emit(Event{Kind: EventTruncated, Leader: n.leader, FromOffset: leo, ToOffset: off})
 	}
 	return nil
 }

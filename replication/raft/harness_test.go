@@ -1,6 +1,7 @@
 package raft_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -29,6 +30,8 @@ type harness struct {
 	fakes []int32
 	// delivered sees every message handed to a node.
 	delivered func(raft.Message)
+	// unsafe is the ErrUnsafe error of the last request, nil for none.
+	unsafe error
 }
 
 type hnode struct {
@@ -272,7 +275,10 @@ func (h *harness) expectRole(id int32, role raft.Role, epoch int32) {
 func (h *harness) request(to, from int32, req kmsg.Request) kmsg.Response {
 	h.t.Helper()
 	id := uint64(1 << 40)
-	if err := h.node(to).Step(h.now, raft.Message{From: from, To: to, ID: id, Request: req}); err != nil {
+	h.unsafe = nil
+	if err := h.node(to).Step(h.now, raft.Message{From: from, To: to, ID: id, Request: req}); errors.Is(err, raft.ErrUnsafe) {
+		h.unsafe = err
+	} else if err != nil {
 		h.t.Fatalf("node %d: %v", to, err)
 	}
 	var resp kmsg.Response

@@ -167,6 +167,10 @@ func (ls *leaderState) maybeUpdateHighWatermark(n *Node) {
 	if candidate > ls.epochStartOffset && candidate > ls.hwm {
 		ls.hwm = candidate
 		n.hwm = max(n.hwm, candidate)
+		n.noteHighWatermark()
+		// Every parked fetch knows an older high watermark: answer them
+		// all (onUpdateLeaderHighWatermark, KIP-1166).
+		ls.completeParked(n)
 	}
 }
 
@@ -287,6 +291,20 @@ func (ls *leaderState) onAppend(n *Node, now time.Time) {
 	})
 }
 
+// completeParked answers every parked fetch with what the log holds now.
+func (ls *leaderState) completeParked(n *Node) {
+	if len(ls.parked) == 0 {
+		return
+	}
+	parked := ls.parked
+	ls.parked = nil
+	for _, p := range parked {
+		n.reply(p.m, n.completeFetch(n.now, p))
+	}
+	clear(parked)
+	ls.parked = parked[:0]
+}
+
 func (ls *leaderState) expireParked(n *Node, now time.Time) {
 	ls.parked = slices.DeleteFunc(ls.parked, func(p *parkedFetch) bool {
 		if !now.Before(p.deadline) {
@@ -315,7 +333,7 @@ func (ls *leaderState) failParked(n *Node) {
 // once committed. It returns the offset the last record will have. The node
 // keeps the slices until it writes them; the caller must not modify them.
 func (n *Node) Append(now time.Time, epoch int32, records [][]byte) (int64, error) {
-	if err := n.enter(); err != nil {
+	if err := n.enter(now); err != nil {
 		return 0, err
 	}
 	defer n.exit()
@@ -387,10 +405,13 @@ func (n *Node) handleBeginQuorumEpochRequest(now time.Time, m Message, req *kmsg
 		return nil
 	}
 	p := &req.Topics[0].Partitions[0]
-	code := n.validateVoterOnly(p.LeaderID, p.LeaderEpoch)
-	var err error
+	code, err := n.validateVoterOnly("BeginQuorumEpoch", p.LeaderID, p.LeaderEpoch)
 	if code == errNone {
+		mark := len(n.events)
 		err = n.maybeTransition(now, p.LeaderID, p.LeaderEpoch)
+		if err == nil && n.role == Follower && n.leader == p.LeaderID && n.epoch == p.LeaderEpoch {
+			n.emitBefore(mark, Event{Kind: EventBeginQuorumEpochReceived, Leader: p.LeaderID})
+		}
 	}
 	rp := kmsg.NewBeginQuorumEpochResponseTopicPartition()
 	rp.ErrorCode, rp.LeaderID, rp.LeaderEpoch = code, n.leader, n.epoch

@@ -59,18 +59,19 @@ func TestHighWatermarkNeedsRecordOfOwnEpoch(t *testing.T) {
 	h.advance(100 * time.Millisecond)
 	leo := h.status(1).LogEndOffset // 3
 
-	// Node 1 restarts: epoch 2 starts at offset 3. Node 2 holds everything
+	// Node 1 restarts: its next epoch starts at offset 3. Node 2 holds everything
 	// of epoch 1, yet the high watermark stays unknown until it holds the
 	// LeaderChange of epoch 2.
 	h.nodes[1].n = nil
 	h.start(1)
 	h.expectRole(1, raft.Resigned, 1)
+	// Resigned moves on to epoch 2 unattached, so the election is for 3.
 	h.winElection(1)
-	h.expectRole(1, raft.Leader, 2)
-	if hw := fetchPart(t, h.request(1, 2, fetchRequest(2, 2, leo, 1, 0))).HighWatermark; hw != -1 {
+	h.expectRole(1, raft.Leader, 3)
+	if hw := fetchPart(t, h.request(1, 2, fetchRequest(2, 3, leo, 1, 0))).HighWatermark; hw != -1 {
 		t.Fatalf("new leader's high watermark %d with only earlier epochs acknowledged", hw)
 	}
-	if hw := fetchPart(t, h.request(1, 2, fetchRequest(2, 2, leo+1, 2, 0))).HighWatermark; hw != leo+1 {
+	if hw := fetchPart(t, h.request(1, 2, fetchRequest(2, 3, leo+1, 3, 0))).HighWatermark; hw != leo+1 {
 		t.Fatalf("high watermark %d, want %d", hw, leo+1)
 	}
 }
@@ -219,9 +220,10 @@ func TestDescribeQuorum(t *testing.T) {
 			t.Errorf("replica %+v", r)
 		}
 	}
-	// A follower answers NOT_LEADER_OR_FOLLOWER, naming the leader.
+	// A follower answers a bare NOT_LEADER_OR_FOLLOWER
+	// (DescribeQuorumResponse.singletonErrorResponse): no leader, no voters.
 	p = h.request(2, -1, req).(*kmsg.DescribeQuorumResponse).Topics[0].Partitions[0]
-	if p.ErrorCode != 6 || p.LeaderID != 1 {
+	if p.ErrorCode != 6 || p.LeaderID != 0 || p.LeaderEpoch != 0 || p.HighWatermark != 0 || len(p.CurrentVoters) != 0 || len(p.Observers) != 0 {
 		t.Fatalf("describe quorum on a follower: %+v", p)
 	}
 }

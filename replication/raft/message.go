@@ -36,16 +36,17 @@ func (m Message) String() string {
 	}
 }
 
-// The API versions the node sends, those of an Apache Kafka 3.9/4.0
+// The API versions the node sends, those of an Apache Kafka 4.1+
 // controller; the network layer advertises them in ApiVersions. The node
 // answers a request at the version it was asked in.
 //
-//   - Fetch 17: topic IDs (v13), ReplicaState (v15), ReplicaDirectoryId (v17).
+//   - Fetch 18: topic IDs (v13), ReplicaState (v15), ReplicaDirectoryId (v17),
+//     the fetcher's HighWatermark (v18, KIP-1166).
 //   - FetchSnapshot 1, Vote 2 (PreVote, KIP-996), BeginQuorumEpoch 1 and
 //     EndQuorumEpoch 1 (flexible, KIP-853 fields left at their defaults),
 //     DescribeQuorum 2 (timestamps of KIP-836).
 const (
-	FetchVersion            int16 = 17
+	FetchVersion            int16 = 18
 	FetchSnapshotVersion    int16 = 1
 	VoteVersion             int16 = 2
 	BeginQuorumEpochVersion int16 = 1

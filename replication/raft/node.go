@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -30,6 +31,10 @@ func (r Role) String() string {
 	}
 	return fmt.Sprintf("Role(%d)", r)
 }
+
+// maxEpoch is the largest epoch: one that cannot be incremented, so the
+// node refuses it from the wire and from disk.
+const maxEpoch = math.MaxInt32
 
 // Errors returned by the node's entry points.
 var (
@@ -76,8 +81,6 @@ type Node struct {
 	// Timers and role data; which ones are live depends on the role.
 	electionDeadline  time.Time // Unattached, Prospective, Candidate, Resigned
 	election          *election // Prospective, Candidate
-	retries           int       // Prospective, Candidate: elections lost in a row
-	backoffUntil      time.Time // Candidate: backing off after a lost election
 	fetchDeadline     time.Time // Follower
 	fetchedFromLeader bool      // Follower
 	fetchingSnapshot  SnapshotWriter
@@ -94,6 +97,14 @@ type Node struct {
 	// leader it was told of.
 	listenerNext int64
 	notified     LeaderAndEpoch
+
+	// events are the changes not yet taken (TakeEvents); reported is the
+	// state EventRoleChanged last reported, hwmEpoch the epoch whose first
+	// high watermark was reported; now is the time of the current entry.
+	events   []Event
+	reported roleState
+	hwmEpoch int32
+	now      time.Time
 
 	busy     bool
 	deadline time.Time
@@ -126,6 +137,8 @@ func New(cfg Config, log Log, store QuorumStateStore, listener Listener, rng *ra
 		hwm:      -1,
 		conns:    make(map[int32]*connection),
 		notified: LeaderAndEpoch{LeaderID: -1},
+		hwmEpoch: -1,
+		now:      now,
 	}
 	n.cfg.Voters = slices.Clone(cfg.Voters)
 	if n.logger == nil {
@@ -138,6 +151,9 @@ func New(cfg Config, log Log, store QuorumStateStore, listener Listener, rng *ra
 	if err := n.recover(now); err != nil {
 		return nil, err
 	}
+	// The state read from disk is the starting point, not a change.
+	n.events = nil
+	n.reported = roleState{n.role, n.epoch, n.leader, n.voted}
 	if n.voter && len(n.cfg.Voters) == 1 {
 		// The only voter elects itself at once (KafkaRaftClient.initialize).
 		var err error
@@ -194,12 +210,22 @@ func (n *Node) recover(now time.Time) error {
 	if len(st.Voters) > 0 && !sameVoters(st.Voters, n.cfg.Voters) {
 		return fmt.Errorf("raft: configured voters %v differ from the voters %v in the quorum state; check controller.quorum.voters", n.cfg.Voters, st.Voters)
 	}
+	switch {
+	case st.Epoch >= maxEpoch:
+		return fmt.Errorf("raft: quorum state epoch %d cannot be incremented: refusing to start", st.Epoch)
+	case st.LeaderID >= 0 && !n.cfg.isVoter(st.LeaderID):
+		return fmt.Errorf("raft: quorum state names leader %d, not one of the voters %v", st.LeaderID, n.cfg.Voters)
+	case st.VotedID >= 0 && !n.cfg.isVoter(st.VotedID):
+		return fmt.Errorf("raft: quorum state names a vote for %d, not one of the voters %v", st.VotedID, n.cfg.Voters)
+	}
 	n.persisted = electionState{st.Epoch, st.LeaderID, st.VotedID}
 	n.epoch, n.leader, n.voted = st.Epoch, st.LeaderID, st.VotedID
 	if !n.voter && (st.VotedID >= 0 || st.LeaderID == n.id) {
 		return fmt.Errorf("raft: quorum state %+v says node %d voted or led, but it is not a voter", st, n.id)
 	}
 	switch logEpoch := n.lastEpoch(); {
+	case logEpoch >= maxEpoch:
+		return fmt.Errorf("raft: the log's last epoch %d cannot be incremented: refusing to start", logEpoch)
 	case st.Epoch < logEpoch:
 		n.logger.Warn("quorum state epoch below the log's", "state", st.Epoch, "log", logEpoch)
 		return n.becomeUnattached(now, logEpoch)
@@ -212,7 +238,6 @@ func (n *Node) recover(now time.Time) error {
 		n.resign = &resignedInfo{unacked: n.remoteVoters()}
 	case st.VotedID == n.id:
 		n.setRole(Candidate)
-		n.retries = 1
 		n.election = newElection(n, false)
 		n.electionDeadline = now.Add(n.randomElectionTimeout())
 	case st.LeaderID >= 0:
@@ -226,11 +251,12 @@ func (n *Node) recover(now time.Time) error {
 }
 
 // enter guards the entry points against a listener calling back in.
-func (n *Node) enter() error {
+func (n *Node) enter(now time.Time) error {
 	if n.busy {
 		return ErrReentrant
 	}
 	n.busy = true
+	n.now = now
 	return nil
 }
 
@@ -239,7 +265,7 @@ func (n *Node) exit() { n.busy = false }
 // Step hands the node an inbound request, or the response (or failure) of a
 // request it sent.
 func (n *Node) Step(now time.Time, m Message) error {
-	if err := n.enter(); err != nil {
+	if err := n.enter(now); err != nil {
 		return err
 	}
 	defer n.exit()
@@ -264,7 +290,7 @@ func (n *Node) Step(now time.Time, m Message) error {
 // Tick runs the node's timers. The driver calls it at NextDeadline (calling
 // it earlier or more often is harmless).
 func (n *Node) Tick(now time.Time) error {
-	if err := n.enter(); err != nil {
+	if err := n.enter(now); err != nil {
 		return err
 	}
 	defer n.exit()
@@ -296,7 +322,7 @@ func (n *Node) NeedsFlush() bool { return n.log.LastFlushedOffset() < n.log.LogE
 
 // Flushed tells the node that the driver flushed the log.
 func (n *Node) Flushed(now time.Time) error {
-	if err := n.enter(); err != nil {
+	if err := n.enter(now); err != nil {
 		return err
 	}
 	defer n.exit()
@@ -314,7 +340,7 @@ func (n *Node) Flushed(now time.Time) error {
 // first; no role starts a new election. The driver keeps the node running
 // until ShutdownComplete (or its own timeout), then flushes the log and stops.
 func (n *Node) Shutdown(now time.Time) error {
-	if err := n.enter(); err != nil {
+	if err := n.enter(now); err != nil {
 		return err
 	}
 	defer n.exit()
@@ -331,7 +357,7 @@ func (n *Node) ShutdownComplete() bool {
 // Resign makes the leader of epoch step down as on shutdown, but the node
 // stays a voter and may be elected again later.
 func (n *Node) Resign(now time.Time, epoch int32) error {
-	if err := n.enter(); err != nil {
+	if err := n.enter(now); err != nil {
 		return err
 	}
 	defer n.exit()
@@ -433,10 +459,16 @@ func (n *Node) snapshotAtStart() (SnapshotID, bool) {
 	return s, true
 }
 
-// highWatermark is the high watermark the node publishes.
+// highWatermark is the high watermark the node publishes: a leader's of its
+// epoch, none for a resigned leader (ResignedState.highWatermark is
+// empty), the one it learned for the others. n.hwm, the highest it knew,
+// still guards truncation.
 func (n *Node) highWatermark() int64 {
-	if n.role == Leader {
+	switch n.role {
+	case Leader:
 		return n.lead.hwm
+	case Resigned:
+		return -1
 	}
 	return n.hwm
 }

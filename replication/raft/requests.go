@@ -85,7 +85,7 @@ func (n *Node) handleRequest(now time.Time, m Message) error {
 	case *kmsg.FetchRequest:
 		return n.handleFetchRequest(now, m, req)
 	case *kmsg.FetchSnapshotRequest:
-		n.handleFetchSnapshotRequest(now, m, req)
+		return n.handleFetchSnapshotRequest(now, m, req)
 	case *kmsg.VoteRequest:
 		return n.handleVoteRequest(now, m, req)
 	case *kmsg.BeginQuorumEpochRequest:
@@ -142,6 +142,8 @@ func (n *Node) handleResponse(now time.Time, m Message) error {
 // caller must stop; ok whether the exchange succeeded (false backs off).
 func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int32) (handled, ok bool, err error) {
 	switch {
+	case epoch >= maxEpoch:
+		return true, false, n.unsafe(false, "response from a peer naming epoch %d, which cannot be incremented", epoch)
 	case epoch < n.epoch || code == errUnknownLeaderEpoch:
 		// We know a later epoch; the response is stale.
 		return true, true, nil
@@ -171,12 +173,16 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 // of an epoch: a higher epoch moves the node there, a leader of the current
 // epoch it did not know makes it a follower.
 func (n *Node) maybeTransition(now time.Time, leader, epoch int32) error {
+	if epoch >= maxEpoch {
+		return n.unsafe(false, "told of epoch %d, which cannot be incremented", epoch)
+	}
 	if leader >= 0 && !n.cfg.isVoter(leader) {
-		return fmt.Errorf("told that node %d leads epoch %d, but it is not one of the voters %v: %w", leader, epoch, n.cfg.Voters, ErrUnsafe)
+		return n.unsafe(false, "told that node %d leads epoch %d, but it is not one of the voters %v", leader, epoch, n.cfg.Voters)
 	}
 	if !n.consistentLeader(epoch, leader) {
-		return fmt.Errorf("told that node %d leads epoch %d, but node %d (%v) knows leader %d (persisted %d): %w",
-			leader, epoch, n.id, n.role, n.leader, n.persisted.leader, ErrUnsafe)
+		// Kafka's maybeTransition throws IllegalStateException here.
+		return n.unsafe(true, "told that node %d leads epoch %d, but node %d (%v) knows leader %d (persisted %d)",
+			leader, epoch, n.id, n.role, n.leader, n.persisted.leader)
 	}
 	switch {
 	case epoch > n.epoch && leader >= 0:
@@ -205,9 +211,14 @@ func (n *Node) consistentLeader(epoch, leader int32) bool {
 	return known < 0 || known == leader
 }
 
-// fetchFromAnyVoter sends a Fetch to a random ready voter, for an observer
-// looking for the leader.
+// fetchFromAnyVoter sends a Fetch to a random ready voter, for a node
+// looking for the leader (maybeSendFetchToAnyBootstrap: with a static voter
+// set the bootstrap servers are the voters).
 func (n *Node) fetchFromAnyVoter(now time.Time) time.Time {
+	if n.voter && n.NeedsFlush() {
+		// A voter's Fetch acknowledges its log; not before it is durable.
+		return time.Time{}
+	}
 	var candidates []int32
 	var wake time.Time
 	for _, v := range n.cfg.Voters {

@@ -12,10 +12,16 @@ import (
 type resignedInfo struct {
 	successors []int32
 	unacked    []int32
+	// reported: EventEndQuorumEpochSent is out.
+	reported bool
 }
 
 func (n *Node) pollResigned(now time.Time) (time.Time, error) {
 	var wake time.Time
+	if !n.resign.reported && len(n.resign.unacked) > 0 {
+		n.resign.reported = true
+		n.emit(Event{Kind: EventEndQuorumEpochSent, Leader: n.id, Successors: slices.Clone(n.resign.successors)})
+	}
 	for _, v := range n.resign.unacked {
 		wake = earliest(wake, n.trySend(now, v, func() kmsg.Request { return n.endQuorumEpochRequest() }))
 	}
@@ -23,13 +29,16 @@ func (n *Node) pollResigned(now time.Time) (time.Time, error) {
 		return wake, nil
 	}
 	if !now.Before(n.electionDeadline) {
-		// No successor showed up: take part in elections again. The node
-		// still voted for itself in this epoch, so it grants no other vote.
-		n.logger.Info("unattached after resigning", "epoch", n.epoch)
-		n.leader = -1
-		n.setRole(Unattached)
-		n.electionDeadline = now.Add(n.randomElectionTimeout())
-		return now, nil
+		// No successor showed up: take part in elections again, in the next
+		// epoch, so that no Fetch answer names this node leader of its own
+		// epoch again (pollResigned). The expired timer carries over: the
+		// node is Prospective on its next poll.
+		epoch, err := n.nextEpoch()
+		if err != nil {
+			return wake, err
+		}
+		n.logger.Info("unattached after resigning", "epoch", epoch)
+		return now, n.becomeUnattached(now, epoch)
 	}
 	return earliest(wake, n.electionDeadline), nil
 }
@@ -68,29 +77,31 @@ func (n *Node) handleEndQuorumEpochRequest(now time.Time, m Message, req *kmsg.E
 		return nil
 	}
 	p := &req.Topics[0].Partitions[0]
-	code := n.validateVoterOnly(p.LeaderID, p.LeaderEpoch)
-	var err error
+	code, err := n.validateVoterOnly("EndQuorumEpoch", p.LeaderID, p.LeaderEpoch)
 	if code == errNone {
+		mark := len(n.events)
 		err = n.maybeTransition(now, p.LeaderID, p.LeaderEpoch)
-	}
-	if err == nil && code == errNone && n.role == Follower && n.leader == p.LeaderID {
-		successors := p.PreferredSuccessors
-		if req.Version >= 1 {
-			successors = successors[:0:0]
-			for _, c := range p.PreferredCandidates {
-				successors = append(successors, c.CandidateID)
+		if err == nil && n.role == Follower && n.leader == p.LeaderID {
+			successors := p.PreferredSuccessors
+			if req.Version >= 1 {
+				successors = make([]int32, 0, len(p.PreferredCandidates))
+				for _, c := range p.PreferredCandidates {
+					successors = append(successors, c.CandidateID)
+				}
 			}
+			n.emitBefore(mark, Event{Kind: EventEndQuorumEpochReceived, Leader: p.LeaderID, Successors: slices.Clone(successors)})
+			position := slices.Index(successors, n.id)
+			if position < 0 {
+				position = len(successors)
+			}
+			// The most caught-up successor stands at once, the others later
+			// by their position, so the best one most likely wins. Only the
+			// fetch timer changes (FollowerState.overrideFetchTimeout): a
+			// follower that fetched from the leader still refuses pre-votes
+			// until the timer fires; the resigned leader grants them.
+			n.fetchDeadline = now.Add(n.strictExponentialBackoff(position, len(successors)))
+			n.logger.Info("leader resigned", "leader", p.LeaderID, "epoch", p.LeaderEpoch, "position", position)
 		}
-		position := slices.Index(successors, n.id)
-		if position < 0 {
-			position = len(successors)
-		}
-		// The most caught-up successor stands at once, the others later by
-		// their position, so the best one most likely wins. The leader has
-		// left: its followers may grant pre-votes now.
-		n.fetchDeadline = now.Add(n.strictExponentialBackoff(position, len(successors)))
-		n.fetchedFromLeader = false
-		n.logger.Info("leader resigned", "leader", p.LeaderID, "epoch", p.LeaderEpoch, "position", position)
 	}
 	rp := kmsg.NewEndQuorumEpochResponseTopicPartition()
 	rp.ErrorCode, rp.LeaderID, rp.LeaderEpoch = code, n.leader, n.epoch

@@ -48,17 +48,17 @@ func (n *Node) fetchSnapshotRequest() *kmsg.FetchSnapshotRequest {
 	return req
 }
 
-func (n *Node) handleFetchSnapshotRequest(now time.Time, m Message, req *kmsg.FetchSnapshotRequest) {
+func (n *Node) handleFetchSnapshotRequest(now time.Time, m Message, req *kmsg.FetchSnapshotRequest) error {
 	resp := req.ResponseKind().(*kmsg.FetchSnapshotResponse)
 	if !n.validClusterID(req.ClusterID) {
 		resp.ErrorCode = errInconsistentClusterID
 		n.reply(m, resp)
-		return
+		return nil
 	}
 	if len(req.Topics) != 1 || len(req.Topics[0].Partitions) != 1 {
 		resp.ErrorCode = errInvalidRequest
 		n.reply(m, resp)
-		return
+		return nil
 	}
 	t, p := &req.Topics[0], &req.Topics[0].Partitions[0]
 	rp := kmsg.NewFetchSnapshotResponseTopicPartition()
@@ -74,12 +74,17 @@ func (n *Node) handleFetchSnapshotRequest(now time.Time, m Message, req *kmsg.Fe
 	if t.Topic != MetadataTopic || p.Partition != 0 {
 		rp.ErrorCode = errUnknownTopicOrPartition
 		answer()
-		return
+		return nil
+	}
+	if p.CurrentLeaderEpoch >= maxEpoch || p.SnapshotID.Epoch >= maxEpoch {
+		rp.ErrorCode = errInvalidRequest
+		answer()
+		return n.unsafe(false, "FetchSnapshot from node %d with epoch %d, which cannot be incremented", req.ReplicaID, max(p.CurrentLeaderEpoch, p.SnapshotID.Epoch))
 	}
 	if code := n.validateLeaderOnly(p.CurrentLeaderEpoch); code != errNone {
 		rp.ErrorCode = code
 		answer()
-		return
+		return nil
 	}
 	id := SnapshotID{EndOffset: p.SnapshotID.EndOffset, Epoch: p.SnapshotID.Epoch}
 	maxBytes := n.cfg.FetchMaxBytes
@@ -106,6 +111,7 @@ func (n *Node) handleFetchSnapshotRequest(now time.Time, m Message, req *kmsg.Fe
 		rp.Size, rp.Position, rp.Bytes = size, p.Position, data
 	}
 	answer()
+	return nil
 }
 
 func (n *Node) handleFetchSnapshotResponse(now time.Time, m Message, resp *kmsg.FetchSnapshotResponse) (bool, error) {
@@ -131,6 +137,9 @@ func (n *Node) handleFetchSnapshotResponse(now time.Time, m Message, resp *kmsg.
 	if p.ErrorCode != errNone {
 		n.logger.Warn("fetch snapshot error", "error", ErrorName(p.ErrorCode))
 		return false, nil
+	}
+	if p.SnapshotID.Epoch >= maxEpoch {
+		return false, n.unsafe(false, "FetchSnapshot response from leader %d names epoch %d, which cannot be incremented", m.From, p.SnapshotID.Epoch)
 	}
 	id := SnapshotID{EndOffset: p.SnapshotID.EndOffset, Epoch: p.SnapshotID.Epoch}
 	if id != w.ID() || p.Position != w.Size() || w.Size()+int64(len(p.Bytes)) > p.Size {
@@ -167,6 +176,8 @@ func (n *Node) installSnapshot(id SnapshotID) error {
 	}
 	n.hwm = max(n.hwm, id.EndOffset)
 	n.logger.Info("installed snapshot", "id", id)
+	n.emit(Event{Kind: EventSnapshotFetched, Leader: n.leader, Snapshot: id})
+	n.noteHighWatermark()
 	return nil
 }
 
@@ -176,7 +187,7 @@ func (n *Node) installSnapshot(id SnapshotID) error {
 // The log start then moves to endOffset, so replicas further behind catch up
 // through the snapshot (Kafka keeps more log and cleans it later).
 func (n *Node) CreateSnapshot(now time.Time, endOffset int64, records [][]byte) error {
-	if err := n.enter(); err != nil {
+	if err := n.enter(now); err != nil {
 		return err
 	}
 	defer n.exit()
@@ -221,9 +232,12 @@ func (n *Node) createSnapshot(now time.Time, endOffset int64, records [][]byte) 
 	if err := w.Freeze(); err != nil {
 		return fmt.Errorf("freeze snapshot %v: %w", id, err)
 	}
+	n.emit(Event{Kind: EventSnapshotTaken, Snapshot: id})
+	start := n.log.LogStartOffset()
 	if err := n.log.AdvanceLogStart(id.EndOffset); err != nil {
 		return fmt.Errorf("advance the log start to %v: %w", id, err)
 	}
+	n.emit(Event{Kind: EventLogStartAdvanced, FromOffset: start, ToOffset: n.log.LogStartOffset()})
 	if err := n.log.DeleteSnapshotsBefore(id); err != nil {
 		return fmt.Errorf("delete snapshots before %v: %w", id, err)
 	}

@@ -16,8 +16,8 @@ type Status struct {
 	LeaderID int32 // -1 while unknown
 	VotedID  int32 // -1 for none
 	// HighWatermark is what the node publishes: for a leader, its epoch's
-	// high watermark (-1 until the epoch's first commit); for others, the
-	// one they learned.
+	// high watermark (-1 until the epoch's first commit); -1 for a resigned
+	// leader; for others, the one they learned.
 	HighWatermark  int64
 	LogStartOffset int64
 	LogEndOffset   int64
@@ -101,8 +101,8 @@ func (n *Node) Replicas() []ReplicaStatus {
 }
 
 // describeQuorum answers DescribeQuorum. The leader fills in every replica;
-// another node answers NOT_LEADER_OR_FOLLOWER with what it knows (the
-// leader, the epoch, the voters and its own log end offset).
+// another node answers a bare NOT_LEADER_OR_FOLLOWER, as Kafka's
+// DescribeQuorumResponse.singletonErrorResponse does.
 func (n *Node) describeQuorum(now time.Time, req *kmsg.DescribeQuorumRequest) *kmsg.DescribeQuorumResponse {
 	resp := req.ResponseKind().(*kmsg.DescribeQuorumResponse)
 	t := kmsg.NewDescribeQuorumResponseTopic()
@@ -111,6 +111,12 @@ func (n *Node) describeQuorum(now time.Time, req *kmsg.DescribeQuorumRequest) *k
 	if len(req.Topics) != 1 || req.Topics[0].Topic != MetadataTopic ||
 		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
 		p.ErrorCode = errUnknownTopicOrPartition
+		t.Partitions = []kmsg.DescribeQuorumResponseTopicPartition{p}
+		resp.Topics = []kmsg.DescribeQuorumResponseTopic{t}
+		return resp
+	}
+	if n.role != Leader {
+		p.ErrorCode = errNotLeaderOrFollower
 		t.Partitions = []kmsg.DescribeQuorumResponseTopicPartition{p}
 		resp.Topics = []kmsg.DescribeQuorumResponseTopic{t}
 		return resp
@@ -127,27 +133,16 @@ func (n *Node) describeQuorum(now time.Time, req *kmsg.DescribeQuorumRequest) *k
 		}
 		return r
 	}
-	if n.role != Leader {
-		p.ErrorCode = errNotLeaderOrFollower
-		for _, v := range n.cfg.Voters {
-			leo := int64(-1)
-			if v == n.id {
-				leo = n.log.LogEndOffset()
-			}
-			p.CurrentVoters = append(p.CurrentVoters, state(v, leo, time.Time{}, time.Time{}))
+	for _, r := range n.lead.voters {
+		if r.id == n.id {
+			// The leader is always caught up with itself.
+			p.CurrentVoters = append(p.CurrentVoters, state(r.id, n.log.LogEndOffset(), now, now))
+			continue
 		}
-	} else {
-		for _, r := range n.lead.voters {
-			if r.id == n.id {
-				// The leader is always caught up with itself.
-				p.CurrentVoters = append(p.CurrentVoters, state(r.id, n.log.LogEndOffset(), now, now))
-				continue
-			}
-			p.CurrentVoters = append(p.CurrentVoters, state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp))
-		}
-		for _, r := range n.lead.observers {
-			p.Observers = append(p.Observers, state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp))
-		}
+		p.CurrentVoters = append(p.CurrentVoters, state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp))
+	}
+	for _, r := range n.lead.observers {
+		p.Observers = append(p.Observers, state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp))
 	}
 	t.Partitions = []kmsg.DescribeQuorumResponseTopicPartition{p}
 	resp.Topics = []kmsg.DescribeQuorumResponseTopic{t}

@@ -35,11 +35,7 @@ func (n *Node) setRole(r Role) {
 		_ = n.fetchingSnapshot.Abort()
 		n.fetchingSnapshot = nil
 	}
-	if r != Candidate && r != Prospective {
-		n.retries = 0
-	}
 	n.election = nil
-	n.backoffUntil = time.Time{}
 	n.resign = nil
 	n.fetchedFromLeader = false
 	clear(n.conns)
@@ -47,38 +43,62 @@ func (n *Node) setRole(r Role) {
 	n.transitions++
 }
 
-// becomeUnattached moves to a higher epoch whose leader is unknown.
+// nextEpoch is the epoch after the current one; an epoch that cannot be
+// incremented is refused (the wire and the disk never let one in).
+func (n *Node) nextEpoch() (int32, error) {
+	if n.epoch >= maxEpoch {
+		return 0, n.unsafe(false, "epoch %d cannot be incremented", n.epoch)
+	}
+	return n.epoch + 1, nil
+}
+
+// becomeUnattached moves to a higher epoch whose leader is unknown
+// (QuorumState.transitionToUnattached).
 func (n *Node) becomeUnattached(now time.Time, epoch int32) error {
 	if err := n.writeElection(epoch, -1, -1); err != nil {
 		return err
 	}
 	keep := n.electionDeadline
-	wasWaiting := n.role == Unattached || n.role == Prospective || n.role == Candidate
+	// A running election timer carries over: a candidate's, an unattached
+	// or resigned node's (an expired one makes it Prospective at once), a
+	// prospective node's unless its pre-vote was rejected.
+	carry := n.role == Unattached || n.role == Candidate || n.role == Resigned ||
+		(n.role == Prospective && !n.election.lost(n))
 	n.logger.Info("unattached", "epoch", epoch, "from", n.role, "fromEpoch", n.epoch)
 	n.epoch, n.leader, n.voted = epoch, -1, -1
 	n.setRole(Unattached)
 	switch {
 	case !n.voter:
 		n.electionDeadline = time.Time{}
-	case wasWaiting && !keep.IsZero():
-		// An election already running keeps its timer (QuorumState does too).
+	case carry && !keep.IsZero():
 		n.electionDeadline = keep
 	default:
 		n.electionDeadline = now.Add(n.randomElectionTimeout())
 	}
+	n.reportRole()
 	return nil
 }
 
-// becomeUnattachedVoted records a vote for candidate in the current epoch.
+// becomeUnattachedVoted records a binding vote for candidate in the current
+// epoch. An unattached node stays Unattached, a prospective one Prospective
+// (QuorumState.unattachedAddVotedState, prospectiveAddVotedState); both
+// restart their election timer, as the candidate has as good a chance as
+// they do.
 func (n *Node) becomeUnattachedVoted(now time.Time, candidate int32) error {
-	if err := n.writeElection(n.epoch, -1, candidate); err != nil {
+	if err := n.writeElection(n.epoch, n.leader, candidate); err != nil {
 		return err
 	}
-	n.logger.Info("voted", "epoch", n.epoch, "candidate", candidate)
+	n.logger.Info("voted", "epoch", n.epoch, "candidate", candidate, "role", n.role)
 	n.voted = candidate
-	n.setRole(Unattached)
-	// The candidate has as good a chance as we do; give it a full timeout.
+	if n.role == Prospective {
+		// A new ProspectiveState: a fresh tally, the connections kept.
+		n.election = newElection(n, true)
+		n.transitions++
+	} else {
+		n.setRole(Unattached)
+	}
 	n.electionDeadline = now.Add(n.randomElectionTimeout())
+	n.reportRole()
 	return nil
 }
 
@@ -98,49 +118,60 @@ func (n *Node) becomeFollower(now time.Time, epoch, leader int32) error {
 	n.epoch, n.leader, n.voted = epoch, leader, voted
 	n.setRole(Follower)
 	n.fetchDeadline = now.Add(n.cfg.FetchTimeout)
+	n.reportRole()
 	return nil
 }
 
 // becomeProspective starts a pre-vote (KIP-996) in the current epoch; only
 // memory changes. A single voter goes on at once.
 func (n *Node) becomeProspective(now time.Time) error {
-	retries := n.retries
 	n.logger.Info("prospective", "epoch", n.epoch, "from", n.role)
 	n.setRole(Prospective)
-	n.retries = retries
 	n.election = newElection(n, true)
 	n.electionDeadline = now.Add(n.randomElectionTimeout())
+	n.reportRole()
 	if n.election.won(n) {
 		return n.becomeCandidate(now)
 	}
 	return nil
 }
 
-// loseProspective ends a pre-vote that did not win: back to following the
-// leader it knew, or unattached in the same epoch.
+// loseProspective ends a pre-vote that did not win
+// (prospectiveTransitionAfterElectionLoss): back to following the leader it
+// knew, or unattached in the same epoch. After a timeout the expired timer
+// carries over, so a new pre-vote starts at once; after a rejection the node
+// waits a new election timeout.
 func (n *Node) loseProspective(now time.Time) error {
 	if n.leader >= 0 && n.leader != n.id {
 		return n.becomeFollower(now, n.epoch, n.leader)
 	}
-	n.logger.Info("unattached after pre-vote", "epoch", n.epoch)
+	rejected := n.election.lost(n)
+	n.logger.Info("unattached after pre-vote", "epoch", n.epoch, "rejected", rejected)
+	keep := n.electionDeadline
 	n.setRole(Unattached)
-	n.electionDeadline = now.Add(n.randomElectionTimeout())
+	n.electionDeadline = keep
+	if rejected {
+		n.electionDeadline = now.Add(n.randomElectionTimeout())
+	}
+	n.reportRole()
 	return nil
 }
 
 // becomeCandidate bumps the epoch and votes for itself.
 func (n *Node) becomeCandidate(now time.Time) error {
-	epoch := n.epoch + 1
+	epoch, err := n.nextEpoch()
+	if err != nil {
+		return err
+	}
 	if err := n.writeElection(epoch, -1, n.id); err != nil {
 		return err
 	}
-	retries := n.retries + 1
-	n.logger.Info("candidate", "epoch", epoch, "retries", retries)
+	n.logger.Info("candidate", "epoch", epoch)
 	n.epoch, n.leader, n.voted = epoch, -1, n.id
 	n.setRole(Candidate)
-	n.retries = retries
 	n.election = newElection(n, false)
 	n.electionDeadline = now.Add(n.randomElectionTimeout())
+	n.reportRole()
 	if n.election.won(n) {
 		return n.becomeLeader(now)
 	}
@@ -148,16 +179,20 @@ func (n *Node) becomeCandidate(now time.Time) error {
 }
 
 // becomeLeader takes the epoch it won and writes the LeaderChange record that
-// starts it.
+// starts it. The leader's quorum state names no vote (Kafka's LeaderState
+// election has no voted key).
 func (n *Node) becomeLeader(now time.Time) error {
-	if err := n.writeElection(n.epoch, n.id, n.id); err != nil {
+	if err := n.writeElection(n.epoch, n.id, -1); err != nil {
 		return err
 	}
 	granting := n.election.granted
-	n.logger.Info("leader", "epoch", n.epoch, "epochStartOffset", n.log.LogEndOffset())
-	n.leader = n.id
+	start := n.log.LogEndOffset()
+	n.logger.Info("leader", "epoch", n.epoch, "epochStartOffset", start)
+	n.emit(Event{Kind: EventElectionWon, LogEndOffset: start})
+	n.leader, n.voted = n.id, -1
 	n.setRole(Leader)
 	n.lead = newLeaderState(n, now)
+	n.reportRole()
 	return n.lead.appendLeaderChange(n, now, granting)
 }
 
@@ -169,4 +204,5 @@ func (n *Node) becomeResigned(now time.Time) {
 	n.setRole(Resigned)
 	n.resign = &resignedInfo{successors: successors, unacked: n.remoteVoters()}
 	n.electionDeadline = now.Add(n.randomElectionTimeout())
+	n.reportRole()
 }
