@@ -12,6 +12,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
 // Change is how a failover run takes the leadership away.
@@ -124,8 +125,14 @@ type events struct {
 
 func newEvents() *events { return &events{wake: make(chan struct{}, 1)} }
 
+// add keeps the elections and the new leaders' first commits.
 func (e *events) add(ev quorum.Event) {
-	if ev.Kind != quorum.EventElection && ev.Kind != quorum.EventHighWatermark {
+	if ev.Kind != quorum.EventRaft {
+		return
+	}
+	won := ev.Raft.Kind == raft.EventElectionWon
+	committed := ev.Raft.Kind == raft.EventHighWatermarkKnown && ev.Status.Role == raft.Leader
+	if !won && !committed {
 		return
 	}
 	e.mu.Lock()
@@ -138,11 +145,11 @@ func (e *events) add(ev quorum.Event) {
 }
 
 // first returns the first event of kind in an epoch above epoch.
-func (e *events) first(kind quorum.EventKind, epoch int32) (quorum.Event, bool) {
+func (e *events) first(kind raft.EventKind, epoch int32) (quorum.Event, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, ev := range e.list {
-		if ev.Kind == kind && ev.Epoch > epoch {
+		if ev.Raft.Kind == kind && ev.Raft.Epoch > epoch {
 			return ev, true
 		}
 	}
@@ -234,10 +241,10 @@ func failoverRound(ctx context.Context, k *Kraftlab, evs *events, change Change)
 		return s, fmt.Errorf("%s node %d: %w", change, old.ID(), err)
 	}
 	for {
-		el, elected := evs.first(quorum.EventElection, s.OldEpoch)
-		hw, committed := evs.first(quorum.EventHighWatermark, s.OldEpoch)
+		el, elected := evs.first(raft.EventElectionWon, s.OldEpoch)
+		hw, committed := evs.first(raft.EventHighWatermarkKnown, s.OldEpoch)
 		if elected && committed {
-			s.NewLeader, s.NewEpoch = el.Node, el.Epoch
+			s.NewLeader, s.NewEpoch = el.Node, el.Raft.Epoch
 			s.ToLeader, s.ToCommit = el.Time.Sub(t0), hw.Time.Sub(t0)
 			break
 		}

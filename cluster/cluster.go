@@ -16,16 +16,6 @@ import (
 	"github.com/kraftlab/kraftlab/replication/wire"
 )
 
-// Event kinds of the engine beyond the quorum's changes listed in events.go.
-const (
-	// EventRecovery: a node opened its data folder at start; the message
-	// says what recovery found and repaired (a torn tail cut off, indexes
-	// rebuilt) and the role the node starts in.
-	EventRecovery EventKind = "recovery"
-	// EventNodeFailed: a node stopped on an error it cannot go on from.
-	EventNodeFailed EventKind = "node-failed"
-)
-
 // engine is the real cluster: one quorum.Node per controller (a voter) and
 // per broker (an observer of the metadata quorum, until brokers grow a data
 // plane), each on its own listener on 127.0.0.1 and in its own folder
@@ -153,22 +143,6 @@ func (e *engine) startNode(ctx context.Context, n *engineNode) error {
 	e.addrs[n.id] = n.srv.Addr()
 	e.addrMu.Unlock()
 	return nil
-}
-
-// publish turns a node's event into a playground event. The stream stamps
-// it as it publishes, not with the time the node's loop took for its
-// batch, so that times rise with sequence numbers across nodes: a node
-// that spent its batch in an fsync would otherwise publish an event dated
-// before events of other nodes already on the stream.
-func (e *engine) publish(ev quorum.Event) {
-	kind := EventKind(ev.Kind)
-	switch ev.Kind {
-	case quorum.EventRecovery:
-		kind = EventRecovery
-	case quorum.EventFailed:
-		kind = EventNodeFailed
-	}
-	e.events.Publish(Event{Kind: kind, Node: ev.Node, Epoch: ev.Epoch, Message: ev.Message})
 }
 
 func (e *engine) node(id int32) (*engineNode, error) {

@@ -30,6 +30,17 @@ const (
 	EventSnapshotLoaded EventKind = "snapshot-loaded"
 	// EventHighWatermark: a leader committed the first record of its epoch.
 	EventHighWatermark EventKind = "high-watermark"
+	// EventVote: a voter granted a vote, or a pre-vote, to a candidate.
+	EventVote EventKind = "vote"
+	// EventUnsafe: a node refused news that would break Raft's safety
+	// (a forged epoch, a second leader in an epoch) and went on.
+	EventUnsafe EventKind = "unsafe"
+	// EventRecovery: a node opened its data folder at start; the message
+	// says what recovery found and repaired (a torn tail cut off, indexes
+	// rebuilt) and the role the node starts in.
+	EventRecovery EventKind = "recovery"
+	// EventNodeFailed: a node stopped on an error it cannot go on from.
+	EventNodeFailed EventKind = "node-failed"
 
 	EventKill       EventKind = "kill"
 	EventStart      EventKind = "start"

@@ -13,31 +13,13 @@ import (
 // storage.Snapshots of one directory, as Kafka keeps __cluster_metadata-0.
 // It holds raft.Log's promises where storage is more lenient (truncation
 // only at a batch boundary inside the log; no epoch in a log that holds no
-// batch) and notes the truncations, log start moves and snapshot installs
-// that the node reports as events. Like the raft.Node that uses it, it is
+// batch). Like the raft.Node that uses it, it is
 // driven from one goroutine; the storage underneath is safe for concurrent
 // reads.
 type DiskLog struct {
 	*storage.Log
 	snaps *storage.Snapshots
-	notes []logNote
 }
-
-// logNote is a change to the log worth an event.
-type logNote struct {
-	kind noteKind
-	// from and to are the offsets before and after: log end offsets of a
-	// truncation, log start offsets of a move.
-	from, to int64
-}
-
-type noteKind int8
-
-const (
-	noteTruncated noteKind = iota
-	noteRestarted          // emptied and restarted at a snapshot fetched from the leader
-	noteStartAdvanced
-)
 
 var _ raft.Log = (*DiskLog)(nil)
 
@@ -53,12 +35,6 @@ func OpenDiskLog(dir string, opts storage.Options) (*DiskLog, error) {
 		return nil, err
 	}
 	return &DiskLog{Log: log, snaps: snaps}, nil
-}
-
-func (d *DiskLog) takeNotes() []logNote {
-	n := d.notes
-	d.notes = nil
-	return n
 }
 
 // LastFlushedOffset implements raft.Log. Nothing below the log start can
@@ -106,7 +82,6 @@ func (d *DiskLog) TruncateTo(offset int64) error {
 	if err := d.Log.TruncateTo(offset); err != nil {
 		return err
 	}
-	d.notes = append(d.notes, logNote{kind: noteTruncated, from: end, to: offset})
 	return nil
 }
 
@@ -145,18 +120,12 @@ func (d *DiskLog) AdvanceLogStart(offset int64) error {
 	if err := d.Log.AdvanceLogStart(offset); err != nil {
 		return err
 	}
-	d.notes = append(d.notes, logNote{kind: noteStartAdvanced, from: start, to: offset})
 	return nil
 }
 
 // TruncateFullyAndStartAt implements raft.Log.
 func (d *DiskLog) TruncateFullyAndStartAt(offset int64) error {
-	end := d.Log.LogEndOffset()
-	if err := d.Log.TruncateFullyAndStartAt(offset); err != nil {
-		return err
-	}
-	d.notes = append(d.notes, logNote{kind: noteRestarted, from: end, to: offset})
-	return nil
+	return d.Log.TruncateFullyAndStartAt(offset)
 }
 
 // LatestSnapshot implements raft.Log.

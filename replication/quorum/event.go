@@ -3,53 +3,62 @@ package quorum
 import (
 	"fmt"
 	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/storage"
 )
 
-// EventKind says what happened to a node. The names are the playground's
-// event kinds.
-type EventKind string
+// EventKind says what an Event reports.
+type EventKind uint8
 
 // Event kinds.
 const (
-	// EventElection: the node won an election and leads its epoch.
-	EventElection EventKind = "election"
-	// EventRoleChange: the node moved between quorum roles.
-	EventRoleChange EventKind = "role-change"
-	// EventBeginQuorumEpoch: the node, a voter, accepted a new leader's
-	// BeginQuorumEpoch.
-	EventBeginQuorumEpoch EventKind = "begin-quorum-epoch"
-	// EventEndQuorumEpoch: the node, resigning, sent EndQuorumEpoch; or, a
-	// voter, it received one.
-	EventEndQuorumEpoch EventKind = "end-quorum-epoch"
-	// EventTruncation: the node cut its log back to where it agrees with
-	// the leader (a Fetch response carried a DivergingEpoch).
-	EventTruncation EventKind = "truncation"
-	// EventSnapshotTaken: the node wrote a snapshot of its state.
-	EventSnapshotTaken EventKind = "snapshot-taken"
-	// EventSnapshotLoaded: the node loaded a snapshot into its state, one
-	// fetched from the leader or, at start, its own latest.
-	EventSnapshotLoaded EventKind = "snapshot-loaded"
-	// EventHighWatermark: the leader committed the first record of its
-	// epoch.
-	EventHighWatermark EventKind = "high-watermark"
-	// EventRecovery: the node opened its folder; the message says what
-	// recovery found and repaired.
-	EventRecovery EventKind = "recovery"
+	// EventRaft: the quorum state machine changed; Raft says how.
+	EventRaft EventKind = iota + 1
+	// EventRecovery: the node opened its folder at start; Recovery says
+	// what recovery found and repaired, Status how the node starts.
+	EventRecovery
 	// EventFailed: the node stopped on an error it cannot go on from (a
-	// disk failure, a safety check of the quorum).
-	EventFailed EventKind = "failed"
+	// disk failure); Err says which.
+	EventFailed
 )
 
-// Event is something that happened to a node.
-type Event struct {
-	Time  time.Time
-	Node  int32
-	Kind  EventKind
-	Epoch int32
-	// Message says what happened, in a sentence.
-	Message string
+var eventKindNames = [...]string{EventRaft: "raft", EventRecovery: "recovery", EventFailed: "failed"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventKindNames) && eventKindNames[k] != "" {
+		return eventKindNames[k]
+	}
+	return fmt.Sprintf("EventKind(%d)", k)
 }
 
+// Event is something that happened to a node, reported as data; the
+// playground puts it into words.
+type Event struct {
+	Time time.Time
+	Node int32
+	Kind EventKind
+	// Raft is the state machine's change (EventRaft).
+	Raft raft.Event
+	// Status is the node's raft state when the event was reported,
+	// without the replica table.
+	Status raft.Status
+	// Tally is the node's applied state when the event was reported.
+	Tally Tally
+	// Recovery is what opening the folder found (EventRecovery).
+	Recovery storage.RecoveryReport
+	// Err is why the node stopped (EventFailed).
+	Err error
+}
+
+// String describes the event as data, for logs and test failures.
 func (e Event) String() string {
-	return fmt.Sprintf("%s node %d %s (epoch %d): %s", e.Time.Format("15:04:05.000"), e.Node, e.Kind, e.Epoch, e.Message)
+	head := fmt.Sprintf("%s node %d epoch %d %v", e.Time.Format("15:04:05.000"), e.Node, e.Status.Epoch, e.Status.Role)
+	switch e.Kind {
+	case EventRaft:
+		return fmt.Sprintf("%s: %v %+v", head, e.Raft.Kind, e.Raft)
+	case EventRecovery:
+		return fmt.Sprintf("%s: recovery: %v, log [%d, %d)", head, e.Recovery, e.Status.LogStartOffset, e.Status.LogEndOffset)
+	}
+	return fmt.Sprintf("%s: %v: %v", head, e.Kind, e.Err)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/storage"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"go.uber.org/goleak"
 )
 
@@ -166,13 +167,23 @@ func (c *testCluster) record(e Event) {
 	c.events = append(c.events, e)
 }
 
-// eventsOf returns the events of a kind so far, of one node or of all (0).
-func (c *testCluster) eventsOf(kind EventKind, node int32) []Event {
+// eventsOf returns the state machine's events of a kind so far, of one
+// node or of all (0).
+func (c *testCluster) eventsOf(kind raft.EventKind, node int32) []Event {
+	return c.matching(func(e Event) bool { return e.Kind == EventRaft && e.Raft.Kind == kind && (node == 0 || e.Node == node) })
+}
+
+// recoveries returns node's recovery events so far.
+func (c *testCluster) recoveries(node int32) []Event {
+	return c.matching(func(e Event) bool { return e.Kind == EventRecovery && e.Node == node })
+}
+
+func (c *testCluster) matching(keep func(Event) bool) []Event {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []Event
 	for _, e := range c.events {
-		if e.Kind == kind && (node == 0 || e.Node == node) {
+		if keep(e) {
 			out = append(out, e)
 		}
 	}
@@ -328,4 +339,42 @@ func (c *testCluster) appendN(id int32, n, size, window int, tag string) int64 {
 		wait(cm)
 	}
 	return last
+}
+
+// errorCode returns a quorum response's error: the top-level code, else
+// its partition's.
+func errorCode(resp kmsg.Response) int16 {
+	switch r := resp.(type) {
+	case *kmsg.FetchResponse:
+		if r.ErrorCode != 0 || len(r.Topics) == 0 || len(r.Topics[0].Partitions) == 0 {
+			return r.ErrorCode
+		}
+		return r.Topics[0].Partitions[0].ErrorCode
+	case *kmsg.VoteResponse:
+		if r.ErrorCode != 0 || len(r.Topics) == 0 || len(r.Topics[0].Partitions) == 0 {
+			return r.ErrorCode
+		}
+		return r.Topics[0].Partitions[0].ErrorCode
+	case *kmsg.BeginQuorumEpochResponse:
+		if r.ErrorCode != 0 || len(r.Topics) == 0 || len(r.Topics[0].Partitions) == 0 {
+			return r.ErrorCode
+		}
+		return r.Topics[0].Partitions[0].ErrorCode
+	case *kmsg.EndQuorumEpochResponse:
+		if r.ErrorCode != 0 || len(r.Topics) == 0 || len(r.Topics[0].Partitions) == 0 {
+			return r.ErrorCode
+		}
+		return r.Topics[0].Partitions[0].ErrorCode
+	case *kmsg.DescribeQuorumResponse:
+		if r.ErrorCode != 0 || len(r.Topics) == 0 || len(r.Topics[0].Partitions) == 0 {
+			return r.ErrorCode
+		}
+		return r.Topics[0].Partitions[0].ErrorCode
+	case *kmsg.FetchSnapshotResponse:
+		if r.ErrorCode != 0 || len(r.Topics) == 0 || len(r.Topics[0].Partitions) == 0 {
+			return r.ErrorCode
+		}
+		return r.Topics[0].Partitions[0].ErrorCode
+	}
+	return 0
 }

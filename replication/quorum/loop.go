@@ -56,13 +56,8 @@ type instance struct {
 	stopDeadline time.Time
 	stopNow      bool
 
-	// What observe saw last, to publish the status on a change, and what
-	// report saw last, to turn changes into events.
+	// What observe saw last, to publish the status on a change.
 	last         raft.Status
-	reported     raft.Status
-	beginSeen    int32 // highest epoch whose BeginQuorumEpoch was reported
-	endSeen      int32 // highest epoch whose received EndQuorumEpoch was reported
-	endSent      int32 // highest epoch whose sent EndQuorumEpoch was reported
 	lastSnapshot time.Time
 	published    time.Time
 	unpublished  bool
@@ -91,9 +86,6 @@ func newInstance(n *Node, log *DiskLog) *instance {
 		ctx:          ctx,
 		cancel:       cancel,
 		pending:      make(map[uint64]*wire.Request),
-		beginSeen:    -1,
-		endSeen:      -1,
-		endSent:      -1,
 		idleEpoch:    -1,
 		lastAppend:   now,
 		lastSnapshot: now,
@@ -218,7 +210,7 @@ func (in *instance) settle(now time.Time) error {
 	in.maybeAutoSnapshot(now)
 	for {
 		if out := in.raft.Outbox(); len(out) > 0 {
-			in.report(now, in.raft.Summary())
+			in.report(now)
 			for _, m := range out {
 				in.dispatch(now, m)
 			}
@@ -250,14 +242,12 @@ func (in *instance) dispatch(now time.Time, m raft.Message) {
 			return
 		}
 		delete(in.pending, m.ID)
-		in.noteInbound(now, req.Body, m.Response)
 		req.Respond(m.Response)
 		return
 	}
 	if m.Request == nil {
 		return
 	}
-	in.noteOutbound(now, m)
 	in.send(m)
 }
 
@@ -430,10 +420,7 @@ func (in *instance) snapshot(now time.Time) (raft.SnapshotID, error) {
 	id, _ := in.log.LatestSnapshot()
 	in.sm.bytesSinceSnapshot = 0
 	in.lastSnapshot = now
-	in.n.snapshotsTaken.Add(1)
-	in.emit(now, EventSnapshotTaken, in.raft.Status().Epoch, "took snapshot %v of its tally (%d records committed); its log now starts at offset %d",
-		id, in.sm.tally.Records, in.log.LogStartOffset())
-	in.log.takeNotes() // the log start move is this snapshot's
+	in.report(now) // the caller sees the snapshot counted at once
 	return id, nil
 }
 
@@ -491,7 +478,8 @@ func (in *instance) exit() {
 		state = StateKilled
 	case in.failErr != nil:
 		state = StateFailed
-		in.emit(now, EventFailed, st.Epoch, "stopped on an error: %v", in.failErr)
+		in.report(now)
+		in.emit(Event{Time: now, Kind: EventFailed, Status: st, Err: in.failErr})
 	}
 	if state == StateStopped {
 		if cerr := in.log.Close(); cerr != nil {

@@ -172,7 +172,6 @@ func (n *Node) open() (*instance, error) {
 	}
 	in.raft = rn
 	in.last = rn.Status()
-	in.reported = in.last
 	return in, nil
 }
 

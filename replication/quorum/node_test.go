@@ -90,11 +90,11 @@ func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
 		s, l := c.nodes[old].Status(), c.nodes[leader].Status()
 		return s.Role == raft.Follower && s.LeaderID == leader && s.HighWatermark == l.HighWatermark && s.LogEndOffset == l.LogEndOffset
 	})
-	if st := c.nodes[old].Status(); st.Truncations < 1 || len(c.eventsOf(EventTruncation, old)) == 0 {
+	if st := c.nodes[old].Status(); st.Truncations < 1 || len(c.eventsOf(raft.EventTruncated, old)) == 0 {
 		t.Fatalf("the old leader never truncated its tail: %+v\n%s", st, c.eventLog())
 	}
-	if len(c.eventsOf(EventRecovery, old)) != 2 {
-		t.Errorf("recovery events of node %d: %v", old, c.eventsOf(EventRecovery, old))
+	if len(c.recoveries(old)) != 2 {
+		t.Errorf("recovery events of node %d: %v", old, c.recoveries(old))
 	}
 
 	final := c.nodes[leader].Status().HighWatermark
@@ -151,13 +151,13 @@ func TestPartitionedLeaderResignsAndRejoins(t *testing.T) {
 	// does, it leaves its resigned epoch for the next one, unattached,
 	// and never goes past it.
 	c.waitFor("the old leader to ask for pre-votes", 10*time.Second, func() bool {
-		return len(c.eventsOf(EventRoleChange, old)) > 0 && c.nodes[old].Status().Role == raft.Prospective
+		return len(c.eventsOf(raft.EventRoleChanged, old)) > 0 && c.nodes[old].Status().Role == raft.Prospective
 	})
 	if e := c.nodes[old].Status().Epoch; e > epoch+1 {
 		t.Fatalf("the cut-off node bumped its epoch to %d (it led %d)", e, epoch)
 	}
 
-	elections := len(c.eventsOf(EventElection, 0))
+	elections := len(c.eventsOf(raft.EventElectionWon, 0))
 	c.links.HealAll()
 	c.waitFor("the old leader to follow the new one", 10*time.Second, func() bool {
 		s := c.nodes[old].Status()
@@ -169,7 +169,7 @@ func TestPartitionedLeaderResignsAndRejoins(t *testing.T) {
 			t.Errorf("node %d in epoch %d after healing, want %d: an election happened", id, s.Epoch, newEpoch)
 		}
 	}
-	if n := len(c.eventsOf(EventElection, 0)); n != elections {
+	if n := len(c.eventsOf(raft.EventElectionWon, 0)); n != elections {
 		t.Errorf("%d elections after healing\n%s", n-elections, c.eventLog())
 	}
 	if s := c.nodes[leader].Status(); s.Role != raft.Leader || s.Epoch != newEpoch {
@@ -193,7 +193,7 @@ func TestGracefulStopHandsOver(t *testing.T) {
 	if st.State != StateStopped {
 		t.Fatalf("after Stop: %+v", st)
 	}
-	if len(c.eventsOf(EventEndQuorumEpoch, old)) == 0 {
+	if len(c.eventsOf(raft.EventEndQuorumEpochSent, old)) == 0 {
 		t.Errorf("no EndQuorumEpoch from the stopping leader\n%s", c.eventLog())
 	}
 	leader, newEpoch := c.leader(10*time.Second, old)
@@ -266,7 +266,7 @@ func TestSnapshotCatchUp(t *testing.T) {
 	if s := c.nodes[down].Status(); s.LogStartOffset != id.EndOffset || s.LatestSnapshot != id {
 		t.Errorf("follower after catching up: %+v", s)
 	}
-	if len(c.eventsOf(EventSnapshotLoaded, down)) == 0 || len(c.eventsOf(EventSnapshotTaken, leader)) == 0 {
+	if len(c.eventsOf(raft.EventSnapshotFetched, down)) == 0 || len(c.eventsOf(raft.EventSnapshotTaken, leader)) == 0 {
 		t.Errorf("snapshot events missing\n%s", c.eventLog())
 	}
 	// Restarting the leader loads its own snapshot from disk and replays

@@ -79,9 +79,7 @@ type stateMachine struct {
 	// writable: the node was told it leads, having applied everything
 	// before its epoch; only then may its owner append.
 	writable bool
-	// loaded is the snapshot loaded since the loop last looked, if any.
-	loaded *raft.SnapshotID
-	err    error
+	err      error
 	// user is the owner's Listener, fed after the Tally.
 	user Listener
 
@@ -134,8 +132,6 @@ func (sm *stateMachine) HandleLoadSnapshot(s raft.Snapshot) {
 	}
 	sm.tally = t
 	sm.bytesSinceSnapshot = 0
-	id := s.ID
-	sm.loaded = &id
 	if sm.user != nil {
 		sm.user.HandleLoadSnapshot(s)
 	}

@@ -1,0 +1,100 @@
+package cluster
+
+import (
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/raft"
+)
+
+// publish turns a node's event into a playground event. The stream stamps
+// it as it publishes, not with the time the node's loop took for its
+// batch, so that times rise with sequence numbers across nodes: a node
+// that spent its batch in an fsync would otherwise publish an event dated
+// before events of other nodes already on the stream.
+func (e *engine) publish(ev quorum.Event) {
+	kind, msg, ok := narrate(ev)
+	if !ok {
+		return
+	}
+	epoch := ev.Status.Epoch
+	if ev.Kind == quorum.EventRaft {
+		epoch = ev.Raft.Epoch
+	}
+	e.events.Publish(Event{Kind: kind, Node: ev.Node, Epoch: epoch, Message: msg})
+}
+
+// narrate puts a node's event into the event log's words: the one place
+// where the engine's changes become sentences. ok is false for changes the
+// log leaves out (a follower learning the high watermark).
+func narrate(ev quorum.Event) (kind EventKind, msg string, ok bool) {
+	switch ev.Kind {
+	case quorum.EventRecovery:
+		st := ev.Status
+		snap := "no snapshot"
+		if st.HasSnapshot {
+			snap = "snapshot " + st.LatestSnapshot.String()
+		}
+		return EventRecovery, fmt.Sprintf("opened %s: log [%d, %d), %s, recovery: %v; starts %s",
+			quorum.LogDirName, st.LogStartOffset, st.LogEndOffset, snap, ev.Recovery, quorumPlace(st.Role, st.Epoch, st.LeaderID, st.VotedID, st.Voter)), true
+	case quorum.EventFailed:
+		return EventNodeFailed, fmt.Sprintf("stopped on an error: %v", ev.Err), true
+	}
+	r := ev.Raft
+	switch r.Kind {
+	case raft.EventRoleChanged:
+		voter := ev.Status.Voter
+		return EventRoleChange, fmt.Sprintf("%s -> %s",
+			quorumPlace(r.From, r.FromEpoch, r.FromLeader, r.FromVoted, voter), quorumPlace(r.To, r.Epoch, r.Leader, r.Voted, voter)), true
+	case raft.EventElectionWon:
+		return EventElection, fmt.Sprintf("elected leader of epoch %d, its log ending at offset %d", r.Epoch, r.LogEndOffset), true
+	case raft.EventVoteGranted:
+		if r.PreVote {
+			return EventVote, fmt.Sprintf("granted node %d a pre-vote for epoch %d: it would vote for it, and changes nothing", r.Candidate, r.Epoch), true
+		}
+		return EventVote, fmt.Sprintf("voted for node %d in epoch %d", r.Candidate, r.Epoch), true
+	case raft.EventBeginQuorumEpochReceived:
+		return EventBeginQuorumEpoch, fmt.Sprintf("BeginQuorumEpoch from node %d: it leads epoch %d", r.Leader, r.Epoch), true
+	case raft.EventEndQuorumEpochSent:
+		return EventEndQuorumEpoch, fmt.Sprintf("no longer leads epoch %d: EndQuorumEpoch to the other voters, preferred successors %v (most caught up first)", r.Epoch, r.Successors), true
+	case raft.EventEndQuorumEpochReceived:
+		return EventEndQuorumEpoch, fmt.Sprintf("EndQuorumEpoch from node %d: it resigned epoch %d, preferred successors %v; the earlier in that list, the sooner this node's fetch timeout ends", r.Leader, r.Epoch, r.Successors), true
+	case raft.EventTruncated:
+		return EventTruncation, fmt.Sprintf("truncated its log from offset %d to %d, where it agrees with leader %d; the %d records after it were never committed",
+			r.FromOffset, r.ToOffset, r.Leader, r.FromOffset-r.ToOffset), true
+	case raft.EventSnapshotFetched:
+		return EventSnapshotLoaded, fmt.Sprintf("fetched snapshot %v from leader %d and restarted its log at offset %d", r.Snapshot, r.Leader, r.Snapshot.EndOffset), true
+	case raft.EventSnapshotLoaded:
+		return EventSnapshotLoaded, fmt.Sprintf("loaded snapshot %v into its state: %d records committed before offset %d", r.Snapshot, ev.Tally.Records, r.Snapshot.EndOffset), true
+	case raft.EventSnapshotTaken:
+		return EventSnapshotTaken, fmt.Sprintf("took snapshot %v of its state (%d records committed)", r.Snapshot, ev.Tally.Records), true
+	case raft.EventLogStartAdvanced:
+		return EventSnapshotTaken, fmt.Sprintf("moved its log start from %d to %d, the end of its latest snapshot", r.FromOffset, r.ToOffset), true
+	case raft.EventHighWatermarkKnown:
+		if ev.Status.Role != raft.Leader || ev.Status.Epoch != r.Epoch {
+			return "", "", false
+		}
+		return EventHighWatermark, fmt.Sprintf("committed the first record of epoch %d: high watermark %d", r.Epoch, r.HighWatermark), true
+	case raft.EventUnsafe:
+		msg := "refused " + r.Refused
+		if r.KafkaStops {
+			msg += "; Kafka's raft client would stop with a fatal error here, kraftlab ignores the news and goes on"
+		}
+		return EventUnsafe, msg, true
+	}
+	return "", "", false
+}
+
+// describeRole spells a node's place in the quorum, as the event log and
+// the role-change events show it.
+func quorumPlace(role raft.Role, epoch, leader, voted int32, voter bool) string {
+	switch {
+	case role == raft.Follower && !voter:
+		return fmt.Sprintf("Observer of %d (epoch %d)", leader, epoch)
+	case role == raft.Follower:
+		return fmt.Sprintf("Follower of %d (epoch %d)", leader, epoch)
+	case (role == raft.Unattached || role == raft.Prospective) && voted >= 0:
+		return fmt.Sprintf("%v, voted for %d (epoch %d)", role, voted, epoch)
+	}
+	return fmt.Sprintf("%v (epoch %d)", role, epoch)
+}
