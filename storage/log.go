@@ -112,8 +112,8 @@ type Log struct {
 	// the records shown lost, exact and at least.
 	startCheckpointed   bool
 	lostExact, lostTail int64
-	err         error // once set (closed, crashed, failed), every call returns it
-	closed      bool  // files closed
+	err                 error // once set (closed, crashed, failed), every call returns it
+	closed              bool  // files closed
 
 	buf     []byte // encodes leader batches
 	scratch []byte // encodes index entries
