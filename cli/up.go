@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,8 +47,13 @@ func upCommand(e *env) (*cobra.Command, *upOptions) {
 		Long: `Up starts a playground: controllers 1..N (the KRaft voters) and brokers
 101..100+M (observers of the metadata quorum), each listening on 127.0.0.1,
 and serves the control API that the other commands use. It runs until
-Ctrl-C or "kraftlab down". Several playgrounds can run side by side under
-different --session names.
+Ctrl-C, SIGTERM or "kraftlab down", and then removes its temporary data
+folder and its control socket. Several playgrounds can run side by side
+under different --session names.
+
+A closed output does not stop it: when whatever reads its standard output
+or error goes away (kraftlab up --headless | head -1), up keeps running and
+drops what it would have printed there, saying so once on the other stream.
 
 Timing profiles: workshop (default; every effect shows within about ten
 seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
@@ -61,7 +69,7 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 	f.StringVar(&o.profile, "profile", cluster.DefaultProfile, "timing profile: "+strings.Join(cluster.Profiles(), ", "))
 	f.StringArrayVar(&o.sets, "set", nil, "override a timing value by its Kafka config name, key=value (repeatable)")
 	f.StringVar(&o.dataDir, "data-dir", "", "keep the nodes' data in this folder (default: a temporary folder removed on exit)")
-	f.BoolVar(&o.headless, "headless", false, "run without the TUI, printing events, until Ctrl-C or kraftlab down")
+	f.BoolVar(&o.headless, "headless", false, "run without the TUI, printing events, until Ctrl-C, SIGTERM or kraftlab down (a closed output does not stop it)")
 	cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.Profiles(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("set", completeSettings)
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
@@ -78,6 +86,50 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 		return runUp(e, cmd, cfg, o.headless)
 	}
 	return cmd, o
+}
+
+var sigpipeOnce sync.Once
+
+// catchSIGPIPE turns a write to a closed pipe on standard output or error
+// into an EPIPE error instead of the SIGPIPE that Go's runtime otherwise
+// dies of there: a reader that went away (up --headless | head -1) must
+// not kill every node and leave the session's folder and socket behind.
+// It stays on for the life of the process.
+func catchSIGPIPE() {
+	sigpipeOnce.Do(func() {
+		// Notify's sends never block: a full channel drops the signal,
+		// which is all that is wanted of it.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	})
+}
+
+// outlet is one of up's output streams. The first failed write (EPIPE once
+// its reader has gone) switches it off for good: later writes are dropped,
+// and the other stream says so once, so that up goes on serving the
+// playground until it is told to stop.
+type outlet struct {
+	mu     sync.Mutex
+	w      io.Writer
+	name   string
+	other  *outlet
+	broken bool
+}
+
+func (o *outlet) Write(b []byte) (int, error) {
+	o.mu.Lock()
+	if o.broken {
+		o.mu.Unlock()
+		return len(b), nil
+	}
+	_, err := o.w.Write(b)
+	if err != nil {
+		o.broken = true
+	}
+	o.mu.Unlock()
+	if err != nil && o.other != nil {
+		fmt.Fprintf(o.other, "kraftlab up: %s is gone (%v); the playground keeps running without it until Ctrl-C, SIGTERM or kraftlab down\n", o.name, err)
+	}
+	return len(b), nil
 }
 
 // playground is a running playground serving its control API.
@@ -137,11 +189,14 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 		return err
 	}
 	started := time.Now()
+	catchSIGPIPE()
 	p, err := startPlayground(cmd.Context(), e, s, cfg)
 	if err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
+	stderr := &outlet{w: cmd.ErrOrStderr(), name: "standard error"}
+	w := &outlet{w: cmd.OutOrStdout(), name: "standard output", other: stderr}
+	stderr.other = w
 	writeBanner(w, p, cfg)
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()

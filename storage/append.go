@@ -164,6 +164,44 @@ func (l *Log) write(raw []byte) error {
 	return nil
 }
 
+// closeIndex syncs (as the policy says) and closes the index file of a
+// segment that is no longer the active one.
+func (l *Log) closeIndex(s *segment) error {
+	if s.indexFile == nil {
+		return nil
+	}
+	if l.sync() {
+		if err := s.indexFile.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", s.indexPath(), err)
+		}
+	}
+	err := s.indexFile.Close()
+	s.indexFile = nil
+	return err
+}
+
+// writeIndexes writes every entry not yet in an index file (all of them
+// name flushed batches when it is called) and closes the index files of
+// the segments before the active one.
+func (l *Log) writeIndexes() error {
+	for i := len(l.segs) - 1; i >= 0; i-- {
+		s := l.segs[i]
+		if i < len(l.segs)-1 && s.indexWritten == len(s.index) && s.indexFile == nil {
+			break // older segments were written whole at their roll
+		}
+		var err error
+		if l.scratch, err = s.writeIndex(l.scratch); err != nil {
+			return err
+		}
+		if i < len(l.segs)-1 {
+			if err := l.closeIndex(s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // writeRun appends whole batches to seg's file.
 func (l *Log) writeRun(seg *segment, b []byte) error {
 	if len(b) == 0 {
@@ -193,23 +231,20 @@ func (l *Log) undo(orig int64, err error) error {
 	return err
 }
 
-// roll starts a new active segment at base.
+// roll starts a new active segment at base. The old segment's index gets
+// the entries of its flushed batches now; if some of its batches are not
+// flushed yet (a follower append that fills it and goes on), its index
+// file stays open for the flush that writes the rest (see closeIndexes).
 func (l *Log) roll(base int64) (*segment, error) {
 	old := l.active()
 	var err error
-	if l.scratch, err = old.writeIndex(l.scratch); err != nil {
+	if l.scratch, err = old.writeIndexBelow(l.scratch, l.flushed); err != nil {
 		return nil, err
 	}
-	if old.indexFile != nil {
-		if l.sync() {
-			if err := old.indexFile.Sync(); err != nil {
-				return nil, fmt.Errorf("roll: sync %s: %w", old.indexPath(), err)
-			}
-		}
-		if err := old.indexFile.Close(); err != nil {
+	if old.indexWritten == len(old.index) {
+		if err := l.closeIndex(old); err != nil {
 			return nil, fmt.Errorf("roll: %w", err)
 		}
-		old.indexFile = nil
 	}
 	seg, err := createSegment(l.dir, base)
 	if err != nil {

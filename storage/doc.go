@@ -20,7 +20,10 @@
 // been written since the previous entry; a lookup finds the closest entry and
 // reads batch headers from there. Index entries are written to their file in
 // groups (on roll and close, and on flush except under FlushNever), because
-// the index can always be rebuilt from its segment.
+// the index can always be rebuilt from its segment; they name flushed
+// batches only (a roll inside an unflushed append leaves the rest of the old
+// segment's entries to the next flush), so that Open can take an entry past
+// its segment's end for a flushed batch that is gone.
 //
 // Snapshots ([Snapshots]) and the quorum-state file ([QuorumStateFile]) may
 // live in the same directory: their names do not collide with the log's.
@@ -59,4 +62,22 @@
 // holding data) is not a crash artefact, and cutting there would silently drop
 // good records, so Open fails with [ErrCorruptLog] naming the file, the byte
 // position and the offset. Nothing that reads bytes from disk panics on them.
+//
+// Open also reports evidence that records the log had flushed are gone,
+// which a crash never explains: a first segment whose base offset says
+// offsets below it existed while nothing holds them (no log start
+// checkpoint, no snapshot), an epoch in leader-epoch-checkpoint starting past
+// the recovered end, an index entry past its segment's end. Both files only
+// ever name flushed batches, for this reason. RecoveryReport.Lost says how
+// many at least (exactly, for the first kind).
+//
+// # Snapshots
+//
+// OpenSnapshots and Open check every snapshot file whole, as Freeze does:
+// batches passing their CRC with offsets from zero, all in the epoch the file
+// name gives, a SnapshotHeader first and a SnapshotFooter last. A corrupt one
+// is renamed with a .corrupt suffix (kept for inspection, never listed) and
+// reported in RecoveryReport.SnapshotsSetAside, unless it is the only copy of
+// the offsets below the log start: then both fail with ErrCorruptSnapshot
+// naming the file.
 package storage

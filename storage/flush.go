@@ -32,13 +32,12 @@ func (l *Log) flushLocked() error {
 		// Only a flush that fsyncs writes the index: under FlushNever the
 		// quorum flushes after every append, and the index can wait for
 		// roll or close since Open rebuilds one that is short of its segment.
-		var err error
-		if l.scratch, err = l.active().writeIndex(l.scratch); err != nil {
+		if err := l.writeIndexes(); err != nil {
 			return fmt.Errorf("flush: %w", err)
 		}
 	}
 	if l.epochsDirty {
-		if err := l.writeEpochs(); err != nil {
+		if err := l.writeEpochs(l.leo()); err != nil {
 			return fmt.Errorf("flush: %w", err)
 		}
 	}
@@ -62,7 +61,7 @@ func (l *Log) Close() error {
 	err := l.flushLocked()
 	if err == nil {
 		// Under FlushNever the flush left the index unwritten.
-		l.scratch, err = l.active().writeIndex(l.scratch)
+		err = l.writeIndexes()
 	}
 	if idx := l.active().indexFile; err == nil && idx != nil && l.sync() {
 		err = idx.Sync()

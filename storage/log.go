@@ -108,8 +108,12 @@ type Log struct {
 	epochs      epochCache
 	epochsDirty bool // epochs changed since leader-epoch-checkpoint was written
 	recovery    RecoveryReport
-	err         error // once set (closed, crashed, failed), every call returns it
-	closed      bool  // files closed
+	// Recovery bookkeeping: the log start was checkpointed on disk, and
+	// the records shown lost, exact and at least.
+	startCheckpointed   bool
+	lostExact, lostTail int64
+	err                 error // once set (closed, crashed, failed), every call returns it
+	closed              bool  // files closed
 
 	buf     []byte // encodes leader batches
 	scratch []byte // encodes index entries

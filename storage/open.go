@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,7 +36,31 @@ type RecoveryReport struct {
 	// SegmentsDeleted lists segment files deleted: wholly below the log
 	// start (a cleanup cut short), or past a cut tail.
 	SegmentsDeleted []string
+	// SnapshotsSetAside lists the corrupt snapshot files of the directory,
+	// renamed with a .corrupt suffix and kept for inspection: the node
+	// does without them (it fetches the leader's snapshot if it needs
+	// one). A file set aside at an earlier start is listed while it is
+	// there.
+	SnapshotsSetAside []SnapshotSetAside
+
+	// Lost is at least how many records the log had flushed, and so may
+	// have acknowledged, that are gone: what the files show beyond what
+	// survives (see LostEvidence). A crash only loses unflushed records,
+	// which the log never acknowledged; these are more. For a voter this
+	// is dangerous: with records it acknowledged gone, it can vote for a
+	// candidate that lacks committed records and help elect a leader
+	// that does (what the directory ids of Kafka's KIP-853 guard
+	// against). 0 when nothing shows a loss.
+	Lost int64
+	// LostExact says Lost is the exact count rather than a lower bound.
+	LostExact bool
+	// LostEvidence says, one sentence each, what shows the loss.
+	LostEvidence []string
 }
+
+// LostRecords reports whether the files show that records the log had
+// flushed are gone.
+func (r RecoveryReport) LostRecords() bool { return r.Lost > 0 }
 
 // Truncated reports whether Open cut off a tail.
 func (r RecoveryReport) Truncated() bool { return r.Segment != "" }
@@ -55,6 +80,18 @@ func (r RecoveryReport) String() string {
 	}
 	if len(r.SegmentsDeleted) > 0 {
 		parts = append(parts, "deleted "+strings.Join(r.SegmentsDeleted, ", "))
+	}
+	for _, a := range r.SnapshotsSetAside {
+		parts = append(parts, fmt.Sprintf("set corrupt snapshot %s aside as %s: %v", a.File, a.KeptAs, a.Reason))
+	}
+	if r.Lost > 0 {
+		n := "at least "
+		if r.LostExact {
+			n = ""
+		}
+		parts = append(parts, fmt.Sprintf("LOST %s%d records the log had flushed (%s); "+
+			"a voter that lost records it acknowledged can help elect a leader that lacks committed records (Kafka's KIP-853 directory ids guard against this)",
+			n, r.Lost, strings.Join(r.LostEvidence, "; ")))
 	}
 	if len(parts) == 0 {
 		return "clean"
@@ -110,10 +147,16 @@ func (l *Log) load() error {
 			os.Remove(filepath.Join(l.dir, name))
 		}
 	}
+	snaps, err := recoverSnapshots(l.dir, entries)
+	if err != nil {
+		return err
+	}
+	l.recovery.SnapshotsSetAside = snaps.aside
 	start, err := readLogStart(l.dir)
 	if err != nil {
 		return err
 	}
+	l.startCheckpointed = start >= 0
 	if len(bases) == 0 {
 		seg, err := createSegment(l.dir, max(start, 0))
 		if err != nil {
@@ -132,6 +175,13 @@ func (l *Log) load() error {
 	epochs, err := l.loadSegments(bases)
 	if err != nil {
 		return err
+	}
+	if first, from := l.segs[0].base, max(start, 0); first > from && !snaps.covers(first) {
+		// Nothing removes the first segment without checkpointing the
+		// log start first (AdvanceLogStart, TruncateFullyAndStartAt), and
+		// no snapshot holds the offsets below it: they were deleted.
+		l.lost(first-from, true, fmt.Sprintf("%s is the first segment, yet nothing of offsets %d-%d survives and no snapshot holds them",
+			filepath.Base(l.segs[0].path), from, first-1))
 	}
 	l.start = max(start, l.segs[0].base)
 	if l.start > l.leo() {
@@ -256,11 +306,56 @@ func (l *Log) dropEmptyTail(where string, later []int64) error {
 	return nil
 }
 
+// lost records evidence of n records gone (at least n unless exact).
+// Exact counts add up; lower bounds from the tail overlap, so the largest
+// counts.
+func (l *Log) lost(n int64, exact bool, evidence string) {
+	r := &l.recovery
+	if exact {
+		l.lostExact += n
+	} else {
+		l.lostTail = max(l.lostTail, n)
+	}
+	r.Lost = l.lostExact + l.lostTail
+	r.LostExact = l.lostTail == 0
+	r.LostEvidence = append(r.LostEvidence, evidence)
+}
+
+// indexEvidence looks in seg's old index file for entries past the
+// segment's recovered end. Entries reach the file only for flushed batches
+// (see Log.flushLocked and Log.roll), so such an entry is a flushed batch
+// that is gone. The entries before it must be the ones the scan rebuilt, and
+// the rest must rise, or the file is taken for garbage and proves nothing.
+func (l *Log) indexEvidence(seg *segment, have, want []byte) {
+	if len(have) <= len(want) || len(have)%indexEntrySize != 0 || !bytes.Equal(have[:len(want)], want) {
+		return
+	}
+	prev := indexEntry{}
+	if n := len(seg.index); n > 0 {
+		prev = seg.index[n-1]
+	}
+	var last indexEntry
+	for off := len(want); off < len(have); off += indexEntrySize {
+		e := indexEntry{rel: binary.BigEndian.Uint32(have[off:]), pos: binary.BigEndian.Uint32(have[off+4:])}
+		if int64(e.pos) < seg.size || (off > 0 && (e.rel <= prev.rel || e.pos <= prev.pos)) {
+			return
+		}
+		prev, last = e, e
+	}
+	if gone := seg.base + int64(last.rel) + 1 - seg.next; gone > 0 {
+		l.lost(gone, false, fmt.Sprintf("%s has an entry for offset %d at byte %d, past the %d bytes left in %s",
+			filepath.Base(seg.indexPath()), seg.base+int64(last.rel), last.pos, seg.size, filepath.Base(seg.path)))
+	}
+}
+
 // checkIndex compares seg's index file with the index its scan rebuilt and
 // rewrites the file if they differ. The active segment keeps it open.
 func (l *Log) checkIndex(seg *segment, active bool) error {
 	want := appendIndexEntries(nil, seg.index)
 	have, err := os.ReadFile(seg.indexPath())
+	if err == nil {
+		l.indexEvidence(seg, have, want)
+	}
 	if err != nil || !bytes.Equal(have, want) {
 		if err := os.WriteFile(seg.indexPath(), want, 0o644); err != nil {
 			return fmt.Errorf("rebuild index: %w", err)
@@ -282,12 +377,26 @@ func (l *Log) loadEpochs(raw []EpochEntry) error {
 	derived.truncateFromStart(l.start)
 	stored, ok, err := readEpochCache(l.dir)
 	leo := l.leo()
+	// leader-epoch-checkpoint is written only with flushed batches (see
+	// Log.writeEpochs), so an epoch that starts past the log end, or at it
+	// in a log that holds batches, names a flushed batch that is gone. (An
+	// epoch starting at the end of an empty log whose start was moved there
+	// is the epoch AdvanceLogStart keeps.)
+	if n := len(stored); n > 0 {
+		e := stored[n-1]
+		legit := e.StartOffset == leo && leo == l.start && l.startCheckpointed
+		if e.StartOffset >= leo && e.StartOffset >= l.start && !legit {
+			l.lost(e.StartOffset+1-leo, false, fmt.Sprintf("%s says epoch %d starts at offset %d, but the log ends at %d",
+				epochCacheFile, e.Epoch, e.StartOffset, leo))
+		}
+	}
 	kept := epochCache{entries: slices.Clone(stored)}
-	// Epochs past the log end lost their batches in a crash. An epoch
+	// Epochs past the log end lost their batches (reported above). An epoch
 	// starting right at the end is kept only in an empty log, where it
-	// comes from AdvanceLogStart and no batch can confirm it.
+	// comes from AdvanceLogStart (so the start is checkpointed) and no
+	// batch can confirm it.
 	n := len(kept.entries)
-	for n > 0 && (kept.entries[n-1].StartOffset > leo || (leo > l.start && kept.entries[n-1].StartOffset == leo)) {
+	for n > 0 && (kept.entries[n-1].StartOffset > leo || (kept.entries[n-1].StartOffset == leo && (leo > l.start || !l.startCheckpointed))) {
 		n--
 	}
 	kept.entries = kept.entries[:n]
@@ -301,14 +410,30 @@ func (l *Log) loadEpochs(raw []EpochEntry) error {
 		l.epochs = derived
 		l.recovery.EpochCacheRebuilt = err != nil || len(derived.entries) > 0
 	}
-	return l.writeEpochs()
+	return l.writeEpochs(leo)
 }
 
-// writeEpochs persists the epoch cache atomically.
-func (l *Log) writeEpochs() error {
-	if err := writeFileAtomic(l.dir, epochCacheFile, l.epochs.marshal(), l.sync()); err != nil {
+// writeEpochs persists the epoch cache atomically, leaving out the epochs
+// that start at or past durable (the end of the flushed data) unless one
+// is the epoch of an empty log's start: so the file only ever names batches
+// that were flushed, which makes it evidence when they are gone. What is
+// left out stays dirty, for the next flush.
+func (l *Log) writeEpochs(durable int64) error {
+	n, err := l.writeEpochCache(l.epochs, durable, l.leo())
+	if err != nil {
 		return err
 	}
-	l.epochsDirty = false
+	l.epochsDirty = n < len(l.epochs.entries)
 	return nil
+}
+
+// writeEpochCache writes c as writeEpochs does, for a log ending at end,
+// and returns how many entries it wrote.
+func (l *Log) writeEpochCache(c epochCache, durable, end int64) (int, error) {
+	n := len(c.entries)
+	for n > 0 && c.entries[n-1].StartOffset >= durable && !(n == 1 && end == l.start && c.entries[0].StartOffset == l.start) {
+		n--
+	}
+	c.entries = c.entries[:n]
+	return n, writeFileAtomic(l.dir, epochCacheFile, c.marshal(), l.sync())
 }

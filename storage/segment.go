@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -159,7 +160,18 @@ func appendIndexEntries(dst []byte, entries []indexEntry) []byte {
 // writeIndex writes the index entries not yet in the index file, using buf
 // as scratch space, and returns buf for reuse.
 func (s *segment) writeIndex(buf []byte) ([]byte, error) {
-	if s.indexWritten == len(s.index) {
+	return s.writeIndexBelow(buf, math.MaxInt64)
+}
+
+// writeIndexBelow is writeIndex for the entries of batches below offset
+// flushed only: the index file names flushed batches alone, so that an
+// entry past a segment's end at Open is a flushed batch that is gone.
+func (s *segment) writeIndexBelow(buf []byte, flushed int64) ([]byte, error) {
+	n := len(s.index)
+	for n > s.indexWritten && s.base+int64(s.index[n-1].rel) >= flushed {
+		n--
+	}
+	if s.indexWritten == n {
 		return buf, nil
 	}
 	if s.indexFile == nil {
@@ -167,11 +179,11 @@ func (s *segment) writeIndex(buf []byte) ([]byte, error) {
 			return buf, err
 		}
 	}
-	buf = appendIndexEntries(buf[:0], s.index[s.indexWritten:])
+	buf = appendIndexEntries(buf[:0], s.index[s.indexWritten:n])
 	if _, err := s.indexFile.WriteAt(buf, int64(s.indexWritten)*indexEntrySize); err != nil {
 		return buf, fmt.Errorf("write index %s: %w", s.indexPath(), err)
 	}
-	s.indexWritten = len(s.index)
+	s.indexWritten = n
 	return buf, nil
 }
 

@@ -62,6 +62,12 @@ type Snapshots struct {
 
 // OpenSnapshots opens the snapshots in dir, creating it if needed. It
 // removes what a crash can leave: unfinished .part files and .deleted files.
+// It checks every snapshot file whole (see Freeze) and sets a corrupt one
+// aside, renamed with a .corrupt suffix and never listed, so that the node
+// fetches the leader's instead; but when a corrupt snapshot is the only copy
+// of the offsets below the log start (of the log in the same directory), it
+// fails with ErrCorruptSnapshot naming the file. Open reports what was set
+// aside in its RecoveryReport.
 func OpenSnapshots(dir string) (*Snapshots, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open snapshots: %w", err)
@@ -70,13 +76,13 @@ func OpenSnapshots(dir string) (*Snapshots, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open snapshots: %w", err)
 	}
-	s := &Snapshots{dir: dir}
+	st, err := recoverSnapshots(dir, entries)
+	if err != nil {
+		return nil, fmt.Errorf("open snapshots: %w", err)
+	}
+	s := &Snapshots{dir: dir, ids: st.ids}
 	for _, e := range entries {
 		name := e.Name()
-		if id, ok := parseSnapshotName(name, snapshotSuffix); ok {
-			s.ids = append(s.ids, id)
-			continue
-		}
 		_, part := parseSnapshotName(name, snapshotPartSuffix)
 		_, deleted := parseSnapshotName(name, snapshotDeletedSuffix)
 		if part || deleted {
@@ -85,7 +91,6 @@ func OpenSnapshots(dir string) (*Snapshots, error) {
 			}
 		}
 	}
-	slices.SortFunc(s.ids, SnapshotID.Compare)
 	return s, nil
 }
 
@@ -222,8 +227,10 @@ func (w *SnapshotWriter) Append(b []byte) error {
 	return nil
 }
 
-// Freeze completes the snapshot: it checks that the file is a sequence of
-// whole batches passing their CRC, fsyncs it, renames it to its final name
+// Freeze completes the snapshot: it checks that the file is a whole
+// snapshot of its id as Kafka lays one out (batches passing their CRC with
+// offsets from zero, all in the id's epoch, a SnapshotHeader record first and
+// a SnapshotFooter last; OpenSnapshots checks the same), fsyncs it, renames it to its final name
 // and fsyncs the directory. After a failed check the writer is aborted.
 func (w *SnapshotWriter) Freeze() error {
 	if w.done {
@@ -237,10 +244,7 @@ func (w *SnapshotWriter) Freeze() error {
 }
 
 func (w *SnapshotWriter) freeze() error {
-	if w.size == 0 {
-		return errors.New("no batches")
-	}
-	if _, err := checkSnapshotFile(w.f, w.path, w.size); err != nil {
+	if _, err := checkSnapshotFile(w.f, w.path, w.size, w.id); err != nil {
 		return err
 	}
 	if err := w.f.Sync(); err != nil {
@@ -315,7 +319,7 @@ func (r *SnapshotReader) ReadAt(pos int64, maxBytes int) ([]byte, error) {
 // Batches reads the whole snapshot and decodes its batches, checking each
 // one's CRC. The batches alias one buffer.
 func (r *SnapshotReader) Batches() ([]Batch, error) {
-	return checkSnapshotFile(r.f, r.path, r.size)
+	return checkSnapshotFile(r.f, r.path, r.size, r.id)
 }
 
 // Records returns the data records of the snapshot, in order, leaving out
@@ -342,18 +346,14 @@ func (r *SnapshotReader) Records() ([]Record, error) {
 // Close closes the snapshot file.
 func (r *SnapshotReader) Close() error { return r.f.Close() }
 
-// checkSnapshotFile reads a snapshot file of the given size and decodes it
-// as a sequence of whole, CRC-checked batches.
-func checkSnapshotFile(f *os.File, path string, size int64) ([]Batch, error) {
+// checkSnapshotFile reads a snapshot file of the given size and verifies
+// it as a whole snapshot of id.
+func checkSnapshotFile(f *os.File, path string, size int64, id SnapshotID) ([]Batch, error) {
 	buf := make([]byte, size)
 	if _, err := f.ReadAt(buf, 0); err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", path, err)
 	}
-	var out []Batch
-	err := Batches(buf, func(_ int, b *Batch) error {
-		out = append(out, *b)
-		return nil
-	})
+	out, err := verifySnapshot(buf, id)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}

@@ -10,18 +10,19 @@ import (
 )
 
 // snapshotBytes encodes a snapshot the way the quorum frames one: a
-// SnapshotHeader control batch, data batches, a SnapshotFooter batch.
-func snapshotBytes(n int) ([]byte, []Record) {
-	raw := AppendBatch(nil, BatchSpec{Control: true, LeaderEpoch: 3}, []Record{SnapshotHeaderRecord(1700000000000)})
+// SnapshotHeader control batch, data batches, a SnapshotFooter batch, all in
+// the snapshot's epoch.
+func snapshotBytes(epoch int32, n int) ([]byte, []Record) {
+	raw := AppendBatch(nil, BatchSpec{Control: true, LeaderEpoch: epoch}, []Record{SnapshotHeaderRecord(1700000000000)})
 	var data []Record
 	off := int64(1)
 	for i := range n {
 		recs := records(fmt.Sprint("s", i), 5, 100)
-		raw = AppendBatch(raw, BatchSpec{BaseOffset: off, LeaderEpoch: 3}, recs)
+		raw = AppendBatch(raw, BatchSpec{BaseOffset: off, LeaderEpoch: epoch}, recs)
 		off += int64(len(recs))
 		data = append(data, recs...)
 	}
-	raw = AppendBatch(raw, BatchSpec{BaseOffset: off, Control: true, LeaderEpoch: 3}, []Record{SnapshotFooterRecord()})
+	raw = AppendBatch(raw, BatchSpec{BaseOffset: off, Control: true, LeaderEpoch: epoch}, []Record{SnapshotFooterRecord()})
 	return raw, data
 }
 
@@ -34,9 +35,10 @@ func TestSnapshotWriteListReadDelete(t *testing.T) {
 	if _, ok := s.Latest(); ok {
 		t.Fatal("latest snapshot of an empty directory")
 	}
-	raw, data := snapshotBytes(20)
+	raw, data := snapshotBytes(3, 20)
 	ids := []SnapshotID{{EndOffset: 500, Epoch: 3}, {EndOffset: 100, Epoch: 1}, {EndOffset: 500, Epoch: 4}, {EndOffset: 0, Epoch: 0}}
 	for _, id := range ids {
+		raw, _ := snapshotBytes(id.Epoch, 20)
 		w, err := s.Create(id)
 		if err != nil {
 			t.Fatal(err)
@@ -144,7 +146,7 @@ func TestSnapshotFreezeChecksBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := snapshotBytes(3)
+	raw, _ := snapshotBytes(1, 3)
 	flipped := append([]byte(nil), raw...)
 	flipped[len(flipped)/2] ^= 4
 	for name, b := range map[string][]byte{"torn": raw[:len(raw)-1], "flipped": flipped, "empty": nil} {
@@ -181,7 +183,7 @@ func TestSnapshotFreezeChecksBatches(t *testing.T) {
 
 func TestOpenSnapshotsCleansUp(t *testing.T) {
 	dir := t.TempDir()
-	raw, _ := snapshotBytes(1)
+	raw, _ := snapshotBytes(2, 1)
 	files := map[string]bool{ // name: kept
 		"00000000000000000100-0000000002.checkpoint":         true,
 		"00000000000000000200-0000000002.checkpoint.part":    false,

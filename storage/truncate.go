@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // TruncateTo removes the tail of the log from offset on, with whole batches:
@@ -24,11 +25,23 @@ func (l *Log) TruncateTo(offset int64) error {
 	if offset >= l.leo() {
 		return nil
 	}
+	// The epochs the truncation leaves are written first: a crash before
+	// the segments are cut then leaves the checkpoint behind them, which
+	// Open mends, rather than ahead of them, which it takes for lost data.
+	_, end, err := l.segmentFor(offset).find(offset)
+	if err != nil {
+		return err
+	}
+	left := epochCache{entries: slices.Clone(l.epochs.entries)}
+	left.truncateFromEnd(end)
+	if _, err := l.writeEpochCache(left, min(l.flushed, end), end); err != nil {
+		return err
+	}
 	if err := l.truncateLocked(offset); err != nil {
 		l.fail(err)
 		return l.err
 	}
-	return l.writeEpochs()
+	return l.writeEpochs(l.flushed)
 }
 
 // truncateLocked removes every batch whose last offset is at least offset,
@@ -88,7 +101,7 @@ func (l *Log) AdvanceLogStart(offset int64) error {
 	}
 	l.start = offset
 	if l.epochs.truncateFromStart(offset) {
-		if err := l.writeEpochs(); err != nil {
+		if err := l.writeEpochs(l.flushed); err != nil {
 			return err
 		}
 	}
@@ -122,11 +135,15 @@ func (l *Log) TruncateFullyAndStartAt(offset int64) error {
 	if err := writeLogStart(l.dir, offset, l.sync()); err != nil {
 		return err
 	}
+	// Emptied first, for the reason TruncateTo gives.
+	if _, err := l.writeEpochCache(epochCache{}, offset, offset); err != nil {
+		return err
+	}
 	if err := l.truncateFullyLocked(offset); err != nil {
 		l.fail(err)
 		return l.err
 	}
-	return l.writeEpochs()
+	return l.writeEpochs(offset)
 }
 
 func (l *Log) truncateFullyLocked(offset int64) error {

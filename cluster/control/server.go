@@ -6,14 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // The API's routes. Actions are POSTs named after the CLI subcommands;
@@ -33,6 +36,25 @@ const (
 // dozen bytes.
 const maxBody = 64 << 10
 
+// Limits of a connection. A request's headers must arrive within
+// readHeaderTimeout and the whole request within readTimeout (a client that
+// sends half a body is cut off, not waited for forever); an idle kept-alive
+// connection is closed after idleTimeout. There is no write timeout: an
+// event stream (events --follow) writes for as long as its client listens
+// (net/http lifts the read deadline once a request is read, so the read
+// timeout does not end a stream either). The request line and
+// headers are bounded by maxHeaderBytes (a legitimate request needs a few
+// hundred bytes).
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 8 << 10
+)
+
+// maxQuoted bounds how much user input an error message quotes.
+const maxQuoted = 100
+
 // Server serves a playground's control API.
 type Server struct {
 	ctl    cluster.Controller
@@ -48,9 +70,24 @@ type Server struct {
 // promptly, when a client asks the playground to shut down: the owner then
 // calls Shutdown and closes the playground.
 func NewServer(ctl cluster.Controller, onDown func()) *Server {
+	return newServer(ctl, onDown, readHeaderTimeout, readTimeout, idleTimeout)
+}
+
+// newServer is NewServer with the connection timeouts given (tests shorten
+// them).
+func newServer(ctl cluster.Controller, onDown func(), header, read, idle time.Duration) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{ctl: ctl, onDown: onDown, ctx: ctx, cancel: cancel}
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.srv = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: header,
+		ReadTimeout:       read,
+		IdleTimeout:       idle,
+		MaxHeaderBytes:    maxHeaderBytes,
+		// The standard library's own complaints (a bad request line, a TLS
+		// handshake on the socket) would go to the terminal of up.
+		ErrorLog: log.New(io.Discard, "", 0),
+	}
 	s.srv.RegisterOnShutdown(cancel)
 	return s
 }
@@ -73,11 +110,11 @@ func (s *Server) Handler() http.Handler {
 		method, path, _ := strings.Cut(pattern, " ")
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", method)
-			writeError(w, http.StatusMethodNotAllowed, fmt.Errorf("%s %s: use %s", r.Method, r.URL.Path, method))
+			writeError(w, http.StatusMethodNotAllowed, fmt.Errorf("%s %s: use %s", methodOf(r), quote(r.URL.Path), method))
 		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Errorf("no such endpoint: %s %s", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, fmt.Errorf("no such endpoint: %s %s", methodOf(r), quote(r.URL.Path)))
 	})
 	return mux
 }
@@ -112,7 +149,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if a := q.Get("after"); a != "" {
 		n, err := strconv.ParseUint(a, 10, 64)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("bad after=%q: want an event sequence number", a))
+			writeError(w, http.StatusBadRequest, fmt.Errorf("bad after=%s: want an event sequence number", quote(a)))
 			return
 		}
 		after = n
@@ -151,7 +188,94 @@ func parseBool(s string) (bool, error) {
 	case "1", "true":
 		return true, nil
 	}
-	return false, fmt.Errorf("bad follow=%q: want 1 or 0", s)
+	return false, fmt.Errorf("bad follow=%s: want 1 or 0", quote(s))
+}
+
+// methodOf is the request's method for an error message: a token (net/http
+// checks), cut if long.
+func methodOf(r *http.Request) string {
+	if len(r.Method) > 20 {
+		return quote(r.Method)
+	}
+	return r.Method
+}
+
+// quote quotes user input for an error message, cut to maxQuoted bytes.
+func quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
+}
+
+// parseNode parses a node reference from the path, quoting at most
+// maxQuoted bytes of it when it is bad.
+func parseNode(v string) (condition.NodeRef, error) {
+	if len(v) > maxQuoted {
+		return condition.NodeRef{}, fmt.Errorf("bad node %s: want a node id or leader", quote(v))
+	}
+	return condition.ParseNodeRef(v)
+}
+
+// decodeBody decodes a JSON request body into v strictly: one object with
+// only v's fields and nothing after it. An empty body leaves v alone when
+// optional, and is an error naming want otherwise. Errors quote little of
+// the input.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool, want string) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.Is(err, io.EOF) && optional:
+			return nil
+		case errors.Is(err, io.EOF):
+			return fmt.Errorf("bad request body: empty; want %s", want)
+		case errors.As(err, &tooBig):
+			return fmt.Errorf("bad request body: more than %d bytes; want %s", maxBody, want)
+		case isTimeout(err):
+			return fmt.Errorf("bad request body: not received within %v; want %s", readTimeout, want)
+		}
+		return fmt.Errorf("bad request body: %s; want %s", clip(err.Error()), want)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("bad request body: data after the JSON object; want %s alone", want)
+	}
+	return nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// clip cuts a message that may carry user input (a JSON decoder's, which
+// names unknown fields) to a few times maxQuoted bytes.
+func clip(msg string) string {
+	const n = 2 * maxQuoted
+	if len(msg) <= n {
+		return msg
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "…"
+}
+
+// badRequest is a request the API refuses before the playground sees it;
+// it carries the playground's bad-action code.
+type badRequest struct{ msg string }
+
+func (e *badRequest) Error() string { return e.msg }
+func (e *badRequest) Unwrap() error { return cluster.ErrBadAction }
+
+func badRequestf(format string, args ...any) error {
+	return &badRequest{msg: fmt.Sprintf(format, args...)}
 }
 
 func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request) {
@@ -159,10 +283,10 @@ func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request) {
 	switch kind {
 	case cluster.ActKill, cluster.ActStart, cluster.ActStop, cluster.ActIsolate, cluster.ActSnapshot:
 	default:
-		writeError(w, http.StatusNotFound, fmt.Errorf("no node action %q: want kill, start, stop, isolate or snapshot", kind))
+		writeError(w, http.StatusNotFound, fmt.Errorf("no node action %s: want kill, start, stop, isolate or snapshot", quote(string(kind))))
 		return
 	}
-	node, err := condition.ParseNodeRef(r.PathValue("node"))
+	node, err := parseNode(r.PathValue("node"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
@@ -186,29 +310,48 @@ type linkBody struct {
 	Loss     float64 `json:"loss"`
 }
 
+const linkWant = `{"oneway": B, "delayMs": N, "jitterMs": N, "loss": P} (every field optional)`
+
+// check keeps each field in the range the playground takes, so that no
+// value overflows on its way to a duration.
+func (b linkBody) check() error {
+	maxMs := view.MaxLinkDelay.Milliseconds()
+	switch {
+	case b.DelayMs < 0 || b.DelayMs > maxMs:
+		return badRequestf("link: delayMs %d must be between 0 and %d (%v)", b.DelayMs, maxMs, view.MaxLinkDelay)
+	case b.JitterMs < 0 || b.JitterMs > maxMs:
+		return badRequestf("link: jitterMs %d must be between 0 and %d (%v)", b.JitterMs, maxMs, view.MaxLinkDelay)
+	case !(b.Loss >= 0 && b.Loss <= 1):
+		return badRequestf("link: loss %v must be between 0 and 1 (0%% to 100%%)", b.Loss)
+	}
+	return nil
+}
+
 func (s *Server) linkAction(w http.ResponseWriter, r *http.Request) {
 	kind := cluster.ActionKind(r.PathValue("action"))
 	switch kind {
 	case cluster.ActPartition, cluster.ActHeal, cluster.ActLink:
 	default:
-		writeError(w, http.StatusNotFound, fmt.Errorf("no link action %q: want partition, heal or link", kind))
+		writeError(w, http.StatusNotFound, fmt.Errorf("no link action %s: want partition, heal or link", quote(string(kind))))
 		return
 	}
-	a, err := condition.ParseNodeRef(r.PathValue("a"))
+	a, err := parseNode(r.PathValue("a"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	b, err := condition.ParseNodeRef(r.PathValue("b"))
+	b, err := parseNode(r.PathValue("b"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
 	var body linkBody
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil && !errors.Is(err, io.EOF) {
-		writeError(w, http.StatusBadRequest, fmt.Errorf("bad request body: %w", err))
+	err = decodeBody(w, r, &body, true, linkWant)
+	if err == nil {
+		err = body.check()
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err)
 		return
 	}
 	s.act(w, r, cluster.Action{Kind: kind, Node: a, Peer: b, OneWay: body.OneWay, DelayMs: body.DelayMs, JitterMs: body.JitterMs, Loss: body.Loss})
@@ -220,15 +363,32 @@ type loadBody struct {
 	RecordBytes   int `json:"recordBytes"`
 }
 
+const loadWant = `{"recordsPerSec": N, "recordBytes": B}`
+
+// check keeps each field in the range the playground takes (recordBytes 0
+// is the default size).
+func (b loadBody) check() error {
+	size := b.RecordBytes
+	if size == 0 {
+		size = cluster.DefaultLoadRecordBytes
+	} else if err := cluster.ValidateLoad(1, size); err != nil {
+		// Checked even when the load stops, so that no value is taken silently.
+		return &badRequest{msg: err.Error() + " (0: the default)"}
+	}
+	if err := cluster.ValidateLoad(b.RecordsPerSec, size); err != nil {
+		return &badRequest{msg: err.Error()}
+	}
+	return nil
+}
+
 func (s *Server) load(w http.ResponseWriter, r *http.Request) {
 	var body loadBody
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = errors.New(`want {"recordsPerSec": N, "recordBytes": B}`)
-		}
-		writeError(w, http.StatusBadRequest, fmt.Errorf("bad request body: %w", err))
+	err := decodeBody(w, r, &body, false, loadWant)
+	if err == nil {
+		err = body.check()
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err)
 		return
 	}
 	s.act(w, r, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: body.RecordsPerSec, RecordBytes: body.RecordBytes})

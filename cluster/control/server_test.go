@@ -29,6 +29,12 @@ type served struct {
 // way `kraftlab up` does, and tears it down at the end of the test.
 func serve(t *testing.T) *served {
 	t.Helper()
+	return serveWith(t, NewServer)
+}
+
+// serveWith is serve with the server made by newSrv.
+func serveWith(t *testing.T, newSrv func(cluster.Controller, func()) *Server) *served {
+	t.Helper()
 	s, err := NewSession(shortDir(t), "t")
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +49,7 @@ func serve(t *testing.T) *served {
 		t.Fatal(err)
 	}
 	downs := make(chan struct{}, 1)
-	srv := NewServer(pg, func() { downs <- struct{}{} })
+	srv := newSrv(pg, func() { downs <- struct{}{} })
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	c := NewClient(s)
@@ -177,9 +183,9 @@ func TestRawHTTPErrorsAreJSON(t *testing.T) {
 		status             int
 		msg                string
 	}{
-		{"GET", "/v1/nope", "", 404, "no such endpoint: GET /v1/nope"},
+		{"GET", "/v1/nope", "", 404, `no such endpoint: GET "/v1/nope"`},
 		{"GET", "/v2/status", "", 404, "no such endpoint"},
-		{"DELETE", "/v1/status", "", 405, "DELETE /v1/status: use GET"},
+		{"DELETE", "/v1/status", "", 405, `DELETE "/v1/status": use GET`},
 		{"GET", "/v1/nodes/1/kill", "", 405, "use POST"},
 		{"POST", "/v1/nodes/1/explode", "", 404, `no node action "explode"`},
 		{"POST", "/v1/nodes/x/kill", "", 400, `bad node "x"`},
@@ -190,7 +196,7 @@ func TestRawHTTPErrorsAreJSON(t *testing.T) {
 		{"GET", "/v1/events?after=-1", "", 400, "bad after="},
 		{"GET", "/v1/events?follow=maybe", "", 400, "bad follow="},
 		{"POST", "/v1/nodes/old-leader/kill", "", 409, "no kill, stop, isolate or resign yet"},
-		{"POST", "/v1/load", "", 400, `bad request body: want {"recordsPerSec": N, "recordBytes": B}`},
+		{"POST", "/v1/load", "", 400, `bad request body: empty; want {"recordsPerSec": N, "recordBytes": B}`},
 		{"POST", "/v1/load", `{"rate": 5}`, 400, `bad request body: json: unknown field "rate"`},
 		{"GET", "/v1/load", "", 405, "use POST"},
 		{"POST", "/v1/load", `{"recordsPerSec": 10, "recordBytes": 2000000}`, 400, "load record size 2000000 B must be between 1 B and 1.0 MiB"},

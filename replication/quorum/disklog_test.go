@@ -188,9 +188,13 @@ func (p *logPair) snapshot(id raft.SnapshotID, data []byte) {
 	}
 }
 
+// snapshotData is a snapshot as Kafka writes one, in its id's epoch: a
+// SnapshotHeader control batch, the data, a SnapshotFooter control batch.
 func snapshotData(epoch int32) []byte {
 	recs := []storage.Record{{Value: []byte("state")}, {Value: bytes.Repeat([]byte{7}, 90)}}
-	return storage.AppendBatch(nil, storage.BatchSpec{LeaderEpoch: epoch, Timestamp: 1}, recs)
+	b := storage.AppendBatch(nil, storage.BatchSpec{BaseOffset: 0, LeaderEpoch: epoch, Timestamp: 1, Control: true}, []storage.Record{storage.SnapshotHeaderRecord(1)})
+	b = storage.AppendBatch(b, storage.BatchSpec{BaseOffset: 1, LeaderEpoch: epoch, Timestamp: 1}, recs)
+	return storage.AppendBatch(b, storage.BatchSpec{BaseOffset: 3, LeaderEpoch: epoch, Timestamp: 1, Control: true}, []storage.Record{storage.SnapshotFooterRecord()})
 }
 
 func TestDiskLogConformsToMemoryLog(t *testing.T) {
