@@ -37,8 +37,8 @@ type serverConn struct {
 	// queue holds the requests not yet written, in arrival order,
 	// answered or not.
 	queue   []*Request
-	writing bool // a writer goroutine runs
-	dead    bool // closed: no writer may start
+	writing bool          // a writer goroutine runs
+	dead    bool          // closed: no writer may start
 	room    chan struct{} // queue has room again
 	// wbuf is the writer's buffer, kept between bursts while small.
 	wbuf []byte
