@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 	"runtime"
 	"slices"
@@ -213,9 +214,11 @@ func appendUvarint(b []byte, v uint64) []byte {
 // servedAPIs are the APIs kraftlab's listeners serve or will soon.
 var servedAPIs = []int16{0, 1, 3, 18, 52, 53, 54, 55, 59}
 
+// TestPrintAmplification prints the worst probe of each served API, for
+// the design notes: WIRE_AMP=1 go test -run PrintAmplification -v
 func TestPrintAmplification(t *testing.T) {
-	if testing.Short() {
-		t.Skip()
+	if os.Getenv("WIRE_AMP") == "" {
+		t.Skip("set WIRE_AMP=1 to print the amplification table")
 	}
 	for _, key := range servedAPIs {
 		req := kmsg.RequestForKey(key)

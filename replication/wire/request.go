@@ -25,7 +25,8 @@ type Request struct {
 	// answered, resp and held are guarded by conn.mu.
 	answered bool
 	resp     kmsg.Response
-	held     int64 // bytes charged to the server's pool until written
+	held     int64 // bytes charged to the server's frame pool until written
+	charge   int64 // bytes charged to its decode pool until written
 }
 
 // Key returns the request's API key.

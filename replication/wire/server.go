@@ -32,14 +32,17 @@ type ServerConfig struct {
 	MaxFrameSize int32
 	// QueuedMaxRequestBytes bounds the memory that requests hold across
 	// all of the server's connections, as Kafka's queued.max.request.bytes
-	// does (unbounded there by default): a request is charged its frame
-	// while it is read and decodeAmplification times its frame while it
-	// is decoded (cut to what the decoded request really holds for frames
-	// of 64 KiB and more), until it is answered. A connection whose next
-	// frame finds the pool exhausted stops reading until requests are
-	// answered; a frame larger than the pool is still served once the
-	// pool drains. 0 means DefaultQueuedMaxRequestBytes; negative means
-	// unbounded.
+	// does (unbounded there by default). It is two pools of this size: a
+	// request is charged its frame in the first before it is read, and
+	// decodeAmplification times its frame in the second before it is
+	// decoded (cut to what the decoded request really holds for frames of
+	// 64 KiB and more), until it is answered. A connection whose next frame
+	// finds a pool exhausted stops reading until requests are answered; a
+	// frame larger than the pool is still served once the pool drains. The
+	// two pools keep a frame that waits to be decoded from holding back
+	// the answers that would make room for it. Peak memory is about twice
+	// this plus MaxFrameSize times (1 + decodeAmplification). 0 means
+	// DefaultQueuedMaxRequestBytes; negative means unbounded.
 	QueuedMaxRequestBytes int64
 	// MaxConnections bounds the server's open connections (Kafka's
 	// max.connections, unbounded there by default): at the limit the
@@ -79,7 +82,9 @@ type Handler interface {
 	// it calls req.Respond now, or later from any goroutine (a parked
 	// long-poll Fetch). Responses still leave each connection in
 	// request order, so a parked request holds back the responses to
-	// the requests behind it on that connection, as in Kafka.
+	// the requests behind it on that connection, as in Kafka. A request
+	// keeps its charge in the server's memory pool until it is answered,
+	// so parked requests must be answered within a bounded time.
 	ServeKafka(req *Request)
 }
 
@@ -127,7 +132,8 @@ type Server struct {
 	ln       net.Listener
 	log      *slog.Logger
 	counters *nodeCounters
-	pool     memPool
+	frames   memPool       // request frames being read or not yet answered
+	decoded  memPool       // what decoding those frames may allocate
 	slots    chan struct{} // one per open connection; nil: unbounded
 	done     chan struct{}
 	wg       sync.WaitGroup
@@ -183,7 +189,8 @@ func Listen(cfg ServerConfig) (*Server, error) {
 		ln:       ln,
 		log:      log.With("node", cfg.NodeID, "listener", ln.Addr().String()),
 		counters: cfg.Counters.node(cfg.NodeID),
-		pool:     memPool{limit: cfg.QueuedMaxRequestBytes},
+		frames:   memPool{limit: cfg.QueuedMaxRequestBytes},
+		decoded:  memPool{limit: cfg.QueuedMaxRequestBytes},
 		done:     make(chan struct{}),
 		conns:    make(map[*serverConn]struct{}),
 		perIP:    make(map[string]int),

@@ -69,13 +69,8 @@ func (c *serverConn) close() {
 		c.nc.Close()
 		c.mu.Lock()
 		c.dead = true
-		var held int64
-		for _, r := range c.queue {
-			held += r.held
-			r.held = 0
-		}
+		c.releaseLocked(c.queue)
 		c.mu.Unlock()
-		c.s.pool.release(held)
 		c.s.forget(c)
 	})
 }
@@ -180,12 +175,14 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 	if err != nil {
 		return err
 	}
-	pool := &c.s.pool
-	held := int64(n)
-	if !pool.acquire(held, c.closed) {
+	held, charge := int64(n), int64(0)
+	if !c.s.frames.acquire(held, c.closed) {
 		return nil
 	}
-	defer func() { pool.release(held) }() // whatever is not handed to a Request
+	defer func() { // whatever is not handed to a Request
+		c.s.frames.release(held)
+		c.s.decoded.release(charge)
+	}()
 	if d := c.s.cfg.FrameTimeout; d > 0 {
 		c.nc.SetReadDeadline(time.Now().Add(d))
 	} else {
@@ -222,11 +219,11 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 	}
 
 	// Charge the worst the decoder may allocate before it runs.
-	charge := int64(len(frame)) * decodeAmplification
-	if !pool.acquire(charge, c.closed) {
+	worst := int64(len(frame)) * decodeAmplification
+	if !c.s.decoded.acquire(worst, c.closed) {
 		return nil
 	}
-	held += charge
+	charge = worst
 	if len(frame) >= largeFrame {
 		largeDecode.Lock()
 		err = decodeBody(body, rest)
@@ -234,8 +231,8 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 		if err == nil {
 			// What the request really holds from now on.
 			if real := heldBytes(body); real < charge {
-				pool.release(charge - real)
-				held -= charge - real
+				c.s.decoded.release(charge - real)
+				charge = real
 			}
 		}
 	} else {
@@ -244,7 +241,7 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 	if err != nil {
 		return fmt.Errorf("decode %s v%d request (correlation id %d): %w", kmsg.NameForKey(h.key), h.version, h.correlationID, err)
 	}
-	req.held, held = held, 0
+	req.held, req.charge, held, charge = held, charge, 0, 0
 	if h.key == apiVersionsKey {
 		c.push(req, c.s.apis.apiVersions(body.(*kmsg.ApiVersionsRequest), c.s.cfg.ClusterID, c.s.cfg.NodeID))
 		return nil
@@ -259,8 +256,8 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 func (c *serverConn) push(req *Request, resp kmsg.Response) {
 	c.mu.Lock()
 	if c.dead {
+		c.releaseLocked([]*Request{req})
 		c.mu.Unlock()
-		c.s.pool.release(req.held)
 		return
 	}
 	if resp != nil {
@@ -271,6 +268,18 @@ func (c *serverConn) push(req *Request, resp kmsg.Response) {
 		c.startWriter()
 	}
 	c.mu.Unlock()
+}
+
+// releaseLocked returns what reqs hold to the server's pools. The caller
+// holds c.mu.
+func (c *serverConn) releaseLocked(reqs []*Request) {
+	var held, charge int64
+	for _, r := range reqs {
+		held, charge = held+r.held, charge+r.charge
+		r.held, r.charge = 0, 0
+	}
+	c.s.frames.release(held)
+	c.s.decoded.release(charge)
 }
 
 // startWriter starts the writer unless it runs or the connection is closed.
@@ -313,13 +322,8 @@ func (c *serverConn) writeLoop() {
 		left := copy(c.queue, c.queue[n:])
 		clear(c.queue[left:])
 		c.queue = c.queue[:left]
-		var held int64
-		for _, r := range ready {
-			held += r.held
-			r.held = 0
-		}
+		c.releaseLocked(ready)
 		c.mu.Unlock()
-		c.s.pool.release(held)
 		signal(c.room)
 		// One write for everything answered so far.
 		buf = buf[:0]
