@@ -2,7 +2,6 @@ package wire
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -69,33 +68,19 @@ func (t *apiTable) serves(key, version int16) bool {
 	return r.served && version >= r.min && version <= r.max
 }
 
-// unsupported builds Kafka's answer to a request for an API or version the
-// server does not serve, or returns nil if none can be built (the connection
-// is then closed). For ApiVersions that is a v0 response with
-// UNSUPPORTED_VERSION listing only ApiVersions' own range, so the client can
-// retry at a version we know (KIP-511). For other APIs it is the response at
-// the request's version with its top-level ErrorCode set, which every
-// KRaft RPC has; APIs without one (Produce, Metadata) cannot carry the error.
-func (t *apiTable) unsupported(h requestHeader) kmsg.Response {
-	if h.key == apiVersionsKey {
-		resp := kmsg.NewPtrApiVersionsResponse()
-		resp.ErrorCode = errUnsupportedVersion
-		r := t.byKey[apiVersionsKey]
-		k := kmsg.NewApiVersionsResponseApiKey()
-		k.ApiKey, k.MinVersion, k.MaxVersion = apiVersionsKey, r.min, r.max
-		resp.ApiKeys = []kmsg.ApiVersionsResponseApiKey{k}
-		return resp
-	}
-	resp := kmsg.ResponseForKey(h.key)
-	if resp == nil || h.version < 0 || h.version > resp.MaxVersion() {
-		return nil
-	}
-	code := reflect.ValueOf(resp).Elem().FieldByName("ErrorCode")
-	if !code.IsValid() || code.Kind() != reflect.Int16 {
-		return nil
-	}
-	code.SetInt(int64(errUnsupportedVersion))
-	resp.SetVersion(h.version)
+// unsupportedApiVersions is Kafka's answer to an ApiVersions request at a
+// version the server does not know: v0 with UNSUPPORTED_VERSION listing only
+// ApiVersions' own range, so that the client can retry at a version we know
+// (KIP-511; ApiVersionsRequest.getErrorResponse). Every other API or version
+// not served closes the connection, as Kafka's Processor.parseRequestHeader
+// does.
+func (t *apiTable) unsupportedApiVersions() kmsg.Response {
+	resp := kmsg.NewPtrApiVersionsResponse()
+	resp.ErrorCode = errUnsupportedVersion
+	r := t.byKey[apiVersionsKey]
+	k := kmsg.NewApiVersionsResponseApiKey()
+	k.ApiKey, k.MinVersion, k.MaxVersion = apiVersionsKey, r.min, r.max
+	resp.ApiKeys = []kmsg.ApiVersionsResponseApiKey{k}
 	return resp
 }
 

@@ -28,7 +28,9 @@ type ClientConfig struct {
 	// Counters, if set, counts the client's traffic on both links and
 	// node From's requests sent and responses received.
 	Counters *Counters
-	// MaxFrameSize bounds a response frame; 0 means DefaultMaxFrameSize.
+	// MaxFrameSize bounds a response frame; 0 means
+	// DefaultClientMaxFrameSize. A caller that raises the quorum's fetch
+	// max bytes beyond it must raise this too.
 	MaxFrameSize int32
 	// DialTimeout bounds connecting; 0 means 10 s, Kafka's
 	// socket.connection.setup.timeout.ms.
@@ -67,7 +69,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		return nil, fmt.Errorf("wire: client %d→%d: client id of %d bytes is too long", cfg.From, cfg.To, len(cfg.ClientID))
 	}
 	if cfg.MaxFrameSize <= 0 {
-		cfg.MaxFrameSize = DefaultMaxFrameSize
+		cfg.MaxFrameSize = DefaultClientMaxFrameSize
 	}
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = 10 * time.Second

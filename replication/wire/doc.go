@@ -10,6 +10,14 @@
 // order. A Client pipelines requests to one node on one lazily dialed
 // connection.
 //
+// A Server bounds what peers can make it hold: a frame cap per listener
+// (ControllerMaxFrameSize, BrokerMaxFrameSize), a pool for the bytes of
+// requests in flight and what decoding them may allocate (decoding can
+// allocate about 100 times a frame), and limits on connections, idle time
+// and the time to complete a started frame; see ServerConfig. An API or
+// version the server does not serve closes the connection, as in Kafka,
+// except ApiVersions, which answers v0 UNSUPPORTED_VERSION.
+//
 // Every Client between two nodes goes through Links, which the cluster
 // controls per direction: down, delay and jitter, loss, and a bandwidth
 // limit. Counters record requests and bytes by API key per link and per node

@@ -11,7 +11,16 @@ import (
 )
 
 // DefaultMaxFrameSize is Kafka's socket.request.max.bytes default (100 MiB).
+// kraftlab's servers default to ControllerMaxFrameSize and its clients to
+// DefaultClientMaxFrameSize instead: decoding may allocate up to about 100
+// times a frame's size (see decodeAmplification).
 const DefaultMaxFrameSize = 100 << 20
+
+// DefaultClientMaxFrameSize is a Client's default response frame cap: room
+// for a KRaft Fetch or FetchSnapshot response of the quorum's 8 MiB
+// (MAX_FETCH_SIZE_BYTES) and a replica Fetch response of Kafka's 10 MiB
+// replica.fetch.response.max.bytes.
+const DefaultClientMaxFrameSize = 16 << 20
 
 // apiVersionsKey is ApiVersions' API key; its responses always use response
 // header v0 so that a client that sent a version we do not know can still
@@ -42,6 +51,11 @@ func readFrame(r io.Reader, size *[4]byte, max int32) ([]byte, error) {
 	case n > max:
 		return nil, fmt.Errorf("%w: %d bytes, max %d", ErrFrameTooLarge, n, max)
 	}
+	return readFrameBody(r, n)
+}
+
+// readFrameBody reads the n bytes of a frame whose size was read.
+func readFrameBody(r io.Reader, n int32) ([]byte, error) {
 	if n <= allocStep {
 		frame := make([]byte, n)
 		if got, err := io.ReadFull(r, frame); err != nil {
@@ -217,6 +231,10 @@ func decodeResponse(b []byte, req kmsg.Request) (kmsg.Response, error) {
 	}
 	resp := req.ResponseKind()
 	resp.SetVersion(version)
+	if len(b) >= largeFrame {
+		largeDecode.Lock()
+		defer largeDecode.Unlock()
+	}
 	if err := decodeBody(resp, b); err != nil {
 		return nil, fmt.Errorf("decode %s v%d response: %w", kmsg.NameForKey(key), version, err)
 	}

@@ -170,6 +170,11 @@ type serverOpts struct {
 	handler  Handler
 	counters *Counters
 	maxFrame int32
+	pool     int64
+	maxConns int
+	maxPerIP int
+
+	idleTimeout, frameTimeout time.Duration
 }
 
 func startServer(t *testing.T, o serverOpts) (*Server, *logBuffer) {
@@ -184,6 +189,8 @@ func startServer(t *testing.T, o serverOpts) (*Server, *logBuffer) {
 	s, err := Listen(ServerConfig{
 		Addr: o.addr, NodeID: o.nodeID, APIs: o.apis, Handler: o.handler,
 		Counters: o.counters, MaxFrameSize: o.maxFrame, Logger: logs.logger(),
+		QueuedMaxRequestBytes: o.pool, MaxConnections: o.maxConns, MaxConnectionsPerIP: o.maxPerIP,
+		IdleTimeout: o.idleTimeout, FrameTimeout: o.frameTimeout,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -22,9 +22,11 @@ type Request struct {
 	ConnID uint64
 
 	conn *serverConn
-	// answered and resp are guarded by conn.mu.
+	// answered, resp and held are guarded by conn.mu.
 	answered bool
 	resp     kmsg.Response
+	held     int64 // bytes charged to the server's frame pool until written
+	charge   int64 // bytes charged to its decode pool until written
 }
 
 // Key returns the request's API key.
@@ -57,11 +59,10 @@ func (r *Request) Respond(resp kmsg.Response) {
 		return
 	}
 	r.answered, r.resp = true, resp
-	head := len(c.queue) > 0 && c.queue[0] == r
-	c.mu.Unlock()
-	if head {
-		signal(c.wake)
+	if len(c.queue) > 0 && c.queue[0] == r {
+		c.startWriter()
 	}
+	c.mu.Unlock()
 }
 
 // Closed returns a channel that is closed when the request's connection

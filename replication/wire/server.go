@@ -25,8 +25,48 @@ type ServerConfig struct {
 	APIs []APIRange
 	// Handler serves every request for an API and version in APIs.
 	Handler Handler
-	// MaxFrameSize bounds a request frame; 0 means DefaultMaxFrameSize.
+	// MaxFrameSize bounds a request frame (Kafka's socket.request.max.bytes,
+	// 100 MiB there); 0 means ControllerMaxFrameSize. A broker listener
+	// passes BrokerMaxFrameSize. A larger frame closes the connection
+	// before anything is allocated for it.
 	MaxFrameSize int32
+	// QueuedMaxRequestBytes bounds the memory that requests hold across
+	// all of the server's connections, as Kafka's queued.max.request.bytes
+	// does (unbounded there by default). It is two pools of this size: a
+	// request is charged its frame in the first before it is read, and
+	// decodeAmplification times its frame in the second before it is
+	// decoded (cut to what the decoded request really holds for frames of
+	// 64 KiB and more), until it is answered. A connection whose next frame
+	// finds a pool exhausted stops reading until requests are answered; a
+	// frame larger than the pool is still served once the pool drains. The
+	// two pools keep a frame that waits to be decoded from holding back
+	// the answers that would make room for it. Peak memory is about twice
+	// this plus MaxFrameSize times (1 + decodeAmplification). 0 means
+	// DefaultQueuedMaxRequestBytes; negative means unbounded.
+	QueuedMaxRequestBytes int64
+	// MaxConnections bounds the server's open connections (Kafka's
+	// max.connections, unbounded there by default): at the limit the
+	// server stops accepting, and new connections wait in the listen
+	// backlog, as Kafka's acceptor waits for a slot. 0 means
+	// DefaultMaxConnections; negative means unbounded.
+	MaxConnections int
+	// MaxConnectionsPerIP bounds the connections from one IP address
+	// (Kafka's max.connections.per.ip, unbounded by default): a connection
+	// over it is accepted and closed at once, as Kafka does. 0 or
+	// negative means no limit beyond MaxConnections; every kraftlab node
+	// and tool connects from 127.0.0.1.
+	MaxConnectionsPerIP int
+	// IdleTimeout closes a connection that has no request in flight and
+	// has neither sent nor received for this long (Kafka's
+	// connections.max.idle.ms, 10 minutes, for brokers and controllers
+	// alike). 0 means DefaultIdleTimeout; negative means never.
+	IdleTimeout time.Duration
+	// FrameTimeout bounds the time from a frame's size to its last byte
+	// (from when the pool grants the frame), so that a peer that sends
+	// part of a frame and stalls cannot hold the memory it reserved
+	// (Kafka has only the idle timeout for this). 0 means
+	// DefaultFrameTimeout; negative means never.
+	FrameTimeout time.Duration
 	// Counters, if set, counts the requests this node receives and the
 	// responses it sends.
 	Counters *Counters
@@ -42,7 +82,9 @@ type Handler interface {
 	// it calls req.Respond now, or later from any goroutine (a parked
 	// long-poll Fetch). Responses still leave each connection in
 	// request order, so a parked request holds back the responses to
-	// the requests behind it on that connection, as in Kafka.
+	// the requests behind it on that connection, as in Kafka. A request
+	// keeps its charge in the server's memory pool until it is answered,
+	// so parked requests must be answered within a bounded time.
 	ServeKafka(req *Request)
 }
 
@@ -51,6 +93,33 @@ type HandlerFunc func(req *Request)
 
 // ServeKafka calls f(req).
 func (f HandlerFunc) ServeKafka(req *Request) { f(req) }
+
+// Defaults for ServerConfig.
+const (
+	// ControllerMaxFrameSize is the default request frame cap, sized for
+	// controller listeners: KRaft's requests are a few hundred bytes
+	// (Fetch, Vote, BeginQuorumEpoch, EndQuorumEpoch, DescribeQuorum,
+	// FetchSnapshot), and a controller's broker-facing requests
+	// (registration, heartbeats, topic creation) fit easily.
+	ControllerMaxFrameSize = 1 << 20
+	// BrokerMaxFrameSize is the request frame cap for broker listeners:
+	// room for a Produce of about 1 MiB of records (Kafka's
+	// message.max.bytes and the producer's max.request.size) several times
+	// over.
+	BrokerMaxFrameSize = 4 << 20
+	// DefaultQueuedMaxRequestBytes is the default request memory pool of
+	// a server.
+	DefaultQueuedMaxRequestBytes = 32 << 20
+	// DefaultMaxConnections is the default bound on a server's
+	// connections; an idle connection costs one goroutine and a 4 KiB
+	// read buffer.
+	DefaultMaxConnections = 1024
+	// DefaultIdleTimeout is Kafka's connections.max.idle.ms.
+	DefaultIdleTimeout = 10 * time.Minute
+	// DefaultFrameTimeout is Kafka's request.timeout.ms default: by then
+	// the client has given the request up.
+	DefaultFrameTimeout = 30 * time.Second
+)
 
 // maxInFlight bounds the requests a connection may have unanswered; beyond
 // it the server stops reading from that connection until responses go out.
@@ -63,11 +132,15 @@ type Server struct {
 	ln       net.Listener
 	log      *slog.Logger
 	counters *nodeCounters
+	frames   memPool       // request frames being read or not yet answered
+	decoded  memPool       // what decoding those frames may allocate
+	slots    chan struct{} // one per open connection; nil: unbounded
 	done     chan struct{}
 	wg       sync.WaitGroup
 
 	mu       sync.Mutex
 	conns    map[*serverConn]struct{}
+	perIP    map[string]int
 	nextConn uint64
 	closed   bool
 }
@@ -85,7 +158,19 @@ func Listen(cfg ServerConfig) (*Server, error) {
 		cfg.Addr = "127.0.0.1:0"
 	}
 	if cfg.MaxFrameSize <= 0 {
-		cfg.MaxFrameSize = DefaultMaxFrameSize
+		cfg.MaxFrameSize = ControllerMaxFrameSize
+	}
+	if cfg.QueuedMaxRequestBytes == 0 {
+		cfg.QueuedMaxRequestBytes = DefaultQueuedMaxRequestBytes
+	}
+	if cfg.MaxConnections == 0 {
+		cfg.MaxConnections = DefaultMaxConnections
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.FrameTimeout == 0 {
+		cfg.FrameTimeout = DefaultFrameTimeout
 	}
 	if cfg.Counters == nil {
 		cfg.Counters = NewCounters()
@@ -104,8 +189,14 @@ func Listen(cfg ServerConfig) (*Server, error) {
 		ln:       ln,
 		log:      log.With("node", cfg.NodeID, "listener", ln.Addr().String()),
 		counters: cfg.Counters.node(cfg.NodeID),
+		frames:   memPool{limit: cfg.QueuedMaxRequestBytes},
+		decoded:  memPool{limit: cfg.QueuedMaxRequestBytes},
 		done:     make(chan struct{}),
 		conns:    make(map[*serverConn]struct{}),
+		perIP:    make(map[string]int),
+	}
+	if cfg.MaxConnections > 0 {
+		s.slots = make(chan struct{}, cfg.MaxConnections)
 	}
 	s.wg.Add(1)
 	go s.acceptLoop()
@@ -146,8 +237,18 @@ func (s *Server) acceptLoop() {
 	defer s.wg.Done()
 	var backoff time.Duration
 	for {
+		// At MaxConnections, wait for a slot before accepting, as
+		// Kafka's ConnectionQuotas.waitForConnectionSlot does.
+		if s.slots != nil {
+			select {
+			case s.slots <- struct{}{}:
+			case <-s.done:
+				return
+			}
+		}
 		nc, err := s.ln.Accept()
 		if err != nil {
+			s.freeSlot()
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
@@ -169,24 +270,48 @@ func (s *Server) acceptLoop() {
 	}
 }
 
+func (s *Server) freeSlot() {
+	if s.slots != nil {
+		<-s.slots
+	}
+}
+
 func (s *Server) serve(nc net.Conn) {
+	ip := nc.RemoteAddr().String()
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		ip = a.IP.String()
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		nc.Close()
+		s.freeSlot()
 		return
 	}
+	// Over max.connections.per.ip: accepted and closed at once, as
+	// Kafka's acceptor does on TooManyConnectionsException.
+	if max := s.cfg.MaxConnectionsPerIP; max > 0 && s.perIP[ip] >= max {
+		s.mu.Unlock()
+		nc.Close()
+		s.freeSlot()
+		s.log.Info("rejected connection: address already has the maximum of connections", "peer", nc.RemoteAddr().String(), "max", max)
+		return
+	}
+	s.perIP[ip]++
 	s.nextConn++
-	c := newServerConn(s, s.nextConn, nc)
+	c := newServerConn(s, s.nextConn, nc, ip)
 	s.conns[c] = struct{}{}
-	s.wg.Add(2)
+	s.wg.Add(1)
 	s.mu.Unlock()
 	go c.readLoop()
-	go c.writeLoop()
 }
 
 func (s *Server) forget(c *serverConn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	if s.perIP[c.ip]--; s.perIP[c.ip] <= 0 {
+		delete(s.perIP, c.ip)
+	}
 	s.mu.Unlock()
+	s.freeSlot()
 }

@@ -139,50 +139,85 @@ func TestApiVersionsRejectsBadSoftwareName(t *testing.T) {
 	}
 }
 
-func TestUnsupportedVersionGetsKafkasError(t *testing.T) {
-	s, logs := startServer(t, serverOpts{})
-	raw := dialRaw(t, s.Addr())
-
-	// An ApiVersions version we do not know: v0 answer, UNSUPPORTED_VERSION,
-	// and ApiVersions' own range so the client can retry (KIP-511).
-	av := kmsg.NewPtrApiVersionsRequest()
-	av.Version = 99
-	av.ClientSoftwareName, av.ClientSoftwareVersion = "raw-test", "1.0"
-	resp := raw.recv(t, av, 0, raw.send(t, av)).(*kmsg.ApiVersionsResponse)
-	if resp.ErrorCode != kerr.UnsupportedVersion.Code || len(resp.ApiKeys) != 1 || resp.ApiKeys[0].ApiKey != 18 || resp.ApiKeys[0].MaxVersion != 5 {
-		t.Fatalf("ApiVersions v99 answered %+v", resp)
+// rawRequest is a request frame with header v1 (v2 when flexible) and an
+// empty body, for any API key and version, even ones kmsg cannot encode.
+func rawRequest(key, version int16, corr int32) []byte {
+	b := be.AppendUint16(make([]byte, 4, 32), uint16(key))
+	b = be.AppendUint16(b, uint16(version))
+	b = be.AppendUint32(b, uint32(corr))
+	b = be.AppendUint16(b, 1)
+	b = append(b, 't')
+	if req := kmsg.RequestForKey(key); req != nil {
+		req.SetVersion(version)
+		if req.IsFlexible() {
+			b = append(b, 0)
+		}
 	}
+	be.PutUint32(b, uint32(len(b)-4))
+	return b
+}
 
-	// A served API at a version outside its declared range.
+// TestUnsupportedVersionsAsKafka sends every kmsg API at every version
+// outside what the server serves, over a real socket. Kafka's
+// Processor.parseRequestHeader refuses them and the connection closes
+// unanswered, except ApiVersions, which any version reaches and which
+// answers a version it does not know with v0 UNSUPPORTED_VERSION and its
+// own range (RequestContext.parseRequest, ApiVersionsRequest.getErrorResponse).
+func TestUnsupportedVersionsAsKafka(t *testing.T) {
+	apis := []APIRange{
+		{Key: 1, MinVersion: 7, MaxVersion: 17}, // Fetch: v4-v6 refused
+		{Key: 3, MinVersion: 0, MaxVersion: 0},  // Metadata: v1-v13 refused
+		{Key: 52, MinVersion: 0, MaxVersion: 2},
+		{Key: 55, MinVersion: 0, MaxVersion: 1}, // DescribeQuorum v2 refused
+	}
+	s, logs := startServer(t, serverOpts{apis: apis})
+	served := map[int16]APIRange{18: {Key: 18, MaxVersion: new(kmsg.ApiVersionsRequest).MaxVersion()}}
+	for _, r := range apis {
+		served[r.Key] = r
+	}
 	dq := kmsg.NewPtrDescribeQuorumRequest()
-	dq.Version = 2
-	qr := raw.recv(t, dq, 2, raw.send(t, dq)).(*kmsg.DescribeQuorumResponse)
-	if qr.ErrorCode != kerr.UnsupportedVersion.Code {
-		t.Fatalf("DescribeQuorum v2 error %v, want UNSUPPORTED_VERSION", kerr.ErrorForCode(qr.ErrorCode))
-	}
-
-	// An API the server does not serve at all.
-	fs := kmsg.NewPtrAddRaftVoterRequest()
-	fs.Version = 0
-	ar := raw.recv(t, fs, 0, raw.send(t, fs)).(*kmsg.AddRaftVoterResponse)
-	if ar.ErrorCode != kerr.UnsupportedVersion.Code {
-		t.Fatalf("AddRaftVoter error %v, want UNSUPPORTED_VERSION", kerr.ErrorForCode(ar.ErrorCode))
-	}
-
-	// The connection still serves after the errors.
 	dq.Version = 1
-	if qr := raw.recv(t, dq, 1, raw.send(t, dq)).(*kmsg.DescribeQuorumResponse); qr.ErrorCode != 0 || qr.Topics[0].Partitions[0].HighWatermark != 42 {
-		t.Fatalf("DescribeQuorum v1 after errors: %+v", qr)
+	cases := 0
+	for key := int16(0); key <= kmsg.MaxKey; key++ {
+		req := kmsg.RequestForKey(key)
+		if req == nil {
+			continue
+		}
+		for version := int16(0); version <= req.MaxVersion()+1; version++ {
+			if r, ok := served[key]; ok && version >= r.MinVersion && version <= r.MaxVersion {
+				continue
+			}
+			cases++
+			raw := dialRaw(t, s.Addr())
+			if _, err := raw.Write(rawRequest(key, version, 7)); err != nil {
+				t.Fatal(err)
+			}
+			if key != apiVersionsKey {
+				raw.expectClosed(t)
+				raw.Close()
+				continue
+			}
+			av := kmsg.NewPtrApiVersionsRequest()
+			resp := raw.recv(t, av, 0, 7).(*kmsg.ApiVersionsResponse)
+			if resp.ErrorCode != kerr.UnsupportedVersion.Code || len(resp.ApiKeys) != 1 || resp.ApiKeys[0].ApiKey != 18 || resp.ApiKeys[0].MaxVersion != served[18].MaxVersion {
+				t.Fatalf("ApiVersions v%d answered %+v", version, resp)
+			}
+			// The connection still serves.
+			if qr := raw.recv(t, dq, 1, raw.send(t, dq)).(*kmsg.DescribeQuorumResponse); qr.ErrorCode != 0 {
+				t.Fatalf("after ApiVersions v%d: %v", version, kerr.ErrorForCode(qr.ErrorCode))
+			}
+			raw.Close()
+		}
 	}
-
-	// Produce has no top-level error code to carry UNSUPPORTED_VERSION:
-	// only this connection closes.
-	raw.send(t, kmsg.NewPtrProduceRequest())
-	raw.expectClosed(t)
-	wantLog(t, logs, "closing connection", "peer="+raw.LocalAddr().String(), "Produce v0", "UNSUPPORTED_VERSION")
+	if cases < 400 {
+		t.Fatalf("only %d cases", cases)
+	}
+	wantLog(t, logs, "closing connection", "Fetch v4", "not served")
+	wantLog(t, logs, "closing connection", "Metadata v12", "not served")
+	// The server still serves after all that.
 	other := dialRaw(t, s.Addr())
-	if qr := other.recv(t, dq, 1, other.send(t, dq)).(*kmsg.DescribeQuorumResponse); qr.ErrorCode != 0 {
-		t.Fatalf("other connection: %v", kerr.ErrorForCode(qr.ErrorCode))
+	if qr := other.recv(t, dq, 1, other.send(t, dq)).(*kmsg.DescribeQuorumResponse); qr.ErrorCode != 0 || qr.Topics[0].Partitions[0].HighWatermark != 42 {
+		t.Fatalf("after the probes: %+v", qr)
 	}
 }
 

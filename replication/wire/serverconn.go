@@ -6,49 +6,71 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// serverConn is one accepted connection: a reader goroutine that decodes
-// requests and hands them to the handler, and a writer goroutine that sends
-// answers in request order.
+// serverConn is one accepted connection: a reader goroutine that reads,
+// decodes and hands requests to the handler, and a writer goroutine, started
+// only while answers are waiting to go out, that sends them in request
+// order. An idle connection costs one goroutine and its read buffer.
 type serverConn struct {
 	s      *Server
 	id     uint64
 	nc     net.Conn
 	peer   string
+	ip     string
 	closed chan struct{}
 	once   sync.Once
 	// clientID is the last client id seen, reused while it stays the
 	// same to save an allocation per request. Reader only.
 	clientID string
+	// lastWrite is when responses last went out, in UnixNano, for the
+	// idle timeout.
+	lastWrite atomic.Int64
 
 	mu sync.Mutex
 	// queue holds the requests not yet written, in arrival order,
 	// answered or not.
-	queue []*Request
-	wake  chan struct{} // the head of queue may be answered
-	room  chan struct{} // queue has room again
+	queue   []*Request
+	writing bool          // a writer goroutine runs
+	dead    bool          // closed: no writer may start
+	room    chan struct{} // queue has room again
+	// wbuf is the writer's buffer, kept between bursts while small.
+	wbuf []byte
 }
 
-func newServerConn(s *Server, id uint64, nc net.Conn) *serverConn {
-	return &serverConn{
+// connReadBuffer is the read buffer of a server connection: small frames
+// that arrive together are read with one system call, larger ones are read
+// straight into the frame.
+const connReadBuffer = 4 << 10
+
+func newServerConn(s *Server, id uint64, nc net.Conn, ip string) *serverConn {
+	c := &serverConn{
 		s:      s,
 		id:     id,
 		nc:     nc,
 		peer:   nc.RemoteAddr().String(),
+		ip:     ip,
 		closed: make(chan struct{}),
-		wake:   make(chan struct{}, 1),
 		room:   make(chan struct{}, 1),
 	}
+	c.lastWrite.Store(time.Now().UnixNano())
+	return c
 }
 
 func (c *serverConn) close() {
 	c.once.Do(func() {
 		close(c.closed)
 		c.nc.Close()
+		c.mu.Lock()
+		c.dead = true
+		c.releaseLocked(c.queue)
+		c.mu.Unlock()
 		c.s.forget(c)
 	})
 }
@@ -62,22 +84,22 @@ func (c *serverConn) isClosed() bool {
 	}
 }
 
+var errIdle = errors.New("idle")
+
 func (c *serverConn) readLoop() {
 	defer c.s.wg.Done()
 	defer c.close()
-	br := bufio.NewReaderSize(c.nc, 32<<10)
-	var size [4]byte
+	br := bufio.NewReaderSize(c.nc, connReadBuffer)
 	for c.waitRoom() {
-		frame, err := readFrame(br, &size, c.s.cfg.MaxFrameSize)
-		if err == nil {
-			err = c.handle(frame)
-		}
+		err := c.readRequest(br)
 		switch {
 		case err == nil:
 			continue
 		case c.isClosed():
 		case errors.Is(err, io.EOF):
 			c.s.log.Debug("connection closed by peer", "peer", c.peer)
+		case errors.Is(err, errIdle):
+			c.s.log.Debug("closing idle connection", "peer", c.peer, "idle_timeout", c.s.cfg.IdleTimeout)
 		default:
 			c.s.log.Error("closing connection", "peer", c.peer, "err", err)
 		}
@@ -103,9 +125,77 @@ func (c *serverConn) waitRoom() bool {
 	}
 }
 
-// handle decodes one request frame and answers it or passes it to the
-// handler. An error closes the connection.
-func (c *serverConn) handle(frame []byte) error {
+// readSize reads the next frame's size, closing the connection with errIdle
+// once it has had no request in flight and no traffic for IdleTimeout.
+func (c *serverConn) readSize(br *bufio.Reader) (int32, error) {
+	var size [4]byte
+	idle := c.s.cfg.IdleTimeout
+	got := 0
+	for {
+		if idle > 0 {
+			c.nc.SetReadDeadline(time.Now().Add(idle))
+		}
+		n, err := io.ReadFull(br, size[got:])
+		got += n
+		if err == nil {
+			break
+		}
+		if got == 0 && errors.Is(err, io.EOF) {
+			return 0, io.EOF
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			return 0, truncated("frame size", got, len(size), err)
+		}
+		c.mu.Lock()
+		busy := len(c.queue) > 0
+		c.mu.Unlock()
+		if !busy && time.Since(time.Unix(0, c.lastWrite.Load())) >= idle {
+			if got > 0 {
+				return 0, fmt.Errorf("stalled in a frame size (%d of 4 bytes) for %v", got, idle)
+			}
+			return 0, errIdle
+		}
+	}
+	n := int32(be.Uint32(size[:]))
+	switch {
+	case n < 0:
+		return 0, fmt.Errorf("invalid frame size %d", n)
+	case n > c.s.cfg.MaxFrameSize:
+		return 0, fmt.Errorf("%w: %d bytes, max %d", ErrFrameTooLarge, n, c.s.cfg.MaxFrameSize)
+	}
+	return n, nil
+}
+
+// readRequest reads, decodes and dispatches one request. Its memory is
+// charged to the server's pool before it is read and decoded, and released
+// when its answer leaves (or the connection closes). An error closes the
+// connection.
+func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
+	n, err := c.readSize(br)
+	if err != nil {
+		return err
+	}
+	held, charge := int64(n), int64(0)
+	if !c.s.frames.acquire(held, c.closed) {
+		return nil
+	}
+	defer func() { // whatever is not handed to a Request
+		c.s.frames.release(held)
+		c.s.decoded.release(charge)
+	}()
+	if d := c.s.cfg.FrameTimeout; d > 0 {
+		c.nc.SetReadDeadline(time.Now().Add(d))
+	} else {
+		c.nc.SetReadDeadline(time.Time{})
+	}
+	frame, err := readFrameBody(br, n)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("frame of %d bytes not complete within %v: %w", n, c.s.cfg.FrameTimeout, err)
+	}
+	if err != nil {
+		return err
+	}
+
 	h, body, rest, err := parseRequest(frame)
 	if err != nil {
 		return err
@@ -116,18 +206,42 @@ func (c *serverConn) handle(frame []byte) error {
 	}
 	req := &Request{Body: body, CorrelationID: h.correlationID, ClientID: c.clientID, Peer: c.nc.RemoteAddr(), ConnID: c.id, conn: c}
 	if !c.s.apis.serves(h.key, h.version) {
-		resp := c.s.apis.unsupported(h)
-		if resp == nil {
-			return fmt.Errorf("%s v%d (correlation id %d) is not served and its response cannot carry UNSUPPORTED_VERSION",
+		if h.key != apiVersionsKey {
+			// Kafka's Processor.parseRequestHeader refuses an API
+			// the listener does not enable, or a version outside
+			// its range, and the connection is closed unanswered.
+			return fmt.Errorf("%s v%d (correlation id %d) is not served (UNSUPPORTED_VERSION): closing as Kafka does",
 				kmsg.NameForKey(h.key), h.version, h.correlationID)
 		}
 		c.s.log.Debug("answered UNSUPPORTED_VERSION", "peer", c.peer, "api", kmsg.NameForKey(h.key), "version", h.version)
-		c.push(req, resp)
+		c.push(req, c.s.apis.unsupportedApiVersions())
 		return nil
 	}
-	if err := decodeBody(body, rest); err != nil {
+
+	// Charge the worst the decoder may allocate before it runs.
+	worst := int64(len(frame)) * decodeAmplification
+	if !c.s.decoded.acquire(worst, c.closed) {
+		return nil
+	}
+	charge = worst
+	if len(frame) >= largeFrame {
+		largeDecode.Lock()
+		err = decodeBody(body, rest)
+		largeDecode.Unlock()
+		if err == nil {
+			// What the request really holds from now on.
+			if real := heldBytes(body); real < charge {
+				c.s.decoded.release(charge - real)
+				charge = real
+			}
+		}
+	} else {
+		err = decodeBody(body, rest)
+	}
+	if err != nil {
 		return fmt.Errorf("decode %s v%d request (correlation id %d): %w", kmsg.NameForKey(h.key), h.version, h.correlationID, err)
 	}
+	req.held, req.charge, held, charge = held, charge, 0, 0
 	if h.key == apiVersionsKey {
 		c.push(req, c.s.apis.apiVersions(body.(*kmsg.ApiVersionsRequest), c.s.cfg.ClusterID, c.s.cfg.NodeID))
 		return nil
@@ -141,40 +255,75 @@ func (c *serverConn) handle(frame []byte) error {
 // not nil.
 func (c *serverConn) push(req *Request, resp kmsg.Response) {
 	c.mu.Lock()
+	if c.dead {
+		c.releaseLocked([]*Request{req})
+		c.mu.Unlock()
+		return
+	}
 	if resp != nil {
 		req.answered, req.resp = true, resp
 	}
 	c.queue = append(c.queue, req)
-	c.mu.Unlock()
-	if resp != nil {
-		signal(c.wake)
+	if resp != nil && len(c.queue) == 1 {
+		c.startWriter()
 	}
+	c.mu.Unlock()
 }
 
+// releaseLocked returns what reqs hold to the server's pools. The caller
+// holds c.mu.
+func (c *serverConn) releaseLocked(reqs []*Request) {
+	var held, charge int64
+	for _, r := range reqs {
+		held, charge = held+r.held, charge+r.charge
+		r.held, r.charge = 0, 0
+	}
+	c.s.frames.release(held)
+	c.s.decoded.release(charge)
+}
+
+// startWriter starts the writer unless it runs or the connection is closed.
+// The caller holds c.mu and the head of the queue is answered.
+func (c *serverConn) startWriter() {
+	if c.writing || c.dead {
+		return
+	}
+	c.writing = true
+	// The reader still runs (close sets dead under mu before the
+	// reader's Done), so the server's WaitGroup is not at zero.
+	c.s.wg.Add(1)
+	go c.writeLoop()
+}
+
+// writeLoop writes answered requests at the head of the queue until there
+// are none, then exits.
 func (c *serverConn) writeLoop() {
 	defer c.s.wg.Done()
-	defer c.close()
 	var ready []*Request
-	var buf []byte
+	c.mu.Lock()
+	buf := c.wbuf
+	c.wbuf = nil
+	c.mu.Unlock()
 	for {
-		select {
-		case <-c.wake:
-		case <-c.closed:
-			return
-		}
 		c.mu.Lock()
 		n := 0
 		for n < len(c.queue) && c.queue[n].answered {
 			n++
 		}
+		if n == 0 || c.dead {
+			c.writing = false
+			if cap(buf) <= 64<<10 {
+				c.wbuf = buf[:0] // keep a small buffer, never a huge one
+			}
+			c.mu.Unlock()
+			return
+		}
 		ready = append(ready[:0], c.queue[:n]...)
 		left := copy(c.queue, c.queue[n:])
 		clear(c.queue[left:])
 		c.queue = c.queue[:left]
+		c.releaseLocked(ready)
 		c.mu.Unlock()
-		if n == 0 {
-			continue
-		}
 		signal(c.room)
 		// One write for everything answered so far.
 		buf = buf[:0]
@@ -192,8 +341,13 @@ func (c *serverConn) writeLoop() {
 				if !c.isClosed() {
 					c.s.log.Error("closing connection", "peer", c.peer, "err", fmt.Errorf("write responses: %w", err))
 				}
+				c.mu.Lock()
+				c.writing = false
+				c.mu.Unlock()
+				c.close()
 				return
 			}
+			c.lastWrite.Store(time.Now().UnixNano())
 		}
 		if cap(buf) > allocStep {
 			buf = nil // do not pin one huge response's buffer
