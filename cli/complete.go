@@ -33,9 +33,9 @@ func nodeCompletions(e *env, cmd *cobra.Command) []string {
 		return out
 	}
 	for _, n := range v.Nodes {
-		desc := n.Kind + ", " + n.State
+		desc := string(n.Kind) + ", " + string(n.State)
 		if n.Role != "" {
-			desc += ", " + n.Role
+			desc += ", " + string(n.Role)
 		}
 		out = append(out, fmt.Sprintf("%d\t%s", n.ID, desc))
 	}
@@ -64,9 +64,9 @@ func completeCondition(e *env) cobra.CompletionFunc {
 		case args[0] == "node" && len(args) == 2:
 			return []string{"role", "state", "epoch", "log-end", "hwm", "log-start", "lag", "truncations", "snapshots-loaded"}, none
 		case args[0] == "node" && len(args) == 3 && args[2] == "role":
-			return view.Roles(), none
+			return view.Names(view.Roles()), none
 		case args[0] == "node" && len(args) == 3 && args[2] == "state":
-			return view.States(), none
+			return view.Names(view.States()), none
 		}
 		return nil, none
 	}

@@ -16,7 +16,7 @@ import (
 // server, and the server's raft client for status and quorum actions.
 type engineNode struct {
 	id   int32
-	kind string
+	kind view.Kind
 	srv  *server.Server
 	q    *quorum.Node
 }
@@ -85,7 +85,7 @@ func unixMilli(t time.Time) int64 {
 }
 
 // nodeState maps what happened to a node onto the playground's states.
-func nodeState(s quorum.State) string {
+func nodeState(s quorum.State) view.State {
 	switch s {
 	case quorum.StateRunning, quorum.StateStopping:
 		return view.StateRunning
@@ -99,7 +99,7 @@ func nodeState(s quorum.State) string {
 
 // roleName names a raft role as the playground does; a broker following
 // the leader is an Observer.
-func roleName(r raft.Role, kind string) string {
+func roleName(r raft.Role, kind view.Kind) view.Role {
 	switch r {
 	case raft.Leader:
 		return view.RoleLeader

@@ -13,10 +13,10 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
-// Controller is a playground as its users drive it: the CLI and scenarios
+// Operator is a playground as its users operate it: the CLI and scenarios
 // through the control API's client, the TUI either way. *Playground
 // implements it in process, and control.Client over the control socket.
-type Controller interface {
+type Operator interface {
 	// Status returns the current view.View.
 	Status(ctx context.Context) (view.View, error)
 	// Do performs one action.
@@ -171,7 +171,7 @@ func (p *Playground) View() view.View {
 	return v
 }
 
-// Status implements Controller.
+// Status implements Operator.
 func (p *Playground) Status(context.Context) (view.View, error) {
 	if p.closed.Load() {
 		return view.View{}, ErrClosed
@@ -179,7 +179,7 @@ func (p *Playground) Status(context.Context) (view.View, error) {
 	return p.View(), nil
 }
 
-// Events implements Controller.
+// Events implements Operator.
 func (p *Playground) Events(ctx context.Context, after uint64, follow bool) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		if !follow {
@@ -203,7 +203,7 @@ func (p *Playground) Events(ctx context.Context, after uint64, follow bool) iter
 	}
 }
 
-// Down implements Controller: it closes the playground.
+// Down implements Operator: it closes the playground.
 func (p *Playground) Down(context.Context) error { return p.Close() }
 
 // Close stops the engine and ends the event stream. It is safe to call
@@ -490,7 +490,7 @@ func describeRole(v *view.View, n *view.Node) string {
 	case n.ID == v.LeaderID:
 		return fmt.Sprintf("the leader of epoch %d", n.Epoch)
 	case n.Role == "":
-		return n.State
+		return string(n.State)
 	}
 	return fmt.Sprintf("%s in epoch %d", n.Role, n.Epoch)
 }
@@ -500,4 +500,4 @@ func (p *Playground) publish(kind EventKind, node int32, msg string) {
 }
 
 // Compile-time check.
-var _ Controller = (*Playground)(nil)
+var _ Operator = (*Playground)(nil)

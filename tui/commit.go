@@ -102,9 +102,9 @@ func (commitModel) view(st *Styles, v *view.View, w, h int) block {
 			mark = x(hwm)
 		}
 		bar := drawBar(st, barW, filled, mark)
-		style := st.State(b.label)
+		style := st.State(view.State(b.label))
 		if b.role {
-			style = st.Role(b.label)
+			style = st.Role(view.Role(b.label))
 		}
 		label := fmt.Sprintf("%4d %s", b.id, style.Render(fit(b.label, 11)))
 		note := ""
@@ -141,9 +141,9 @@ func voterBar(v *view.View, id int32, pos int64) commitBar {
 	b := commitBar{id: id, pos: pos, label: "-"}
 	if n, ok := v.Node(id); ok {
 		if n.Live() && n.Role != "" {
-			b.label, b.role = n.Role, true
+			b.label, b.role = string(n.Role), true
 		} else {
-			b.label = n.State
+			b.label = string(n.State)
 		}
 	}
 	return b

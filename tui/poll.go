@@ -39,7 +39,7 @@ type snapshotMsg struct {
 // poll returns the command that waits delay, then pulls a snapshot. It
 // runs on its own goroutine, as every tea.Cmd does: the engine is only
 // ever called, never calls the screen.
-func poll(ctx context.Context, ctrl cluster.Controller, seq, after uint64, delay time.Duration) tea.Cmd {
+func poll(ctx context.Context, ctrl cluster.Operator, seq, after uint64, delay time.Duration) tea.Cmd {
 	return func() tea.Msg {
 		if delay > 0 {
 			t := time.NewTimer(delay)

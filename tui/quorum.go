@@ -9,7 +9,7 @@ import (
 )
 
 // statePartitioned styles a running node some of whose links are down.
-const statePartitioned = "partitioned"
+const statePartitioned view.State = "partitioned"
 
 // quorumModel is the quorum table: one row per voter and observer, and
 // the selection the node actions act on.
@@ -22,10 +22,12 @@ type quorumModel struct {
 // quorumRow is one node as the table shows it, every cell already text.
 type quorumRow struct {
 	id                                   int32
-	role, roleStyle                      string
+	role                                 string
+	roleStyle                            view.Role
 	epoch, leo, saw, lag, hwm, lastFetch string
 	snapshot, logStart                   string
-	state, stateStyle                    string
+	state                                string
+	stateStyle                           view.State
 }
 
 // quorumColumn is a column of the table; columns with a lower drop rank
@@ -58,7 +60,7 @@ func quorumRows(v *view.View) []quorumRow {
 		n := &v.Nodes[i]
 		r := quorumRow{
 			id:       n.ID,
-			role:     n.Role,
+			role:     string(n.Role),
 			epoch:    fmt.Sprint(n.Epoch),
 			leo:      offset(n.LogEndOffset),
 			hwm:      offset(n.HighWatermark),
@@ -109,13 +111,13 @@ func linkCuts(v *view.View, id int32) (both, out, in []int32) {
 // nodeState spells out a node's state, naming the peers a running node is
 // partitioned from (→N: what it sends N is dropped; ←N: what N sends it is
 // dropped), and the style that goes with it.
-func nodeState(v *view.View, n *view.Node) (text, style string) {
+func nodeState(v *view.View, n *view.Node) (text string, style view.State) {
 	if n.State != view.StateRunning {
-		return n.State, n.State
+		return string(n.State), n.State
 	}
 	both, out, in := linkCuts(v, n.ID)
 	if len(both)+len(out)+len(in) == 0 {
-		return n.State, n.State
+		return string(n.State), n.State
 	}
 	var parts []string
 	for _, id := range both {

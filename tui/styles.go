@@ -30,8 +30,8 @@ type Styles struct {
 	BarBehind lipgloss.Style // a voter's log below the high watermark's scale
 	BarHWM    lipgloss.Style // the high watermark marker
 
-	roles  map[string]lipgloss.Style
-	states map[string]lipgloss.Style
+	roles  map[view.Role]lipgloss.Style
+	states map[view.State]lipgloss.Style
 	events map[cluster.EventKind]lipgloss.Style
 	// Help styles the help bar.
 	Help help.Styles
@@ -68,7 +68,7 @@ func DefaultStyles() *Styles {
 		BarFilled: fg(colGreen),
 		BarBehind: fg(colGray),
 		BarHWM:    lipgloss.NewStyle().Bold(true).Foreground(colYellow),
-		roles: map[string]lipgloss.Style{
+		roles: map[view.Role]lipgloss.Style{
 			view.RoleLeader:      lipgloss.NewStyle().Bold(true).Foreground(colGreen),
 			view.RoleFollower:    fg(colBlue),
 			view.RoleCandidate:   lipgloss.NewStyle().Bold(true).Foreground(colYellow),
@@ -77,7 +77,7 @@ func DefaultStyles() *Styles {
 			view.RoleResigned:    fg(colMagenta),
 			view.RoleObserver:    fg(colCyan),
 		},
-		states: map[string]lipgloss.Style{
+		states: map[view.State]lipgloss.Style{
 			view.StateRunning:  fg(colGreen),
 			view.StateKilled:   lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			view.StateStopped:  fg(colGray),
@@ -125,10 +125,10 @@ func DefaultStyles() *Styles {
 }
 
 // Role styles a quorum role; an unknown one is left plain.
-func (s *Styles) Role(role string) lipgloss.Style { return s.roles[role] }
+func (s *Styles) Role(role view.Role) lipgloss.Style { return s.roles[role] }
 
 // State styles a node state, or "partitioned".
-func (s *Styles) State(state string) lipgloss.Style { return s.states[state] }
+func (s *Styles) State(state view.State) lipgloss.Style { return s.states[state] }
 
 // Event styles an event kind.
 func (s *Styles) Event(kind cluster.EventKind) lipgloss.Style { return s.events[kind] }

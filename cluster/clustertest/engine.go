@@ -39,9 +39,9 @@ func Start(opt Options) cluster.StartFunc {
 
 type node struct {
 	id              int32
-	kind            string
-	state           string
-	role            string
+	kind            view.Kind
+	state           view.State
+	role            view.Role
 	epoch           int32
 	leader          int32
 	voted           int32
@@ -89,7 +89,7 @@ func New(cfg cluster.Config, events *cluster.Events, opt Options) *Engine {
 	}
 	e := &Engine{cfg: cfg, events: events, opt: opt, nodes: map[int32]*node{}, links: map[[2]int32]view.LinkFault{}, leader: view.NoLeader, resignedBy: view.NoLeader}
 	e.load.view.NodeID = view.NoLeader
-	add := func(id int32, kind string) {
+	add := func(id int32, kind view.Kind) {
 		e.nodes[id] = &node{id: id, kind: kind, state: view.StateRunning, role: view.RoleUnattached, leader: view.NoLeader, voted: -1, lastFetch: -1}
 		e.order = append(e.order, id)
 	}
@@ -144,7 +144,7 @@ func (e *Engine) publish(kind cluster.EventKind, id, epoch int32, format string,
 	e.events.Publish(cluster.Event{Kind: kind, Node: id, Epoch: epoch, Message: fmt.Sprintf(format, args...)})
 }
 
-func (e *Engine) setRole(n *node, role string) {
+func (e *Engine) setRole(n *node, role view.Role) {
 	if n.role != role {
 		e.publish(cluster.EventRoleChange, n.id, n.epoch, "%s -> %s", n.role, role)
 		n.role = role
@@ -364,7 +364,7 @@ func (e *Engine) Kill(id int32) error { return e.down(id, view.StateKilled) }
 // Stop implements cluster.Engine.
 func (e *Engine) Stop(_ context.Context, id int32) error { return e.down(id, view.StateStopped) }
 
-func (e *Engine) down(id int32, state string) error {
+func (e *Engine) down(id int32, state view.State) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n, err := e.check(id)

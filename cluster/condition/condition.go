@@ -212,9 +212,9 @@ func parseNodeCondition(t []string) (Condition, error) {
 		if len(word) != 1 {
 			return Condition{}, fmt.Errorf("want node NODE %s [!=] WORD", what)
 		}
-		list, kind := view.Roles(), condNodeRole
+		list, kind := view.Names(view.Roles()), condNodeRole
 		if what == "state" {
-			list, kind = view.States(), condNodeState
+			list, kind = view.Names(view.States()), condNodeState
 		}
 		i := slices.IndexFunc(list, func(s string) bool { return strings.EqualFold(s, word[0]) })
 		if i < 0 {
@@ -383,9 +383,9 @@ func (c Condition) evalNode(v *view.View) (bool, string, error) {
 	saw := n.Summary()
 	switch c.kind {
 	case condNodeRole:
-		return (n.Role == c.field) == (c.op != opNe), saw, nil
+		return (string(n.Role) == c.field) == (c.op != opNe), saw, nil
 	case condNodeState:
-		return (n.State == c.field) == (c.op != opNe), saw, nil
+		return (string(n.State) == c.field) == (c.op != opNe), saw, nil
 	}
 	var have int64
 	switch c.field {

@@ -19,7 +19,7 @@ import (
 )
 
 // Client talks to a playground's control API. It implements
-// cluster.Controller.
+// cluster.Operator.
 type Client struct {
 	session Session
 	http    *http.Client
@@ -100,14 +100,14 @@ func decodeError(resp *http.Response) error {
 	return &APIError{Status: resp.StatusCode, Code: eb.Code, Message: eb.Error}
 }
 
-// Status implements cluster.Controller.
+// Status implements cluster.Operator.
 func (c *Client) Status(ctx context.Context) (view.View, error) {
 	var v view.View
 	err := c.do(ctx, http.MethodGet, "/v1/status", nil, &v)
 	return v, err
 }
 
-// Do implements cluster.Controller.
+// Do implements cluster.Operator.
 func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, error) {
 	var res cluster.Result
 	var path string
@@ -136,7 +136,7 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	return res, err
 }
 
-// Events implements cluster.Controller. A stream the server ends (because
+// Events implements cluster.Operator. A stream the server ends (because
 // the playground shut down) ends the iteration without an error.
 func (c *Client) Events(ctx context.Context, after uint64, follow bool) iter.Seq2[cluster.Event, error] {
 	return func(yield func(cluster.Event, error) bool) {
@@ -182,7 +182,7 @@ func (c *Client) Events(ctx context.Context, after uint64, follow bool) iter.Seq
 	}
 }
 
-// Down implements cluster.Controller: it asks the playground to shut down
+// Down implements cluster.Operator: it asks the playground to shut down
 // and waits, until ctx ends, for its control socket to go away.
 func (c *Client) Down(ctx context.Context) error {
 	if err := c.do(ctx, http.MethodPost, "/v1/down", nil, nil); err != nil {
@@ -206,4 +206,4 @@ func (c *Client) Down(ctx context.Context) error {
 	}
 }
 
-var _ cluster.Controller = (*Client)(nil)
+var _ cluster.Operator = (*Client)(nil)

@@ -49,8 +49,8 @@ func readUntilClosed(t *testing.T, c net.Conn, within time.Duration) string {
 	return string(b)
 }
 
-func shortTimeouts(header, read time.Duration) func(cluster.Controller, func()) *Server {
-	return func(ctl cluster.Controller, onDown func()) *Server {
+func shortTimeouts(header, read time.Duration) func(cluster.Operator, func()) *Server {
+	return func(ctl cluster.Operator, onDown func()) *Server {
 		return newServer(ctl, onDown, header, read, time.Minute)
 	}
 }

@@ -57,7 +57,7 @@ const maxQuoted = 100
 
 // Server serves a playground's control API.
 type Server struct {
-	ctl    cluster.Controller
+	ctl    cluster.Operator
 	onDown func()
 	srv    *http.Server
 	// ctx ends the event streams when the server shuts down, so that
@@ -69,13 +69,13 @@ type Server struct {
 // NewServer returns a server for ctl. onDown is called, and must return
 // promptly, when a client asks the playground to shut down: the owner then
 // calls Shutdown and closes the playground.
-func NewServer(ctl cluster.Controller, onDown func()) *Server {
+func NewServer(ctl cluster.Operator, onDown func()) *Server {
 	return newServer(ctl, onDown, readHeaderTimeout, readTimeout, idleTimeout)
 }
 
 // newServer is NewServer with the connection timeouts given (tests shorten
 // them).
-func newServer(ctl cluster.Controller, onDown func(), header, read, idle time.Duration) *Server {
+func newServer(ctl cluster.Operator, onDown func(), header, read, idle time.Duration) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{ctl: ctl, onDown: onDown, ctx: ctx, cancel: cancel}
 	s.srv = &http.Server{

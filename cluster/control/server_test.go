@@ -33,7 +33,7 @@ func serve(t *testing.T) *served {
 }
 
 // serveWith is serve with the server made by newSrv.
-func serveWith(t *testing.T, newSrv func(cluster.Controller, func()) *Server) *served {
+func serveWith(t *testing.T, newSrv func(cluster.Operator, func()) *Server) *served {
 	t.Helper()
 	s, err := NewSession(shortDir(t), "t")
 	if err != nil {

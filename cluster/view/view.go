@@ -6,62 +6,6 @@ import (
 	"time"
 )
 
-// NoLeader is the leader ID (and epoch) when none is known, as in Kafka.
-const NoLeader = -1
-
-// Node kinds.
-const (
-	KindController = "controller"
-	KindBroker     = "broker"
-)
-
-// Node states: what the playground did to a node, as opposed to its Role,
-// which is what the quorum made of it.
-const (
-	// StateRunning is a node that is up; its links may still be faulty.
-	StateRunning = "running"
-	// StateKilled is a node stopped abruptly by kill.
-	StateKilled = "killed"
-	// StateStopped is a node shut down gracefully by stop.
-	StateStopped = "stopped"
-	// StateIsolated is a running node whose every link to and from every
-	// other node is down.
-	StateIsolated = "isolated"
-	// StateFailed is a node that stopped on an error it cannot go on from,
-	// or whose start was refused; Node.Error says why.
-	StateFailed = "failed"
-)
-
-// States lists the node states.
-func States() []string {
-	return []string{StateRunning, StateKilled, StateStopped, StateIsolated, StateFailed}
-}
-
-// Roles, named like Kafka's QuorumState classes.
-const (
-	RoleLeader      = "Leader"
-	RoleFollower    = "Follower"
-	RoleCandidate   = "Candidate"
-	RoleProspective = "Prospective"
-	RoleUnattached  = "Unattached"
-	RoleResigned    = "Resigned"
-	// RoleObserver is a broker following the leader of the metadata quorum;
-	// a broker that knows no leader is Unattached.
-	RoleObserver = "Observer"
-)
-
-// Roles lists the quorum roles.
-func Roles() []string {
-	return []string{RoleLeader, RoleFollower, RoleCandidate, RoleProspective, RoleUnattached, RoleResigned, RoleObserver}
-}
-
-// Replica statuses, as kafka-metadata-quorum describe --replication prints them.
-const (
-	StatusLeader   = "Leader"
-	StatusFollower = "Follower"
-	StatusObserver = "Observer"
-)
-
 // View is one consistent snapshot of the whole playground: what the TUI
 // draws, what `kraftlab status --json` prints and what conditions test.
 //
@@ -112,9 +56,9 @@ type Replica struct {
 	LastFetchTimestamp    int64 `json:"lastFetchTimestamp"`
 	LastCaughtUpTimestamp int64 `json:"lastCaughtUpTimestamp"`
 	// Status is Leader, Follower or Observer.
-	Status string `json:"status"`
+	Status ReplicaStatus `json:"status"`
 	// State is the node's playground state (running, killed…).
-	State string `json:"state"`
+	State State `json:"state"`
 	// ParkedFetch is true while the leader holds this replica's Fetch in
 	// its purgatory, waiting for new records or the fetch's max wait.
 	ParkedFetch bool `json:"parkedFetch"`
@@ -123,14 +67,14 @@ type Replica struct {
 // Node is one node as it sees itself.
 type Node struct {
 	ID       int32  `json:"nodeId"`
-	Kind     string `json:"kind"`
+	Kind     Kind   `json:"kind"`
 	Listener string `json:"listener"`
-	State    string `json:"state"`
+	State    State  `json:"state"`
 	// Error says why a failed node failed; empty otherwise.
 	Error string `json:"error,omitempty"`
 	// Role is empty while the node is not running.
-	Role  string `json:"role"`
-	Epoch int32  `json:"epoch"`
+	Role  Role  `json:"role"`
+	Epoch int32 `json:"epoch"`
 	// LeaderID is the leader this node knows in its epoch, or NoLeader.
 	LeaderID int32 `json:"leaderId"`
 	// VotedID is the candidate this node voted for in its epoch, or -1.
