@@ -13,6 +13,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // Change is how a failover run takes the leadership away.
@@ -184,7 +185,7 @@ func RunFailover(ctx context.Context, cfg FailoverConfig, progress io.Writer) (F
 	evs := newEvents()
 	k := NewKraftlab("kraftlab", cfg.Timing)
 	k.onEvent = evs.add
-	durable := cfg.Timing.Flush == cluster.FlushAlways
+	durable := cfg.Timing.Flush == storage.FlushAlways
 	if err := k.Start(cfg.Dir, durable); err != nil {
 		return res, fmt.Errorf("failover: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // benchClusterID is the cluster ID of every benchmark quorum.
@@ -90,9 +91,9 @@ var voterIDs = []int32{1, 2, 3}
 
 // Start implements System.
 func (k *Kraftlab) Start(dir string, durable bool) error {
-	flush := cluster.FlushNever
+	flush := storage.FlushNever
 	if durable {
-		flush = cluster.FlushAlways
+		flush = storage.FlushAlways
 	}
 	for _, id := range voterIDs {
 		t := k.timing

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // Limits of a playground's shape. Controllers take IDs 1..N and brokers
@@ -92,22 +93,6 @@ func (c Config) BrokerIDs() []int32 {
 	return ids
 }
 
-// FlushPolicy says when a node fsyncs the metadata log.
-type FlushPolicy string
-
-const (
-	// FlushAlways is Kafka's behaviour for the metadata log: the leader
-	// flushes before its own log end offset counts toward the high
-	// watermark, and a follower flushes before its next Fetch acknowledges
-	// what it appended.
-	FlushAlways FlushPolicy = "always"
-	// FlushNever leaves writes in the operating system's page cache. A
-	// kraftlab kill stops a node inside the process, so the page cache
-	// survives it; only a crash of the machine could lose acknowledged
-	// records. Tests use it because fsync dominates their run time.
-	FlushNever FlushPolicy = "never"
-)
-
 // Timing is every timeout, interval and size of a playground. Each field is
 // set by the Kafka configuration key named in its comment (see Settings),
 // in milliseconds for durations, so that learners can map it to Kafka's
@@ -140,7 +125,14 @@ type Timing struct {
 	// must stay well below FetchTimeout when the profile scales time.
 	FetchMaxWait time.Duration
 	// Flush is kraftlab.quorum.flush: when the metadata log is fsynced.
-	Flush FlushPolicy
+	// storage.FlushAlways is Kafka's behaviour: the leader flushes before
+	// its own log end offset counts toward the high watermark, and a
+	// follower flushes before its next Fetch acknowledges what it
+	// appended. storage.FlushNever leaves writes in the page cache: a
+	// kraftlab kill stops a node inside the process, so the page cache
+	// survives it, and only a crash of the machine could lose acknowledged
+	// records; tests use it because fsync dominates their run time.
+	Flush storage.FlushPolicy
 	// MetadataMaxIdleInterval is metadata.max.idle.interval.ms: the active
 	// controller appends a NoOpRecord when it has written nothing for this
 	// long, so the log (and the high watermark) visibly move; 0 disables.
@@ -182,7 +174,7 @@ var kafkaTiming = func() Timing {
 		RetryBackoff:              q.RetryBackoff,
 		AppendLinger:              q.AppendLinger,
 		FetchMaxWait:              q.FetchMaxWait,
-		Flush:                     FlushAlways,
+		Flush:                     storage.FlushAlways,
 		MetadataMaxIdleInterval:   500 * time.Millisecond,
 		SnapshotMaxNewRecordBytes: 20 * mib,
 		SnapshotMaxInterval:       time.Hour,
@@ -208,7 +200,7 @@ var workshopTiming = Timing{
 	RetryBackoff:              40 * time.Millisecond,
 	AppendLinger:              25 * time.Millisecond,
 	FetchMaxWait:              1000 * time.Millisecond,
-	Flush:                     FlushAlways,
+	Flush:                     storage.FlushAlways,
 	MetadataMaxIdleInterval:   1000 * time.Millisecond,
 	SnapshotMaxNewRecordBytes: 20 * mib,
 	SnapshotMaxInterval:       time.Hour,
@@ -227,7 +219,7 @@ var fastTiming = Timing{
 	RetryBackoff:              10 * time.Millisecond,
 	AppendLinger:              5 * time.Millisecond,
 	FetchMaxWait:              50 * time.Millisecond,
-	Flush:                     FlushNever,
+	Flush:                     storage.FlushNever,
 	MetadataMaxIdleInterval:   50 * time.Millisecond,
 	SnapshotMaxNewRecordBytes: 20 * mib,
 	SnapshotMaxInterval:       time.Hour,
@@ -414,7 +406,7 @@ func settingByKey(key string) (setting, bool) {
 func (s setting) unit() string {
 	switch {
 	case s.flush:
-		return string(FlushAlways) + "|" + string(FlushNever)
+		return storage.FlushAlways.String() + "|" + storage.FlushNever.String()
 	case s.dur != nil:
 		return "ms"
 	case strings.HasSuffix(s.key, ".bytes") || strings.HasSuffix(s.key, "between.snapshots"):
@@ -432,12 +424,13 @@ func (s setting) limit() int64 {
 
 func (s setting) set(t *Timing, value string) error {
 	if s.flush {
-		switch FlushPolicy(value) {
-		case FlushAlways, FlushNever:
-			t.Flush = FlushPolicy(value)
-			return nil
+		for _, p := range []storage.FlushPolicy{storage.FlushAlways, storage.FlushNever} {
+			if value == p.String() {
+				t.Flush = p
+				return nil
+			}
 		}
-		return fmt.Errorf("bad value %q for %s: want %s or %s", value, s.key, FlushAlways, FlushNever)
+		return fmt.Errorf("bad value %q for %s: want %s or %s", value, s.key, storage.FlushAlways, storage.FlushNever)
 	}
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil {
@@ -457,7 +450,7 @@ func (s setting) set(t *Timing, value string) error {
 func (s setting) get(t *Timing) string {
 	switch {
 	case s.flush:
-		return string(t.Flush)
+		return t.Flush.String()
 	case s.dur != nil:
 		return fmt.Sprint(s.dur(t).Milliseconds())
 	}
@@ -467,8 +460,8 @@ func (s setting) get(t *Timing) string {
 // check validates a value that may have been set directly on the struct.
 func (s setting) check(t *Timing) error {
 	if s.flush {
-		if t.Flush != FlushAlways && t.Flush != FlushNever {
-			return fmt.Errorf("bad value %q for %s: want %s or %s", t.Flush, s.key, FlushAlways, FlushNever)
+		if t.Flush != storage.FlushAlways && t.Flush != storage.FlushNever {
+			return fmt.Errorf("bad value %v for %s: want %s or %s", t.Flush, s.key, storage.FlushAlways, storage.FlushNever)
 		}
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
@@ -85,7 +87,7 @@ func TestSetOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Timing.FetchTimeout != time.Second || c.Timing.AppendLinger != 4*time.Millisecond || c.Timing.Flush != FlushAlways {
+	if c.Timing.FetchTimeout != time.Second || c.Timing.AppendLinger != 4*time.Millisecond || c.Timing.Flush != storage.FlushAlways {
 		t.Errorf("overrides not applied: %+v", c.Timing)
 	}
 	if c.Profile != ProfileFast || c.Controllers != 5 || c.Brokers != 0 {
@@ -179,7 +181,7 @@ func TestValidateCatchesDirectStructEdits(t *testing.T) {
 		t.Errorf("sub-millisecond timeout: %v", err)
 	}
 	tm, _ = ProfileTiming(ProfileKafka)
-	tm.Flush = "maybe"
+	tm.Flush = storage.FlushInterval // not one a playground takes
 	if err := tm.Validate(); err == nil {
 		t.Error("bad flush policy accepted")
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
-	"github.com/kraftlab/kraftlab/storage"
 )
 
 // NodeSpec is what one node of a cluster needs besides the timing: who it
@@ -34,10 +33,6 @@ type NodeSpec struct {
 // playground and the benchmarks build their nodes with it, so a benchmark
 // measures the nodes a learner watches.
 func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
-	flush := storage.FlushAlways
-	if t.Flush == FlushNever {
-		flush = storage.FlushNever
-	}
 	kind := server.Broker
 	if slices.Contains(s.Voters, s.ID) {
 		kind = server.Controller
@@ -48,7 +43,7 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			Raft:                t.RaftConfig(s.ID, s.Voters, s.ClusterID),
 			Dir:                 server.NodeDir(s.DataDir, s.ID),
 			Peers:               s.Peers,
-			Flush:               flush,
+			Flush:               t.Flush,
 			Links:               s.Links,
 			Counters:            s.Counters,
 			NoOpInterval:        t.MetadataMaxIdleInterval,
