@@ -211,7 +211,7 @@ func (e *engine) Snapshot(ctx context.Context, id int32) (view.SnapshotID, error
 	if err != nil {
 		return view.SnapshotID{}, stateError(err)
 	}
-	return view.SnapshotID{EndOffset: s.EndOffset, Epoch: s.Epoch}, nil
+	return s, nil
 }
 
 // stateError marks a node's refusal for its state (not running, not the

@@ -60,7 +60,8 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		nv.Role = roleName(st.Role, n.kind)
 	}
 	if st.HasSnapshot {
-		nv.LatestSnapshot = &view.SnapshotID{EndOffset: st.LatestSnapshot.EndOffset, Epoch: st.LatestSnapshot.Epoch}
+		id := st.LatestSnapshot
+		nv.LatestSnapshot = &id
 	}
 	if nv.Role == view.RoleLeader {
 		nv.Replicas = make([]view.Replica, 0, len(st.Replicas))

@@ -24,8 +24,8 @@ const (
 // SnapshotID names a snapshot by the log offset it ends at (exclusive: the
 // first offset it does not cover) and the epoch of the record before it.
 type SnapshotID struct {
-	EndOffset int64
-	Epoch     int32
+	EndOffset int64 `json:"endOffset"`
+	Epoch     int32 `json:"epoch"`
 }
 
 // String is the snapshot's file name stem, as Kafka prints it.

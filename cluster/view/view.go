@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // View is one consistent snapshot of the whole playground: what the TUI
@@ -99,11 +101,9 @@ type Node struct {
 }
 
 // SnapshotID names a snapshot by the offset it ends before and the epoch of
-// its last record, as Kafka's SnapshotId does.
-type SnapshotID struct {
-	EndOffset int64 `json:"endOffset"`
-	Epoch     int32 `json:"epoch"`
-}
+// its last record, as Kafka's SnapshotId does: storage's, the one type the
+// whole engine uses.
+type SnapshotID = storage.SnapshotID
 
 // Link is the directed link From → To: its faults and its traffic. A
 // fault applies to every message From sends To, its requests and its
