@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/internal/poll"
 )
 
 // fastKraftlab is the kraftlab System on the fast profile's timing, so a
@@ -58,13 +59,9 @@ func TestKraftlabCommits(t *testing.T) {
 				k := sys.(*Kraftlab)
 				want := int64(writers * each)
 				for _, n := range k.nodes {
-					deadline := time.Now().Add(10 * time.Second)
-					for n.Raft().Status().Tally.Records < want && time.Now().Before(deadline) {
-						time.Sleep(time.Millisecond)
-					}
-					if got := n.Raft().Status().Tally.Records; got < want {
-						t.Errorf("voter %d applied %d records, want at least %d", n.ID(), got, want)
-					}
+					poll.Until(t, 10*time.Second, fmt.Sprintf("voter %d to apply %d records", n.ID(), want),
+						func() bool { return n.Raft().Status().Tally.Records >= want },
+						func() string { return fmt.Sprintf("it applied %d", n.Raft().Status().Tally.Records) })
 				}
 				if err := sys.Close(); err != nil {
 					t.Fatalf("Close: %v", err)

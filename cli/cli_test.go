@@ -17,6 +17,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/control"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/poll"
 )
 
 func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
@@ -83,13 +84,7 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 // waitFor polls f until it is true or fails the test after 10 seconds.
 func waitFor(t *testing.T, what string, f func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !f() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, what, f)
 }
 
 func TestUpServesUntilDown(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/control"
+	"github.com/kraftlab/kraftlab/internal/poll"
 )
 
 // `kraftlab up --headless | head -1`: once the reader of up's standard
@@ -68,13 +69,9 @@ func TestBinaryUpOutlivesAClosedStdout(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s %s; up's stderr: %s", args, code, out, eo, errOut.String())
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(errOut.String(), "standard output is gone") {
-		if time.Now().After(deadline) {
-			t.Fatalf("up never noticed its closed stdout; stderr: %s", errOut.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(t, 30*time.Second, "up to notice its closed stdout",
+		func() bool { return strings.Contains(errOut.String(), "standard output is gone") },
+		func() string { return "stderr: " + errOut.String() })
 	if code, out, eo := h.binaryRun("status"); code != 0 || !strings.Contains(out, "LeaderId") {
 		t.Fatalf("status after stdout closed: exit %d: %s %s; up's stderr: %s", code, out, eo, errOut.String())
 	}

@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/poll"
 )
 
 func TestLoadActionChecksAndSaysWhatItDid(t *testing.T) {
@@ -69,17 +71,12 @@ func TestLoadActionChecksAndSaysWhatItDid(t *testing.T) {
 // waitView polls the playground's view until ok holds.
 func waitView(t *testing.T, p *cluster.Playground, what string, ok func(*view.View) bool) view.View {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		v := p.View()
-		if ok(&v) {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; load: %+v, %s", what, v.Load, v.Summary())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	var v view.View
+	poll.Until(t, 15*time.Second, what, func() bool {
+		v = p.View()
+		return ok(&v)
+	}, func() string { return fmt.Sprintf("load: %+v, %s", v.Load, v.Summary()) })
+	return v
 }
 
 // The real engine's load appends on the leader, moves the high watermark,

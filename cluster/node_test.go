@@ -12,6 +12,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/poll"
 )
 
 // The real engine: nodes on loopback sockets with the fast profile.
@@ -37,21 +38,18 @@ func waitCond(t *testing.T, p *cluster.Playground, text string) view.View {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		v := p.View()
-		ok, saw, err := c.Eval(&v)
+	var v view.View
+	var saw string
+	poll.Until(t, 15*time.Second, text, func() bool {
+		v = p.View()
+		ok, s, err := c.Eval(&v)
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
-		if ok {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; last saw: %s", text, saw)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		saw = s
+		return ok
+	}, func() string { return "last saw: " + saw })
+	return v
 }
 
 func act(t *testing.T, p *cluster.Playground, words string) cluster.Result {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
@@ -70,13 +71,7 @@ func startServers(t *testing.T) *testServers {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(t, 20*time.Second, what, cond)
 }
 
 func do(t *testing.T, addr string, req kmsg.Request) kmsg.Response {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/storage"
@@ -222,13 +223,7 @@ func (c *testCluster) close() {
 // waitFor polls cond until it holds or the deadline passes.
 func (c *testCluster) waitFor(what string, timeout time.Duration, cond func() bool) {
 	c.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			c.t.Fatalf("timed out after %v waiting for %s\n%s\nevents:\n%s", timeout, what, c.describe(), c.eventLog())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	poll.Until(c.t, timeout, what, cond, c.describe, func() string { return "events:\n" + c.eventLog() })
 }
 
 func (c *testCluster) describe() string {

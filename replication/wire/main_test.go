@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"go.uber.org/goleak"
 )
@@ -47,13 +48,7 @@ func (l *logBuffer) logger() *slog.Logger {
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, what, cond)
 }
 
 // The KRaft RPCs the test servers serve, at the versions kmsg knows.
