@@ -64,7 +64,7 @@ func openPlayground(t *testing.T, controllers, brokers int, opt clustertest.Opti
 }
 
 // newModel returns a screen of size w×h on ctrl, with its first view.
-func newModel(t *testing.T, ctrl cluster.Controller, w, h int) *Model {
+func newModel(t *testing.T, ctrl cluster.Operator, w, h int) *Model {
 	t.Helper()
 	m := New(context.Background(), ctrl, Options{})
 	m.Init()

@@ -3,7 +3,7 @@
 // and keys that break and mend it.
 //
 // The screen shows exactly what the control API shows: it pulls a
-// view.View and the new events from a cluster.Controller on a tick, and
+// view.View and the new events from a cluster.Operator on a tick, and
 // sends cluster.Actions. The engine never calls into the screen, so a slow
 // screen cannot slow the cluster down.
 package tui
@@ -49,7 +49,7 @@ const (
 // Model is the screen's state. It implements tea.Model.
 type Model struct {
 	ctx  context.Context
-	ctrl cluster.Controller
+	ctrl cluster.Operator
 	opts Options
 	st   *Styles
 	keys KeyMap
@@ -88,7 +88,7 @@ type Model struct {
 }
 
 // New returns the screen for ctrl. ctx bounds its pulls and actions.
-func New(ctx context.Context, ctrl cluster.Controller, opts Options) *Model {
+func New(ctx context.Context, ctrl cluster.Operator, opts Options) *Model {
 	if opts.Interval <= 0 {
 		opts.Interval = DefaultInterval
 	}

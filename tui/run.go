@@ -18,7 +18,7 @@ func IsTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
 // Run shows the screen for ctrl on the terminal (standard input and
 // output) until the user quits, the playground shuts down or ctx ends.
 // It reports whether the user asked to quit.
-func Run(ctx context.Context, ctrl cluster.Controller, opts Options) (quit bool, err error) {
+func Run(ctx context.Context, ctrl cluster.Operator, opts Options) (quit bool, err error) {
 	m := New(ctx, ctrl, opts)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithAltScreen(), tea.WithMouseCellMotion())
 	_, err = p.Run()
