@@ -32,7 +32,9 @@ func (e *engine) View() view.View {
 	traffic := e.counters.Snapshot()
 	v := view.View{ClusterID: e.clusterID, Timestamp: now.UnixMilli(), Load: load}
 	for _, n := range e.nodes {
-		v.Nodes = append(v.Nodes, n.view(n.q.Status(), traffic.Nodes[n.id]))
+		nv := n.view(n.q.Status(), traffic.Nodes[n.id])
+		nv.RaftMetrics = raftMetrics(n.q, now)
+		v.Nodes = append(v.Nodes, nv)
 	}
 	v.Links = e.linkViews(traffic)
 	return v

@@ -73,5 +73,11 @@ func (m helpModel) view(keys help.KeyMap, w int, all bool) block {
 	h := m.h
 	h.Width = w
 	h.ShowAll = all
-	return block(strings.Split(h.View(keys), "\n"))
+	out := block(strings.Split(h.View(keys), "\n"))
+	if all {
+		for _, l := range wrapWords(roleLegend, w) {
+			out = append(out, h.Styles.FullDesc.Render(l))
+		}
+	}
+	return out
 }

@@ -105,6 +105,7 @@ func (s *Server) Handler() http.Handler {
 		routeLoad:   s.load,
 		routeDown:   s.down,
 	}
+	routes[routeMetrics] = s.metrics
 	for pattern, h := range routes {
 		mux.HandleFunc(pattern, h)
 		method, path, _ := strings.Cut(pattern, " ")

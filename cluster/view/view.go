@@ -98,6 +98,9 @@ type Node struct {
 	// own Kafka clients included), by API name (Fetch, Vote,
 	// BeginQuorumEpoch…), and its responses to them.
 	RPC map[string]RPCStats `json:"rpc,omitempty"`
+	// RaftMetrics is the node's kafka.server:type=raft-metrics, nil while
+	// it does not run.
+	RaftMetrics *RaftMetrics `json:"raftMetrics,omitempty"`
 }
 
 // SnapshotID names a snapshot by the offset it ends before and the epoch of

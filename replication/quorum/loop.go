@@ -63,6 +63,9 @@ type instance struct {
 	unpublished  bool
 	pubWritable  bool
 
+	// poll measures the loop's waits for poll-idle-ratio-avg.
+	poll pollMetrics
+
 	// unhandled are the items a failure left in the batch being handled.
 	unhandled []item
 
@@ -113,11 +116,13 @@ func (in *instance) run() {
 			return
 		}
 		timer.Reset(max(in.wakeAt(now).Sub(now), 0))
+		waitStart := time.Now()
 		select {
 		case <-in.kill:
 			return
 		case <-in.box.wake:
 			now = time.Now()
+			in.poll.waited(waitStart, now)
 			items := in.box.take()
 			for i, it := range items {
 				if err := in.check(in.handle(now, it)); err != nil {
@@ -128,7 +133,9 @@ func (in *instance) run() {
 			}
 			in.appendGathered(now)
 		case <-timer.C:
-			if err := in.check(in.raft.Tick(time.Now())); err != nil {
+			now = time.Now()
+			in.poll.waited(waitStart, now)
+			if err := in.check(in.raft.Tick(now)); err != nil {
 				in.failErr = err
 				return
 			}
@@ -506,6 +513,7 @@ func (in *instance) exit() {
 	n := in.n
 	n.mu.Lock()
 	n.status.Store(&final)
+	n.metrics.Store(nil)
 	if n.inst == in {
 		n.inst = nil
 	}

@@ -35,6 +35,8 @@ type Node struct {
 	starts int
 
 	status atomic.Pointer[Status]
+	// metrics are the running incarnation's, nil while not running.
+	metrics atomic.Pointer[Metrics]
 
 	// Counts kept across restarts.
 	truncations     atomic.Int64

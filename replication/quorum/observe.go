@@ -93,6 +93,7 @@ func (in *instance) publishStatus(now time.Time, st raft.Status, force bool) {
 	st.Replicas = in.raft.Replicas()
 	s := in.status(st)
 	in.n.status.Store(&s)
+	in.publishMetrics()
 	in.pubWritable = s.Writable
 	in.published, in.unpublished = now, false
 }

@@ -322,10 +322,12 @@ func (n *Node) handleFetchResponse(now time.Time, m Message, resp *kmsg.FetchRes
 			return false, nil
 		}
 		if len(data) > 0 {
+			leo := n.log.LogEndOffset()
 			if err := n.log.AppendAsFollower(data); err != nil {
 				n.logger.Warn("append fetched batches", "err", err)
 				return false, nil
 			}
+			n.followerAppended(n.log.LogEndOffset()-leo, now)
 		}
 		if p.HighWatermark >= 0 {
 			n.hwm = max(n.hwm, min(n.log.LogEndOffset(), p.HighWatermark))

@@ -168,6 +168,7 @@ func (ls *leaderState) maybeUpdateHighWatermark(n *Node) {
 		ls.hwm = candidate
 		n.hwm = max(n.hwm, candidate)
 		n.noteHighWatermark()
+		n.leaderCommitted(candidate, n.now)
 		// Every parked fetch knows an older high watermark: answer them
 		// all (onUpdateLeaderHighWatermark, KIP-1166).
 		ls.completeParked(n)
@@ -271,9 +272,11 @@ func (n *Node) beginQuorumEpochRequest(to int32) *kmsg.BeginQuorumEpochRequest {
 // an append.
 func (ls *leaderState) appendLeaderChange(n *Node, now time.Time, granting []int32) error {
 	rec := storage.LeaderChangeRecord(n.id, n.cfg.Voters, granting)
-	if _, _, err := n.log.AppendControl([]storage.Record{rec}, n.epoch, now.UnixMilli()); err != nil {
+	base, last, err := n.log.AppendControl([]storage.Record{rec}, n.epoch, now.UnixMilli())
+	if err != nil {
 		return fmt.Errorf("append leader change record: %w", err)
 	}
+	n.leaderWrote(base, last, now)
 	ls.onAppend(n, now)
 	return nil
 }
@@ -371,7 +374,10 @@ func (ls *leaderState) drain(n *Node, now time.Time) error {
 	var err error
 	write := func() {
 		if err == nil && len(recs) > 0 {
-			_, _, err = n.log.AppendAsLeader(recs, n.epoch, now.UnixMilli())
+			var base, last int64
+			if base, last, err = n.log.AppendAsLeader(recs, n.epoch, now.UnixMilli()); err == nil {
+				n.leaderWrote(base, last, now)
+			}
 		}
 		recs, size = recs[:0], storage.BatchHeaderSize
 	}

@@ -106,6 +106,9 @@ type Node struct {
 	hwmEpoch int32
 	now      time.Time
 
+	// metrics is what Metrics reports beside the state.
+	metrics nodeMetrics
+
 	busy     bool
 	deadline time.Time
 	// transitions counts role changes, so poll can run the new role at once.
@@ -240,6 +243,7 @@ func (n *Node) recover(now time.Time) error {
 		n.setRole(Candidate)
 		n.election = newElection(n, false)
 		n.electionDeadline = now.Add(n.randomElectionTimeout())
+		n.electionStarted(now)
 	case st.LeaderID >= 0:
 		n.setRole(Follower)
 		n.fetchDeadline = now.Add(n.cfg.FetchTimeout)

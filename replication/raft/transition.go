@@ -30,6 +30,7 @@ func (n *Node) setRole(r Role) {
 	if n.lead != nil {
 		n.lead.failParked(n)
 		n.lead = nil
+		n.metrics.writes = n.metrics.writes[:0]
 	}
 	if n.fetchingSnapshot != nil {
 		_ = n.fetchingSnapshot.Abort()
@@ -118,6 +119,7 @@ func (n *Node) becomeFollower(now time.Time, epoch, leader int32) error {
 	n.epoch, n.leader, n.voted = epoch, leader, voted
 	n.setRole(Follower)
 	n.fetchDeadline = now.Add(n.cfg.FetchTimeout)
+	n.electionEnded(now)
 	n.reportRole()
 	return nil
 }
@@ -133,6 +135,7 @@ func (n *Node) becomeProspective(now time.Time) error {
 	if n.election.won(n) {
 		return n.becomeCandidate(now)
 	}
+	n.electionStarted(now)
 	return nil
 }
 
@@ -175,6 +178,7 @@ func (n *Node) becomeCandidate(now time.Time) error {
 	if n.election.won(n) {
 		return n.becomeLeader(now)
 	}
+	n.electionStarted(now)
 	return nil
 }
 
@@ -193,7 +197,9 @@ func (n *Node) becomeLeader(now time.Time) error {
 	n.setRole(Leader)
 	n.lead = newLeaderState(n, now)
 	n.reportRole()
-	return n.lead.appendLeaderChange(n, now, granting)
+	err := n.lead.appendLeaderChange(n, now, granting)
+	n.electionEnded(now)
+	return err
 }
 
 // becomeResigned steps down from leadership in the same epoch, asking the

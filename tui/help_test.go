@@ -1,0 +1,26 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kraftlab/kraftlab/cluster/clustertest"
+)
+
+// The full help (?) says how the screen's roles map onto Kafka's
+// raft-metrics current-state values.
+func TestFullHelpMapsRolesOntoCurrentState(t *testing.T) {
+	pg, _ := openPlayground(t, 3, 3, clustertest.Options{})
+	m := newModel(t, pg, 200, 60)
+	if strings.Contains(m.View(), "current-state") {
+		t.Fatal("the short help already shows the role legend")
+	}
+	press(t, m, "?")
+	v := strings.Join(strings.Fields(m.View()), " ")
+	for _, want := range []string{"Kafka's raft-metrics current-state", "Observer (a broker following the leader) = observer",
+		"Prospective = prospective, prospective-voted once it voted", "Resigned = unattached"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("full help lacks %q:\n%s", want, m.View())
+		}
+	}
+}
