@@ -120,9 +120,9 @@ func (s *script) run(d *datadriven.TestData) string {
 	case "state":
 		return s.stateLine() + "\n"
 	case "events":
-		return strings.Join(s.events(), "\n") + "\n"
+		return orNone(s.events())
 	case "outbox":
-		return strings.Join(s.collect(), "\n") + "\n"
+		return orNone(s.collect())
 	case "timer":
 		dl := s.node.NextDeadline()
 		if dl.IsZero() {
@@ -150,7 +150,7 @@ func (s *script) run(d *datadriven.TestData) string {
 func (s *script) must(d *datadriven.TestData, err error) {
 	s.t.Helper()
 	if errors.Is(err, raft.ErrUnsafe) {
-		s.out = append(s.out, "error: "+err.Error())
+		s.out = append(s.out, "returned ErrUnsafe")
 		return
 	}
 	if err != nil {
@@ -160,6 +160,11 @@ func (s *script) must(d *datadriven.TestData, err error) {
 
 // report prints what the node sent, its events and its state.
 func (s *script) report() string {
+	if s.node == nil {
+		lines := s.out
+		s.out = nil
+		return strings.Join(lines, "\n") + "\n"
+	}
 	if !s.manualFlush && s.node.NeedsFlush() {
 		if err := s.log.Flush(); err != nil {
 			s.t.Fatal(err)
@@ -363,11 +368,14 @@ func (s *script) tick(d *datadriven.TestData) {
 			s.now = dl
 		}
 		s.must(d, s.node.Tick(s.now))
-		// Messages sent at a tick are held for the report, in order.
-		s.out = append(s.out, s.collect()...)
 		if !s.manualFlush && s.node.NeedsFlush() {
 			s.must(d, s.log.Flush())
 			s.must(d, s.node.Flushed(s.now))
+		}
+		// What a timer made the node do is shown with its time.
+		if got := append(s.collect(), s.events()...); len(got) > 0 {
+			s.out = append(s.out, fmt.Sprintf("at %v:", s.now.Sub(t0)))
+			s.out = append(s.out, got...)
 		}
 	}
 	s.now = end
@@ -377,19 +385,21 @@ func (s *script) tick(d *datadriven.TestData) {
 // elect ticks the node through an election, granting every pre-vote and
 // vote it asks for, and keeps quiet about the messages.
 func (s *script) elect(d *datadriven.TestData) {
-	for range 1000 {
+	for range 100 {
 		if s.node.Status().Role == raft.Leader {
 			break
 		}
+		answered := false
 		for _, m := range s.node.Outbox() {
 			if m.Request == nil || m.Request.Key() != kmsg.Vote.Int16() {
 				continue
 			}
+			answered = true
 			p := m.Request.(*kmsg.VoteRequest).Topics[0].Partitions[0]
 			s.must(d, s.node.Step(s.now, raft.Message{From: m.To, To: m.From, ID: m.ID, Response: voteResponse(m, p.CandidateEpoch, -1, true)}))
 		}
-		if s.node.Status().Role == raft.Leader {
-			break
+		if answered {
+			continue
 		}
 		if dl := s.node.NextDeadline(); !dl.IsZero() && dl.After(s.now) {
 			s.now = dl
@@ -835,4 +845,11 @@ func printEvent(e raft.Event) string {
 		return fmt.Sprintf("%s kafkaStops=%v refused=%q", s, e.KafkaStops, e.Refused)
 	}
 	return fmt.Sprintf("%s epoch=%d", s, e.Epoch)
+}
+
+func orNone(lines []string) string {
+	if len(lines) == 0 {
+		return "(none)\n"
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
