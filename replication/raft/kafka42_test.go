@@ -89,4 +89,3 @@ func followerFetch(t *testing.T, h *harness, id, leader int32) raft.Message {
 	t.Fatalf("node %d sent no fetch to %d", id, leader)
 	return raft.Message{}
 }
-
