@@ -29,7 +29,7 @@ func stableSeeds(t *testing.T) int {
 		}
 		return n
 	}
-	return 12
+	return 6
 }
 
 // allReached reports whether every node in ids (running) has a high
