@@ -34,14 +34,6 @@ func TestCheckQuorumMajorityKeepsLeader(t *testing.T) {
 	h.expectRole(1, raft.Leader, 1)
 }
 
-// A single voter is a majority by itself: check-quorum never fires.
-func TestCheckQuorumSkippedForSingleVoter(t *testing.T) {
-	h := newHarness(t, []int32{1}, nil)
-	h.elect(1)
-	h.advance(time.Minute)
-	h.expectRole(1, raft.Leader, 1)
-}
-
 // The high watermark moves only once a majority holds a record of the
 // leader's own epoch: records of earlier epochs on a majority are not enough
 // (Raft's commit rule, LeaderState.maybeUpdateHighWatermark).

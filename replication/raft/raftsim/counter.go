@@ -144,7 +144,7 @@ func newLedger() *ledger {
 
 func (l *ledger) record(offset int64, e entry) error {
 	if old, ok := l.entries[offset]; ok && old != e {
-		return fmt.Errorf("committed offset %d holds %+v, another node committed %+v", offset, e, old)
+		return fmt.Errorf("ConsistentCommittedData: committed offset %d holds %+v, another node committed %+v", offset, e, old)
 	}
 	l.entries[offset] = e
 	return nil
@@ -152,7 +152,7 @@ func (l *ledger) record(offset int64, e entry) error {
 
 func (l *ledger) boundary(offset, value int64) error {
 	if old, ok := l.boundaries[offset]; ok && old != value {
-		return fmt.Errorf("counter is %d at offset %d, another node had %d", value, offset, old)
+		return fmt.Errorf("ConsistentCommittedData: counter is %d at offset %d, another node had %d", value, offset, old)
 	}
 	l.boundaries[offset] = value
 	return nil

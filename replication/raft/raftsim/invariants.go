@@ -20,10 +20,27 @@ type invariants struct {
 	leaderEpoch int32
 	// starts is each node's log start offset when last checked.
 	starts map[int32]int64
+
+	// stable enables StableLeadership: once any node persisted a leader,
+	// every persisted leader is that one, in that epoch.
+	stable       bool
+	stableEpoch  int32
+	stableLeader int32
+	// dataLost: a voter lost its committed data (KillAndDeletePersistentState),
+	// so MajorityReachedHighWatermark no longer holds by construction; as in
+	// Kafka's canRecoverFromSingleNodeCommittedDataLoss it is not checked.
+	dataLost bool
+}
+
+// forget drops what the invariants remember of one node's persisted state,
+// after its folder was wiped.
+func (inv *invariants) forget(id int32) {
+	delete(inv.epochs, id)
+	delete(inv.starts, id)
 }
 
 func newInvariants() invariants {
-	return invariants{leaders: map[int32]int32{}, epochs: map[int32]int32{}, hwm: -1, starts: map[int32]int64{}}
+	return invariants{leaders: map[int32]int32{}, epochs: map[int32]int32{}, hwm: -1, starts: map[int32]int64{}, stableLeader: -1}
 }
 
 func (inv *invariants) check(c *Cluster) {
@@ -52,6 +69,16 @@ func (inv *invariants) verify(c *Cluster) error {
 				return fmt.Errorf("SingleLeader: node %d says %d leads epoch %d, another said %d", sn.id, st.LeaderID, st.Epoch, l)
 			}
 			inv.leaders[st.Epoch] = st.LeaderID
+			// StableLeadership (Kafka's RaftEventSimulationTest, KAFKA-18439):
+			// the first leader any node persisted is the only one.
+			if inv.stable {
+				if inv.stableLeader < 0 {
+					inv.stableEpoch, inv.stableLeader = st.Epoch, st.LeaderID
+				} else if st.Epoch != inv.stableEpoch || st.LeaderID != inv.stableLeader {
+					return fmt.Errorf("StableLeadership: node %d persisted leader %d of epoch %d after leader %d of epoch %d",
+						sn.id, st.LeaderID, st.Epoch, inv.stableLeader, inv.stableEpoch)
+				}
+			}
 		}
 		if err := inv.verifySnapshots(c, sn); err != nil {
 			return err
@@ -92,6 +119,9 @@ func (inv *invariants) verify(c *Cluster) error {
 	inv.hwm = hw
 	// MajorityReachedHighWatermark: a majority of voters hold the high
 	// watermark in their logs, running or not.
+	if inv.dataLost {
+		return nil
+	}
 	reached := 0
 	for _, sn := range c.nodes {
 		if sn.voter && sn.log.LogEndOffset() >= hw {

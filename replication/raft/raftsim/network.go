@@ -11,10 +11,13 @@ import (
 
 // link is the state of the network from one node to another.
 type link struct {
-	down     bool
-	drop     float64 // probability a message is lost
-	minDelay time.Duration
-	maxDelay time.Duration
+	down bool
+	// dropRequests drops only requests, as Kafka's DropOutboundRequestsTo
+	// filter: responses on the same link still pass.
+	dropRequests bool
+	drop         float64 // probability a message is lost
+	minDelay     time.Duration
+	maxDelay     time.Duration
 }
 
 type network struct {
@@ -57,7 +60,7 @@ func (n *network) send(c *Cluster, m raft.Message) {
 		// A response to a client outside the cluster: nobody to deliver to.
 		return
 	}
-	if l.down || (l.drop > 0 && c.rng.Float64() < l.drop) {
+	if l.down || (l.dropRequests && m.Request != nil) || (l.drop > 0 && c.rng.Float64() < l.drop) {
 		c.recordFast('D', m.From, m.ID)
 		return
 	}
@@ -156,6 +159,17 @@ func (c *Cluster) CutOneWay(from, to int32) {
 	c.record("cut %d -> %d", from, to)
 	if l := c.net.link(from, to); l != nil {
 		l.down = true
+	}
+}
+
+// DropRequests drops every request from one node to the others named, and
+// lets their responses through (Kafka's DropOutboundRequestsTo).
+func (c *Cluster) DropRequests(from int32, to ...int32) {
+	c.record("drop requests %d -> %v", from, to)
+	for _, t := range to {
+		if l := c.net.link(from, t); l != nil {
+			l.dropRequests = true
+		}
 	}
 }
 

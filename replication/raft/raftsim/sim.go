@@ -9,6 +9,7 @@ package raftsim
 import (
 	"container/heap"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash"
 	"hash/fnv"
@@ -41,6 +42,10 @@ type Options struct {
 	// means 2ms. A slow disk widens the window in which a crash loses
 	// records.
 	MaxFsync time.Duration
+	// TolerateUnsafe counts news a node refused as unsafe (raft.ErrUnsafe)
+	// instead of failing the run: kraftlab ignores such news and goes on,
+	// where Kafka would stop the node.
+	TolerateUnsafe bool
 }
 
 // TestConfig is the quorum configuration of Kafka's RaftEventSimulationTest.
@@ -81,6 +86,8 @@ type Cluster struct {
 
 	inv invariants
 	err error
+	// unsafe counts the ErrUnsafe errors tolerated.
+	unsafe int
 }
 
 type simNode struct {
@@ -161,6 +168,9 @@ func (c *Cluster) IDs() []int32 {
 	}
 	return out
 }
+
+// Unsafe is how many ErrUnsafe errors the run tolerated (TolerateUnsafe).
+func (c *Cluster) Unsafe() int { return c.unsafe }
 
 // Events is the number of events processed.
 func (c *Cluster) Events() int { return c.processed }
@@ -322,6 +332,11 @@ func (c *Cluster) afterNode(sn *simNode) {
 }
 
 func (c *Cluster) nodeErr(sn *simNode, err error) {
+	if err != nil && c.opts.TolerateUnsafe && errors.Is(err, raft.ErrUnsafe) {
+		c.unsafe++
+		c.record("node %d refused news: %v", sn.id, err)
+		err = nil
+	}
 	if err != nil {
 		c.fail(err)
 	}
@@ -356,6 +371,29 @@ func (c *Cluster) Kill(id int32) {
 	sn.node = nil
 	sn.log.Crash()
 }
+
+// KillAndDeletePersistentState kills a node and wipes its folder: an empty
+// log, no quorum-state file, no snapshot (Kafka's
+// Cluster.killAndDeletePersistentState). Restart brings it back empty.
+func (c *Cluster) KillAndDeletePersistentState(id int32) {
+	sn := c.node(id)
+	if sn == nil {
+		return
+	}
+	c.Kill(id)
+	c.record("wipe node %d", id)
+	sn.log = raft.NewMemoryLog()
+	sn.store = &raft.MemoryQuorumStateStore{}
+	c.inv.forget(id)
+	if sn.voter {
+		c.inv.dataLost = true
+	}
+}
+
+// CheckStableLeadership adds Kafka's StableLeadership invariant: from the
+// first persisted leader on, no node persists another leader or epoch. It
+// suits runs whose faults must not move leadership.
+func (c *Cluster) CheckStableLeadership() { c.inv.stable = true }
 
 // Restart starts a stopped node again.
 func (c *Cluster) Restart(id int32) {
