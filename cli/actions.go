@@ -42,6 +42,9 @@ var nodeCommands = []nodeCommand{
 	{cluster.ActSnapshot, "Make a node snapshot its metadata and trim its log",
 		"Snapshot makes the node write a snapshot at its high watermark and move its\nlog start offset there. A follower that is further behind must then fetch\nthe snapshot (FetchSnapshot) before it can fetch the log again.",
 		"kraftlab snapshot leader"},
+	{cluster.ActWipe, "Make a node lose its disk and start again empty",
+		"Wipe kills the node if it runs, deletes its data folder (log, snapshots,\nquorum-state file) as a lost disk would, formats it again for the same\ncluster and node, and starts it: it fetches everything back from the leader.\nA wiped voter forgot its vote too. With a static voter set (Kafka's\nkraft.version 0, and kraftlab's) nothing tells the others it is not the\nvoter it was, so it can help elect a leader that lacks committed records;\nKafka's KIP-853 directory ids exist to catch that.",
+		"kraftlab wipe 3"},
 }
 
 func newNodeActionCommands(e *env) []*cobra.Command {

@@ -214,6 +214,31 @@ func (e *engine) Snapshot(ctx context.Context, id int32) (view.SnapshotID, error
 	return s, nil
 }
 
+// Wipe implements Engine.
+func (e *engine) Wipe(ctx context.Context, id int32) (WipeReport, error) {
+	n, err := e.node(id)
+	if err != nil {
+		return WipeReport{}, err
+	}
+	if n.srv.Running() {
+		if err := n.srv.Kill(); err != nil {
+			return WipeReport{}, stateError(err)
+		}
+	}
+	st := n.q.Status()
+	w := WipeReport{LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset, Epoch: st.Epoch, VotedID: st.VotedID}
+	dir := server.NodeDir(e.dir, id)
+	if err := os.RemoveAll(dir); err != nil {
+		return w, fmt.Errorf("remove node %d's folder: %w", id, err)
+	}
+	// A replaced disk is formatted again for the same cluster and node, as
+	// kafka-storage format would; the node then starts empty.
+	if err := writeMetaProperties(e.dir, id, e.clusterID); err != nil {
+		return w, err
+	}
+	return w, e.startNode(ctx, n)
+}
+
 // stateError marks a node's refusal for its state (not running, not the
 // leader) as ErrNodeState, keeping its message.
 func stateError(err error) error {

@@ -50,6 +50,11 @@ type Engine interface {
 	// offset (deleting the log before it), as Kafka's metadata log cleaner
 	// may once a snapshot exists. It returns the snapshot's ID.
 	Snapshot(ctx context.Context, id int32) (view.SnapshotID, error)
+	// Wipe makes node id lose its disk: it is killed if it runs, its data
+	// folder is emptied and formatted again for the same cluster and node,
+	// as after a replaced disk, and it starts empty and catches up from the
+	// leader. It returns what the node had on disk before.
+	Wipe(ctx context.Context, id int32) (WipeReport, error)
 	// SetLoad starts, changes or (recordsPerSec 0) stops the background
 	// load: records of recordBytes bytes appended to the metadata log on
 	// the current leader, recordsPerSec of them a second, as a producer
@@ -68,6 +73,15 @@ type StartFunc func(ctx context.Context, cfg Config, events *Events) (Engine, er
 // Open starts a playground with the real engine.
 func Open(ctx context.Context, cfg Config) (*Playground, error) {
 	return OpenWith(ctx, cfg, start)
+}
+
+// WipeReport is what a wiped node had on disk before its disk was lost.
+type WipeReport struct {
+	// LogStartOffset and LogEndOffset bound the log it lost.
+	LogStartOffset, LogEndOffset int64
+	// Epoch is the epoch it last knew, and VotedID its vote in it.
+	Epoch   int32
+	VotedID int32
 }
 
 // LinkChange sets the fault of the directed link From → To.

@@ -49,6 +49,8 @@ const (
 	EventLinkChange EventKind = "link-change"
 	EventHeal       EventKind = "heal"
 	EventSnapshot   EventKind = "snapshot"
+	// EventWipe: a node lost its disk and restarted empty.
+	EventWipe EventKind = "wipe"
 	// EventLoad: the background load started, changed or stopped.
 	EventLoad EventKind = "load"
 	EventDown EventKind = "down"

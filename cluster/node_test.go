@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -293,4 +294,41 @@ func TestRefusedStartShowsAsFailed(t *testing.T) {
 		t.Errorf("node 2 after the refused start: state %s, error %q", n.State, n.Error)
 	}
 	waitCond(t, p, "node 2 state failed")
+}
+
+// A wiped follower loses its log and quorum state, starts empty from a
+// freshly formatted folder and fetches everything back from the leader.
+func TestWipeRestartsANodeEmptyAndItCatchesUp(t *testing.T) {
+	dir := t.TempDir()
+	p := openReal(t, 3, 1, dir)
+	v := waitCond(t, p, "caught-up")
+	setLoad := func(rate int) {
+		t.Helper()
+		if _, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: rate}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setLoad(500)
+	waitCond(t, p, fmt.Sprintf("hwm >= %d", v.HighWatermark+200))
+	follower := int32(1)
+	if v.LeaderID == follower {
+		follower = 2
+	}
+	res := act(t, p, fmt.Sprintf("wipe %d", follower))
+	if !strings.Contains(res.Message, "lost its log [0, ") || !strings.Contains(res.Message, "KIP-853") {
+		t.Errorf("wipe said %q", res.Message)
+	}
+	if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("node-%d", follower), "meta.properties")); err != nil {
+		t.Errorf("the wiped folder was not formatted again: %v", err)
+	}
+	setLoad(0)
+	waitCond(t, p, "caught-up")
+	waitCond(t, p, fmt.Sprintf("node %d log-end >= %d", follower, v.HighWatermark+200))
+	var wiped bool
+	for _, ev := range p.EventStream().Since(0) {
+		wiped = wiped || (ev.Kind == cluster.EventWipe && ev.Node == follower)
+	}
+	if !wiped {
+		t.Error("no wipe event")
+	}
 }

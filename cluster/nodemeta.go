@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kraftlab/kraftlab/cluster/server"
 )
 
 // metaPropertiesFile is the file Kafka's kafka-storage format writes into
@@ -26,7 +28,7 @@ const metaPropertiesFile = "meta.properties"
 func loadClusterID(dir string, ids []int32) (string, error) {
 	var clusterID, from string
 	for _, id := range ids {
-		path := filepath.Join(dir, fmt.Sprintf("node-%d", id), metaPropertiesFile)
+		path := filepath.Join(server.NodeDir(dir, id), metaPropertiesFile)
 		props, err := readProperties(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -50,20 +52,28 @@ func loadClusterID(dir string, ids []int32) (string, error) {
 		clusterID = newClusterID()
 	}
 	for _, id := range ids {
-		nodeDir := filepath.Join(dir, fmt.Sprintf("node-%d", id))
-		path := filepath.Join(nodeDir, metaPropertiesFile)
-		if _, err := os.Stat(path); err == nil {
+		if _, err := os.Stat(filepath.Join(server.NodeDir(dir, id), metaPropertiesFile)); err == nil {
 			continue
 		}
-		if err := os.MkdirAll(nodeDir, 0o755); err != nil {
-			return "", fmt.Errorf("node %d's folder: %w", id, err)
-		}
-		content := fmt.Sprintf("#kraftlab\nversion=1\ncluster.id=%s\nnode.id=%d\n", clusterID, id)
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			return "", fmt.Errorf("node %d's folder: %w", id, err)
+		if err := writeMetaProperties(dir, id, clusterID); err != nil {
+			return "", err
 		}
 	}
 	return clusterID, nil
+}
+
+// writeMetaProperties formats node id's folder under dir for the cluster,
+// as kafka-storage format does.
+func writeMetaProperties(dir string, id int32, clusterID string) error {
+	nodeDir := server.NodeDir(dir, id)
+	if err := os.MkdirAll(nodeDir, 0o755); err != nil {
+		return fmt.Errorf("node %d's folder: %w", id, err)
+	}
+	content := fmt.Sprintf("#kraftlab\nversion=1\ncluster.id=%s\nnode.id=%d\n", clusterID, id)
+	if err := os.WriteFile(filepath.Join(nodeDir, metaPropertiesFile), []byte(content), 0o644); err != nil {
+		return fmt.Errorf("node %d's folder: %w", id, err)
+	}
+	return nil
 }
 
 // newClusterID returns a random cluster ID in Kafka's format (Uuid's

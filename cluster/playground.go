@@ -42,6 +42,7 @@ const (
 	ActHeal      ActionKind = "heal"
 	ActLink      ActionKind = "link"
 	ActSnapshot  ActionKind = "snapshot"
+	ActWipe      ActionKind = "wipe"
 	ActLoad      ActionKind = "load"
 )
 
@@ -244,7 +245,7 @@ func (p *Playground) Do(ctx context.Context, a Action) (Result, error) {
 func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 	v := p.View()
 	switch a.Kind {
-	case ActKill, ActStart, ActStop, ActIsolate, ActSnapshot:
+	case ActKill, ActStart, ActStop, ActIsolate, ActSnapshot, ActWipe:
 		if !a.Peer.IsZero() || a.OneWay {
 			return Result{}, errorf(ErrBadAction, "%s takes one node", a.Kind)
 		}
@@ -316,6 +317,23 @@ func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, 
 		}
 		res.Message = fmt.Sprintf("started node %d", id)
 		p.publish(EventStart, id, res.Message)
+	case ActWipe:
+		who := describeRole(v, n)
+		restore := p.recordBaseline(v, ActWipe, id)
+		w, err := p.engine.Wipe(ctx, id)
+		if err != nil {
+			restore()
+			return Result{}, fmt.Errorf("wipe node %d: %w", id, err)
+		}
+		lost := fmt.Sprintf("its log [%d, %d) and its quorum state (epoch %d", w.LogStartOffset, w.LogEndOffset, w.Epoch)
+		if w.VotedID >= 0 {
+			lost += fmt.Sprintf(", its vote for node %d", w.VotedID)
+		}
+		res.Message = fmt.Sprintf("wiped node %d (%s): it lost %s) and restarted empty", id, who, lost)
+		if n.Kind == view.KindController {
+			res.Message += "; with static voters nothing tells the others it is not the voter it was, so it may vote again in an epoch it voted in and help elect a leader that lacks committed records (Kafka's KIP-853 directory ids guard against this)"
+		}
+		p.publish(EventWipe, id, res.Message)
 	case ActSnapshot:
 		sid, err := p.engine.Snapshot(ctx, id)
 		if err != nil {

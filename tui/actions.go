@@ -183,6 +183,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.act(cluster.Action{Kind: cluster.ActStop, Node: node})
 	case key.Matches(msg, k.Snapshot):
 		return m.act(cluster.Action{Kind: cluster.ActSnapshot, Node: node})
+	case key.Matches(msg, k.Wipe):
+		return m.act(cluster.Action{Kind: cluster.ActWipe, Node: node})
 	case key.Matches(msg, k.Isolate):
 		return m.act(cluster.Action{Kind: cluster.ActIsolate, Node: node})
 	case key.Matches(msg, k.Partition):

@@ -13,7 +13,7 @@ import (
 type KeyMap struct {
 	Up, Down, Leader key.Binding
 
-	Kill, Start, Stop, Resign, Snapshot key.Binding
+	Kill, Start, Stop, Resign, Snapshot, Wipe key.Binding
 
 	Partition, Isolate, Heal, HealAll, Link key.Binding
 
@@ -46,6 +46,7 @@ func DefaultKeyMap() KeyMap {
 		Stop:     b("g", "stop gracefully", "g"),
 		Resign:   b("r", "resign the leader", "r"),
 		Snapshot: b("n", "snapshot", "n"),
+		Wipe:     b("W", "wipe its disk", "W"),
 
 		Partition: b("p", "partition…", "p"),
 		Isolate:   b("i", "isolate", "i"),
@@ -79,7 +80,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Leader, k.Help, k.Quit},
-		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot},
+		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe},
 		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link},
 		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow, k.Load},
 	}

@@ -105,6 +105,7 @@ func DefaultStyles() *Styles {
 			cluster.EventLinkChange:       fg(colYellow),
 			cluster.EventHeal:             fg(colGreen),
 			cluster.EventSnapshot:         fg(colMagenta),
+			cluster.EventWipe:             lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			cluster.EventLoad:             fg(colCyan),
 			cluster.EventDown:             lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			cluster.EventActionError:      lipgloss.NewStyle().Bold(true).Foreground(colRed),

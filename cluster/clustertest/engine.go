@@ -393,6 +393,24 @@ func (e *Engine) Start(_ context.Context, id int32) error {
 	return nil
 }
 
+// Wipe implements cluster.Engine: the node restarts with an empty log.
+func (e *Engine) Wipe(_ context.Context, id int32) (cluster.WipeReport, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, err := e.check(id)
+	if err != nil {
+		return cluster.WipeReport{}, err
+	}
+	w := cluster.WipeReport{LogStartOffset: n.start, LogEndOffset: n.leo, Epoch: n.epoch, VotedID: n.voted}
+	if e.leader == id {
+		e.leader, e.electAt = view.NoLeader, e.opt.Now()
+	}
+	n.leo, n.hwm, n.start, n.snapshot, n.epoch, n.voted = 0, 0, 0, nil, 0, -1
+	n.state, n.role, n.leader = view.StateRunning, view.RoleUnattached, view.NoLeader
+	e.settle(e.opt.Now())
+	return w, nil
+}
+
 // Resign implements cluster.Engine.
 func (e *Engine) Resign(_ context.Context, id int32) error {
 	e.mu.Lock()

@@ -113,7 +113,7 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	var path string
 	var body any
 	switch a.Kind {
-	case cluster.ActKill, cluster.ActStart, cluster.ActStop, cluster.ActIsolate, cluster.ActSnapshot:
+	case cluster.ActKill, cluster.ActStart, cluster.ActStop, cluster.ActIsolate, cluster.ActSnapshot, cluster.ActWipe:
 		path = fmt.Sprintf("/v1/nodes/%s/%s", url.PathEscape(a.Node.String()), a.Kind)
 	case cluster.ActResign:
 		path = "/v1/resign"
