@@ -168,11 +168,18 @@ func writeNodes(w io.Writer, v *view.View) error {
 	return nil
 }
 
-// writeFailures says why each failed node failed.
+// writeFailures says why each failed node failed, and what each node
+// refused for safety.
 func writeFailures(w io.Writer, v *view.View) {
 	for _, n := range v.Nodes {
 		if n.State == view.StateFailed {
 			fmt.Fprintf(w, "node %d failed: %s\n", n.ID, n.Error)
+		}
+		if r := n.Refusals; r != nil {
+			fmt.Fprintf(w, "node %d refused news that would break Raft's safety %s; the latest: %s\n", n.ID, times(r.Count), r.Last)
+			if r.KafkaStops {
+				fmt.Fprintf(w, "  Kafka's raft client would have stopped there; if it goes on refusing, node %d cannot go on safely: kraftlab wipe %d (it fetches everything again) or restart it from a copy of a healthy voter's folder\n", n.ID, n.ID)
+			}
 		}
 	}
 }
@@ -211,4 +218,12 @@ func ago(ts, now int64) string {
 		return "never"
 	}
 	return humanize.CustomRelTime(time.UnixMilli(ts), time.UnixMilli(now), "ago", "from now", agoMagnitudes)
+}
+
+// times spells a count of occurrences.
+func times(n int64) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }

@@ -56,6 +56,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		LogStartOffset:  st.LogStartOffset,
 		Truncations:     st.Truncations,
 		SnapshotsLoaded: st.SnapshotsLoaded,
+		Refusals:        refusals(st),
 		RPC:             rpcStats(t.RequestsReceived, t.ResponsesSent),
 	}
 	if nv.Live() {
@@ -178,4 +179,12 @@ func (e *engine) linkViews(t wire.Traffic) []view.Link {
 		})
 	}
 	return out
+}
+
+// refusals maps a node's count of unsafe news onto the view's.
+func refusals(st quorum.Status) *view.Refusals {
+	if st.Unsafe == 0 || st.LastUnsafe == nil {
+		return nil
+	}
+	return &view.Refusals{Count: st.Unsafe, Last: st.LastUnsafe.Refused, KafkaStops: st.LastUnsafe.KafkaStops}
 }

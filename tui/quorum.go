@@ -305,6 +305,13 @@ func (q quorumModel) detail(st *Styles, v *view.View, w int) string {
 	if n.State == view.StateFailed {
 		parts = append(parts, "failed: "+n.Error)
 	}
+	if r := n.Refusals; r != nil {
+		s := fmt.Sprintf("refused unsafe news %d× (latest: %s)", r.Count, r.Last)
+		if r.KafkaStops {
+			s += "; Kafka would stop here: W wipes it"
+		}
+		parts = append(parts, s)
+	}
 	if n.Live() {
 		parts = append(parts, "knows leader "+idOrNone(n.LeaderID), "voted "+idOrNone(n.VotedID))
 	}

@@ -91,6 +91,9 @@ type Node struct {
 	// SnapshotsLoaded counts the snapshots this node fetched from the
 	// leader and loaded, since the playground started.
 	SnapshotsLoaded int64 `json:"snapshotsLoaded"`
+	// Refusals is the news this node refused because it would break
+	// Raft's safety; nil while it refused none.
+	Refusals *Refusals `json:"refusals,omitempty"`
 	// Replicas is the node's table of every replica's fetch state, filled
 	// only while the node is a leader.
 	Replicas []Replica `json:"replicas,omitempty"`
@@ -101,6 +104,21 @@ type Node struct {
 	// RaftMetrics is the node's kafka.server:type=raft-metrics, nil while
 	// it does not run.
 	RaftMetrics *RaftMetrics `json:"raftMetrics,omitempty"`
+}
+
+// Refusals counts the news a node refused because it would break Raft's
+// safety (a forged epoch, a second leader in an epoch, a truncation below
+// its high watermark) and says what the latest was.
+type Refusals struct {
+	Count int64 `json:"count"`
+	// Last is the latest refusal: what was refused, and why.
+	Last string `json:"last"`
+	// KafkaStops: on the latest, Kafka's raft client would have stopped
+	// with a fatal error, where kraftlab ignores the news and goes on. A
+	// node refusing such news again and again cannot go on safely: it
+	// needs its data back (kraftlab wipe, or a copy of a healthy voter's
+	// folder).
+	KafkaStops bool `json:"kafkaStops"`
 }
 
 // SnapshotID names a snapshot by the offset it ends before and the epoch of

@@ -42,6 +42,8 @@ type Node struct {
 	truncations     atomic.Int64
 	snapshotsLoaded atomic.Int64
 	snapshotsTaken  atomic.Int64
+	unsafe          atomic.Int64
+	lastUnsafe      atomic.Pointer[raft.Event]
 }
 
 // NewNode checks cfg and returns a node that is not started yet.

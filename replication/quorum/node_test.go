@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -384,5 +385,39 @@ func TestUnsafeNewsIsIgnored(t *testing.T) {
 	c.appendN(leader, 10, 10, 10, "after")
 	if s := c.nodes[follower].Status(); s.State != StateRunning || s.LeaderID != leader || s.Epoch != epoch {
 		t.Fatalf("follower after a claim of a second leader: %+v", s)
+	}
+}
+
+// A Vote whose epoch cannot be incremented is refused as unsafe news: the
+// node answers INVALID_REQUEST, keeps its epoch, and its status counts the
+// refusal and says what it was.
+func TestForgedEpochIsRefusedAndCounted(t *testing.T) {
+	c := newTestCluster(t, clusterOpts{voters: 3})
+	leader, epoch := c.leader(10 * time.Second)
+	follower := c.voters[0]
+	if follower == leader {
+		follower = c.voters[1]
+	}
+	addr, _ := c.addr(follower)
+	cl, err := wire.NewClient(wire.ClientConfig{From: leader, To: follower, Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	v := voteRequest(follower, math.MaxInt32)
+	v.Topics[0].Partitions[0].CandidateID = leader
+	resp, err := cl.Do(ctx, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := errorCode(resp); code != 42 {
+		t.Errorf("Vote in epoch 2^31-1: error %d (%s), want INVALID_REQUEST", code, raft.ErrorName(code))
+	}
+	c.waitFor("the refusal in the follower's status", 5*time.Second, func() bool { return c.nodes[follower].Status().Unsafe == 1 })
+	st := c.nodes[follower].Status()
+	if st.LastUnsafe == nil || st.LastUnsafe.Refused == "" || st.Epoch != epoch {
+		t.Errorf("after the forged vote: epoch %d (want %d), last refusal %+v", st.Epoch, epoch, st.LastUnsafe)
 	}
 }

@@ -41,6 +41,8 @@ func (in *instance) report(now time.Time) {
 		case raft.EventSnapshotTaken:
 			in.n.snapshotsTaken.Add(1)
 		case raft.EventUnsafe:
+			in.n.unsafe.Add(1)
+			in.n.lastUnsafe.Store(&ev)
 			in.n.log.Warn("ignored news that would break Raft's safety", "refused", ev.Refused, "kafka_stops", ev.KafkaStops)
 		}
 		in.emit(Event{Time: now, Kind: EventRaft, Raft: ev, Status: st})
@@ -75,6 +77,8 @@ func (in *instance) status(st raft.Status) Status {
 		Truncations:     in.n.truncations.Load(),
 		SnapshotsLoaded: in.n.snapshotsLoaded.Load(),
 		SnapshotsTaken:  in.n.snapshotsTaken.Load(),
+		Unsafe:          in.n.unsafe.Load(),
+		LastUnsafe:      in.n.lastUnsafe.Load(),
 		Recovery:        in.log.Recovery(),
 		Starts:          in.starts,
 	}

@@ -38,6 +38,11 @@ type Status struct {
 	// and loaded; SnapshotsTaken those it wrote of its own state.
 	SnapshotsLoaded int64
 	SnapshotsTaken  int64
+	// Unsafe counts the news the node refused because it would break
+	// Raft's safety (raft.EventUnsafe), since the Node was made; LastUnsafe
+	// is the latest such refusal, nil if none.
+	Unsafe     int64
+	LastUnsafe *raft.Event
 	// Recovery is what the last start found on disk.
 	Recovery storage.RecoveryReport
 	// Starts counts the node's starts.

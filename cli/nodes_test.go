@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
+)
+
+// nodes says under its table why a node failed and what a node refused
+// for safety, with the way out when Kafka would have stopped.
+func TestNodesExplainFailuresAndRefusals(t *testing.T) {
+	v := view.View{Nodes: []view.Node{
+		{ID: 1, Kind: view.KindController, State: view.StateFailed, Error: "open quorum-state: bad JSON"},
+		{ID: 2, Kind: view.KindController, State: view.StateRunning, Role: view.RoleFollower,
+			Refusals: &view.Refusals{Count: 228, Last: "a truncation below the high watermark 160", KafkaStops: true}},
+		{ID: 3, Kind: view.KindController, State: view.StateRunning, Role: view.RoleFollower,
+			Refusals: &view.Refusals{Count: 1, Last: "a Vote in epoch 2147483647"}},
+	}}
+	var b strings.Builder
+	if err := writeNodes(&b, &v); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"node 1 failed: open quorum-state: bad JSON",
+		"node 2 refused news that would break Raft's safety 228 times; the latest: a truncation below the high watermark 160",
+		"kraftlab wipe 2",
+		"node 3 refused news that would break Raft's safety once; the latest: a Vote in epoch 2147483647",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("nodes lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "kraftlab wipe 3") {
+		t.Errorf("a harmless refusal got the way out of a stuck node:\n%s", out)
+	}
+}
