@@ -159,15 +159,9 @@ func (n *Node) validateVoterOnly(api string, remote, epoch int32) (int16, error)
 
 func (n *Node) handleVoteRequest(now time.Time, m Message, req *kmsg.VoteRequest) error {
 	resp := req.ResponseKind().(*kmsg.VoteResponse)
-	if !n.validClusterID(req.ClusterID) {
-		resp.ErrorCode = errInconsistentClusterID
-		n.reply(m, resp)
-		return nil
-	}
-	if len(req.Topics) != 1 || req.Topics[0].Topic != MetadataTopic ||
-		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
-		resp.ErrorCode = errInvalidRequest
-		n.reply(m, resp)
+	one := len(req.Topics) == 1 && len(req.Topics[0].Partitions) == 1 &&
+		isMetadataPartition(req.Topics[0].Topic, req.Topics[0].Partitions[0].Partition)
+	if !n.admit(m, req.ClusterID, one, resp, &resp.ErrorCode) {
 		return nil
 	}
 	p := &req.Topics[0].Partitions[0]

@@ -111,15 +111,8 @@ func (n *Node) endOffsetForEpoch(epoch int32) (int32, int64) {
 
 func (n *Node) handleFetchRequest(now time.Time, m Message, req *kmsg.FetchRequest) error {
 	resp := req.ResponseKind().(*kmsg.FetchResponse)
-	if !n.validClusterID(req.ClusterID) {
-		resp.ErrorCode = errInconsistentClusterID
-		n.reply(m, resp)
-		return nil
-	}
 	part, ok := fetchPartition(req)
-	if !ok {
-		resp.ErrorCode = errInvalidRequest
-		n.reply(m, resp)
+	if !n.admit(m, req.ClusterID, ok, resp, &resp.ErrorCode) {
 		return nil
 	}
 	if req.MaxWaitMillis < 0 || part.FetchOffset < 0 || part.LastFetchedEpoch < 0 || part.LastFetchedEpoch > part.CurrentLeaderEpoch {

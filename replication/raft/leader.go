@@ -399,15 +399,9 @@ func (ls *leaderState) drain(n *Node, now time.Time) error {
 
 func (n *Node) handleBeginQuorumEpochRequest(now time.Time, m Message, req *kmsg.BeginQuorumEpochRequest) error {
 	resp := req.ResponseKind().(*kmsg.BeginQuorumEpochResponse)
-	if !n.validClusterID(req.ClusterID) {
-		resp.ErrorCode = errInconsistentClusterID
-		n.reply(m, resp)
-		return nil
-	}
-	if len(req.Topics) != 1 || req.Topics[0].Topic != MetadataTopic ||
-		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
-		resp.ErrorCode = errInvalidRequest
-		n.reply(m, resp)
+	one := len(req.Topics) == 1 && len(req.Topics[0].Partitions) == 1 &&
+		isMetadataPartition(req.Topics[0].Topic, req.Topics[0].Partitions[0].Partition)
+	if !n.admit(m, req.ClusterID, one, resp, &resp.ErrorCode) {
 		return nil
 	}
 	p := &req.Topics[0].Partitions[0]

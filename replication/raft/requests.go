@@ -80,6 +80,30 @@ func (n *Node) reply(m Message, resp kmsg.Response) {
 
 func (n *Node) validClusterID(id *string) bool { return id == nil || *id == n.cfg.ClusterID }
 
+// admit is the preamble every request handler shares: the request must name
+// this cluster (or none) and exactly one partition, the metadata log's.
+// Otherwise it is answered at once with resp, its top-level error code set
+// through code to INCONSISTENT_CLUSTER_ID or INVALID_REQUEST, and admit
+// returns false.
+func (n *Node) admit(m Message, clusterID *string, onePartition bool, resp kmsg.Response, code *int16) bool {
+	switch {
+	case !n.validClusterID(clusterID):
+		*code = errInconsistentClusterID
+	case !onePartition:
+		*code = errInvalidRequest
+	default:
+		return true
+	}
+	n.reply(m, resp)
+	return false
+}
+
+// isMetadataPartition reports whether a request names the quorum's one
+// partition.
+func isMetadataPartition(topic string, partition int32) bool {
+	return topic == MetadataTopic && partition == 0
+}
+
 func (n *Node) handleRequest(now time.Time, m Message) error {
 	switch req := m.Request.(type) {
 	case *kmsg.FetchRequest:

@@ -65,15 +65,9 @@ func (n *Node) endQuorumEpochRequest() *kmsg.EndQuorumEpochRequest {
 
 func (n *Node) handleEndQuorumEpochRequest(now time.Time, m Message, req *kmsg.EndQuorumEpochRequest) error {
 	resp := req.ResponseKind().(*kmsg.EndQuorumEpochResponse)
-	if !n.validClusterID(req.ClusterID) {
-		resp.ErrorCode = errInconsistentClusterID
-		n.reply(m, resp)
-		return nil
-	}
-	if len(req.Topics) != 1 || req.Topics[0].Topic != MetadataTopic ||
-		len(req.Topics[0].Partitions) != 1 || req.Topics[0].Partitions[0].Partition != 0 {
-		resp.ErrorCode = errInvalidRequest
-		n.reply(m, resp)
+	one := len(req.Topics) == 1 && len(req.Topics[0].Partitions) == 1 &&
+		isMetadataPartition(req.Topics[0].Topic, req.Topics[0].Partitions[0].Partition)
+	if !n.admit(m, req.ClusterID, one, resp, &resp.ErrorCode) {
 		return nil
 	}
 	p := &req.Topics[0].Partitions[0]

@@ -50,14 +50,10 @@ func (n *Node) fetchSnapshotRequest() *kmsg.FetchSnapshotRequest {
 
 func (n *Node) handleFetchSnapshotRequest(now time.Time, m Message, req *kmsg.FetchSnapshotRequest) error {
 	resp := req.ResponseKind().(*kmsg.FetchSnapshotResponse)
-	if !n.validClusterID(req.ClusterID) {
-		resp.ErrorCode = errInconsistentClusterID
-		n.reply(m, resp)
-		return nil
-	}
-	if len(req.Topics) != 1 || len(req.Topics[0].Partitions) != 1 {
-		resp.ErrorCode = errInvalidRequest
-		n.reply(m, resp)
+	// The partition's name is checked below, where a wrong one gets
+	// Kafka's partition-level UNKNOWN_TOPIC_OR_PARTITION.
+	one := len(req.Topics) == 1 && len(req.Topics[0].Partitions) == 1
+	if !n.admit(m, req.ClusterID, one, resp, &resp.ErrorCode) {
 		return nil
 	}
 	t, p := &req.Topics[0], &req.Topics[0].Partitions[0]
