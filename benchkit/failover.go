@@ -48,6 +48,8 @@ type FailoverConfig struct {
 	Timing  cluster.Timing
 	Change  Change
 	Rounds  int
+	// Voters is the quorum's size; 0 means DefaultVoters.
+	Voters int
 	// Dir holds the voters' folders.
 	Dir string
 	// RoundTimeout bounds one round: the change, the new leader's first
@@ -58,6 +60,7 @@ type FailoverConfig struct {
 // Failover is what a failover measurement found.
 type Failover struct {
 	Profile string `json:"profile"`
+	Voters  int    `json:"voters"`
 	Change  Change `json:"change"`
 	Rounds  int    `json:"rounds"`
 	// NewLeader runs from the change to the election of a new leader (a
@@ -166,11 +169,14 @@ func (e *events) reset() {
 // RunFailover starts a quorum with cfg's timing and changes its leader
 // cfg.Rounds times, each time waiting for a new leader and its first
 // commit, then for the old leader (restarted after a kill or stop) to
-// follow and catch up, so that every round starts from three healthy
+// follow and catch up, so that every round starts from healthy
 // voters. A round that fails ends the run; the result holds the rounds
 // measured so far and the error.
 func RunFailover(ctx context.Context, cfg FailoverConfig, progress io.Writer) (Failover, error) {
-	res := Failover{Profile: cfg.Profile, Change: cfg.Change}
+	if cfg.Voters == 0 {
+		cfg.Voters = DefaultVoters
+	}
+	res := Failover{Profile: cfg.Profile, Voters: cfg.Voters, Change: cfg.Change}
 	res.Bound, res.BoundText = failoverBound(cfg.Timing, cfg.Change)
 	if cfg.Rounds < 1 {
 		return res, errors.New("failover: rounds must be at least 1")
@@ -184,6 +190,7 @@ func RunFailover(ctx context.Context, cfg FailoverConfig, progress io.Writer) (F
 	}
 	evs := newEvents()
 	k := NewKraftlab("kraftlab", cfg.Timing)
+	k.voters = cfg.Voters
 	k.onEvent = evs.add
 	durable := cfg.Timing.Flush == storage.FlushAlways
 	if err := k.Start(cfg.Dir, durable); err != nil {
@@ -267,6 +274,8 @@ func failoverRound(ctx context.Context, k *Kraftlab, evs *events, change Change)
 type FailoverPlan struct {
 	Profiles []string
 	Changes  []Change
+	// Voters are the quorum sizes to measure; none means DefaultVoters.
+	Voters []int
 	// Rounds per profile and change; 0 uses DefaultRounds.
 	Rounds int
 	// Set overrides timing keys (key=value, as `kraftlab up --set`).
@@ -309,19 +318,25 @@ func RunFailovers(ctx context.Context, plan FailoverPlan, progress io.Writer) ([
 		if err := t.Validate(); err != nil {
 			return out, err
 		}
-		for _, c := range plan.Changes {
-			rounds := plan.Rounds
-			if rounds == 0 {
-				rounds = DefaultRounds(p, c)
-			}
-			sub, err := os.MkdirTemp(dir, fmt.Sprintf("%s-%s-", p, c))
-			if err != nil {
-				return out, err
-			}
-			r, err := RunFailover(ctx, FailoverConfig{Profile: p, Timing: t, Change: c, Rounds: rounds, Dir: sub}, progress)
-			out = append(out, r)
-			if err != nil {
-				return out, err
+		sizes := plan.Voters
+		if len(sizes) == 0 {
+			sizes = []int{DefaultVoters}
+		}
+		for _, voters := range sizes {
+			for _, c := range plan.Changes {
+				rounds := plan.Rounds
+				if rounds == 0 {
+					rounds = DefaultRounds(p, c)
+				}
+				sub, err := os.MkdirTemp(dir, fmt.Sprintf("%s-%d-%s-", p, voters, c))
+				if err != nil {
+					return out, err
+				}
+				r, err := RunFailover(ctx, FailoverConfig{Profile: p, Timing: t, Change: c, Rounds: rounds, Voters: voters, Dir: sub}, progress)
+				out = append(out, r)
+				if err != nil {
+					return out, err
+				}
 			}
 		}
 	}
@@ -330,12 +345,12 @@ func RunFailovers(ctx context.Context, plan FailoverPlan, progress io.Writer) ([
 
 // WriteFailoverTable prints failover results for people.
 func WriteFailoverTable(w io.Writer, rs []Failover) error {
-	fmt.Fprintf(w, "kraftlab bench failover: 3 voters in one process over loopback TCP; each round changes the leader\n")
+	fmt.Fprintf(w, "kraftlab bench failover: the voters in one process over loopback TCP; each round changes the leader\n")
 	fmt.Fprintf(w, "new leader = from the change to a voter's election; HWM = until that leader commits the first record of its epoch\n\n")
 	tw := newTabWriter(w)
-	fmt.Fprintln(tw, "profile\tchange\trounds\tleader p50\tp99\tmax\tHWM p50\tp99\tmax\tbound\tHWM p99 ÷ bound\t")
+	fmt.Fprintln(tw, "profile\tvoters\tchange\trounds\tleader p50\tp99\tmax\tHWM p50\tp99\tmax\tbound\tHWM p99 ÷ bound\t")
 	for _, r := range rs {
-		line := fmt.Sprintf("%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", r.Profile, r.Change, r.Rounds,
+		line := fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", r.Profile, r.Voters, r.Change, r.Rounds,
 			fmtDur(r.NewLeader.P50), fmtDur(r.NewLeader.P99), fmtDur(r.NewLeader.Max),
 			fmtDur(r.HighWatermark.P50), fmtDur(r.HighWatermark.P99), fmtDur(r.HighWatermark.Max),
 			fmtDur(r.Bound), fmtRatio(div(float64(r.HighWatermark.P99), float64(r.Bound))))

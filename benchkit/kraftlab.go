@@ -63,6 +63,8 @@ func KraftlabFactories() []Factory {
 type Kraftlab struct {
 	name   string
 	timing cluster.Timing
+	// voters is the quorum's size; 0 means DefaultVoters.
+	voters int
 	// onEvent, if set before Start, receives every node's events.
 	onEvent func(quorum.Event)
 
@@ -83,11 +85,24 @@ func NewKraftlab(name string, t cluster.Timing) *Kraftlab {
 	return &Kraftlab{name: name, timing: t, addrs: map[int32]string{}, closed: make(chan struct{})}
 }
 
+// voterIDs are the quorum's voters, 1..voters.
+func (k *Kraftlab) voterIDs() []int32 {
+	n := k.voters
+	if n == 0 {
+		n = DefaultVoters
+	}
+	ids := make([]int32, n)
+	for i := range ids {
+		ids[i] = int32(i + 1)
+	}
+	return ids
+}
+
 // Name implements System.
 func (k *Kraftlab) Name() string { return k.name }
 
-// voterIDs are the quorum's voters.
-var voterIDs = []int32{1, 2, 3}
+// DefaultVoters is the size of a benchmark quorum.
+const DefaultVoters = 3
 
 // Start implements System.
 func (k *Kraftlab) Start(dir string, durable bool) error {
@@ -95,12 +110,13 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 	if durable {
 		flush = storage.FlushAlways
 	}
-	for _, id := range voterIDs {
+	voters := k.voterIDs()
+	for _, id := range voters {
 		t := k.timing
 		t.Flush = flush
 		n, err := t.NewServer(cluster.NodeSpec{
 			ID:        id,
-			Voters:    voterIDs,
+			Voters:    voters,
 			ClusterID: benchClusterID,
 			DataDir:   dir,
 			Peers:     k.addr,

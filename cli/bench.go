@@ -79,13 +79,15 @@ func newBenchFailoverCommand(annotations map[string]string) *cobra.Command {
 	var (
 		profiles, changes string
 		rounds            int
+		voters            []int
 		set               []string
 		dir               string
 	)
 	cmd := &cobra.Command{
 		Use:   "failover [flags]",
 		Short: "Time to a new leader and to its first commit after the leader is killed, stopped or resigns",
-		Long: `Failover starts a 3-voter quorum with a timing profile and changes its leader
+		Long: `Failover starts a quorum (3 voters, or each size --voters names) with a
+timing profile and changes its leader
 again and again: kill (as kill -9: the followers notice only when
 controller.quorum.fetch.timeout.ms passes without a fetch), stop (a graceful
 shutdown: the leader resigns with EndQuorumEpoch first) and resign (the
@@ -101,18 +103,25 @@ timeout for a kill, the 100 ms aim for a graceful change.
 By default every change runs 20 rounds, except kills on the workshop
 profile: 10, since each takes over 4 s (its fetch timeout). The default run
 takes about 2 minutes; --profiles, --changes or --rounds trim it.`,
-		Example:     indentExample("kraftlab bench failover\nkraftlab bench failover --profiles kafka --changes kill --rounds 5\nkraftlab bench failover --profiles fast --json"),
+		Example:     indentExample("kraftlab bench failover\nkraftlab bench failover --profiles kafka --changes kill --rounds 5\nkraftlab bench failover --profiles fast --json\nkraftlab bench failover --changes stop,resign --voters 3,5"),
 		Args:        cobra.NoArgs,
 		Annotations: annotations,
 	}
 	cmd.Flags().StringVar(&profiles, "profiles", cluster.ProfileKafka+","+cluster.ProfileWorkshop, "timing profiles to measure ("+strings.Join(cluster.Profiles(), ", ")+")")
 	cmd.Flags().StringVar(&changes, "changes", "kill,stop,resign", "how the leadership changes: kill, stop, resign")
+	cmd.Flags().IntSliceVar(&voters, "voters", []int{benchkit.DefaultVoters}, "quorum sizes to measure, e.g. 3,5")
 	cmd.Flags().IntVarP(&rounds, "rounds", "k", 0, "leader changes per profile and change (default 20; 10 for workshop kills)")
 	cmd.Flags().StringArrayVar(&set, "set", nil, "override a timing key for every profile, as kraftlab up --set (repeatable)")
 	cmd.Flags().StringVar(&dir, "dir", "", "data folder (default: a fresh temporary folder, removed afterwards)")
 	addJSONFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		plan := benchkit.FailoverPlan{Rounds: rounds, Set: set, Dir: dir}
+		for _, v := range voters {
+			if v < 1 || v > 9 {
+				return usagef("--voters: %d must be between 1 and 9", v)
+			}
+			plan.Voters = append(plan.Voters, v)
+		}
 		for _, p := range strings.Split(profiles, ",") {
 			p = strings.TrimSpace(p)
 			if _, err := cluster.ProfileTiming(p); err != nil {
