@@ -236,7 +236,7 @@ func writeBanner(w io.Writer, p *playground, cfg cluster.Config) {
 	fmt.Fprintf(w, "kraftlab playground %q is up: %s\n", p.session.Name, shape(cfg))
 	fmt.Fprintf(w, "  controllers  %s\n", strings.Join(controllers, "  "))
 	if len(brokers) > 0 {
-		fmt.Fprintf(w, "  brokers      %s   (101..%d: metadata observers for now; they answer ApiVersions and DescribeQuorum, not Produce or Metadata)\n", strings.Join(brokers, ","), 100+cfg.Brokers)
+		fmt.Fprintf(w, "  brokers      %s   (101..%d: metadata observers for now; they answer ApiVersions and forward DescribeQuorum, not Produce or Metadata)\n", strings.Join(brokers, ","), 100+cfg.Brokers)
 	}
 	data := "a temporary folder, removed on exit"
 	if cfg.DataDir != "" {
