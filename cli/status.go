@@ -119,11 +119,11 @@ func newNodesCommand(e *env) *cobra.Command {
 		Use:   "nodes",
 		Short: "List every node: its kind, listener, state and role",
 		Long: `Nodes lists every node as it sees itself: kind (controller or broker), the
-address it listens on, its state (running, killed, stopped, isolated,
-failed, with the reason below the table), its
-quorum role and epoch, the leader it follows, whom it voted for, and its log:
-log end offset, high watermark, log start offset and latest snapshot
-(end offset @ epoch).`,
+address it listens on, its state (running, killed, stopped, isolated or
+failed), its quorum role and epoch, the leader it follows, whom it voted
+for, and its log: log end offset, high watermark, log start offset and
+latest snapshot (end offset @ epoch). Below the table: why a failed node
+failed, and the news a node refused because it would break Raft's safety.`,
 		Example: indentExample("kraftlab nodes\nkraftlab nodes --json"),
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab nodes"),
 	}
