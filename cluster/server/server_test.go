@@ -25,8 +25,8 @@ type testServers struct {
 	secret   string
 	counters *wire.Counters
 	mu       sync.Mutex
-	addrs map[int32]string
-	byID  map[int32]*Server
+	addrs    map[int32]string
+	byID     map[int32]*Server
 }
 
 func (ts *testServers) peer(id int32) (string, bool) {
