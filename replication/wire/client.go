@@ -43,8 +43,9 @@ type ClientConfig struct {
 	// connection with an error that wraps the Kafka error
 	// (kerr.SaslAuthenticationFailed for a wrong secret), and the next
 	// request dials and authenticates again. DialTimeout bounds dialing
-	// and authenticating together, as Kafka's
-	// socket.connection.setup.timeout.ms covers the SASL exchange.
+	// and authenticating together (Kafka's
+	// socket.connection.setup.timeout.ms covers only the TCP connect), so
+	// a message lost on a faulty link cannot stall the connection.
 	SASL sasl.Mechanism
 	// Logger receives connection events; nil discards them.
 	Logger *slog.Logger
