@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"log/slog"
 	"slices"
 
@@ -29,13 +30,20 @@ type NodeSpec struct {
 }
 
 // NewServer builds a node's server with the quorum timing and policies of
-// t: a controller if the node is one of the voters, else a broker. The
+// t: a controller if the node is one of the voters, else a broker. Its
+// member secret is the data folder's (server.LoadSecret). The
 // playground and the benchmarks build their nodes with it, so a benchmark
 // measures the nodes a learner watches.
 func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 	kind := server.Broker
 	if slices.Contains(s.Voters, s.ID) {
 		kind = server.Controller
+	}
+	// The playground's member secret, made on the first start in the
+	// data folder and reused by restarts on it.
+	secret, err := server.LoadSecret(s.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", s.ID, err)
 	}
 	return server.New(server.Config{
 		Kind: kind,
@@ -46,6 +54,7 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			Flush:               t.Flush,
 			Links:               s.Links,
 			Counters:            s.Counters,
+			Secret:              secret,
 			NoOpInterval:        t.MetadataMaxIdleInterval,
 			SnapshotMaxNewBytes: t.SnapshotMaxNewRecordBytes,
 			SnapshotMaxInterval: t.SnapshotMaxInterval,

@@ -15,7 +15,7 @@ import (
 // leader and relays the answer, as Kafka's brokers forward it to the active
 // controller (KafkaApis.handleDescribeQuorumRequest). It goes through the
 // playground's links like any message between nodes, so a broker cut off
-// from the leader cannot answer.
+// from the leader cannot answer, and authenticates as a member first.
 type forwarder struct {
 	s *Server
 
@@ -88,6 +88,7 @@ func (f *forwarder) client(leader int32) (*wire.Client, error) {
 		Links:       f.s.cfg.Raft.Links,
 		Counters:    f.s.cfg.Raft.Counters,
 		DialTimeout: f.s.cfg.Raft.Raft.RequestTimeout,
+		SASL:        wire.MemberMechanism(f.s.cfg.Raft.Secret),
 		Logger:      f.s.log,
 	})
 	if err != nil {

@@ -18,7 +18,10 @@ type Config struct {
 	Kind Kind
 	// Raft configures the server's raft client: the node's id, the
 	// voters, its folder, how it reaches its peers. A controller must be
-	// one of Raft.Raft.Voters and a broker must not.
+	// one of Raft.Raft.Voters and a broker must not. Raft.Secret, the
+	// playground's member secret (LoadSecret), is required: the listener
+	// serves the quorum's RPCs only to connections that authenticate with
+	// it, and the node's clients authenticate with it.
 	Raft quorum.Config
 	// Addr is the address to listen on; empty means 127.0.0.1 on a port
 	// the system picks. A restarted server listens on the address it got
@@ -55,6 +58,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("node %d: a broker cannot be a voter %v", id, cfg.Raft.Raft.Voters)
 	case cfg.Kind != Controller && cfg.Kind != Broker:
 		return nil, fmt.Errorf("node %d: unknown kind %v", id, cfg.Kind)
+	case cfg.Raft.Secret == "":
+		return nil, fmt.Errorf("node %d: no member secret (see LoadSecret)", id)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -127,6 +132,7 @@ func (s *Server) Start(ctx context.Context) error {
 		ClusterID: s.cfg.Raft.Raft.ClusterID,
 		APIs:      mux.APIs(),
 		Handler:   mux,
+		Secret:    s.cfg.Raft.Secret,
 		Counters:  s.cfg.Raft.Counters,
 		Logger:    s.log,
 	})

@@ -22,9 +22,11 @@ const testClusterID = "kraftlab-server-test"
 
 // testServers runs controllers 1..3 and broker 101 on loopback.
 type testServers struct {
-	mu    sync.Mutex
-	addrs map[int32]string
-	byID  map[int32]*Server
+	secret   string
+	counters *wire.Counters
+	mu       sync.Mutex
+	addrs    map[int32]string
+	byID     map[int32]*Server
 }
 
 func (ts *testServers) peer(id int32) (string, bool) {
@@ -36,19 +38,30 @@ func (ts *testServers) peer(id int32) (string, bool) {
 
 func startServers(t *testing.T) *testServers {
 	t.Helper()
-	ts := &testServers{addrs: map[int32]string{}, byID: map[int32]*Server{}}
+	return startServersFetchTimeout(t, 600*time.Millisecond)
+}
+
+// startServersFetchTimeout starts them with controller.quorum.fetch.timeout.ms
+// at fetchTimeout, the time a leader keeps leading without its followers.
+func startServersFetchTimeout(t *testing.T, fetchTimeout time.Duration) *testServers {
+	t.Helper()
+	ts := &testServers{addrs: map[int32]string{}, byID: map[int32]*Server{}, counters: wire.NewCounters()}
 	voters := []int32{1, 2, 3}
 	dir := t.TempDir()
+	var err error
+	if ts.secret, err = LoadSecret(dir); err != nil {
+		t.Fatal(err)
+	}
 	for _, id := range []int32{1, 2, 3, 101} {
 		rc := raft.DefaultConfig()
 		rc.NodeID, rc.Voters, rc.ClusterID = id, voters, testClusterID
-		rc.ElectionTimeout, rc.FetchTimeout, rc.RequestTimeout = 150*time.Millisecond, 600*time.Millisecond, 600*time.Millisecond
+		rc.ElectionTimeout, rc.FetchTimeout, rc.RequestTimeout = 150*time.Millisecond, fetchTimeout, 600*time.Millisecond
 		rc.ElectionBackoffMax, rc.RetryBackoff, rc.FetchMaxWait = 150*time.Millisecond, 10*time.Millisecond, 100*time.Millisecond
 		kind := Controller
 		if id > 100 {
 			kind = Broker
 		}
-		s, err := New(Config{Kind: kind, Raft: quorum.Config{Raft: rc, Dir: NodeDir(dir, id), Peers: ts.peer, Flush: storage.FlushNever}})
+		s, err := New(Config{Kind: kind, Raft: quorum.Config{Raft: rc, Dir: NodeDir(dir, id), Peers: ts.peer, Flush: storage.FlushNever, Secret: ts.secret, Counters: ts.counters}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +120,7 @@ func apiKeys(t *testing.T, addr string) []int16 {
 // client-only, so the broker advertises none of them over a real socket.
 func TestBrokerServesNoVoterAPIs(t *testing.T) {
 	ts := startServers(t)
-	want := []int16{kmsg.ApiVersions.Int16()}
+	want := []int16{kmsg.ApiVersions.Int16(), kmsg.SASLHandshake.Int16(), kmsg.SASLAuthenticate.Int16()}
 	for _, api := range quorum.VoterAPIs {
 		want = append(want, api.Key)
 	}

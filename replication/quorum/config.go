@@ -39,6 +39,13 @@ type Config struct {
 	Links *wire.Links
 	// Counters, if set, count the node's traffic.
 	Counters *wire.Counters
+	// Secret is the playground's member secret: the node's clients
+	// authenticate with it (wire.MemberMechanism) before their first
+	// request to a peer, as Kafka's raft client authenticates on the
+	// CONTROLLER listener. Empty sends no SASL. The node's server, which
+	// refuses the quorum's RPCs to strangers (VoterAPIs are MembersOnly),
+	// needs the same secret in its wire.ServerConfig.
+	Secret string
 	// NoOpInterval is metadata.max.idle.interval.ms: the leader appends a
 	// NoOpRecord when it has appended nothing for this long; 0 never does.
 	NoOpInterval time.Duration
@@ -104,11 +111,15 @@ const minFetchVersion int16 = 12
 
 // VoterAPIs are the Kafka APIs and versions a voter serves: the quorum's
 // RPCs from their first usable version up to the version raft speaks.
+// Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch and FetchSnapshot are for
+// members only, as Kafka's ControllerApis authorizes CLUSTER_ACTION on the
+// cluster for them; DescribeQuorum is open to anyone (Kafka authorizes
+// DESCRIBE, which kraftlab grants to anonymous users' tools).
 var VoterAPIs = []wire.APIRange{
-	{Key: kmsg.Fetch.Int16(), MinVersion: minFetchVersion, MaxVersion: raft.FetchVersion},
-	{Key: kmsg.Vote.Int16(), MinVersion: 0, MaxVersion: raft.VoteVersion},
-	{Key: kmsg.BeginQuorumEpoch.Int16(), MinVersion: 0, MaxVersion: raft.BeginQuorumEpochVersion},
-	{Key: kmsg.EndQuorumEpoch.Int16(), MinVersion: 0, MaxVersion: raft.EndQuorumEpochVersion},
+	{Key: kmsg.Fetch.Int16(), MinVersion: minFetchVersion, MaxVersion: raft.FetchVersion, MembersOnly: true},
+	{Key: kmsg.Vote.Int16(), MinVersion: 0, MaxVersion: raft.VoteVersion, MembersOnly: true},
+	{Key: kmsg.BeginQuorumEpoch.Int16(), MinVersion: 0, MaxVersion: raft.BeginQuorumEpochVersion, MembersOnly: true},
+	{Key: kmsg.EndQuorumEpoch.Int16(), MinVersion: 0, MaxVersion: raft.EndQuorumEpochVersion, MembersOnly: true},
 	{Key: kmsg.DescribeQuorum.Int16(), MinVersion: 0, MaxVersion: raft.DescribeQuorumVersion},
-	{Key: kmsg.FetchSnapshot.Int16(), MinVersion: 0, MaxVersion: raft.FetchSnapshotVersion},
+	{Key: kmsg.FetchSnapshot.Int16(), MinVersion: 0, MaxVersion: raft.FetchSnapshotVersion, MembersOnly: true},
 }

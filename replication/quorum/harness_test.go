@@ -22,6 +22,10 @@ const testClusterID = "kraftlab-quorum-test"
 
 // testRaftConfig is a fast quorum timing that stays clear of spurious
 // elections on a loaded 2-core machine under the race detector.
+// testSecret is the test clusters' member secret: the nodes authenticate
+// to each other as a playground's do.
+const testSecret = "quorum-test-secret-0123456789abcdef"
+
 func testRaftConfig() raft.Config {
 	c := raft.DefaultConfig()
 	c.ClusterID = testClusterID
@@ -84,6 +88,7 @@ func newTestCluster(t *testing.T, o clusterOpts) *testCluster {
 			Flush:    o.flush,
 			Links:    c.links,
 			Counters: c.counters,
+			Secret:   testSecret,
 			OnEvent:  c.record,
 		}
 		if o.tweak != nil {
@@ -124,7 +129,7 @@ func (n *testNode) Start(ctx context.Context) error {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	srv, err := wire.Listen(wire.ServerConfig{Addr: addr, NodeID: n.ID(), ClusterID: testClusterID, APIs: mux.APIs(), Handler: mux, Counters: n.counters})
+	srv, err := wire.Listen(wire.ServerConfig{Addr: addr, NodeID: n.ID(), ClusterID: testClusterID, APIs: mux.APIs(), Handler: mux, Counters: n.counters, Secret: n.cfg.Secret})
 	if err != nil {
 		n.Node.Kill()
 		return err

@@ -294,6 +294,7 @@ func (in *instance) client(peer int32) (*wire.Client, error) {
 		Links:       in.cfg.Links,
 		Counters:    in.cfg.Counters,
 		DialTimeout: in.cfg.Raft.RequestTimeout,
+		SASL:        wire.MemberMechanism(in.cfg.Secret),
 		Logger:      in.n.log,
 	})
 	if err != nil {

@@ -78,8 +78,10 @@ func (n *Node) voter() bool { return slices.Contains(n.cfg.Raft.Voters, n.id) }
 // serves the quorum's RPCs (VoterAPIs), as a Kafka controller's raft
 // client does on its CONTROLLER listener; an observer is client-only, as a
 // Kafka broker's is: it sends Fetch and FetchSnapshot and serves none of
-// them. Requests that arrive while the node is not running stay
-// unanswered until the server closes their connection.
+// them. The server refuses the RPCs marked MembersOnly to connections that
+// did not authenticate with the playground's secret (Config.Secret), so
+// only members' requests reach raft. Requests that arrive while the node
+// is not running stay unanswered until the server closes their connection.
 func (n *Node) Register(mux *wire.Mux) error {
 	if !n.voter() {
 		return nil

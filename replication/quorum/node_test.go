@@ -324,18 +324,32 @@ func TestWrongClusterAndNonVoter(t *testing.T) {
 	c := newTestCluster(t, clusterOpts{voters: 3})
 	leader, epoch := c.leader(10 * time.Second)
 	addr, _ := c.addr(leader)
-	cl, err := wire.NewClient(wire.ClientConfig{From: 42, To: leader, Addr: addr})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// A stranger is refused before raft sees the request.
+	anon, err := wire.NewClient(wire.ClientConfig{From: 42, To: leader, Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	resp, err := anon.Do(ctx, voteRequest(leader, epoch+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := errorCode(resp); code != 31 {
+		t.Errorf("vote from a stranger: error %d (%s), want CLUSTER_AUTHORIZATION_FAILED", code, raft.ErrorName(code))
+	}
+	// A member's misconfigured requests reach raft, which refuses them.
+	cl, err := wire.NewClient(wire.ClientConfig{From: 42, To: leader, Addr: addr, SASL: wire.MemberMechanism(testSecret)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 
 	wrong := "another-cluster"
 	v := voteRequest(leader, epoch+1)
 	v.ClusterID = &wrong
-	resp, err := cl.Do(ctx, v)
+	resp, err = cl.Do(ctx, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +386,7 @@ func TestUnsafeNewsIsIgnored(t *testing.T) {
 		}
 	}
 	addr, _ := c.addr(follower)
-	cl, err := wire.NewClient(wire.ClientConfig{From: other, To: follower, Addr: addr})
+	cl, err := wire.NewClient(wire.ClientConfig{From: other, To: follower, Addr: addr, SASL: wire.MemberMechanism(testSecret)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,19 +15,41 @@ var (
 	errRebootstrapRequired = kerr.RebootstrapRequired.Code
 )
 
+// API keys the server answers itself once it authenticates members.
+const (
+	saslHandshakeKey    = 17
+	saslAuthenticateKey = 36
+)
+
+// saslAPIs are the SASL versions a server with a secret answers:
+// SaslHandshake v1 only (v0, raw tokens without SaslAuthenticate, is gone
+// from Kafka 4.0, KIP-896) and every SaslAuthenticate version.
+var saslAPIs = []APIRange{
+	{Key: saslHandshakeKey, MinVersion: 1, MaxVersion: 1},
+	{Key: saslAuthenticateKey, MinVersion: 0, MaxVersion: 2},
+}
+
 // APIRange is one API a server serves, by Kafka API key, and the versions of
 // it that the server accepts.
 type APIRange struct {
 	Key        int16
 	MinVersion int16
 	MaxVersion int16
+	// MembersOnly serves the API only to connections that authenticated
+	// as members of the playground (see ServerConfig.Secret), as Kafka
+	// authorizes CLUSTER_ACTION on the cluster for its raft and
+	// controller APIs; anyone else gets the API's response with
+	// CLUSTER_AUTHORIZATION_FAILED and the handler never sees the
+	// request. The API's response must have a top-level ErrorCode.
+	MembersOnly bool
 }
 
 // apiTable is the validated set of served ranges.
 type apiTable struct {
 	byKey [kmsg.MaxKey + 1]struct {
-		min, max int16
-		served   bool
+		min, max    int16
+		served      bool
+		membersOnly bool
 	}
 	// list is what ApiVersions answers, sorted by key; it is shared by all
 	// responses and never modified.
@@ -35,10 +57,13 @@ type apiTable struct {
 }
 
 // newAPITable validates apis and adds ApiVersions, which the server answers
-// itself at every version kmsg knows.
-func newAPITable(apis []APIRange) (*apiTable, error) {
+// itself at every version kmsg knows, and with sasl the SASL APIs.
+func newAPITable(apis []APIRange, sasl bool) (*apiTable, error) {
 	t := &apiTable{}
 	all := append(slices.Clone(apis), APIRange{Key: apiVersionsKey, MaxVersion: new(kmsg.ApiVersionsRequest).MaxVersion()})
+	if sasl {
+		all = append(all, saslAPIs...)
+	}
 	for i, r := range all {
 		req := kmsg.RequestForKey(r.Key)
 		switch {
@@ -46,12 +71,17 @@ func newAPITable(apis []APIRange) (*apiTable, error) {
 			return nil, fmt.Errorf("API key %d: unknown to kmsg", r.Key)
 		case r.Key == apiVersionsKey && i < len(apis):
 			return nil, fmt.Errorf("API key %d (ApiVersions): answered by the server itself, do not declare it", r.Key)
+		case (r.Key == saslHandshakeKey || r.Key == saslAuthenticateKey) && i < len(apis):
+			return nil, fmt.Errorf("%s: answered by the server itself when it has a secret, do not declare it", kmsg.NameForKey(r.Key))
+		case r.MembersOnly && !refusable(r.Key):
+			return nil, fmt.Errorf("%s: members only, but its response has no top-level error code to refuse it with", kmsg.NameForKey(r.Key))
 		case r.MinVersion < 0 || r.MinVersion > r.MaxVersion || r.MaxVersion > req.MaxVersion():
 			return nil, fmt.Errorf("%s: versions %d..%d outside 0..%d", kmsg.NameForKey(r.Key), r.MinVersion, r.MaxVersion, req.MaxVersion())
 		case t.byKey[r.Key].served:
 			return nil, fmt.Errorf("%s: declared twice", kmsg.NameForKey(r.Key))
 		}
 		t.byKey[r.Key].min, t.byKey[r.Key].max, t.byKey[r.Key].served = r.MinVersion, r.MaxVersion, true
+		t.byKey[r.Key].membersOnly = r.MembersOnly
 		k := kmsg.NewApiVersionsResponseApiKey()
 		k.ApiKey, k.MinVersion, k.MaxVersion = r.Key, r.MinVersion, r.MaxVersion
 		t.list = append(t.list, k)
@@ -66,6 +96,11 @@ func (t *apiTable) serves(key, version int16) bool {
 	}
 	r := t.byKey[key]
 	return r.served && version >= r.min && version <= r.max
+}
+
+// membersOnly reports whether key is served to members only.
+func (t *apiTable) membersOnly(key int16) bool {
+	return key >= 0 && int(key) < len(t.byKey) && t.byKey[key].membersOnly
 }
 
 // unsupportedApiVersions is Kafka's answer to an ApiVersions request at a

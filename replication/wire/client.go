@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl"
 )
 
 // ClientConfig configures a Client.
@@ -32,9 +33,20 @@ type ClientConfig struct {
 	// DefaultClientMaxFrameSize. A caller that raises the quorum's fetch
 	// max bytes beyond it must raise this too.
 	MaxFrameSize int32
-	// DialTimeout bounds connecting; 0 means 10 s, Kafka's
-	// socket.connection.setup.timeout.ms.
+	// DialTimeout bounds connecting (and authenticating, with SASL); 0
+	// means 10 s, Kafka's socket.connection.setup.timeout.ms.
 	DialTimeout time.Duration
+	// SASL, if set, authenticates every connection before its first
+	// request (SaslHandshake, then SaslAuthenticate until the mechanism
+	// is done), through Links and Counters like any request; see
+	// MemberMechanism. A refusal fails the requests waiting on the
+	// connection with an error that wraps the Kafka error
+	// (kerr.SaslAuthenticationFailed for a wrong secret), and the next
+	// request dials and authenticates again. DialTimeout bounds dialing
+	// and authenticating together (Kafka's
+	// socket.connection.setup.timeout.ms covers only the TCP connect), so
+	// a message lost on a faulty link cannot stall the connection.
+	SASL sasl.Mechanism
 	// Logger receives connection events; nil discards them.
 	Logger *slog.Logger
 }
@@ -161,6 +173,14 @@ func (c *Client) send(ctx context.Context, k *call) error {
 		}
 	}
 	return nil
+}
+
+// nextCorr returns the next correlation id.
+func (c *Client) nextCorr() int32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.corr++
+	return c.corr
 }
 
 // Close closes the connection, fails every outstanding request with

@@ -58,6 +58,9 @@ type clientConn struct {
 	pending map[int32]*call // queued or sent, awaiting a response
 	held    []heldResponse  // delayed responses, in release order
 
+	// setupDeadline bounds dialing and authenticating; set before run.
+	setupDeadline time.Time
+
 	// lastSent and lastRecv keep delayed traffic in order; each is used by
 	// one goroutine only.
 	lastSent, lastRecv time.Time
@@ -144,7 +147,8 @@ func (cc *clientConn) run() {
 			return
 		}
 	}
-	d := net.Dialer{Timeout: cl.cfg.DialTimeout}
+	cc.setupDeadline = time.Now().Add(cl.cfg.DialTimeout)
+	d := net.Dialer{Deadline: cc.setupDeadline}
 	nc, err := d.DialContext(cc.ctx, "tcp", cl.cfg.Addr)
 	if err != nil {
 		cc.die(fmt.Errorf("dial %s: %w", cl.name, err))
@@ -186,13 +190,16 @@ func (cc *clientConn) failPending() {
 }
 
 func (cc *clientConn) writeLoop() {
-	cl := cc.cl
-	links := cl.cfg.Links
-	out := LinkID{cl.cfg.From, cl.cfg.To}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var batch []*call
 	var buf []byte
+	if cc.cl.cfg.SASL != nil {
+		var ok bool
+		if buf, ok = cc.authenticate(timer); !ok {
+			return
+		}
+	}
 	for {
 		select {
 		case <-cc.wake:
@@ -208,53 +215,67 @@ func (cc *clientConn) writeLoop() {
 		clear(cc.queue)
 		cc.queue = cc.queue[:0]
 		cc.mu.Unlock()
-		buf = buf[:0]
-		for _, k := range batch {
-			start := len(buf)
-			buf = appendRequest(buf, k.req, k.corr, cl.cfg.ClientID)
-			n, key := len(buf)-start, k.req.Key()
-			if links != nil {
-				v := links.transit(out, n, k.at)
-				switch {
-				case v.down:
-					cl.reqLink.droppedRequests.add(key, n)
-					if cc.write(buf[:start]) {
-						cc.die(fmt.Errorf("%s: %w", cl.name, ErrLinkDown))
-					}
-					return
-				case v.lost:
-					cl.reqLink.droppedRequests.add(key, n)
-					buf = buf[:start]
-					continue
-				}
-				release := later(v.release, cc.lastSent)
-				cc.lastSent = release
-				if wait := time.Until(release); wait > 0 {
-					// Send what is due, then hold this one back.
-					if !cc.write(buf[:start]) {
-						return
-					}
-					buf = append(buf[:0], buf[start:]...)
-					timer.Reset(wait)
-					select {
-					case <-timer.C:
-					case <-cc.closed:
-						return
-					}
-				}
-			}
-			cl.reqLink.requests.add(key, n)
-			cl.node.requestsSent.add(key, n)
-		}
+		var ok bool
+		buf, ok = cc.writeBatch(batch, buf, timer)
 		clear(batch)
 		batch = batch[:0]
-		if !cc.write(buf) {
+		if !ok {
 			return
 		}
-		if cap(buf) > allocStep {
-			buf = nil // do not pin one huge request's buffer
-		}
 	}
+}
+
+// writeBatch writes the calls of batch through the link, in order, and
+// reports false once the connection is dead. It returns buf for reuse.
+func (cc *clientConn) writeBatch(batch []*call, buf []byte, timer *time.Timer) ([]byte, bool) {
+	cl := cc.cl
+	links := cl.cfg.Links
+	out := LinkID{cl.cfg.From, cl.cfg.To}
+	buf = buf[:0]
+	for _, k := range batch {
+		start := len(buf)
+		buf = appendRequest(buf, k.req, k.corr, cl.cfg.ClientID)
+		n, key := len(buf)-start, k.req.Key()
+		if links != nil {
+			v := links.transit(out, n, k.at)
+			switch {
+			case v.down:
+				cl.reqLink.droppedRequests.add(key, n)
+				if cc.write(buf[:start]) {
+					cc.die(fmt.Errorf("%s: %w", cl.name, ErrLinkDown))
+				}
+				return buf, false
+			case v.lost:
+				cl.reqLink.droppedRequests.add(key, n)
+				buf = buf[:start]
+				continue
+			}
+			release := later(v.release, cc.lastSent)
+			cc.lastSent = release
+			if wait := time.Until(release); wait > 0 {
+				// Send what is due, then hold this one back.
+				if !cc.write(buf[:start]) {
+					return buf, false
+				}
+				buf = append(buf[:0], buf[start:]...)
+				timer.Reset(wait)
+				select {
+				case <-timer.C:
+				case <-cc.closed:
+					return buf, false
+				}
+			}
+		}
+		cl.reqLink.requests.add(key, n)
+		cl.node.requestsSent.add(key, n)
+	}
+	if !cc.write(buf) {
+		return buf, false
+	}
+	if cap(buf) > allocStep {
+		buf = nil // do not pin one huge request's buffer
+	}
+	return buf, true
 }
 
 // write writes b, killing the connection on failure.

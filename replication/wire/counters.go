@@ -56,6 +56,10 @@ type linkCounters struct {
 
 type nodeCounters struct {
 	requestsSent, requestsReceived, responsesSent, responsesReceived flow
+	// unauthorized counts members-only requests refused (in its msgs;
+	// its bytes count requests too, 1 each).
+	unauthorized              flow
+	authenticated, authFailed atomic.Uint64
 }
 
 func (c *Counters) link(id LinkID) *linkCounters {
@@ -128,6 +132,42 @@ type NodeTraffic struct {
 	ResponsesReceived Flow
 	RequestsReceived  Flow
 	ResponsesSent     Flow
+	// Authenticated counts the connections to this node that
+	// authenticated as members.
+	Authenticated uint64
+	// AuthFailures counts the SASL authentications this node refused:
+	// a wrong secret or user (SASL_AUTHENTICATION_FAILED), an unknown
+	// mechanism, a SASL message out of order (ILLEGAL_SASL_STATE).
+	AuthFailures uint64
+	// Unauthorized counts, by API key, the requests this node refused
+	// because only members may make them (CLUSTER_AUTHORIZATION_FAILED).
+	// Only Messages is meaningful.
+	Unauthorized Flow
+}
+
+// Refusals is what one node's server refused to strangers.
+type Refusals struct {
+	// AuthFailures is NodeTraffic.AuthFailures.
+	AuthFailures uint64
+	// Unauthorized is the total of NodeTraffic.Unauthorized.
+	Unauthorized uint64
+}
+
+// Refusals returns node id's refused authentications and unauthorized
+// requests so far, without a full Snapshot.
+func (c *Counters) Refusals(id int32) Refusals {
+	c.mu.RLock()
+	n := c.nodes[id]
+	c.mu.RUnlock()
+	if n == nil {
+		return Refusals{}
+	}
+	var r Refusals
+	r.AuthFailures = n.authFailed.Load()
+	for k := range n.unauthorized.msgs {
+		r.Unauthorized += n.unauthorized.msgs[k].Load()
+	}
+	return r
 }
 
 // Traffic is a snapshot of Counters.
@@ -157,6 +197,9 @@ func (c *Counters) Snapshot() Traffic {
 			ResponsesReceived: n.responsesReceived.snapshot(),
 			RequestsReceived:  n.requestsReceived.snapshot(),
 			ResponsesSent:     n.responsesSent.snapshot(),
+			Authenticated:     n.authenticated.Load(),
+			AuthFailures:      n.authFailed.Load(),
+			Unauthorized:      n.unauthorized.snapshot(),
 		}
 	}
 	return t

@@ -18,6 +18,14 @@
 // version the server does not serve closes the connection, as in Kafka,
 // except ApiVersions, which answers v0 UNSUPPORTED_VERSION.
 //
+// A Server with a secret (ServerConfig.Secret) answers SASL/SCRAM-SHA-256
+// itself: a connection that starts with SaslHandshake authenticates as a
+// member of the playground, any other is anonymous (Request.Member,
+// Request.Principal). APIs marked APIRange.MembersOnly are refused to
+// anonymous connections with CLUSTER_AUTHORIZATION_FAILED, as Kafka's
+// authorizer refuses CLUSTER_ACTION. A Client with ClientConfig.SASL
+// authenticates each connection before its first request.
+//
 // Every Client between two nodes goes through Links, which the cluster
 // controls per direction: down, delay and jitter, loss, and a bandwidth
 // limit. Counters record requests and bytes by API key per link and per node

@@ -33,7 +33,7 @@ func TestFranzGoClient(t *testing.T) {
 	}
 	var got []APIRange
 	for _, k := range av.ApiKeys {
-		got = append(got, APIRange{k.ApiKey, k.MinVersion, k.MaxVersion})
+		got = append(got, APIRange{Key: k.ApiKey, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
 	}
 	want := append(slices.Clone(quorumAPIs), APIRange{Key: 18, MaxVersion: 5})
 	slices.SortFunc(want, func(a, b APIRange) int { return int(a.Key - b.Key) })

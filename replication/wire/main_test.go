@@ -168,6 +168,7 @@ type serverOpts struct {
 	pool     int64
 	maxConns int
 	maxPerIP int
+	secret   string
 
 	idleTimeout, frameTimeout time.Duration
 }
@@ -185,7 +186,7 @@ func startServer(t *testing.T, o serverOpts) (*Server, *logBuffer) {
 		Addr: o.addr, NodeID: o.nodeID, APIs: o.apis, Handler: o.handler,
 		Counters: o.counters, MaxFrameSize: o.maxFrame, Logger: logs.logger(),
 		QueuedMaxRequestBytes: o.pool, MaxConnections: o.maxConns, MaxConnectionsPerIP: o.maxPerIP,
-		IdleTimeout: o.idleTimeout, FrameTimeout: o.frameTimeout,
+		IdleTimeout: o.idleTimeout, FrameTimeout: o.frameTimeout, Secret: o.secret,
 	})
 	if err != nil {
 		t.Fatal(err)

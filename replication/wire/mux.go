@@ -34,7 +34,7 @@ func (m *Mux) Handle(api APIRange, h Handler) error {
 	if r, ok := m.routes[api.Key]; ok {
 		return fmt.Errorf("wire: %s is already served (versions %d..%d)", kmsg.NameForKey(api.Key), r.api.MinVersion, r.api.MaxVersion)
 	}
-	if _, err := newAPITable([]APIRange{api}); err != nil {
+	if _, err := newAPITable([]APIRange{api}, false); err != nil {
 		return fmt.Errorf("wire: %w", err)
 	}
 	m.routes[api.Key] = route{api, h}

@@ -20,13 +20,22 @@ type Request struct {
 	Peer net.Addr
 	// ConnID identifies the connection within its server.
 	ConnID uint64
+	// Member reports that the connection authenticated as a member of
+	// the playground, or that the server has no secret (everyone is).
+	Member bool
+	// Principal is who the connection authenticated as: MemberPrincipal,
+	// or AnonymousPrincipal.
+	Principal string
 
 	conn *serverConn
 	// answered, resp and held are guarded by conn.mu.
 	answered bool
 	resp     kmsg.Response
-	held     int64 // bytes charged to the server's frame pool until written
-	charge   int64 // bytes charged to its decode pool until written
+	// closeAfter closes the connection once resp is written, as Kafka
+	// does after a failed authentication.
+	closeAfter bool
+	held       int64 // bytes charged to the server's frame pool until written
+	charge     int64 // bytes charged to its decode pool until written
 }
 
 // Key returns the request's API key.

@@ -67,8 +67,18 @@ type ServerConfig struct {
 	// (Kafka has only the idle timeout for this). 0 means
 	// DefaultFrameTimeout; negative means never.
 	FrameTimeout time.Duration
+	// Secret, if set, is the playground's member secret: the server
+	// answers SaslHandshake and SaslAuthenticate (SCRAM-SHA-256 as
+	// MemberUser with this password), a connection that authenticates
+	// is a member, and APIs marked MembersOnly are refused to every other
+	// connection with CLUSTER_AUTHORIZATION_FAILED. SASL is optional per
+	// connection: one that does not start with SaslHandshake is
+	// anonymous. Empty means no SASL and every connection counts as a
+	// member, as on a Kafka PLAINTEXT listener without an authorizer.
+	Secret string
 	// Counters, if set, counts the requests this node receives and the
-	// responses it sends.
+	// responses it sends, and the authentications and requests it
+	// refuses.
 	Counters *Counters
 	// Logger receives connection errors, each with the peer's address;
 	// nil discards them.
@@ -129,6 +139,7 @@ const maxInFlight = 256
 type Server struct {
 	cfg      ServerConfig
 	apis     *apiTable
+	cred     *scramCredential // nil: no SASL, everyone is a member
 	ln       net.Listener
 	log      *slog.Logger
 	counters *nodeCounters
@@ -150,7 +161,7 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	if cfg.Handler == nil {
 		return nil, errors.New("wire: server needs a handler")
 	}
-	apis, err := newAPITable(cfg.APIs)
+	apis, err := newAPITable(cfg.APIs, cfg.Secret != "")
 	if err != nil {
 		return nil, fmt.Errorf("wire: server APIs: %w", err)
 	}
@@ -179,6 +190,12 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	var cred *scramCredential
+	if cfg.Secret != "" {
+		if cred, err = newScramCredential(cfg.Secret); err != nil {
+			return nil, fmt.Errorf("wire: server: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("wire: listen on %s: %w", cfg.Addr, err)
@@ -186,6 +203,7 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	s := &Server{
 		cfg:      cfg,
 		apis:     apis,
+		cred:     cred,
 		ln:       ln,
 		log:      log.With("node", cfg.NodeID, "listener", ln.Addr().String()),
 		counters: cfg.Counters.node(cfg.NodeID),

@@ -119,7 +119,7 @@ func TestApiVersionsAnswersDeclaredRanges(t *testing.T) {
 		}
 		var got []APIRange
 		for _, k := range resp.ApiKeys {
-			got = append(got, APIRange{k.ApiKey, k.MinVersion, k.MaxVersion})
+			got = append(got, APIRange{Key: k.ApiKey, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("v%d: ApiVersions answered %v, want %v", version, got, want)

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -29,6 +30,10 @@ type serverConn struct {
 	// clientID is the last client id seen, reused while it stays the
 	// same to save an allocation per request. Reader only.
 	clientID string
+	// auth is where the connection is in authenticating, scram the
+	// exchange under way. Reader only.
+	auth  authState
+	scram *scramServer
 	// lastWrite is when responses last went out, in UnixNano, for the
 	// idle timeout.
 	lastWrite atomic.Int64
@@ -98,6 +103,15 @@ func (c *serverConn) readLoop() {
 		case c.isClosed():
 		case errors.Is(err, io.EOF):
 			c.s.log.Debug("connection closed by peer", "peer", c.peer)
+		case errors.Is(err, errCloseAfter):
+			// The writer closes the connection once the refusal is
+			// out; read nothing more meanwhile.
+			t := time.NewTimer(closeAfterTimeout)
+			select {
+			case <-c.closed:
+			case <-t.C:
+			}
+			t.Stop()
 		case errors.Is(err, errIdle):
 			c.s.log.Debug("closing idle connection", "peer", c.peer, "idle_timeout", c.s.cfg.IdleTimeout)
 		default:
@@ -205,6 +219,10 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 		c.clientID = string(h.clientID)
 	}
 	req := &Request{Body: body, CorrelationID: h.correlationID, ClientID: c.clientID, Peer: c.nc.RemoteAddr(), ConnID: c.id, conn: c}
+	req.Member, req.Principal = c.auth == authMember || c.s.cred == nil, AnonymousPrincipal
+	if c.auth == authMember {
+		req.Principal = MemberPrincipal
+	}
 	if !c.s.apis.serves(h.key, h.version) {
 		if h.key != apiVersionsKey {
 			// Kafka's Processor.parseRequestHeader refuses an API
@@ -246,9 +264,42 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 		c.push(req, c.s.apis.apiVersions(body.(*kmsg.ApiVersionsRequest), c.s.cfg.ClusterID, c.s.cfg.NodeID))
 		return nil
 	}
+	if c.s.cred != nil {
+		if h.key == saslHandshakeKey || h.key == saslAuthenticateKey {
+			return c.serveSASL(req)
+		}
+		switch c.auth {
+		case authNone:
+			c.auth = authAnonymous
+		case authHandshaking:
+			// Kafka's SaslServerAuthenticator.handleSaslToken:
+			// only SaslAuthenticate may follow a handshake.
+			c.s.counters.authFailed.Add(1)
+			c.s.log.Info("refused authentication: request during the SASL exchange", "peer", c.peer, "api", kmsg.NameForKey(h.key))
+			if resp, ok := errorResponse(body, kerr.IllegalSaslState.Code); ok {
+				c.pushLast(req, resp)
+				return errCloseAfter
+			}
+			return fmt.Errorf("%s during the SASL exchange (ILLEGAL_SASL_STATE): closing as Kafka does", kmsg.NameForKey(h.key))
+		}
+		if !req.Member && c.s.apis.membersOnly(h.key) {
+			c.s.counters.unauthorized.add(h.key, 1)
+			c.s.log.Debug("refused request: members only (CLUSTER_AUTHORIZATION_FAILED)", "peer", c.peer, "api", kmsg.NameForKey(h.key))
+			resp, _ := errorResponse(body, kerr.ClusterAuthorizationFailed.Code) // refusable: checked by newAPITable
+			c.push(req, resp)
+			return nil
+		}
+	}
 	c.push(req, nil)
 	c.s.cfg.Handler.ServeKafka(req)
 	return nil
+}
+
+// pushLast queues req answered with resp, and closes the connection once
+// resp is written.
+func (c *serverConn) pushLast(req *Request, resp kmsg.Response) {
+	req.closeAfter = true
+	c.push(req, resp)
 }
 
 // push queues req for the writer, already answered with resp if resp is
@@ -318,6 +369,10 @@ func (c *serverConn) writeLoop() {
 			c.mu.Unlock()
 			return
 		}
+		last := false
+		for _, r := range c.queue[:n] {
+			last = last || r.closeAfter
+		}
 		ready = append(ready[:0], c.queue[:n]...)
 		left := copy(c.queue, c.queue[n:])
 		clear(c.queue[left:])
@@ -348,6 +403,13 @@ func (c *serverConn) writeLoop() {
 				return
 			}
 			c.lastWrite.Store(time.Now().UnixNano())
+		}
+		if last {
+			c.mu.Lock()
+			c.writing = false
+			c.mu.Unlock()
+			c.close()
+			return
 		}
 		if cap(buf) > allocStep {
 			buf = nil // do not pin one huge response's buffer
