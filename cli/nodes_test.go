@@ -15,7 +15,8 @@ func TestNodesExplainFailuresAndRefusals(t *testing.T) {
 		{ID: 2, Kind: view.KindController, State: view.StateRunning, Role: view.RoleFollower,
 			Refusals: &view.Refusals{Count: 228, Last: "a truncation below the high watermark 160", KafkaStops: true}},
 		{ID: 3, Kind: view.KindController, State: view.StateRunning, Role: view.RoleFollower,
-			Refusals: &view.Refusals{Count: 1, Last: "a Vote in epoch 2147483647"}},
+			Refusals:  &view.Refusals{Count: 1, Last: "a Vote in epoch 2147483647"},
+			Strangers: &view.Strangers{AuthFailures: 1, Unauthorized: map[string]int64{"Fetch": 2}}},
 	}}
 	var b strings.Builder
 	if err := writeNodes(&b, &v); err != nil {
@@ -27,6 +28,7 @@ func TestNodesExplainFailuresAndRefusals(t *testing.T) {
 		"node 2 refused news that would break Raft's safety 228 times; the latest: a truncation below the high watermark 160",
 		"kraftlab wipe 2",
 		"node 3 refused news that would break Raft's safety once; the latest: a Vote in epoch 2147483647",
+		"node 3 refused strangers: 1 failed authentication; 2 Fetch requests from unauthenticated clients (CLUSTER_AUTHORIZATION_FAILED)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("nodes lacks %q:\n%s", want, out)

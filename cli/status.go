@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -175,6 +176,9 @@ func writeFailures(w io.Writer, v *view.View) {
 		if n.State == view.StateFailed {
 			fmt.Fprintf(w, "node %d failed: %s\n", n.ID, n.Error)
 		}
+		if s := n.Strangers; s != nil {
+			fmt.Fprintf(w, "node %d refused strangers: %s\n", n.ID, strangerText(s))
+		}
 		if r := n.Refusals; r != nil {
 			fmt.Fprintf(w, "node %d refused news that would break Raft's safety %s; the latest: %s\n", n.ID, times(r.Count), r.Last)
 			if r.KafkaStops {
@@ -226,4 +230,29 @@ func times(n int64) string {
 		return "once"
 	}
 	return fmt.Sprintf("%d times", n)
+}
+
+// strangerText says what a node refused to clients that are not members.
+func strangerText(s *view.Strangers) string {
+	var parts []string
+	if s.AuthFailures > 0 {
+		parts = append(parts, plural(s.AuthFailures, "failed authentication"))
+	}
+	names := make([]string, 0, len(s.Unauthorized))
+	for name := range s.Unauthorized {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		parts = append(parts, plural(s.Unauthorized[name], name+" request")+" from unauthenticated clients (CLUSTER_AUTHORIZATION_FAILED)")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// plural spells a count of things: "1 Fetch request", "3 Fetch requests".
+func plural(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

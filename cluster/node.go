@@ -57,6 +57,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		Truncations:     st.Truncations,
 		SnapshotsLoaded: st.SnapshotsLoaded,
 		Refusals:        refusals(st),
+		Strangers:       strangers(t),
 		RPC:             rpcStats(t.RequestsReceived, t.ResponsesSent),
 	}
 	if nv.Live() {
@@ -187,4 +188,19 @@ func refusals(st quorum.Status) *view.Refusals {
 		return nil
 	}
 	return &view.Refusals{Count: st.Unsafe, Last: st.LastUnsafe.Refused, KafkaStops: st.LastUnsafe.KafkaStops}
+}
+
+// strangers maps a node's refusals of non-members onto the view's.
+func strangers(t wire.NodeTraffic) *view.Strangers {
+	if t.AuthFailures == 0 && len(t.Unauthorized) == 0 {
+		return nil
+	}
+	s := &view.Strangers{AuthFailures: int64(t.AuthFailures)}
+	for key, c := range t.Unauthorized {
+		if s.Unauthorized == nil {
+			s.Unauthorized = make(map[string]int64)
+		}
+		s.Unauthorized[kmsg.NameForKey(key)] = int64(c.Messages)
+	}
+	return s
 }

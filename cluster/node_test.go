@@ -14,6 +14,9 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/internal/poll"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The real engine: nodes on loopback sockets with the fast profile.
@@ -331,4 +334,32 @@ func TestWipeRestartsANodeEmptyAndItCatchesUp(t *testing.T) {
 	if !wiped {
 		t.Error("no wipe event")
 	}
+}
+
+// A stranger's cluster request is refused and shows on the node it tried.
+func TestStrangersShowInTheView(t *testing.T) {
+	p := openReal(t, 3, 0, "")
+	v := waitCond(t, p, "leader")
+	leader, _ := v.Node(v.LeaderID)
+	c, err := wire.NewClient(wire.ClientConfig{From: 999, To: leader.ID, Addr: leader.Listener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := kmsg.NewPtrVoteRequest()
+	req.Version = 2
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := c.Do(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := resp.(*kmsg.VoteResponse).ErrorCode; code != kerr.ClusterAuthorizationFailed.Code {
+		t.Errorf("anonymous Vote: error %d, want CLUSTER_AUTHORIZATION_FAILED", code)
+	}
+	poll.Until(t, 10*time.Second, "the refusal in the leader's view", func() bool {
+		v := p.View()
+		n, _ := v.Node(leader.ID)
+		return n.Strangers != nil && n.Strangers.Unauthorized["Vote"] == 1
+	})
 }

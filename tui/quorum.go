@@ -305,6 +305,13 @@ func (q quorumModel) detail(st *Styles, v *view.View, w int) string {
 	if n.State == view.StateFailed {
 		parts = append(parts, "failed: "+n.Error)
 	}
+	if s := n.Strangers; s != nil {
+		var total int64
+		for _, c := range s.Unauthorized {
+			total += c
+		}
+		parts = append(parts, fmt.Sprintf("refused strangers: %d failed logins, %d cluster requests", s.AuthFailures, total))
+	}
 	if r := n.Refusals; r != nil {
 		s := fmt.Sprintf("refused unsafe news %d× (latest: %s)", r.Count, r.Last)
 		if r.KafkaStops {

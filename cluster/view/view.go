@@ -94,6 +94,9 @@ type Node struct {
 	// Refusals is the news this node refused because it would break
 	// Raft's safety; nil while it refused none.
 	Refusals *Refusals `json:"refusals,omitempty"`
+	// Strangers is what this node refused to peers that are not members
+	// of the playground; nil while it refused nothing.
+	Strangers *Strangers `json:"strangers,omitempty"`
 	// Replicas is the node's table of every replica's fetch state, filled
 	// only while the node is a leader.
 	Replicas []Replica `json:"replicas,omitempty"`
@@ -119,6 +122,15 @@ type Refusals struct {
 	// needs its data back (kraftlab wipe, or a copy of a healthy voter's
 	// folder).
 	KafkaStops bool `json:"kafkaStops"`
+}
+
+// Strangers counts what a node refused to clients that did not prove they
+// are members of the playground: SASL authentications that failed, and
+// cluster APIs (the quorum's RPCs) asked for on an anonymous connection,
+// answered CLUSTER_AUTHORIZATION_FAILED, by API name.
+type Strangers struct {
+	AuthFailures int64            `json:"authFailures"`
+	Unauthorized map[string]int64 `json:"unauthorized,omitempty"`
 }
 
 // SnapshotID names a snapshot by the offset it ends before and the epoch of
