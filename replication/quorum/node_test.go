@@ -413,7 +413,8 @@ func TestForgedEpochIsRefusedAndCounted(t *testing.T) {
 		follower = c.voters[1]
 	}
 	addr, _ := c.addr(follower)
-	cl, err := wire.NewClient(wire.ClientConfig{From: leader, To: follower, Addr: addr})
+	// A member that went wrong, not a stranger: it authenticates.
+	cl, err := wire.NewClient(wire.ClientConfig{From: leader, To: follower, Addr: addr, SASL: wire.MemberMechanism(testSecret)})
 	if err != nil {
 		t.Fatal(err)
 	}
