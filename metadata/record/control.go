@@ -1,0 +1,105 @@
+package record
+
+import (
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/storage"
+)
+
+// Control is a control record the quorum writes: *LeaderChange,
+// *SnapshotHeader or *SnapshotFooter.
+type Control interface {
+	// Record is the control record as storage encodes it (key and value).
+	Record() storage.Record
+}
+
+// LeaderChange is the LeaderChangeMessage a new leader writes first in its
+// epoch (control type 2). Version 1 adds voter directory ids (KIP-853),
+// which a static quorum does not have; DecodeControl reads both versions
+// and drops the directory ids.
+type LeaderChange struct {
+	Version        int16
+	LeaderID       int32
+	Voters         []int32
+	GrantingVoters []int32
+}
+
+// Record encodes the message with storage.LeaderChangeRecord (version 0).
+func (c *LeaderChange) Record() storage.Record {
+	return storage.LeaderChangeRecord(c.LeaderID, c.Voters, c.GrantingVoters)
+}
+
+// SnapshotHeader opens a snapshot (SnapshotHeaderRecord, control type 3).
+type SnapshotHeader struct {
+	Version                   int16
+	LastContainedLogTimestamp int64
+}
+
+// Record encodes the header with storage.SnapshotHeaderRecord.
+func (c *SnapshotHeader) Record() storage.Record {
+	return storage.SnapshotHeaderRecord(c.LastContainedLogTimestamp)
+}
+
+// SnapshotFooter closes a snapshot (SnapshotFooterRecord, control type 4).
+type SnapshotFooter struct {
+	Version int16
+}
+
+// Record encodes the footer with storage.SnapshotFooterRecord.
+func (c *SnapshotFooter) Record() storage.Record { return storage.SnapshotFooterRecord() }
+
+// DecodeControl reads a control record of a control batch: its key names
+// the type, its value is the message (a flexible struct led by its own
+// int16 Version field, with no metadata framing). Types other than the
+// three the quorum writes (transaction markers, KRaftVersion, Voters) are
+// ErrUnknown.
+func DecodeControl(rec storage.Record) (Control, error) {
+	t, err := storage.ControlType(rec)
+	if err != nil {
+		return nil, fmt.Errorf("%w: control record key: %v", ErrMalformed, err)
+	}
+	switch t {
+	case storage.ControlLeaderChange:
+		m, err := storage.ParseLeaderChange(rec)
+		if err != nil {
+			return nil, fmt.Errorf("%w: LeaderChangeMessage: %v", ErrMalformed, err)
+		}
+		c := &LeaderChange{Version: m.Version, LeaderID: m.LeaderID}
+		for _, v := range m.Voters {
+			c.Voters = append(c.Voters, v.VoterID)
+		}
+		for _, v := range m.GrantingVoters {
+			c.GrantingVoters = append(c.GrantingVoters, v.VoterID)
+		}
+		return c, nil
+	case storage.ControlSnapshotHeader:
+		rd := reader{b: rec.Value}
+		c := &SnapshotHeader{Version: rd.int16(), LastContainedLogTimestamp: rd.int64()}
+		rd.noTags()
+		if err := controlErr("SnapshotHeaderRecord", &rd, c.Version); err != nil {
+			return nil, err
+		}
+		return c, nil
+	case storage.ControlSnapshotFooter:
+		rd := reader{b: rec.Value}
+		c := &SnapshotFooter{Version: rd.int16()}
+		rd.noTags()
+		if err := controlErr("SnapshotFooterRecord", &rd, c.Version); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	return nil, fmt.Errorf("%w: control record type %d", ErrUnknown, int16(t))
+}
+
+func controlErr(name string, rd *reader, v int16) error {
+	switch {
+	case rd.err != nil:
+		return fmt.Errorf("%w: %s: %v", ErrMalformed, name, rd.err)
+	case len(rd.b) > 0:
+		return fmt.Errorf("%w: %s: %d byte(s) of garbage after the record", ErrMalformed, name, len(rd.b))
+	case v != 0:
+		return fmt.Errorf("%w: %s version %d (only 0 exists)", ErrUnknown, name, v)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package record
+
+import "fmt"
+
+// APIKey identifies a metadata record type (Kafka's MetadataRecordType id).
+type APIKey uint16
+
+// The apiKeys of the records this package knows (metadata/*.json "apiKey").
+const (
+	KeyRegisterBroker           APIKey = 0
+	KeyUnregisterBroker         APIKey = 1
+	KeyTopic                    APIKey = 2
+	KeyPartition                APIKey = 3
+	KeyConfig                   APIKey = 4
+	KeyPartitionChange          APIKey = 5
+	KeyFenceBroker              APIKey = 7
+	KeyUnfenceBroker            APIKey = 8
+	KeyRemoveTopic              APIKey = 9
+	KeyFeatureLevel             APIKey = 12
+	KeyBrokerRegistrationChange APIKey = 17
+	KeyNoOp                     APIKey = 20
+)
+
+// Record is one metadata record: a Go type per Kafka record, encoded at the
+// version its Version field names.
+type Record interface {
+	// APIKey is the record's type.
+	APIKey() APIKey
+	// RecordVersion is the version the record is (to be) encoded at.
+	RecordVersion() int16
+	// encode appends the body at the record's version.
+	encode(w *writer)
+	// decode reads the body at version v.
+	decode(r *reader, v int16)
+}
+
+// keyInfo is what Decode needs to know of a record type.
+type keyInfo struct {
+	name       string
+	maxVersion int16 // validVersions' upper end on Kafka's trunk
+	new        func() Record
+}
+
+var keys = map[APIKey]keyInfo{
+	KeyRegisterBroker:           {"RegisterBrokerRecord", 4, func() Record { return new(RegisterBrokerRecord) }},
+	KeyUnregisterBroker:         {"UnregisterBrokerRecord", 0, func() Record { return new(UnregisterBrokerRecord) }},
+	KeyTopic:                    {"TopicRecord", 0, func() Record { return new(TopicRecord) }},
+	KeyPartition:                {"PartitionRecord", 2, func() Record { return new(PartitionRecord) }},
+	KeyConfig:                   {"ConfigRecord", 0, func() Record { return new(ConfigRecord) }},
+	KeyPartitionChange:          {"PartitionChangeRecord", 2, func() Record { return new(PartitionChangeRecord) }},
+	KeyFenceBroker:              {"FenceBrokerRecord", 0, func() Record { return new(FenceBrokerRecord) }},
+	KeyUnfenceBroker:            {"UnfenceBrokerRecord", 0, func() Record { return new(UnfenceBrokerRecord) }},
+	KeyRemoveTopic:              {"RemoveTopicRecord", 0, func() Record { return new(RemoveTopicRecord) }},
+	KeyFeatureLevel:             {"FeatureLevelRecord", 0, func() Record { return new(FeatureLevelRecord) }},
+	KeyBrokerRegistrationChange: {"BrokerRegistrationChangeRecord", 3, func() Record { return new(BrokerRegistrationChangeRecord) }},
+	KeyNoOp:                     {"NoOpRecord", 0, func() Record { return new(NoOpRecord) }},
+}
+
+// String is the record type's name in Kafka, or "apiKey N" for one this
+// package does not know.
+func (k APIKey) String() string {
+	if i, ok := keys[k]; ok {
+		return i.name
+	}
+	return fmt.Sprintf("apiKey %d", uint16(k))
+}
+
+// MaxVersion is the highest version of the record type that Decode reads
+// (the schema's validVersions), and false for an unknown type.
+func (k APIKey) MaxVersion() (int16, bool) {
+	i, ok := keys[k]
+	return i.maxVersion, ok
+}
+
+// Name is the Kafka name of r's type, e.g. "PartitionChangeRecord".
+func Name(r Record) string { return r.APIKey().String() }
