@@ -316,7 +316,10 @@ func (e *env) checkerFor(s *scenario.Script, att *attached) func(args []string) 
 				if len(args) > 0 && args[0] == "up" {
 					return upErr
 				}
-				return e.checkLine(args)
+				if err := e.checkLine(args); err != nil {
+					return err
+				}
+				return checkNodeIDs(args, att.shape)
 			}
 		}
 		shape, ok = att.shape, true
