@@ -3,7 +3,10 @@
 // first "up ..." line that sets the playground's shape. The lines mean
 // what they mean in a shell; this package only splits them, numbers them
 // and runs them in order through a function the CLI provides, so that a
-// line does exactly what the same command does in a shell.
+// line does exactly what the same command does in a shell. The one line it
+// runs itself is pause, which waits for Enter unless the run skips pauses
+// or steps through the file (Runner.Step shows each line's comment block
+// and waits for Enter before it).
 package scenario
 
 import (
