@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/control"
+	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/tui"
 )
 
@@ -58,13 +60,32 @@ own screen owns the playground and stops it when it quits. Stop it with
 		if !ok || !inOK || !tui.IsTerminal(out) || !tui.IsTerminal(in) {
 			return usagef("kraftlab tui needs a terminal on standard input and output; from a script, use: kraftlab status%s or kraftlab events --follow%s", sessionFlag(c.Session().Name), sessionFlag(c.Session().Name))
 		}
-		if _, err := tui.Run(cmd.Context(), c, tui.Options{}); err != nil {
+		quit, err := tui.Run(cmd.Context(), watched{c}, tui.Options{})
+		if err != nil {
 			return usagef("%v", err)
+		}
+		if !quit {
+			fmt.Fprintf(e.stdout, "playground %q shut down\n", c.Session().Name)
+			return nil
 		}
 		fmt.Fprintf(e.stdout, "left the screen; playground %q keeps running (stop it with: kraftlab down%s)\n", c.Session().Name, sessionFlag(c.Session().Name))
 		return nil
 	}
 	return cmd
+}
+
+// watched is a playground a tui screen watches over its socket: once the
+// socket is gone, the playground has shut down (the screen then ends, as
+// up's own does), rather than a read that failed.
+type watched struct{ *control.Client }
+
+func (w watched) Status(ctx context.Context) (view.View, error) {
+	v, err := w.Client.Status(ctx)
+	var ns *control.NoSessionError
+	if errors.As(err, &ns) {
+		return v, fmt.Errorf("%w: its control socket is gone", cluster.ErrClosed)
+	}
+	return v, err
 }
 
 func newSayCommand(e *env) *cobra.Command {

@@ -132,12 +132,23 @@ func TestEndToEndInTmux(t *testing.T) {
 	p.keys("H")
 	p.waitFor("every link healed", func(s string) bool { return strings.Contains(s, "every link is healthy") })
 
+	// A screen still watching when up's own screen stops the playground
+	// ends too, saying so.
+	w = &pane{t: t, tmux: tmux, sock: p.sock, target: "watch2"}
+	w.run("new-session", "-d", "-s", "watch2", "-x", "120", "-y", "40",
+		fmt.Sprintf("env KRAFTLAB_HOME=%s %s tui; echo \"[tui exited $?]\"; sleep 600", dir, bin))
+	w.waitFor("the third screen", func(s string) bool { return strings.Contains(s, "HWM") || strings.Contains(s, "[tui exited") })
+
 	p.keys("q")
 	p.waitFor("the quit question", func(s string) bool { return strings.Contains(s, "Quit and stop the playground?") })
 	p.keys("y")
 	screen = p.waitFor("kraftlab to exit", func(s string) bool { return strings.Contains(s, "[kraftlab exited") })
 	if !strings.Contains(screen, "[kraftlab exited 0]") {
 		t.Fatalf("kraftlab up did not exit cleanly:\n%s", screen)
+	}
+	screen = w.waitFor("the watching screen to end with the playground", func(s string) bool { return strings.Contains(s, "[tui exited") })
+	if !strings.Contains(screen, `playground "default" shut down`) || !strings.Contains(screen, "[tui exited 0]") {
+		t.Fatalf("kraftlab tui did not end with the playground:\n%s", screen)
 	}
 }
 
