@@ -16,7 +16,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
-const nodeHelp = "NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, or old-leader\n(the leader before the last kill, stop, isolate or resign)."
+const nodeHelp = "NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, follower\n(the running follower of the leader with the lowest ID), old-leader (the\nleader before the last kill, stop, isolate, resign or wipe) or target (the\nnode that action targeted)."
 
 // nodeCommand describes one single-node action.
 type nodeCommand struct {

@@ -20,7 +20,8 @@ const completionTimeout = 300 * time.Millisecond
 // nodeCompletions lists leader, old-leader and, when a playground answers,
 // its node IDs with their kind, state and role.
 func nodeCompletions(e *env, cmd *cobra.Command) []string {
-	out := []string{condition.RefLeader + "\tthe current leader", condition.RefOldLeader + "\tthe leader before the last kill, stop, isolate or resign"}
+	out := []string{condition.RefLeader + "\tthe current leader", condition.RefFollower + "\tthe running follower of the leader with the lowest ID",
+		condition.RefOldLeader + "\tthe leader before the last kill, stop, isolate, resign or wipe", condition.RefTarget + "\tthe node that action targeted"}
 	c, err := e.connect(cmd)
 	if err != nil {
 		return out

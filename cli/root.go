@@ -39,7 +39,10 @@ const (
 // command tree serves the shell, scenario lines and tests.
 type env struct {
 	stdout, stderr io.Writer
-	getenv         func(string) string
+	// stdin is where pause and scenario run --step read Enter; nil reads
+	// nothing (as </dev/null would).
+	stdin  io.Reader
+	getenv func(string) string
 	// open starts a playground; cluster.Open unless a test replaces it.
 	open func(context.Context, cluster.Config) (*cluster.Playground, error)
 	// session, when set, is where every command goes, whatever --session
@@ -51,7 +54,7 @@ type env struct {
 }
 
 func defaultEnv() *env {
-	return &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, open: cluster.Open}
+	return &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv, open: cluster.Open}
 }
 
 func newRoot(e *env) *cobra.Command {
@@ -64,8 +67,13 @@ watch and break its replication live.
 
 Start a playground in one shell with "kraftlab up", then drive it from another:
 "kraftlab status", "kraftlab kill leader", "kraftlab wait new-leader".
-NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, or
-old-leader (the leader before the last kill, stop, isolate or resign).
+"kraftlab tui" opens more live screens on it (quitting them leaves it
+running), and "kraftlab scenario run --session NAME --step FILE" walks a
+room through a scenario on it, line by line.
+NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, follower
+(the running follower of the leader with the lowest ID), old-leader (the
+leader before the last kill, stop, isolate, resign or wipe) or target (the
+node that action targeted).
 Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`,
 		Version:       Version,
 		SilenceUsage:  true,
@@ -82,6 +90,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 		&cobra.Group{ID: "look", Title: "Look at it:"},
 		&cobra.Group{ID: "break", Title: "Break and mend it:"},
 		&cobra.Group{ID: "check", Title: "Check it:"},
+		&cobra.Group{ID: "teach", Title: "Teach with it:"},
 	)
 	add := func(group string, cmds ...*cobra.Command) {
 		for _, c := range cmds {
@@ -94,6 +103,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 	add("break", newNodeActionCommands(e)...)
 	add("break", newResignCommand(e), newPartitionCommand(e), newHealCommand(e), newLinkCommand(e))
 	add("check", newWaitCommand(e, false), newWaitCommand(e, true))
+	add("teach", newTeachCommands(e)...)
 	root.AddCommand(newBenchCommand())
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()

@@ -11,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/control"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // scenarioProfile is the profile scenarios run with unless the file's up
@@ -32,9 +34,10 @@ func newScenarioCommand(e *env) *cobra.Command {
 	}
 	var profile string
 	var sets []string
+	var step, noPause bool
 	run := &cobra.Command{
 		Use:   "run FILE...",
-		Short: "Run scenario files, each against a fresh playground",
+		Short: "Run scenario files, each against a fresh playground or one that runs",
 		Long: `Run reads each scenario file (kraftlab subcommands, one per line, without
 "kraftlab", # comments, an optional first "up ..." line for the playground's
 shape), checks every line of every file before anything runs, then runs each
@@ -45,8 +48,30 @@ file or a command was wrong.
 
 Scenarios run with the fast profile unless the up line or --profile says
 otherwise; --profile wins over the file. While one runs, other shells can
-watch it with --session (printed at the start).`,
-		Example:     indentExample("kraftlab scenario run examples/*.txt\nkraftlab scenario run examples/leader-failover.txt --profile workshop --session demo"),
+watch it with the session printed at the start.
+
+To show a scenario to a room, start a playground first (kraftlab up, or
+kraftlab up --headless --session demo with kraftlab tui --session demo on
+the projector) and run the file against it with --session NAME: its lines
+then act on that playground, which keeps running afterwards, in its own
+profile (--profile and --set do not apply; only --session NAME given as a
+flag attaches, not $` + control.EnvSession + `). The file's up line, if any, must match
+the playground's controllers and brokers. Several files run one after the
+other on it.
+
+--step waits for Enter before each line, showing the comment block above
+it (and first the file's header comment). Scenario lines for teaching:
+  say TEXT     show TEXT on every live screen of the playground, and print it
+  sleep D      wait for D (a Go duration, at most 10m)
+  pause [TEXT] print TEXT and wait for Enter
+Enter is read from standard input. When it ends or is not there
+(</dev/null, CI), a pause or a --step prompt fails the file at its line
+(exit 2) instead of hanging; --no-pause skips pauses, and under --step a
+pause does not wait a second time.`,
+		Example: indentExample(`kraftlab scenario run examples/*.txt
+kraftlab scenario run examples/leader-failover.txt --profile workshop
+kraftlab scenario run --session demo --step examples/snapshot-catch-up.txt
+kraftlab scenario run --session demo --no-pause examples/leader-failover.txt`),
 		Annotations: noScenario,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -57,24 +82,32 @@ watch it with --session (printed at the start).`,
 					return usagef("%v", err)
 				}
 			}
+			if cmd.Flags().Changed("session") && (profile != "" || len(sets) > 0) {
+				return usagef("--profile and --set shape a fresh playground; the running playground of --session keeps its own timing (leave --session out for a fresh one)")
+			}
 			return nil
 		},
 	}
 	run.Flags().StringVar(&profile, "profile", "", "timing profile, over the files' up lines (default: the up line's, else fast)")
 	run.Flags().StringArrayVar(&sets, "set", nil, "override a timing value by its Kafka config name, after the files' own (repeatable)")
+	run.Flags().BoolVar(&step, "step", false, "wait for Enter before each line, showing the comment above it")
+	run.Flags().BoolVar(&noPause, "no-pause", false, "skip pause lines instead of waiting for Enter")
 	addJSONFlag(run)
 	run.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.Profiles(), cobra.ShellCompDirectiveNoFileComp))
 	run.RegisterFlagCompletionFunc("set", completeSettings)
 	run.RunE = func(cmd *cobra.Command, args []string) error {
-		return runScenarios(e, cmd, args, profile, sets)
+		return runScenarios(e, cmd, args, scenarioOptions{profile: profile, sets: sets, step: step, noPause: noPause})
 	}
 	check := &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Check scenario files without running them",
 		Long: `Check reads each scenario file and checks every line as "scenario run" does
 before it runs anything: the commands exist, and their flags, node
-references, conditions and durations are valid. It reports every problem as
-FILE:LINE and exits 2 if there is any.`,
+references, conditions and durations are valid, and every node ID belongs
+to the playground the file's up line makes (without one: up's default of 3
+controllers and 3 brokers; with --session NAME: that running playground,
+which the up line must match). It reports every problem as FILE:LINE and
+exits 2 if there is any.`,
 		Example:     indentExample("kraftlab scenario check examples/*.txt"),
 		Annotations: noScenario,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -84,7 +117,11 @@ FILE:LINE and exits 2 if there is any.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := loadScenarios(e, cmd, args); err != nil {
+			att, err := attachTo(e, cmd)
+			if err != nil {
+				return err
+			}
+			if _, err := loadScenarios(e, cmd, args, att); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%d scenario files are valid\n", len(args))
@@ -95,13 +132,14 @@ FILE:LINE and exits 2 if there is any.`,
 	return parent
 }
 
-// loadScenarios parses and checks every file, reporting every problem.
-func loadScenarios(e *env, cmd *cobra.Command, files []string) ([]*scenario.Script, error) {
+// loadScenarios parses and checks every file, reporting every problem;
+// att is the running playground the files will run on, or nil.
+func loadScenarios(e *env, cmd *cobra.Command, files []string, att *attached) ([]*scenario.Script, error) {
 	var scripts []*scenario.Script
 	var problems []string
 	bad := 0
 	for _, f := range files {
-		s, err := scenario.Load(f, e.checkLine)
+		s, err := scenario.LoadFor(f, func(s *scenario.Script) func([]string) error { return e.checkerFor(s, att) })
 		if err != nil {
 			problems = append(problems, err.Error())
 			bad++
@@ -116,24 +154,44 @@ func loadScenarios(e *env, cmd *cobra.Command, files []string) ([]*scenario.Scri
 	return scripts, nil
 }
 
-func runScenarios(e *env, cmd *cobra.Command, files []string, profile string, sets []string) error {
-	scripts, err := loadScenarios(e, cmd, files)
-	if err != nil {
-		return usagef("nothing ran: %v", err)
-	}
-	session, err := scenarioSession(e, cmd)
+// scenarioOptions are scenario run's flags.
+type scenarioOptions struct {
+	profile       string
+	sets          []string
+	step, noPause bool
+}
+
+func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions) error {
+	att, err := attachTo(e, cmd)
 	if err != nil {
 		return err
 	}
+	scripts, err := loadScenarios(e, cmd, files, att)
+	if err != nil {
+		return usagef("nothing ran: %v", err)
+	}
+	var session control.Session
+	if att != nil {
+		session = att.session
+	} else if session, err = scenarioSession(e); err != nil {
+		return err
+	}
+	prompt := cmd.OutOrStdout()
+	if wantJSON(cmd) {
+		prompt = cmd.ErrOrStderr()
+	}
 	r := &scenario.Runner{
 		Start: func(ctx context.Context, s *scenario.Script) (string, func() error, error) {
-			cfg, err := scenarioConfig(e, s, profile, sets)
+			if att != nil {
+				return att.String() + ", running already: it keeps running after the file", func() error { return nil }, nil
+			}
+			cfg, err := scenarioConfig(e, s, o.profile, o.sets)
 			if err != nil {
-				return "", nil, err
+				return "", nil, fmt.Errorf("could not start the playground: %w", err)
 			}
 			p, err := startPlayground(ctx, e, session, cfg)
 			if err != nil {
-				return "", nil, err
+				return "", nil, fmt.Errorf("could not start the playground: %w", err)
 			}
 			return shape(cfg) + ", session " + session.Name, p.stop, nil
 		},
@@ -141,6 +199,10 @@ func runScenarios(e *env, cmd *cobra.Command, files []string, profile string, se
 			line := &env{stdout: out, stderr: out, getenv: e.getenv, open: e.open, session: &session, scenario: true}
 			return execute(ctx, args, line)
 		},
+		Step:    o.step,
+		NoPause: o.noPause,
+		Enter:   scenarioEnter(e, prompt),
+		Prompt:  prompt,
 	}
 	if !wantJSON(cmd) {
 		r.Out = cmd.OutOrStdout()
@@ -163,13 +225,155 @@ func runScenarios(e *env, cmd *cobra.Command, files []string, profile string, se
 	return &exitError{code: rep.ExitCode, err: fmt.Errorf("%d of %d scenario files failed", failed, len(files))}
 }
 
-// scenarioSession is --session if given, else a name of this process's own,
-// so that runs never collide with each other or with a playground of "up".
-func scenarioSession(e *env, cmd *cobra.Command) (control.Session, error) {
-	name, _ := cmd.Flags().GetString("session")
-	if name == "" {
-		name = fmt.Sprintf("scenario-%d", os.Getpid())
+// attached is the running playground that scenario run --session NAME
+// (and scenario check --session NAME) uses.
+type attached struct {
+	session control.Session
+	shape   nodeShape
+	profile string
+}
+
+func (a *attached) String() string {
+	return fmt.Sprintf("%d controllers, %d brokers, profile %s, session %s", a.shape.controllers, a.shape.brokers, a.profile, a.session.Name)
+}
+
+// attachTo returns the playground --session names, or nil without the
+// flag. It must be running.
+func attachTo(e *env, cmd *cobra.Command) (*attached, error) {
+	if !cmd.Flags().Changed("session") {
+		return nil, nil
 	}
+	name, _ := cmd.Flags().GetString("session")
+	s, err := control.NewSession(control.Home(e.getenv), name)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	c := control.NewClient(s)
+	defer c.Close()
+	v, err := status(cmd.Context(), c)
+	if err != nil {
+		return nil, err
+	}
+	a := &attached{session: s, profile: v.Profile, shape: nodeShape{where: fmt.Sprintf("playground %q", name)}}
+	for _, n := range v.Nodes {
+		if n.Kind == view.KindController {
+			a.shape.controllers++
+		} else {
+			a.shape.brokers++
+		}
+	}
+	return a, nil
+}
+
+// nodeShape is how many controllers and brokers a playground has, and
+// where that comes from, for checking node IDs.
+type nodeShape struct {
+	controllers, brokers int
+	where                string
+}
+
+func (s nodeShape) has(id int32) bool {
+	return (id >= 1 && int(id) <= s.controllers) || (id >= cluster.FirstBrokerID && int(id) < cluster.FirstBrokerID+s.brokers)
+}
+
+func (s nodeShape) String() string {
+	c := fmt.Sprintf("controllers 1..%d", s.controllers)
+	if s.controllers == 1 {
+		c = "controller 1"
+	}
+	switch s.brokers {
+	case 0:
+		return c + " and no brokers"
+	case 1:
+		return fmt.Sprintf("%s and broker %d", c, cluster.FirstBrokerID)
+	}
+	return fmt.Sprintf("%s and brokers %d..%d", c, cluster.FirstBrokerID, cluster.FirstBrokerID+s.brokers-1)
+}
+
+// upShape reads the shape of an up line; ok is false when the line is bad
+// (its own check reports it).
+func upShape(e *env, up *scenario.Step) (nodeShape, bool) {
+	cmd, o := upCommand(&env{stdout: io.Discard, stderr: io.Discard, getenv: e.getenv})
+	if up != nil {
+		if err := cmd.ParseFlags(up.Args[1:]); err != nil {
+			return nodeShape{}, false
+		}
+		return nodeShape{controllers: o.controllers, brokers: o.brokers, where: fmt.Sprintf("the up line (%s)", up.Pos())}, true
+	}
+	return nodeShape{controllers: o.controllers, brokers: o.brokers, where: "up's default shape (the file has no up line)"}, true
+}
+
+// checkerFor checks the lines of s: each as checkLine does, then its node
+// IDs against the shape of the playground it will run on (att's when
+// given, which the up line must then match; else the up line's).
+func (e *env) checkerFor(s *scenario.Script, att *attached) func(args []string) error {
+	shape, ok := upShape(e, s.Up)
+	if att != nil {
+		if ok && s.Up != nil && (shape.controllers != att.shape.controllers || shape.brokers != att.shape.brokers) {
+			upErr := fmt.Errorf("the up line asks for %d controllers and %d brokers, but %s runs %d controllers and %d brokers; start a playground of that shape (kraftlab up --controllers %d --brokers %d --session NAME) or leave --session out",
+				shape.controllers, shape.brokers, att.shape.where, att.shape.controllers, att.shape.brokers, shape.controllers, shape.brokers)
+			return func(args []string) error {
+				if len(args) > 0 && args[0] == "up" {
+					return upErr
+				}
+				if err := e.checkLine(args); err != nil {
+					return err
+				}
+				return checkNodeIDs(args, att.shape)
+			}
+		}
+		shape, ok = att.shape, true
+	}
+	return func(args []string) error {
+		if err := e.checkLine(args); err != nil || !ok {
+			return err
+		}
+		return checkNodeIDs(args, shape)
+	}
+}
+
+// nodeArgCommands are the commands whose arguments are all NODEs; wait
+// and expect name nodes inside their condition.
+var nodeArgCommands = map[string]bool{
+	"kill": true, "start": true, "stop": true, "isolate": true, "snapshot": true, "wipe": true,
+	"partition": true, "heal": true, "link": true, "metrics": true,
+}
+
+// checkNodeIDs reports a node ID the playground does not have. The line
+// has passed checkLine.
+func checkNodeIDs(args []string, shape nodeShape) error {
+	root := newRoot(&env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }})
+	cmd, rest, err := root.Find(args)
+	if err != nil || cmd.ParseFlags(rest) != nil {
+		return nil
+	}
+	words := cmd.Flags().Args()
+	var refs []condition.NodeRef
+	switch {
+	case nodeArgCommands[cmd.Name()]:
+		for _, w := range words {
+			if r, err := condition.ParseNodeRef(w); err == nil {
+				refs = append(refs, r)
+			}
+		}
+	case cmd.Name() == "wait" || cmd.Name() == "expect":
+		if c, err := condition.Parse(strings.Join(words, " ")); err == nil {
+			refs = c.Nodes()
+		}
+	}
+	for _, r := range refs {
+		if id, ok := r.ID(); ok && !shape.has(id) {
+			return fmt.Errorf("unknown node %d: %s makes %s", id, shape.where, shape)
+		}
+	}
+	return nil
+}
+
+// scenarioSession is the session of a fresh playground: a name of this
+// process's own, so that runs never collide with each other or with a
+// playground of "up".
+func scenarioSession(e *env) (control.Session, error) {
+	name := fmt.Sprintf("scenario-%d", os.Getpid())
 	s, err := control.NewSession(control.Home(e.getenv), name)
 	if err != nil {
 		return s, usagef("%v", err)

@@ -246,6 +246,7 @@ func writeBanner(w io.Writer, p *playground, cfg cluster.Config) {
 	fmt.Fprintf(w, "  control      %s\n", p.session.Socket)
 	fl := sessionFlag(p.session.Name)
 	fmt.Fprintf(w, "In another shell: kraftlab status%s | kraftlab kill leader%s | kraftlab wait new-leader%s\n", fl, fl, fl)
+	fmt.Fprintf(w, "More screens on it (quitting them leaves it running): kraftlab tui%s\n", fl)
 	fmt.Fprintf(w, "Stop with Ctrl-C or: kraftlab down%s\n", fl)
 }
 

@@ -62,6 +62,36 @@ func TestEndToEndInTmux(t *testing.T) {
 	leader, epoch, hwm := header(screen)
 	p.save("steady", screen)
 
+	// A second screen on the same playground (kraftlab tui, as on a
+	// projector): a say shows on both, and quitting it leaves the
+	// playground running.
+	w := &pane{t: t, tmux: tmux, sock: p.sock, target: "watch"}
+	w.run("new-session", "-d", "-s", "watch", "-x", "160", "-y", "48",
+		fmt.Sprintf("env KRAFTLAB_HOME=%s %s tui; echo \"[tui exited $?]\"; sleep 600", dir, bin))
+	w.waitFor("the second screen", func(s string) bool {
+		l, _, _ := header(s)
+		return l == leader || strings.Contains(s, "[tui exited")
+	})
+	say := exec.Command(bin, "say", "Both screens show this")
+	say.Env = append(os.Environ(), "KRAFTLAB_HOME="+dir, "KRAFTLAB_SESSION=")
+	if out, err := say.CombinedOutput(); err != nil {
+		t.Fatalf("kraftlab say: %v\n%s", err, out)
+	} else if !strings.Contains(string(out), "» Both screens show this") {
+		t.Fatalf("kraftlab say printed %q", out)
+	}
+	for _, s := range []*pane{p, w} {
+		s.waitFor("the say on "+s.name(), func(s string) bool { return strings.Contains(s, "» Both screens show this") })
+	}
+	w.keys("q")
+	w.waitFor("the watching screen's quit question", func(s string) bool {
+		return strings.Contains(s, "Quit? (the playground keeps running)")
+	})
+	w.keys("y")
+	screen = w.waitFor("kraftlab tui to exit", func(s string) bool { return strings.Contains(s, "[tui exited") })
+	if !strings.Contains(screen, "[tui exited 0]") || !strings.Contains(screen, `left the screen; playground "default" keeps running`) {
+		t.Fatalf("kraftlab tui did not exit cleanly:\n%s", screen)
+	}
+
 	// Background load: the header says so and the high watermark runs.
 	p.keys("L")
 	p.waitFor("the load in the header and the high watermark moving", func(s string) bool {
@@ -102,12 +132,23 @@ func TestEndToEndInTmux(t *testing.T) {
 	p.keys("H")
 	p.waitFor("every link healed", func(s string) bool { return strings.Contains(s, "every link is healthy") })
 
+	// A screen still watching when up's own screen stops the playground
+	// ends too, saying so.
+	w = &pane{t: t, tmux: tmux, sock: p.sock, target: "watch2"}
+	w.run("new-session", "-d", "-s", "watch2", "-x", "120", "-y", "40",
+		fmt.Sprintf("env KRAFTLAB_HOME=%s %s tui; echo \"[tui exited $?]\"; sleep 600", dir, bin))
+	w.waitFor("the third screen", func(s string) bool { return strings.Contains(s, "HWM") || strings.Contains(s, "[tui exited") })
+
 	p.keys("q")
 	p.waitFor("the quit question", func(s string) bool { return strings.Contains(s, "Quit and stop the playground?") })
 	p.keys("y")
 	screen = p.waitFor("kraftlab to exit", func(s string) bool { return strings.Contains(s, "[kraftlab exited") })
 	if !strings.Contains(screen, "[kraftlab exited 0]") {
 		t.Fatalf("kraftlab up did not exit cleanly:\n%s", screen)
+	}
+	screen = w.waitFor("the watching screen to end with the playground", func(s string) bool { return strings.Contains(s, "[tui exited") })
+	if !strings.Contains(screen, `playground "default" shut down`) || !strings.Contains(screen, "[tui exited 0]") {
+		t.Fatalf("kraftlab tui did not end with the playground:\n%s", screen)
 	}
 }
 
@@ -116,6 +157,15 @@ func TestEndToEndInTmux(t *testing.T) {
 type pane struct {
 	t          *testing.T
 	tmux, sock string
+	// target is the tmux session; "" means e2e.
+	target string
+}
+
+func (p *pane) name() string {
+	if p.target == "" {
+		return "e2e"
+	}
+	return p.target
 }
 
 func (p *pane) run(args ...string) string {
@@ -131,12 +181,12 @@ func (p *pane) close() {
 	exec.Command(p.tmux, "-S", p.sock, "kill-server").Run()
 }
 
-func (p *pane) capture() string { return p.run("capture-pane", "-p", "-t", "e2e") }
+func (p *pane) capture() string { return p.run("capture-pane", "-p", "-t", p.name()) }
 
 // keys types keys one at a time, as literal text.
 func (p *pane) keys(keys ...string) {
 	for _, k := range keys {
-		p.run("send-keys", "-t", "e2e", "-l", k)
+		p.run("send-keys", "-t", p.name(), "-l", k)
 	}
 }
 

@@ -68,8 +68,12 @@ func eventLine(st *Styles, ev cluster.Event, wide bool) string {
 		who = fmt.Sprintf("node %d", ev.Node)
 	}
 	kind := st.Event(ev.Kind).Render(fmt.Sprintf("%-18s", ev.Kind))
+	msg := ev.Message
+	if ev.Kind == cluster.EventSay {
+		msg = st.Event(ev.Kind).Render("» " + msg)
+	}
 	if !wide {
-		return fmt.Sprintf("%s %s %-8s %s", ev.Time.Format("15:04:05"), kind, who, ev.Message)
+		return fmt.Sprintf("%s %s %-8s %s", ev.Time.Format("15:04:05"), kind, who, msg)
 	}
 	seq, epoch := "", ""
 	if ev.Seq > 0 {
@@ -78,5 +82,5 @@ func eventLine(st *Styles, ev cluster.Event, wide bool) string {
 	if ev.Epoch > 0 {
 		epoch = fmt.Sprintf("e%d", ev.Epoch)
 	}
-	return fmt.Sprintf("%s %6s %s %-8s %-4s %s", ev.Time.Format("15:04:05.000"), seq, kind, who, epoch, ev.Message)
+	return fmt.Sprintf("%s %6s %s %-8s %-4s %s", ev.Time.Format("15:04:05.000"), seq, kind, who, epoch, msg)
 }

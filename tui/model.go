@@ -180,6 +180,12 @@ func (m *Model) apply(v view.View, evs []cluster.Event) {
 	m.view, m.hasView = v, true
 	m.flow.add(&m.view)
 	m.events.add(evs...)
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Kind == cluster.EventSay {
+			m.status.set(levelSay, evs[i].Message) // the latest words stay in sight
+			break
+		}
+	}
 	if first && v.LeaderID != view.NoLeader {
 		m.quorum.selected = v.LeaderID
 	}

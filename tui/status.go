@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
+
+	"github.com/kraftlab/kraftlab/cluster"
 )
 
 // statusLevel says how a status message reads.
@@ -14,6 +16,8 @@ const (
 	levelOK
 	levelWarn
 	levelErr
+	// levelSay shows a say event: words for everyone watching.
+	levelSay
 )
 
 // statusModel is the status line: the last action's result or error, and
@@ -51,6 +55,8 @@ func (s statusModel) view(st *Styles, w int) string {
 		b.WriteString(st.Warn.Render(s.text))
 	case levelErr:
 		b.WriteString(st.Err.Render("error: " + s.text))
+	case levelSay:
+		b.WriteString(st.Event(cluster.EventSay).Render("» " + s.text))
 	default:
 		b.WriteString(s.text)
 	}

@@ -110,6 +110,7 @@ func DefaultStyles() *Styles {
 			cluster.EventDown:             lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			cluster.EventActionError:      lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			cluster.EventMissed:           fg(colYellow),
+			cluster.EventSay:              lipgloss.NewStyle().Bold(true).Foreground(colWhite),
 			eventUI:                       fg(colWhite),
 		},
 	}

@@ -21,10 +21,13 @@ const Forms = `  leader                         a leader is known
   node NODE role [!=] ROLE       ROLE: Leader Follower Candidate Prospective Unattached Resigned Observer
   node NODE state [!=] STATE     STATE: running killed stopped isolated failed
   node NODE FIELD OP V           FIELD: epoch log-end hwm log-start lag truncations snapshots-loaded
-OP is one of == != > >= < <=. NODE is a node ID, leader or old-leader.
-V is a number, or for epoch, hwm and log-end "baseline" or "baseline+K":
-the leader's epoch (for epoch) or high watermark (for hwm and log-end) just
-before the last kill, stop, isolate or resign. old-leader is the leader then.`
+OP is one of == != > >= < <=. NODE is a node ID, leader, follower,
+old-leader or target. V is a number, or for epoch, hwm and log-end
+"baseline" or "baseline+K": the leader's epoch (for epoch) or high watermark
+(for hwm and log-end) just before the last kill, stop, isolate, resign or
+wipe. old-leader is the leader then, target the node it acted on, follower
+the running follower of the current leader with the lowest ID (a wait
+waits for one).`
 
 type condKind int
 
@@ -278,13 +281,23 @@ func parseOperand(s string, baselineOK bool) (operand, error) {
 	return operand{n: n}, nil
 }
 
-// parseNodeOperand parses the N of leader == N: a node ID or old-leader.
+// parseNodeOperand parses the N of leader == N: a node ID, old-leader or
+// target.
 func parseNodeOperand(s string) (NodeRef, error) {
 	ref, err := ParseNodeRef(s)
-	if err == nil && ref.IsLeader() {
-		err = errors.New("compare with a node ID or old-leader, not leader")
+	if err == nil && (ref.IsLeader() || ref.IsFollower()) {
+		err = fmt.Errorf("compare with a node ID, old-leader or target, not %s", ref)
 	}
 	return ref, err
+}
+
+// Nodes returns the node references the condition names, for checking
+// them before it runs.
+func (c Condition) Nodes() []NodeRef {
+	if c.node.IsZero() {
+		return nil
+	}
+	return []NodeRef{c.node}
 }
 
 // String returns the condition in its canonical spelling.
@@ -375,6 +388,9 @@ func (c Condition) evalNode(v *view.View) (bool, string, error) {
 	id, err := c.node.Resolve(v)
 	if errors.Is(err, ErrNoLeader) && c.node.IsLeader() {
 		return false, v.Summary(), nil
+	}
+	if (errors.Is(err, ErrNoLeader) || errors.Is(err, ErrNoFollower)) && c.node.IsFollower() {
+		return false, fmt.Sprintf("no follower yet: %s", v.Summary()), nil // a wait waits for one
 	}
 	if err != nil {
 		return false, "", err

@@ -19,20 +19,30 @@ var (
 	// ErrNoBaseline: old-leader or baseline was used before any kill, stop,
 	// isolate or resign.
 	ErrNoBaseline = errors.New("no baseline yet")
+	// ErrNoFollower: follower was used while no voter follows the leader.
+	ErrNoFollower = errors.New("no follower")
 )
 
 // Names of the symbolic node references.
 const (
 	RefLeader    = "leader"
 	RefOldLeader = "old-leader"
+	RefFollower  = "follower"
+	RefTarget    = "target"
 )
 
+// RefsHelp says what the symbolic references mean, for help texts.
+const RefsHelp = `leader (the current leader), follower (the running follower of the
+current leader with the lowest id), old-leader (the leader before the last
+kill, stop, isolate, resign or wipe) or target (the node that action targeted)`
+
 // NodeRef names a node as users write it: a node ID, "leader" (the current
-// leader) or "old-leader" (the leader recorded in the baseline, i.e. just
-// before the last kill, stop, isolate or resign). The zero NodeRef names
-// no node.
+// leader), "follower" (the running follower of the current leader with
+// the lowest ID), "old-leader" (the leader recorded in the baseline, i.e.
+// just before the last kill, stop, isolate, resign or wipe) or "target"
+// (the node that action targeted). The zero NodeRef names no node.
 type NodeRef struct {
-	name string // RefLeader, RefOldLeader or "" for an ID
+	name string // RefLeader, RefOldLeader, RefFollower, RefTarget or "" for an ID
 	id   int32
 	set  bool
 }
@@ -43,17 +53,16 @@ func NodeID(id int32) NodeRef { return NodeRef{id: id, set: true} }
 // LeaderRef returns a reference to the current leader.
 func LeaderRef() NodeRef { return NodeRef{name: RefLeader, set: true} }
 
-// ParseNodeRef parses a node ID, "leader" or "old-leader".
+// ParseNodeRef parses a node ID, "leader", "follower", "old-leader" or
+// "target".
 func ParseNodeRef(s string) (NodeRef, error) {
-	switch strings.ToLower(s) {
-	case RefLeader:
-		return LeaderRef(), nil
-	case RefOldLeader:
-		return NodeRef{name: RefOldLeader, set: true}, nil
+	switch name := strings.ToLower(s); name {
+	case RefLeader, RefOldLeader, RefFollower, RefTarget:
+		return NodeRef{name: name, set: true}, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 || n > math.MaxInt32 {
-		return NodeRef{}, fmt.Errorf("bad node %q: want a node ID (controllers 1, 2, 3…; brokers 101, 102…), %s or %s", s, RefLeader, RefOldLeader)
+		return NodeRef{}, fmt.Errorf("bad node %q: want a node ID (controllers 1, 2, 3…; brokers 101, 102…), %s, %s, %s or %s", s, RefLeader, RefFollower, RefOldLeader, RefTarget)
 	}
 	return NodeID(int32(n)), nil
 }
@@ -63,6 +72,13 @@ func (r NodeRef) IsZero() bool { return !r.set }
 
 // IsLeader reports whether r is the "leader" reference.
 func (r NodeRef) IsLeader() bool { return r.name == RefLeader }
+
+// IsFollower reports whether r is the "follower" reference.
+func (r NodeRef) IsFollower() bool { return r.name == RefFollower }
+
+// ID returns the node ID r names literally; ok is false for the zero
+// NodeRef and the symbolic references, which only a view resolves.
+func (r NodeRef) ID() (id int32, ok bool) { return r.id, r.set && r.name == "" }
 
 // String returns r as users write it.
 func (r NodeRef) String() string {
@@ -103,6 +119,17 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 			return 0, fmt.Errorf("%w right now (an election may be in progress)", ErrNoLeader)
 		}
 		id = v.LeaderID
+	case r.name == RefFollower:
+		f, err := follower(v)
+		if err != nil {
+			return 0, err
+		}
+		id = f
+	case r.name == RefTarget:
+		if v.Baseline == nil {
+			return 0, fmt.Errorf("%s: %w: there was no kill, stop, isolate, resign or wipe yet", RefTarget, ErrNoBaseline)
+		}
+		id = v.Baseline.NodeID
 	case r.name == RefOldLeader:
 		if v.Baseline == nil {
 			return 0, fmt.Errorf("%s: %w: there was no kill, stop, isolate or resign yet", RefOldLeader, ErrNoBaseline)
@@ -118,6 +145,26 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 		return 0, unknownNodeError(v, id)
 	}
 	return id, nil
+}
+
+// follower is the running voter with the lowest ID that follows the
+// current leader in its epoch.
+func follower(v *view.View) (int32, error) {
+	if v.LeaderID == view.NoLeader {
+		return 0, fmt.Errorf("%s: %w right now, so no follower of one (an election may be in progress)", RefFollower, ErrNoLeader)
+	}
+	best := int32(-1)
+	for i := range v.Nodes {
+		n := &v.Nodes[i]
+		if n.Kind == view.KindController && n.State == view.StateRunning && n.Role == view.RoleFollower &&
+			n.LeaderID == v.LeaderID && n.Epoch == v.LeaderEpoch && (best < 0 || n.ID < best) {
+			best = n.ID
+		}
+	}
+	if best < 0 {
+		return 0, fmt.Errorf("%w: no running voter follows leader %d in epoch %d", ErrNoFollower, v.LeaderID, v.LeaderEpoch)
+	}
+	return best, nil
 }
 
 func unknownNodeError(v *view.View, id int32) error {

@@ -59,3 +59,74 @@ func TestResolveNodeRef(t *testing.T) {
 		t.Error("zero ref resolved")
 	}
 }
+
+func TestResolveFollowerAndTarget(t *testing.T) {
+	v := derived(engineView(), nil)
+	follower, _ := ParseNodeRef("follower")
+	target, _ := ParseNodeRef("TARGET")
+	if follower.String() != "follower" || target.String() != "target" || !follower.IsFollower() {
+		t.Fatalf("parsed %q %q", follower, target)
+	}
+	if id, err := follower.Resolve(&v); err != nil || id != 1 {
+		t.Errorf("follower = %d, %v; want 1, the lowest running follower", id, err)
+	}
+	n1, _ := v.Node(1)
+	n1.State = view.StateIsolated
+	if id, err := follower.Resolve(&v); err != nil || id != 3 {
+		t.Errorf("follower with 1 isolated = %d, %v; want 3", id, err)
+	}
+	n3, _ := v.Node(3)
+	n3.Epoch = 4 // node 3 follows an older epoch
+	if _, err := follower.Resolve(&v); !errors.Is(err, ErrNoFollower) || err.Error() != "no follower: no running voter follows leader 2 in epoch 5" {
+		t.Errorf("no follower = %v", err)
+	}
+	v.LeaderID = view.NoLeader
+	if _, err := follower.Resolve(&v); !errors.Is(err, ErrNoLeader) {
+		t.Errorf("follower without a leader = %v", err)
+	}
+	if _, err := target.Resolve(&v); !errors.Is(err, ErrNoBaseline) || !strings.Contains(err.Error(), "no kill, stop, isolate, resign or wipe yet") {
+		t.Errorf("target without baseline = %v", err)
+	}
+	v.Baseline = &view.Baseline{Action: "wipe", NodeID: 3, LeaderID: 2}
+	if id, err := target.Resolve(&v); err != nil || id != 3 {
+		t.Errorf("target = %d, %v", id, err)
+	}
+	if id, ok := NodeID(7).ID(); !ok || id != 7 {
+		t.Errorf("NodeID(7).ID() = %d, %t", id, ok)
+	}
+	if _, ok := follower.ID(); ok {
+		t.Error("follower has a literal ID")
+	}
+}
+
+func TestConditionsWithFollower(t *testing.T) {
+	v := derived(engineView(), nil)
+	c, err := Parse("node follower log-end >= 100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, saw, err := c.Eval(&v); !ok || err != nil || !strings.Contains(saw, "node 1 log-end 100") {
+		t.Errorf("node follower log-end >= 100 = %t %q %v", ok, saw, err)
+	}
+	if refs := c.Nodes(); len(refs) != 1 || !refs[0].IsFollower() {
+		t.Errorf("Nodes() = %v", refs)
+	}
+	for i := range v.Nodes {
+		if v.Nodes[i].Role == view.RoleFollower {
+			v.Nodes[i].State = view.StateKilled
+		}
+	}
+	// No follower yet: a wait goes on waiting, an expect fails; neither is an error.
+	if ok, saw, err := c.Eval(&v); ok || err != nil || !strings.Contains(saw, "no follower yet") {
+		t.Errorf("with no follower = %t %q %v", ok, saw, err)
+	}
+	if _, err := Parse("leader == follower"); err == nil || !strings.Contains(err.Error(), "compare with a node ID, old-leader or target, not follower") {
+		t.Errorf("leader == follower = %v", err)
+	}
+	if c, err := Parse("leader != target"); err != nil || len(c.Nodes()) != 1 {
+		t.Errorf("leader != target = %v", err)
+	}
+	if c, _ := Parse("caught-up"); c.Nodes() != nil {
+		t.Errorf("caught-up names nodes")
+	}
+}

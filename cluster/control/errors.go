@@ -27,6 +27,7 @@ var errorKinds = []struct {
 	{cluster.ErrNodeState, "node-state", http.StatusConflict},
 	{condition.ErrNoLeader, "no-leader", http.StatusConflict},
 	{condition.ErrNoBaseline, "no-baseline", http.StatusConflict},
+	{condition.ErrNoFollower, "no-follower", http.StatusConflict},
 	{cluster.ErrClosed, "closed", http.StatusServiceUnavailable},
 }
 

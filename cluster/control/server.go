@@ -106,6 +106,7 @@ func (s *Server) Handler() http.Handler {
 		routeDown:   s.down,
 	}
 	routes[routeMetrics] = s.metrics
+	routes[routeSay] = s.say
 	for pattern, h := range routes {
 		mux.HandleFunc(pattern, h)
 		method, path, _ := strings.Cut(pattern, " ")

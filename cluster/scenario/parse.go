@@ -3,7 +3,10 @@
 // first "up ..." line that sets the playground's shape. The lines mean
 // what they mean in a shell; this package only splits them, numbers them
 // and runs them in order through a function the CLI provides, so that a
-// line does exactly what the same command does in a shell.
+// line does exactly what the same command does in a shell. The one line it
+// runs itself is pause, which waits for Enter unless the run skips pauses
+// or steps through the file (Runner.Step shows each line's comment block
+// and waits for Enter before it).
 package scenario
 
 import (
@@ -25,6 +28,11 @@ type Step struct {
 	Text string
 	// Args are its words, as a shell would split them.
 	Args []string
+	// Comment is the block of comment lines right above the line (no
+	// blank line between), without their #, for --step to show.
+	Comment []string
+	// Note is the line's own trailing comment, without its #.
+	Note string
 }
 
 // Pos is FILE:LINE.
@@ -37,6 +45,9 @@ type Script struct {
 	Up *Step
 	// Steps are the other command lines, in order.
 	Steps []Step
+	// Header is the comment at the top of the file, before its first
+	// command and not attached to it, without the #s.
+	Header []string
 }
 
 // Error is a syntax error at a line of a file.
@@ -65,6 +76,12 @@ const maxLine = 64 << 10
 // Load reads a scenario file and checks every line with check (see
 // Validate), returning every problem of the file, in line order, as Errors.
 func Load(path string, check func(args []string) error) (*Script, error) {
+	return LoadFor(path, func(*Script) func([]string) error { return check })
+}
+
+// LoadFor is Load with a check made for the parsed script, so that it can
+// look at the script's up line (the shape its node IDs must fit).
+func LoadFor(path string, checkFor func(s *Script) func(args []string) error) (*Script, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read scenario: %w", err)
@@ -74,7 +91,7 @@ func Load(path string, check func(args []string) error) (*Script, error) {
 	var errs Errors
 	errors.As(perr, &errs)
 	var verrs Errors
-	errors.As(s.Validate(check), &verrs)
+	errors.As(s.Validate(checkFor(s)), &verrs)
 	errs = append(errs, verrs...)
 	if len(errs) == 0 {
 		return s, nil
@@ -92,17 +109,35 @@ func Parse(file string, r io.Reader) (*Script, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), maxLine)
 	n := 0
+	// comment is the block of comment lines just read; header the file's
+	// top comment while no command came yet.
+	var comment, header []string
+	commands := 0
 	for sc.Scan() {
 		n++
-		args, err := Split(sc.Text())
+		args, note, err := splitLine(sc.Text())
 		if err != nil {
+			comment = nil
 			errs = append(errs, &Error{File: file, Line: n, Msg: err.Error()})
 			continue
 		}
 		if len(args) == 0 {
+			if strings.TrimSpace(sc.Text()) == "" {
+				if commands == 0 && len(comment) > 0 {
+					header = append(append(header, comment...), "")
+				}
+				comment = nil
+				continue
+			}
+			comment = append(comment, note)
 			continue
 		}
-		st := Step{File: file, Line: n, Text: strings.Join(quoteAll(args), " "), Args: args}
+		commands++
+		if commands == 1 {
+			s.Header = trimBlank(header)
+		}
+		st := Step{File: file, Line: n, Text: strings.Join(quoteAll(args), " "), Args: args, Comment: comment, Note: note}
+		comment = nil
 		if args[0] == "up" {
 			if s.Up != nil || len(s.Steps) > 0 {
 				errs = append(errs, &Error{File: file, Line: n, Msg: "up may only be the first command: it sets the playground's shape before anything runs"})
@@ -147,7 +182,24 @@ func (s *Script) Validate(check func(args []string) error) error {
 // backslash outside single quotes escapes the next character, and a word
 // starting with # starts a comment.
 func Split(line string) ([]string, error) {
-	var args []string
+	args, _, err := splitLine(line)
+	return args, err
+}
+
+// trimBlank drops the empty lines at both ends of a comment.
+func trimBlank(lines []string) []string {
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// splitLine is Split that also returns the line's comment: what follows
+// the #, with one space after it and trailing blanks removed.
+func splitLine(line string) (args []string, comment string, err error) {
 	var cur strings.Builder
 	inWord := false
 	for i := 0; i < len(line); i++ {
@@ -160,14 +212,15 @@ func Split(line string) ([]string, error) {
 				inWord = false
 			}
 		case ch == '#' && !inWord:
-			return args, nil
+			c := strings.TrimRight(line[i+1:], " \t\r")
+			return args, strings.TrimPrefix(c, " "), nil
 		case ch == '\'' || ch == '"':
 			end := strings.IndexByte(line[i+1:], ch)
 			if ch == '"' {
 				end = closingDoubleQuote(line[i+1:])
 			}
 			if end < 0 {
-				return nil, fmt.Errorf("unterminated %c quote", ch)
+				return nil, "", fmt.Errorf("unterminated %c quote", ch)
 			}
 			body := line[i+1 : i+1+end]
 			if ch == '"' {
@@ -178,7 +231,7 @@ func Split(line string) ([]string, error) {
 			i += end + 1
 		case ch == '\\':
 			if i+1 == len(line) {
-				return nil, errors.New("a backslash ends the line (scenario lines do not continue)")
+				return nil, "", errors.New("a backslash ends the line (scenario lines do not continue)")
 			}
 			i++
 			cur.WriteByte(line[i])
@@ -191,7 +244,7 @@ func Split(line string) ([]string, error) {
 	if inWord {
 		args = append(args, cur.String())
 	}
-	return args, nil
+	return args, "", nil
 }
 
 func closingDoubleQuote(s string) int {

@@ -17,11 +17,13 @@ const (
 	ExitError  = 2 // a command or the playground failed
 )
 
-// Runner runs scripts, each against a fresh playground.
+// Runner runs scripts, each against a fresh playground or one that runs
+// already (as Start decides).
 type Runner struct {
 	// Start starts a fresh playground for a script (its Up line, if any,
-	// sets the shape). It returns a one-line description of the playground
-	// and a function that shuts it down.
+	// sets the shape), or checks a running one against the Up line. It
+	// returns a one-line description of the playground and a function
+	// that shuts it down (or, for a running one, leaves it be).
 	Start func(ctx context.Context, s *Script) (desc string, stop func() error, err error)
 	// Exec runs one step's words against the running playground, writing
 	// what the command prints to out. An error with an ExitCode() int
@@ -31,7 +33,25 @@ type Runner struct {
 	Out io.Writer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// Step makes the run wait for Enter before each line, after showing
+	// the comment block above it (and, first, the file's header).
+	Step bool
+	// NoPause skips pause lines instead of waiting at them.
+	NoPause bool
+	// Enter waits until the user presses Enter. It must fail, not wait,
+	// when nobody can press it (standard input ended). Step and pause
+	// lines need it.
+	Enter func(ctx context.Context) error
+	// Prompt receives what the user reads before pressing Enter: the
+	// comments of --step, the pause texts, the prompts. nil means Out.
+	Prompt io.Writer
 }
+
+// PauseCommand is the scenario line that waits for Enter: pause [TEXT].
+// The Runner runs it itself, since only it knows about --step and
+// --no-pause; in a shell, kraftlab pause does the same.
+const PauseCommand = "pause"
 
 // Report is the result of a run, for humans and for --json.
 type Report struct {
@@ -120,6 +140,76 @@ func (r *Runner) printf(format string, args ...any) {
 	}
 }
 
+// promptf writes to Prompt, or Out.
+func (r *Runner) promptf(format string, args ...any) {
+	w := r.Prompt
+	if w == nil {
+		w = r.Out
+	}
+	if w != nil {
+		fmt.Fprintf(w, format, args...)
+	}
+}
+
+// enter waits for Enter, for what (e.g. "before x.txt:3").
+func (r *Runner) enter(ctx context.Context, what string) error {
+	if r.Enter == nil {
+		return fmt.Errorf("cannot wait for Enter %s: nothing to read it from", what)
+	}
+	if err := r.Enter(ctx); err != nil {
+		return fmt.Errorf("waiting for Enter %s: %w", what, err)
+	}
+	return nil
+}
+
+// stepPrompt shows what comes next and waits for Enter.
+func (r *Runner) stepPrompt(ctx context.Context, st Step) error {
+	r.promptf("\n")
+	for _, c := range st.Comment {
+		r.promptf("%s\n", strings.TrimRight("# "+c, " "))
+	}
+	note := ""
+	if st.Note != "" {
+		note = "   # " + st.Note
+	}
+	r.promptf("next %s: %s%s\n[Enter runs it, Ctrl-C stops] ", st.Pos(), st.Text, note)
+	return r.enter(ctx, "before "+st.Pos())
+}
+
+// pause runs a pause line: it shows its text and waits for Enter, unless
+// NoPause skips it or Step has just waited.
+func (r *Runner) pause(ctx context.Context, st Step, out io.Writer) error {
+	text := strings.Join(st.Args[1:], " ")
+	if text != "" {
+		fmt.Fprintln(out, text)
+	}
+	switch {
+	case r.NoPause:
+		fmt.Fprintln(out, "(not waiting: --no-pause)")
+		return nil
+	case r.Step:
+		return nil // the step's own prompt has waited
+	}
+	if text != "" {
+		r.promptf("%9s  %s\n", "", text)
+	}
+	r.promptf("%9s  [paused at %s: Enter goes on] ", "", st.Pos())
+	if err := r.enter(ctx, "at the pause of "+st.Pos()); err != nil {
+		return &stepError{code: ExitError, err: fmt.Errorf("%w (without anyone at a terminal, run with --no-pause)", err)}
+	}
+	return nil
+}
+
+// stepError is a step's failure with its exit code.
+type stepError struct {
+	code int
+	err  error
+}
+
+func (e *stepError) Error() string { return e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+func (e *stepError) ExitCode() int { return e.code }
+
 func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 	start := r.now()
 	fr := &FileReport{File: s.File, OK: true, Steps: []*StepReport{}}
@@ -133,11 +223,16 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 		}
 		fr.OK, fr.ExitCode = false, ExitError
 		fr.Failure = &Failure{Pos: fmt.Sprintf("%s:%d", s.File, line), Line: line, Command: cmd, Message: err.Error()}
-		r.printf("=== %s\n--- FAIL %s: could not start the playground: %v\n", s.File, fr.Failure.Pos, err)
+		r.printf("=== %s\n--- FAIL %s: %v\n", s.File, fr.Failure.Pos, err)
 		return fr
 	}
 	fr.Playground = desc
 	r.printf("=== %s (%s)\n", s.File, desc)
+	if r.Step && len(s.Header) > 0 {
+		for _, c := range s.Header {
+			r.promptf("%s\n", strings.TrimRight("# "+c, " "))
+		}
+	}
 	defer func() {
 		if err := stop(); err != nil && fr.OK {
 			fr.OK, fr.ExitCode = false, ExitError
@@ -147,19 +242,43 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 	}()
 
 	for _, st := range s.Steps {
+		if r.Step {
+			if err := r.stepPrompt(ctx, st); err != nil {
+				if ctx.Err() != nil {
+					err = fmt.Errorf("interrupted: %w", ctx.Err())
+				}
+				fr.OK, fr.ExitCode = false, ExitError
+				fr.Failure = &Failure{Pos: st.Pos(), Line: st.Line, Command: st.Text, Message: err.Error()}
+				r.printf("\n--- FAIL %s: %s\n%s\n", st.Pos(), st.Text, indent(err.Error()))
+				return fr
+			}
+		}
 		sr := &StepReport{Line: st.Line, Command: st.Text, StartMs: r.now().Sub(start).Milliseconds()}
 		r.printf("%9s  %s", fmtElapsed(time.Duration(sr.StartMs)*time.Millisecond), st.Text)
 		var out bytes.Buffer
 		t0 := r.now()
-		err := r.Exec(ctx, st.Args, &out)
+		var err error
+		// A pause that waits shows its text in its prompt, before the wait.
+		waits := st.Args[0] == PauseCommand && !r.NoPause && !r.Step
+		switch {
+		case waits:
+			r.printf("\n")
+			err = r.pause(ctx, st, &out)
+		case st.Args[0] == PauseCommand:
+			err = r.pause(ctx, st, &out)
+		default:
+			err = r.Exec(ctx, st.Args, &out)
+		}
 		sr.ElapsedMs = r.now().Sub(t0).Milliseconds()
 		sr.Output = strings.TrimRight(out.String(), "\n")
 		sr.OK = err == nil
-		r.printf("  (%s)\n", fmtElapsed(time.Duration(sr.ElapsedMs)*time.Millisecond))
-		for line := range strings.Lines(sr.Output) {
-			r.printf("%9s  %s", "", line)
-			if !strings.HasSuffix(line, "\n") {
-				r.printf("\n")
+		if !waits {
+			r.printf("  (%s)\n", fmtElapsed(time.Duration(sr.ElapsedMs)*time.Millisecond))
+			for line := range strings.Lines(sr.Output) {
+				r.printf("%9s  %s", "", line)
+				if !strings.HasSuffix(line, "\n") {
+					r.printf("\n")
+				}
 			}
 		}
 		fr.Steps = append(fr.Steps, sr)

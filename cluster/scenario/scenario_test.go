@@ -273,3 +273,146 @@ func TestRunnerInterrupted(t *testing.T) {
 		t.Errorf("interrupted run %+v %+v", rep, rep.Files[0].Failure)
 	}
 }
+
+const teaching = `# Header line one
+#
+# Header line two
+
+up --controllers 3 --brokers 0
+
+# A block above
+#   indented
+wait leader   # the note
+say Now the leader dies
+pause Look at the screen
+# not attached
+
+kill leader
+`
+
+func TestParseCommentsForStep(t *testing.T) {
+	s, err := Parse("t.txt", strings.NewReader(teaching))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Header line one", "", "Header line two"}; !reflect.DeepEqual(s.Header, want) {
+		t.Errorf("header %q, want %q", s.Header, want)
+	}
+	w := s.Steps[0]
+	if want := []string{"A block above", "  indented"}; !reflect.DeepEqual(w.Comment, want) || w.Note != "the note" {
+		t.Errorf("wait leader: comment %q note %q", w.Comment, w.Note)
+	}
+	if s.Steps[1].Comment != nil || s.Steps[3].Comment != nil {
+		t.Errorf("a blank line detaches a comment: %q %q", s.Steps[1].Comment, s.Steps[3].Comment)
+	}
+	bare, _ := Parse("b.txt", strings.NewReader("# directly above\nstatus\n"))
+	if bare.Header != nil || !reflect.DeepEqual(bare.Steps[0].Comment, []string{"directly above"}) {
+		t.Errorf("a comment right above the first line is its own: header %q comment %q", bare.Header, bare.Steps[0].Comment)
+	}
+}
+
+// enterFrom returns an Enter that reads one line of in per call.
+func enterFrom(in string, calls *int) func(context.Context) error {
+	lines := strings.SplitAfter(in, "\n")
+	return func(context.Context) error {
+		*calls++
+		if len(lines) == 0 || !strings.HasSuffix(lines[0], "\n") {
+			return errors.New("standard input ended")
+		}
+		lines = lines[1:]
+		return nil
+	}
+}
+
+func teachingRunner(out *bytes.Buffer, ran *[]string) *Runner {
+	return &Runner{
+		Start: func(context.Context, *Script) (string, func() error, error) {
+			return "x", func() error { return nil }, nil
+		},
+		Exec: func(_ context.Context, args []string, w io.Writer) error {
+			*ran = append(*ran, strings.Join(args, " "))
+			if args[0] == "say" {
+				fmt.Fprintln(w, "» "+strings.Join(args[1:], " "))
+			}
+			return nil
+		},
+		Out: out,
+		Now: fakeClock(),
+	}
+}
+
+func TestRunnerStepAndPause(t *testing.T) {
+	s, _ := Parse("t.txt", strings.NewReader(teaching))
+
+	// --step: one Enter per line, the comments shown first; the pause does
+	// not wait a second time.
+	var out bytes.Buffer
+	var ran []string
+	calls := 0
+	r := teachingRunner(&out, &ran)
+	r.Step, r.Enter = true, enterFrom("\n\n\n\n", &calls)
+	rep := r.Run(context.Background(), []*Script{s})
+	if !rep.OK || calls != 4 || !reflect.DeepEqual(ran, []string{"wait leader", "say Now the leader dies", "kill leader"}) {
+		t.Fatalf("step run ok=%t calls=%d ran=%q\n%s", rep.OK, calls, ran, out.String())
+	}
+	text := out.String()
+	for _, want := range []string{
+		"# Header line one\n#\n# Header line two\n",
+		"# A block above\n#   indented\nnext t.txt:9: wait leader   # the note\n[Enter runs it, Ctrl-C stops] ",
+		"next t.txt:11: pause Look at the screen\n",
+		"pause Look at the screen  (",
+		"» Now the leader dies",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("step output lacks %q:\n%s", want, text)
+		}
+	}
+	if got := rep.Files[0].Steps[2].Output; got != "Look at the screen" {
+		t.Errorf("pause output %q", got)
+	}
+
+	// Without --step only the pause waits.
+	out.Reset()
+	ran, calls = nil, 0
+	r = teachingRunner(&out, &ran)
+	r.Enter = enterFrom("\n", &calls)
+	if rep := r.Run(context.Background(), []*Script{s}); !rep.OK || calls != 1 || len(ran) != 3 {
+		t.Fatalf("pause run ok=%t calls=%d ran=%q\n%s", rep.OK, calls, ran, out.String())
+	}
+	if !strings.Contains(out.String(), "           Look at the screen\n           [paused at t.txt:11: Enter goes on] ") {
+		t.Errorf("pause prompt:\n%s", out.String())
+	}
+
+	// Nobody to press Enter: the pause fails (exit 2) at its line, never hangs.
+	out.Reset()
+	ran, calls = nil, 0
+	r = teachingRunner(&out, &ran)
+	r.Enter = enterFrom("", &calls)
+	rep = r.Run(context.Background(), []*Script{s})
+	if f := rep.Files[0].Failure; rep.OK || rep.ExitCode != ExitError || f == nil || f.Pos != "t.txt:11" ||
+		!strings.Contains(f.Message, "waiting for Enter at the pause of t.txt:11: standard input ended (without anyone at a terminal, run with --no-pause)") {
+		t.Errorf("pause without input: %+v %+v", rep, rep.Files[0].Failure)
+	}
+	if len(ran) != 2 {
+		t.Errorf("ran past the failed pause: %q", ran)
+	}
+
+	// --no-pause: no Enter at all.
+	out.Reset()
+	ran, calls = nil, 0
+	r = teachingRunner(&out, &ran)
+	r.NoPause = true
+	if rep := r.Run(context.Background(), []*Script{s}); !rep.OK || len(ran) != 3 || !strings.Contains(out.String(), "(not waiting: --no-pause)") {
+		t.Errorf("--no-pause: %+v\n%s", rep, out.String())
+	}
+
+	// --step with input that ends: the run stops at that line, exit 2.
+	out.Reset()
+	ran, calls = nil, 0
+	r = teachingRunner(&out, &ran)
+	r.Step, r.Enter = true, enterFrom("\n", &calls)
+	rep = r.Run(context.Background(), []*Script{s})
+	if f := rep.Files[0].Failure; rep.OK || rep.ExitCode != ExitError || f.Pos != "t.txt:10" || !strings.Contains(f.Message, "waiting for Enter before t.txt:10") || len(ran) != 1 {
+		t.Errorf("step without input: %+v ran %q", f, ran)
+	}
+}
