@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// The layers never import upward: storage ← replication ← cluster/server
-// ← cluster (and its view, condition, control, scenario) ← cli, tui; and
+// The layers never import upward: storage ← replication ← metadata ←
+// cluster/server ← cluster (and its view, condition, control, scenario) ←
+// cli, tui; and
 // the user-facing layers reach the engine only through cluster's packages.
 func TestNoUpwardImports(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").Output()
@@ -23,7 +24,8 @@ func TestNoUpwardImports(t *testing.T) {
 	}{
 		{"storage", []string{"storage"}, nil},
 		{"replication/", []string{"storage", "replication/"}, nil},
-		{"cluster/server", []string{"storage", "replication/"}, nil},
+		{"metadata", []string{"storage", "replication/", "metadata"}, nil},
+		{"cluster/server", []string{"storage", "replication/", "metadata"}, nil},
 		{"cluster/view", []string{"storage"}, nil},
 		{"cluster/condition", []string{"cluster/view"}, nil},
 		{"tui", []string{"cluster", "internal/"}, []string{"cluster/server"}},
