@@ -50,9 +50,9 @@ func narrate(ev quorum.Event) (kind EventKind, msg string, ok bool) {
 		return EventElection, fmt.Sprintf("elected leader of epoch %d, its log ending at offset %d", r.Epoch, r.LogEndOffset), true
 	case raft.EventVoteGranted:
 		if r.PreVote {
-			return EventVote, fmt.Sprintf("granted node %d a pre-vote for epoch %d: it would vote for it, and changes nothing", r.Candidate, r.Epoch), true
+			return EventVote, fmt.Sprintf("granted node %d a pre-vote for epoch %d: it would vote for it, and changes nothing", r.Candidate, r.CandidateEpoch), true
 		}
-		return EventVote, fmt.Sprintf("voted for node %d in epoch %d", r.Candidate, r.Epoch), true
+		return EventVote, fmt.Sprintf("voted for node %d in epoch %d", r.Candidate, r.CandidateEpoch), true
 	case raft.EventBeginQuorumEpochReceived:
 		return EventBeginQuorumEpoch, fmt.Sprintf("BeginQuorumEpoch from node %d: it leads epoch %d", r.Leader, r.Epoch), true
 	case raft.EventEndQuorumEpochSent:

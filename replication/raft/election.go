@@ -206,7 +206,7 @@ func (n *Node) handleVoteRequest(now time.Time, m Message, req *kmsg.VoteRequest
 		}
 	}
 	if granted {
-		n.emit(Event{Kind: EventVoteGranted, Candidate: p.CandidateID, PreVote: preVote})
+		n.emit(Event{Kind: EventVoteGranted, Candidate: p.CandidateID, CandidateEpoch: p.CandidateEpoch, PreVote: preVote})
 	}
 	n.logger.Debug("vote request", "candidate", p.CandidateID, "epoch", p.CandidateEpoch, "preVote", preVote, "granted", granted)
 	answer(errNone, granted)

@@ -94,9 +94,12 @@ type Event struct {
 	// is the new vote (RoleChanged).
 	Leader, Voted int32
 
-	// EventVoteGranted.
-	Candidate int32
-	PreVote   bool
+	// EventVoteGranted: the candidate, the epoch it stands in (a pre-vote
+	// is asked for the epoch it would run in), and whether it was a
+	// pre-vote.
+	Candidate      int32
+	CandidateEpoch int32
+	PreVote        bool
 
 	// EventEndQuorumEpochSent and EventEndQuorumEpochReceived.
 	Successors []int32
