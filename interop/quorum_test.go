@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,21 +70,41 @@ func (r kraftlabRead) int(t *testing.T, key string) int64 {
 }
 
 // diffs collects the differences between Kafka's output and kraftlab's.
+// A known one (docs/design.md or the interop report names it) is logged;
+// any other fails the test.
 type diffs struct {
-	t    *testing.T
-	list []string
+	t          *testing.T
+	list       []string
+	unexpected int
+}
+
+// known marks a difference already accounted for; the word says where.
+func (d *diffs) known(why, format string, args ...any) {
+	d.list = append(d.list, fmt.Sprintf(format, args...)+" ["+why+"]")
 }
 
 func (d *diffs) add(format string, args ...any) {
-	d.list = append(d.list, fmt.Sprintf(format, args...))
+	d.unexpected++
+	d.list = append(d.list, fmt.Sprintf(format, args...)+" [UNEXPECTED]")
 }
 
 func (d *diffs) report(what string) {
+	d.t.Helper()
 	if len(d.list) == 0 {
 		d.t.Logf("%s: no difference", what)
 		return
 	}
 	d.t.Logf("%s: %d difference(s):\n  - %s", what, len(d.list), strings.Join(d.list, "\n  - "))
+	if d.unexpected > 0 {
+		d.t.Errorf("%s: %d unexpected difference(s)", what, d.unexpected)
+	}
+}
+
+// quorumNode is one entry of CurrentVoters or CurrentObservers.
+type quorumNode struct {
+	ID          int32    `json:"id"`
+	DirectoryID *string  `json:"directoryId"`
+	Endpoints   []string `json:"endpoints"`
 }
 
 func atoi(s string) (int64, bool) {
@@ -117,20 +136,48 @@ func compareStatus(t *testing.T, d *diffs, kafkaOut string, before, after kraftl
 	// The lag time moves with every fetch: both must say "caught up within
 	// a few fetch waits", never -1 (unknown) on one side only.
 	lt, ok := atoi(k["MaxFollowerLagTimeMs"])
-	if klt := before.int(t, "MaxFollowerLagTimeMs"); !ok || (lt < 0) != (klt < 0) || lt > 2000 || klt > 2000 {
+	klt, klt2 := before.int(t, "MaxFollowerLagTimeMs"), after.int(t, "MaxFollowerLagTimeMs")
+	switch {
+	case !ok || (lt < 0) != (klt < 0) || lt > 2000 || klt > 2000:
 		d.add("MaxFollowerLagTimeMs: Kafka %q, kraftlab %d", k["MaxFollowerLagTimeMs"], klt)
+	case lt != klt && lt != klt2:
+		// Kafka takes the laggiest voter with Stream.min over the voters in
+		// the order of the DescribeQuorum answer (by ID, kraftlab's as
+		// Kafka's own leader's HashMap), so at lag 0 it picks voter 1, not
+		// the leader, unless the leader is voter 1.
+		d.known("bug: tie-break", "MaxFollowerLagTimeMs: Kafka %d, kraftlab %d before and %d after", lt, klt, klt2)
 	}
 	for _, key := range []string{"CurrentVoters", "CurrentObservers"} {
-		var kv, lv any
+		var kv, lv []quorumNode
 		kerr := json.Unmarshal([]byte(k[key]), &kv)
 		lerr := json.Unmarshal([]byte(before.status[key]), &lv)
-		switch {
-		case kerr != nil || lerr != nil:
-			if k[key] != before.status[key] {
-				d.add("%s: Kafka %s (JSON: %v), kraftlab %s (JSON: %v)", key, k[key], kerr, before.status[key], lerr)
+		if kerr != nil || lerr != nil {
+			d.add("%s: not JSON: Kafka %s (%v), kraftlab %s (%v)", key, k[key], kerr, before.status[key], lerr)
+			continue
+		}
+		var kids, lids []int32
+		for _, n := range kv {
+			kids = append(kids, n.ID)
+		}
+		for _, n := range lv {
+			lids = append(lids, n.ID)
+		}
+		if !slices.Equal(kids, lids) {
+			d.add("%s ids: Kafka %v, kraftlab %v", key, kids, lids)
+			continue
+		}
+		for i := range kv {
+			if kv[i].DirectoryID != nil {
+				d.add("%s node %d: Kafka prints directoryId %q", key, kv[i].ID, *kv[i].DirectoryID)
 			}
-		case !reflect.DeepEqual(kv, lv):
-			d.add("%s: Kafka %s, kraftlab %s", key, k[key], before.status[key])
+			if strings.Contains(before.status[key], `"directoryId": null`) && i == 0 {
+				d.known("bug: format", "%s: kraftlab prints \"directoryId\": null, Kafka leaves the key out for the zero UUID", key)
+			}
+			if len(kv[i].Endpoints) == 0 && len(lv[i].Endpoints) > 0 {
+				d.known("bug: DescribeQuorum v2 Nodes", "%s node %d: Kafka prints no endpoints (kraftlab's DescribeQuorum v2 answer has no Nodes), kraftlab %v", key, kv[i].ID, lv[i].Endpoints)
+			} else if !slices.Equal(kv[i].Endpoints, lv[i].Endpoints) {
+				d.add("%s node %d endpoints: Kafka %v, kraftlab %v", key, kv[i].ID, kv[i].Endpoints, lv[i].Endpoints)
+			}
 		}
 	}
 }
@@ -140,8 +187,11 @@ func compareStatus(t *testing.T, d *diffs, kafkaOut string, before, after kraftl
 func compareReplication(t *testing.T, d *diffs, kafkaOut string, before, after kraftlabRead) {
 	kcols, krows := ParseTable(kafkaOut)
 	lcols, lrows := ParseTable(before.replText)
-	if !slices.Equal(kcols, lcols) {
+	want := slices.DeleteFunc(slices.Clone(kcols), func(c string) bool { return c == "DirectoryId" })
+	if got := slices.DeleteFunc(slices.Clone(lcols), func(c string) bool { return c == "State" }); !slices.Equal(want, got) {
 		d.add("columns: Kafka %v, kraftlab %v", kcols, lcols)
+	} else if !slices.Equal(kcols, lcols) {
+		d.known("design.md", "columns: Kafka %v, kraftlab %v (no DirectoryId: static quorum; State is kraftlab's own)", kcols, lcols)
 	}
 	var kids, lids []string
 	for _, r := range krows {
@@ -193,7 +243,7 @@ func compareHuman(d *diffs, kafkaOut, kraftlabOut string) {
 		for _, col := range []string{"LastFetchTimestamp", "LastCaughtUpTimestamp"} {
 			kv, lv := krows[i][col], lrows[i][col]
 			if strings.HasSuffix(kv, " ms ago") != strings.HasSuffix(lv, " ms ago") {
-				d.add("node %s %s --human-readable: Kafka %q, kraftlab %q", krows[i]["NodeId"], col, kv, lv)
+				d.known("design.md", "node %s %s --human-readable: Kafka %q, kraftlab %q", krows[i]["NodeId"], col, kv, lv)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -277,4 +278,44 @@ func (b *Front) describeCluster(req *kmsg.DescribeClusterRequest) kmsg.Response 
 		resp.Brokers = append(resp.Brokers, kmsg.DescribeClusterResponseBroker{NodeID: ids[i], Host: hosts[i], Port: ports[i]})
 	}
 	return resp
+}
+
+// APIVersions asks the node at addr for its API versions (ApiVersions v3)
+// and returns key -> [min, max].
+func APIVersions(addr string) (map[int16][2]int16, error) {
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	req := &kmsg.ApiVersionsRequest{Version: 3, ClientSoftwareName: "kraftlab-interop", ClientSoftwareVersion: "1"}
+	f := binary.BigEndian.AppendUint16(nil, 18)
+	f = binary.BigEndian.AppendUint16(f, 3)
+	f = binary.BigEndian.AppendUint32(f, 1)
+	f = binary.BigEndian.AppendUint16(f, 7)
+	f = append(f, "interop"...)
+	f = append(f, 0) // no tagged fields
+	if err := writeFrame(c, req.AppendTo(f)); err != nil {
+		return nil, err
+	}
+	r, err := readFrame(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(r) < 4 {
+		return nil, errors.New("short ApiVersions answer")
+	}
+	resp := &kmsg.ApiVersionsResponse{Version: 3}
+	if err := resp.ReadFrom(r[4:]); err != nil {
+		return nil, err
+	}
+	if resp.ErrorCode != 0 {
+		return nil, fmt.Errorf("ApiVersions error %d", resp.ErrorCode)
+	}
+	out := map[int16][2]int16{}
+	for _, k := range resp.ApiKeys {
+		out[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion}
+	}
+	return out, nil
 }
