@@ -280,22 +280,22 @@ func (b *Front) describeCluster(req *kmsg.DescribeClusterRequest) kmsg.Response 
 	return resp
 }
 
-// APIVersions asks the node at addr for its API versions (ApiVersions v3)
-// and returns key -> [min, max].
-func APIVersions(addr string) (map[int16][2]int16, error) {
+// Request sends one request to the node at addr and returns its answer.
+func Request(addr string, req kmsg.Request) (kmsg.Response, error) {
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	req := &kmsg.ApiVersionsRequest{Version: 3, ClientSoftwareName: "kraftlab-interop", ClientSoftwareVersion: "1"}
-	f := binary.BigEndian.AppendUint16(nil, 18)
-	f = binary.BigEndian.AppendUint16(f, 3)
+	f := binary.BigEndian.AppendUint16(nil, uint16(req.Key()))
+	f = binary.BigEndian.AppendUint16(f, uint16(req.GetVersion()))
 	f = binary.BigEndian.AppendUint32(f, 1)
 	f = binary.BigEndian.AppendUint16(f, 7)
 	f = append(f, "interop"...)
-	f = append(f, 0) // no tagged fields
+	if req.IsFlexible() {
+		f = append(f, 0) // no tagged fields
+	}
 	if err := writeFrame(c, req.AppendTo(f)); err != nil {
 		return nil, err
 	}
@@ -303,13 +303,30 @@ func APIVersions(addr string) (map[int16][2]int16, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(r) < 4 {
-		return nil, errors.New("short ApiVersions answer")
+	resp := req.ResponseKind()
+	body := 4
+	if resp.IsFlexible() && req.Key() != 18 { // ApiVersions answers with header v0
+		if body, err = skipTags(r, 4); err != nil {
+			return nil, err
+		}
 	}
-	resp := &kmsg.ApiVersionsResponse{Version: 3}
-	if err := resp.ReadFrom(r[4:]); err != nil {
+	if len(r) < body {
+		return nil, errors.New("short answer")
+	}
+	if err := resp.ReadFrom(r[body:]); err != nil {
+		return nil, fmt.Errorf("%s answer: %w", kmsg.NameForKey(req.Key()), err)
+	}
+	return resp, nil
+}
+
+// APIVersions asks the node at addr for its API versions (ApiVersions v3)
+// and returns key -> [min, max].
+func APIVersions(addr string) (map[int16][2]int16, error) {
+	r, err := Request(addr, &kmsg.ApiVersionsRequest{Version: 3, ClientSoftwareName: "kraftlab-interop", ClientSoftwareVersion: "1"})
+	if err != nil {
 		return nil, err
 	}
+	resp := r.(*kmsg.ApiVersionsResponse)
 	if resp.ErrorCode != 0 {
 		return nil, fmt.Errorf("ApiVersions error %d", resp.ErrorCode)
 	}
@@ -318,4 +335,21 @@ func APIVersions(addr string) (map[int16][2]int16, error) {
 		out[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion}
 	}
 	return out, nil
+}
+
+// DescribeQuorum asks the node at addr to describe __cluster_metadata-0
+// (DescribeQuorum v2).
+func DescribeQuorum(addr string) (*kmsg.DescribeQuorumResponse, error) {
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	req.Version = 2
+	t := kmsg.NewDescribeQuorumRequestTopic()
+	t.Topic = "__cluster_metadata"
+	p := kmsg.NewDescribeQuorumRequestTopicPartition()
+	t.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{p}
+	req.Topics = []kmsg.DescribeQuorumRequestTopic{t}
+	r, err := Request(addr, req)
+	if err != nil {
+		return nil, err
+	}
+	return r.(*kmsg.DescribeQuorumResponse), nil
 }
