@@ -118,7 +118,7 @@ func Setup(ctx context.Context) (*Kafka, error) {
 	}
 	tmp := jars + ".partial"
 	os.RemoveAll(tmp)
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "-f", filepath.Join(work, "pom.xml"),
 		"-Dmaven.repo.local="+filepath.Join(cache, "m2"),

@@ -35,8 +35,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	root, _ := filepath.Abs("..")
-	kraftlab, buildErr = BuildKraftlab(ctx, root, scratchDir)
+	if kafkaErr == nil {
+		root, _ := filepath.Abs("..")
+		kraftlab, buildErr = BuildKraftlab(ctx, root, scratchDir)
+	}
 	code := m.Run()
 	os.RemoveAll(scratchDir)
 	os.Exit(code)
