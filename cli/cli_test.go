@@ -147,8 +147,8 @@ func TestStatusMirrorsDescribe(t *testing.T) {
 		"LeaderEpoch:            1\n",
 		"MaxFollowerLag:         0\n",
 		"MaxFollowerLagTimeMs:   0\n",
-		`CurrentVoters:          [{"id": 1, "directoryId": null, "endpoints": ["CONTROLLER://127.0.0.1:19001"]}, {"id": 2, `,
-		`CurrentObservers:       [{"id": 101, "directoryId": null}]`)
+		`CurrentVoters:          [{"id": 1, "endpoints": ["CONTROLLER://127.0.0.1:19001"]}, {"id": 2, `,
+		`CurrentObservers:       [{"id": 101}]`)
 	if !regexp.MustCompile(`(?m)^HighWatermark:          \d+$`).MatchString(out) {
 		t.Errorf("no HighWatermark line:\n%s", out)
 	}

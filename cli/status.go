@@ -86,9 +86,10 @@ func writeQuorumStatus(w io.Writer, v *view.View) {
 }
 
 // quorumNode prints a node as Kafka's describe --status does. kraftlab's
-// quorum is static (kraft.version 0), so nodes have no directory ID.
+// quorum is static (kraft.version 0): nodes have the zero directory ID,
+// which Kafka leaves out.
 func quorumNode(id int32, listener string) string {
-	s := fmt.Sprintf(`{"id": %d, "directoryId": null`, id)
+	s := fmt.Sprintf(`{"id": %d`, id)
 	if listener != "" {
 		s += fmt.Sprintf(`, "endpoints": ["CONTROLLER://%s"]`, listener)
 	}

@@ -366,8 +366,9 @@ func MaxFollowerLag(leaderID int32, voters []Replica) int64 {
 // MaxFollowerLagTimeMs is what kafka-metadata-quorum describe --status
 // prints: 0 when the leader is the laggiest voter, else the leader's last
 // caught-up time minus the laggiest voter's, or -1 when either is unknown.
-// Among voters tied for the smallest log end offset the leader counts as
-// the laggiest, as in Kafka's output where the leader is listed first.
+// Among voters tied for the smallest log end offset the one with the lowest
+// id counts as the laggiest, as MetadataQuorumCommand's Stream.min picks
+// the first in the answer's order, which is by id.
 func MaxFollowerLagTimeMs(leaderID int32, voters []Replica) int64 {
 	leader, laggiest, ok := leaderAndLaggiest(leaderID, voters)
 	switch {
@@ -386,8 +387,11 @@ func leaderAndLaggiest(leaderID int32, voters []Replica) (leader, laggiest Repli
 	if i < 0 {
 		return leader, laggiest, false
 	}
-	leader, laggiest = voters[i], voters[i]
-	for _, r := range voters {
+	leader = voters[i]
+	byID := slices.Clone(voters)
+	slices.SortFunc(byID, func(a, b Replica) int { return cmp.Compare(a.NodeID, b.NodeID) })
+	laggiest = byID[0]
+	for _, r := range byID {
 		if r.LogEndOffset < laggiest.LogEndOffset {
 			laggiest = r
 		}

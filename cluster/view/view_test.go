@@ -147,20 +147,24 @@ func TestMaxFollowerLag(t *testing.T) {
 	}
 	cases := []struct {
 		name           string
+		leader         int32
 		voters         []Replica
 		lag, lagTimeMs int64
 	}{
-		{"all caught up: leader counts as laggiest", []Replica{r(2, 10, 1000), r(1, 10, 990), r(3, 10, 995)}, 0, 0},
-		{"one behind", []Replica{r(2, 10, 1000), r(1, 10, 990), r(3, 7, 400)}, 3, 600},
-		{"leader listed last", []Replica{r(1, 10, 990), r(3, 7, 400), r(2, 10, 1000)}, 3, 600},
-		{"unknown caught-up time", []Replica{r(2, 10, 1000), r(3, -1, -1)}, 11, -1},
-		{"no leader among voters", []Replica{r(1, 10, 1)}, 0, -1},
+		// Ties go to the lowest id, as Kafka's tool picks them: here the
+		// leader's last caught-up time minus voter 1's.
+		{"all caught up: the lowest id counts as laggiest", 2, []Replica{r(2, 10, 1000), r(1, 10, 990), r(3, 10, 995)}, 0, 10},
+		{"all caught up, the leader lowest", 1, []Replica{r(1, 10, 1000), r(2, 10, 990), r(3, 10, 995)}, 0, 0},
+		{"one behind", 2, []Replica{r(2, 10, 1000), r(1, 10, 990), r(3, 7, 400)}, 3, 600},
+		{"leader listed last", 2, []Replica{r(1, 10, 990), r(3, 7, 400), r(2, 10, 1000)}, 3, 600},
+		{"unknown caught-up time", 2, []Replica{r(2, 10, 1000), r(3, -1, -1)}, 11, -1},
+		{"no leader among voters", 2, []Replica{r(1, 10, 1)}, 0, -1},
 	}
 	for _, tc := range cases {
-		if got := MaxFollowerLag(2, tc.voters); got != tc.lag {
+		if got := MaxFollowerLag(tc.leader, tc.voters); got != tc.lag {
 			t.Errorf("%s: MaxFollowerLag = %d, want %d", tc.name, got, tc.lag)
 		}
-		if got := MaxFollowerLagTimeMs(2, tc.voters); got != tc.lagTimeMs {
+		if got := MaxFollowerLagTimeMs(tc.leader, tc.voters); got != tc.lagTimeMs {
 			t.Errorf("%s: MaxFollowerLagTimeMs = %d, want %d", tc.name, got, tc.lagTimeMs)
 		}
 	}

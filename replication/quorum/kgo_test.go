@@ -2,6 +2,8 @@ package quorum
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"slices"
 	"testing"
 	"time"
@@ -84,6 +86,17 @@ func TestFranzGoClient(t *testing.T) {
 	}
 
 	dq := describe(leader)
+	// The network layer adds each voter's endpoint, as Kafka's tools
+	// print it: CONTROLLER://host:port.
+	if len(dq.Nodes) != len(c.voters) {
+		t.Errorf("DescribeQuorum names %d voter endpoints, want %d: %+v", len(dq.Nodes), len(c.voters), dq.Nodes)
+	}
+	for _, n := range dq.Nodes {
+		addr, _ := c.addr(n.NodeID)
+		if len(n.Listeners) != 1 || n.Listeners[0].Name != "CONTROLLER" || net.JoinHostPort(n.Listeners[0].Host, fmt.Sprint(n.Listeners[0].Port)) != addr {
+			t.Errorf("node %d's endpoint %+v, want CONTROLLER://%s", n.NodeID, n.Listeners, addr)
+		}
+	}
 	p := dq.Topics[0].Partitions[0]
 	if p.ErrorCode != 0 || p.LeaderID != leader || p.LeaderEpoch != epoch || p.HighWatermark <= last {
 		t.Fatalf("leader's DescribeQuorum: %+v", p)

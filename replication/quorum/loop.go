@@ -249,6 +249,9 @@ func (in *instance) dispatch(now time.Time, m raft.Message) {
 			return
 		}
 		delete(in.pending, m.ID)
+		if dq, ok := m.Response.(*kmsg.DescribeQuorumResponse); ok {
+			in.addEndpoints(dq)
+		}
 		req.Respond(m.Response)
 		return
 	}
