@@ -144,7 +144,7 @@ func (l *Log) write(raw []byte) error {
 			}
 			run, at = pos, 0
 		}
-		seg.maybeIndex(h.base, at, l.opts.IndexIntervalBytes)
+		seg.maybeIndex(h.last, at, l.opts.IndexIntervalBytes)
 		if l.epochs.assign(h.epoch, h.base) {
 			l.epochsDirty = true
 		}

@@ -15,9 +15,10 @@
 //
 // A segment rolls when the next batch would take it past
 // [Options.SegmentBytes] (Kafka's segment.bytes). Its index holds one 8-byte
-// entry (offset relative to the segment's base, byte position) for a batch
-// whenever more than [Options.IndexIntervalBytes] (index.interval.bytes) have
-// been written since the previous entry; a lookup finds the closest entry and
+// entry (the batch's last offset relative to the segment's base, as Kafka
+// keys it, and the batch's byte position) for a batch whenever more than
+// [Options.IndexIntervalBytes] (index.interval.bytes) have been written
+// since the previous entry; a lookup finds the closest entry and
 // reads batch headers from there. Index entries are written to their file in
 // groups (on roll and close, and on flush except under FlushNever), because
 // the index can always be rebuilt from its segment; they name flushed

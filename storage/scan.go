@@ -109,7 +109,7 @@ func scanSegment(w *fileWindow, base int64, epoch int32, interval int, epochs *[
 		if res.damage != nil {
 			break
 		}
-		seg.maybeIndex(h.base, pos, interval)
+		seg.maybeIndex(h.last, pos, interval)
 		if n := len(*epochs); n == 0 || h.epoch > (*epochs)[n-1].Epoch {
 			*epochs = append(*epochs, EpochEntry{Epoch: h.epoch, StartOffset: h.base})
 		}

@@ -34,7 +34,7 @@ func parseSegmentName(name, suffix string) (int64, bool) {
 	return base, err == nil && base >= 0
 }
 
-// indexEntry maps a batch's base offset, relative to the segment's, to its
+// indexEntry maps a batch's last offset, relative to the segment's, to its
 // byte position in the segment.
 type indexEntry struct {
 	rel uint32
@@ -60,20 +60,21 @@ func (s *segment) indexPath() string {
 	return strings.TrimSuffix(s.path, logSuffix) + indexSuffix
 }
 
-// maybeIndex adds an index entry for the batch at pos if more than interval
-// bytes were written since the last entry. The rule depends only on the
+// maybeIndex adds an index entry for the batch at pos, keyed by its last
+// offset as Kafka's LogSegment.append keys it, if more than interval bytes
+// were written since the last entry. The rule depends only on the
 // segment's bytes, so recovery rebuilds the very same entries.
-func (s *segment) maybeIndex(base, pos int64, interval int) {
-	last := int64(0)
+func (s *segment) maybeIndex(last, pos int64, interval int) {
+	prev := int64(0)
 	if n := len(s.index); n > 0 {
-		last = int64(s.index[n-1].pos)
+		prev = int64(s.index[n-1].pos)
 	}
-	if pos-last > int64(interval) {
-		s.index = append(s.index, indexEntry{rel: uint32(base - s.base), pos: uint32(pos)})
+	if pos-prev > int64(interval) {
+		s.index = append(s.index, indexEntry{rel: uint32(last - s.base), pos: uint32(pos)})
 	}
 }
 
-// lookup returns the position of the last indexed batch starting at or
+// lookup returns the position of the last indexed batch ending at or
 // before offset, where a forward scan for offset can begin.
 func (s *segment) lookup(offset int64) int64 {
 	rel := offset - s.base
