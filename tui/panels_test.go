@@ -102,11 +102,11 @@ func TestQuorumTableDropsColumnsWhenNarrow(t *testing.T) {
 	v := threeVoters(1_000_000)
 	st := DefaultStyles()
 	wide := quorumModel{selected: 1}.view(st, &v, 160, 10, -1)
-	if len(wide.dropped) != 0 || !strings.Contains(wide.lines[0], "LOG START") {
+	if len(wide.dropped) != 0 || !strings.Contains(wide.lines[0], "LOG-START") {
 		t.Fatalf("160 columns dropped %v", wide.dropped)
 	}
 	narrow := quorumModel{selected: 1}.view(st, &v, 70, 10, -1)
-	if len(narrow.dropped) == 0 || strings.Contains(narrow.lines[0], "LOG START") {
+	if len(narrow.dropped) == 0 || strings.Contains(narrow.lines[0], "LOG-START") {
 		t.Fatalf("70 columns kept every column: %q", narrow.lines[0])
 	}
 	for _, l := range narrow.lines {
@@ -144,4 +144,74 @@ func TestColourNeverCarriesMeaningAlone(t *testing.T) {
 	if got := ansi.Strip(coloured); got != plain {
 		t.Fatalf("colour changed the text:\nplain:\n%s\ncoloured, stripped:\n%s", plain, got)
 	}
+}
+
+// A node the leader never heard from in its epoch has no known lag (not
+// the leader's log end + 1); one it heard from keeps its last offset and
+// its age; an old leader ahead of the leader shows its uncommitted tail.
+func TestQuorumLagOfDownAndAheadNodes(t *testing.T) {
+	now := int64(1_000_000)
+	v := threeVoters(now)
+	// 3 was killed after its last fetch at 95, 2.5s ago: real lag 25.
+	v.Nodes[2].State, v.Nodes[2].Role = view.StateKilled, ""
+	// 2 is an old leader, cut off, ahead of the leader: the leader never
+	// heard from it in this epoch.
+	v.Nodes[0].Replicas[0] = view.Replica{NodeID: 2, LogEndOffset: -1, LastFetchTimestamp: -1, LastCaughtUpTimestamp: -1}
+	v.Nodes[1].Role, v.Nodes[1].Epoch, v.Nodes[1].LeaderID, v.Nodes[1].LogEndOffset = view.RoleLeader, 3, 2, 134
+	v.Derive(time.UnixMilli(now), nil)
+	st := DefaultStyles()
+	table := strings.Join(quorumModel{selected: 1}.view(st, &v, 160, 10, -1).lines, "\n")
+	for _, h := range []string{"FOLLOWS", "LEADER-SAW", "LAST-FETCH", "LOG-START"} {
+		if !strings.Contains(table, h) {
+			t.Errorf("no heading %s:\n%s", h, table)
+		}
+	}
+	row2 := strings.Fields(rowStarting(t, table, "     2 "))
+	// NODE ROLE EPOCH FOLLOWS LEO LEADER-SAW LAG...
+	if got := strings.Join(row2[:8], " "); got != "2 Leader 3 self 134 never +14 uncommitted" {
+		t.Errorf("row of the old leader ahead: %q", got)
+	}
+	row3 := strings.Fields(rowStarting(t, table, "     3 "))
+	if got := strings.Join(row3[:7], " "); got != "3 - 4 - 95 95 25" || !strings.Contains(rowStarting(t, table, "     3 "), "2.5s") {
+		t.Errorf("row of the killed node: %q", rowStarting(t, table, "     3 "))
+	}
+	if strings.Contains(table, "121") {
+		t.Errorf("a lag of the leader's log end + 1:\n%s", table)
+	}
+	d := quorumModel{selected: 2}.detail(st, &v, 300)
+	if !strings.Contains(d, "leader 1 has not heard from it in epoch 4; its log ends at 134, 14 past the leader's 120: uncommitted") {
+		t.Errorf("detail of node 2: %s", d)
+	}
+	d = quorumModel{selected: 3}.detail(st, &v, 300)
+	if !strings.Contains(d, "last reported offset 95 to leader 1, 2.5s ago") {
+		t.Errorf("detail of node 3: %s", d)
+	}
+}
+
+// A follower whose leader is down says so in FOLLOWS.
+func TestQuorumFollowsADownLeader(t *testing.T) {
+	v := threeVoters(1_000_000)
+	v.Nodes[0].State, v.Nodes[0].Role = view.StateKilled, ""
+	v.Derive(time.UnixMilli(v.Timestamp), nil)
+	table := strings.Join(quorumModel{selected: 1}.view(DefaultStyles(), &v, 80, 10, -1).lines, "\n")
+	if row := rowStarting(t, table, "     2 "); !strings.Contains(row, "1 down") {
+		t.Errorf("row of a follower of the killed leader: %q\n%s", row, table)
+	}
+	for _, l := range strings.Split(table, "\n") {
+		if lipgloss.Width(l) > 80 {
+			t.Errorf("wider than 80: %q", l)
+		}
+	}
+}
+
+// rowStarting returns the first line of screen that starts with prefix.
+func rowStarting(t *testing.T, screen, prefix string) string {
+	t.Helper()
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	t.Fatalf("no line starting %q in:\n%s", prefix, screen)
+	return ""
 }
