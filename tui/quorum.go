@@ -21,14 +21,14 @@ type quorumModel struct {
 
 // quorumRow is one node as the table shows it, every cell already text.
 type quorumRow struct {
-	id                                   int32
-	role                                 string
-	roleStyle                            view.Role
-	epoch, follows, leo, saw, lag, hwm   string
-	lastFetch                            string
-	snapshot, logStart                   string
-	state                                string
-	stateStyle                           view.State
+	id                                 int32
+	role                               string
+	roleStyle                          view.Role
+	epoch, follows, leo, saw, lag, hwm string
+	lastFetch                          string
+	snapshot, logStart                 string
+	state                              string
+	stateStyle                         view.State
 }
 
 // quorumColumn is a column of the table; columns with a lower drop rank
