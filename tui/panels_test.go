@@ -215,3 +215,70 @@ func rowStarting(t *testing.T, screen, prefix string) string {
 	t.Fatalf("no line starting %q in:\n%s", prefix, screen)
 	return ""
 }
+
+// Without a leader the header says why, from the view, in at most two
+// lines on 80 columns.
+func TestHeaderSaysWhyThereIsNoLeader(t *testing.T) {
+	st := DefaultStyles()
+	now := int64(1_000_000)
+	h := headerModel{started: time.UnixMilli(now - 65_000)}
+	render := func(v *view.View, w int) string {
+		out := h.view(st, v, false, w)
+		if len(out) > 2 {
+			t.Errorf("header of %d lines at %d columns:\n%s", len(out), w, strings.Join(out, "\n"))
+		}
+		for _, l := range out {
+			if lipgloss.Width(l) > w {
+				t.Errorf("header line wider than %d: %q", w, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	kill := func(v *view.View, ids ...int) {
+		for _, id := range ids {
+			v.Nodes[id-1].State, v.Nodes[id-1].Role = view.StateKilled, ""
+		}
+		v.Derive(time.UnixMilli(now), &view.Baseline{Action: "kill", NodeID: int32(ids[0]), LeaderID: 1, Timestamp: now - 150})
+		v.ClusterID = "EDo1_i8B7LGeBo-Ff2DCgw"
+		v.Profile = "fast"
+	}
+
+	// Just after the leader's kill: the followers still follow it.
+	v := threeVoters(now)
+	kill(&v, 1)
+	for w, want := range map[int]string{
+		160: "no leader: 2 and 3 still follow 1 (killed 150ms ago); each stands for election when its fetch timeout passes",
+		80:  "2,3 follow 1 (killed 150ms ago) until their fetch timeout; then an election",
+	} {
+		if out := render(&v, w); !strings.Contains(out, want) || !strings.Contains(out, "leader none") {
+			t.Errorf("at %d columns, no %q:\n%s", w, want, out)
+		}
+	}
+	if out := render(&v, 80); strings.Contains(out, "election?") {
+		t.Errorf("a guessed election:\n%s", out)
+	}
+
+	// An election under way.
+	v.Nodes[1].Role, v.Nodes[1].Epoch = view.RoleCandidate, 5
+	if out := render(&v, 80); !strings.Contains(out, "election in epoch 5: 2 Candidate") {
+		t.Errorf("election:\n%s", out)
+	}
+
+	// The majority gone: no election can succeed.
+	v = threeVoters(now)
+	kill(&v, 1, 2)
+	for w, want := range map[int]string{
+		160: "no leader: 1 of 3 voters running, a majority needs 2: no election can succeed until 1 more runs",
+		80:  "1 of 3 voters running, a majority needs 2: no election can succeed",
+	} {
+		if out := render(&v, w); !strings.Contains(out, want) {
+			t.Errorf("at %d columns, no %q:\n%s", w, want, out)
+		}
+	}
+
+	// With a leader, no such line.
+	v = threeVoters(now)
+	if out := render(&v, 80); strings.Contains(out, "no leader") || strings.Contains(out, "election") {
+		t.Errorf("with a leader:\n%s", out)
+	}
+}
