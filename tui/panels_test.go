@@ -282,3 +282,33 @@ func TestHeaderSaysWhyThereIsNoLeader(t *testing.T) {
 		t.Errorf("with a leader:\n%s", out)
 	}
 }
+
+// An API that went quiet stays listed as idle for a while, then leaves.
+func TestFlowIdleRowsFadeOut(t *testing.T) {
+	var f flowModel
+	at := int64(1_000_000)
+	add := func(ms int64, votes int64) string {
+		v := threeVoters(at + ms)
+		v.Links = []view.Link{
+			{From: 2, To: 1, RPC: map[string]view.RPCStats{"Fetch": {Requests: ms / 50}}},
+			{From: 1, To: 2, RPC: map[string]view.RPCStats{"Vote": {Requests: votes}}},
+		}
+		f.add(&v)
+		return strings.Join(f.view(DefaultStyles(), &v, 100, 10), "\n")
+	}
+	add(0, 0)
+	add(100, 1) // one vote, then quiet
+	var out string
+	for ms := int64(200); ms <= 9_000; ms += 100 {
+		out = add(ms, 1)
+	}
+	if !strings.Contains(out, "Vote/PreVote    1→2       idle last 8.9s ago") {
+		t.Fatalf("the quiet Vote row is gone too soon:\n%s", out)
+	}
+	for ms := int64(9_100); ms <= 10_200; ms += 100 {
+		out = add(ms, 1)
+	}
+	if strings.Contains(out, "Vote/PreVote") || !strings.Contains(out, "Fetch") {
+		t.Fatalf("after %v of quiet:\n%s", recentWindow, out)
+	}
+}
