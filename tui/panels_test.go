@@ -312,3 +312,17 @@ func TestFlowIdleRowsFadeOut(t *testing.T) {
 		t.Fatalf("after %v of quiet:\n%s", recentWindow, out)
 	}
 }
+
+// A commit picture too short for every voter names those left out,
+// keeping the one that holds the HWM in sight.
+func TestCommitPictureSaysWhoIsLeftOut(t *testing.T) {
+	v := threeVoters(1_000_000)
+	out := strings.Join(commitModel{}.view(DefaultStyles(), &v, 100, 3), "\n")
+	if !strings.Contains(out, "110 ← holds the HWM") || !strings.Contains(out, "+2 more: voter 1,3") {
+		t.Fatalf("no line for the voters left out:\n%s", out)
+	}
+	out = strings.Join(commitModel{}.view(DefaultStyles(), &v, 100, 4), "\n")
+	if strings.Contains(out, "more") || !strings.Contains(out, "95 behind the HWM") {
+		t.Fatalf("short picture:\n%s", out)
+	}
+}
