@@ -40,10 +40,18 @@ func (commitModel) view(st *Styles, v *view.View, w, h int) block {
 		}
 	} else {
 		title = "Commit: no leader, nothing commits until an election ends"
+		all, running := 0, 0
 		for _, n := range v.Nodes {
 			if n.Kind == view.KindController {
 				bars = append(bars, voterBar(v, n.ID, n.LogEndOffset))
+				all++
+				if n.State == view.StateRunning {
+					running++
+				}
 			}
+		}
+		if running < all/2+1 {
+			title = fmt.Sprintf("Commit: no leader, and nothing commits: %d of %d voters running, no majority", running, all)
 		}
 	}
 	out := block{section(st, title, w)}

@@ -326,3 +326,15 @@ func TestCommitPictureSaysWhoIsLeftOut(t *testing.T) {
 		t.Fatalf("short picture:\n%s", out)
 	}
 }
+
+func TestCommitPictureWithoutMajority(t *testing.T) {
+	v := threeVoters(1_000_000)
+	for _, i := range []int{0, 1} {
+		v.Nodes[i].State, v.Nodes[i].Role = view.StateKilled, ""
+	}
+	v.Derive(time.UnixMilli(v.Timestamp), nil)
+	out := strings.Join(commitModel{}.view(DefaultStyles(), &v, 100, 10), "\n")
+	if !strings.Contains(out, "1 of 3 voters running, no majority") || strings.Contains(out, "until an election ends") {
+		t.Fatalf("no-majority picture:\n%s", out)
+	}
+}
