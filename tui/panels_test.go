@@ -338,3 +338,15 @@ func TestCommitPictureWithoutMajority(t *testing.T) {
 		t.Fatalf("no-majority picture:\n%s", out)
 	}
 }
+
+// A follower of the leader a record ahead of it is two statuses published
+// a moment apart, not an uncommitted tail.
+func TestQuorumFollowerAheadIsSkew(t *testing.T) {
+	v := threeVoters(1_000_000)
+	v.Nodes[1].LogEndOffset = 121
+	v.Derive(time.UnixMilli(v.Timestamp), nil)
+	table := strings.Join(quorumModel{selected: 1}.view(DefaultStyles(), &v, 160, 10, -1).lines, "\n")
+	if strings.Contains(table, "uncommitted") {
+		t.Fatalf("skew shown as an uncommitted tail:\n%s", table)
+	}
+}

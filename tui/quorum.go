@@ -126,7 +126,10 @@ func lagCell(v *view.View, n *view.Node, rs view.Replica) string {
 	if n.ID == v.LeaderID {
 		return fmt.Sprint(rs.Lag)
 	}
-	if lleo := leaderLEO(v); lleo >= 0 && n.LogEndOffset > lleo {
+	// A follower of this leader cannot be ahead of it: its offset past the
+	// leader's is the skew of two statuses published a moment apart.
+	follower := n.LeaderID == v.LeaderID && n.Epoch == v.LeaderEpoch
+	if lleo := leaderLEO(v); lleo >= 0 && n.LogEndOffset > lleo && !follower {
 		return fmt.Sprintf("+%d uncommitted", n.LogEndOffset-lleo)
 	}
 	if rs.LogEndOffset < 0 {
@@ -412,8 +415,9 @@ func replicaNote(v *view.View, n *view.Node) string {
 	} else {
 		s = fmt.Sprintf("last reported offset %d to leader %d, %s ago", rs.LogEndOffset, l.ID, since(rs.LastFetchTimestamp, v.Timestamp))
 	}
+	follower := n.LeaderID == l.ID && n.Epoch == l.Epoch
 	switch own := n.LogEndOffset; {
-	case own > l.LogEndOffset:
+	case own > l.LogEndOffset && !follower:
 		s += fmt.Sprintf("; its log ends at %d, %d past the leader's %d: uncommitted", own, own-l.LogEndOffset, l.LogEndOffset)
 	case own >= 0 && rs.LogEndOffset < 0:
 		s += fmt.Sprintf("; its own log ends at %d, the leader's at %d", own, l.LogEndOffset)
