@@ -500,3 +500,17 @@ func TestTabWhereEveryPanelShows(t *testing.T) {
 		t.Errorf("the full help at 80x24 lacks tab:\n%s", m.View())
 	}
 }
+
+// On a narrow screen the delay/loss input scrolls: the end of what is
+// typed stays in sight.
+func TestLinkInputScrollsOnANarrowScreen(t *testing.T) {
+	pg, _ := openPlayground(t, 3, 0, clustertest.Options{})
+	m := newModel(t, pg, 40, 12)
+	m.quorum.selected = 1
+	press(t, m, "d", "enter")
+	press(t, m, " 30ms 12.5% 99")
+	if l := lastLine(t, m.View(), 2); !strings.Contains(l, "12.5% 99") || !strings.HasPrefix(l, "link 1 ↔ 2: ") {
+		t.Fatalf("input line at 40 columns: %q", l)
+	}
+	press(t, m, "esc")
+}
