@@ -137,6 +137,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.togglePause()
 		return nil
 	case key.Matches(msg, k.Tab):
+		if !m.tabbed() {
+			m.status.set(levelInfo, "every panel is on screen: tab switches panels only when the window is too small for all")
+			return nil
+		}
 		m.tab++
 		return nil
 	case key.Matches(msg, k.ScrollUp):
@@ -279,6 +283,7 @@ func (m *Model) picked() tea.Cmd {
 		m.form.SetValue("200ms 0ms 0%")
 		m.form.CursorEnd()
 		m.form.Focus()
+		m.status.set(levelInfo, "type delay jitter loss, e.g. 200ms 50ms 10%; enter applies, esc cancels")
 		return nil
 	case cluster.ActHeal:
 		return m.act(cluster.Action{Kind: cluster.ActHeal, Node: from, Peer: to})

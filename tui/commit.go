@@ -40,10 +40,18 @@ func (commitModel) view(st *Styles, v *view.View, w, h int) block {
 		}
 	} else {
 		title = "Commit: no leader, nothing commits until an election ends"
+		all, running := 0, 0
 		for _, n := range v.Nodes {
 			if n.Kind == view.KindController {
 				bars = append(bars, voterBar(v, n.ID, n.LogEndOffset))
+				all++
+				if n.State == view.StateRunning {
+					running++
+				}
 			}
+		}
+		if running < all/2+1 {
+			title = fmt.Sprintf("Commit: no leader, and nothing commits: %d of %d voters running, no majority", running, all)
 		}
 	}
 	out := block{section(st, title, w)}
@@ -90,9 +98,23 @@ func (commitModel) view(st *Styles, v *view.View, w, h int) block {
 	lo = hi - span
 	x := func(p int64) int { return int((p - lo) * int64(barW) / span) }
 
-	rows := min(len(bars), h-1)
+	shown, hidden := bars, []int32(nil)
+	if len(bars) > h-1 {
+		// No room for every voter: a line names those left out, and the
+		// one holding the HWM back stays in sight.
+		n := max(h-2, 0)
+		if i := slices.IndexFunc(bars, func(b commitBar) bool { return b.id == holder }); i >= n && n > 0 {
+			bars = slices.Clone(bars)
+			bars[n-1], bars[i] = bars[i], bars[n-1]
+		}
+		shown = bars[:n]
+		for _, b := range bars[n:] {
+			hidden = append(hidden, b.id)
+		}
+		slices.Sort(hidden)
+	}
 	marker := hwm >= 0 && h-1 > len(bars)
-	for _, b := range bars[:rows] {
+	for _, b := range shown {
 		filled := 0
 		if b.pos >= 0 {
 			filled = x(b.pos)
@@ -120,6 +142,9 @@ func (commitModel) view(st *Styles, v *view.View, w, h int) block {
 		}
 		line := fit(label, labelW) + bar + " " + fitLeft(offset(b.pos), 7) + " " + note
 		out = append(out, clip(line, w))
+	}
+	if len(hidden) > 0 {
+		out = append(out, st.Dim.Render(clip(fmt.Sprintf("   +%d more: voter %s (a taller window shows every voter)", len(hidden), ids(hidden)), w)))
 	}
 	if marker {
 		pad := labelW + x(hwm)

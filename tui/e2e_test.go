@@ -48,7 +48,7 @@ func TestEndToEndInTmux(t *testing.T) {
 	p.run("new-session", "-d", "-s", "e2e", "-x", "160", "-y", "48", cmd)
 
 	screen := p.waitFor("the screen or an error", func(s string) bool {
-		return strings.Contains(s, "LEADER SAW") || strings.Contains(s, "[kraftlab exited") || strings.Contains(s, "running headless")
+		return strings.Contains(s, "LEADER-SAW") || strings.Contains(s, "[kraftlab exited") || strings.Contains(s, "running headless")
 	})
 	if strings.Contains(screen, "[kraftlab exited") || strings.Contains(screen, "running headless") {
 		t.Fatalf("kraftlab up did not open the screen:\n%s", strings.TrimSpace(screen))

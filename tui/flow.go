@@ -12,10 +12,11 @@ import (
 // Rates are measured over the views of the last rateWindow; an API that
 // went quiet stays listed, with how long ago it was last seen, for
 // recentWindow: a BeginQuorumEpoch happens once per election, and a
-// learner should still see it a few seconds later.
+// learner should still see it a few seconds later, but idle rows then
+// leave, so the event log below keeps its room.
 const (
 	rateWindow   = 2 * time.Second
-	recentWindow = 30 * time.Second
+	recentWindow = 10 * time.Second
 )
 
 // flowKey is one API on one directed link.
@@ -71,7 +72,7 @@ func (f *flowModel) add(v *view.View) {
 		f.samples = f.samples[1:]
 	}
 	for k, at := range f.lastActive {
-		if at < s.at-recentWindow.Milliseconds() {
+		if at <= s.at-recentWindow.Milliseconds() {
 			delete(f.lastActive, k)
 		}
 	}

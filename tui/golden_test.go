@@ -37,9 +37,30 @@ type recordedFrame struct {
 	Events []cluster.Event `json:"events"`
 }
 
-// recordings are the screens the golden files show: steady state, just
-// after a leader kill, during a partition of the leader.
-var recordings = []string{"steady", "leader-kill", "partition"}
+// recordings are the runs testdata holds.
+var recordings = []string{"steady", "leader-kill", "partition", "majority-gone"}
+
+// goldenScreen is a golden screen: the frames of one recording or more,
+// replayed one after the other, the last of them cut to its first frames
+// (0: all of them).
+type goldenScreen struct {
+	name   string
+	replay []string
+	frames int
+}
+
+// goldenScreens are the screens the golden files show: steady state; just
+// after a leader kill, the followers still following the dead leader;
+// the election; the new leader; a partition of the leader; two of three
+// voters killed.
+var goldenScreens = []goldenScreen{
+	{"steady", []string{"steady"}, 0},
+	{"leader-down", []string{"steady", "leader-kill"}, 2},
+	{"election", []string{"steady", "leader-kill"}, 4},
+	{"leader-kill", []string{"leader-kill"}, 0},
+	{"partition", []string{"partition"}, 0},
+	{"majority-gone", []string{"majority-gone"}, 0},
+}
 
 func recordingPath(name string) string { return filepath.Join("testdata", name+".json") }
 
@@ -72,10 +93,18 @@ func replay(r recording, w, h int) *Model {
 }
 
 func TestGolden(t *testing.T) {
-	for _, name := range recordings {
-		r := loadRecording(t, name)
+	for _, g := range goldenScreens {
+		var r recording
+		for i, name := range g.replay {
+			part := loadRecording(t, name)
+			if i == len(g.replay)-1 && g.frames > 0 {
+				part.Frames = part.Frames[:g.frames]
+			}
+			r.Source, r.Started, r.Select = part.Source, part.Started, part.Select
+			r.Frames = append(r.Frames, part.Frames...)
+		}
 		for _, size := range [][2]int{{80, 24}, {160, 48}} {
-			t.Run(fmt.Sprintf("%s/%dx%d", name, size[0], size[1]), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%dx%d", g.name, size[0], size[1]), func(t *testing.T) {
 				golden.RequireEqual(t, []byte(replay(r, size[0], size[1]).View()+"\n"))
 			})
 		}
@@ -143,6 +172,50 @@ func TestRecord(t *testing.T) {
 	part := rec.cut()
 	part.Select = before.LeaderID
 	rec.save("partition", part)
+}
+
+// TestRecordMajorityGone records a quorum that lost its majority, from a
+// real fast-profile cluster: the leader killed, then the next leader
+// killed too. KRAFTLAB_TUI_RECORD=1 go test -run TestRecordMajorityGone ./tui
+func TestRecordMajorityGone(t *testing.T) {
+	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
+		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record testdata/majority-gone.json from a real cluster")
+	}
+	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	started := time.Now()
+	pg, err := cluster.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	rec := &recorder{t: t, pg: pg, started: started, source: "the real engine, 3 controllers and 3 brokers, profile fast"}
+	rec.until("a leader with every voter caught up", 30*time.Second, func(v *view.View) bool {
+		return v.LeaderID != view.NoLeader && v.HighWatermark > 0 && v.MaxFollowerLag == 0
+	})
+	rec.frames(time.Second)
+	rec.cut() // the steady state is steady.json's
+
+	before := rec.last
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: condition.LeaderRef()}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until("a new leader that committed", 30*time.Second, func(v *view.View) bool {
+		return v.LeaderEpoch > before.LeaderEpoch && v.HighWatermark > before.HighWatermark
+	})
+	rec.frames(500 * time.Millisecond)
+	second := rec.last.LeaderID
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: condition.LeaderRef()}); err != nil {
+		t.Fatal(err)
+	}
+	// The last voter times out and tries, again and again, to be elected.
+	rec.frames(2 * time.Second)
+	gone := rec.cut()
+	gone.Select = second
+	rec.save("majority-gone", gone)
 }
 
 // recorder pulls a playground as the screen does, keeping every frame

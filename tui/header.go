@@ -39,34 +39,45 @@ func countNodes(v *view.View) nodeCounts {
 	return c
 }
 
-// view renders the header, its items flowed onto as many lines as width
-// needs, never cut in the middle of an item.
+// headerItem is one item of the header; items with a lower rank give way
+// first when a line is short.
+type headerItem struct {
+	text string
+	rank int
+}
+
+// view renders the header. With a leader its items flow onto as many
+// lines as the width needs, never cut in the middle of an item. Without
+// one a line says why and what happens next, and the items keep to one
+// line above it, the least needed left out: the header stays at two
+// lines on an 80-column screen.
 func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 	item := func(label, value string) string {
 		return st.Label.Render(label+" ") + value
 	}
-	var items []string
-	items = append(items, st.Title.Render("kraftlab"))
+	var items []headerItem
+	add := func(rank int, text string) { items = append(items, headerItem{text, rank}) }
+	add(9, st.Title.Render("kraftlab"))
 	if paused {
-		items = append(items, st.Paused.Render(" PAUSED: the cluster runs on, the screen is frozen "))
+		add(9, st.Paused.Render(" PAUSED: the cluster runs on, the screen is frozen "))
 	}
-	items = append(items, item("cluster", st.Value.Render(v.ClusterID)))
+	add(1, item("cluster", st.Value.Render(v.ClusterID)))
 	if v.LeaderID == view.NoLeader {
-		items = append(items, item("leader", st.Err.Render("none (election?)")))
+		add(8, item("leader", st.Err.Render("none")))
 	} else {
-		items = append(items, item("leader", st.Role(view.RoleLeader).Render(fmt.Sprint(v.LeaderID))))
+		add(8, item("leader", st.Role(view.RoleLeader).Render(fmt.Sprint(v.LeaderID))))
 	}
-	items = append(items, item("epoch", st.Value.Render(fmt.Sprint(maxEpoch(v)))))
+	add(7, item("epoch", st.Value.Render(fmt.Sprint(maxEpoch(v)))))
 	hwm := "-"
 	if v.HighWatermark >= 0 {
 		hwm = fmt.Sprint(v.HighWatermark)
 	}
-	items = append(items, item("HWM", st.Value.Render(hwm)))
+	add(5, item("HWM", st.Value.Render(hwm)))
 	if v.Profile != "" {
-		items = append(items, item("profile", st.Value.Render(v.Profile)))
+		add(3, item("profile", st.Value.Render(v.Profile)))
 	}
 	if !h.started.IsZero() && v.Timestamp > 0 {
-		items = append(items, item("up", st.Value.Render(uptime(time.UnixMilli(v.Timestamp).Sub(h.started)))))
+		add(2, item("up", st.Value.Render(uptime(time.UnixMilli(v.Timestamp).Sub(h.started)))))
 	}
 	c := countNodes(v)
 	counts := []string{st.OK.Render(fmt.Sprintf("%d live", c.live))}
@@ -86,9 +97,148 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 	} else {
 		counts = append(counts, "0 isolated")
 	}
-	items = append(items, item("nodes", strings.Join(counts, ", ")))
-	items = append(items, item("load", loadValue(st, &v.Load)))
-	return flow(items, w, 3)
+	add(6, item("nodes", strings.Join(counts, ", ")))
+	add(4, item("load", loadValue(st, &v.Load)))
+
+	whys, level := noLeaderWhy(v)
+	if len(whys) == 0 {
+		texts := make([]string, len(items))
+		for i, it := range items {
+			texts[i] = it.text
+		}
+		return flow(texts, w, 3)
+	}
+	// One line of items: leave out the lowest ranks until it fits.
+	for len(items) > 1 && len(flow(itemTexts(items), w, 3)) > 1 {
+		low := 0
+		for i, it := range items {
+			if it.rank < items[low].rank {
+				low = i
+			}
+		}
+		items = append(items[:low], items[low+1:]...)
+	}
+	style := st.Warn
+	if level == levelErr {
+		style = st.Err
+	}
+	why := whys[len(whys)-1]
+	for _, s := range whys {
+		if cellWidth(s) <= w {
+			why = s
+			break
+		}
+	}
+	line := flow(itemTexts(items), w, 3)[0]
+	return block{line, clip(style.Render(why), w)}
+}
+
+func itemTexts(items []headerItem) []string {
+	texts := make([]string, len(items))
+	for i, it := range items {
+		texts[i] = it.text
+	}
+	return texts
+}
+
+// noLeaderWhy says, when the view has no leader, why and what happens
+// next, from the view alone: too few voters running for any election to
+// win; voters still following a leader that is down, until their fetch
+// timeout passes; an election under way; or each voter's role. It gives
+// the same news in shorter and shorter words, for the width to pick; none
+// while there is a leader.
+func noLeaderWhy(v *view.View) ([]string, statusLevel) {
+	if v.LeaderID != view.NoLeader {
+		return nil, levelInfo
+	}
+	var all, running []*view.Node
+	isolated := 0
+	for i := range v.Nodes {
+		n := &v.Nodes[i]
+		if n.Kind != view.KindController {
+			continue
+		}
+		all = append(all, n)
+		switch n.State {
+		case view.StateRunning:
+			running = append(running, n)
+		case view.StateIsolated:
+			isolated++
+		}
+	}
+	if len(all) == 0 {
+		return []string{"no leader: no controllers"}, levelErr
+	}
+	majority := len(all)/2 + 1
+	if len(running) < majority {
+		count := fmt.Sprintf("%d of %d voters running", len(running), len(all))
+		if isolated > 0 {
+			count = fmt.Sprintf("%d of %d voters running and connected (%d isolated)", len(running), len(all), isolated)
+		}
+		more := majority - len(running)
+		runs := "runs"
+		if more > 1 {
+			runs = "run"
+		}
+		long := fmt.Sprintf("%s, a majority needs %d: no election can succeed until %d more %s", count, majority, more, runs)
+		return []string{"no leader: " + long, long,
+			fmt.Sprintf("%s, a majority needs %d: no election can succeed", count, majority),
+			fmt.Sprintf("%d of %d voters up, majority %d: no election can succeed", len(running), len(all), majority)}, levelErr
+	}
+	// Voters that still follow a leader which is down.
+	byLeader := map[int32][]int32{}
+	var order []int32
+	var electing []string
+	for _, n := range running {
+		switch n.Role {
+		case view.RoleFollower:
+			if l, ok := v.Node(n.LeaderID); ok && l.State != view.StateRunning {
+				if _, seen := byLeader[l.ID]; !seen {
+					order = append(order, l.ID)
+				}
+				byLeader[l.ID] = append(byLeader[l.ID], n.ID)
+			}
+		case view.RoleProspective, view.RoleCandidate:
+			electing = append(electing, fmt.Sprintf("%d %s", n.ID, n.Role))
+		}
+	}
+	if len(electing) > 0 {
+		s := fmt.Sprintf("election in epoch %d: %s", maxEpoch(v), strings.Join(electing, ", "))
+		return []string{"no leader: " + s, s}, levelWarn
+	}
+	if len(order) > 0 {
+		l, _ := v.Node(order[0])
+		down := string(l.State)
+		if b := v.Baseline; b != nil && b.NodeID == l.ID && v.Timestamp >= b.Timestamp {
+			down += " " + since(b.Timestamp, v.Timestamp) + " ago"
+		}
+		who := byLeader[l.ID]
+		verb, each, its := "follows", "it stands", "its"
+		if len(who) > 1 {
+			verb, each, its = "follow", "each stands", "their"
+		}
+		long := fmt.Sprintf("%s still %s %d (%s); %s for election when its fetch timeout passes", joinIDs(who), verb, l.ID, down, each)
+		return []string{"no leader: " + long, long,
+			fmt.Sprintf("%s %s %d (%s) until %s fetch timeout; then an election", ids(who), verb, l.ID, down, its),
+			fmt.Sprintf("%s %s %d (%s) until %s fetch timeout", ids(who), verb, l.ID, down, its)}, levelWarn
+	}
+	roles := make([]string, len(running))
+	for i, n := range running {
+		roles[i] = fmt.Sprintf("%d %s", n.ID, n.Role)
+	}
+	return []string{"no leader: " + strings.Join(roles, ", ")}, levelWarn
+}
+
+// joinIDs spells node IDs as "1", "1 and 2" or "1, 2 and 3".
+func joinIDs(list []int32) string {
+	s := make([]string, len(list))
+	for i, id := range list {
+		s[i] = fmt.Sprint(id)
+	}
+	if len(s) == 1 {
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // loadValue says whether the background load runs: its rate, and why it

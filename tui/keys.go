@@ -94,3 +94,12 @@ func (p pickKeys) ShortHelp() []key.Binding {
 }
 
 func (p pickKeys) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+
+// closeHelp is the help bar while the full help shows.
+type closeHelp struct{ k KeyMap }
+
+func (c closeHelp) ShortHelp() []key.Binding {
+	return []key.Binding{key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "close the keys")), c.k.Quit}
+}
+
+func (c closeHelp) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }

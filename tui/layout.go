@@ -27,6 +27,8 @@ const (
 type frame struct {
 	lines  block
 	nodeAt map[int]int32
+	// tabbed says the panels share one place and tab switches them.
+	tabbed bool
 }
 
 // String joins the lines.
@@ -70,6 +72,11 @@ func (m *Model) compose() frame {
 	if m.mode == modePick {
 		peer = m.pick.peer()
 	}
+	if m.showAll && m.mode == modeNormal {
+		// The keys over the panels, where they have the room.
+		f.lines = m.finish(top, m.keysOverlay(w), footer, w, h)
+		return f
+	}
 	table := m.quorum.view(st, v, w, max(tableH, 2), peer)
 	body := block{}
 	for i, id := range table.nodeAt {
@@ -77,7 +84,9 @@ func (m *Model) compose() frame {
 	}
 	body = append(body, table.lines...)
 	rest := avail - len(body)
-	if rest >= minEvents+4 {
+	// The selected node's detail line, unless on a small screen it would
+	// leave the commit picture too short for every voter.
+	if rest >= minEvents+4 && (w >= wideWidth || rest-1-1-minEvents >= 1+voters(v)) {
 		body = append(body, m.quorum.detail(st, v, w))
 		rest--
 	}
@@ -141,6 +150,7 @@ func (m *Model) compose() frame {
 			tabs = append(append([]panel{}, panels...), events)
 			tabH = rest - 1
 		}
+		f.tabbed = true
 		cur := tabs[m.tab%len(tabs)]
 		body = append(body, m.tabBar(tabs, cur.name, w))
 		body = append(body, cur.render(w, tabH)...)
@@ -150,6 +160,67 @@ func (m *Model) compose() frame {
 	}
 	f.lines = m.finish(top, body, footer, w, h)
 	return f
+}
+
+// tabbed reports whether the screen, as its panels are laid out now (the
+// full help closed), shows one panel at a time, which tab switches.
+func (m *Model) tabbed() bool {
+	c := *m
+	c.showAll = false
+	return c.compose().tabbed
+}
+
+// keysOverlay is the full help: every key, in as many rows of columns as
+// the width needs, then how the roles map onto Kafka's metrics.
+func (m *Model) keysOverlay(w int) block {
+	st := m.st
+	keys := m.keys
+	if !m.tabbed() {
+		keys.Tab.SetEnabled(false) // every panel shows: tab would do nothing
+	}
+	out := block{section(st, "Keys (? closes)", w)}
+	const gap = 3
+	var row []block
+	var widths []int
+	used := 0
+	flush := func() {
+		if len(row) > 0 {
+			out = append(out, besides(gap, widths, row...)...)
+		}
+		row, widths, used = nil, nil, 0
+	}
+	for _, group := range keys.FullHelp() {
+		var col block
+		kw := 0
+		for _, b := range group {
+			if b.Enabled() {
+				kw = max(kw, lipgloss.Width(b.Help().Key))
+			}
+		}
+		cw := 0
+		for _, b := range group {
+			if !b.Enabled() {
+				continue
+			}
+			line := st.Help.FullKey.Render(fit(b.Help().Key, kw)) + " " + st.Help.FullDesc.Render(b.Help().Desc)
+			col = append(col, line)
+			cw = max(cw, lipgloss.Width(line))
+		}
+		cw = min(cw, w)
+		if len(row) > 0 && used+gap+cw > w {
+			flush()
+		}
+		if len(row) > 0 {
+			used += gap
+		}
+		row, widths, used = append(row, col), append(widths, cw), used+cw
+	}
+	flush()
+	out = append(out, "")
+	for _, l := range wrapWords(roleLegend, w) {
+		out = append(out, st.Help.FullDesc.Render(l))
+	}
+	return out
 }
 
 // voters counts the controllers.
@@ -190,15 +261,21 @@ func (m *Model) footer(w, h int) block {
 		line = m.pickPrompt()
 		keys = pickKeys{m.keys}
 	case m.mode == modeLink:
-		line = st.Warn.Render(fmt.Sprintf("link %d ↔ %d: delay jitter loss, e.g. 200ms 50ms 10%% (enter applies, esc cancels): ", m.pick.from, m.pick.peer())) + m.form.View()
-		keys = pickKeys{m.keys}
+		// The input first, so it shows whatever the width; what to type,
+		// or why it was refused, under it.
+		line = st.Warn.Render(fmt.Sprintf("link %d ↔ %d: ", m.pick.from, m.pick.peer())) + m.form.View()
+		return block{clip(line, w), m.status.view(st, w)}
 	case m.pullErr != nil:
 		line = st.Err.Render("cannot read the playground: " + m.pullErr.Error())
 	default:
 		line = m.status.view(st, w)
 	}
 	out := block{clip(line, w)}
-	hb := m.help.view(keys, w, m.showAll)
+	if m.showAll && m.mode == modeNormal {
+		// The full help is over the panels; the bar says how to close it.
+		return append(out, m.help.view(closeHelp{m.keys}, w)...)
+	}
+	hb := m.help.view(keys, w)
 	if len(hb) > h/2 {
 		hb = hb[:max(h/2, 1)]
 	}

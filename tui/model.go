@@ -46,6 +46,10 @@ const (
 	modeConfirm      // asking before quitting
 )
 
+// linkPromptWidth is room for the delay/loss input's prompt, "link N ↔ M: ",
+// and its cursor.
+const linkPromptWidth = 20
+
 // Model is the screen's state. It implements tea.Model.
 type Model struct {
 	ctx  context.Context
@@ -125,6 +129,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		// The delay/loss input scrolls within the line, after its
+		// "link N ↔ M: " prompt, rather than running off the screen.
+		m.form.Width = max(msg.Width-linkPromptWidth, 4)
 		return m, nil
 	case snapshotMsg:
 		return m, m.onSnapshot(msg)

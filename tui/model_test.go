@@ -439,3 +439,78 @@ func lastLine(t *testing.T, screen string, n int) string {
 	lines := strings.Split(screen, "\n")
 	return lines[len(lines)-n]
 }
+
+// At 80x24 the full help shows every key and the role legend, the
+// delay/loss input shows what is typed, and the commit picture every one
+// of five voters.
+func TestSmallScreenShowsEverything(t *testing.T) {
+	pg, _ := openPlayground(t, 5, 3, clustertest.Options{})
+	m := newModel(t, pg, 80, 24)
+	screen := m.View()
+	lineWith(t, screen, "   1 Leader      █")
+	for id := 2; id <= 5; id++ {
+		lineWith(t, screen, fmt.Sprintf("   %d Follower    █", id))
+	}
+	press(t, m, "?")
+	screen = m.View()
+	flat := strings.Join(strings.Fields(screen), " ")
+	for _, want := range []string{"space pause", "tab next panel", "L load 100 rec/s on/off", "W wipe its disk",
+		"d delay/loss…", "end/G newest events", "q quit", "Resigned = unattached.", "? close the keys"} {
+		if !strings.Contains(flat, strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("the full help at 80x24 lacks %q:\n%s", want, screen)
+		}
+	}
+	if n := len(strings.Split(screen, "\n")); n != 24 {
+		t.Errorf("full help screen of %d lines", n)
+	}
+	press(t, m, "?")
+
+	m.quorum.selected = 1
+	press(t, m, "d", "enter")
+	for range len(m.form.Value()) {
+		press(t, m, "backspace")
+	}
+	press(t, m, "150ms 20ms 5%")
+	screen = m.View()
+	if l := lastLine(t, screen, 2); !strings.Contains(l, "link 1 ↔ 2: 150ms 20ms 5%") {
+		t.Errorf("the typed fault is not in sight: %q\n%s", l, screen)
+	}
+	if l := lastLine(t, screen, 1); !strings.Contains(l, "200ms 50ms 10%") || !strings.Contains(l, "esc cancels") {
+		t.Errorf("no hint under the input: %q", l)
+	}
+	press(t, m, "esc")
+}
+
+// Where every panel shows, tab says so instead of doing nothing, and the
+// full help leaves it out.
+func TestTabWhereEveryPanelShows(t *testing.T) {
+	pg, _ := openPlayground(t, 3, 3, clustertest.Options{})
+	m := newModel(t, pg, 120, 40)
+	before := m.View()
+	press(t, m, "tab")
+	if m.tab != 0 || !strings.Contains(m.View(), "every panel is on screen") || m.View() == before {
+		t.Fatalf("tab at 120x40:\n%s", m.View())
+	}
+	press(t, m, "?")
+	if strings.Contains(m.View(), "next panel") {
+		t.Errorf("the full help offers tab where it does nothing:\n%s", m.View())
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if !strings.Contains(m.View(), "tab    next panel") {
+		t.Errorf("the full help at 80x24 lacks tab:\n%s", m.View())
+	}
+}
+
+// On a narrow screen the delay/loss input scrolls: the end of what is
+// typed stays in sight.
+func TestLinkInputScrollsOnANarrowScreen(t *testing.T) {
+	pg, _ := openPlayground(t, 3, 0, clustertest.Options{})
+	m := newModel(t, pg, 40, 12)
+	m.quorum.selected = 1
+	press(t, m, "d", "enter")
+	press(t, m, " 30ms 12.5% 99")
+	if l := lastLine(t, m.View(), 2); !strings.Contains(l, "12.5% 99") || !strings.HasPrefix(l, "link 1 ↔ 2: ") {
+		t.Fatalf("input line at 40 columns: %q", l)
+	}
+	press(t, m, "esc")
+}

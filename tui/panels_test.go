@@ -102,11 +102,11 @@ func TestQuorumTableDropsColumnsWhenNarrow(t *testing.T) {
 	v := threeVoters(1_000_000)
 	st := DefaultStyles()
 	wide := quorumModel{selected: 1}.view(st, &v, 160, 10, -1)
-	if len(wide.dropped) != 0 || !strings.Contains(wide.lines[0], "LOG START") {
+	if len(wide.dropped) != 0 || !strings.Contains(wide.lines[0], "LOG-START") {
 		t.Fatalf("160 columns dropped %v", wide.dropped)
 	}
 	narrow := quorumModel{selected: 1}.view(st, &v, 70, 10, -1)
-	if len(narrow.dropped) == 0 || strings.Contains(narrow.lines[0], "LOG START") {
+	if len(narrow.dropped) == 0 || strings.Contains(narrow.lines[0], "LOG-START") {
 		t.Fatalf("70 columns kept every column: %q", narrow.lines[0])
 	}
 	for _, l := range narrow.lines {
@@ -143,5 +143,210 @@ func TestColourNeverCarriesMeaningAlone(t *testing.T) {
 	}
 	if got := ansi.Strip(coloured); got != plain {
 		t.Fatalf("colour changed the text:\nplain:\n%s\ncoloured, stripped:\n%s", plain, got)
+	}
+}
+
+// A node the leader never heard from in its epoch has no known lag (not
+// the leader's log end + 1); one it heard from keeps its last offset and
+// its age; an old leader ahead of the leader shows its uncommitted tail.
+func TestQuorumLagOfDownAndAheadNodes(t *testing.T) {
+	now := int64(1_000_000)
+	v := threeVoters(now)
+	// 3 was killed after its last fetch at 95, 2.5s ago: real lag 25.
+	v.Nodes[2].State, v.Nodes[2].Role = view.StateKilled, ""
+	// 2 is an old leader, cut off, ahead of the leader: the leader never
+	// heard from it in this epoch.
+	v.Nodes[0].Replicas[0] = view.Replica{NodeID: 2, LogEndOffset: -1, LastFetchTimestamp: -1, LastCaughtUpTimestamp: -1}
+	v.Nodes[1].Role, v.Nodes[1].Epoch, v.Nodes[1].LeaderID, v.Nodes[1].LogEndOffset = view.RoleLeader, 3, 2, 134
+	v.Derive(time.UnixMilli(now), nil)
+	st := DefaultStyles()
+	table := strings.Join(quorumModel{selected: 1}.view(st, &v, 160, 10, -1).lines, "\n")
+	for _, h := range []string{"FOLLOWS", "LEADER-SAW", "LAST-FETCH", "LOG-START"} {
+		if !strings.Contains(table, h) {
+			t.Errorf("no heading %s:\n%s", h, table)
+		}
+	}
+	row2 := strings.Fields(rowStarting(t, table, "     2 "))
+	// NODE ROLE EPOCH FOLLOWS LEO LEADER-SAW LAG...
+	if got := strings.Join(row2[:8], " "); got != "2 Leader 3 self 134 never +14 uncommitted" {
+		t.Errorf("row of the old leader ahead: %q", got)
+	}
+	row3 := strings.Fields(rowStarting(t, table, "     3 "))
+	if got := strings.Join(row3[:7], " "); got != "3 - 4 - 95 95 25" || !strings.Contains(rowStarting(t, table, "     3 "), "2.5s") {
+		t.Errorf("row of the killed node: %q", rowStarting(t, table, "     3 "))
+	}
+	if strings.Contains(table, "121") {
+		t.Errorf("a lag of the leader's log end + 1:\n%s", table)
+	}
+	d := quorumModel{selected: 2}.detail(st, &v, 300)
+	if !strings.Contains(d, "leader 1 has not heard from it in epoch 4; its log ends at 134, 14 past the leader's 120: uncommitted") {
+		t.Errorf("detail of node 2: %s", d)
+	}
+	d = quorumModel{selected: 3}.detail(st, &v, 300)
+	if !strings.Contains(d, "last reported offset 95 to leader 1, 2.5s ago") {
+		t.Errorf("detail of node 3: %s", d)
+	}
+}
+
+// A follower whose leader is down says so in FOLLOWS.
+func TestQuorumFollowsADownLeader(t *testing.T) {
+	v := threeVoters(1_000_000)
+	v.Nodes[0].State, v.Nodes[0].Role = view.StateKilled, ""
+	v.Derive(time.UnixMilli(v.Timestamp), nil)
+	table := strings.Join(quorumModel{selected: 1}.view(DefaultStyles(), &v, 80, 10, -1).lines, "\n")
+	if row := rowStarting(t, table, "     2 "); !strings.Contains(row, "1 down") {
+		t.Errorf("row of a follower of the killed leader: %q\n%s", row, table)
+	}
+	for _, l := range strings.Split(table, "\n") {
+		if lipgloss.Width(l) > 80 {
+			t.Errorf("wider than 80: %q", l)
+		}
+	}
+}
+
+// rowStarting returns the first line of screen that starts with prefix.
+func rowStarting(t *testing.T, screen, prefix string) string {
+	t.Helper()
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	t.Fatalf("no line starting %q in:\n%s", prefix, screen)
+	return ""
+}
+
+// Without a leader the header says why, from the view, in at most two
+// lines on 80 columns.
+func TestHeaderSaysWhyThereIsNoLeader(t *testing.T) {
+	st := DefaultStyles()
+	now := int64(1_000_000)
+	h := headerModel{started: time.UnixMilli(now - 65_000)}
+	render := func(v *view.View, w int) string {
+		out := h.view(st, v, false, w)
+		if len(out) > 2 {
+			t.Errorf("header of %d lines at %d columns:\n%s", len(out), w, strings.Join(out, "\n"))
+		}
+		for _, l := range out {
+			if lipgloss.Width(l) > w {
+				t.Errorf("header line wider than %d: %q", w, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	kill := func(v *view.View, ids ...int) {
+		for _, id := range ids {
+			v.Nodes[id-1].State, v.Nodes[id-1].Role = view.StateKilled, ""
+		}
+		v.Derive(time.UnixMilli(now), &view.Baseline{Action: "kill", NodeID: int32(ids[0]), LeaderID: 1, Timestamp: now - 150})
+		v.ClusterID = "EDo1_i8B7LGeBo-Ff2DCgw"
+		v.Profile = "fast"
+	}
+
+	// Just after the leader's kill: the followers still follow it.
+	v := threeVoters(now)
+	kill(&v, 1)
+	for w, want := range map[int]string{
+		160: "no leader: 2 and 3 still follow 1 (killed 150ms ago); each stands for election when its fetch timeout passes",
+		80:  "2,3 follow 1 (killed 150ms ago) until their fetch timeout; then an election",
+	} {
+		if out := render(&v, w); !strings.Contains(out, want) || !strings.Contains(out, "leader none") {
+			t.Errorf("at %d columns, no %q:\n%s", w, want, out)
+		}
+	}
+	if out := render(&v, 80); strings.Contains(out, "election?") {
+		t.Errorf("a guessed election:\n%s", out)
+	}
+
+	// An election under way.
+	v.Nodes[1].Role, v.Nodes[1].Epoch = view.RoleCandidate, 5
+	if out := render(&v, 80); !strings.Contains(out, "election in epoch 5: 2 Candidate") {
+		t.Errorf("election:\n%s", out)
+	}
+
+	// The majority gone: no election can succeed.
+	v = threeVoters(now)
+	kill(&v, 1, 2)
+	for w, want := range map[int]string{
+		160: "no leader: 1 of 3 voters running, a majority needs 2: no election can succeed until 1 more runs",
+		80:  "1 of 3 voters running, a majority needs 2: no election can succeed",
+	} {
+		if out := render(&v, w); !strings.Contains(out, want) {
+			t.Errorf("at %d columns, no %q:\n%s", w, want, out)
+		}
+	}
+
+	// With a leader, no such line.
+	v = threeVoters(now)
+	if out := render(&v, 80); strings.Contains(out, "no leader") || strings.Contains(out, "election") {
+		t.Errorf("with a leader:\n%s", out)
+	}
+}
+
+// An API that went quiet stays listed as idle for a while, then leaves.
+func TestFlowIdleRowsFadeOut(t *testing.T) {
+	var f flowModel
+	at := int64(1_000_000)
+	add := func(ms int64, votes int64) string {
+		v := threeVoters(at + ms)
+		v.Links = []view.Link{
+			{From: 2, To: 1, RPC: map[string]view.RPCStats{"Fetch": {Requests: ms / 50}}},
+			{From: 1, To: 2, RPC: map[string]view.RPCStats{"Vote": {Requests: votes}}},
+		}
+		f.add(&v)
+		return strings.Join(f.view(DefaultStyles(), &v, 100, 10), "\n")
+	}
+	add(0, 0)
+	add(100, 1) // one vote, then quiet
+	var out string
+	for ms := int64(200); ms <= 9_000; ms += 100 {
+		out = add(ms, 1)
+	}
+	if !strings.Contains(out, "Vote/PreVote    1→2       idle last 8.9s ago") {
+		t.Fatalf("the quiet Vote row is gone too soon:\n%s", out)
+	}
+	for ms := int64(9_100); ms <= 10_200; ms += 100 {
+		out = add(ms, 1)
+	}
+	if strings.Contains(out, "Vote/PreVote") || !strings.Contains(out, "Fetch") {
+		t.Fatalf("after %v of quiet:\n%s", recentWindow, out)
+	}
+}
+
+// A commit picture too short for every voter names those left out,
+// keeping the one that holds the HWM in sight.
+func TestCommitPictureSaysWhoIsLeftOut(t *testing.T) {
+	v := threeVoters(1_000_000)
+	out := strings.Join(commitModel{}.view(DefaultStyles(), &v, 100, 3), "\n")
+	if !strings.Contains(out, "110 ← holds the HWM") || !strings.Contains(out, "+2 more: voter 1,3") {
+		t.Fatalf("no line for the voters left out:\n%s", out)
+	}
+	out = strings.Join(commitModel{}.view(DefaultStyles(), &v, 100, 4), "\n")
+	if strings.Contains(out, "more") || !strings.Contains(out, "95 behind the HWM") {
+		t.Fatalf("short picture:\n%s", out)
+	}
+}
+
+func TestCommitPictureWithoutMajority(t *testing.T) {
+	v := threeVoters(1_000_000)
+	for _, i := range []int{0, 1} {
+		v.Nodes[i].State, v.Nodes[i].Role = view.StateKilled, ""
+	}
+	v.Derive(time.UnixMilli(v.Timestamp), nil)
+	out := strings.Join(commitModel{}.view(DefaultStyles(), &v, 100, 10), "\n")
+	if !strings.Contains(out, "1 of 3 voters running, no majority") || strings.Contains(out, "until an election ends") {
+		t.Fatalf("no-majority picture:\n%s", out)
+	}
+}
+
+// A follower of the leader a record ahead of it is two statuses published
+// a moment apart, not an uncommitted tail.
+func TestQuorumFollowerAheadIsSkew(t *testing.T) {
+	v := threeVoters(1_000_000)
+	v.Nodes[1].LogEndOffset = 121
+	v.Derive(time.UnixMilli(v.Timestamp), nil)
+	table := strings.Join(quorumModel{selected: 1}.view(DefaultStyles(), &v, 160, 10, -1).lines, "\n")
+	if strings.Contains(table, "uncommitted") {
+		t.Fatalf("skew shown as an uncommitted tail:\n%s", table)
 	}
 }

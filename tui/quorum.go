@@ -21,13 +21,14 @@ type quorumModel struct {
 
 // quorumRow is one node as the table shows it, every cell already text.
 type quorumRow struct {
-	id                                   int32
-	role                                 string
-	roleStyle                            view.Role
-	epoch, leo, saw, lag, hwm, lastFetch string
-	snapshot, logStart                   string
-	state                                string
-	stateStyle                           view.State
+	id                                 int32
+	role                               string
+	roleStyle                          view.Role
+	epoch, follows, leo, saw, lag, hwm string
+	lastFetch                          string
+	snapshot, logStart                 string
+	state                              string
+	stateStyle                         view.State
 }
 
 // quorumColumn is a column of the table; columns with a lower drop rank
@@ -43,13 +44,14 @@ var quorumColumns = []quorumColumn{
 	{"NODE", true, 0, func(r *quorumRow) string { return fmt.Sprint(r.id) }},
 	{"ROLE", false, 0, func(r *quorumRow) string { return r.role }},
 	{"EPOCH", true, 0, func(r *quorumRow) string { return r.epoch }},
+	{"FOLLOWS", true, 5, func(r *quorumRow) string { return r.follows }},
 	{"LEO", true, 0, func(r *quorumRow) string { return r.leo }},
-	{"LEADER SAW", true, 3, func(r *quorumRow) string { return r.saw }},
+	{"LEADER-SAW", true, 3, func(r *quorumRow) string { return r.saw }},
 	{"LAG", true, 0, func(r *quorumRow) string { return r.lag }},
 	{"HWM", true, 0, func(r *quorumRow) string { return r.hwm }},
-	{"LAST FETCH", true, 4, func(r *quorumRow) string { return r.lastFetch }},
+	{"LAST-FETCH", true, 4, func(r *quorumRow) string { return r.lastFetch }},
 	{"SNAPSHOT", true, 2, func(r *quorumRow) string { return r.snapshot }},
-	{"LOG START", true, 1, func(r *quorumRow) string { return r.logStart }},
+	{"LOG-START", true, 1, func(r *quorumRow) string { return r.logStart }},
 	{"STATE", false, 0, func(r *quorumRow) string { return r.state }},
 }
 
@@ -66,6 +68,7 @@ func quorumRows(v *view.View) []quorumRow {
 			hwm:      offset(n.HighWatermark),
 			logStart: offset(n.LogStartOffset),
 			saw:      "-", lag: "-", lastFetch: "-", snapshot: "-",
+			follows: follows(v, n),
 		}
 		r.roleStyle = n.Role
 		if n.Role == "" {
@@ -75,9 +78,12 @@ func quorumRows(v *view.View) []quorumRow {
 			r.snapshot = fmt.Sprintf("%d@%d", n.LatestSnapshot.EndOffset, n.LatestSnapshot.Epoch)
 		}
 		if rs, ok := v.Replica(n.ID); ok {
-			r.lag = fmt.Sprint(rs.Lag)
+			r.lag = lagCell(v, n, rs)
 			if n.ID != v.LeaderID {
 				r.saw = offset(rs.LogEndOffset)
+				if rs.LogEndOffset < 0 {
+					r.saw = "never"
+				}
 				r.lastFetch = since(rs.LastFetchTimestamp, v.Timestamp)
 			}
 		}
@@ -85,6 +91,51 @@ func quorumRows(v *view.View) []quorumRow {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// follows is the leader a node knows, "down" after it when that leader's
+// process is not running (killed, stopped, failed) or it is isolated: the
+// node still follows it until its fetch timeout passes.
+func follows(v *view.View, n *view.Node) string {
+	if !n.Live() || n.LeaderID < 0 {
+		return "-"
+	}
+	if n.LeaderID == n.ID {
+		return "self"
+	}
+	if l, ok := v.Node(n.LeaderID); ok && l.State != view.StateRunning {
+		return fmt.Sprintf("%d down", n.LeaderID)
+	}
+	return fmt.Sprint(n.LeaderID)
+}
+
+// leaderLEO is the log end offset of the view's leader, -1 without one.
+func leaderLEO(v *view.View) int64 {
+	if l, ok := v.Leader(); ok {
+		return l.LogEndOffset
+	}
+	return -1
+}
+
+// lagCell is a replica's lag as the leader knows it. A replica the leader
+// has not heard from has no known lag (Kafka's output would print the
+// leader's log end + 1): "-", and the LEADER-SAW and LAST-FETCH cells say
+// never. A node whose own log runs past the leader's (an old leader cut
+// off while it appended) has a tail no majority holds: "+N uncommitted".
+func lagCell(v *view.View, n *view.Node, rs view.Replica) string {
+	if n.ID == v.LeaderID {
+		return fmt.Sprint(rs.Lag)
+	}
+	// A follower of this leader cannot be ahead of it: its offset past the
+	// leader's is the skew of two statuses published a moment apart.
+	follower := n.LeaderID == v.LeaderID && n.Epoch == v.LeaderEpoch
+	if lleo := leaderLEO(v); lleo >= 0 && n.LogEndOffset > lleo && !follower {
+		return fmt.Sprintf("+%d uncommitted", n.LogEndOffset-lleo)
+	}
+	if rs.LogEndOffset < 0 {
+		return "-"
+	}
+	return fmt.Sprint(rs.Lag)
 }
 
 // linkCuts lists the peers a node cannot reach: both ways, only sending,
@@ -326,6 +377,9 @@ func (q quorumModel) detail(st *Styles, v *view.View, w int) string {
 	if n.LatestSnapshot != nil {
 		snap = fmt.Sprintf("%d@%d", n.LatestSnapshot.EndOffset, n.LatestSnapshot.Epoch)
 	}
+	if s := replicaNote(v, n); s != "" {
+		parts = append(parts, s)
+	}
 	parts = append(parts, "snapshot "+snap, fmt.Sprintf("log start %d", n.LogStartOffset))
 	if n.Truncations > 0 || n.SnapshotsLoaded > 0 {
 		parts = append(parts, fmt.Sprintf("truncations %d", n.Truncations), fmt.Sprintf("snapshots loaded %d", n.SnapshotsLoaded))
@@ -341,6 +395,34 @@ func (q quorumModel) detail(st *Styles, v *view.View, w int) string {
 		parts = append(parts, "cannot hear "+ids(in))
 	}
 	return st.Dim.Render(clip(strings.Join(parts, " · "), w))
+}
+
+// replicaNote says what the leader knows of a node that is not it: its
+// last reported offset and when, or that it never heard from it in its
+// epoch, with the node's own log end beside the leader's.
+func replicaNote(v *view.View, n *view.Node) string {
+	l, ok := v.Leader()
+	if !ok || n.ID == l.ID {
+		return ""
+	}
+	rs, ok := v.Replica(n.ID)
+	if !ok {
+		return ""
+	}
+	var s string
+	if rs.LogEndOffset < 0 {
+		s = fmt.Sprintf("leader %d has not heard from it in epoch %d", l.ID, l.Epoch)
+	} else {
+		s = fmt.Sprintf("last reported offset %d to leader %d, %s ago", rs.LogEndOffset, l.ID, since(rs.LastFetchTimestamp, v.Timestamp))
+	}
+	follower := n.LeaderID == l.ID && n.Epoch == l.Epoch
+	switch own := n.LogEndOffset; {
+	case own > l.LogEndOffset && !follower:
+		s += fmt.Sprintf("; its log ends at %d, %d past the leader's %d: uncommitted", own, own-l.LogEndOffset, l.LogEndOffset)
+	case own >= 0 && rs.LogEndOffset < 0:
+		s += fmt.Sprintf("; its own log ends at %d, the leader's at %d", own, l.LogEndOffset)
+	}
+	return s
 }
 
 func idOrNone(id int32) string {

@@ -63,7 +63,7 @@ func (s statusModel) view(st *Styles, w int) string {
 	return clip(b.String(), w)
 }
 
-// helpModel is the help bar, or with ? the full help.
+// helpModel is the help bar; the full help (?) is the keys overlay.
 type helpModel struct {
 	h help.Model
 }
@@ -74,16 +74,9 @@ func newHelpModel(st *Styles) helpModel {
 	return helpModel{h: h}
 }
 
-// view renders the help for keys in w cells.
-func (m helpModel) view(keys help.KeyMap, w int, all bool) block {
+// view renders the help bar for keys in w cells.
+func (m helpModel) view(keys help.KeyMap, w int) block {
 	h := m.h
 	h.Width = w
-	h.ShowAll = all
-	out := block(strings.Split(h.View(keys), "\n"))
-	if all {
-		for _, l := range wrapWords(roleLegend, w) {
-			out = append(out, h.Styles.FullDesc.Render(l))
-		}
-	}
-	return out
+	return block(strings.Split(h.View(keys), "\n"))
 }
