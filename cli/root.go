@@ -119,6 +119,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 // Execute runs kraftlab with the process's arguments and exits with
 // kraftlab's exit codes.
 func Execute() {
+	initSelf()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], defaultEnv())
 	stop()

@@ -245,9 +245,18 @@ func writeBanner(w io.Writer, p *playground, cfg cluster.Config) {
 	fmt.Fprintf(w, "  data         %s\n", data)
 	fmt.Fprintf(w, "  control      %s\n", p.session.Socket)
 	fl := sessionFlag(p.session.Name)
-	fmt.Fprintf(w, "In another shell: kraftlab status%s | kraftlab kill leader%s | kraftlab wait new-leader%s\n", fl, fl, fl)
-	fmt.Fprintf(w, "More screens on it (quitting them leaves it running): kraftlab tui%s\n", fl)
-	fmt.Fprintf(w, "Stop with Ctrl-C or: kraftlab down%s\n", fl)
+	where := "In another shell"
+	if goRun {
+		// go run's binary is gone once it exits: the commands go through
+		// go run again, from the source folder.
+		if wd, err := os.Getwd(); err == nil {
+			where += ", in " + wd
+		}
+	}
+	k := self
+	fmt.Fprintf(w, "%s: %s status%s | %s kill leader%s | %s wait new-leader%s\n", where, k, fl, k, fl, k, fl)
+	fmt.Fprintf(w, "More screens on it (quitting them leaves it running): %s tui%s\n", k, fl)
+	fmt.Fprintf(w, "Stop with Ctrl-C or: %s down%s\n", k, fl)
 }
 
 func shape(cfg cluster.Config) string {
