@@ -97,6 +97,20 @@ func TestUpServesUntilDown(t *testing.T) {
 	}()
 	waitFor(t, "up to serve", func() bool { code, _, _ := h.run("status"); return code == 0 })
 
+	waitFor(t, "the banner", func() bool { return strings.Contains(upOut.String(), "Stop with") })
+	m := regexp.MustCompile(`(?m)^  data         (\S+) \(temporary: removed on exit\)$`).FindStringSubmatch(upOut.String())
+	if m == nil {
+		t.Fatalf("the banner does not name the data folder:\n%s", upOut.String())
+	}
+	if fi, err := os.Stat(m[1]); err != nil || !fi.IsDir() {
+		t.Errorf("data folder %s: %v", m[1], err)
+	}
+	defer func() {
+		if _, err := os.Stat(m[1]); !os.IsNotExist(err) {
+			t.Errorf("data folder %s left behind: %v", m[1], err)
+		}
+	}()
+
 	code, out, errOut := h.run("up")
 	expectRun(t, "second up", code, out, errOut, ExitUsage, `playground "default" is already running (pid `,
 		"stop it with: kraftlab down, or start another beside it: kraftlab up --session NAME")
@@ -125,7 +139,6 @@ func TestUpServesUntilDown(t *testing.T) {
 		`kraftlab playground "default" is up: 3 controllers, 1 brokers, profile fast`,
 		"controllers  1=127.0.0.1:19001  2=127.0.0.1:19002  3=127.0.0.1:19003",
 		"brokers      127.0.0.1:19101   (101..101: metadata observers for now; they answer ApiVersions and forward DescribeQuorum, not Produce or Metadata)",
-		"data         a temporary folder, removed on exit",
 		"control      " + filepath.Join(h.home, "default", "control.sock"),
 		"election", "killed node 1", `playground "default" is down`,
 	} {

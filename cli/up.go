@@ -136,6 +136,11 @@ func (o *outlet) Write(b []byte) (int, error) {
 type playground struct {
 	pg      *cluster.Playground
 	session control.Session
+	// cfg is the playground's configuration, its data folder filled in.
+	cfg cluster.Config
+	// tmpData is the temporary data folder up made, removed by stop; ""
+	// with --data-dir.
+	tmpData string
 	srv     *control.Server
 	ln      *control.Listener
 	served  chan error
@@ -154,12 +159,23 @@ func startPlayground(ctx context.Context, e *env, s control.Session, cfg cluster
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
+	tmpData := ""
+	if cfg.DataDir == "" {
+		// up makes the temporary folder itself, so that the banner can name
+		// it and a later up can find it if this process dies.
+		if tmpData, err = os.MkdirTemp("", "kraftlab-"+s.Name+"-"); err != nil {
+			ln.Close()
+			return nil, usagef("data folder: %v", err)
+		}
+		cfg.DataDir = tmpData
+	}
 	pg, err := e.open(ctx, cfg)
 	if err != nil {
+		removeTemp(tmpData)
 		ln.Close()
 		return nil, usagef("%v", err)
 	}
-	p := &playground{pg: pg, session: s, ln: ln, served: make(chan error, 1), down: make(chan struct{})}
+	p := &playground{pg: pg, session: s, cfg: cfg, tmpData: tmpData, ln: ln, served: make(chan error, 1), down: make(chan struct{})}
 	var once sync.Once
 	p.srv = control.NewServer(pg, func() { once.Do(func() { close(p.down) }) })
 	go func() { p.served <- p.srv.Serve(ln) }()
@@ -177,6 +193,7 @@ func (p *playground) stop() error {
 	if cerr := p.pg.Close(); err == nil {
 		err = cerr
 	}
+	removeTemp(p.tmpData)
 	if lerr := p.ln.Close(); err == nil {
 		err = lerr
 	}
@@ -197,7 +214,7 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 	stderr := &outlet{w: cmd.ErrOrStderr(), name: "standard error"}
 	w := &outlet{w: cmd.OutOrStdout(), name: "standard output", other: stderr}
 	stderr.other = w
-	writeBanner(w, p, cfg)
+	writeBanner(w, p)
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
 	go func() {
@@ -222,7 +239,8 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 	return nil
 }
 
-func writeBanner(w io.Writer, p *playground, cfg cluster.Config) {
+func writeBanner(w io.Writer, p *playground) {
+	cfg := p.cfg
 	v := p.pg.View()
 	var controllers, brokers []string
 	for _, n := range v.Nodes {
@@ -238,9 +256,9 @@ func writeBanner(w io.Writer, p *playground, cfg cluster.Config) {
 	if len(brokers) > 0 {
 		fmt.Fprintf(w, "  brokers      %s   (101..%d: metadata observers for now; they answer ApiVersions and forward DescribeQuorum, not Produce or Metadata)\n", strings.Join(brokers, ","), 100+cfg.Brokers)
 	}
-	data := "a temporary folder, removed on exit"
-	if cfg.DataDir != "" {
-		data = cfg.DataDir + " (kept)"
+	data := cfg.DataDir + " (kept)"
+	if p.tmpData != "" {
+		data = p.tmpData + " (temporary: removed on exit)"
 	}
 	fmt.Fprintf(w, "  data         %s\n", data)
 	fmt.Fprintf(w, "  control      %s\n", p.session.Socket)
@@ -293,4 +311,11 @@ func unitSuffix(u string) string {
 		return ""
 	}
 	return u
+}
+
+// removeTemp removes a temporary data folder; "" is none.
+func removeTemp(dir string) {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
 }
