@@ -280,7 +280,7 @@ func (d *msDuration) Set(s string) error {
 	v, err := time.ParseDuration(s)
 	switch {
 	case err != nil:
-		return fmt.Errorf("want a duration such as 200ms or 1.5s")
+		return fmt.Errorf("%s", durationHint(s))
 	case v < 0:
 		return fmt.Errorf("must not be negative")
 	case v%time.Millisecond != 0:

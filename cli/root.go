@@ -83,7 +83,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 	root.SetErr(e.stderr)
 	root.PersistentFlags().String("session", "", "the playground to use, when several run side by side (default $"+control.EnvSession+" or \"default\")")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usagef("%v (see: %s --help)", err, cmd.CommandPath())
+		return &exitError{code: ExitUsage, err: flagError(cmd, err)}
 	})
 	root.AddGroup(
 		&cobra.Group{ID: "run", Title: "Run a playground:"},

@@ -411,7 +411,7 @@ func (e *env) checkLine(args []string) error {
 		return unknownCommand(root, args)
 	}
 	if err := cmd.ParseFlags(rest); err != nil {
-		return fmt.Errorf("%v (see: %s --help)", err, cmd.CommandPath())
+		return flagError(cmd, err)
 	}
 	if cmd.Flags().Changed("session") {
 		return errors.New("--session has no place in a scenario line: every line runs against the scenario's own playground")
