@@ -19,7 +19,7 @@ func TestBinaryBadInput(t *testing.T) {
 		args  []string
 		wants []string
 	}{
-		{[]string{"status"}, []string{`kraftlab: no playground running (session "default"); start one with: ` + binary + ` up`}},
+		{[]string{"status"}, []string{`kraftlab: no playground running (session "default"); start one with: kraftlab up`}},
 		{[]string{"kil", "leader"}, []string{`kraftlab: unknown command "kil"; did you mean kill?`}},
 		{[]string{"kill", "seven"}, []string{`kraftlab: bad node "seven"`}},
 		{[]string{"wait", "leder"}, []string{`kraftlab: bad condition "leder"`, "valid conditions:"}},
