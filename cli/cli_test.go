@@ -83,7 +83,13 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 	}
 	// A bad condition is one problem, followed by the forms that would do.
 	code, out, errOut := h.run("wait", "leder")
-	expectRun(t, "wait leder", code, out, errOut, ExitUsage, `kraftlab: bad condition "leder": unknown condition "leder"; valid conditions:`, "new-leader", "node NODE FIELD OP V")
+	expectRun(t, "wait leder", code, out, errOut, ExitUsage, `kraftlab: bad condition "leder": unknown condition "leder"; closest form: leader, leader == N or leader != N (see: kraftlab wait --help)`+"\n")
+	if strings.Count(errOut, "\n") != 1 {
+		t.Errorf("wait leder: want one line, got %q", errOut)
+	}
+	// A lone = is ==, said in the help and in what wait prints.
+	code, out, errOut = h.run("wait", "--help")
+	expectRun(t, "wait --help", code, out, errOut, ExitOK, `A single = means ==: "hwm = 5" is "hwm == 5"`)
 	code, out, errOut = h.run("expect", "epoch", ">", "three")
 	expectRun(t, "expect epoch > three", code, out, errOut, ExitUsage, `bad value "three": want a number, baseline or baseline+K`)
 }
@@ -346,6 +352,10 @@ func TestWaitAndExpect(t *testing.T) {
 	var res checkResult
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || !res.OK || res.Condition != "hwm >= baseline" {
 		t.Errorf("wait --json: %d %q", code, out)
+	}
+	code, out, _ = h.run("expect", "epoch", "=", "2", "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || !res.OK || res.Condition != "epoch == 2" {
+		t.Errorf("expect epoch = 2 --json: %d %q", code, out)
 	}
 	code, out, _ = h.run("expect", "leader", "!=", "2", "--json")
 	if code != ExitFailed || json.Unmarshal([]byte(out), &res) != nil || res.OK {
