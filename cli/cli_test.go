@@ -386,8 +386,10 @@ status
 load stop
 `)
 	fail := writeFile(t, dir, "fail.txt", "wait leader\n\nexpect leader == 3\nkill 2\n")
+	code, out, errOut := h.run("scenario", "run", fail, "--profile", "fast")
+	expectRun(t, "scenario run fail.txt", code, out, errOut, ExitFailed, "kraftlab: 1 of 1 scenario file failed\n")
 
-	code, out, errOut := h.run("scenario", "run", pass, fail, "--profile", "fast")
+	code, out, errOut = h.run("scenario", "run", pass, fail, "--profile", "fast")
 	expectRun(t, "scenario run", code, out, errOut, ExitFailed,
 		"=== "+pass+" (3 controllers, 0 brokers, profile fast, session scenario-",
 		"wait leader  (",
@@ -462,7 +464,7 @@ load 10 --size 2MiB
 		t.Errorf("something ran:\n%s", out)
 	}
 	code, out, errOut = h.run("scenario", "check", good)
-	expectRun(t, "scenario check", code, out, errOut, ExitOK, "1 scenario files are valid")
+	expectRun(t, "scenario check", code, out, errOut, ExitOK, "1 scenario file is valid\n")
 }
 
 // Every example parses and every line of it is a valid command;
