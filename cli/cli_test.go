@@ -193,7 +193,9 @@ func TestStatusMirrorsDescribe(t *testing.T) {
 
 	code, out, errOut = h.run("status", "--replication")
 	expectRun(t, "status --replication", code, out, errOut, ExitOK,
-		"NodeId  LogEndOffset  Lag  LastFetchTimestamp  LastCaughtUpTimestamp  Status    State")
+		"NodeId  DirectoryId             LogEndOffset  Lag  LastFetchTimestamp  LastCaughtUpTimestamp  Status    State\n",
+		"\n1       AAAAAAAAAAAAAAAAAAAAAA  ")
+	noTrailingSpaces(t, "status --replication", out)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 5 || !strings.HasPrefix(lines[1], "1 ") || !strings.Contains(lines[1], "now") || !strings.Contains(lines[4], "Observer") {
 		t.Errorf("replication rows (leader first, observers last):\n%s", out)
@@ -210,6 +212,7 @@ func TestStatusMirrorsDescribe(t *testing.T) {
 	expectRun(t, "nodes", code, out, errOut, ExitOK,
 		"NODE  KIND        LISTENER         STATE    ROLE      EPOCH  LEADER  VOTED  LOG-END  HWM",
 		"101   broker      127.0.0.1:19101  running  Observer  1      1       -")
+	noTrailingSpaces(t, "nodes", out)
 	code, out, errOut = h.run("nodes", "--json")
 	var nodes []view.Node
 	if err := json.Unmarshal([]byte(out), &nodes); err != nil || len(nodes) != 4 || code != 0 {
@@ -542,5 +545,14 @@ func TestExamplesRun(t *testing.T) {
 	}
 	if code != ExitOK && !t.Failed() {
 		t.Errorf("scenario run exited %d: %s", code, errOut.String())
+	}
+}
+
+func noTrailingSpaces(t *testing.T, what, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimRight(line, " ") != line {
+			t.Errorf("%s: trailing spaces in %q", what, line)
+		}
 	}
 }
