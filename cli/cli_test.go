@@ -500,8 +500,17 @@ func TestExamplesAreValid(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	h := newHarness(t)
 	code, out, _ := h.run("__complete", "kill", "")
-	if code != 0 || !strings.Contains(out, "leader\tthe current leader") {
+	if code != 0 || !strings.Contains(out, "leader\tthe current leader") ||
+		!strings.Contains(out, `_activeHelp_ no node IDs: no playground running (session "default")`) {
 		t.Errorf("completion without a playground: %q", out)
+	}
+	// The IDs come from the session the command line names, wherever
+	// --session stands.
+	h.serve("demo", clustertest.Options{})
+	for _, args := range [][]string{{"__complete", "kill", "--session", "demo", ""}, {"__complete", "--session=demo", "partition", "1", ""}, {"__complete", "wait", "node", "--session", "demo", ""}} {
+		if _, out, _ := h.run(args...); !strings.Contains(out, "\n2\tcontroller, running, Follower\n") || !strings.Contains(out, "\n101\tbroker") {
+			t.Errorf("%v: %q", args, out)
+		}
 	}
 	h.serve("default", clustertest.Options{})
 	code, out, _ = h.run("__complete", "kill", "")
