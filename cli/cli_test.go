@@ -565,3 +565,18 @@ func noTrailingSpaces(t *testing.T, what, out string) {
 		}
 	}
 }
+
+// --session shows only where it picks a playground.
+func TestSessionFlagOnlyWhereItMatters(t *testing.T) {
+	h := newHarness(t)
+	for _, args := range [][]string{{"bench", "--help"}, {"bench", "quorum", "--help"}, {"completion", "--help"}, {"completion", "bash", "--help"}, {"help", "--help"}} {
+		if _, out, _ := h.run(args...); strings.Contains(out, "--session") {
+			t.Errorf("%v shows --session:\n%s", args, out)
+		}
+	}
+	for _, args := range [][]string{{"status", "--help"}, {"scenario", "run", "--help"}, {"up", "--help"}} {
+		if _, out, _ := h.run(args...); !strings.Contains(out, "--session") {
+			t.Errorf("%v lacks --session:\n%s", args, out)
+		}
+	}
+}

@@ -112,6 +112,13 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 		case "completion", "help":
 			c.Annotations = map[string]string{annotNoScenario: "it only prints help or shell code"}
 		}
+		switch c.Name() {
+		case "completion", "help", "bench":
+			// --session means nothing here: a flag of their own, hidden,
+			// shadows root's in their help and their subcommands'.
+			c.PersistentFlags().String("session", "", "")
+			c.PersistentFlags().MarkHidden("session")
+		}
 	}
 	return root
 }
