@@ -143,6 +143,15 @@ jitter (in order, as on a TCP connection), and the given share of messages
 is lost. Options left out are set to zero; a
 partition on the link stays. Undo with "kraftlab heal A B".
 
+Why a follower behind a lossy link flaps between Follower and Prospective:
+each lost message costs its sender a whole request timeout
+(controller.quorum.request.timeout.ms) before it asks again. A follower
+whose Fetch, or the leader's answer to it, is lost hears nothing from the
+leader for that long, which is as long as controller.quorum.fetch.timeout.ms
+in every profile (4000 ms on workshop, 2000 ms on kafka): it becomes
+Prospective and asks for pre-votes, and turns Follower again at the
+leader's next answer. "kraftlab up --help" lists both timeouts.
+
 ` + nodeHelp,
 		Example:           indentExample("kraftlab link 1 2 --delay 200ms --jitter 50ms\nkraftlab link leader 3 --loss 20%"),
 		ValidArgsFunction: completeNodes(e, 2),

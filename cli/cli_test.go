@@ -580,3 +580,13 @@ func TestSessionFlagOnlyWhereItMatters(t *testing.T) {
 		}
 	}
 }
+
+func TestLinkHelpExplainsTheFlapping(t *testing.T) {
+	h := newHarness(t)
+	_, out, _ := h.run("link", "--help")
+	for _, want := range []string{"flaps between Follower and Prospective", "controller.quorum.request.timeout.ms", "controller.quorum.fetch.timeout.ms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("link --help lacks %q", want)
+		}
+	}
+}
