@@ -182,14 +182,16 @@ leader's next answer. "kraftlab up --help" lists both timeouts.
 func newDownCommand(e *env) *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:         "down",
-		Short:       "Shut the playground down",
-		Long:        "Down asks the running playground to stop every node and exit, and waits until it has.",
+		Use:   "down",
+		Short: "Shut the playground down",
+		Long: `Down asks the running playground to stop every node and exit, and waits
+(up to --timeout) until its up has let the session go: nodes stopped, the
+temporary data folder and the session folder removed.`,
 		Example:     indentExample("kraftlab down\nkraftlab down --session demo"),
 		Args:        nodeArgs(0, 0, "no arguments", "kraftlab down"),
 		Annotations: map[string]string{annotNoScenario: "a scenario's playground shuts down by itself when the file ends"},
 	}
-	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "how long to wait for the playground to exit")
+	cmd.Flags().DurationVar(&timeout, "timeout", 15*time.Second, "how long to wait for the playground to exit")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		c, err := e.connect(cmd)
 		if err != nil {
@@ -201,7 +203,11 @@ func newDownCommand(e *env) *cobra.Command {
 		if err := c.Down(ctx); err != nil {
 			return apiError(c, err)
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "playground %q is down\n", c.Session().Name)
+		s := c.Session()
+		if err := waitSessionGone(ctx, s); err != nil {
+			return usagef("playground %q stopped answering but still holds its session after %v (%v); look at the shell that runs %s", s.Name, timeout, err, upHint(s.Name))
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "playground %q is down: its nodes are stopped and its folders removed\n", s.Name)
 		return nil
 	}
 	return cmd

@@ -141,7 +141,14 @@ func TestUpServesUntilDown(t *testing.T) {
 	waitFor(t, "the follower to see the kill", func() bool { return strings.Contains(followOut.String(), "killed node 1") })
 
 	code, out, errOut = h.run("down")
-	expectRun(t, "down", code, out, errOut, ExitOK, `playground "default" is down`)
+	expectRun(t, "down", code, out, errOut, ExitOK, `playground "default" is down: its nodes are stopped and its folders removed`)
+	// down returns once up has let go: no session folder, no data folder.
+	for _, dir := range []string{filepath.Join(h.home, "default"), m[1]} {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			ents, _ := os.ReadDir(dir)
+			t.Errorf("down returned while %s is still there: %v %v", dir, err, ents)
+		}
+	}
 	if code := exited(t, "up", upDone); code != ExitOK {
 		t.Errorf("up exited %d: %s", code, upErr.String())
 	}
@@ -409,6 +416,9 @@ load stop
 		t.Errorf("the failing file went on after its failure:\n%s", out)
 	}
 
+	if left, _ := filepath.Glob(filepath.Join(h.home, "scenario-*")); len(left) > 0 {
+		t.Errorf("scenario run left its session folders: %v", left)
+	}
 	code, out, _ = h.run("scenario", "run", "--json", pass, fail)
 	var rep scenario.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {

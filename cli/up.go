@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,8 +50,11 @@ func upCommand(e *env) (*cobra.Command, *upOptions) {
 101..100+M (observers of the metadata quorum), each listening on 127.0.0.1,
 and serves the control API that the other commands use. It runs until
 Ctrl-C, SIGTERM or "kraftlab down", and then removes its temporary data
-folder and its control socket. Several playgrounds can run side by side
-under different --session names.
+folder (the banner names it) and its session folder with the control
+socket. Several playgrounds can run side by side under different --session
+names. Session folders that an up killed with kill -9 left behind (their
+lock free, their process gone) are removed, with their data folders, by
+the next up, which says so.
 
 A closed output does not stop it: when whatever reads its standard output
 or error goes away (kraftlab up --headless | head -1), up keeps running and
@@ -168,6 +173,7 @@ func startPlayground(ctx context.Context, e *env, s control.Session, cfg cluster
 			return nil, usagef("data folder: %v", err)
 		}
 		cfg.DataDir = tmpData
+		writeDataMarker(s, tmpData)
 	}
 	pg, err := e.open(ctx, cfg)
 	if err != nil {
@@ -178,7 +184,7 @@ func startPlayground(ctx context.Context, e *env, s control.Session, cfg cluster
 	p := &playground{pg: pg, session: s, cfg: cfg, tmpData: tmpData, ln: ln, served: make(chan error, 1), down: make(chan struct{})}
 	var once sync.Once
 	p.srv = control.NewServer(pg, func() { once.Do(func() { close(p.down) }) })
-	go func() { p.served <- p.srv.Serve(ln) }()
+	go func() { p.served <- p.srv.Serve(socketOnly{ln}) }()
 	return p, nil
 }
 
@@ -194,7 +200,10 @@ func (p *playground) stop() error {
 		err = cerr
 	}
 	removeTemp(p.tmpData)
-	if lerr := p.ln.Close(); err == nil {
+	// Empty the session folder while holding its lock, then let go.
+	removeSessionFiles(p.session.Dir)
+	// The server closed the socket already; this releases the lock.
+	if lerr := p.ln.Close(); err == nil && !errors.Is(lerr, net.ErrClosed) {
 		err = lerr
 	}
 	return err
@@ -207,6 +216,7 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 	}
 	started := time.Now()
 	catchSIGPIPE()
+	stale := cleanStale(filepath.Dir(s.Dir))
 	p, err := startPlayground(cmd.Context(), e, s, cfg)
 	if err != nil {
 		return err
@@ -214,6 +224,9 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 	stderr := &outlet{w: cmd.ErrOrStderr(), name: "standard error"}
 	w := &outlet{w: cmd.OutOrStdout(), name: "standard output", other: stderr}
 	stderr.other = w
+	for _, line := range stale {
+		fmt.Fprintln(w, line)
+	}
 	writeBanner(w, p)
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
