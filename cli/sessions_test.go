@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,6 +54,18 @@ func TestUpRemovesWhatAKilledUpLeft(t *testing.T) {
 		}
 	}
 	h.serve("alive", clustertest.Options{})
+	// A session whose process cannot yet be told gone (its PID still
+	// exists: a zombie not reaped yet) is left to its next up, which
+	// removes the data folder it names.
+	own := filepath.Join(h.home, "default")
+	oldData := filepath.Join(tmp, "kraftlab-default-old")
+	for _, d := range []string{own, oldData} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(own, lockFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	os.WriteFile(filepath.Join(own, dataMarker), []byte(oldData+"\n"), 0o600)
 
 	var upOut, upErr lockedBuffer
 	upDone := make(chan int, 1)
@@ -61,7 +74,10 @@ func TestUpRemovesWhatAKilledUpLeft(t *testing.T) {
 	if want := `removed session "dead" left by a process that is gone (` + dead + ", data " + data + ")"; !strings.Contains(upOut.String(), want) {
 		t.Errorf("up does not say %q:\n%s", want, upOut.String())
 	}
-	for _, dir := range []string{dead, data} {
+	if want := "removed data folder " + oldData + `, left in session "default" by a process that is gone`; !strings.Contains(upOut.String(), want) {
+		t.Errorf("up does not say %q:\n%s", want, upOut.String())
+	}
+	for _, dir := range []string{dead, data, oldData} {
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("%s still there: %v", dir, err)
 		}

@@ -146,9 +146,11 @@ type playground struct {
 	// tmpData is the temporary data folder up made, removed by stop; ""
 	// with --data-dir.
 	tmpData string
-	srv     *control.Server
-	ln      *control.Listener
-	served  chan error
+	// stale says what up removed that a dead process had left.
+	stale  []string
+	srv    *control.Server
+	ln     *control.Listener
+	served chan error
 	// down is closed when a client asks the playground to shut down.
 	down chan struct{}
 }
@@ -163,6 +165,14 @@ func startPlayground(ctx context.Context, e *env, s control.Session, cfg cluster
 	}
 	if err != nil {
 		return nil, usagef("%v", err)
+	}
+	// The lock was free, so a data folder the session names is what a gone
+	// process left, even one that cleanStale could not yet tell was gone.
+	var stale []string
+	if old := readDataMarker(s.Dir); old != "" {
+		os.RemoveAll(old)
+		os.Remove(filepath.Join(s.Dir, dataMarker))
+		stale = append(stale, fmt.Sprintf("removed data folder %s, left in session %q by a process that is gone", old, s.Name))
 	}
 	tmpData := ""
 	if cfg.DataDir == "" {
@@ -181,7 +191,7 @@ func startPlayground(ctx context.Context, e *env, s control.Session, cfg cluster
 		ln.Close()
 		return nil, usagef("%v", err)
 	}
-	p := &playground{pg: pg, session: s, cfg: cfg, tmpData: tmpData, ln: ln, served: make(chan error, 1), down: make(chan struct{})}
+	p := &playground{pg: pg, session: s, cfg: cfg, tmpData: tmpData, stale: stale, ln: ln, served: make(chan error, 1), down: make(chan struct{})}
 	var once sync.Once
 	p.srv = control.NewServer(pg, func() { once.Do(func() { close(p.down) }) })
 	go func() { p.served <- p.srv.Serve(socketOnly{ln}) }()
@@ -224,7 +234,7 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 	stderr := &outlet{w: cmd.ErrOrStderr(), name: "standard error"}
 	w := &outlet{w: cmd.OutOrStdout(), name: "standard output", other: stderr}
 	stderr.other = w
-	for _, line := range stale {
+	for _, line := range append(stale, p.stale...) {
 		fmt.Fprintln(w, line)
 	}
 	writeBanner(w, p)
