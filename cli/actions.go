@@ -143,6 +143,15 @@ jitter (in order, as on a TCP connection), and the given share of messages
 is lost. Options left out are set to zero; a
 partition on the link stays. Undo with "kraftlab heal A B".
 
+Why a follower behind a lossy link flaps between Follower and Prospective:
+each lost message costs its sender a whole request timeout
+(controller.quorum.request.timeout.ms) before it asks again. A follower
+whose Fetch, or the leader's answer to it, is lost hears nothing from the
+leader for that long, which is as long as controller.quorum.fetch.timeout.ms
+in every profile (4000 ms on workshop, 2000 ms on kafka): it becomes
+Prospective and asks for pre-votes, and turns Follower again at the
+leader's next answer. "kraftlab up --help" lists both timeouts.
+
 ` + nodeHelp,
 		Example:           indentExample("kraftlab link 1 2 --delay 200ms --jitter 50ms\nkraftlab link leader 3 --loss 20%"),
 		ValidArgsFunction: completeNodes(e, 2),
@@ -173,14 +182,16 @@ partition on the link stays. Undo with "kraftlab heal A B".
 func newDownCommand(e *env) *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:         "down",
-		Short:       "Shut the playground down",
-		Long:        "Down asks the running playground to stop every node and exit, and waits until it has.",
+		Use:   "down",
+		Short: "Shut the playground down",
+		Long: `Down asks the running playground to stop every node and exit, and waits
+(up to --timeout) until its up has let the session go: nodes stopped, the
+temporary data folder and the session folder removed.`,
 		Example:     indentExample("kraftlab down\nkraftlab down --session demo"),
 		Args:        nodeArgs(0, 0, "no arguments", "kraftlab down"),
 		Annotations: map[string]string{annotNoScenario: "a scenario's playground shuts down by itself when the file ends"},
 	}
-	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "how long to wait for the playground to exit")
+	cmd.Flags().DurationVar(&timeout, "timeout", 15*time.Second, "how long to wait for the playground to exit")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		c, err := e.connect(cmd)
 		if err != nil {
@@ -192,7 +203,11 @@ func newDownCommand(e *env) *cobra.Command {
 		if err := c.Down(ctx); err != nil {
 			return apiError(c, err)
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "playground %q is down\n", c.Session().Name)
+		s := c.Session()
+		if err := waitSessionGone(ctx, s); err != nil {
+			return usagef("playground %q stopped answering but still holds its session after %v (%v); look at the shell that runs %s", s.Name, timeout, err, upHint(s.Name))
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "playground %q is down: its nodes are stopped and its folders removed\n", s.Name)
 		return nil
 	}
 	return cmd
@@ -280,7 +295,7 @@ func (d *msDuration) Set(s string) error {
 	v, err := time.ParseDuration(s)
 	switch {
 	case err != nil:
-		return fmt.Errorf("want a duration such as 200ms or 1.5s")
+		return fmt.Errorf("%s", durationHint(s))
 	case v < 0:
 		return fmt.Errorf("must not be negative")
 	case v%time.Millisecond != 0:

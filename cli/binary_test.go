@@ -22,7 +22,7 @@ func TestBinaryBadInput(t *testing.T) {
 		{[]string{"status"}, []string{`kraftlab: no playground running (session "default"); start one with: kraftlab up`}},
 		{[]string{"kil", "leader"}, []string{`kraftlab: unknown command "kil"; did you mean kill?`}},
 		{[]string{"kill", "seven"}, []string{`kraftlab: bad node "seven"`}},
-		{[]string{"wait", "leder"}, []string{`kraftlab: bad condition "leder"`, "valid conditions:"}},
+		{[]string{"wait", "leder"}, []string{`kraftlab: bad condition "leder"`, "closest form: leader", "(see: kraftlab wait --help)"}},
 		{[]string{"wait", "leader", "--timeout", "soon"}, []string{`invalid argument "soon" for "--timeout" flag`}},
 	}
 	for _, tc := range cases {

@@ -57,7 +57,14 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 		{[]string{"scenario", "run"}, []string{"scenario run needs at least one FILE"}},
 		{[]string{"scenario", "run", "x.txt", "--profile", "slow"}, []string{`unknown profile "slow"`}},
 		{[]string{"load", "fast"}, []string{`bad load rate "fast": want records per second, such as 200, or stop`}},
-		{[]string{"load", "-5"}, []string{`unknown shorthand flag: '5'`}},
+		{[]string{"load", "-5"}, []string{"kraftlab: -5 is not a flag, and load takes no negative numbers (see: kraftlab load --help)"}},
+		{[]string{"wait", "leader", "--timeout", "5"}, []string{`invalid argument "5" for "--timeout" flag: want a duration like 5s or 500ms (a number needs a unit: 5s) (see: kraftlab wait --help)`}},
+		{[]string{"down", "--timeout", "soon"}, []string{`invalid argument "soon" for "--timeout" flag: want a duration like 5s or 500ms (see: kraftlab down --help)`}},
+		{[]string{"link", "1", "2", "--delay", "5"}, []string{`want a duration like 5s or 500ms (a number needs a unit: 5s)`}},
+		{[]string{"sleep", "5"}, []string{`bad duration "5": want a duration like 5s or 500ms`}},
+		{[]string{"bench", "quorum", "--duration", "2"}, []string{`invalid argument "2" for "--duration" flag: want a duration like 5s or 500ms`}},
+		{[]string{"events", "--after", "-1"}, []string{`invalid argument "-1" for "--after" flag: want a whole number, 0 or more (see: kraftlab events --help)`}},
+		{[]string{"up", "--brokers", "two"}, []string{`invalid argument "two" for "--brokers" flag: want a whole number (see: kraftlab up --help)`}},
 		{[]string{"load", "1", "2"}, []string{"load takes a RATE or stop, got 2 arguments"}},
 		{[]string{"load", "--size", "10"}, []string{"load --size needs a RATE"}},
 		{[]string{"load", "stop", "--size", "10"}, []string{"load stop takes no --size"}},
@@ -76,7 +83,13 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 	}
 	// A bad condition is one problem, followed by the forms that would do.
 	code, out, errOut := h.run("wait", "leder")
-	expectRun(t, "wait leder", code, out, errOut, ExitUsage, `kraftlab: bad condition "leder": unknown condition "leder"; valid conditions:`, "new-leader", "node NODE FIELD OP V")
+	expectRun(t, "wait leder", code, out, errOut, ExitUsage, `kraftlab: bad condition "leder": unknown condition "leder"; closest form: leader, leader == N or leader != N (see: kraftlab wait --help)`+"\n")
+	if strings.Count(errOut, "\n") != 1 {
+		t.Errorf("wait leder: want one line, got %q", errOut)
+	}
+	// A lone = is ==, said in the help and in what wait prints.
+	code, out, errOut = h.run("wait", "--help")
+	expectRun(t, "wait --help", code, out, errOut, ExitOK, `A single = means ==: "hwm = 5" is "hwm == 5"`)
 	code, out, errOut = h.run("expect", "epoch", ">", "three")
 	expectRun(t, "expect epoch > three", code, out, errOut, ExitUsage, `bad value "three": want a number, baseline or baseline+K`)
 }
@@ -97,6 +110,20 @@ func TestUpServesUntilDown(t *testing.T) {
 	}()
 	waitFor(t, "up to serve", func() bool { code, _, _ := h.run("status"); return code == 0 })
 
+	waitFor(t, "the banner", func() bool { return strings.Contains(upOut.String(), "Stop with") })
+	m := regexp.MustCompile(`(?m)^  data         (\S+) \(temporary: removed on exit\)$`).FindStringSubmatch(upOut.String())
+	if m == nil {
+		t.Fatalf("the banner does not name the data folder:\n%s", upOut.String())
+	}
+	if fi, err := os.Stat(m[1]); err != nil || !fi.IsDir() {
+		t.Errorf("data folder %s: %v", m[1], err)
+	}
+	defer func() {
+		if _, err := os.Stat(m[1]); !os.IsNotExist(err) {
+			t.Errorf("data folder %s left behind: %v", m[1], err)
+		}
+	}()
+
 	code, out, errOut := h.run("up")
 	expectRun(t, "second up", code, out, errOut, ExitUsage, `playground "default" is already running (pid `,
 		"stop it with: kraftlab down, or start another beside it: kraftlab up --session NAME")
@@ -114,7 +141,14 @@ func TestUpServesUntilDown(t *testing.T) {
 	waitFor(t, "the follower to see the kill", func() bool { return strings.Contains(followOut.String(), "killed node 1") })
 
 	code, out, errOut = h.run("down")
-	expectRun(t, "down", code, out, errOut, ExitOK, `playground "default" is down`)
+	expectRun(t, "down", code, out, errOut, ExitOK, `playground "default" is down: its nodes are stopped and its folders removed`)
+	// down returns once up has let go: no session folder, no data folder.
+	for _, dir := range []string{filepath.Join(h.home, "default"), m[1]} {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			ents, _ := os.ReadDir(dir)
+			t.Errorf("down returned while %s is still there: %v %v", dir, err, ents)
+		}
+	}
 	if code := exited(t, "up", upDone); code != ExitOK {
 		t.Errorf("up exited %d: %s", code, upErr.String())
 	}
@@ -125,7 +159,6 @@ func TestUpServesUntilDown(t *testing.T) {
 		`kraftlab playground "default" is up: 3 controllers, 1 brokers, profile fast`,
 		"controllers  1=127.0.0.1:19001  2=127.0.0.1:19002  3=127.0.0.1:19003",
 		"brokers      127.0.0.1:19101   (101..101: metadata observers for now; they answer ApiVersions and forward DescribeQuorum, not Produce or Metadata)",
-		"data         a temporary folder, removed on exit",
 		"control      " + filepath.Join(h.home, "default", "control.sock"),
 		"election", "killed node 1", `playground "default" is down`,
 	} {
@@ -167,7 +200,9 @@ func TestStatusMirrorsDescribe(t *testing.T) {
 
 	code, out, errOut = h.run("status", "--replication")
 	expectRun(t, "status --replication", code, out, errOut, ExitOK,
-		"NodeId  LogEndOffset  Lag  LastFetchTimestamp  LastCaughtUpTimestamp  Status    State")
+		"NodeId  DirectoryId             LogEndOffset  Lag  LastFetchTimestamp  LastCaughtUpTimestamp  Status    State\n",
+		"\n1       AAAAAAAAAAAAAAAAAAAAAA  ")
+	noTrailingSpaces(t, "status --replication", out)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 5 || !strings.HasPrefix(lines[1], "1 ") || !strings.Contains(lines[1], "now") || !strings.Contains(lines[4], "Observer") {
 		t.Errorf("replication rows (leader first, observers last):\n%s", out)
@@ -184,6 +219,7 @@ func TestStatusMirrorsDescribe(t *testing.T) {
 	expectRun(t, "nodes", code, out, errOut, ExitOK,
 		"NODE  KIND        LISTENER         STATE    ROLE      EPOCH  LEADER  VOTED  LOG-END  HWM",
 		"101   broker      127.0.0.1:19101  running  Observer  1      1       -")
+	noTrailingSpaces(t, "nodes", out)
 	code, out, errOut = h.run("nodes", "--json")
 	var nodes []view.Node
 	if err := json.Unmarshal([]byte(out), &nodes); err != nil || len(nodes) != 4 || code != 0 {
@@ -327,6 +363,10 @@ func TestWaitAndExpect(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || !res.OK || res.Condition != "hwm >= baseline" {
 		t.Errorf("wait --json: %d %q", code, out)
 	}
+	code, out, _ = h.run("expect", "epoch", "=", "2", "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || !res.OK || res.Condition != "epoch == 2" {
+		t.Errorf("expect epoch = 2 --json: %d %q", code, out)
+	}
 	code, out, _ = h.run("expect", "leader", "!=", "2", "--json")
 	if code != ExitFailed || json.Unmarshal([]byte(out), &res) != nil || res.OK {
 		t.Errorf("failed expect --json: %d %q", code, out)
@@ -356,8 +396,10 @@ status
 load stop
 `)
 	fail := writeFile(t, dir, "fail.txt", "wait leader\n\nexpect leader == 3\nkill 2\n")
+	code, out, errOut := h.run("scenario", "run", fail, "--profile", "fast")
+	expectRun(t, "scenario run fail.txt", code, out, errOut, ExitFailed, "kraftlab: 1 of 1 scenario file failed\n")
 
-	code, out, errOut := h.run("scenario", "run", pass, fail, "--profile", "fast")
+	code, out, errOut = h.run("scenario", "run", pass, fail, "--profile", "fast")
 	expectRun(t, "scenario run", code, out, errOut, ExitFailed,
 		"=== "+pass+" (3 controllers, 0 brokers, profile fast, session scenario-",
 		"wait leader  (",
@@ -374,6 +416,9 @@ load stop
 		t.Errorf("the failing file went on after its failure:\n%s", out)
 	}
 
+	if left, _ := filepath.Glob(filepath.Join(h.home, "scenario-*")); len(left) > 0 {
+		t.Errorf("scenario run left its session folders: %v", left)
+	}
 	code, out, _ = h.run("scenario", "run", "--json", pass, fail)
 	var rep scenario.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -432,7 +477,7 @@ load 10 --size 2MiB
 		t.Errorf("something ran:\n%s", out)
 	}
 	code, out, errOut = h.run("scenario", "check", good)
-	expectRun(t, "scenario check", code, out, errOut, ExitOK, "1 scenario files are valid")
+	expectRun(t, "scenario check", code, out, errOut, ExitOK, "1 scenario file is valid\n")
 }
 
 // Every example parses and every line of it is a valid command;
@@ -465,8 +510,17 @@ func TestExamplesAreValid(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	h := newHarness(t)
 	code, out, _ := h.run("__complete", "kill", "")
-	if code != 0 || !strings.Contains(out, "leader\tthe current leader") {
+	if code != 0 || !strings.Contains(out, "leader\tthe current leader") ||
+		!strings.Contains(out, `_activeHelp_ no node IDs: no playground running (session "default")`) {
 		t.Errorf("completion without a playground: %q", out)
+	}
+	// The IDs come from the session the command line names, wherever
+	// --session stands.
+	h.serve("demo", clustertest.Options{})
+	for _, args := range [][]string{{"__complete", "kill", "--session", "demo", ""}, {"__complete", "--session=demo", "partition", "1", ""}, {"__complete", "wait", "node", "--session", "demo", ""}} {
+		if _, out, _ := h.run(args...); !strings.Contains(out, "\n2\tcontroller, running, Follower\n") || !strings.Contains(out, "\n101\tbroker") {
+			t.Errorf("%v: %q", args, out)
+		}
 	}
 	h.serve("default", clustertest.Options{})
 	code, out, _ = h.run("__complete", "kill", "")
@@ -510,5 +564,39 @@ func TestExamplesRun(t *testing.T) {
 	}
 	if code != ExitOK && !t.Failed() {
 		t.Errorf("scenario run exited %d: %s", code, errOut.String())
+	}
+}
+
+func noTrailingSpaces(t *testing.T, what, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimRight(line, " ") != line {
+			t.Errorf("%s: trailing spaces in %q", what, line)
+		}
+	}
+}
+
+// --session shows only where it picks a playground.
+func TestSessionFlagOnlyWhereItMatters(t *testing.T) {
+	h := newHarness(t)
+	for _, args := range [][]string{{"bench", "--help"}, {"bench", "quorum", "--help"}, {"completion", "--help"}, {"completion", "bash", "--help"}, {"help", "--help"}} {
+		if _, out, _ := h.run(args...); strings.Contains(out, "--session") {
+			t.Errorf("%v shows --session:\n%s", args, out)
+		}
+	}
+	for _, args := range [][]string{{"status", "--help"}, {"scenario", "run", "--help"}, {"up", "--help"}} {
+		if _, out, _ := h.run(args...); !strings.Contains(out, "--session") {
+			t.Errorf("%v lacks --session:\n%s", args, out)
+		}
+	}
+}
+
+func TestLinkHelpExplainsTheFlapping(t *testing.T) {
+	h := newHarness(t)
+	_, out, _ := h.run("link", "--help")
+	for _, want := range []string{"flaps between Follower and Prospective", "controller.quorum.request.timeout.ms", "controller.quorum.fetch.timeout.ms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("link --help lacks %q", want)
+		}
 	}
 }

@@ -14,8 +14,9 @@ import (
 )
 
 // completionTimeout bounds the status call behind dynamic completion, so
-// that a stuck playground never stalls the shell.
-const completionTimeout = 300 * time.Millisecond
+// that a stuck playground never stalls the shell; it leaves room for a
+// busy machine (a playground, its screen and a shell on two cores).
+const completionTimeout = time.Second
 
 // nodeCompletions lists leader, old-leader and, when a playground answers,
 // its node IDs with their kind, state and role.
@@ -31,7 +32,8 @@ func nodeCompletions(e *env, cmd *cobra.Command) []string {
 	defer cancel()
 	v, err := c.Status(ctx)
 	if err != nil {
-		return out
+		// Say why there are no IDs (shells that show active help print it).
+		return cobra.AppendActiveHelp(out, fmt.Sprintf("no node IDs: %v (node IDs come from the running playground; --session NAME picks another)", err))
 	}
 	for _, n := range v.Nodes {
 		desc := string(n.Kind) + ", " + string(n.State)

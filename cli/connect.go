@@ -47,10 +47,7 @@ func (e *env) connect(cmd *cobra.Command) (*control.Client, error) {
 
 // upHint is the command that starts the session's playground.
 func upHint(session string) string {
-	if session == control.DefaultSession {
-		return "kraftlab up"
-	}
-	return "kraftlab up --session " + session
+	return self + " up" + sessionFlag(session)
 }
 
 // apiError turns a control API error into a one-line message that says

@@ -179,7 +179,9 @@ func (h *harness) binaryRun(args ...string) (int, string, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = append(os.Environ(), control.EnvHome+"="+h.home, control.EnvSession+"=")
+	// As for a user who installed it: on $PATH, so that its hints say kraftlab.
+	cmd.Env = append(os.Environ(), control.EnvHome+"="+h.home, control.EnvSession+"=",
+		"PATH="+filepath.Dir(binary)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -83,7 +83,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 	root.SetErr(e.stderr)
 	root.PersistentFlags().String("session", "", "the playground to use, when several run side by side (default $"+control.EnvSession+" or \"default\")")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usagef("%v (see: %s --help)", err, cmd.CommandPath())
+		return &exitError{code: ExitUsage, err: flagError(cmd, err)}
 	})
 	root.AddGroup(
 		&cobra.Group{ID: "run", Title: "Run a playground:"},
@@ -112,6 +112,13 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 		case "completion", "help":
 			c.Annotations = map[string]string{annotNoScenario: "it only prints help or shell code"}
 		}
+		switch c.Name() {
+		case "completion", "help", "bench":
+			// --session means nothing here: a flag of their own, hidden,
+			// shadows root's in their help and their subcommands'.
+			c.PersistentFlags().String("session", "", "")
+			c.PersistentFlags().MarkHidden("session")
+		}
 	}
 	return root
 }
@@ -119,6 +126,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 // Execute runs kraftlab with the process's arguments and exits with
 // kraftlab's exit codes.
 func Execute() {
+	initSelf()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], defaultEnv())
 	stop()

@@ -124,7 +124,7 @@ exits 2 if there is any.`,
 			if _, err := loadScenarios(e, cmd, args, att); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d scenario files are valid\n", len(args))
+			fmt.Fprintf(cmd.OutOrStdout(), "%s valid\n", countIs(len(args), "scenario file"))
 			return nil
 		},
 	}
@@ -149,7 +149,7 @@ func loadScenarios(e *env, cmd *cobra.Command, files []string, att *attached) ([
 	}
 	if len(problems) > 0 {
 		fmt.Fprintln(cmd.ErrOrStderr(), strings.Join(problems, "\n"))
-		return nil, usagef("%d of %d scenario files have problems (listed above)", bad, len(files))
+		return nil, usagef("%d of %s (listed above)", bad, countHas(len(files), "scenario file", "problems"))
 	}
 	return scripts, nil
 }
@@ -222,7 +222,7 @@ func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions)
 			failed++
 		}
 	}
-	return &exitError{code: rep.ExitCode, err: fmt.Errorf("%d of %d scenario files failed", failed, len(files))}
+	return &exitError{code: rep.ExitCode, err: fmt.Errorf("%d of %s failed", failed, plural(int64(len(files)), "scenario file"))}
 }
 
 // attached is the running playground that scenario run --session NAME
@@ -411,7 +411,7 @@ func (e *env) checkLine(args []string) error {
 		return unknownCommand(root, args)
 	}
 	if err := cmd.ParseFlags(rest); err != nil {
-		return fmt.Errorf("%v (see: %s --help)", err, cmd.CommandPath())
+		return flagError(cmd, err)
 	}
 	if cmd.Flags().Changed("session") {
 		return errors.New("--session has no place in a scenario line: every line runs against the scenario's own playground")
@@ -440,4 +440,20 @@ func unknownCommand(root *cobra.Command, args []string) error {
 		hint = fmt.Sprintf("; did you mean %s?", strings.Join(s, " or "))
 	}
 	return usagef("unknown command %q%s (see: kraftlab --help)", args[0], hint)
+}
+
+// countIs spells "1 scenario file is", "2 scenario files are".
+func countIs(n int, thing string) string {
+	if n == 1 {
+		return plural(1, thing) + " is"
+	}
+	return plural(int64(n), thing) + " are"
+}
+
+// countHas spells "1 scenario file has problems", "2 scenario files have problems".
+func countHas(n int, thing, what string) string {
+	if n == 1 {
+		return plural(1, thing) + " has " + what
+	}
+	return plural(int64(n), thing) + " have " + what
 }

@@ -23,7 +23,9 @@ func newStatusCommand(e *env) *cobra.Command {
 playground: the leader, its epoch, the high watermark and how far the
 followers lag. --replication prints one row per replica instead, as
 "describe --replication" does, with kraftlab's own State column (running,
-killed, stopped, isolated). --json prints the whole view (with
+killed, stopped, isolated); its DirectoryId is AAAAAAAAAAAAAAAAAAAAAA, the
+zero UUID Kafka prints for every replica of a static quorum (kraft.version
+0, as kraftlab's). --json prints the whole view (with
 --replication: the rows) using the same field names.`,
 		Example: indentExample("kraftlab status\nkraftlab status --replication\nkraftlab status --json | jq .leaderId"),
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab status --replication"),
@@ -102,15 +104,20 @@ func replicaRows(v *view.View) []view.Replica {
 	return append(append([]view.Replica{}, v.CurrentVoters...), v.CurrentObservers...)
 }
 
+// staticDirectoryID is the DirectoryId describe --replication prints for
+// a replica of a static quorum (kraft.version 0, as kraftlab's): Kafka's
+// Uuid.ZERO_UUID, whose string form is 22 A's.
+const staticDirectoryID = "AAAAAAAAAAAAAAAAAAAAAA"
+
 func writeReplication(w io.Writer, v *view.View) error {
 	if v.LeaderID == view.NoLeader {
 		fmt.Fprintf(w, "%s: only a leader knows how far the replicas are\n", v.Summary())
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NodeId\tLogEndOffset\tLag\tLastFetchTimestamp\tLastCaughtUpTimestamp\tStatus\tState\t")
+	fmt.Fprintln(tw, "NodeId\tDirectoryId\tLogEndOffset\tLag\tLastFetchTimestamp\tLastCaughtUpTimestamp\tStatus\tState")
 	for _, r := range replicaRows(v) {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", r.NodeID, r.LogEndOffset, r.Lag,
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.NodeID, staticDirectoryID, r.LogEndOffset, r.Lag,
 			ago(r.LastFetchTimestamp, v.Timestamp), ago(r.LastCaughtUpTimestamp, v.Timestamp), r.Status, r.State)
 	}
 	return tw.Flush()
@@ -150,7 +157,7 @@ failed, and the news a node refused because it would break Raft's safety.`,
 
 func writeNodes(w io.Writer, v *view.View) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tKIND\tLISTENER\tSTATE\tROLE\tEPOCH\tLEADER\tVOTED\tLOG-END\tHWM\tLOG-START\tSNAPSHOT\t")
+	fmt.Fprintln(tw, "NODE\tKIND\tLISTENER\tSTATE\tROLE\tEPOCH\tLEADER\tVOTED\tLOG-END\tHWM\tLOG-START\tSNAPSHOT")
 	for _, n := range v.Nodes {
 		role := n.Role
 		if role == "" {
@@ -160,7 +167,7 @@ func writeNodes(w io.Writer, v *view.View) error {
 		if n.LatestSnapshot != nil {
 			snap = fmt.Sprintf("%d@%d", n.LatestSnapshot.EndOffset, n.LatestSnapshot.Epoch)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t\n", n.ID, n.Kind, orDash(n.Listener), n.State, role,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", n.ID, n.Kind, orDash(n.Listener), n.State, role,
 			n.Epoch, idOrDash(n.LeaderID), idOrDash(n.VotedID), n.LogEndOffset, n.HighWatermark, n.LogStartOffset, snap)
 	}
 	if err := tw.Flush(); err != nil {

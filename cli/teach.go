@@ -144,7 +144,7 @@ waiting for a condition. Ctrl-C ends it. To wait for a state, use wait.`,
 		v, err := time.ParseDuration(args[0])
 		switch {
 		case err != nil:
-			return usagef("bad duration %q: want a Go duration such as 500ms, 2s or 1m30s", args[0])
+			return usagef("bad duration %q: %s", args[0], durationHint(args[0]))
 		case v < 0:
 			return usagef("sleep %v: the duration must not be negative", v)
 		case v > maxSleep:

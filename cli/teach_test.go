@@ -63,7 +63,7 @@ pause Look at the screen
 		small+":6: unknown node 4:",
 		bare+":1: unknown node 104: up's default shape (the file has no up line) makes controllers 1..3 and brokers 101..103",
 		bad+":1: sleep 11m0s: at most 10m0s",
-		bad+`:2: bad duration "soon": want a Go duration`,
+		bad+`:2: bad duration "soon": want a duration like 5s or 500ms`,
 		bad+":3: say needs some text",
 		bad+":4: tui cannot be a scenario line: it needs a terminal",
 		bad+":5: unknown shorthand flag: '1' in -1s (see: kraftlab sleep --help)",

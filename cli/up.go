@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,8 +50,11 @@ func upCommand(e *env) (*cobra.Command, *upOptions) {
 101..100+M (observers of the metadata quorum), each listening on 127.0.0.1,
 and serves the control API that the other commands use. It runs until
 Ctrl-C, SIGTERM or "kraftlab down", and then removes its temporary data
-folder and its control socket. Several playgrounds can run side by side
-under different --session names.
+folder (the banner names it) and its session folder with the control
+socket. Several playgrounds can run side by side under different --session
+names. Session folders that an up killed with kill -9 left behind (their
+lock free, their process gone) are removed, with their data folders, by
+the next up, which says so.
 
 A closed output does not stop it: when whatever reads its standard output
 or error goes away (kraftlab up --headless | head -1), up keeps running and
@@ -136,9 +141,16 @@ func (o *outlet) Write(b []byte) (int, error) {
 type playground struct {
 	pg      *cluster.Playground
 	session control.Session
-	srv     *control.Server
-	ln      *control.Listener
-	served  chan error
+	// cfg is the playground's configuration, its data folder filled in.
+	cfg cluster.Config
+	// tmpData is the temporary data folder up made, removed by stop; ""
+	// with --data-dir.
+	tmpData string
+	// stale says what up removed that a dead process had left.
+	stale  []string
+	srv    *control.Server
+	ln     *control.Listener
+	served chan error
 	// down is closed when a client asks the playground to shut down.
 	down chan struct{}
 }
@@ -154,15 +166,35 @@ func startPlayground(ctx context.Context, e *env, s control.Session, cfg cluster
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
+	// The lock was free, so a data folder the session names is what a gone
+	// process left, even one that cleanStale could not yet tell was gone.
+	var stale []string
+	if old := readDataMarker(s.Dir); old != "" {
+		os.RemoveAll(old)
+		os.Remove(filepath.Join(s.Dir, dataMarker))
+		stale = append(stale, fmt.Sprintf("removed data folder %s, left in session %q by a process that is gone", old, s.Name))
+	}
+	tmpData := ""
+	if cfg.DataDir == "" {
+		// up makes the temporary folder itself, so that the banner can name
+		// it and a later up can find it if this process dies.
+		if tmpData, err = os.MkdirTemp("", "kraftlab-"+s.Name+"-"); err != nil {
+			ln.Close()
+			return nil, usagef("data folder: %v", err)
+		}
+		cfg.DataDir = tmpData
+		writeDataMarker(s, tmpData)
+	}
 	pg, err := e.open(ctx, cfg)
 	if err != nil {
+		removeTemp(tmpData)
 		ln.Close()
 		return nil, usagef("%v", err)
 	}
-	p := &playground{pg: pg, session: s, ln: ln, served: make(chan error, 1), down: make(chan struct{})}
+	p := &playground{pg: pg, session: s, cfg: cfg, tmpData: tmpData, stale: stale, ln: ln, served: make(chan error, 1), down: make(chan struct{})}
 	var once sync.Once
 	p.srv = control.NewServer(pg, func() { once.Do(func() { close(p.down) }) })
-	go func() { p.served <- p.srv.Serve(ln) }()
+	go func() { p.served <- p.srv.Serve(socketOnly{ln}) }()
 	return p, nil
 }
 
@@ -177,7 +209,11 @@ func (p *playground) stop() error {
 	if cerr := p.pg.Close(); err == nil {
 		err = cerr
 	}
-	if lerr := p.ln.Close(); err == nil {
+	removeTemp(p.tmpData)
+	// Empty the session folder while holding its lock, then let go.
+	removeSessionFiles(p.session.Dir)
+	// The server closed the socket already; this releases the lock.
+	if lerr := p.ln.Close(); err == nil && !errors.Is(lerr, net.ErrClosed) {
 		err = lerr
 	}
 	return err
@@ -190,6 +226,7 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 	}
 	started := time.Now()
 	catchSIGPIPE()
+	stale := cleanStale(filepath.Dir(s.Dir))
 	p, err := startPlayground(cmd.Context(), e, s, cfg)
 	if err != nil {
 		return err
@@ -197,7 +234,10 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 	stderr := &outlet{w: cmd.ErrOrStderr(), name: "standard error"}
 	w := &outlet{w: cmd.OutOrStdout(), name: "standard output", other: stderr}
 	stderr.other = w
-	writeBanner(w, p, cfg)
+	for _, line := range append(stale, p.stale...) {
+		fmt.Fprintln(w, line)
+	}
+	writeBanner(w, p)
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
 	go func() {
@@ -222,7 +262,8 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 	return nil
 }
 
-func writeBanner(w io.Writer, p *playground, cfg cluster.Config) {
+func writeBanner(w io.Writer, p *playground) {
+	cfg := p.cfg
 	v := p.pg.View()
 	var controllers, brokers []string
 	for _, n := range v.Nodes {
@@ -238,16 +279,25 @@ func writeBanner(w io.Writer, p *playground, cfg cluster.Config) {
 	if len(brokers) > 0 {
 		fmt.Fprintf(w, "  brokers      %s   (101..%d: metadata observers for now; they answer ApiVersions and forward DescribeQuorum, not Produce or Metadata)\n", strings.Join(brokers, ","), 100+cfg.Brokers)
 	}
-	data := "a temporary folder, removed on exit"
-	if cfg.DataDir != "" {
-		data = cfg.DataDir + " (kept)"
+	data := cfg.DataDir + " (kept)"
+	if p.tmpData != "" {
+		data = p.tmpData + " (temporary: removed on exit)"
 	}
 	fmt.Fprintf(w, "  data         %s\n", data)
 	fmt.Fprintf(w, "  control      %s\n", p.session.Socket)
 	fl := sessionFlag(p.session.Name)
-	fmt.Fprintf(w, "In another shell: kraftlab status%s | kraftlab kill leader%s | kraftlab wait new-leader%s\n", fl, fl, fl)
-	fmt.Fprintf(w, "More screens on it (quitting them leaves it running): kraftlab tui%s\n", fl)
-	fmt.Fprintf(w, "Stop with Ctrl-C or: kraftlab down%s\n", fl)
+	where := "In another shell"
+	if goRun {
+		// go run's binary is gone once it exits: the commands go through
+		// go run again, from the source folder.
+		if wd, err := os.Getwd(); err == nil {
+			where += ", in " + wd
+		}
+	}
+	k := self
+	fmt.Fprintf(w, "%s: %s status%s | %s kill leader%s | %s wait new-leader%s\n", where, k, fl, k, fl, k, fl)
+	fmt.Fprintf(w, "More screens on it (quitting them leaves it running): %s tui%s\n", k, fl)
+	fmt.Fprintf(w, "Stop with Ctrl-C or: %s down%s\n", k, fl)
 }
 
 func shape(cfg cluster.Config) string {
@@ -284,4 +334,11 @@ func unitSuffix(u string) string {
 		return ""
 	}
 	return u
+}
+
+// removeTemp removes a temporary data folder; "" is none.
+func removeTemp(dir string) {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
 }

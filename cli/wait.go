@@ -22,6 +22,10 @@ type checkResult struct {
 	ElapsedMs int64  `json:"elapsedMs"`
 }
 
+// singleEquals documents that a lone = is read as ==, as shells and SQL
+// users type it; what wait and expect print is always ==.
+const singleEquals = `A single = means ==: "hwm = 5" is "hwm == 5", and prints as such.`
+
 func newWaitCommand(e *env, expect bool) *cobra.Command {
 	name, short, long := "wait", "Wait until a condition holds (exit 1 if it does not in time)",
 		`Wait looks at the playground's status every 50ms until the condition holds,
@@ -38,7 +42,7 @@ saying what it saw, if the condition does not hold.`
 	cmd := &cobra.Command{
 		Use:               name + " COND",
 		Short:             short,
-		Long:              long + "\n\nConditions (words may be quoted together or not):\n" + condition.Forms,
+		Long:              long + "\n\nConditions (words may be quoted together or not):\n" + condition.Forms + "\n" + singleEquals,
 		Example:           indentExample(example),
 		ValidArgsFunction: completeCondition(e),
 	}
@@ -51,7 +55,7 @@ saying what it saw, if the condition does not hold.`
 			return usagef("%s needs a condition, e.g.: %s (every condition: kraftlab %s --help)", name, firstLine(example), name)
 		}
 		if _, err := condition.Parse(strings.Join(args, " ")); err != nil {
-			return usagef("%v", err)
+			return usagef("%v (see: kraftlab %s --help)", err, name)
 		}
 		if !expect && timeout <= 0 {
 			return usagef("--timeout must be positive, got %v", timeout)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -85,7 +86,9 @@ func (e Event) String() string {
 	if e.Node != 0 {
 		who = fmt.Sprintf("node %d", e.Node)
 	}
-	return fmt.Sprintf("%s #%d %-18s %-8s %s", e.Time.Format("15:04:05.000"), e.Seq, e.Kind, who, e.Message)
+	// The sequence number is right-aligned in a fixed width (as on the
+	// live screen), so that the columns after it stay put from #99 to #100.
+	return fmt.Sprintf("%s %6s %-18s %-8s %s", e.Time.Format("15:04:05.000"), "#"+strconv.FormatUint(e.Seq, 10), e.Kind, who, e.Message)
 }
 
 // DefaultEventCapacity is how many recent events a playground keeps.

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -159,5 +160,20 @@ func TestNextWakesOnPublishCloseAndCancel(t *testing.T) {
 	}
 	if ev := e.Publish(Event{Kind: EventKill}); ev.Seq != 0 || e.Last() != 1 {
 		t.Errorf("publish after close stored %+v", ev)
+	}
+}
+
+// The columns after the sequence number stay put as it grows.
+func TestEventStringKeepsItsColumns(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var starts []int
+	for _, seq := range []uint64{7, 99, 100, 12345} {
+		s := Event{Seq: seq, Time: at, Kind: EventElection, Node: 2, Message: "elected"}.String()
+		starts = append(starts, strings.Index(s, string(EventElection)))
+	}
+	for _, st := range starts {
+		if st != starts[0] {
+			t.Fatalf("the kind column moves with the sequence number: %v", starts)
+		}
 	}
 }

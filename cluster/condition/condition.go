@@ -107,7 +107,7 @@ func Parse(text string) (Condition, error) {
 	toks := lexCondition(text)
 	c, err := parseTokens(toks)
 	if err != nil {
-		return Condition{}, fmt.Errorf("bad condition %q: %v; valid conditions:\n%s", strings.Join(toks, " "), err, Forms)
+		return Condition{}, fmt.Errorf("bad condition %q: %v; closest form: %s", strings.Join(toks, " "), err, closestForm(toks))
 	}
 	return c, nil
 }
@@ -458,4 +458,69 @@ func caughtUp(v *view.View) (bool, string, error) {
 		return false, fmt.Sprintf("leader %d log end %d; behind: %s", leader.ID, leader.LogEndOffset, strings.Join(behind, ", ")), nil
 	}
 	return true, fmt.Sprintf("%d running voters and %d brokers at leader %d's log end %d", voters, brokers, leader.ID, leader.LogEndOffset), nil
+}
+
+// forms is each condition word's form, for parse errors: the one line of
+// Forms that the bad condition comes closest to.
+var forms = []struct{ word, form string }{
+	{"leader", "leader, leader == N or leader != N"},
+	{"new-leader", "new-leader"},
+	{"epoch", "epoch OP V, e.g. epoch > baseline"},
+	{"hwm", "hwm OP V, e.g. hwm >= baseline+5"},
+	{"caught-up", "caught-up"},
+	{"node", "node NODE role ROLE, node NODE state STATE or node NODE FIELD OP V"},
+}
+
+// closestForm names the form a bad condition was most likely meant to be:
+// the one of its first word, or of the condition word nearest to it.
+func closestForm(t []string) string {
+	if len(t) == 0 {
+		return "leader (every form: the help of wait)"
+	}
+	word := strings.ToLower(t[0])
+	if word == "node" && len(t) >= 3 {
+		switch f := strings.ToLower(t[2]); {
+		case f == "role":
+			return "node NODE role [!=] ROLE, ROLE one of " + strings.Join(view.Names(view.Roles()), " ")
+		case f == "state":
+			return "node NODE state [!=] STATE, STATE one of " + strings.Join(view.Names(view.States()), " ")
+		default:
+			return "node NODE FIELD OP V, FIELD one of " + strings.Join(nodeFields, " ")
+		}
+	}
+	best, bestDist := -1, 3 // a word more than 2 edits away is no guess
+	for i, f := range forms {
+		if d := editDistance(word, f.word); d < bestDist {
+			best, bestDist = i, d
+		}
+	}
+	if best < 0 {
+		words := make([]string, len(forms))
+		for i, f := range forms {
+			words[i] = f.word
+		}
+		return "none; a condition starts with one of " + strings.Join(words, ", ")
+	}
+	return forms[best].form
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -81,8 +81,26 @@ func TestParseConditionErrors(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Parse(%q) = %q, want it to say %q", in, msg, want)
 		}
-		if !strings.Contains(msg, "valid conditions:") || !strings.Contains(msg, "node NODE FIELD OP V") {
-			t.Errorf("Parse(%q) error does not list the valid forms", in)
+		if !strings.Contains(msg, "; closest form: ") || strings.Contains(msg, "\n") {
+			t.Errorf("Parse(%q) error %q is not one line naming the closest form", in, msg)
+		}
+	}
+}
+
+func TestParseErrorNamesTheClosestForm(t *testing.T) {
+	cases := map[string]string{
+		"leder":             "closest form: leader, leader == N or leader != N",
+		"epoc > 3":          "closest form: epoch OP V",
+		"hwn >= 5":          "closest form: hwm OP V",
+		"node 1 role King":  "closest form: node NODE role [!=] ROLE, ROLE one of Leader",
+		"node 1 color == 3": "closest form: node NODE FIELD OP V, FIELD one of epoch",
+		"banana":            "closest form: none; a condition starts with one of leader, new-leader",
+		"caughtup":          "closest form: caught-up",
+	}
+	for in, want := range cases {
+		_, err := Parse(in)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want it to say %q", in, err, want)
 		}
 	}
 }

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// durationWant is what every duration flag and argument asks for.
+const durationWant = "want a duration like 5s or 500ms"
+
+var (
+	invalidArgument = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w.-]+)" flag: `)
+	negativeNumber  = regexp.MustCompile(`^unknown shorthand flag: '\d' in (-\d[\d.]*)$`)
+)
+
+// flagError turns a flag parsing error into one line that says what was
+// wanted, instead of Go's strconv or time errors, and points at the
+// command's help.
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	if m := negativeNumber.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s is not a flag, and %s takes no negative numbers (see: %s --help)", m[1], cmd.CommandPath()[len("kraftlab "):], cmd.CommandPath())
+	}
+	if m := invalidArgument.FindStringSubmatch(msg); m != nil {
+		if f := cmd.Flags().Lookup(m[2]); f != nil {
+			tail := msg[len(m[0]):]
+			switch t := f.Value.Type(); {
+			case t == "duration" && !strings.HasPrefix(tail, "must"):
+				msg = m[0] + durationHint(m[1])
+			case strings.HasPrefix(tail, "strconv."):
+				want := "want a whole number"
+				if strings.HasPrefix(t, "uint") {
+					want = "want a whole number, 0 or more"
+				}
+				msg = m[0] + want
+			}
+		}
+	}
+	return fmt.Errorf("%s (see: %s --help)", msg, cmd.CommandPath())
+}
+
+// durationHint says what a bad duration lacks: a plain number needs a unit.
+func durationHint(s string) string {
+	if numeric.MatchString(s) {
+		return fmt.Sprintf("%s (a number needs a unit: %ss)", durationWant, s)
+	}
+	return durationWant
+}
+
+var numeric = regexp.MustCompile(`^-?\d+(\.\d+)?$`)
