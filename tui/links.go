@@ -120,10 +120,18 @@ func (linksModel) view(st *Styles, v *view.View, w, h int) block {
 		out = append(out, clip(line, w))
 	}
 	if hidden := len(rows) - room; hidden > 0 {
-		out = append(out, st.Dim.Render(clip(fmt.Sprintf("… %d more faulty links", hidden), w)))
+		out = append(out, st.Dim.Render(clip(fmt.Sprintf("… %d more faulty %s", hidden, plural(int64(hidden), "link", "links")), w)))
 	}
 	if healed > 0 && h > len(out) {
-		out = append(out, st.Dim.Render(clip(fmt.Sprintf("healthy links dropped %d messages while faulty", healed), w)))
+		out = append(out, st.Dim.Render(clip(fmt.Sprintf("healthy links dropped %d %s while faulty", healed, plural(healed, "message", "messages")), w)))
 	}
 	return out
+}
+
+// plural picks the word for a count.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
