@@ -27,7 +27,7 @@ func TestNoUpwardImports(t *testing.T) {
 		{"metadata", []string{"storage", "replication/", "metadata"}, nil},
 		{"cluster/server", []string{"storage", "replication/", "metadata"}, nil},
 		{"cluster/view", []string{"storage"}, nil},
-		{"cluster/condition", []string{"cluster/view"}, nil},
+		{"cluster/condition", []string{"cluster/view", "internal/"}, nil},
 		{"tui", []string{"cluster", "internal/"}, []string{"cluster/server"}},
 		{"cli", []string{"cluster", "tui", "benchkit", "internal/"}, []string{"cluster/server"}},
 	}

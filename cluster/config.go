@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/closest"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/storage"
 )
@@ -497,30 +498,9 @@ func unknownKeyError(key string) error {
 func nearestKey(key string) string {
 	best, bestDist := "", 4
 	for _, s := range settings {
-		if d := editDistance(key, s.key); d < bestDist {
+		if d := closest.Distance(key, s.key); d < bestDist {
 			best, bestDist = s.key, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

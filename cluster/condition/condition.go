@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/closest"
 )
 
 // Forms lists the conditions wait and expect understand, one per
@@ -490,7 +491,7 @@ func closestForm(t []string) string {
 	}
 	best, bestDist := -1, 3 // a word more than 2 edits away is no guess
 	for i, f := range forms {
-		if d := editDistance(word, f.word); d < bestDist {
+		if d := closest.Distance(word, f.word); d < bestDist {
 			best, bestDist = i, d
 		}
 	}
@@ -502,25 +503,4 @@ func closestForm(t []string) string {
 		return "none; a condition starts with one of " + strings.Join(words, ", ")
 	}
 	return forms[best].form
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
