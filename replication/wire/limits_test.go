@@ -249,8 +249,11 @@ func TestNoResponseBeforeClose(t *testing.T) {
 // them is decoded are all served (with one pool for frames and decoding
 // they waited on each other for ever).
 func TestPoolNeverDeadlocks(t *testing.T) {
-	frame := denseFetch(2 << 20)
-	s, _ := startServer(t, serverOpts{maxFrame: 4 << 20, pool: 3 << 20, handler: HandlerFunc(func(r *Request) { r.Respond(kmsg.NewPtrFetchResponse()) })})
+	// Three frames of which only one fits the pool at a time; small enough
+	// that decoding them one by one under the race detector on a loaded
+	// machine stays well inside the reads' deadline.
+	frame := denseFetch(512 << 10)
+	s, _ := startServer(t, serverOpts{maxFrame: 1 << 20, pool: 768 << 10, handler: HandlerFunc(func(r *Request) { r.Respond(kmsg.NewPtrFetchResponse()) })})
 	var wg sync.WaitGroup
 	for range 3 {
 		raw := dialRaw(t, s.Addr())
