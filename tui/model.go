@@ -115,10 +115,12 @@ func New(ctx context.Context, ctrl cluster.Operator, opts Options) *Model {
 	}
 }
 
-// Init starts the one chain of pulls.
+// Init starts the one chain of pulls. It sets no window title: bubbletea
+// v1.3.10 writes the title escape without the renderer's lock, a data race
+// with the first frame that the race detector caught.
 func (m *Model) Init() tea.Cmd {
 	m.pollSeq = 1
-	return tea.Batch(poll(m.ctx, m.ctrl, m.pollSeq, m.after, 0), tea.SetWindowTitle("kraftlab"))
+	return poll(m.ctx, m.ctrl, m.pollSeq, m.after, 0)
 }
 
 // Quitting reports whether the user asked to quit.
