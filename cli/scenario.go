@@ -159,6 +159,12 @@ type scenarioOptions struct {
 	profile       string
 	sets          []string
 	step, noPause bool
+	// explain shows the header and comment blocks as --step does, without
+	// waiting (a lesson with --no-pause).
+	explain bool
+	// scripts, when set, are the files to run (an embedded lesson)
+	// instead of reading files.
+	scripts []*scenario.Script
 }
 
 func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions) error {
@@ -166,9 +172,11 @@ func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions)
 	if err != nil {
 		return err
 	}
-	scripts, err := loadScenarios(e, cmd, files, att)
-	if err != nil {
-		return usagef("nothing ran: %v", err)
+	scripts := o.scripts
+	if scripts == nil {
+		if scripts, err = loadScenarios(e, cmd, files, att); err != nil {
+			return usagef("nothing ran: %v", err)
+		}
 	}
 	var session control.Session
 	if att != nil {
@@ -180,6 +188,7 @@ func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions)
 	if wantJSON(cmd) {
 		prompt = cmd.ErrOrStderr()
 	}
+	keys := newEnterReader(e, prompt)
 	r := &scenario.Runner{
 		Start: func(ctx context.Context, s *scenario.Script) (string, func() error, error) {
 			if att != nil {
@@ -199,10 +208,12 @@ func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions)
 			line := &env{stdout: out, stderr: out, getenv: e.getenv, open: e.open, session: &session, scenario: true}
 			return execute(ctx, args, line)
 		},
-		Step:    o.step,
-		NoPause: o.noPause,
-		Enter:   scenarioEnter(e, prompt),
-		Prompt:  prompt,
+		Step:     o.step,
+		NoPause:  o.noPause,
+		Enter:    keys.wait,
+		ReadLine: keys.readLine,
+		Prompt:   prompt,
+		Explain:  o.explain,
 	}
 	if !wantJSON(cmd) {
 		r.Out = cmd.OutOrStdout()

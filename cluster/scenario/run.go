@@ -39,6 +39,9 @@ type Runner struct {
 	Step bool
 	// NoPause skips pause lines instead of waiting at them.
 	NoPause bool
+	// Explain shows the file's header and each line's comment block, as
+	// Step does, without waiting for Enter.
+	Explain bool
 	// Enter waits until the user presses Enter. It must fail, not wait,
 	// when nobody can press it (standard input ended). Step and pause
 	// lines need it.
@@ -232,7 +235,7 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 	}
 	fr.Playground = desc
 	r.printf("=== %s (%s)\n", s.File, desc)
-	if r.Step && len(s.Header) > 0 {
+	if (r.Step || r.Explain) && len(s.Header) > 0 {
 		for _, c := range s.Header {
 			r.promptf("%s\n", strings.TrimRight("# "+c, " "))
 		}
@@ -247,10 +250,13 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 
 	var pending *pendingAsk
 	for i, st := range s.Steps {
-		if r.Step && st.Args[0] == AskCommand {
-			r.promptf("\n")
-			for _, c := range st.Comment {
-				r.promptf("%s\n", strings.TrimRight("# "+c, " "))
+		if r.Step && st.Args[0] == AskCommand || r.Explain && !r.Step {
+			// The answer is the ask line's Enter; Explain never waits.
+			if len(st.Comment) > 0 {
+				r.promptf("\n")
+				for _, c := range st.Comment {
+					r.promptf("%s\n", strings.TrimRight("# "+c, " "))
+				}
 			}
 		} else if r.Step {
 			if err := r.stepPrompt(ctx, st); err != nil {
