@@ -78,7 +78,12 @@ lesson NAME --print), change it, and run it with
 kraftlab lesson replication
 kraftlab lesson 2 --profile fast
 kraftlab lesson elections --print > my-lesson.txt`),
-		Args:        nodeArgs(0, 1, "at most one lesson NAME", "kraftlab lesson replication"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("lesson takes at most one lesson NAME, got %d (%s); e.g.: kraftlab lesson replication", len(args), strings.Join(args, " "))
+			}
+			return nil
+		},
 		Annotations: map[string]string{annotNoScenario: "lessons are scenarios, which do not nest"},
 	}
 	cmd.Flags().StringVar(&profile, "profile", "", "timing profile, over the lesson's up line (workshop)")

@@ -16,7 +16,7 @@ import (
 //
 // N is the right choice, counted from 1. The Runner runs it itself: it
 // prints the question and the numbered choices, reads a number and Enter,
-// runs the next line (and the wait right after it, if any), then says
+// runs the next line (and the wait or expect right after it, if any), then says
 // whether the prediction held, right before the say line that explains it.
 // Without input (standard input ended, or NoPause) it prints the right
 // answer and goes on.
@@ -89,7 +89,8 @@ func (r *Runner) askLine(ctx context.Context, st Step, steps []Step, i int, out 
 	}
 	p := &pendingAsk{ask: a, pos: st.Pos()}
 	// The outcome: the next line that is not a say or a sleep, and the
-	// wait right after it.
+	// wait (or expect) right after it, the check that shows it.
+	check := func(cmd string) bool { return cmd == "wait" || cmd == "expect" }
 	for j := i + 1; j < len(steps) && p.waits == 0; j++ {
 		switch steps[j].Args[0] {
 		case AskCommand:
@@ -97,7 +98,7 @@ func (r *Runner) askLine(ctx context.Context, st Step, steps []Step, i int, out 
 		case "say", "sleep", PauseCommand:
 		default:
 			p.waits = j - i
-			if j+1 < len(steps) && steps[j+1].Args[0] == "wait" && steps[j].Args[0] != "wait" {
+			if j+1 < len(steps) && check(steps[j+1].Args[0]) && !check(steps[j].Args[0]) {
 				p.waits++
 			}
 		}
