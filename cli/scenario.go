@@ -64,10 +64,15 @@ it (and first the file's header comment). Scenario lines for teaching:
   say TEXT     show TEXT on every live screen of the playground, and print it
   sleep D      wait for D (a Go duration, at most 10m)
   pause [TEXT] print TEXT and wait for Enter
+  ask QUESTION | CHOICE | CHOICE [| ...] => N
+               ask for a prediction of what the next line does (N is the
+               right choice); after that line (and the wait or expect
+               right after it) say whether it held; see kraftlab lesson
 Enter is read from standard input. When it ends or is not there
 (</dev/null, CI), a pause or a --step prompt fails the file at its line
 (exit 2) instead of hanging; --no-pause skips pauses, and under --step a
-pause does not wait a second time.`,
+pause does not wait a second time. An ask line reads a number and Enter;
+without input, or with --no-pause, it prints the right answer and goes on.`,
 		Example: indentExample(`kraftlab scenario run examples/*.txt
 kraftlab scenario run examples/leader-failover.txt --profile workshop
 kraftlab scenario run --session demo --step examples/snapshot-catch-up.txt
