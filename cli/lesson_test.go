@@ -78,9 +78,9 @@ say The leader kept its place
 func TestAskReadsThePrediction(t *testing.T) {
 	file := writeFile(t, t.TempDir(), "ask.txt", asked)
 	for _, c := range []struct{ in, want string }{
-		{"1\n", "= your prediction held: 1) The same leader (see line 5, line 6 above)\n"},
+		{"1\n", "= your prediction held: 1) The same leader (see lines 5 and 6 above)\n"},
 		{"3\n2\n", "\"3\" is not a choice: type a number from 1 to 2"},
-		{"2\n", "= it did not: you said 2) A new one; what happened is 1) The same leader (see line 5, line 6 above)\n"},
+		{"2\n", "= it did not: you said 2) A new one; what happened is 1) The same leader (see lines 5 and 6 above)\n"},
 		{"", "(not asking: nobody can answer, standard input ended) the answer: 1) The same leader"},
 	} {
 		h := newHarness(t)

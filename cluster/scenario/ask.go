@@ -75,7 +75,7 @@ type pendingAsk struct {
 	pos string
 	// got is the learner's choice; 0 when nobody answered.
 	got int
-	// evidence are the lines whose output shows the outcome.
+	// evidence are the numbers of the lines whose output shows the outcome.
 	evidence []string
 	// waits is how many lines are still to run before the verdict.
 	waits int
@@ -145,8 +145,12 @@ func (r *Runner) whyNotAsking() string {
 // show it.
 func (r *Runner) verdict(p *pendingAsk) {
 	see := ""
-	if len(p.evidence) > 0 {
-		see = " (see " + strings.Join(p.evidence, ", ") + " above)"
+	switch n := len(p.evidence); n {
+	case 0:
+	case 1:
+		see = " (see line " + p.evidence[0] + " above)"
+	default:
+		see = " (see lines " + strings.Join(p.evidence[:n-1], ", ") + " and " + p.evidence[n-1] + " above)"
 	}
 	switch {
 	case p.got == 0:

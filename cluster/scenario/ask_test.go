@@ -76,8 +76,8 @@ func TestRunnerAsks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ in, want string }{
-		{"2\n", "= your prediction held: 2) a new leader is elected (see line 3, line 4 above)\n"},
-		{"x\n1\n", "= it did not: you said 1) nothing; what happened is 2) a new leader is elected (see line 3, line 4 above)\n"},
+		{"2\n", "= your prediction held: 2) a new leader is elected (see lines 3 and 4 above)\n"},
+		{"x\n1\n", "= it did not: you said 1) nothing; what happened is 2) a new leader is elected (see lines 3 and 4 above)\n"},
 		{"", "(not asking: nobody can answer, standard input ended) the answer: 2) a new leader is elected"},
 	} {
 		var out bytes.Buffer

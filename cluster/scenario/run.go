@@ -310,7 +310,7 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 		fr.Steps = append(fr.Steps, sr)
 		if pending != nil && st.Args[0] != AskCommand && err == nil {
 			if st.Args[0] != "say" && st.Args[0] != "sleep" && st.Args[0] != PauseCommand {
-				pending.evidence = append(pending.evidence, fmt.Sprintf("line %d", st.Line))
+				pending.evidence = append(pending.evidence, fmt.Sprint(st.Line))
 			}
 			if pending.waits--; pending.waits <= 0 {
 				r.verdict(pending)
