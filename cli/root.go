@@ -104,6 +104,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 	add("break", newResignCommand(e), newPartitionCommand(e), newHealCommand(e), newLinkCommand(e))
 	add("check", newWaitCommand(e, false), newWaitCommand(e, true))
 	add("teach", newTeachCommands(e)...)
+	add("teach", newLessonCommand(e))
 	root.AddCommand(newBenchCommand())
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()

@@ -64,10 +64,15 @@ it (and first the file's header comment). Scenario lines for teaching:
   say TEXT     show TEXT on every live screen of the playground, and print it
   sleep D      wait for D (a Go duration, at most 10m)
   pause [TEXT] print TEXT and wait for Enter
+  ask QUESTION | CHOICE | CHOICE [| ...] => N
+               ask for a prediction of what the next line does (N is the
+               right choice); after that line (and the wait or expect
+               right after it) say whether it held; see kraftlab lesson
 Enter is read from standard input. When it ends or is not there
 (</dev/null, CI), a pause or a --step prompt fails the file at its line
 (exit 2) instead of hanging; --no-pause skips pauses, and under --step a
-pause does not wait a second time.`,
+pause does not wait a second time. An ask line reads a number and Enter;
+without input, or with --no-pause, it prints the right answer and goes on.`,
 		Example: indentExample(`kraftlab scenario run examples/*.txt
 kraftlab scenario run examples/leader-failover.txt --profile workshop
 kraftlab scenario run --session demo --step examples/snapshot-catch-up.txt
@@ -159,6 +164,12 @@ type scenarioOptions struct {
 	profile       string
 	sets          []string
 	step, noPause bool
+	// explain shows the header and comment blocks as --step does, without
+	// waiting (a lesson with --no-pause).
+	explain bool
+	// scripts, when set, are the files to run (an embedded lesson)
+	// instead of reading files.
+	scripts []*scenario.Script
 }
 
 func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions) error {
@@ -166,9 +177,11 @@ func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions)
 	if err != nil {
 		return err
 	}
-	scripts, err := loadScenarios(e, cmd, files, att)
-	if err != nil {
-		return usagef("nothing ran: %v", err)
+	scripts := o.scripts
+	if scripts == nil {
+		if scripts, err = loadScenarios(e, cmd, files, att); err != nil {
+			return usagef("nothing ran: %v", err)
+		}
 	}
 	var session control.Session
 	if att != nil {
@@ -180,6 +193,7 @@ func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions)
 	if wantJSON(cmd) {
 		prompt = cmd.ErrOrStderr()
 	}
+	keys := newEnterReader(e, prompt)
 	r := &scenario.Runner{
 		Start: func(ctx context.Context, s *scenario.Script) (string, func() error, error) {
 			if att != nil {
@@ -199,10 +213,12 @@ func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions)
 			line := &env{stdout: out, stderr: out, getenv: e.getenv, open: e.open, session: &session, scenario: true}
 			return execute(ctx, args, line)
 		},
-		Step:    o.step,
-		NoPause: o.noPause,
-		Enter:   scenarioEnter(e, prompt),
-		Prompt:  prompt,
+		Step:     o.step,
+		NoPause:  o.noPause,
+		Enter:    keys.wait,
+		ReadLine: keys.readLine,
+		Prompt:   prompt,
+		Explain:  o.explain,
 	}
 	if !wantJSON(cmd) {
 		r.Out = cmd.OutOrStdout()

@@ -215,7 +215,22 @@ func newEnterReader(e *env, prompt io.Writer) *enterReader {
 var errNoInput = errors.New("standard input ended, so nobody can press Enter")
 
 func (k *enterReader) wait(ctx context.Context) error {
-	done := make(chan error, 1)
+	_, err := k.line(ctx, false)
+	return err
+}
+
+// readLine reads one typed line (an ask line's answer), echoing it where
+// no terminal does.
+func (k *enterReader) readLine(ctx context.Context) (string, error) {
+	return k.line(ctx, true)
+}
+
+func (k *enterReader) line(ctx context.Context, echoLine bool) (string, error) {
+	type result struct {
+		line string
+		err  error
+	}
+	done := make(chan result, 1)
 	go func() {
 		k.mu.Lock()
 		defer k.mu.Unlock()
@@ -225,21 +240,18 @@ func (k *enterReader) wait(ctx context.Context) error {
 		} else if errors.Is(err, io.EOF) {
 			err = nil
 		}
-		done <- err
+		done <- result{strings.TrimRight(line, "\r\n"), err}
 	}()
 	select {
-	case err := <-done:
-		if err == nil && k.echo != nil {
+	case res := <-done:
+		if res.err == nil && k.echo != nil {
+			if echoLine {
+				fmt.Fprint(k.echo, res.line)
+			}
 			fmt.Fprintln(k.echo)
 		}
-		return err
+		return res.line, res.err
 	case <-ctx.Done():
-		return ctx.Err()
+		return "", ctx.Err()
 	}
-}
-
-// scenarioEnter is the Runner's Enter.
-func scenarioEnter(e *env, prompt io.Writer) func(context.Context) error {
-	k := newEnterReader(e, prompt)
-	return k.wait
 }

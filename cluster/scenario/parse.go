@@ -3,10 +3,11 @@
 // first "up ..." line that sets the playground's shape. The lines mean
 // what they mean in a shell; this package only splits them, numbers them
 // and runs them in order through a function the CLI provides, so that a
-// line does exactly what the same command does in a shell. The one line it
-// runs itself is pause, which waits for Enter unless the run skips pauses
+// line does exactly what the same command does in a shell. The lines it
+// runs itself are pause, which waits for Enter unless the run skips pauses
 // or steps through the file (Runner.Step shows each line's comment block
-// and waits for Enter before it).
+// and waits for Enter before it), and ask, a multiple-choice prediction of
+// what the next line will do (see AskCommand).
 package scenario
 
 import (
@@ -146,6 +147,12 @@ func Parse(file string, r io.Reader) (*Script, error) {
 			s.Up = &st
 			continue
 		}
+		if args[0] == AskCommand {
+			if _, err := ParseAsk(args); err != nil {
+				errs = append(errs, &Error{File: file, Line: n, Msg: err.Error()})
+				continue
+			}
+		}
 		s.Steps = append(s.Steps, st)
 	}
 	if err := sc.Err(); err != nil {
@@ -167,6 +174,9 @@ func (s *Script) Validate(check func(args []string) error) error {
 		lines = append([]Step{*s.Up}, lines...)
 	}
 	for _, st := range lines {
+		if st.Args[0] == AskCommand {
+			continue // Parse has checked it: the Runner runs it itself
+		}
 		if err := check(st.Args); err != nil {
 			errs = append(errs, &Error{File: s.File, Line: st.Line, Msg: err.Error()})
 		}

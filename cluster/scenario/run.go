@@ -39,6 +39,9 @@ type Runner struct {
 	Step bool
 	// NoPause skips pause lines instead of waiting at them.
 	NoPause bool
+	// Explain shows the file's header and each line's comment block, as
+	// Step does, without waiting for Enter.
+	Explain bool
 	// Enter waits until the user presses Enter. It must fail, not wait,
 	// when nobody can press it (standard input ended). Step and pause
 	// lines need it.
@@ -46,6 +49,10 @@ type Runner struct {
 	// Prompt receives what the user reads before pressing Enter: the
 	// comments of --step, the pause texts, the prompts. nil means Out.
 	Prompt io.Writer
+	// ReadLine reads one line the user typed, for ask lines. It must
+	// fail, not wait, when standard input ended; the ask line then gives
+	// the answer and goes on. nil: ask lines never wait.
+	ReadLine func(ctx context.Context) (string, error)
 }
 
 // PauseCommand is the scenario line that waits for Enter: pause [TEXT].
@@ -228,7 +235,7 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 	}
 	fr.Playground = desc
 	r.printf("=== %s (%s)\n", s.File, desc)
-	if r.Step && len(s.Header) > 0 {
+	if (r.Step || r.Explain) && len(s.Header) > 0 {
 		for _, c := range s.Header {
 			r.promptf("%s\n", strings.TrimRight("# "+c, " "))
 		}
@@ -241,8 +248,17 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 		}
 	}()
 
-	for _, st := range s.Steps {
-		if r.Step {
+	var pending *pendingAsk
+	for i, st := range s.Steps {
+		if r.Step && st.Args[0] == AskCommand || r.Explain && !r.Step {
+			// The answer is the ask line's Enter; Explain never waits.
+			if len(st.Comment) > 0 {
+				r.promptf("\n")
+				for _, c := range st.Comment {
+					r.promptf("%s\n", strings.TrimRight("# "+c, " "))
+				}
+			}
+		} else if r.Step {
 			if err := r.stepPrompt(ctx, st); err != nil {
 				if ctx.Err() != nil {
 					err = fmt.Errorf("interrupted: %w", ctx.Err())
@@ -254,18 +270,28 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 			}
 		}
 		sr := &StepReport{Line: st.Line, Command: st.Text, StartMs: r.now().Sub(start).Milliseconds()}
-		r.printf("%9s  %s", fmtElapsed(time.Duration(sr.StartMs)*time.Millisecond), st.Text)
+		shown := st.Text
+		if st.Args[0] == AskCommand {
+			shown = "ask" // its text holds the answer
+		}
+		r.printf("%9s  %s", fmtElapsed(time.Duration(sr.StartMs)*time.Millisecond), shown)
 		var out bytes.Buffer
 		t0 := r.now()
 		var err error
 		// A pause that waits shows its text in its prompt, before the wait.
-		waits := st.Args[0] == PauseCommand && !r.NoPause && !r.Step
+		waits := st.Args[0] == PauseCommand && !r.NoPause && !r.Step || st.Args[0] == AskCommand
 		switch {
-		case waits:
+		case waits && st.Args[0] != AskCommand:
 			r.printf("\n")
 			err = r.pause(ctx, st, &out)
 		case st.Args[0] == PauseCommand:
 			err = r.pause(ctx, st, &out)
+		case st.Args[0] == AskCommand:
+			if pending != nil && pending.waits > 0 {
+				r.verdict(pending) // the next ask came first
+			}
+			r.printf("\n")
+			pending, err = r.askLine(ctx, st, s.Steps, i, &out)
 		default:
 			err = r.Exec(ctx, st.Args, &out)
 		}
@@ -282,6 +308,15 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 			}
 		}
 		fr.Steps = append(fr.Steps, sr)
+		if pending != nil && st.Args[0] != AskCommand && err == nil {
+			if st.Args[0] != "say" && st.Args[0] != "sleep" && st.Args[0] != PauseCommand {
+				pending.evidence = append(pending.evidence, fmt.Sprint(st.Line))
+			}
+			if pending.waits--; pending.waits <= 0 {
+				r.verdict(pending)
+				pending = nil
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				err = fmt.Errorf("interrupted: %w", ctx.Err())
@@ -295,6 +330,9 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 			r.printf("--- FAIL %s: %s\n%s\n", st.Pos(), st.Text, indent(err.Error()))
 			return fr
 		}
+	}
+	if pending != nil {
+		r.verdict(pending)
 	}
 	r.printf("--- PASS %s (%s)\n", s.File, fmtElapsed(r.now().Sub(start)))
 	return fr
