@@ -14,10 +14,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// TestFranzGoClient is issue 4's third "done when": franz-go's own client,
-// which nobody here wrote, negotiates ApiVersions with a node and gets
-// DescribeQuorum answered: the leader's full replica table, and a
-// follower's pointer to the leader.
+// TestFranzGoClient: franz-go's own client, which nobody here wrote,
+// negotiates ApiVersions with a node and gets DescribeQuorum answered: the
+// leader's full replica table with the voters' endpoints, and a follower's
+// bare NOT_LEADER_OR_FOLLOWER.
 func TestFranzGoClient(t *testing.T) {
 	c := newTestCluster(t, clusterOpts{voters: 3, observers: 1})
 	leader, epoch := c.leader(10 * time.Second)

@@ -46,7 +46,7 @@ func (c *testCluster) committedLog(id int32, hwm int64) []byte {
 
 var errStopRead = errors.New("stop")
 
-// TestFailoverTruncatesAndCatchesUp is issue 4's first "done when": three
+// TestFailoverTruncatesAndCatchesUp: three
 // voters commit 10,000 records, the leader dies with an uncommitted tail,
 // a new leader commits 10,000 more, and the old leader comes back, cuts
 // its tail and ends with the same committed log as the others, byte for
@@ -128,8 +128,7 @@ func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
 	}
 }
 
-// TestPartitionedLeaderResignsAndRejoins is issue 4's second "done when":
-// a leader cut off both ways resigns through check-quorum while the
+// TestPartitionedLeaderResignsAndRejoins: a leader cut off both ways resigns through check-quorum while the
 // majority elects another; after healing it follows without another
 // election, thanks to pre-vote.
 func TestPartitionedLeaderResignsAndRejoins(t *testing.T) {
