@@ -154,8 +154,16 @@ func (h *harness) serve(name string, opt clustertest.Options) *cluster.Playgroun
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	return h.serveOn(s, pg)
+}
+
+// serveOn serves pg's control API on session s, as up does, until the
+// test ends.
+func (h *harness) serveOn(s control.Session, pg *cluster.Playground) *cluster.Playground {
+	h.t.Helper()
 	ln, err := s.Listen()
 	if err != nil {
+		pg.Close()
 		h.t.Fatal(err)
 	}
 	srv := control.NewServer(pg, func() {})

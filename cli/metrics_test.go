@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/control"
@@ -27,23 +26,7 @@ func (h *harness) serveReal(name string, controllers, brokers int) *cluster.Play
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	ln, err := s.Listen()
-	if err != nil {
-		pg.Close()
-		h.t.Fatal(err)
-	}
-	srv := control.NewServer(pg, func() {})
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	h.t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-done
-		pg.Close()
-		ln.Close()
-	})
-	return pg
+	return h.serveOn(s, pg)
 }
 
 // kraftlab metrics, as a user runs it against a real playground: the
