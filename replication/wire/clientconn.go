@@ -317,8 +317,10 @@ func (cc *clientConn) readLoop() {
 		resp, err := decodeResponse(frame[4:], k.req)
 		if err != nil {
 			err = fmt.Errorf("response from %s (correlation id %d): %w", cl.name, corr, err)
-			cc.finish(k, nil, err)
+			// Dead first: a caller told of the error may send again at once,
+			// and that call must go to a new connection, not fail with this one.
 			cc.die(err)
+			cc.finish(k, nil, err)
 			return
 		}
 		n := 4 + len(frame)
