@@ -1,0 +1,62 @@
+package controller
+
+import (
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/raft"
+)
+
+// leaderChanged follows the quorum's leader: the controller claims the
+// leadership when its node leads, and renounces it otherwise.
+func (c *QuorumController) leaderChanged(l raft.LeaderAndEpoch) {
+	st := &c.st
+	if l.Epoch < st.leader.Epoch {
+		return
+	}
+	st.leader = l
+	if st.active && (l.LeaderID != c.cfg.NodeID || l.Epoch != st.epoch) {
+		c.renounce(fmt.Sprintf("the quorum's leader is now %d in epoch %d", l.LeaderID, l.Epoch))
+	}
+	if l.LeaderID == c.cfg.NodeID && !st.active && !st.closing {
+		c.claim(l.Epoch)
+	}
+}
+
+// claim becomes active in epoch (Kafka's QuorumController.claim): the
+// controller serves from its committed image at once; an image with no
+// metadata.version is bootstrapped first (Kafka's ActivationRecordsGenerator
+// with BootstrapMetadata at the release's latest production version).
+func (c *QuorumController) claim(epoch int32) {
+	st := &c.st
+	now := c.now()
+	st.active, st.epoch, st.claimedAt, st.ready = true, epoch, now, false
+	st.working = st.committed
+	st.nextOffset = st.committed.Provenance().LastContainedOffset + 1
+	st.lastAppend = now
+	st.nextFenceScan = now.Add(c.tickEvery)
+	c.activeEpoch.Store(int64(epoch))
+	c.resetHeartbeats(now)
+	c.log.Info("controller activated", "epoch", epoch, "offset", st.committed.Provenance().LastContainedOffset)
+	if _, ok := st.committed.Features().MetadataVersion(); ok {
+		c.ready()
+		return
+	}
+	recs := []record.Record{&record.FeatureLevelRecord{Name: record.MetadataVersionFeature, FeatureLevel: bootstrapMetadataVersion}}
+	err := c.write(recs, nil, func(ok bool, _ int64) {
+		if ok && c.st.active && c.st.epoch == epoch {
+			c.ready()
+		}
+	})
+	if err != nil {
+		c.renounce(fmt.Sprintf("cannot write the bootstrap records: %v", err))
+	}
+}
+
+// ready reports the activation done.
+func (c *QuorumController) ready() {
+	c.st.ready = true
+	took := c.now().Sub(c.st.claimedAt)
+	c.log.Info("controller ready", "epoch", c.st.epoch, "took", took)
+	c.emit(Event{Kind: EventActivated, Took: took})
+}

@@ -1,0 +1,251 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/replication/raft"
+)
+
+// Kafka's defaults.
+const (
+	// DefaultSessionTimeout is broker.session.timeout.ms.
+	DefaultSessionTimeout = 9 * time.Second
+	// DefaultNoOpInterval is metadata.max.idle.interval.ms.
+	DefaultNoOpInterval = 500 * time.Millisecond
+)
+
+// Config configures a QuorumController.
+type Config struct {
+	// NodeID is the controller node's id; it is active while the metadata
+	// quorum's leader is NodeID.
+	NodeID int32
+	// ClusterID is the cluster's id; brokers registering with another are
+	// refused (INCONSISTENT_CLUSTER_ID).
+	ClusterID string
+	// Raft appends the controller's records.
+	Raft Raft
+	// SessionTimeout is broker.session.timeout.ms: a broker that has not
+	// heartbeated for this long is fenced. 0 means DefaultSessionTimeout.
+	SessionTimeout time.Duration
+	// NoOpInterval is metadata.max.idle.interval.ms: the active controller
+	// writes a NoOpRecord when it has appended nothing for this long.
+	// 0 means never (negative too).
+	NoOpInterval time.Duration
+	// DefaultNumPartitions is num.partitions, used by CreateTopics asking
+	// for -1 partitions; 0 means 1.
+	DefaultNumPartitions int32
+	// DefaultReplicationFactor is default.replication.factor, used by
+	// CreateTopics asking for -1; 0 means 1.
+	DefaultReplicationFactor int16
+	// OnEvent, if set, hears every Event, on the controller's goroutine:
+	// it must not block nor call back into the controller's loop.
+	OnEvent func(Event)
+	// Clock is the time source; nil means time.Now. Deadlines (sessions,
+	// no-ops) are measured on it.
+	Clock func() time.Time
+	// Logger receives the controller's decisions; nil discards them.
+	Logger *slog.Logger
+}
+
+// QuorumController is the metadata quorum's controller (Kafka's
+// QuorumController) on one controller node. Its methods are safe from any
+// goroutine.
+type QuorumController struct {
+	cfg      Config
+	log      *slog.Logger
+	now      func() time.Time
+	appendTo appendFunc
+	// tickEvery is the real-time period at which the loop checks its
+	// deadlines.
+	tickEvery time.Duration
+
+	box       *mailbox
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+
+	activeEpoch atomic.Int64 // the epoch it is active in, -1 when not
+	metrics     atomic.Pointer[Metrics]
+	brokerViews atomic.Pointer[[]BrokerHeartbeatState]
+
+	st state // owned by the loop
+}
+
+// state is what the loop owns.
+type state struct {
+	committed *image.MetadataImage
+	working   *image.MetadataImage
+	leader    raft.LeaderAndEpoch
+	active    bool
+	epoch     int32
+	claimedAt time.Time
+	ready     bool
+	pending   []*batch
+	// nextOffset is the controller's lower bound of the offset its next
+	// record will take.
+	nextOffset    int64
+	lastAppend    time.Time
+	nextFenceScan time.Time
+	heartbeats    map[int32]*brokerHeartbeat
+	timedOut      int64
+	lastCommitted int64
+	closing       bool
+	// counted is the topics image the partition counts are of.
+	counted             *image.TopicsImage
+	partitions, offline int
+}
+
+// New starts a controller; it is inactive until HandleLeaderChange names its
+// node the leader.
+func New(cfg Config) (*QuorumController, error) {
+	if cfg.Raft == nil {
+		return nil, errors.New("controller: no Raft to append to")
+	}
+	return newController(cfg, raftAppender(cfg.Raft))
+}
+
+func newController(cfg Config, app appendFunc) (*QuorumController, error) {
+	if cfg.NodeID < 0 {
+		return nil, fmt.Errorf("controller: invalid node id %d", cfg.NodeID)
+	}
+	if cfg.SessionTimeout == 0 {
+		cfg.SessionTimeout = DefaultSessionTimeout
+	}
+	if cfg.SessionTimeout < 0 {
+		return nil, fmt.Errorf("controller: negative session timeout %v", cfg.SessionTimeout)
+	}
+	if cfg.DefaultNumPartitions <= 0 {
+		cfg.DefaultNumPartitions = 1
+	}
+	if cfg.DefaultReplicationFactor <= 0 {
+		cfg.DefaultReplicationFactor = 1
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	c := &QuorumController{
+		cfg:      cfg,
+		log:      log.With("controller", cfg.NodeID),
+		now:      cfg.Clock,
+		appendTo: app,
+		box:      newMailbox(),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	// Kafka's maybeFenceStaleBroker period: sessionTimeout/8, at least 1 ms.
+	c.tickEvery = max(cfg.SessionTimeout/8, time.Millisecond)
+	if cfg.NoOpInterval > 0 {
+		c.tickEvery = min(c.tickEvery, cfg.NoOpInterval)
+	}
+	c.activeEpoch.Store(-1)
+	c.st = state{
+		committed:     image.Empty,
+		working:       image.Empty,
+		leader:        raft.LeaderAndEpoch{LeaderID: -1, Epoch: -1},
+		heartbeats:    map[int32]*brokerHeartbeat{},
+		lastCommitted: -1,
+	}
+	c.publish()
+	go c.run()
+	return c, nil
+}
+
+// HandleCommittedImage hands the controller a committed image, whose
+// provenance is the last offset it holds. It never blocks.
+func (c *QuorumController) HandleCommittedImage(img *image.MetadataImage) {
+	if img != nil {
+		c.box.postImage(img)
+	}
+}
+
+// HandleLeaderChange tells the controller who leads the metadata quorum;
+// it becomes active when l.LeaderID is its node, having been handed every
+// committed image before l.Epoch. It never blocks.
+func (c *QuorumController) HandleLeaderChange(l raft.LeaderAndEpoch) {
+	c.box.post(func() { c.leaderChanged(l) })
+}
+
+// Active reports the epoch the controller is active in, if it is.
+func (c *QuorumController) Active() (epoch int32, ok bool) {
+	e := c.activeEpoch.Load()
+	return int32(e), e >= 0
+}
+
+// Close stops the controller's goroutine; requests still waiting are
+// answered NOT_CONTROLLER. It is idempotent.
+func (c *QuorumController) Close() {
+	c.closeOnce.Do(func() { close(c.stop) })
+	<-c.done
+}
+
+func (c *QuorumController) run() {
+	defer close(c.done)
+	t := time.NewTicker(c.tickEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			c.st.closing = true
+			c.renounce("controller closed")
+			// What was queued runs inactive: requests hear NOT_CONTROLLER.
+			for _, ev := range c.box.close() {
+				ev()
+			}
+			c.publish()
+			return
+		case <-c.box.wake:
+		case <-t.C:
+		}
+		c.drain()
+	}
+}
+
+// drain runs every posted event, then the timers.
+func (c *QuorumController) drain() {
+	img, evs := c.box.take()
+	if img != nil {
+		c.committedImage(img)
+	}
+	for _, ev := range evs {
+		ev()
+	}
+	c.timers()
+	c.publish()
+}
+
+// timers runs what is due: a session scan and an idle no-op.
+func (c *QuorumController) timers() {
+	if !c.st.active {
+		return
+	}
+	now := c.now()
+	if !now.Before(c.st.nextFenceScan) {
+		c.st.nextFenceScan = now.Add(c.tickEvery)
+		c.maybeFenceStaleBroker(now)
+	}
+	if c.cfg.NoOpInterval > 0 && now.Sub(c.st.lastAppend) >= c.cfg.NoOpInterval {
+		c.writeNoOp()
+	}
+}
+
+func (c *QuorumController) emit(ev Event) {
+	if c.cfg.OnEvent == nil {
+		return
+	}
+	ev.Time = c.now()
+	if ev.Epoch == 0 {
+		ev.Epoch = c.st.epoch
+	}
+	c.cfg.OnEvent(ev)
+}

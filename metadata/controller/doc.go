@@ -1,0 +1,21 @@
+// Package controller is kraftlab's quorum controller (Kafka's
+// org.apache.kafka.controller.QuorumController): on the controller node
+// that leads the metadata quorum it turns requests into metadata records,
+// appends them through the node's raft client and answers once they commit.
+//
+// It runs as one goroutine, Kafka's KafkaEventQueue: requests, committed
+// images, leader changes, commit completions and timers are events on it.
+// Its state is the last committed image and the records it appended that
+// no committed image holds yet; a request is checked against the working
+// image (the committed one with those records replayed), as Kafka's
+// controller replays its own records at once. When it loses the leadership
+// it drops them, answers what waits NOT_CONTROLLER and goes back to the
+// committed image.
+//
+// It serves BrokerRegistration and BrokerHeartbeat (Kafka's
+// ClusterControlManager and BrokerHeartbeatManager), CreateTopics,
+// DeleteTopics, CreatePartitions and AlterPartition (Kafka's
+// ReplicationControlManager), fences brokers whose session times out,
+// moves leaderships away from fenced and shutting-down brokers, and writes
+// a NoOpRecord when idle.
+package controller

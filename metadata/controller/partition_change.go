@@ -1,0 +1,150 @@
+package controller
+
+import (
+	"slices"
+
+	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/metadata/record"
+)
+
+// acceptableLeader is Kafka's isAcceptableLeader: a broker that is
+// registered, unfenced and not shutting down (ClusterControlManager.isActive),
+// minus one being removed or plus one being unfenced.
+func acceptableLeader(img *image.MetadataImage, removing, adding int32) func(int32) bool {
+	return func(r int32) bool {
+		if r == removing {
+			return false
+		}
+		if r == adding {
+			return true
+		}
+		b := img.Cluster().Broker(r)
+		return b != nil && !b.Fenced && !b.InControlledShutdown
+	}
+}
+
+// partitionChange builds the PartitionChangeRecord that moves partition p
+// to targetIsr and elects a leader, as Kafka's PartitionChangeBuilder does
+// with eligible leader replicas off and ONLINE election: the current leader
+// stays if it is in the target ISR and acceptable, else the first replica
+// that is; none gives NoLeader. With ELR off the ISR never becomes empty:
+// a target of none keeps the ISR (its last member stays). nil means no
+// change.
+func partitionChange(topic record.Uuid, id int32, p *image.PartitionRegistration, targetIsr []int32,
+	acceptable func(int32) bool, v versions) *record.PartitionChangeRecord {
+	valid := func(r int32) bool { return slices.Contains(targetIsr, r) && acceptable(r) }
+	leader := record.NoLeader
+	if p.Leader >= 0 && valid(p.Leader) {
+		leader = p.Leader
+	} else {
+		for _, r := range p.Replicas {
+			if valid(r) {
+				leader = r
+				break
+			}
+		}
+	}
+	c := record.NewPartitionChangeRecord(topic, id)
+	c.Version = v.partitionChange
+	changed := false
+	if leader != p.Leader {
+		c.Leader, changed = leader, true
+	}
+	if len(targetIsr) > 0 && !slices.Equal(targetIsr, p.Isr) {
+		c.Isr, changed = slices.Clone(targetIsr), true
+	}
+	if !changed {
+		return nil
+	}
+	return c
+}
+
+// without is isr without r.
+func without(isr []int32, r int32) []int32 {
+	out := make([]int32, 0, len(isr))
+	for _, x := range isr {
+		if x != r {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// changeEvent reports a partition change once it commits.
+func changeEvent(topic string, c *record.PartitionChangeRecord, p *image.PartitionRegistration, reason string) Event {
+	isr := c.Isr
+	if isr == nil {
+		isr = p.Isr
+	}
+	leader := c.Leader
+	if leader == record.NoLeaderChange {
+		leader = p.Leader
+	}
+	return Event{Kind: EventPartitionChanged, Topic: topic, TopicID: c.TopicID, Partition: c.PartitionID,
+		Leader: leader, Isr: slices.Clone(isr), Reason: reason}
+}
+
+// removeBrokerFromIsrs is Kafka's generateLeaderAndIsrUpdates with a broker
+// to remove: every partition whose ISR holds it loses it (keeping a last
+// member), and those it led elect another leader.
+func (c *QuorumController) removeBrokerFromIsrs(img *image.MetadataImage, id int32, reason string) ([]record.Record, []Event) {
+	v := c.versions(img)
+	ok := acceptableLeader(img, id, -1)
+	var recs []record.Record
+	var evs []Event
+	for _, name := range img.Topics().Names() {
+		t := img.Topics().TopicByName(name)
+		for _, pid := range t.PartitionIDs() {
+			p := t.Partition(pid)
+			if !p.InIsr(id) && p.Leader != id {
+				continue
+			}
+			if ch := partitionChange(t.ID(), pid, p, without(p.Isr, id), ok, v); ch != nil {
+				recs = append(recs, ch)
+				evs = append(evs, changeEvent(name, ch, p, reason))
+			}
+		}
+	}
+	return recs, evs
+}
+
+// electLeaderless elects leaders, now that broker id is acceptable, for the
+// partitions that have none (Kafka's handleBrokerUnfenced over
+// partitionsWithNoLeader).
+func (c *QuorumController) electLeaderless(img *image.MetadataImage, id int32, reason string) ([]record.Record, []Event) {
+	v := c.versions(img)
+	ok := acceptableLeader(img, -1, id)
+	var recs []record.Record
+	var evs []Event
+	for _, name := range img.Topics().Names() {
+		t := img.Topics().TopicByName(name)
+		for _, pid := range t.PartitionIDs() {
+			p := t.Partition(pid)
+			if p.HasLeader() || !p.InIsr(id) {
+				continue
+			}
+			if ch := partitionChange(t.ID(), pid, p, p.Isr, ok, v); ch != nil {
+				recs = append(recs, ch)
+				evs = append(evs, changeEvent(name, ch, p, reason))
+			}
+		}
+	}
+	return recs, evs
+}
+
+// leads reports whether broker id leads any partition.
+func leads(img *image.MetadataImage, id int32) bool {
+	for _, t := range img.Topics().Topics() {
+		for _, p := range t.Partitions() {
+			if p.Leader == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *QuorumController) versions(img *image.MetadataImage) versions {
+	mv, _ := img.Features().MetadataVersion()
+	return versionsFor(mv)
+}

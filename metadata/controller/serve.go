@@ -1,0 +1,165 @@
+package controller
+
+import (
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// APIs are the APIs the controller serves, at the versions Kafka 4.4's
+// ControllerApis accepts (all within what kmsg encodes). The broker-facing
+// ones are members only, as Kafka authorizes CLUSTER_ACTION for them; the
+// topic APIs are open, so users' tools may create topics.
+var APIs = []wire.APIRange{
+	{Key: kmsg.BrokerRegistration.Int16(), MinVersion: 0, MaxVersion: 4, MembersOnly: true},
+	{Key: kmsg.BrokerHeartbeat.Int16(), MinVersion: 0, MaxVersion: 2, MembersOnly: true},
+	{Key: kmsg.AlterPartition.Int16(), MinVersion: 2, MaxVersion: 3, MembersOnly: true},
+	{Key: kmsg.CreateTopics.Int16(), MinVersion: 2, MaxVersion: 7},
+	{Key: kmsg.DeleteTopics.Int16(), MinVersion: 1, MaxVersion: 6},
+	{Key: kmsg.CreatePartitions.Int16(), MinVersion: 0, MaxVersion: 3},
+}
+
+// Register registers the controller's APIs on the node's mux.
+func (c *QuorumController) Register(mux *wire.Mux) error {
+	h := wire.HandlerFunc(c.serve)
+	for _, api := range APIs {
+		if err := mux.Handle(api, h); err != nil {
+			return fmt.Errorf("controller %d: %w", c.cfg.NodeID, err)
+		}
+	}
+	return nil
+}
+
+// serve queues a request for the loop; after Close it is answered
+// NOT_CONTROLLER at once.
+func (c *QuorumController) serve(req *wire.Request) {
+	if !c.box.post(func() { c.handle(req) }) {
+		req.Respond(errorResponse(req.Body, kerr.NotController.Code, ""))
+	}
+}
+
+// outcome is a handler's decision: the records to write and the response
+// to send once they commit.
+type outcome struct {
+	records []record.Record
+	events  []Event
+	resp    kmsg.Response
+	// onCommit, if set, completes resp from the first offset of the
+	// committed records.
+	onCommit func(first int64)
+}
+
+// handle runs on the loop: a controller that is not active answers
+// NOT_CONTROLLER so that the sender looks for the one that is.
+func (c *QuorumController) handle(req *wire.Request) {
+	if !c.st.active {
+		req.Respond(errorResponse(req.Body, kerr.NotController.Code, ""))
+		return
+	}
+	var o outcome
+	switch b := req.Body.(type) {
+	case *kmsg.BrokerRegistrationRequest:
+		o = c.registerBroker(b)
+	case *kmsg.BrokerHeartbeatRequest:
+		o = c.processBrokerHeartbeat(b)
+	case *kmsg.AlterPartitionRequest:
+		o = c.alterPartition(b)
+	case *kmsg.CreateTopicsRequest:
+		o = c.createTopics(b)
+	case *kmsg.DeleteTopicsRequest:
+		o = c.deleteTopics(b)
+	case *kmsg.CreatePartitionsRequest:
+		o = c.createPartitions(b)
+	default:
+		// The mux routes only APIs registered here.
+		req.Refuse()
+		return
+	}
+	c.finish(req, o)
+}
+
+// finish writes the outcome's records and answers once they commit, or at
+// once (after what is pending) when it has none.
+func (c *QuorumController) finish(req *wire.Request, o outcome) {
+	notController := func() { req.Respond(errorResponse(req.Body, kerr.NotController.Code, "")) }
+	if len(o.records) == 0 {
+		c.afterPending(func(ok bool) {
+			if !ok {
+				notController()
+				return
+			}
+			req.Respond(o.resp)
+		})
+		return
+	}
+	err := c.write(o.records, o.events, func(ok bool, first int64) {
+		if !ok {
+			notController()
+			return
+		}
+		if o.onCommit != nil {
+			o.onCommit(first)
+		}
+		req.Respond(o.resp)
+	})
+	if err != nil {
+		c.log.Error("cannot write a request's records", "api", kmsg.NameForKey(req.Key()), "err", err)
+		req.Respond(errorResponse(req.Body, kerr.UnknownServerError.Code, err.Error()))
+	}
+}
+
+// errorResponse answers every part of req with code.
+func errorResponse(req kmsg.Request, code int16, msg string) kmsg.Response {
+	var m *string
+	if msg != "" {
+		m = &msg
+	}
+	switch b := req.(type) {
+	case *kmsg.BrokerRegistrationRequest:
+		r := kmsg.NewPtrBrokerRegistrationResponse()
+		r.ErrorCode, r.BrokerEpoch = code, -1
+		return r
+	case *kmsg.BrokerHeartbeatRequest:
+		r := kmsg.NewPtrBrokerHeartbeatResponse()
+		r.ErrorCode, r.IsFenced = code, true
+		return r
+	case *kmsg.AlterPartitionRequest:
+		r := kmsg.NewPtrAlterPartitionResponse()
+		r.ErrorCode = code
+		return r
+	case *kmsg.CreateTopicsRequest:
+		r := kmsg.NewPtrCreateTopicsResponse()
+		for _, t := range b.Topics {
+			rt := kmsg.NewCreateTopicsResponseTopic()
+			rt.Topic, rt.ErrorCode, rt.ErrorMessage = t.Topic, code, m
+			rt.NumPartitions, rt.ReplicationFactor = -1, -1
+			r.Topics = append(r.Topics, rt)
+		}
+		return r
+	case *kmsg.DeleteTopicsRequest:
+		r := kmsg.NewPtrDeleteTopicsResponse()
+		for _, name := range b.TopicNames {
+			rt := kmsg.NewDeleteTopicsResponseTopic()
+			rt.Topic, rt.ErrorCode, rt.ErrorMessage = kmsg.StringPtr(name), code, m
+			r.Topics = append(r.Topics, rt)
+		}
+		for _, t := range b.Topics {
+			rt := kmsg.NewDeleteTopicsResponseTopic()
+			rt.Topic, rt.TopicID, rt.ErrorCode, rt.ErrorMessage = t.Topic, t.TopicID, code, m
+			r.Topics = append(r.Topics, rt)
+		}
+		return r
+	case *kmsg.CreatePartitionsRequest:
+		r := kmsg.NewPtrCreatePartitionsResponse()
+		for _, t := range b.Topics {
+			rt := kmsg.NewCreatePartitionsResponseTopic()
+			rt.Topic, rt.ErrorCode, rt.ErrorMessage = t.Topic, code, m
+			r.Topics = append(r.Topics, rt)
+		}
+		return r
+	}
+	return nil
+}
