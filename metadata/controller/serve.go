@@ -36,7 +36,7 @@ func (c *QuorumController) Register(mux *wire.Mux) error {
 // serve queues a request for the loop; after Close it is answered
 // NOT_CONTROLLER at once.
 func (c *QuorumController) serve(req *wire.Request) {
-	if !c.box.post(func() { c.handle(req) }) {
+	if !c.box.post(func() { c.handle(req.Body, req.Respond) }) {
 		req.Respond(errorResponse(req.Body, kerr.NotController.Code, ""))
 	}
 }
@@ -54,13 +54,13 @@ type outcome struct {
 
 // handle runs on the loop: a controller that is not active answers
 // NOT_CONTROLLER so that the sender looks for the one that is.
-func (c *QuorumController) handle(req *wire.Request) {
+func (c *QuorumController) handle(body kmsg.Request, respond func(kmsg.Response)) {
 	if !c.st.active {
-		req.Respond(errorResponse(req.Body, kerr.NotController.Code, ""))
+		respond(errorResponse(body, kerr.NotController.Code, ""))
 		return
 	}
 	var o outcome
-	switch b := req.Body.(type) {
+	switch b := body.(type) {
 	case *kmsg.BrokerRegistrationRequest:
 		o = c.registerBroker(b)
 	case *kmsg.BrokerHeartbeatRequest:
@@ -74,24 +74,26 @@ func (c *QuorumController) handle(req *wire.Request) {
 	case *kmsg.CreatePartitionsRequest:
 		o = c.createPartitions(b)
 	default:
-		// The mux routes only APIs registered here.
-		req.Refuse()
+		// The mux routes only the APIs registered here, decoded by kmsg
+		// as their own types.
+		c.log.Error("request of an API the controller does not serve", "api", kmsg.NameForKey(body.Key()))
+		respond(nil)
 		return
 	}
-	c.finish(req, o)
+	c.finish(body, respond, o)
 }
 
 // finish writes the outcome's records and answers once they commit, or at
 // once (after what is pending) when it has none.
-func (c *QuorumController) finish(req *wire.Request, o outcome) {
-	notController := func() { req.Respond(errorResponse(req.Body, kerr.NotController.Code, "")) }
+func (c *QuorumController) finish(body kmsg.Request, respond func(kmsg.Response), o outcome) {
+	notController := func() { respond(errorResponse(body, kerr.NotController.Code, "")) }
 	if len(o.records) == 0 {
 		c.afterPending(func(ok bool) {
 			if !ok {
 				notController()
 				return
 			}
-			req.Respond(o.resp)
+			respond(o.resp)
 		})
 		return
 	}
@@ -103,11 +105,11 @@ func (c *QuorumController) finish(req *wire.Request, o outcome) {
 		if o.onCommit != nil {
 			o.onCommit(first)
 		}
-		req.Respond(o.resp)
+		respond(o.resp)
 	})
 	if err != nil {
-		c.log.Error("cannot write a request's records", "api", kmsg.NameForKey(req.Key()), "err", err)
-		req.Respond(errorResponse(req.Body, kerr.UnknownServerError.Code, err.Error()))
+		c.log.Error("cannot write a request's records", "api", kmsg.NameForKey(body.Key()), "err", err)
+		respond(errorResponse(body, kerr.UnknownServerError.Code, err.Error()))
 	}
 }
 
