@@ -116,11 +116,10 @@ func (h *harness) lead(epoch int32) {
 	h.sync()
 }
 
-// follow makes another node the leader of epoch.
+// follow makes another node the leader of epoch; what the fake raft held
+// fails, as quorum.Node fails its appends when it loses the leadership.
 func (h *harness) follow(leader, epoch int32) {
-	h.mu.Lock()
-	h.epoch = -1
-	h.mu.Unlock()
+	h.fail(fmt.Errorf("epoch %d: %w", epoch, quorum.ErrNotLeader))
 	h.ctl.HandleLeaderChange(raft.LeaderAndEpoch{LeaderID: leader, Epoch: epoch})
 	h.sync()
 }
