@@ -34,17 +34,47 @@ func validateTopicName(name string) error {
 // in metric names.
 func unifyTopicName(name string) string { return strings.ReplaceAll(name, ".", "_") }
 
-// collidingTopic is an existing topic whose name collides with name, "" if
-// none.
-func collidingTopic(img *image.MetadataImage, name string) string {
+// topicNames are the names a CreateTopics request may not take: the
+// image's and those the request already created.
+type topicNames struct {
+	img     *image.MetadataImage
+	created map[string]bool
+	// unified maps Topic.unifyCollisionChars of every name to the name;
+	// built on the first name with '.' or '_'.
+	unified map[string]string
+}
+
+func newTopicNames(img *image.MetadataImage) *topicNames {
+	return &topicNames{img: img, created: map[string]bool{}}
+}
+
+func (n *topicNames) has(name string) bool {
+	return n.created[name] || n.img.Topics().TopicByName(name) != nil
+}
+
+func (n *topicNames) add(name string) {
+	n.created[name] = true
+	if n.unified != nil {
+		n.unified[unifyTopicName(name)] = name
+	}
+}
+
+// colliding is a taken name that collides with name, "" if none.
+func (n *topicNames) colliding(name string) string {
 	if !strings.ContainsAny(name, "._") {
 		return ""
 	}
-	u := unifyTopicName(name)
-	for _, n := range img.Topics().Names() {
-		if n != name && unifyTopicName(n) == u {
-			return n
+	if n.unified == nil {
+		n.unified = map[string]string{}
+		for _, t := range n.img.Topics().Names() {
+			n.unified[unifyTopicName(t)] = t
 		}
+		for t := range n.created {
+			n.unified[unifyTopicName(t)] = t
+		}
+	}
+	if other, ok := n.unified[unifyTopicName(name)]; ok && other != name {
+		return other
 	}
 	return ""
 }

@@ -62,7 +62,8 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 	img := c.st.working
 	v := c.versions(img)
 	pl := newPlacer(img)
-	d := image.NewMetadataDelta(img) // the request's own topics, so names collide within it too
+	d := image.NewMetadataDelta(img) // checks the request's records against each other
+	names := newTopicNames(img)
 	seen := map[string]int{}
 	for _, t := range r.Topics {
 		seen[t.Topic]++
@@ -75,7 +76,7 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 		if seen[t.Topic] > 1 {
 			aerr = refuse(kerr.InvalidRequest, "Duplicate topic name.")
 		} else {
-			recs, aerr = c.createTopic(d.Apply(img.Provenance()), v, pl, t)
+			recs, aerr = c.createTopic(img, names, v, pl, t)
 		}
 		if aerr == nil {
 			for _, rec := range recs {
@@ -91,6 +92,7 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 			resp.Topics = append(resp.Topics, rt)
 			continue
 		}
+		names.add(t.Topic)
 		tr := recs[0].(*record.TopicRecord)
 		parts := recs[1].(*record.PartitionRecord)
 		rt.TopicID = tr.TopicID
@@ -115,17 +117,17 @@ func countPartitions(recs []record.Record) int32 {
 	return n
 }
 
-// createTopic checks one topic against img (which holds the request's
-// earlier topics) and returns its records: the TopicRecord, a
-// PartitionRecord per partition, a ConfigRecord per config.
-func (c *QuorumController) createTopic(img *image.MetadataImage, v versions, pl *placer, t kmsg.CreateTopicsRequestTopic) ([]record.Record, *apiError) {
+// createTopic checks one topic against img and the names taken (the
+// image's and the request's earlier topics) and returns its records: the
+// TopicRecord, a PartitionRecord per partition, a ConfigRecord per config.
+func (c *QuorumController) createTopic(img *image.MetadataImage, names *topicNames, v versions, pl *placer, t kmsg.CreateTopicsRequestTopic) ([]record.Record, *apiError) {
 	if err := validateTopicName(t.Topic); err != nil {
 		return nil, refuse(kerr.InvalidTopicException, "%v", err)
 	}
-	if img.Topics().TopicByName(t.Topic) != nil {
+	if names.has(t.Topic) {
 		return nil, refuse(kerr.TopicAlreadyExists, "Topic '%s' already exists.", t.Topic)
 	}
-	if other := collidingTopic(img, t.Topic); other != "" {
+	if other := names.colliding(t.Topic); other != "" {
 		return nil, refuse(kerr.InvalidTopicException, "Topic '%s' collides with existing topic: %s", t.Topic, other)
 	}
 	id := randomTopicID()
