@@ -111,9 +111,13 @@ func TestRegistrationErrors(t *testing.T) {
 		{"zk broker", func(r *kmsg.BrokerRegistrationRequest) { r.BrokerID, r.IsMigratingZkBroker = 150, true }, kerr.BrokerIDNotRegistered},
 		{"no log dirs", func(r *kmsg.BrokerRegistrationRequest) { r.BrokerID, r.LogDirs = 150, nil }, kerr.InvalidRegistration},
 		{"reserved log dir", func(r *kmsg.BrokerRegistrationRequest) { r.BrokerID, r.LogDirs = 150, [][16]byte{record.DirectoryLost} }, kerr.InvalidRegistration},
-		{"duplicate log dir", func(r *kmsg.BrokerRegistrationRequest) { r.BrokerID, r.LogDirs = 150, [][16]byte{logDir(150), logDir(150)} }, kerr.InvalidRegistration},
+		{"duplicate log dir", func(r *kmsg.BrokerRegistrationRequest) {
+			r.BrokerID, r.LogDirs = 150, [][16]byte{logDir(150), logDir(150)}
+		}, kerr.InvalidRegistration},
 		{"another broker's log dir", func(r *kmsg.BrokerRegistrationRequest) { r.BrokerID, r.LogDirs = 150, [][16]byte{logDir(101)} }, kerr.InvalidRegistration},
-		{"no metadata.version", func(r *kmsg.BrokerRegistrationRequest) { r.BrokerID, r.LogDirs, r.Features = 150, [][16]byte{logDir(150)}, nil }, kerr.InvalidRegistration},
+		{"no metadata.version", func(r *kmsg.BrokerRegistrationRequest) {
+			r.BrokerID, r.LogDirs, r.Features = 150, [][16]byte{logDir(150)}, nil
+		}, kerr.InvalidRegistration},
 		{"metadata.version too new for the broker", func(r *kmsg.BrokerRegistrationRequest) {
 			r.BrokerID, r.LogDirs = 150, [][16]byte{logDir(150)}
 			r.Features[0].MaxSupportedVersion = 20
