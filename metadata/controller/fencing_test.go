@@ -146,3 +146,43 @@ func TestControlledShutdownMovesLeadershipsThenShutsDown(t *testing.T) {
 	}
 	poll.Until(t, 10*time.Second, "broker 101 fenced after shutdown", func() bool { return h.image().Cluster().Broker(101).Fenced })
 }
+
+func TestWantFenceAndShutdownShutsDownAtOnce(t *testing.T) {
+	h, epochs := cluster(t, 2, Config{})
+	h.createTopic("t", 2, 2)
+	r := heartbeat(101, epochs[101], h.image().Provenance().LastContainedOffset)
+	r.WantFence, r.WantShutdown = true, true
+	resp := h.do(r).(*kmsg.BrokerHeartbeatResponse)
+	if !resp.ShouldShutdown || !resp.IsFenced {
+		t.Fatalf("%+v, want ShouldShutdown", resp)
+	}
+	if !h.image().Cluster().Broker(101).Fenced {
+		t.Fatal("not fenced")
+	}
+}
+
+func TestANewActiveControllerStartsEverySessionAfresh(t *testing.T) {
+	h, epochs := cluster(t, 3, Config{SessionTimeout: 9 * time.Second})
+	h.createTopic("t", 3, 3)
+	r := heartbeat(101, epochs[101], h.image().Provenance().LastContainedOffset)
+	r.WantShutdown = true
+	h.do(r)
+	if !h.image().Cluster().Broker(101).InControlledShutdown {
+		t.Fatal("broker 101 not in controlled shutdown")
+	}
+	// Another controller leads for a while, then this one again: nobody
+	// heartbeated to it meanwhile, yet no session is stale at activation.
+	h.follow(2, 2)
+	h.clock.Advance(time.Minute)
+	h.lead(3)
+	h.sync()
+	if m := h.ctl.Metrics(); m.FencedBrokerCount != 0 || m.TimedOutBrokerHeartbeatCount != 0 {
+		t.Fatalf("metrics after failover %+v: sessions were not restarted", m)
+	}
+	// The broker in controlled shutdown may still finish it.
+	h.keepAlive(epochs, 101)
+	r.CurrentMetadataOffset = h.image().Provenance().LastContainedOffset
+	if resp := h.do(r).(*kmsg.BrokerHeartbeatResponse); !resp.ShouldShutdown {
+		t.Fatalf("controlled shutdown after failover: %+v", resp)
+	}
+}

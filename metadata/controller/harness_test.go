@@ -279,12 +279,12 @@ func (h *harness) eventsOf(k EventKind) []Event {
 	return out
 }
 
-// sync waits until the loop has run everything posted before it, its
-// timers included.
+// sync waits until the loop has run everything posted before it, and
+// has published its metrics.
 func (h *harness) sync() {
 	h.t.Helper()
 	done := make(chan struct{})
-	if !h.ctl.box.post(func() { close(done) }) {
+	if !h.ctl.box.post(func() { h.ctl.publish(); close(done) }) {
 		return
 	}
 	select {
@@ -294,11 +294,12 @@ func (h *harness) sync() {
 	}
 }
 
-// tick advances the clock and lets the loop run its timers.
+// tick advances the clock and lets the loop run its timers (which run
+// after a round of events).
 func (h *harness) tick(d time.Duration) {
 	h.clock.Advance(d)
 	h.sync()
-	h.sync() // the commits the timers wrote complete through the mailbox
+	h.sync() // the round above ran the timers; this one sees their commits posted
 }
 
 // send hands req to the controller; the response arrives on the channel.

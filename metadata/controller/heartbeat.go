@@ -45,15 +45,25 @@ func (s brokerControlState) fenced() bool { return s == stateFenced || s == stat
 func (c *QuorumController) resetHeartbeats(now time.Time) {
 	c.st.heartbeats = map[int32]*brokerHeartbeat{}
 	for _, id := range c.st.working.Cluster().BrokerIDs() {
-		b := c.st.working.Cluster().Broker(id)
-		c.st.heartbeats[id] = &brokerHeartbeat{lastContact: now, metadataOffset: -1, registrationOffset: b.Epoch, shutdownOffset: -1}
+		c.st.heartbeats[id] = c.freshSession(now, c.st.working.Cluster().Broker(id))
 	}
+}
+
+// freshSession is the session of a broker this controller has not heard
+// from: a broker already in controlled shutdown began it at or before the
+// committed offset (the record that says so is in the image).
+func (c *QuorumController) freshSession(now time.Time, b *image.BrokerRegistration) *brokerHeartbeat {
+	hb := &brokerHeartbeat{lastContact: now, metadataOffset: -1, registrationOffset: b.Epoch, shutdownOffset: -1}
+	if b.InControlledShutdown {
+		hb.shutdownOffset = c.st.working.Provenance().LastContainedOffset
+	}
+	return hb
 }
 
 func (c *QuorumController) heartbeat(id int32, b *image.BrokerRegistration) *brokerHeartbeat {
 	hb := c.st.heartbeats[id]
 	if hb == nil {
-		hb = &brokerHeartbeat{lastContact: c.now(), metadataOffset: -1, registrationOffset: b.Epoch, shutdownOffset: -1}
+		hb = c.freshSession(c.now(), b)
 		c.st.heartbeats[id] = hb
 	}
 	return hb
@@ -133,6 +143,8 @@ func (c *QuorumController) nextBrokerState(current brokerControlState, r *kmsg.B
 		return stateFenced
 	case stateUnfenced:
 		switch {
+		case r.WantFence && r.WantShutdown:
+			return stateShutdownNow
 		case r.WantFence:
 			return stateFenced
 		case r.WantShutdown && leads(img, r.BrokerID):
