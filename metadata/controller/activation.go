@@ -33,7 +33,7 @@ func (c *QuorumController) claim(epoch int32) {
 	st.active, st.epoch, st.claimedAt, st.ready = true, epoch, now, false
 	st.working = st.committed
 	st.nextOffset = st.committed.Provenance().LastContainedOffset + 1
-	st.lastAppend = now
+	st.nextNoOp = now.Add(c.cfg.NoOpInterval)
 	st.nextFenceScan = now.Add(c.tickEvery)
 	c.activeEpoch.Store(int64(epoch))
 	c.resetHeartbeats(now)

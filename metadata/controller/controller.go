@@ -35,8 +35,9 @@ type Config struct {
 	// heartbeated for this long is fenced. 0 means DefaultSessionTimeout.
 	SessionTimeout time.Duration
 	// NoOpInterval is metadata.max.idle.interval.ms: the active controller
-	// writes a NoOpRecord when it has appended nothing for this long.
-	// 0 means never (negative too).
+	// writes a NoOpRecord this often (Kafka's writeNoOpRecord periodic
+	// task, which runs whatever else was written). 0 means never
+	// (negative too).
 	NoOpInterval time.Duration
 	// DefaultNumPartitions is num.partitions, used by CreateTopics asking
 	// for -1 partitions; 0 means 1.
@@ -91,7 +92,7 @@ type state struct {
 	// nextOffset is the controller's lower bound of the offset its next
 	// record will take.
 	nextOffset    int64
-	lastAppend    time.Time
+	nextNoOp      time.Time
 	nextFenceScan time.Time
 	heartbeats    map[int32]*brokerHeartbeat
 	timedOut      int64
@@ -234,7 +235,8 @@ func (c *QuorumController) timers() {
 		c.st.nextFenceScan = now.Add(c.tickEvery)
 		c.maybeFenceStaleBroker(now)
 	}
-	if c.cfg.NoOpInterval > 0 && now.Sub(c.st.lastAppend) >= c.cfg.NoOpInterval {
+	if c.cfg.NoOpInterval > 0 && !now.Before(c.st.nextNoOp) {
+		c.st.nextNoOp = now.Add(c.cfg.NoOpInterval)
 		c.writeNoOp()
 	}
 }

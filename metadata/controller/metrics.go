@@ -103,7 +103,7 @@ func (c *QuorumController) publish() {
 
 // writeNoOp appends a NoOpRecord so that the high watermark and every
 // observer's applied offset keep moving while nothing changes (Kafka's
-// maybeScheduleNextWriteNoOpRecord).
+// writeNoOpRecord task).
 func (c *QuorumController) writeNoOp() {
 	if err := c.write([]record.Record{&record.NoOpRecord{}}, nil, nil); err != nil {
 		c.log.Error("cannot write a no-op record", "err", err)

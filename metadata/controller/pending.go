@@ -62,7 +62,6 @@ func (c *QuorumController) write(recs []record.Record, events []Event, onDone fu
 	b.commit = c.appendTo(st.epoch, encoded)
 	st.pending = append(st.pending, b)
 	st.nextOffset += int64(len(recs))
-	st.lastAppend = now
 	go c.awaitCommit(b)
 	return nil
 }

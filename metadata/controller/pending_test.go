@@ -135,7 +135,7 @@ func TestCommittedImageAndCommitCompletionInEitherOrder(t *testing.T) {
 	}
 }
 
-func TestNoOpWhenIdle(t *testing.T) {
+func TestNoOpEveryInterval(t *testing.T) {
 	h, _ := cluster(t, 1, Config{NoOpInterval: 500 * time.Millisecond})
 	count := func() int {
 		n := 0
@@ -153,6 +153,10 @@ func TestNoOpWhenIdle(t *testing.T) {
 	}
 	h.tick(time.Millisecond)
 	poll.Until(t, 10*time.Second, "a no-op record", func() bool { return count() == before+1 })
+	// Another write does not postpone the next one, as in Kafka.
+	h.createTopic("t", 1, 1)
+	h.tick(500 * time.Millisecond)
+	poll.Until(t, 10*time.Second, "a second no-op record", func() bool { return count() == before+2 })
 }
 
 func TestCloseAnswersNotControllerAndIsIdempotent(t *testing.T) {
