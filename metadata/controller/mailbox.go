@@ -44,6 +44,10 @@ func (m *mailbox) close() []func() {
 
 func (m *mailbox) postImage(img *image.MetadataImage) {
 	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
 	if m.image == nil || img.Provenance().LastContainedOffset >= m.image.Provenance().LastContainedOffset {
 		m.image = img
 	}

@@ -19,7 +19,6 @@ const bootstrapMetadataVersion = record.MetadataVersion4_4IV2
 // (MetadataVersion.registerBrokerRecordVersion, partitionRecordVersion,
 // partitionChangeRecordVersion).
 type versions struct {
-	mv                int16
 	registerBroker    int16
 	partition         int16
 	partitionChange   int16
@@ -27,7 +26,7 @@ type versions struct {
 }
 
 func versionsFor(mv int16) versions {
-	v := versions{mv: mv}
+	var v versions
 	switch {
 	case mv >= mv4_3IV0:
 		v.registerBroker = record.RegisterBrokerVersion
