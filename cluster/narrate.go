@@ -65,9 +65,9 @@ func narrate(ev quorum.Event) (kind EventKind, msg string, ok bool) {
 	case raft.EventSnapshotFetched:
 		return EventSnapshotLoaded, fmt.Sprintf("fetched snapshot %v from leader %d and restarted its log at offset %d", r.Snapshot, r.Leader, r.Snapshot.EndOffset), true
 	case raft.EventSnapshotLoaded:
-		return EventSnapshotLoaded, fmt.Sprintf("loaded snapshot %v into its state: %d records committed before offset %d", r.Snapshot, ev.Tally.Records, r.Snapshot.EndOffset), true
+		return EventSnapshotLoaded, fmt.Sprintf("handed snapshot %v to its metadata loader: the log before offset %d", r.Snapshot, r.Snapshot.EndOffset), true
 	case raft.EventSnapshotTaken:
-		return EventSnapshotTaken, fmt.Sprintf("took snapshot %v of its state (%d records committed)", r.Snapshot, ev.Tally.Records), true
+		return EventSnapshotTaken, fmt.Sprintf("took snapshot %v of its metadata image: the log before offset %d", r.Snapshot, r.Snapshot.EndOffset), true
 	case raft.EventLogStartAdvanced:
 		return EventSnapshotTaken, fmt.Sprintf("moved its log start from %d to %d, the end of its latest snapshot", r.FromOffset, r.ToOffset), true
 	case raft.EventHighWatermarkKnown:
