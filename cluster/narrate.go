@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 
+	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 )
@@ -81,6 +82,37 @@ func narrate(ev quorum.Event) (kind EventKind, msg string, ok bool) {
 			msg += "; Kafka's raft client would stop with a fatal error here, kraftlab ignores the news and goes on"
 		}
 		return EventUnsafe, msg, true
+	}
+	return "", "", false
+}
+
+// publishLoader turns a node's loader event into a playground event.
+func (e *engine) publishLoader(ev loader.Event) {
+	kind, msg, ok := narrateLoader(ev)
+	if !ok {
+		return
+	}
+	e.events.Publish(Event{Kind: kind, Node: ev.Node, Epoch: ev.Snapshot.Epoch, Message: msg})
+}
+
+// narrateLoader puts a loader's event into the event log's words. A loaded
+// snapshot is told once the loader replayed the log after it, as Kafka
+// logs its catching up at startup.
+func narrateLoader(ev loader.Event) (kind EventKind, msg string, ok bool) {
+	switch ev.Kind {
+	case loader.EventReplayed:
+		if ev.HasSnapshot {
+			return EventSnapshotLoaded, fmt.Sprintf("loaded snapshot %v (%d records) into its metadata image, then replayed %d records up to offset %d",
+				ev.Snapshot, ev.SnapshotRecords, ev.Records, ev.Offset), true
+		}
+		if ev.Records == 0 {
+			return "", "", false // a fresh log: only the LeaderChange
+		}
+		return EventRecovery, fmt.Sprintf("replayed %d metadata records from its log into its image, up to offset %d", ev.Records, ev.Offset), true
+	case loader.EventLoadError:
+		return EventMetadataError, fmt.Sprintf("its metadata loader stopped at the %s at offset %d: %v; the image stays at the batch before it", ev.RecordType, ev.Offset, ev.Err), true
+	case loader.EventApplyError:
+		return EventMetadataError, fmt.Sprintf("a part failed on its metadata image: %v", ev.Err), true
 	}
 	return "", "", false
 }

@@ -53,6 +53,9 @@ type Event struct {
 	HasSnapshot bool
 	// Records counts the snapshot's records or those replayed.
 	Records int
+	// SnapshotRecords counts the records of the snapshot the replay
+	// followed (EventReplayed with HasSnapshot).
+	SnapshotRecords int
 	// Offset is the record's offset (EventLoadError) or the image's last
 	// offset (EventReplayed).
 	Offset int64
@@ -70,6 +73,9 @@ func (e Event) String() string {
 	case EventSnapshotLoaded:
 		return fmt.Sprintf("%s: loaded snapshot %v (%d records)", head, e.Snapshot, e.Records)
 	case EventReplayed:
+		if e.HasSnapshot {
+			return fmt.Sprintf("%s: loaded snapshot %v (%d records), then replayed %d records up to offset %d", head, e.Snapshot, e.SnapshotRecords, e.Records, e.Offset)
+		}
 		return fmt.Sprintf("%s: replayed %d records up to offset %d", head, e.Records, e.Offset)
 	case EventLoadError:
 		return fmt.Sprintf("%s: stopped at %s at offset %d: %v", head, e.RecordType, e.Offset, e.Err)

@@ -43,6 +43,7 @@ type Loader struct {
 	// replayedOn is the snapshot the first replay follows, if any; the
 	// EventReplayed of the first replay is still due while pendingReplay.
 	replayedOn    raft.SnapshotID
+	snapRecords   int
 	hasSnapshot   bool
 	pendingReplay bool
 	shutdown      bool
@@ -52,6 +53,7 @@ type Loader struct {
 
 	mu      sync.Mutex
 	metrics Metrics
+	loadErr error // failed, for readers on other goroutines
 }
 
 var _ quorum.Listener = (*Loader)(nil)
@@ -94,8 +96,11 @@ func (l *Loader) Metrics() Metrics {
 }
 
 // Err is the load error that stopped the loader, nil while it applies.
-// Loop goroutine only (or after the incarnation ended).
-func (l *Loader) Err() error { return l.failed }
+func (l *Loader) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.loadErr
+}
 
 // HandleCommit implements quorum.Listener: it replays the batches and
 // publishes one image holding them all.
@@ -227,7 +232,7 @@ func (l *Loader) HandleLoadSnapshot(s raft.Snapshot) {
 		Kind: SnapshotLoad, Provenance: prov, Leader: l.Leader(), Elapsed: time.Since(start),
 		Snapshot: s.ID, SnapshotRecords: len(s.Records),
 	})
-	l.replayedOn, l.hasSnapshot, l.pendingReplay = s.ID, true, true
+	l.replayedOn, l.snapRecords, l.hasSnapshot, l.pendingReplay = s.ID, len(s.Records), true, true
 	l.emit(Event{Kind: EventSnapshotLoaded, Snapshot: s.ID, HasSnapshot: true, Records: len(s.Records), Offset: prov.LastContainedOffset})
 }
 
@@ -300,12 +305,13 @@ func (l *Loader) addReplayed(records int, last int64) {
 		return
 	}
 	l.pendingReplay = false
-	l.emit(Event{Kind: EventReplayed, Snapshot: l.replayedOn, HasSnapshot: l.hasSnapshot, Records: records, Offset: last})
+	l.emit(Event{Kind: EventReplayed, Snapshot: l.replayedOn, HasSnapshot: l.hasSnapshot, SnapshotRecords: l.snapRecords, Records: records, Offset: last})
 }
 
 func (l *Loader) fail(err error) {
 	l.failed = err
 	l.mu.Lock()
+	l.loadErr = err
 	l.metrics.MetadataLoadErrorCount++
 	l.mu.Unlock()
 	l.log.Error("metadata load stopped", "err", err)

@@ -184,7 +184,7 @@ func TestSnapshotLoadReplacesTheImage(t *testing.T) {
 	}
 	replayed := ev.of(EventReplayed)
 	last := replayed[len(replayed)-1]
-	if !last.HasSnapshot || last.Snapshot != snap.ID || last.Records != 2 || last.Offset != snap.ID.EndOffset+1 {
+	if !last.HasSnapshot || last.Snapshot != snap.ID || last.SnapshotRecords != len(snap.Records) || last.Records != 2 || last.Offset != snap.ID.EndOffset+1 {
 		t.Errorf("replayed event %+v", last)
 	}
 }
