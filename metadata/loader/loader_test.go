@@ -266,3 +266,28 @@ func TestShutdownPublishesNothing(t *testing.T) {
 		t.Errorf("after shutdown: calls %v", pub.calls)
 	}
 }
+
+// BenchmarkHandleCommit measures applying batches of load-sized
+// ConfigRecords: decode, replay, apply and publish.
+func BenchmarkHandleCommit(b *testing.B) {
+	w := newLogWriter(b)
+	recs := make([]record.Record, 100)
+	for i := range recs {
+		recs[i] = config("load!", "seq", "0000000000000000000000000000000000000000000000000000000000000000000000000000000")
+	}
+	batches := make([]storage.Batch, 0, b.N)
+	for range b.N {
+		batches = append(batches, w.records(recs...))
+	}
+	l := New(Config{Publishers: []Publisher{&publisher{}}})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		l.HandleCommit(batches[i : i+1])
+	}
+	b.StopTimer()
+	if l.Err() != nil || l.Image().Provenance().LastContainedOffset != w.next-1 {
+		b.Fatalf("applied to %v: %v", l.Image().Provenance(), l.Err())
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/record")
+}
