@@ -11,7 +11,9 @@ import (
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // countingPublisher counts the images its loader published.
@@ -158,5 +160,24 @@ func TestEveryNodeLoadsTheMetadataLog(t *testing.T) {
 	mu.Unlock()
 	if n := loadErrors.Load(); n != 0 {
 		t.Errorf("%d load errors", n)
+	}
+}
+
+// The server makes its raft client's listener: a config that brings its
+// own is refused, and Loader is nil before the first start.
+func TestServerOwnsItsListener(t *testing.T) {
+	rc := raft.DefaultConfig()
+	rc.NodeID, rc.Voters, rc.ClusterID = 1, []int32{1}, testClusterID
+	cfg := Config{Kind: Controller, Raft: quorum.Config{Raft: rc, Dir: t.TempDir(), Peers: func(int32) (string, bool) { return "", false }, Flush: storage.FlushNever, Secret: "s"}}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Loader() != nil {
+		t.Error("a server that never started has a loader")
+	}
+	cfg.Raft.NewListener = func() quorum.Listener { return loader.New(loader.Config{}) }
+	if _, err := New(cfg); err == nil {
+		t.Error("New accepted a Raft.NewListener of its own")
 	}
 }
