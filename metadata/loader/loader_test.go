@@ -291,3 +291,25 @@ func BenchmarkHandleCommit(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/record")
 }
+
+// PublisherFuncs hands each call to its function, and a nil one ignores it.
+func TestPublisherFuncs(t *testing.T) {
+	w := newLogWriter(t)
+	var imgs []*image.MetadataImage
+	var leaders []raft.LeaderAndEpoch
+	l := New(Config{Publishers: []Publisher{
+		PublisherFuncs{
+			Update: func(_ *image.MetadataDelta, img *image.MetadataImage, _ Manifest) { imgs = append(imgs, img) },
+			Leader: func(le raft.LeaderAndEpoch) { leaders = append(leaders, le) },
+		},
+		PublisherFuncs{},
+	}})
+	l.HandleCommit([]storage.Batch{w.records(topic("orders", 1))})
+	l.HandleLeaderChange(raft.LeaderAndEpoch{LeaderID: 3, Epoch: 4})
+	if len(imgs) != 1 || imgs[0] != l.Image() || len(leaders) != 1 || leaders[0].LeaderID != 3 {
+		t.Errorf("images %d, leaders %v", len(imgs), leaders)
+	}
+	if n := l.Metrics().MetadataApplyErrorCount; n != 0 {
+		t.Errorf("%d apply errors", n)
+	}
+}

@@ -14,3 +14,26 @@ type Publisher interface {
 	// published every image before the leader's epoch when the node hears it leads.
 	OnLeaderChange(l raft.LeaderAndEpoch)
 }
+
+// PublisherFuncs is a Publisher made of functions, for parts whose methods
+// have other names (a nil field ignores its call).
+type PublisherFuncs struct {
+	Update func(delta *image.MetadataDelta, img *image.MetadataImage, m Manifest)
+	Leader func(l raft.LeaderAndEpoch)
+}
+
+var _ Publisher = PublisherFuncs{}
+
+// OnMetadataUpdate implements Publisher.
+func (p PublisherFuncs) OnMetadataUpdate(delta *image.MetadataDelta, img *image.MetadataImage, m Manifest) {
+	if p.Update != nil {
+		p.Update(delta, img, m)
+	}
+}
+
+// OnLeaderChange implements Publisher.
+func (p PublisherFuncs) OnLeaderChange(l raft.LeaderAndEpoch) {
+	if p.Leader != nil {
+		p.Leader(l)
+	}
+}
