@@ -35,6 +35,7 @@ var eventKindNames = [...]string{
 	EventApplyError:     "apply error",
 }
 
+// String names the kind as the loader's logs do.
 func (k EventKind) String() string {
 	if int(k) < len(eventKindNames) && eventKindNames[k] != "" {
 		return eventKindNames[k]

@@ -19,6 +19,7 @@ const (
 	SnapshotLoad
 )
 
+// String names the kind, e.g. "log delta".
 func (k ManifestKind) String() string {
 	switch k {
 	case LogDelta:

@@ -18,7 +18,9 @@ type Publisher interface {
 // PublisherFuncs is a Publisher made of functions, for parts whose methods
 // have other names (a nil field ignores its call).
 type PublisherFuncs struct {
+	// Update is called for OnMetadataUpdate.
 	Update func(delta *image.MetadataDelta, img *image.MetadataImage, m Manifest)
+	// Leader is called for OnLeaderChange.
 	Leader func(l raft.LeaderAndEpoch)
 }
 
