@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
 )
 
 // Flags are the command-line flags of `bench quorum`, shared by the
@@ -64,7 +66,7 @@ func (f *Flags) Config(available []Factory) (Config, error) {
 	if len(cfg.Flushes) == 0 {
 		return cfg, errors.New("--flush: name never, always or both")
 	}
-	if cfg.Sizes, err = parseInts("--sizes", f.sizes, 1, 16<<20, true); err != nil {
+	if cfg.Sizes, err = parseInts("--sizes", f.sizes, cluster.MinLoadRecordBytes, cluster.MaxLoadRecordBytes, true); err != nil {
 		return cfg, err
 	}
 	if len(cfg.Sizes) == 0 {

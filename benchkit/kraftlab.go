@@ -72,6 +72,9 @@ type Kraftlab struct {
 	addrMu sync.RWMutex
 	addrs  map[int32]string
 
+	// records caches the metadata record Propose writes for a payload
+	// size.
+	records sync.Map // int → []byte
 	leader  atomic.Pointer[server.Server]
 	findMu  sync.Mutex // one goroutine at a time looks for a new leader
 	closed  chan struct{}
@@ -231,15 +234,24 @@ func (k *Kraftlab) waitStable(ctx context.Context) error {
 	}
 }
 
-// Propose implements System.
+// Propose implements System. The metadata log holds metadata records
+// only, which every node's loader decodes and applies: the payload is
+// written as a load record (cluster.LoadRecords) of its size, so the
+// bytes on the log are what the workload asks for, as they are for the
+// other systems; a payload below cluster.MinLoadRecordBytes becomes a
+// record of that size.
 func (k *Kraftlab) Propose(ctx context.Context, payload []byte) error {
+	rec, err := k.record(len(payload))
+	if err != nil {
+		return fmt.Errorf("%s: %w", k.name, err)
+	}
 	for {
 		l := k.leader.Load()
 		if l == nil {
 			return errKraftlabNotStarted
 		}
 		q := l.Raft()
-		_, err := q.Append(q.Status().Epoch, [][]byte{payload}).Wait(ctx)
+		_, err := q.Append(q.Status().Epoch, [][]byte{rec}).Wait(ctx)
 		if err == nil {
 			return nil
 		}
@@ -254,6 +266,21 @@ func (k *Kraftlab) Propose(ctx context.Context, payload []byte) error {
 			return fmt.Errorf("%s: %w", k.name, err)
 		}
 	}
+}
+
+// record returns the metadata record Propose writes for a payload of size
+// bytes; the node keeps it until written, so it is never changed.
+func (k *Kraftlab) record(size int) ([]byte, error) {
+	size = max(size, cluster.MinLoadRecordBytes)
+	if r, ok := k.records.Load(size); ok {
+		return r.([]byte), nil
+	}
+	recs, err := cluster.LoadRecords(0, 1, size)
+	if err != nil {
+		return nil, err
+	}
+	k.records.Store(size, recs[0])
+	return recs[0], nil
 }
 
 // findLeader waits for a writable leader other than the one that failed,

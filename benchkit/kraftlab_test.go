@@ -11,6 +11,8 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/internal/poll"
+	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/metadata/record"
 )
 
 // fastKraftlab is the kraftlab System on the fast profile's timing, so a
@@ -59,9 +61,19 @@ func TestKraftlabCommits(t *testing.T) {
 				k := sys.(*Kraftlab)
 				want := int64(writers * each)
 				for _, n := range k.nodes {
-					poll.Until(t, 10*time.Second, fmt.Sprintf("voter %d to apply %d records", n.ID(), want),
-						func() bool { return n.Raft().Status().Tally.Records >= want },
-						func() string { return fmt.Sprintf("it applied %d", n.Raft().Status().Tally.Records) })
+					// Every proposal is a load record the loader applies:
+					// it has applied them all once it reaches the
+					// leader's high watermark with no load error.
+					hwm := k.leader.Load().Raft().Status().HighWatermark
+					poll.Until(t, 10*time.Second, fmt.Sprintf("voter %d to apply the %d records below offset %d", n.ID(), want, hwm),
+						func() bool { return n.Loader().Metrics().LastAppliedRecordOffset >= hwm-1 },
+						func() string { return fmt.Sprintf("its loader: %+v", n.Loader().Metrics()) })
+					if m := n.Loader().Metrics(); m.MetadataLoadErrorCount != 0 {
+						t.Errorf("voter %d's loader: %+v", n.ID(), m)
+					}
+					if cfg := n.Loader().Image().Configs().Resource(image.ConfigResource{Type: record.ResourceTopic, Name: "load!"}); cfg == nil {
+						t.Errorf("voter %d's image lacks the proposals' configs", n.ID())
+					}
 				}
 				if err := sys.Close(); err != nil {
 					t.Fatalf("Close: %v", err)

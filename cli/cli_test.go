@@ -66,9 +66,9 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 		{[]string{"events", "--after", "-1"}, []string{`invalid argument "-1" for "--after" flag: want a whole number, 0 or more (see: kraftlab events --help)`}},
 		{[]string{"up", "--brokers", "two"}, []string{`invalid argument "two" for "--brokers" flag: want a whole number (see: kraftlab up --help)`}},
 		{[]string{"load", "1", "2"}, []string{"load takes a RATE or stop, got 2 arguments"}},
-		{[]string{"load", "--size", "10"}, []string{"load --size needs a RATE"}},
-		{[]string{"load", "stop", "--size", "10"}, []string{"load stop takes no --size"}},
-		{[]string{"load", "10", "--size", "0"}, []string{`invalid argument "0" for "--size" flag: must be between 1 B and 1.0 MiB`}},
+		{[]string{"load", "--size", "100"}, []string{"load --size needs a RATE"}},
+		{[]string{"load", "stop", "--size", "100"}, []string{"load stop takes no --size"}},
+		{[]string{"load", "10", "--size", "0"}, []string{`invalid argument "0" for "--size" flag: must be between 16 B and 32 KiB`}},
 		{[]string{"load", "10", "--size", "lots"}, []string{"want a size such as 100, 1KiB or 4kB"}},
 		{[]string{"load", "200000"}, []string{"load rate 200000 records/s must be between 0 (stop) and 100000"}},
 		{[]string{"load", "100000", "--size", "1KiB"}, []string{"more than the 32 MiB/s a playground takes"}},
@@ -471,7 +471,7 @@ load 10 --size 2MiB
 		bad+":12: up may only be the first command",
 		bad+":13: help cannot be a scenario line",
 		bad+":14: unterminated ' quote",
-		bad+`:15: invalid argument "2MiB" for "--size" flag: must be between 1 B and 1.0 MiB`,
+		bad+`:15: invalid argument "2MiB" for "--size" flag: must be between 16 B and 32 KiB`,
 		"kraftlab: nothing ran: 1 of 2 scenario files have problems (listed above)")
 	if strings.Contains(out, "===") {
 		t.Errorf("something ran:\n%s", out)

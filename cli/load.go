@@ -124,8 +124,8 @@ func (b *byteSize) Set(s string) error {
 	if err != nil {
 		return fmt.Errorf("want a size such as 100, 1KiB or 4kB")
 	}
-	if n < 1 || n > cluster.MaxLoadRecordBytes {
-		return fmt.Errorf("must be between 1 B and %s", humanize.IBytes(cluster.MaxLoadRecordBytes))
+	if n < cluster.MinLoadRecordBytes || n > cluster.MaxLoadRecordBytes {
+		return fmt.Errorf("must be between %d B and %s", cluster.MinLoadRecordBytes, humanize.IBytes(cluster.MaxLoadRecordBytes))
 	}
 	*b = byteSize(n)
 	return nil

@@ -117,6 +117,8 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 		Links:     e.links,
 		Counters:  e.counters,
 		OnEvent:   e.publish,
+		// The loader's events join the stream as the node's own.
+		OnLoaderEvent: e.publishLoader,
 	})
 	if err != nil {
 		return nil, err

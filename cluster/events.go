@@ -42,6 +42,10 @@ const (
 	EventRecovery EventKind = "recovery"
 	// EventNodeFailed: a node stopped on an error it cannot go on from.
 	EventNodeFailed EventKind = "node-failed"
+	// EventMetadataError: a node's metadata loader stopped at a record it
+	// could not decode or replay, or a part failed on an image; the node
+	// runs on.
+	EventMetadataError EventKind = "metadata-error"
 
 	EventKill       EventKind = "kill"
 	EventStart      EventKind = "start"

@@ -12,6 +12,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/internal/poll"
+	"github.com/kraftlab/kraftlab/metadata/record"
 )
 
 func TestLoadActionChecksAndSaysWhatItDid(t *testing.T) {
@@ -23,8 +24,8 @@ func TestLoadActionChecksAndSaysWhatItDid(t *testing.T) {
 	}{
 		{cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: -1}, "must be between 0 (stop) and 100000"},
 		{cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: cluster.MaxLoadRate + 1}, "must be between 0 (stop) and 100000"},
-		{cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 10, RecordBytes: -5}, "load record size -5 B must be between 1 B and 1.0 MiB"},
-		{cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 10, RecordBytes: cluster.MaxLoadRecordBytes + 1}, "must be between 1 B and 1.0 MiB"},
+		{cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 10, RecordBytes: -5}, "load record size -5 B must be between 16 B and 32 KiB"},
+		{cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 10, RecordBytes: cluster.MaxLoadRecordBytes + 1}, "must be between 16 B and 32 KiB"},
 		{cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 100_000, RecordBytes: 1000}, "load of 100000 records/s of 1000 B is 95 MiB/s, more than the 32 MiB/s a playground takes"},
 		{cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 10, Node: ref("leader")}, "load takes no node"},
 	} {
@@ -119,5 +120,36 @@ func TestRealEngineLoad(t *testing.T) {
 	waitCond(t, p, "hwm > "+strconv.FormatInt(hwm+2, 10))
 	if v = p.View(); v.Load.Committed+v.Load.Failed != stopped || v.Load.InFlight != 0 {
 		t.Errorf("the load went on after it stopped: %+v", v.Load)
+	}
+}
+
+// Load records are real ConfigRecords of exactly the size asked for, every
+// size from the smallest up, across the length prefixes' boundaries.
+func TestLoadRecordsAreConfigRecordsOfTheSizeAsked(t *testing.T) {
+	sizes := []int{cluster.MinLoadRecordBytes, 17, 100, 142, 143, 144, 145, 16400, 16401, 16402, 16403, cluster.MaxLoadRecordBytes}
+	for _, size := range sizes {
+		recs, err := cluster.LoadRecords(41, 3, size)
+		if err != nil {
+			t.Fatalf("size %d: %v", size, err)
+		}
+		for i, v := range recs {
+			if len(v) != size {
+				t.Fatalf("size %d: record %d has %d B", size, i, len(v))
+			}
+			r, err := record.Decode(v)
+			if err != nil {
+				t.Fatalf("size %d: record %d: %v", size, i, err)
+			}
+			c, ok := r.(*record.ConfigRecord)
+			if !ok || c.ResourceType != record.ResourceTopic || c.Name != "seq" || c.Value == nil {
+				t.Fatalf("size %d: record %d is %+v", size, i, r)
+			}
+			if want := strconv.Itoa(41 + i); size >= 40 && !strings.HasPrefix(*c.Value, want) {
+				t.Errorf("size %d: value %.30q does not start with its sequence number %s", size, *c.Value, want)
+			}
+		}
+	}
+	if _, err := cluster.LoadRecords(0, 1, cluster.MinLoadRecordBytes-1); err == nil {
+		t.Error("a load record below the minimum size was made")
 	}
 }

@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -219,7 +218,13 @@ func (g *loadGen) send(s *loadState, d *loadDelta, now time.Time) {
 	per := int64(max(maxLoadAppendBytes/s.size, 1))
 	for n > 0 {
 		k := min(n, per)
-		recs := loadRecords(s.seq, int(k), s.size)
+		recs, err := LoadRecords(s.seq, int(k), s.size)
+		if err != nil {
+			// ValidateLoad keeps sizes a load record can have; say so if not.
+			d.skipped += n
+			d.err, d.errAt = err, now
+			return
+		}
 		s.seq += k
 		n -= k
 		s.inflight = append(s.inflight, flight{c: leader.q.Append(epoch, recs), node: leader.id, n: int(k), bytes: int(k) * s.size})
@@ -249,24 +254,6 @@ func (g *loadGen) apply(s *loadState, d *loadDelta) {
 		v.LastError = d.err.Error()
 		v.LastErrorTimestamp = d.errAt.UnixMilli()
 	}
-}
-
-// loadRecords returns n record values of size bytes, cut from one buffer.
-// Each says what wrote it ("kraftlab load record 42"), padded with dots,
-// so that a dump of the log tells load records from the quorum's own.
-func loadRecords(seq int64, n, size int) [][]byte {
-	buf := make([]byte, n*size)
-	recs := make([][]byte, n)
-	for i := range recs {
-		r := buf[i*size : (i+1)*size : (i+1)*size]
-		w := copy(r, "kraftlab load record ")
-		w += copy(r[w:], strconv.FormatInt(seq+int64(i), 10))
-		for j := w; j < size; j++ {
-			r[j] = '.'
-		}
-		recs[i] = r
-	}
-	return recs
 }
 
 // loadLeader is the node the load appends to and the epoch it leads: the

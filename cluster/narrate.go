@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 
+	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 )
@@ -65,9 +66,9 @@ func narrate(ev quorum.Event) (kind EventKind, msg string, ok bool) {
 	case raft.EventSnapshotFetched:
 		return EventSnapshotLoaded, fmt.Sprintf("fetched snapshot %v from leader %d and restarted its log at offset %d", r.Snapshot, r.Leader, r.Snapshot.EndOffset), true
 	case raft.EventSnapshotLoaded:
-		return EventSnapshotLoaded, fmt.Sprintf("loaded snapshot %v into its state: %d records committed before offset %d", r.Snapshot, ev.Tally.Records, r.Snapshot.EndOffset), true
+		return EventSnapshotLoaded, fmt.Sprintf("handed snapshot %v to its metadata loader: the log before offset %d", r.Snapshot, r.Snapshot.EndOffset), true
 	case raft.EventSnapshotTaken:
-		return EventSnapshotTaken, fmt.Sprintf("took snapshot %v of its state (%d records committed)", r.Snapshot, ev.Tally.Records), true
+		return EventSnapshotTaken, fmt.Sprintf("took snapshot %v of its metadata image: the log before offset %d", r.Snapshot, r.Snapshot.EndOffset), true
 	case raft.EventLogStartAdvanced:
 		return EventSnapshotTaken, fmt.Sprintf("moved its log start from %d to %d, the end of its latest snapshot", r.FromOffset, r.ToOffset), true
 	case raft.EventHighWatermarkKnown:
@@ -81,6 +82,37 @@ func narrate(ev quorum.Event) (kind EventKind, msg string, ok bool) {
 			msg += "; Kafka's raft client would stop with a fatal error here, kraftlab ignores the news and goes on"
 		}
 		return EventUnsafe, msg, true
+	}
+	return "", "", false
+}
+
+// publishLoader turns a node's loader event into a playground event.
+func (e *engine) publishLoader(ev loader.Event) {
+	kind, msg, ok := narrateLoader(ev)
+	if !ok {
+		return
+	}
+	e.events.Publish(Event{Kind: kind, Node: ev.Node, Epoch: ev.Snapshot.Epoch, Message: msg})
+}
+
+// narrateLoader puts a loader's event into the event log's words. A loaded
+// snapshot is told once the loader replayed the log after it, as Kafka
+// logs its catching up at startup.
+func narrateLoader(ev loader.Event) (kind EventKind, msg string, ok bool) {
+	switch ev.Kind {
+	case loader.EventReplayed:
+		if ev.HasSnapshot {
+			return EventSnapshotLoaded, fmt.Sprintf("loaded snapshot %v (%d records) into its metadata image, then replayed %d records up to offset %d",
+				ev.Snapshot, ev.SnapshotRecords, ev.Records, ev.Offset), true
+		}
+		if ev.Records == 0 {
+			return "", "", false // a fresh log: only the LeaderChange
+		}
+		return EventRecovery, fmt.Sprintf("replayed %d metadata records from its log into its image, up to offset %d", ev.Records, ev.Offset), true
+	case loader.EventLoadError:
+		return EventMetadataError, fmt.Sprintf("its metadata loader stopped at the %s at offset %d: %v; the image stays at the batch before it", ev.RecordType, ev.Offset, ev.Err), true
+	case loader.EventApplyError:
+		return EventMetadataError, fmt.Sprintf("a part failed on its metadata image: %v", ev.Err), true
 	}
 	return "", "", false
 }

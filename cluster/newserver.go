@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kraftlab/kraftlab/cluster/server"
+	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 )
@@ -27,6 +28,12 @@ type NodeSpec struct {
 	// OnEvent, if set, receives the node's events from its loop; it must
 	// not block.
 	OnEvent func(quorum.Event)
+	// OnLoaderEvent, if set, receives its metadata loader's events, from
+	// the same loop.
+	OnLoaderEvent func(loader.Event)
+	// Publishers, if set, returns the parts that subscribe to the loader of
+	// each incarnation (server.Config.Publishers).
+	Publishers func() []loader.Publisher
 }
 
 // NewServer builds a node's server with the quorum timing and policies of
@@ -60,6 +67,8 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			SnapshotMaxInterval: t.SnapshotMaxInterval,
 			OnEvent:             s.OnEvent,
 		},
-		Logger: slog.New(slog.DiscardHandler),
+		Publishers:    s.Publishers,
+		OnLoaderEvent: s.OnLoaderEvent,
+		Logger:        slog.New(slog.DiscardHandler),
 	})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
@@ -62,6 +63,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 	}
 	if nv.Live() {
 		nv.Role = roleName(st.Role, n.kind)
+		nv.Metadata = metadataView(n.srv.Loader())
 	}
 	if st.HasSnapshot {
 		id := st.LatestSnapshot
@@ -203,4 +205,25 @@ func strangers(t wire.NodeTraffic) *view.Strangers {
 		s.Unauthorized[kmsg.NameForKey(key)] = int64(c.Messages)
 	}
 	return s
+}
+
+// metadataView is the loader's part of a running node's view.
+func metadataView(l *loader.Loader) *view.Metadata {
+	if l == nil {
+		return nil
+	}
+	m := l.Metrics()
+	md := &view.Metadata{
+		LastAppliedRecordOffset:    m.LastAppliedRecordOffset,
+		LastAppliedRecordTimestamp: m.LastAppliedRecordTimestamp,
+		LastAppliedRecordLagMs:     m.LastAppliedRecordLagMs,
+		MetadataLoadErrorCount:     m.MetadataLoadErrorCount,
+		MetadataApplyErrorCount:    m.MetadataApplyErrorCount,
+		HandleLoadSnapshotCount:    m.HandleLoadSnapshotCount,
+		CurrentMetadataVersion:     m.CurrentMetadataVersion,
+	}
+	if err := l.Err(); err != nil {
+		md.LoadError = err.Error()
+	}
+	return md
 }

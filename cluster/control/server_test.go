@@ -199,7 +199,7 @@ func TestRawHTTPErrorsAreJSON(t *testing.T) {
 		{"POST", "/v1/load", "", 400, `bad request body: empty; want {"recordsPerSec": N, "recordBytes": B}`},
 		{"POST", "/v1/load", `{"rate": 5}`, 400, `bad request body: json: unknown field "rate"`},
 		{"GET", "/v1/load", "", 405, "use POST"},
-		{"POST", "/v1/load", `{"recordsPerSec": 10, "recordBytes": 2000000}`, 400, "load record size 2000000 B must be between 1 B and 1.0 MiB"},
+		{"POST", "/v1/load", `{"recordsPerSec": 10, "recordBytes": 2000000}`, 400, "load record size 2000000 B must be between 16 B and 32 KiB"},
 	}
 	for _, tc := range cases {
 		status, msg := s.raw(t, tc.method, tc.path, tc.body)

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
+	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 )
@@ -27,6 +29,15 @@ type Config struct {
 	// the system picks. A restarted server listens on the address it got
 	// the first time, so its peers find it again.
 	Addr string
+	// Publishers, if set, returns the parts that subscribe to the metadata
+	// loader of one incarnation (the quorum controller on a controller,
+	// the lifecycle manager on a broker). It is called at each start,
+	// before the new loader is handed any record, so the parts see every
+	// image from the first.
+	Publishers func() []loader.Publisher
+	// OnLoaderEvent, if set, receives the loader's events from the raft
+	// client's loop; it must not block.
+	OnLoaderEvent func(loader.Event)
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
 }
@@ -38,6 +49,8 @@ type Server struct {
 	id   int32
 	raft *quorum.Node
 	log  *slog.Logger
+	// loader is the current (or last) incarnation's metadata loader.
+	loader atomic.Pointer[loader.Loader]
 
 	// life serialises Start, Stop and Kill.
 	life sync.Mutex
@@ -60,6 +73,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("node %d: unknown kind %v", id, cfg.Kind)
 	case cfg.Raft.Secret == "":
 		return nil, fmt.Errorf("node %d: no member secret (see LoadSecret)", id)
+	case cfg.Raft.NewListener != nil:
+		return nil, fmt.Errorf("node %d: the server makes its raft client's listener (its metadata loader); Raft.NewListener must be nil", id)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -67,15 +82,34 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Raft.Logger == nil {
 		cfg.Raft.Logger = cfg.Logger
 	}
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	s := &Server{cfg: cfg, id: id, log: cfg.Logger.With("node", id), addr: cfg.Addr}
+	cfg.Raft.NewListener = s.newLoader
 	q, err := quorum.NewNode(cfg.Raft)
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", id, err)
 	}
-	if cfg.Addr == "" {
-		cfg.Addr = "127.0.0.1:0"
-	}
-	return &Server{cfg: cfg, id: id, raft: q, log: cfg.Logger.With("node", id), addr: cfg.Addr}, nil
+	s.raft = q
+	return s, nil
 }
+
+// newLoader makes the metadata loader of a new incarnation: a restart
+// replays the log, from the latest snapshot, into a fresh one.
+func (s *Server) newLoader() quorum.Listener {
+	var pubs []loader.Publisher
+	if s.cfg.Publishers != nil {
+		pubs = s.cfg.Publishers()
+	}
+	l := loader.New(loader.Config{NodeID: s.id, Publishers: pubs, OnEvent: s.cfg.OnLoaderEvent, Logger: s.cfg.Logger})
+	s.loader.Store(l)
+	return l
+}
+
+// Loader is the metadata loader of the node's current incarnation, or of
+// its last one while it is stopped; nil before the first start.
+func (s *Server) Loader() *loader.Loader { return s.loader.Load() }
 
 // ID is the node's id.
 func (s *Server) ID() int32 { return s.id }

@@ -45,6 +45,12 @@ func startServers(t *testing.T) *testServers {
 // at fetchTimeout, the time a leader keeps leading without its followers.
 func startServersFetchTimeout(t *testing.T, fetchTimeout time.Duration) *testServers {
 	t.Helper()
+	return startServersWith(t, fetchTimeout, nil)
+}
+
+// startServersWith starts them with tweak applied to each server's Config.
+func startServersWith(t *testing.T, fetchTimeout time.Duration, tweak func(*Config)) *testServers {
+	t.Helper()
 	ts := &testServers{addrs: map[int32]string{}, byID: map[int32]*Server{}, counters: wire.NewCounters()}
 	voters := []int32{1, 2, 3}
 	dir := t.TempDir()
@@ -61,7 +67,11 @@ func startServersFetchTimeout(t *testing.T, fetchTimeout time.Duration) *testSer
 		if id > 100 {
 			kind = Broker
 		}
-		s, err := New(Config{Kind: kind, Raft: quorum.Config{Raft: rc, Dir: NodeDir(dir, id), Peers: ts.peer, Flush: storage.FlushNever, Secret: ts.secret, Counters: ts.counters}})
+		cfg := Config{Kind: kind, Raft: quorum.Config{Raft: rc, Dir: NodeDir(dir, id), Peers: ts.peer, Flush: storage.FlushNever, Secret: ts.secret, Counters: ts.counters}}
+		if tweak != nil {
+			tweak(&cfg)
+		}
+		s, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

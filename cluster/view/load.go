@@ -13,7 +13,9 @@ import (
 type Load struct {
 	// RecordsPerSec is the rate asked for; 0 while the load is off.
 	RecordsPerSec int `json:"recordsPerSec"`
-	// RecordBytes is the size of each record's value.
+	// RecordBytes is the size of each record's value on the log: a framed
+	// metadata ConfigRecord (of the topic resource "load!", key "seq")
+	// padded to exactly this size, which every node's loader applies.
 	RecordBytes int `json:"recordBytes"`
 	// NodeID is the leader the load appends to, or NoLeader while it
 	// waits for one (it then pauses) or is off.

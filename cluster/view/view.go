@@ -107,6 +107,33 @@ type Node struct {
 	// RaftMetrics is the node's kafka.server:type=raft-metrics, nil while
 	// it does not run.
 	RaftMetrics *RaftMetrics `json:"raftMetrics,omitempty"`
+	// Metadata is what the node's metadata loader applied, nil while the
+	// node does not run.
+	Metadata *Metadata `json:"metadata,omitempty"`
+}
+
+// Metadata is a node's metadata loader (Kafka's MetadataLoader), named
+// after Kafka's broker-metadata-metrics and MetadataLoader metrics.
+type Metadata struct {
+	// LastAppliedRecordOffset is the offset of the last record the node's
+	// metadata image holds, -1 before the first.
+	LastAppliedRecordOffset int64 `json:"last-applied-record-offset"`
+	// LastAppliedRecordTimestamp is that record's append time (Unix
+	// milliseconds), -1 before the first; LastAppliedRecordLagMs is how
+	// long ago that was.
+	LastAppliedRecordTimestamp int64 `json:"last-applied-record-timestamp"`
+	LastAppliedRecordLagMs     int64 `json:"last-applied-record-lag-ms"`
+	// MetadataLoadErrorCount counts the records that could not be decoded
+	// or replayed: the loader stops at the first, and LoadError says why.
+	MetadataLoadErrorCount int64  `json:"metadata-load-error-count"`
+	LoadError              string `json:"loadError,omitempty"`
+	// MetadataApplyErrorCount counts the parts that failed on an image.
+	MetadataApplyErrorCount int64 `json:"metadata-apply-error-count"`
+	// HandleLoadSnapshotCount counts the snapshots this incarnation loaded.
+	HandleLoadSnapshotCount int64 `json:"handle-load-snapshot-count"`
+	// CurrentMetadataVersion is the metadata.version feature level, 0
+	// while the log set none.
+	CurrentMetadataVersion int16 `json:"current-metadata-version"`
 }
 
 // Refusals counts the news a node refused because it would break Raft's

@@ -120,7 +120,7 @@ func newBenchCluster(b *testing.B, flush storage.FlushPolicy) *benchCluster {
 		rc.NodeID, rc.Voters = id, voters
 		rc.AppendLinger = 0
 		rc.FetchTimeout, rc.RequestTimeout, rc.FetchMaxWait = 2*time.Second, 2*time.Second, 500*time.Millisecond
-		q, err := NewNode(Config{Raft: rc, Dir: fmt.Sprintf("%s/%d", dir, id), Peers: peers, Flush: flush})
+		q, err := NewNode(Config{Raft: rc, Dir: fmt.Sprintf("%s/%d", dir, id), Peers: peers, Flush: flush, NewListener: func() Listener { return &tallyListener{} }})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -50,7 +50,7 @@ type Config struct {
 	// NoOpRecord when it has appended nothing for this long; 0 never does.
 	NoOpInterval time.Duration
 	// SnapshotMaxNewBytes is metadata.log.max.record.bytes.between.snapshots:
-	// the node snapshots its Tally once this many bytes of records were
+	// the node snapshots its listener's state once this many bytes of records were
 	// committed since its last snapshot; 0 never does.
 	SnapshotMaxNewBytes int64
 	// SnapshotMaxInterval is metadata.log.max.snapshot.interval.ms: the
@@ -60,9 +60,9 @@ type Config struct {
 	// ShutdownTimeout bounds a graceful Stop: how long a resigning leader
 	// waits for a successor. 0 means 5 s, as Kafka's controller waits.
 	ShutdownTimeout time.Duration
-	// NewListener, if set, makes the state machine each incarnation of the
-	// node feeds besides its Tally: every start replays the log (from its
-	// latest snapshot) into a fresh one.
+	// NewListener makes the state machine each incarnation of the node
+	// feeds; it is required. Every start replays the log (from its latest
+	// snapshot) into a fresh one.
 	NewListener func() Listener
 	// OnEvent receives the node's events, from the node's goroutine: it
 	// must not block or call back into the Node.
@@ -75,6 +75,8 @@ func (c *Config) validate() error {
 	switch {
 	case c.Dir == "":
 		return errors.New("quorum: the node needs a folder (Dir)")
+	case c.NewListener == nil:
+		return errors.New("quorum: the node needs NewListener to make the state machine it feeds")
 	case c.Peers == nil:
 		return errors.New("quorum: the node needs Peers to find the voters")
 	case c.Flush != storage.FlushAlways && c.Flush != storage.FlushNever:

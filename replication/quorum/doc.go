@@ -48,10 +48,10 @@
 //
 // # The state machine
 //
-// The quorum has no metadata records to apply yet (package metadata will
-// own them), so a node applies committed records to a Tally: the count,
-// bytes and CRC-32C of the committed data records and the last committed
-// offset. Snapshots hold that Tally, and the leader appends Kafka's
+// The node keeps no state of its own: each incarnation feeds a fresh
+// Listener (Config.NewListener; on a kraftlab node the metadata loader)
+// the committed batches, and snapshots are the records the listener gives
+// for the offset it applied. The leader appends Kafka's
 // NoOpRecord when it has written nothing for a while
 // (metadata.max.idle.interval.ms), so the log and the high watermark move.
 package quorum

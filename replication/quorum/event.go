@@ -43,8 +43,9 @@ type Event struct {
 	// Status is the node's raft state when the event was reported,
 	// without the replica table.
 	Status raft.Status
-	// Tally is the node's applied state when the event was reported.
-	Tally Tally
+	// AppliedOffset is the node's Status.AppliedOffset when the event was
+	// reported.
+	AppliedOffset int64
 	// Recovery is what opening the folder found (EventRecovery).
 	Recovery storage.RecoveryReport
 	// Err is why the node stopped (EventFailed).

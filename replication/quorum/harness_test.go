@@ -47,9 +47,10 @@ type testCluster struct {
 	links    *wire.Links
 	counters *wire.Counters
 
-	mu     sync.Mutex
-	addrs  map[int32]string
-	events []Event
+	mu      sync.Mutex
+	addrs   map[int32]string
+	events  []Event
+	tallies map[int32]*tallyListener // each node's current incarnation's
 }
 
 type clusterOpts struct {
@@ -66,6 +67,7 @@ func newTestCluster(t *testing.T, o clusterOpts) *testCluster {
 		links:    wire.NewLinks(1),
 		counters: wire.NewCounters(),
 		addrs:    make(map[int32]string),
+		tallies:  make(map[int32]*tallyListener),
 	}
 	for i := 1; i <= o.voters; i++ {
 		c.voters = append(c.voters, int32(i))
@@ -90,6 +92,13 @@ func newTestCluster(t *testing.T, o clusterOpts) *testCluster {
 			Counters: c.counters,
 			Secret:   testSecret,
 			OnEvent:  c.record,
+		}
+		cfg.NewListener = func() Listener {
+			l := &tallyListener{}
+			c.mu.Lock()
+			c.tallies[id] = l
+			c.mu.Unlock()
+			return l
 		}
 		if o.tweak != nil {
 			o.tweak(&cfg)
@@ -235,10 +244,31 @@ func (c *testCluster) describe() string {
 	var b strings.Builder
 	for _, id := range c.ids() {
 		s := c.nodes[id].Status()
-		fmt.Fprintf(&b, "node %d: %s %v epoch %d leader %d hwm %d log [%d, %d) tally %+v %s\n",
-			id, s.State, s.Role, s.Epoch, s.LeaderID, s.HighWatermark, s.LogStartOffset, s.LogEndOffset, s.Tally, s.Err)
+		tally, terr := c.tallyErr(id)
+		fmt.Fprintf(&b, "node %d: %s %v epoch %d leader %d hwm %d log [%d, %d) applied %d tally %+v (%v) %s\n",
+			id, s.State, s.Role, s.Epoch, s.LeaderID, s.HighWatermark, s.LogStartOffset, s.LogEndOffset, s.AppliedOffset, tally, terr, s.Err)
 	}
 	return b.String()
+}
+
+// tally is the Tally of node id's current incarnation; zero if the node
+// has none (a test that sets its own NewListener).
+func (c *testCluster) tally(id int32) Tally {
+	t, err := c.tallyErr(id)
+	if err != nil {
+		c.t.Errorf("node %d's tally: %v", id, err)
+	}
+	return t
+}
+
+func (c *testCluster) tallyErr(id int32) (Tally, error) {
+	c.mu.Lock()
+	l := c.tallies[id]
+	c.mu.Unlock()
+	if l == nil {
+		return Tally{}, nil
+	}
+	return l.state()
 }
 
 func (c *testCluster) ids() []int32 {

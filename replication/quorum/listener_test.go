@@ -3,6 +3,8 @@ package quorum
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,6 +52,20 @@ func (r *recorder) HandleLeaderChange(l raft.LeaderAndEpoch) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.leaders = append(r.leaders, l)
+}
+
+// SnapshotRecords keeps nothing: the recorder's snapshots only move the
+// offset.
+func (r *recorder) SnapshotRecords() (int64, [][]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.next, nil, nil
+}
+
+func (r *recorder) has(value string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Contains(r.values, value)
 }
 
 func (r *recorder) BeginShutdown() {
@@ -122,4 +138,43 @@ func TestListenerIsFedOnEveryNode(t *testing.T) {
 		n, _, _, _ := latest(killed).state()
 		return n == 20
 	})
+}
+
+// The leader's listener is handed a batch before the Commit of its records
+// completes: whoever waits on a Commit finds the records applied.
+func TestListenerHasRecordsWhenCommitCompletes(t *testing.T) {
+	var mu sync.Mutex
+	made := map[int32]*recorder{}
+	c := newTestCluster(t, clusterOpts{voters: 3, tweak: func(cfg *Config) {
+		id := cfg.Raft.NodeID
+		cfg.NewListener = func() Listener {
+			mu.Lock()
+			defer mu.Unlock()
+			made[id] = &recorder{}
+			return made[id]
+		}
+	}})
+	leader, epoch := c.leader(10 * time.Second)
+	mu.Lock()
+	r := made[leader]
+	mu.Unlock()
+	for i := range 50 {
+		v := fmt.Sprintf("ordered-%d", i)
+		if err := waitErr(c.nodes[leader].Append(epoch, [][]byte{[]byte(v)})); err != nil {
+			t.Fatal(err)
+		}
+		if !r.has(v) {
+			t.Fatalf("commit of %q completed before the leader's listener was handed it", v)
+		}
+	}
+}
+
+// A node cannot be made without the state machine it feeds.
+func TestNewListenerRequired(t *testing.T) {
+	rc := testRaftConfig()
+	rc.NodeID, rc.Voters = 1, []int32{1}
+	_, err := NewNode(Config{Raft: rc, Dir: t.TempDir(), Peers: func(int32) (string, bool) { return "", false }, Flush: storage.FlushNever})
+	if err == nil || !strings.Contains(err.Error(), "NewListener") {
+		t.Fatalf("NewNode without NewListener: %v", err)
+	}
 }

@@ -95,10 +95,7 @@ func newInstance(n *Node, log *DiskLog) *instance {
 		kill:         make(chan struct{}),
 		done:         make(chan struct{}),
 	}
-	in.sm = &stateMachine{id: n.id, onCommit: in.completeCommits}
-	if n.cfg.NewListener != nil {
-		in.sm.user = n.cfg.NewListener()
-	}
+	in.sm = &stateMachine{id: n.id, onCommit: in.completeCommits, user: n.cfg.NewListener()}
 	return in
 }
 
@@ -402,8 +399,11 @@ func (in *instance) maybeNoOp(now time.Time) {
 	}
 }
 
-// maybeAutoSnapshot snapshots the Tally by size or age, as Kafka's
-// SnapshotGenerator does.
+// maybeAutoSnapshot snapshots the listener's state by size or age, with
+// the policy of Kafka's SnapshotGenerator. Kafka's generator is a loader
+// publisher that emits a snapshot of an image later; here the node asks its
+// listener on the loop goroutine, where the listener's state is exactly the
+// log below the offset it reports and no batch can arrive meanwhile.
 func (in *instance) maybeAutoSnapshot(now time.Time) {
 	if in.sm.bytesSinceSnapshot == 0 || in.stopping {
 		return
@@ -421,11 +421,14 @@ func (in *instance) maybeAutoSnapshot(now time.Time) {
 	}
 }
 
-// snapshot writes the Tally at the applied offset and moves the log start
-// there.
+// snapshot writes the listener's state at the offset it applied and moves
+// the log start there.
 func (in *instance) snapshot(now time.Time) (raft.SnapshotID, error) {
-	end := in.sm.tally.NextOffset
-	if err := in.raft.CreateSnapshot(now, end, [][]byte{in.sm.tally.snapshotRecord()}); err != nil {
+	end, recs, err := in.sm.snapshotRecords()
+	if err != nil {
+		return raft.SnapshotID{}, err
+	}
+	if err := in.raft.CreateSnapshot(now, end, recs); err != nil {
 		return raft.SnapshotID{}, err
 	}
 	id, _ := in.log.LatestSnapshot()

@@ -272,8 +272,9 @@ func (n *Node) Resign(ctx context.Context) error {
 	return err
 }
 
-// Snapshot writes a snapshot of the node's Tally at the offset it applied
-// (its high watermark, at a batch boundary) and moves its log start there.
+// Snapshot writes a snapshot of the node's listener state at the offset
+// the listener applied (a batch boundary at or below the high watermark)
+// and moves its log start there.
 func (n *Node) Snapshot(ctx context.Context) (raft.SnapshotID, error) {
 	return call(ctx, n, func(in *instance, now time.Time) (raft.SnapshotID, error) {
 		return in.snapshot(now)

@@ -101,7 +101,7 @@ func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
 	final := c.nodes[leader].Status().HighWatermark
 	c.waitFor("every voter to apply the committed log", 10*time.Second, func() bool {
 		for _, id := range c.voters {
-			if c.nodes[id].Status().Tally.NextOffset < final {
+			if c.tally(id).NextOffset < final {
 				return false
 			}
 		}
@@ -116,11 +116,11 @@ func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
 		if got := c.committedLog(id, final); !bytes.Equal(got, want) {
 			t.Fatalf("node %d's committed log (%d bytes) differs from leader %d's (%d bytes)", id, len(got), leader, len(want))
 		}
-		st := c.nodes[id].Status()
+		got := c.tally(id)
 		if id == c.voters[0] {
-			tally = st.Tally
-		} else if st.Tally != tally {
-			t.Errorf("node %d tally %+v, node %d tally %+v", id, st.Tally, c.voters[0], tally)
+			tally = got
+		} else if got != tally {
+			t.Errorf("node %d tally %+v, node %d tally %+v", id, got, c.voters[0], tally)
 		}
 	}
 	if tally.Records != 20_000 {
@@ -207,7 +207,7 @@ func TestGracefulStopHandsOver(t *testing.T) {
 	c.start(old)
 	c.waitFor("the restarted node to follow", 10*time.Second, func() bool {
 		s := c.nodes[old].Status()
-		return s.Role == raft.Follower && s.LeaderID == leader && s.Tally == c.nodes[leader].Status().Tally
+		return s.Role == raft.Follower && s.LeaderID == leader && c.tally(old) == c.tally(leader)
 	})
 	c.waitFor("the observer to follow the new leader", 10*time.Second, func() bool {
 		s := c.nodes[101].Status()
@@ -227,7 +227,8 @@ func waitErr(c *Commit) error {
 }
 
 // TestSnapshotCatchUp: a follower that was down while the leader
-// snapshotted past its log end fetches the snapshot, loads its Tally and
+// snapshotted past its log end fetches the snapshot, loads its listener's
+// state from it and
 // fetches the rest.
 func TestSnapshotCatchUp(t *testing.T) {
 	c := newTestCluster(t, clusterOpts{voters: 3})
@@ -241,7 +242,7 @@ func TestSnapshotCatchUp(t *testing.T) {
 		}
 	}
 	c.waitFor("the follower to apply", 5*time.Second, func() bool {
-		return c.nodes[down].Status().Tally.Records == 100
+		return c.tally(down).Records == 100
 	})
 	c.nodes[down].Kill()
 	c.appendN(leader, 500, 100, 100, "b")
@@ -261,7 +262,7 @@ func TestSnapshotCatchUp(t *testing.T) {
 	c.start(down)
 	c.waitFor("the follower to catch up through the snapshot", 10*time.Second, func() bool {
 		s := c.nodes[down].Status()
-		return s.Tally == c.nodes[leader].Status().Tally && s.SnapshotsLoaded == 1
+		return c.tally(down) == c.tally(leader) && s.SnapshotsLoaded == 1
 	})
 	if s := c.nodes[down].Status(); s.LogStartOffset != id.EndOffset || s.LatestSnapshot != id {
 		t.Errorf("follower after catching up: %+v", s)
@@ -271,13 +272,13 @@ func TestSnapshotCatchUp(t *testing.T) {
 	}
 	// Restarting the leader loads its own snapshot from disk and replays
 	// the tail on top: the same Tally.
-	want := c.nodes[leader].Status().Tally
+	want := c.tally(leader)
 	c.nodes[leader].Kill()
 	c.start(leader)
 	c.waitFor("the restarted leader to rebuild its tally", 10*time.Second, func() bool {
-		return c.nodes[leader].Status().Tally.NextOffset >= want.NextOffset
+		return c.tally(leader).NextOffset >= want.NextOffset
 	})
-	if got := c.nodes[leader].Status().Tally; got.Records != want.Records || got.Bytes != want.Bytes || got.CRC != want.CRC {
+	if got := c.tally(leader); got.Records != want.Records || got.Bytes != want.Bytes || got.CRC != want.CRC {
 		t.Errorf("tally after restart %+v, before %+v", got, want)
 	}
 }
@@ -289,8 +290,8 @@ func TestResignAndNoOps(t *testing.T) {
 	old, epoch := c.leader(10 * time.Second)
 	hwm := c.nodes[old].Status().HighWatermark
 	c.waitFor("no-ops to commit", 5*time.Second, func() bool { return c.nodes[old].Status().HighWatermark >= hwm+5 })
-	if st := c.nodes[old].Status(); st.Tally.Records < 5 || st.Tally.Bytes != st.Tally.Records*int64(len(noOpRecord)) {
-		t.Fatalf("no-op records: %+v", st.Tally)
+	if tl := c.tally(old); tl.Records < 5 || tl.Bytes != tl.Records*int64(len(noOpRecord)) {
+		t.Fatalf("no-op records: %+v", tl)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -54,7 +54,7 @@ func (in *instance) emit(e Event) {
 		return
 	}
 	e.Node = in.id
-	e.Tally = in.sm.tally
+	e.AppliedOffset = in.sm.next
 	in.cfg.OnEvent(e)
 }
 
@@ -73,7 +73,7 @@ func (in *instance) status(st raft.Status) Status {
 		Status:          st,
 		State:           state,
 		Writable:        in.sm.writable,
-		Tally:           in.sm.tally,
+		AppliedOffset:   in.sm.next,
 		Truncations:     in.n.truncations.Load(),
 		SnapshotsLoaded: in.n.snapshotsLoaded.Load(),
 		SnapshotsTaken:  in.n.snapshotsTaken.Load(),

@@ -18,8 +18,8 @@ const (
 	StateFailed   State = "failed"   // stopped on an error; Err says which
 )
 
-// Status is a snapshot of a node for views: its raft state, its Tally and
-// what happened to it. A node that is not running reports the role and
+// Status is a snapshot of a node for views: its raft state, how far it
+// fed its listener and what happened to it. A node that is not running reports the role and
 // epoch it had when it stopped, with the log end offset it kept on disk.
 type Status struct {
 	raft.Status
@@ -29,8 +29,9 @@ type Status struct {
 	// Writable: the node leads and has applied everything before its
 	// epoch, so Append is accepted.
 	Writable bool
-	// Tally is the node's applied state.
-	Tally Tally
+	// AppliedOffset is the offset of the next record the node hands its
+	// Listener: the listener has been handed the log below it.
+	AppliedOffset int64
 	// Truncations counts the times the node cut its log back because the
 	// leader's Fetch response said it diverged, since the Node was made.
 	Truncations int64

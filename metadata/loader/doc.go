@@ -1,0 +1,25 @@
+// Package loader is Kafka's MetadataLoader for kraftlab: the part of every
+// node, controller or broker, that turns the committed metadata log into
+// MetadataImages and hands each one to the node's other parts.
+//
+// A Loader is the quorum.Listener of one incarnation of a node. The raft
+// client hands it committed batches in offset order; it decodes each
+// record (record.Decode), replays it into an image.MetadataDelta and, at
+// the end of each handful of batches it is handed, applies the delta as
+// the next image and publishes it: Image returns it to any goroutine, and
+// each Publisher is told on the raft client's loop goroutine, in log order.
+// Control batches (LeaderChange) hold no metadata: they move the image's
+// offset and nothing else. A snapshot replaces the image with the one its
+// records describe, as image.NewSnapshotDelta over the current image.
+//
+// A record that does not decode, or that contradicts the image it is
+// replayed on, stops the loader at that record: it publishes the batches
+// before that record's batch and nothing after, counts a load error, and
+// reports an Event naming the offset and the record's type. Kafka's broker
+// counts the error and goes on past the record; a kraftlab node that
+// skipped a record would teach a state the log does not hold.
+//
+// SnapshotRecords writes the published image back as records, at the
+// offset after the last one it holds: the snapshots the raft client takes
+// are the loader's image.
+package loader
