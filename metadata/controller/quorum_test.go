@@ -7,57 +7,15 @@ import (
 
 	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/kraftlab/kraftlab/metadata/image"
-	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/storage"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// miniLoader stands in for the metadata loader: it replays committed
-// batches into images and hands them, and leader changes, to the
-// controller, on the raft client's goroutine.
-type miniLoader struct {
-	t   *testing.T
-	ctl **QuorumController
-	img *image.MetadataImage
-}
-
-func (l *miniLoader) HandleCommit(batches []storage.Batch) {
-	for i := range batches {
-		b := &batches[i]
-		d := image.NewMetadataDelta(l.img)
-		if !b.IsControl() {
-			recs, err := b.Records()
-			if err != nil {
-				l.t.Errorf("committed batch: %v", err)
-				return
-			}
-			for _, r := range recs {
-				m, err := record.Decode(r.Value)
-				if err != nil {
-					l.t.Errorf("committed record at %d: %v", r.Offset, err)
-					return
-				}
-				if err := d.Replay(m); err != nil {
-					l.t.Errorf("the image refuses the record at %d: %v", r.Offset, err)
-					return
-				}
-			}
-		}
-		l.img = d.Apply(image.MetadataProvenance{LastContainedOffset: b.LastOffset(), LastContainedEpoch: b.PartitionLeaderEpoch, IsOffsetBatchAligned: true})
-		(*l.ctl).HandleCommittedImage(l.img)
-	}
-}
-
-func (l *miniLoader) HandleLoadSnapshot(raft.Snapshot) { l.t.Error("unexpected snapshot") }
-
-func (l *miniLoader) HandleLeaderChange(le raft.LeaderAndEpoch) { (*l.ctl).HandleLeaderChange(le) }
-
-func (l *miniLoader) BeginShutdown() {}
-
 // TestOverARealQuorumNode runs the controller on a single-voter
-// quorum.Node: it bootstraps metadata.version through the node, registers
+// quorum.Node, fed by the node's metadata loader: it bootstraps metadata.version through the node, registers
 // a broker, unfences it and creates a topic, each answered once the node
 // committed it.
 func TestOverARealQuorumNode(t *testing.T) {
@@ -69,8 +27,15 @@ func TestOverARealQuorumNode(t *testing.T) {
 	var ctl *QuorumController
 	node, err := quorum.NewNode(quorum.Config{
 		Raft: rc, Dir: t.TempDir(), Flush: storage.FlushNever,
-		Peers:       func(int32) (string, bool) { return "", false },
-		NewListener: func() quorum.Listener { return &miniLoader{t: t, ctl: &ctl, img: image.Empty} },
+		Peers: func(int32) (string, bool) { return "", false },
+		NewListener: func() quorum.Listener {
+			return loader.New(loader.Config{NodeID: 1, Publishers: []loader.Publisher{loader.PublisherFuncs{
+				Update: func(_ *image.MetadataDelta, img *image.MetadataImage, _ loader.Manifest) {
+					ctl.HandleCommittedImage(img)
+				},
+				Leader: func(l raft.LeaderAndEpoch) { ctl.HandleLeaderChange(l) },
+			}}})
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
