@@ -133,6 +133,18 @@ func fileHeader(base string) string {
 	return ""
 }
 
+// FromBatches describes batches that lay one after the other from position
+// 0, as storage.SnapshotReader.Batches returns a snapshot's.
+func FromBatches(batches []storage.Batch) *Dump {
+	d := &Dump{Batches: make([]Batch, 0, len(batches))}
+	var pos int64
+	for i := range batches {
+		d.Batches = append(d.Batches, FromBatch(&batches[i], pos))
+		pos += int64(batches[i].Size())
+	}
+	return d
+}
+
 // FromBatch describes one decoded batch found at position pos, decoding
 // its records.
 func FromBatch(b *storage.Batch, pos int64) Batch {

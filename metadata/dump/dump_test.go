@@ -136,3 +136,16 @@ func TestSequence(t *testing.T) {
 		}
 	}
 }
+
+// TestFromBatchesIsRead: batches already decoded (a snapshot reader's)
+// give the dump their raw bytes give.
+func TestFromBatchesIsRead(t *testing.T) {
+	raw := smallSnapshot(t)
+	var batches []storage.Batch
+	if err := storage.Batches(raw, func(_ int, b *storage.Batch) error { batches = append(batches, *b); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := text(t, FromBatches(batches)), text(t, Read(raw)); got != want {
+		t.Errorf("from batches:\n%s\nfrom bytes:\n%s", got, want)
+	}
+}
