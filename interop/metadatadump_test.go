@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kraftlab/kraftlab/metadata/dump"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/storage"
@@ -120,6 +122,17 @@ func TestMetadataDecoderMatchesKafka(t *testing.T) {
 	}
 	// Records Kafka cannot read either: an unknown type, a truncated body.
 	if _, _, err := l.AppendAsLeader([]storage.Record{{Value: []byte{1, 99, 0}}, {Value: []byte{1, 2, 0, 0xff}}}, 1, now); err != nil {
+		t.Fatal(err)
+	}
+	// Control records the quorum does not write but Kafka's tool prints:
+	// transaction markers and a KRaftVersion.
+	key := func(t kmsg.ControlRecordKeyType) []byte { return (&kmsg.ControlRecordKey{Type: t}).AppendTo(nil) }
+	marker := (&kmsg.EndTxnMarker{CoordinatorEpoch: 7}).AppendTo(nil)
+	if _, _, err := l.AppendControl([]storage.Record{
+		{Key: key(kmsg.ControlRecordKeyTypeAbort), Value: marker},
+		{Key: key(kmsg.ControlRecordKeyTypeCommit), Value: marker},
+		{Key: key(kmsg.ControlRecordKeyTypeKraftVersion), Value: []byte{0, 0, 0, 1, 0}},
+	}, 1, now); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Close(); err != nil {

@@ -10,7 +10,8 @@ import (
 	"github.com/kraftlab/kraftlab/storage"
 )
 
-// ControlType names a control record's type as kafka-dump-log prints it.
+// ControlType names a control record's type as kafka-dump-log prints it;
+// a type Kafka does not know either is "UNKNOWN(<id>)".
 type ControlType string
 
 // The control types (Kafka's ControlRecordType), named as DumpLogSegments
@@ -35,27 +36,27 @@ func decodeControl(rec *Record, r storage.Record) {
 	var w record.JSONWriter
 	switch t {
 	case storage.ControlLeaderChange:
-		rec.Control = string(ControlLeaderChange)
+		rec.Control = ControlLeaderChange
 		var m kmsg.LeaderChangeMessage
 		if err = m.ReadFrom(r.Value); err == nil {
 			leaderChangeJSON(&w, &m)
 		}
 	case storage.ControlSnapshotHeader, storage.ControlSnapshotFooter:
-		rec.Control = string(ControlSnapshotHeader)
+		rec.Control = ControlSnapshotHeader
 		if t == storage.ControlSnapshotFooter {
-			rec.Control = string(ControlSnapshotFooter)
+			rec.Control = ControlSnapshotFooter
 		}
 		var c record.Control
 		if c, err = record.DecodeControl(r); err == nil {
 			snapshotJSON(&w, c)
 		}
 	case kmsg.ControlRecordKeyTypeKraftVersion:
-		rec.Control = string(ControlKRaftVersion)
+		rec.Control = ControlKRaftVersion
 		err = kraftVersionJSON(&w, r.Value)
 	case kmsg.ControlRecordKeyTypeAbort, kmsg.ControlRecordKeyTypeCommit:
-		rec.Control = string(ControlAbort)
+		rec.Control = ControlAbort
 		if t == kmsg.ControlRecordKeyTypeCommit {
-			rec.Control = string(ControlCommit)
+			rec.Control = ControlCommit
 		}
 		var m kmsg.EndTxnMarker
 		if err = m.ReadFrom(r.Value); err == nil {
@@ -65,10 +66,10 @@ func decodeControl(rec *Record, r storage.Record) {
 			w.End()
 		}
 	case kmsg.ControlRecordKeyTypeKraftVoters:
-		rec.Control = string(ControlKRaftVoters)
+		rec.Control = ControlKRaftVoters
 		err = fmt.Errorf("%w: KRaftVoters (kraft.version 1) is not read by kraftlab", record.ErrUnknown)
 	default:
-		rec.Control = fmt.Sprintf("UNKNOWN(%d)", int16(t))
+		rec.Control = ControlType(fmt.Sprintf("UNKNOWN(%d)", int16(t)))
 		return
 	}
 	if err != nil {

@@ -68,7 +68,7 @@ type Record struct {
 	ValueSize  int             `json:"valueSize"`
 	Sequence   int32           `json:"sequence"`
 	HeaderKeys []string        `json:"headerKeys"`
-	Control    string          `json:"control,omitempty"`
+	Control    ControlType     `json:"control,omitempty"`
 	Type       string          `json:"type,omitempty"`
 	Version    *int16          `json:"version,omitempty"`
 	Data       json.RawMessage `json:"data,omitempty"`

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/storage"
 )
@@ -147,5 +149,38 @@ func TestFromBatchesIsRead(t *testing.T) {
 	}
 	if got, want := text(t, FromBatches(batches)), text(t, Read(raw)); got != want {
 		t.Errorf("from batches:\n%s\nfrom bytes:\n%s", got, want)
+	}
+}
+
+// controlRecords are control records of the types the quorum does not
+// write, as kafka-dump-log prints them.
+func controlRecords() []storage.Record {
+	key := func(t kmsg.ControlRecordKeyType) []byte { return (&kmsg.ControlRecordKey{Type: t}).AppendTo(nil) }
+	marker := (&kmsg.EndTxnMarker{CoordinatorEpoch: 7}).AppendTo(nil)
+	return []storage.Record{
+		{Key: key(kmsg.ControlRecordKeyTypeAbort), Value: marker},
+		{Key: key(kmsg.ControlRecordKeyTypeCommit), Value: marker},
+		{Key: key(kmsg.ControlRecordKeyTypeKraftVersion), Value: []byte{0, 0, 0, 1, 0}},
+	}
+}
+
+func TestOtherControlRecords(t *testing.T) {
+	recs := append(controlRecords(),
+		storage.Record{Key: (&kmsg.ControlRecordKey{Type: kmsg.ControlRecordKeyTypeKraftVoters}).AppendTo(nil), Value: []byte{0, 0}},
+		storage.Record{Key: (&kmsg.ControlRecordKey{Type: 9}).AppendTo(nil), Value: []byte{0, 0}},
+		storage.Record{Key: []byte{0}, Value: nil},
+	)
+	out := text(t, Read(storage.AppendBatch(nil, storage.BatchSpec{BaseOffset: 20, LeaderEpoch: 1, Control: true, Timestamp: t0}, recs)))
+	for _, want := range []string{
+		"headerKeys: [] endTxnMarker: ABORT coordinatorEpoch: 7\n",
+		"headerKeys: [] endTxnMarker: COMMIT coordinatorEpoch: 7\n",
+		`headerKeys: [] KRaftVersion {"version":0,"kRaftVersion":1}` + "\n",
+		"headerKeys: [] KRaftVoters error: KRaftVoters at offset 23: unknown metadata record: KRaftVoters (kraft.version 1) is not read by kraftlab\n",
+		"headerKeys: [] controlType: UNKNOWN(9)\n",
+		"| offset: 25 CreateTime: 1767225600000 keySize: 1 valueSize: -1 sequence: -1 headerKeys: [] payload: Error at 25, skipping. control record key at offset 25: ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
 	}
 }

@@ -77,7 +77,7 @@ func (b *Batch) appendText(w *bufio.Writer) {
 func (r *Record) appendText(w *bufio.Writer, timestampType string) {
 	fmt.Fprintf(w, "| offset: %d %s: %d keySize: %d valueSize: %d sequence: %d headerKeys: [%s]",
 		r.Offset, timestampType, r.Timestamp, r.KeySize, r.ValueSize, r.Sequence, strings.Join(r.HeaderKeys, ","))
-	switch ControlType(r.Control) {
+	switch r.Control {
 	case "":
 		if r.Error != "" {
 			fmt.Fprintf(w, " payload: Error at %d, skipping. %s\n", r.Offset, r.Error)
