@@ -145,6 +145,13 @@ type Timing struct {
 	// SnapshotMaxInterval is metadata.log.max.snapshot.interval.ms: a node
 	// snapshots at least this often if anything was committed; 0 disables.
 	SnapshotMaxInterval time.Duration
+	// BrokerSessionTimeout is broker.session.timeout.ms: the active
+	// controller fences a broker it has not heard a heartbeat from for
+	// this long.
+	BrokerSessionTimeout time.Duration
+	// BrokerHeartbeatInterval is broker.heartbeat.interval.ms: how often a
+	// broker sends BrokerHeartbeat to the active controller.
+	BrokerHeartbeatInterval time.Duration
 }
 
 // Timing profile names.
@@ -179,6 +186,8 @@ var kafkaTiming = func() Timing {
 		MetadataMaxIdleInterval:   500 * time.Millisecond,
 		SnapshotMaxNewRecordBytes: 20 * mib,
 		SnapshotMaxInterval:       time.Hour,
+		BrokerSessionTimeout:      9 * time.Second,
+		BrokerHeartbeatInterval:   2 * time.Second,
 	}
 }()
 
@@ -193,6 +202,9 @@ var kafkaTiming = func() Timing {
 //   - the parked-fetch wait (1 s) and the NoOpRecord interval (1 s) keep
 //     Kafka's 1/4 ratio to the fetch timeout; the log end offset then ticks
 //     once a second, slowly enough to read.
+//   - brokers heartbeat every 1.5 s and are fenced after 6 s without one
+//     (Kafka's 2 s and 9 s, about the same 1:4.5): a cut-off broker is
+//     fenced within a few seconds, after several missed heartbeats.
 var workshopTiming = Timing{
 	ElectionTimeout:           2000 * time.Millisecond,
 	FetchTimeout:              4000 * time.Millisecond,
@@ -205,6 +217,8 @@ var workshopTiming = Timing{
 	MetadataMaxIdleInterval:   1000 * time.Millisecond,
 	SnapshotMaxNewRecordBytes: 20 * mib,
 	SnapshotMaxInterval:       time.Hour,
+	BrokerSessionTimeout:      6 * time.Second,
+	BrokerHeartbeatInterval:   1500 * time.Millisecond,
 }
 
 // fastTiming is for tests and scenarios: Kafka's quorum timing divided by
@@ -224,6 +238,8 @@ var fastTiming = Timing{
 	MetadataMaxIdleInterval:   50 * time.Millisecond,
 	SnapshotMaxNewRecordBytes: 20 * mib,
 	SnapshotMaxInterval:       time.Hour,
+	BrokerSessionTimeout:      900 * time.Millisecond,
+	BrokerHeartbeatInterval:   200 * time.Millisecond,
 }
 
 // ProfileTiming returns a profile's timing.
@@ -294,6 +310,11 @@ func (t Timing) Validate() error {
 				r.small, r.big, r.small, t.mustGet(r.small), r.big, t.mustGet(r.big), r.explanation)
 		}
 	}
+	// Kafka only logs an error for this one; the playground refuses it.
+	if 2*t.BrokerHeartbeatInterval > t.BrokerSessionTimeout {
+		return fmt.Errorf("%s must be at most half of %s (%s=%s, %s=%s): otherwise one late heartbeat fences a healthy broker",
+			keyHeartbeatInterval, keySessionTimeout, keyHeartbeatInterval, t.mustGet(keyHeartbeatInterval), keySessionTimeout, t.mustGet(keySessionTimeout))
+	}
 	return nil
 }
 
@@ -348,9 +369,11 @@ func Keys() []string {
 }
 
 const (
-	keyFetchTimeout   = "controller.quorum.fetch.timeout.ms"
-	keyRequestTimeout = "controller.quorum.request.timeout.ms"
-	keyFetchMaxWait   = "kraftlab.quorum.fetch.max.wait.ms"
+	keyFetchTimeout      = "controller.quorum.fetch.timeout.ms"
+	keyRequestTimeout    = "controller.quorum.request.timeout.ms"
+	keyFetchMaxWait      = "kraftlab.quorum.fetch.max.wait.ms"
+	keySessionTimeout    = "broker.session.timeout.ms"
+	keyHeartbeatInterval = "broker.heartbeat.interval.ms"
 )
 
 // maxMillis bounds every duration: a day is far beyond anything a
@@ -393,6 +416,10 @@ var settings = []setting{
 		num: func(t *Timing) *int64 { return &t.SnapshotMaxNewRecordBytes }},
 	{key: "metadata.log.max.snapshot.interval.ms", min: 0, doc: "snapshot at least this often when something was committed; 0 disables",
 		dur: func(t *Timing) *time.Duration { return &t.SnapshotMaxInterval }},
+	{key: keySessionTimeout, min: 1, doc: "the active controller fences a broker it has not heard a heartbeat from for this long",
+		dur: func(t *Timing) *time.Duration { return &t.BrokerSessionTimeout }},
+	{key: keyHeartbeatInterval, min: 1, doc: "how often a broker sends BrokerHeartbeat to the active controller",
+		dur: func(t *Timing) *time.Duration { return &t.BrokerHeartbeatInterval }},
 }
 
 func settingByKey(key string) (setting, bool) {

@@ -22,6 +22,8 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"metadata.max.idle.interval.ms":                   "500",
 		"metadata.log.max.record.bytes.between.snapshots": "20971520",
 		"metadata.log.max.snapshot.interval.ms":           "3600000",
+		"broker.session.timeout.ms":                       "9000",
+		"broker.heartbeat.interval.ms":                    "2000",
 	}
 	tm, err := ProfileTiming(ProfileKafka)
 	if err != nil {
@@ -116,7 +118,8 @@ func TestSetErrors(t *testing.T) {
 		{"controller.quorum.fetch.timeout.ms=-5", []string{"between 1"}},
 		{"controller.quorum.election.timeout.ms=99999999999", []string{"between 1 and 86400000"}},
 		{"metadata.log.max.record.bytes.between.snapshots=2147483648", []string{"between 1 and 1073741824 bytes"}},
-		{"broker.session.timeout.ms=9000", []string{`unknown config key "broker.session.timeout.ms"`}},
+		{"replica.lag.time.max.ms=30000", []string{`unknown config key "replica.lag.time.max.ms"`}},
+		{"broker.heartbeat.interval.ms=5000", []string{"broker.heartbeat.interval.ms must be at most half of broker.session.timeout.ms", "=5000", "=6000"}},
 		{"kraftlab.quorum.flush=sometimes", []string{`bad value "sometimes"`, "always or never"}},
 		{"kraftlab.quorum.fetch.max.wait.ms=5000", []string{"kraftlab.quorum.fetch.max.wait.ms must be less than controller.quorum.fetch.timeout.ms", "=5000", "=4000"}},
 	}

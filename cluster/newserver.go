@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kraftlab/kraftlab/cluster/server"
+	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
@@ -31,6 +32,9 @@ type NodeSpec struct {
 	// OnLoaderEvent, if set, receives its metadata loader's events, from
 	// the same loop.
 	OnLoaderEvent func(loader.Event)
+	// OnControllerEvent, if set, receives a controller's quorum controller
+	// events, from its goroutine; it must not block.
+	OnControllerEvent func(controller.Event)
 	// Publishers, if set, returns the parts that subscribe to the loader of
 	// each incarnation (server.Config.Publishers).
 	Publishers func() []loader.Publisher
@@ -62,12 +66,16 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			Links:               s.Links,
 			Counters:            s.Counters,
 			Secret:              secret,
-			NoOpInterval:        t.MetadataMaxIdleInterval,
 			SnapshotMaxNewBytes: t.SnapshotMaxNewRecordBytes,
 			SnapshotMaxInterval: t.SnapshotMaxInterval,
 			OnEvent:             s.OnEvent,
 		},
-		Publishers:    s.Publishers,
+		Publishers: s.Publishers,
+		Controller: server.ControllerConfig{
+			SessionTimeout: t.BrokerSessionTimeout,
+			NoOpInterval:   t.MetadataMaxIdleInterval,
+			OnEvent:        s.OnControllerEvent,
+		},
 		OnLoaderEvent: s.OnLoaderEvent,
 		Logger:        slog.New(slog.DiscardHandler),
 	})

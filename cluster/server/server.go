@@ -8,7 +8,10 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/kraftlab/kraftlab/metadata/controller"
+	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
@@ -38,8 +41,26 @@ type Config struct {
 	// OnLoaderEvent, if set, receives the loader's events from the raft
 	// client's loop; it must not block.
 	OnLoaderEvent func(loader.Event)
+	// Controller configures a controller's quorum controller.
+	Controller ControllerConfig
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
+}
+
+// ControllerConfig configures the quorum controller a controller runs in
+// each incarnation; it acts while its node leads the quorum.
+type ControllerConfig struct {
+	// SessionTimeout is broker.session.timeout.ms; 0 means Kafka's 9 s.
+	SessionTimeout time.Duration
+	// NoOpInterval is metadata.max.idle.interval.ms; 0 writes no NoOps.
+	NoOpInterval time.Duration
+	// DefaultNumPartitions and DefaultReplicationFactor are num.partitions
+	// and default.replication.factor; 0 means Kafka's 1.
+	DefaultNumPartitions     int32
+	DefaultReplicationFactor int16
+	// OnEvent, if set, receives the controller's events, from its
+	// goroutine; it must not block.
+	OnEvent func(controller.Event)
 }
 
 // Server is one node of the cluster: a listener, the dispatcher behind it
@@ -51,6 +72,11 @@ type Server struct {
 	log  *slog.Logger
 	// loader is the current (or last) incarnation's metadata loader.
 	loader atomic.Pointer[loader.Loader]
+	// ctl is a controller's current (or last) quorum controller.
+	ctl atomic.Pointer[controller.QuorumController]
+	// parts are the publishers of the incarnation being started, for its
+	// loader; set under life before the raft client starts.
+	parts []loader.Publisher
 
 	// life serialises Start, Stop and Kill.
 	life sync.Mutex
@@ -98,9 +124,9 @@ func New(cfg Config) (*Server, error) {
 // newLoader makes the metadata loader of a new incarnation: a restart
 // replays the log, from the latest snapshot, into a fresh one.
 func (s *Server) newLoader() quorum.Listener {
-	var pubs []loader.Publisher
+	pubs := slices.Clone(s.parts)
 	if s.cfg.Publishers != nil {
-		pubs = s.cfg.Publishers()
+		pubs = append(pubs, s.cfg.Publishers()...)
 	}
 	l := loader.New(loader.Config{NodeID: s.id, Publishers: pubs, OnEvent: s.cfg.OnLoaderEvent, Logger: s.cfg.Logger})
 	s.loader.Store(l)
@@ -110,6 +136,11 @@ func (s *Server) newLoader() quorum.Listener {
 // Loader is the metadata loader of the node's current incarnation, or of
 // its last one while it is stopped; nil before the first start.
 func (s *Server) Loader() *loader.Loader { return s.loader.Load() }
+
+// Controller is a controller's quorum controller of its current
+// incarnation, or of its last one while it is stopped; nil on a broker and
+// before the first start.
+func (s *Server) Controller() *controller.QuorumController { return s.ctl.Load() }
 
 // ID is the node's id.
 func (s *Server) ID() int32 { return s.id }
@@ -146,9 +177,15 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	mux := wire.NewMux()
 	var fwd *forwarder
+	var ctl *controller.QuorumController
+	s.parts = nil
 	switch s.cfg.Kind {
 	case Controller:
 		if err := s.raft.Register(mux); err != nil {
+			return err
+		}
+		var err error
+		if ctl, err = s.newController(mux); err != nil {
 			return err
 		}
 	case Broker:
@@ -157,7 +194,16 @@ func (s *Server) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	stopParts := func() {
+		if ctl != nil {
+			ctl.Close()
+		}
+		if fwd != nil {
+			fwd.close()
+		}
+	}
 	if err := s.raft.Start(ctx); err != nil {
+		stopParts()
 		return err
 	}
 	ln, err := wire.Listen(wire.ServerConfig{
@@ -172,6 +218,7 @@ func (s *Server) Start(ctx context.Context) error {
 	})
 	if err != nil {
 		s.raft.Kill()
+		stopParts()
 		return err
 	}
 	s.mu.Lock()
@@ -183,9 +230,7 @@ func (s *Server) Start(ctx context.Context) error {
 	go func() {
 		<-done
 		s.closeListener(ln)
-		if fwd != nil {
-			fwd.close()
-		}
+		stopParts()
 	}()
 	return nil
 }
@@ -235,4 +280,37 @@ func (s *Server) Kill() error {
 		return err
 	}
 	return nil
+}
+
+// newController makes the quorum controller of a new incarnation: it
+// serves its APIs on mux and learns the committed metadata and the
+// leadership from the incarnation's loader.
+func (s *Server) newController(mux *wire.Mux) (*controller.QuorumController, error) {
+	c := s.cfg.Controller
+	ctl, err := controller.New(controller.Config{
+		NodeID:                   s.id,
+		ClusterID:                s.cfg.Raft.Raft.ClusterID,
+		Raft:                     s.raft,
+		SessionTimeout:           c.SessionTimeout,
+		NoOpInterval:             c.NoOpInterval,
+		DefaultNumPartitions:     c.DefaultNumPartitions,
+		DefaultReplicationFactor: c.DefaultReplicationFactor,
+		OnEvent:                  c.OnEvent,
+		Logger:                   s.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	if err := ctl.Register(mux); err != nil {
+		ctl.Close()
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	s.parts = append(s.parts, loader.PublisherFuncs{
+		Update: func(_ *image.MetadataDelta, img *image.MetadataImage, _ loader.Manifest) {
+			ctl.HandleCommittedImage(img)
+		},
+		Leader: ctl.HandleLeaderChange,
+	})
+	s.ctl.Store(ctl)
+	return ctl, nil
 }

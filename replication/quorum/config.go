@@ -46,9 +46,6 @@ type Config struct {
 	// refuses the quorum's RPCs to strangers (VoterAPIs are MembersOnly),
 	// needs the same secret in its wire.ServerConfig.
 	Secret string
-	// NoOpInterval is metadata.max.idle.interval.ms: the leader appends a
-	// NoOpRecord when it has appended nothing for this long; 0 never does.
-	NoOpInterval time.Duration
 	// SnapshotMaxNewBytes is metadata.log.max.record.bytes.between.snapshots:
 	// the node snapshots its listener's state once this many bytes of records were
 	// committed since its last snapshot; 0 never does.
@@ -81,7 +78,7 @@ func (c *Config) validate() error {
 		return errors.New("quorum: the node needs Peers to find the voters")
 	case c.Flush != storage.FlushAlways && c.Flush != storage.FlushNever:
 		return fmt.Errorf("quorum: flush policy %v: want always or never", c.Flush)
-	case c.NoOpInterval < 0 || c.SnapshotMaxNewBytes < 0 || c.SnapshotMaxInterval < 0 || c.ShutdownTimeout < 0:
+	case c.SnapshotMaxNewBytes < 0 || c.SnapshotMaxInterval < 0 || c.ShutdownTimeout < 0:
 		return errors.New("quorum: negative interval, size or timeout")
 	}
 	return nil

@@ -51,7 +51,7 @@
 // The node keeps no state of its own: each incarnation feeds a fresh
 // Listener (Config.NewListener; on a kraftlab node the metadata loader)
 // the committed batches, and snapshots are the records the listener gives
-// for the offset it applied. The leader appends Kafka's
-// NoOpRecord when it has written nothing for a while
-// (metadata.max.idle.interval.ms), so the log and the high watermark move.
+// for the offset it applied. Only the node's owners append (on a
+// controller, the quorum controller, which also writes Kafka's idle
+// NoOpRecords).
 package quorum

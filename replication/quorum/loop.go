@@ -47,9 +47,6 @@ type instance struct {
 	// commitEpoch.
 	commits     []*Commit
 	commitEpoch int32
-	lastAppend  time.Time
-	// idleEpoch is the epoch whose idle time lastAppend measures.
-	idleEpoch int32
 
 	// Graceful shutdown.
 	stopping     bool
@@ -89,8 +86,6 @@ func newInstance(n *Node, log *DiskLog) *instance {
 		ctx:          ctx,
 		cancel:       cancel,
 		pending:      make(map[uint64]*wire.Request),
-		idleEpoch:    -1,
-		lastAppend:   now,
 		lastSnapshot: now,
 		kill:         make(chan struct{}),
 		done:         make(chan struct{}),
@@ -158,9 +153,6 @@ func (in *instance) wakeAt(now time.Time) time.Time {
 	if d := in.raft.NextDeadline(); !d.IsZero() && d.Before(wake) {
 		wake = d
 	}
-	if in.sm.writable && in.cfg.NoOpInterval > 0 {
-		wake = minTime(wake, in.lastAppend.Add(in.cfg.NoOpInterval))
-	}
 	if in.unpublished {
 		wake = minTime(wake, in.published.Add(publishInterval))
 	}
@@ -203,14 +195,13 @@ func (in *instance) handle(now time.Time, it item) error {
 	return nil
 }
 
-// settle runs the node's own work (no-ops, snapshots), sends what raft has
+// settle runs the node's own work (snapshots), sends what raft has
 // to send and flushes what it needs flushed, until raft has nothing more;
 // then it reports what changed.
 func (in *instance) settle(now time.Time) error {
 	if in.sm.err != nil {
 		return in.sm.err
 	}
-	in.maybeNoOp(now)
 	in.maybeAutoSnapshot(now)
 	for {
 		if out := in.raft.Outbox(); len(out) > 0 {
@@ -351,7 +342,6 @@ func (in *instance) appendGathered(now time.Time) {
 		in.failCommits(ErrNotLeader)
 	}
 	in.commitEpoch = epoch
-	in.lastAppend = now
 	off := last - int64(len(recs)) + 1
 	for _, c := range waiting {
 		c.first, c.last = off, off+int64(c.n)-1
@@ -377,26 +367,6 @@ func (in *instance) failCommits(err error) {
 		c.finish(fmt.Errorf("node %d lost the leadership of epoch %d before the records committed: %w", in.id, in.commitEpoch, err))
 	}
 	in.commits = nil
-}
-
-// maybeNoOp appends a NoOpRecord when the leader has been idle for
-// metadata.max.idle.interval.ms.
-func (in *instance) maybeNoOp(now time.Time) {
-	if !in.sm.writable || in.cfg.NoOpInterval <= 0 || in.stopping {
-		return
-	}
-	if in.idleEpoch != in.sm.leader.Epoch {
-		// The LeaderChange record that opened the epoch was the last write.
-		in.idleEpoch, in.lastAppend = in.sm.leader.Epoch, now
-		return
-	}
-	if now.Sub(in.lastAppend) < in.cfg.NoOpInterval {
-		return
-	}
-	in.lastAppend = now
-	if _, err := in.raft.Append(now, in.sm.leader.Epoch, [][]byte{noOpRecord}); err != nil {
-		in.n.log.Debug("no-op append refused", "err", err)
-	}
 }
 
 // maybeAutoSnapshot snapshots the listener's state by size or age, with
