@@ -3,10 +3,13 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -466,12 +469,16 @@ func (m *LifecycleManager) registrationRequest() kmsg.Request {
 // sendRegistration registers; it returns when to communicate next.
 func (m *LifecycleManager) sendRegistration() time.Duration {
 	resp, from, err := m.exchange(m.registrationRequest, func(r kmsg.Response) bool {
-		return r.(*kmsg.BrokerRegistrationResponse).ErrorCode == kerr.NotController.Code
+		reg, ok := r.(*kmsg.BrokerRegistrationResponse)
+		return ok && reg.ErrorCode == kerr.NotController.Code
 	})
-	if err == nil {
-		if code := resp.(*kmsg.BrokerRegistrationResponse).ErrorCode; code != 0 {
-			err = fmt.Errorf("controller %d: %w", from, kerr.ErrorForCode(code))
-		}
+	reg, _ := resp.(*kmsg.BrokerRegistrationResponse)
+	switch {
+	case err != nil:
+	case reg == nil:
+		err = fmt.Errorf("controller %d answered %T", from, resp)
+	case reg.ErrorCode != 0:
+		err = fmt.Errorf("controller %d: %w", from, kerr.ErrorForCode(reg.ErrorCode))
 	}
 	if err != nil {
 		m.mu.Lock()
@@ -482,7 +489,7 @@ func (m *LifecycleManager) sendRegistration() time.Duration {
 		}
 		return m.cfg.HeartbeatInterval
 	}
-	epoch := resp.(*kmsg.BrokerRegistrationResponse).BrokerEpoch
+	epoch := reg.BrokerEpoch
 	m.mu.Lock()
 	m.registered, m.epoch = true, epoch
 	m.mu.Unlock()
@@ -513,12 +520,16 @@ func (m *LifecycleManager) sendHeartbeat() time.Duration {
 		return req
 	}
 	resp, from, err := m.exchange(build, func(r kmsg.Response) bool {
-		return r.(*kmsg.BrokerHeartbeatResponse).ErrorCode == kerr.NotController.Code
+		hb, ok := r.(*kmsg.BrokerHeartbeatResponse)
+		return ok && hb.ErrorCode == kerr.NotController.Code
 	})
-	if err == nil {
-		if code := resp.(*kmsg.BrokerHeartbeatResponse).ErrorCode; code != 0 {
-			err = fmt.Errorf("controller %d: %w", from, kerr.ErrorForCode(code))
-		}
+	hb, _ := resp.(*kmsg.BrokerHeartbeatResponse)
+	switch {
+	case err != nil:
+	case hb == nil:
+		err = fmt.Errorf("controller %d answered %T", from, resp)
+	case hb.ErrorCode != 0:
+		err = fmt.Errorf("controller %d: %w", from, kerr.ErrorForCode(hb.ErrorCode))
 	}
 	if err != nil {
 		m.mu.Lock()
@@ -529,7 +540,6 @@ func (m *LifecycleManager) sendHeartbeat() time.Duration {
 		}
 		return m.cfg.HeartbeatInterval
 	}
-	hb := resp.(*kmsg.BrokerHeartbeatResponse)
 	m.mu.Lock()
 	m.heartbeat.Acked, m.heartbeat.Fenced, m.heartbeat.CaughtUp, m.heartbeat.Controller = m.cfg.Now(), hb.IsFenced, hb.IsCaughtUp, from
 	m.mu.Unlock()
@@ -567,4 +577,39 @@ func sortedUuids(ids []record.Uuid) []record.Uuid {
 	out := slices.Clone(ids)
 	slices.SortFunc(out, func(a, b record.Uuid) int { return bytes.Compare(a[:], b[:]) })
 	return out
+}
+
+// brokerLifecycleConfig is the lifecycle configuration of broker s: a new
+// random incarnation id, the node's listener as PLAINTEXT, the quorum's
+// leader as the active controller (in KRaft the active controller is the
+// raft leader), sends through ch, and the loader's applied offset.
+func brokerLifecycleConfig(s *Server, ch *controllerChannel, appliedOffset func() int64) (LifecycleConfig, error) {
+	var inc record.Uuid
+	if _, err := rand.Read(inc[:]); err != nil {
+		return LifecycleConfig{}, fmt.Errorf("broker %d: incarnation id: %w", s.id, err)
+	}
+	return LifecycleConfig{
+		NodeID:              s.id,
+		ClusterID:           s.cfg.Raft.Raft.ClusterID,
+		IncarnationID:       inc,
+		PreviousBrokerEpoch: -1,
+		Listener: func() record.BrokerEndpoint {
+			host, port, _ := net.SplitHostPort(s.Addr())
+			p, _ := strconv.ParseUint(port, 10, 16)
+			return record.BrokerEndpoint{Name: "PLAINTEXT", Host: host, Port: uint16(p), SecurityProtocol: record.SecurityProtocolPlaintext}
+		},
+		AppliedOffset: appliedOffset,
+		Controller: func() (int32, string, bool) {
+			id := s.raft.Status().LeaderID
+			if id < 0 {
+				return -1, "", false
+			}
+			addr, ok := s.cfg.Raft.Peers(id)
+			return id, addr, ok
+		},
+		Send: func(ctx context.Context, to int32, _ string, req kmsg.Request) (kmsg.Response, error) {
+			return ch.send(ctx, to, req)
+		},
+		Logger: s.log,
+	}, nil
 }

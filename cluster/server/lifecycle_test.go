@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -345,5 +346,31 @@ func TestBrokerStateNamesAreKafkas(t *testing.T) {
 		if s.String() != want {
 			t.Errorf("%d: %s, want %s", s, s, want)
 		}
+	}
+}
+
+// A broker's lifecycle config points at the quorum's leader through the
+// node's own controller channel, and advertises the node's listener.
+func TestBrokerLifecycleConfigFromServer(t *testing.T) {
+	ts := startServers(t)
+	s := ts.byID[101]
+	waitFor(t, "the broker to know a leader", func() bool { return s.Raft().Status().LeaderID > 0 })
+	ch := newControllerChannel(s)
+	defer ch.close()
+	cfg, err := brokerLifecycleConfig(s, ch, func() int64 { return 7 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := brokerLifecycleConfig(s, ch, func() int64 { return 7 })
+	if cfg.IncarnationID == record.ZeroUuid || cfg.IncarnationID == again.IncarnationID {
+		t.Errorf("incarnation ids %v and %v", cfg.IncarnationID, again.IncarnationID)
+	}
+	ep := cfg.Listener()
+	if want := s.Addr(); ep.Name != "PLAINTEXT" || ep.Host != "127.0.0.1" || want != "127.0.0.1:"+strconv.Itoa(int(ep.Port)) {
+		t.Errorf("listener %+v, server at %s", ep, want)
+	}
+	id, addr, ok := cfg.Controller()
+	if leader := s.Raft().Status().LeaderID; !ok || id != leader || addr != ts.byID[leader].Addr() {
+		t.Errorf("controller %d at %s (%v), leader %d", id, addr, ok, leader)
 	}
 }
