@@ -78,11 +78,12 @@ const (
 )
 
 // SupportedFeatures are the feature ranges a kraftlab broker registers
-// with: the metadata.version levels its records and image read, and
-// kraft.version 0 only (static voters).
+// with: the metadata.version levels its records and image read. Kafka
+// leaves out a feature whose highest supported level is 0
+// (BrokerFeatures.defaultSupportedFeatures), which is kraftlab's
+// kraft.version (static voters) and every feature it does not implement.
 var SupportedFeatures = []record.BrokerFeature{
 	{Name: record.MetadataVersionFeature, MinSupportedVersion: record.MetadataVersionMinimum, MaxSupportedVersion: record.MetadataVersion4_4IV2},
-	{Name: "kraft.version", MinSupportedVersion: 0, MaxSupportedVersion: 0},
 }
 
 // LifecycleConfig configures a broker's LifecycleManager. Its inputs are
