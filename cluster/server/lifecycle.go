@@ -129,7 +129,7 @@ type LifecycleConfig struct {
 	// one registration or heartbeat; 0 means DefaultLifecycleRetryBackoff.
 	RetryBackoff time.Duration
 	// OnEvent, if set, hears each change of state and each registration,
-	// on the manager's goroutine; it must not block.
+	// on the manager's goroutine (STARTING on Start's); it must not block.
 	OnEvent func(LifecycleEvent)
 	// Now is the clock of the recorded times; nil means time.Now.
 	Now func() time.Time
@@ -312,6 +312,9 @@ func (m *LifecycleManager) BeginControlledShutdown() {
 // SHUTTING_DOWN or ctx ends, then stops the manager. It returns ctx's
 // error if the controller did not let the broker go in time.
 func (m *LifecycleManager) Shutdown(ctx context.Context) error {
+	if m.State() == BrokerNotRunning {
+		return nil
+	}
 	m.BeginControlledShutdown()
 	var err error
 	select {

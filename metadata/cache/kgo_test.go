@@ -17,23 +17,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// serve answers Metadata and DescribeCluster from *img on a real listener,
-// as a broker's Mux does.
+// serve answers Metadata and DescribeCluster from *img on a real listener
+// through Register, as a broker's Mux does.
 func serve(t *testing.T, img *atomic.Pointer[image.MetadataImage]) *wire.Server {
 	t.Helper()
 	mux := wire.NewMux()
-	h := wire.HandlerFunc(func(req *wire.Request) {
-		switch body := req.Body.(type) {
-		case *kmsg.MetadataRequest:
-			req.Respond(Metadata(img.Load(), testCluster, 1, "PLAINTEXT", body))
-		case *kmsg.DescribeClusterRequest:
-			req.Respond(DescribeCluster(img.Load(), testCluster, 1, "PLAINTEXT", body))
-		}
-	})
-	for _, api := range APIs {
-		if err := mux.Handle(api, h); err != nil {
-			t.Fatal(err)
-		}
+	if err := Register(mux, img.Load, testCluster, 1, "PLAINTEXT"); err != nil {
+		t.Fatal(err)
 	}
 	ln, err := wire.Listen(wire.ServerConfig{NodeID: 1, ClusterID: testCluster, APIs: mux.APIs(), Handler: mux})
 	if err != nil {
