@@ -1,0 +1,25 @@
+package cache
+
+import (
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// The versions a broker serves: every version Kafka 4.4 accepts
+// (MetadataRequest.json 0-13, DescribeClusterRequest.json 0-2; Kafka 4.0
+// dropped old versions of other APIs but kept these), which is also every
+// version kmsg encodes.
+const (
+	MetadataMinVersion        int16 = 0
+	MetadataMaxVersion        int16 = 13
+	DescribeClusterMinVersion int16 = 0
+	DescribeClusterMaxVersion int16 = 2
+)
+
+// APIs are the API ranges a broker's Mux registers for Metadata and
+// DescribeCluster. Both are open to anyone, as on a Kafka listener
+// without an authorizer: they are how a client finds the brokers.
+var APIs = []wire.APIRange{
+	{Key: kmsg.Metadata.Int16(), MinVersion: MetadataMinVersion, MaxVersion: MetadataMaxVersion},
+	{Key: kmsg.DescribeCluster.Int16(), MinVersion: DescribeClusterMinVersion, MaxVersion: DescribeClusterMaxVersion},
+}
