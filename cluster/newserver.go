@@ -35,6 +35,9 @@ type NodeSpec struct {
 	// OnControllerEvent, if set, receives a controller's quorum controller
 	// events, from its goroutine; it must not block.
 	OnControllerEvent func(controller.Event)
+	// OnLifecycleEvent, if set, receives a broker's lifecycle events, from
+	// its goroutine; it must not block.
+	OnLifecycleEvent func(server.LifecycleEvent)
 	// Publishers, if set, returns the parts that subscribe to the loader of
 	// each incarnation (server.Config.Publishers).
 	Publishers func() []loader.Publisher
@@ -75,6 +78,10 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			SessionTimeout: t.BrokerSessionTimeout,
 			NoOpInterval:   t.MetadataMaxIdleInterval,
 			OnEvent:        s.OnControllerEvent,
+		},
+		Broker: server.BrokerConfig{
+			HeartbeatInterval: t.BrokerHeartbeatInterval,
+			OnEvent:           s.OnLifecycleEvent,
 		},
 		OnLoaderEvent: s.OnLoaderEvent,
 		Logger:        slog.New(slog.DiscardHandler),

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
@@ -243,8 +245,9 @@ type forwarder struct {
 }
 
 // controllerAPIs are the APIs kraftlab's controllers serve to the
-// forwarder's requests; a broker forwards only those.
-var controllerAPIs = quorum.VoterAPIs
+// forwarder's requests (the raft client's and the quorum controller's); a
+// broker forwards only those.
+var controllerAPIs = append(slices.Clone(quorum.VoterAPIs), controller.APIs...)
 
 // newForwarder is a broker's forwarder. The forward's time is what it
 // takes a quorum that lost its leader to notice (fetch timeout), elect

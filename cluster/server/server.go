@@ -10,9 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kraftlab/kraftlab/metadata/cache"
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
+	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 )
@@ -43,6 +45,8 @@ type Config struct {
 	OnLoaderEvent func(loader.Event)
 	// Controller configures a controller's quorum controller.
 	Controller ControllerConfig
+	// Broker configures a broker's lifecycle manager.
+	Broker BrokerConfig
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
 }
@@ -63,6 +67,16 @@ type ControllerConfig struct {
 	OnEvent func(controller.Event)
 }
 
+// BrokerConfig configures a broker's lifecycle manager.
+type BrokerConfig struct {
+	// HeartbeatInterval is broker.heartbeat.interval.ms; 0 means Kafka's
+	// 2 s.
+	HeartbeatInterval time.Duration
+	// OnEvent, if set, receives the lifecycle manager's events, from its
+	// goroutine; it must not block.
+	OnEvent func(LifecycleEvent)
+}
+
 // Server is one node of the cluster: a listener, the dispatcher behind it
 // and the node's parts. Its methods are safe for concurrent use.
 type Server struct {
@@ -74,6 +88,8 @@ type Server struct {
 	loader atomic.Pointer[loader.Loader]
 	// ctl is a controller's current (or last) quorum controller.
 	ctl atomic.Pointer[controller.QuorumController]
+	// lifecycle is a broker's current (or last) lifecycle manager.
+	lifecycle atomic.Pointer[LifecycleManager]
 	// parts are the publishers of the incarnation being started, for its
 	// loader; set under life before the raft client starts.
 	parts []loader.Publisher
@@ -142,6 +158,28 @@ func (s *Server) Loader() *loader.Loader { return s.loader.Load() }
 // before the first start.
 func (s *Server) Controller() *controller.QuorumController { return s.ctl.Load() }
 
+// Lifecycle is a broker's lifecycle manager of its current incarnation,
+// or of its last one while it is stopped; nil on a controller and before
+// the first start.
+func (s *Server) Lifecycle() *LifecycleManager { return s.lifecycle.Load() }
+
+// image is the current incarnation's published metadata image.
+func (s *Server) image() *image.MetadataImage {
+	if l := s.Loader(); l != nil {
+		return l.Image()
+	}
+	return image.Empty
+}
+
+// appliedOffset is the last offset the current loader applied, -1 before
+// any.
+func (s *Server) appliedOffset() int64 {
+	if l := s.Loader(); l != nil {
+		return l.Metrics().LastAppliedRecordOffset
+	}
+	return -1
+}
+
 // ID is the node's id.
 func (s *Server) ID() int32 { return s.id }
 
@@ -193,10 +231,18 @@ func (s *Server) Start(ctx context.Context) error {
 		if err := fwd.register(mux); err != nil {
 			return err
 		}
+		if err := cache.Register(mux, s.image, s.cfg.Raft.Raft.ClusterID, s.id, listenerName); err != nil {
+			fwd.close()
+			return fmt.Errorf("node %d: %w", s.id, err)
+		}
 	}
+	var lm *LifecycleManager
 	stopParts := func() {
 		if ctl != nil {
 			ctl.Close()
+		}
+		if lm != nil {
+			lm.Close()
 		}
 		if fwd != nil {
 			fwd.close()
@@ -224,6 +270,16 @@ func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	s.listener, s.addr = ln, ln.Addr()
 	s.mu.Unlock()
+	if fwd != nil {
+		// Registered once the listener has its port: the registration
+		// carries it.
+		if lm, err = s.newLifecycle(fwd); err != nil {
+			s.closeListener(ln)
+			s.raft.Kill()
+			stopParts()
+			return err
+		}
+	}
 	// The raft client also ends by itself, on a disk failure: the whole
 	// node goes down with it.
 	done := s.raft.Done()
@@ -260,9 +316,15 @@ func (s *Server) Stop(ctx context.Context) error {
 	if ln == nil {
 		return quorum.ErrNotRunning
 	}
+	var shutdownErr error
+	if lm := s.Lifecycle(); lm != nil && s.cfg.Kind == Broker {
+		// Kafka's controlled shutdown: the controller moves the broker's
+		// leaderships away before it goes.
+		shutdownErr = lm.Shutdown(ctx)
+	}
 	err := s.raft.Stop(ctx)
 	s.closeListener(ln)
-	return err
+	return errors.Join(err, shutdownErr)
 }
 
 // Kill stops the node at once, as a crash: the listener and its
@@ -313,4 +375,32 @@ func (s *Server) newController(mux *wire.Mux) (*controller.QuorumController, err
 	})
 	s.ctl.Store(ctl)
 	return ctl, nil
+}
+
+// listenerName is the name brokers register their listener under and
+// answer Metadata for, Kafka's default.
+const listenerName = "PLAINTEXT"
+
+// newLifecycle starts a broker's lifecycle manager for a new incarnation:
+// it registers with the active controller through the forwarder's
+// connections and heartbeats with the loader's applied offset.
+func (s *Server) newLifecycle(fwd *forwarder) (*LifecycleManager, error) {
+	cfg, err := brokerLifecycleConfig(s, fwd.ch, s.appliedOffset)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := directoryID(s.cfg.Raft.Dir, s.cfg.Raft.Raft.ClusterID, s.id)
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	cfg.LogDirs = []record.Uuid{dir}
+	cfg.HeartbeatInterval = s.cfg.Broker.HeartbeatInterval
+	cfg.OnEvent = s.cfg.Broker.OnEvent
+	lm, err := NewLifecycleManager(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	lm.Start()
+	s.lifecycle.Store(lm)
+	return lm, nil
 }

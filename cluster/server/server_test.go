@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/internal/poll"
+	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
@@ -126,12 +127,14 @@ func apiKeys(t *testing.T, addr string) []int16 {
 	return keys
 }
 
-// A controller advertises the quorum's RPCs; a broker's raft client is
-// client-only, so the broker advertises none of them over a real socket.
+// A controller advertises the quorum's RPCs and the quorum controller's;
+// a broker's raft client is client-only, so the broker advertises none of
+// the quorum's over a real socket, and serves Metadata and the forwarded
+// controller APIs instead.
 func TestBrokerServesNoVoterAPIs(t *testing.T) {
 	ts := startServers(t)
 	want := []int16{kmsg.ApiVersions.Int16(), kmsg.SASLHandshake.Int16(), kmsg.SASLAuthenticate.Int16()}
-	for _, api := range quorum.VoterAPIs {
+	for _, api := range append(slices.Clone(quorum.VoterAPIs), controller.APIs...) {
 		want = append(want, api.Key)
 	}
 	slices.Sort(want)
@@ -144,8 +147,15 @@ func TestBrokerServesNoVoterAPIs(t *testing.T) {
 			t.Errorf("broker advertises %s: %v", kmsg.NameForKey(api.Int16()), broker)
 		}
 	}
-	if !slices.Contains(broker, kmsg.DescribeQuorum.Int16()) {
-		t.Errorf("broker does not advertise DescribeQuorum: %v", broker)
+	for _, api := range []kmsg.Key{kmsg.DescribeQuorum, kmsg.Metadata, kmsg.DescribeCluster, kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.CreatePartitions} {
+		if !slices.Contains(broker, api.Int16()) {
+			t.Errorf("broker does not advertise %s: %v", kmsg.NameForKey(api.Int16()), broker)
+		}
+	}
+	for _, api := range []kmsg.Key{kmsg.BrokerRegistration, kmsg.BrokerHeartbeat, kmsg.AlterPartition} {
+		if slices.Contains(broker, api.Int16()) {
+			t.Errorf("broker advertises the controller's %s: %v", kmsg.NameForKey(api.Int16()), broker)
+		}
 	}
 }
 
