@@ -61,6 +61,14 @@ type Engine interface {
 	// would. It follows the leader across elections, pauses while there
 	// is none, and reports what it did in view.View's Load. It returns at once.
 	SetLoad(ctx context.Context, recordsPerSec, recordBytes int) error
+	// CreateTopic asks the active controller to create a topic, through a
+	// running broker as a Kafka client would (CreateTopics, forwarded),
+	// and returns once the controller committed it. A refusal wraps
+	// ErrRefused with Kafka's error.
+	CreateTopic(ctx context.Context, spec TopicSpec) error
+	// DeleteTopic asks the active controller to delete the topic named
+	// name, the same way.
+	DeleteTopic(ctx context.Context, name string) error
 	// Close stops every node and every goroutine, and removes the data
 	// folder unless Config.DataDir named one.
 	Close() error

@@ -64,10 +64,19 @@ type Action struct {
 	// DefaultLoadRecordBytes).
 	RecordsPerSec int `json:"recordsPerSec,omitempty"`
 	RecordBytes   int `json:"recordBytes,omitempty"`
+	// Topic is the topic of create-topic and delete-topic; for
+	// create-topic, Partitions and ReplicationFactor (-1 each: the
+	// controller's num.partitions and default.replication.factor).
+	Topic             string `json:"topic,omitempty"`
+	Partitions        int32  `json:"partitions,omitempty"`
+	ReplicationFactor int16  `json:"replicationFactor,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.
 func (a Action) String() string {
+	if s, ok := a.topicString(); ok {
+		return s
+	}
 	s := string(a.Kind)
 	for _, r := range []condition.NodeRef{a.Node, a.Peer} {
 		if !r.IsZero() {
@@ -115,6 +124,9 @@ var (
 	ErrBadAction = errors.New("bad action")
 	// ErrClosed: the playground is shut down.
 	ErrClosed = errors.New("the playground is shut down")
+	// ErrRefused: the cluster refused the request, with Kafka's error
+	// (a topic that exists, too few brokers for a replication factor…).
+	ErrRefused = errors.New("refused by the cluster")
 )
 
 // kindError carries a message and matches its kind with errors.Is.
@@ -275,6 +287,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doLink(&v, a)
 	case ActLoad:
 		return p.doLoad(ctx, &v, a)
+	case ActCreateTopic, ActDeleteTopic:
+		return p.doTopic(ctx, a)
 	}
 	return Result{}, errorf(ErrBadAction, "unknown action %q", a.Kind)
 }

@@ -157,6 +157,11 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 			return m.act(cluster.Action{Kind: cluster.ActLoad})
 		}
 		return m.act(cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: loadRate, RecordBytes: loadBytes})
+	case key.Matches(msg, k.Topic):
+		if !m.hasView {
+			return nil
+		}
+		return m.act(newTopicAction(&m.view))
 	case key.Matches(msg, k.HealAll):
 		return m.act(cluster.Action{Kind: cluster.ActHeal})
 	case key.Matches(msg, k.Resign):

@@ -17,7 +17,7 @@ type KeyMap struct {
 
 	Partition, Isolate, Heal, HealAll, Link key.Binding
 
-	Load, Pause, Tab, ScrollUp, ScrollDown, Follow key.Binding
+	Load, Topic, Pause, Tab, ScrollUp, ScrollDown, Follow key.Binding
 
 	Help, Quit key.Binding
 
@@ -55,6 +55,7 @@ func DefaultKeyMap() KeyMap {
 		Link:      b("d", "delay/loss…", "d"),
 
 		Load:       b("L", fmt.Sprintf("load %d rec/s on/off", loadRate), "L"),
+		Topic:      b("T", "create a topic", "T"),
 		Pause:      b("space", "pause", " "),
 		Tab:        b("tab", "next panel", "tab"),
 		ScrollUp:   b("pgup/[", "older events", "pgup", "["),
@@ -82,7 +83,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Leader, k.Help, k.Quit},
 		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe},
 		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link},
-		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow, k.Load},
+		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow, k.Load, k.Topic},
 	}
 }
 

@@ -95,6 +95,7 @@ func (m *Model) compose() frame {
 		{"Commit", func(pw, ph int) block { return m.commit.view(st, v, pw, ph) }},
 		{"Flow", func(pw, ph int) block { return m.flow.view(st, v, pw, ph) }},
 		{"Links", func(pw, ph int) block { return m.links.view(st, v, pw, ph) }},
+		{"Brokers", func(pw, ph int) block { return m.brokers.view(st, v, pw, ph) }},
 	}
 	events := panel{"Events", func(pw, ph int) block { return m.events.view(st, pw, ph) }}
 	const tall = 200 // a height no panel fills: renders a panel whole, to measure it
@@ -244,7 +245,13 @@ func (m *Model) tabBar(tabs []panel, cur string, w int) string {
 			parts[i] = " " + t.name + " "
 		}
 	}
-	return clip(strings.Join(parts, " ")+m.st.Dim.Render("  (tab: next panel; a wider window shows them all)"), w)
+	bar := strings.Join(parts, " ")
+	for _, hint := range []string{"  (tab: next panel; a wider window shows them all)", "  (tab: next panel)"} {
+		if lipgloss.Width(bar)+lipgloss.Width(hint) <= w {
+			return bar + m.st.Dim.Render(hint)
+		}
+	}
+	return clip(bar, w)
 }
 
 // footer is the status line and the help.

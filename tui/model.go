@@ -77,6 +77,7 @@ type Model struct {
 	commit  commitModel
 	flow    flowModel
 	links   linksModel
+	brokers brokersModel
 	events  eventsModel
 	status  statusModel
 	help    helpModel

@@ -68,6 +68,7 @@ type Engine struct {
 	resignedBy  int32 // a resigned leader sits out the next election
 	failNextAct error
 	load        modelLoad
+	topics      []*modelTopic
 }
 
 // modelLoad is the background load: the leader's log grows by the rate,
@@ -318,6 +319,9 @@ func (e *Engine) View() view.View {
 		if e.live(id) {
 			nv.Role = n.role
 		}
+		if n.kind == view.KindBroker {
+			nv.Broker = e.brokerView(n)
+		}
 		if id == e.leader {
 			for _, rid := range e.order {
 				if rid == id {
@@ -341,6 +345,7 @@ func (e *Engine) View() view.View {
 			v.Links = append(v.Links, view.Link{From: a, To: b, Down: f.Down, DelayMs: f.Delay.Milliseconds(), JitterMs: f.Jitter.Milliseconds(), Loss: f.Loss})
 		}
 	}
+	v.Topics = e.topicViews()
 	return v
 }
 

@@ -19,9 +19,11 @@ const Forms = `  leader                         a leader is known
   epoch OP V                     the leader's epoch compared with V
   hwm OP V                       the leader's high watermark compared with V
   caught-up                      every running voter and broker is at the leader's log end offset
+                                 and every unfenced broker has applied all committed metadata
   node NODE role [!=] ROLE       ROLE: Leader Follower Candidate Prospective Unattached Resigned Observer
   node NODE state [!=] STATE     STATE: running killed stopped isolated failed
   node NODE FIELD OP V           FIELD: epoch log-end hwm log-start lag truncations snapshots-loaded
+` + metadataForms + `
 OP is one of == != > >= < <=. NODE is a node ID, leader, follower,
 old-leader or target. V is a number, or for epoch, hwm and log-end
 "baseline" or "baseline+K": the leader's epoch (for epoch) or high watermark
@@ -99,7 +101,8 @@ type Condition struct {
 	node  NodeRef // node, leader ==
 	op    op
 	value operand
-	field string // node FIELD, or the role/state word
+	field string // node FIELD, the role/state word, or a topic
+	tp    view.TopicPartition
 }
 
 // Parse parses a condition; the words may come as one string or
@@ -190,6 +193,9 @@ func parseTokens(t []string) (Condition, error) {
 		return Condition{kind: k, op: o, value: v}, nil
 	case "node":
 		return parseNodeCondition(t)
+	}
+	if c, ok, err := parseMetadataCondition(word, t); ok {
+		return c, err
 	}
 	return Condition{}, fmt.Errorf("unknown condition %q", t[0])
 }
@@ -303,6 +309,9 @@ func (c Condition) Nodes() []NodeRef {
 
 // String returns the condition in its canonical spelling.
 func (c Condition) String() string {
+	if s, ok := c.metadataString(); ok {
+		return s
+	}
 	switch c.kind {
 	case condLeader:
 		return "leader"
@@ -334,6 +343,9 @@ func (c Condition) String() string {
 // when the condition cannot be evaluated at all (an unknown node, no
 // baseline yet): waiting longer would not help.
 func (c Condition) Eval(v *view.View) (ok bool, saw string, err error) {
+	if holds, saw, err, ok := c.evalMetadata(v); ok {
+		return holds, saw, err
+	}
 	switch c.kind {
 	case condLeader:
 		return v.LeaderID != view.NoLeader, v.Summary(), nil
@@ -433,7 +445,7 @@ func (c Condition) evalNode(v *view.View) (bool, string, error) {
 }
 
 // caughtUp checks every running voter and broker against the leader's log
-// end offset.
+// end offset, and every unfenced broker's metadata lag.
 func caughtUp(v *view.View) (bool, string, error) {
 	leader, ok := v.Leader()
 	if !ok {
@@ -453,6 +465,8 @@ func caughtUp(v *view.View) (bool, string, error) {
 		}
 		if n.LogEndOffset < leader.LogEndOffset {
 			behind = append(behind, fmt.Sprintf("node %d at %d", n.ID, n.LogEndOffset))
+		} else if b := n.Broker; b != nil && b.Registered && !b.Fenced && b.MetadataLag != 0 {
+			behind = append(behind, fmt.Sprintf("broker %d has not applied %s", n.ID, lagWords(b.MetadataLag)))
 		}
 	}
 	if len(behind) > 0 {
@@ -470,6 +484,13 @@ var forms = []struct{ word, form string }{
 	{"hwm", "hwm OP V, e.g. hwm >= baseline+5"},
 	{"caught-up", "caught-up"},
 	{"node", "node NODE role ROLE, node NODE state STATE or node NODE FIELD OP V"},
+	{"fenced", "fenced NODE"},
+	{"unfenced", "unfenced NODE"},
+	{"broker", "broker NODE state [!=] STATE"},
+	{"metadata-lag", "metadata-lag NODE OP V, e.g. metadata-lag 101 == 0"},
+	{"topic", "topic T on all brokers"},
+	{"partition-leader", "partition-leader TOPIC-P != N"},
+	{"isr", "isr TOPIC-P size >= K"},
 }
 
 // closestForm names the form a bad condition was most likely meant to be:

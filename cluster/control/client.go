@@ -129,6 +129,11 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	case cluster.ActLoad:
 		path = "/v1/load"
 		body = loadBody{RecordsPerSec: a.RecordsPerSec, RecordBytes: a.RecordBytes}
+	case cluster.ActCreateTopic:
+		path = "/v1/topics"
+		body = topicBody{Topic: a.Topic, Partitions: a.Partitions, ReplicationFactor: a.ReplicationFactor}
+	case cluster.ActDeleteTopic:
+		path = fmt.Sprintf("/v1/topics/%s/delete", url.PathEscape(a.Topic))
 	default:
 		return res, fmt.Errorf("unknown action %q", a.Kind)
 	}

@@ -29,6 +29,7 @@ var errorKinds = []struct {
 	{condition.ErrNoBaseline, "no-baseline", http.StatusConflict},
 	{condition.ErrNoFollower, "no-follower", http.StatusConflict},
 	{cluster.ErrClosed, "closed", http.StatusServiceUnavailable},
+	{cluster.ErrRefused, "refused", http.StatusConflict},
 }
 
 func statusOf(err error) int {

@@ -107,6 +107,8 @@ func (s *Server) Handler() http.Handler {
 	}
 	routes[routeMetrics] = s.metrics
 	routes[routeSay] = s.say
+	routes[routeCreateTopic] = s.createTopic
+	routes[routeDeleteTopic] = s.deleteTopic
 	for pattern, h := range routes {
 		mux.HandleFunc(pattern, h)
 		method, path, _ := strings.Cut(pattern, " ")

@@ -12,9 +12,10 @@ import (
 // draws, what `kraftlab status --json` prints and what conditions test.
 //
 // The Engine fills ClusterID, Timestamp, Nodes (each with its own Replicas
-// table when it is a leader), Links, Load and, once brokers exist,
-// Brokers, Partitions and Fetchers. Derive fills the rest: the quorum summary named
-// after kafka-metadata-quorum describe, node states, and the baseline.
+// table when it is a leader, and a broker's Broker), Links, Load and
+// Topics. Derive fills the rest: the quorum summary named after
+// kafka-metadata-quorum describe, node states, the partitions each broker
+// leads, and the baseline.
 type View struct {
 	ClusterID string `json:"clusterId"`
 	// LeaderID is the leader in the highest epoch any live node leads, or
@@ -41,6 +42,9 @@ type View struct {
 	Links    []Link    `json:"links"`
 	// Load is the background load.
 	Load Load `json:"load"`
+	// Topics are the topics of the active controller's committed
+	// metadata, by name; empty while no controller is active.
+	Topics []Topic `json:"topics"`
 }
 
 // Replica is one replica of the metadata log as the leader sees it,
@@ -110,6 +114,8 @@ type Node struct {
 	// Metadata is what the node's metadata loader applied, nil while the
 	// node does not run.
 	Metadata *Metadata `json:"metadata,omitempty"`
+	// Broker is a broker's place in the metadata; nil for controllers.
+	Broker *Broker `json:"broker,omitempty"`
 }
 
 // Metadata is a node's metadata loader (Kafka's MetadataLoader), named
@@ -287,6 +293,11 @@ func (v *View) Derive(now time.Time, baseline *Baseline) {
 	if v.Links == nil {
 		v.Links = []Link{}
 	}
+	if v.Topics == nil {
+		v.Topics = []Topic{}
+	}
+	sortTopics(v.Topics)
+	v.countLeaderships()
 	slices.SortFunc(v.Nodes, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
 	slices.SortFunc(v.Links, func(a, b Link) int {
 		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To))

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
+)
+
+func newBrokersCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "brokers",
+		Short: "List the brokers: lifecycle state, fencing, metadata lag, heartbeats",
+		Long: `Brokers lists every broker's place in the metadata. STATE is what the
+broker's lifecycle manager says of itself (STARTING, RECOVERY, RUNNING,
+PENDING_CONTROLLED_SHUTDOWN, SHUTTING_DOWN); FENCED is what the active
+controller's committed metadata says: a broker starts fenced, is unfenced
+once it has applied the metadata up to its own registration, and is fenced
+again when the controller has not heard its heartbeat for
+broker.session.timeout.ms. EPOCH is its broker epoch (the offset of its
+registration record), LAG the committed metadata offsets it has not applied,
+HEARTBEAT when the controller last heard from it, LEADS the partitions it
+leads.`,
+		Example: indentExample("kraftlab brokers\nkraftlab brokers --json"),
+		Args:    nodeArgs(0, 0, "no arguments", "kraftlab brokers"),
+	}
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := e.connect(cmd)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		v, err := status(cmd.Context(), c)
+		if err != nil {
+			return err
+		}
+		if wantJSON(cmd) {
+			return printJSON(cmd.OutOrStdout(), brokerRows(&v))
+		}
+		return writeBrokers(cmd.OutOrStdout(), &v)
+	}
+	return cmd
+}
+
+// brokerRow is one broker in brokers --json: the node's id, listener and
+// playground state with its view.Broker.
+type brokerRow struct {
+	ID       int32      `json:"nodeId"`
+	Listener string     `json:"listener"`
+	Node     view.State `json:"nodeState"`
+	view.Broker
+}
+
+func brokerRows(v *view.View) []brokerRow {
+	rows := []brokerRow{}
+	for _, n := range v.Nodes {
+		if n.Kind != view.KindBroker {
+			continue
+		}
+		r := brokerRow{ID: n.ID, Listener: n.Listener, Node: n.State, Broker: view.Broker{BrokerEpoch: -1, MetadataLag: -1, LastHeartbeatTimestamp: -1}}
+		if n.Broker != nil {
+			r.Broker = *n.Broker
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func writeBrokers(w io.Writer, v *view.View) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "BROKER\tLISTENER\tNODE\tSTATE\tFENCED\tEPOCH\tLAG\tHEARTBEAT\tLEADS")
+	for _, r := range brokerRows(v) {
+		fenced := "-"
+		if r.Registered {
+			fenced = fmt.Sprint(r.Fenced)
+			if r.InControlledShutdown {
+				fenced += " (shutting down)"
+			}
+		}
+		hb := "never"
+		if r.LastHeartbeatTimestamp >= 0 {
+			hb = ago(r.LastHeartbeatTimestamp, v.Timestamp)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, orDash(r.Listener), r.Node, orDash(string(r.State)), fenced,
+			int64OrDash(r.BrokerEpoch), int64OrDash(r.MetadataLag), hb, r.PartitionsLed)
+	}
+	return tw.Flush()
+}
+
+// int64OrDash spells a count that is -1 when unknown.
+func int64OrDash(n int64) string {
+	if n < 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
+)
+
+func newTopicsCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "topics",
+		Short: "Create, list, describe and delete topics",
+		Long: `Topics creates, lists, describes and deletes topics. Creating and deleting go
+the way a Kafka client goes: to a running broker, which forwards the request
+to the active controller; the controller writes the topic's records to the
+metadata log and answers once they are committed. Every broker then applies
+them from the log: "kraftlab wait topic NAME on all brokers" waits for that.
+list and describe show the active controller's committed metadata.`,
+		Example: indentExample("kraftlab topics create orders --partitions 3 --replication-factor 2\nkraftlab topics describe orders\nkraftlab topics delete orders"),
+		Args:    cobra.NoArgs,
+	}
+	cmd.AddCommand(newTopicsCreateCommand(e), newTopicsListCommand(e), newTopicsDescribeCommand(e), newTopicsDeleteCommand(e))
+	return cmd
+}
+
+func newTopicsCreateCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create a topic",
+		Long: `Create asks the active controller, through a broker, for a topic. The
+controller places the replicas over the unfenced brokers, makes each
+partition's first replica its leader and all of them its ISR, and refuses
+with Kafka's error a name that exists or is invalid, or a replication
+factor above the unfenced brokers. Without flags the controller's
+num.partitions and default.replication.factor (1 and 1) apply.`,
+		Example: indentExample("kraftlab topics create orders --partitions 3 --replication-factor 2"),
+		Args:    exactArgs(1, "one topic NAME", "kraftlab topics create orders"),
+	}
+	addJSONFlag(cmd)
+	parts := cmd.Flags().Int32P("partitions", "p", 0, "number of partitions (default: the controller's num.partitions)")
+	rf := cmd.Flags().Int16P("replication-factor", "r", 0, "replicas per partition (default: the controller's default.replication.factor)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if cmd.Flags().Changed("partitions") && *parts < 1 || cmd.Flags().Changed("replication-factor") && *rf < 1 {
+			return usagef("--partitions and --replication-factor must be at least 1")
+		}
+		return doAction(e, cmd, cluster.Action{Kind: cluster.ActCreateTopic, Topic: args[0], Partitions: *parts, ReplicationFactor: *rf})
+	}
+	return cmd
+}
+
+func newTopicsDeleteCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "delete NAME",
+		Short:   "Delete a topic",
+		Long:    `Delete asks the active controller, through a broker, to delete the topic: it writes a RemoveTopicRecord, and every broker drops the topic when it applies it.`,
+		Example: indentExample("kraftlab topics delete orders"),
+		Args:    exactArgs(1, "one topic NAME", "kraftlab topics delete orders"),
+	}
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return doAction(e, cmd, cluster.Action{Kind: cluster.ActDeleteTopic, Topic: args[0]})
+	}
+	return cmd
+}
+
+func newTopicsListCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List the topics",
+		Long:    `List prints each topic of the committed metadata with its id, partitions, replication factor and the running brokers that have applied it.`,
+		Example: indentExample("kraftlab topics list\nkraftlab topics list --json"),
+		Args:    exactArgs(0, "no arguments", "kraftlab topics list"),
+	}
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		v, err := fetchView(e, cmd)
+		if err != nil {
+			return err
+		}
+		if wantJSON(cmd) {
+			return printJSON(cmd.OutOrStdout(), v.Topics)
+		}
+		return writeTopics(cmd.OutOrStdout(), v.Topics)
+	}
+	return cmd
+}
+
+func newTopicsDescribeCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "describe [NAME...]",
+		Short: "Describe topics' partitions: leader, leader epoch, replicas, ISR",
+		Long: `Describe prints every partition of the named topics (all topics without a
+name) as the committed metadata holds it, as kafka-topics --describe does:
+its leader (none when no in-sync replica is unfenced), leader epoch,
+replicas and in-sync replicas.`,
+		Example: indentExample("kraftlab topics describe orders\nkraftlab topics describe --json"),
+	}
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		v, err := fetchView(e, cmd)
+		if err != nil {
+			return err
+		}
+		topics := v.Topics
+		if len(args) > 0 {
+			topics = nil
+			for _, name := range args {
+				t, ok := v.Topic(name)
+				if !ok {
+					return usagef("no topic %q; the topics are: %s", name, topicNames(v.Topics))
+				}
+				topics = append(topics, *t)
+			}
+		}
+		if wantJSON(cmd) {
+			return printJSON(cmd.OutOrStdout(), topics)
+		}
+		return writePartitions(cmd.OutOrStdout(), topics)
+	}
+	return cmd
+}
+
+func fetchView(e *env, cmd *cobra.Command) (view.View, error) {
+	c, err := e.connect(cmd)
+	if err != nil {
+		return view.View{}, err
+	}
+	defer c.Close()
+	return status(cmd.Context(), c)
+}
+
+func topicNames(ts []view.Topic) string {
+	if len(ts) == 0 {
+		return "none yet (kraftlab topics create NAME)"
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func writeTopics(w io.Writer, ts []view.Topic) error {
+	if len(ts) == 0 {
+		_, err := fmt.Fprintln(w, "no topics yet: kraftlab topics create NAME")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOPIC\tID\tPARTITIONS\tREPLICATION\tON BROKERS")
+	for _, t := range ts {
+		rf := 0
+		if len(t.Partitions) > 0 {
+			rf = len(t.Partitions[0].Replicas)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", t.Name, t.ID, len(t.Partitions), rf, joinIDs(t.OnBrokers))
+	}
+	return tw.Flush()
+}
+
+func writePartitions(w io.Writer, ts []view.Topic) error {
+	if len(ts) == 0 {
+		_, err := fmt.Fprintln(w, "no topics yet: kraftlab topics create NAME")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOPIC\tPARTITION\tLEADER\tEPOCH\tREPLICAS\tISR")
+	for _, t := range ts {
+		for _, p := range t.Partitions {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\n", t.Name, p.Partition, idOrNone(p.Leader), p.LeaderEpoch, joinIDs(p.Replicas), joinIDs(p.Isr))
+		}
+	}
+	return tw.Flush()
+}
+
+func idOrNone(id int32) string {
+	if id == view.NoLeader {
+		return "none"
+	}
+	return fmt.Sprint(id)
+}
+
+func joinIDs(ids []int32) string {
+	if len(ids) == 0 {
+		return "-"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	return strings.Join(s, ",")
+}
+
+// exactArgs accepts exactly n arguments and reports anything else with an
+// example.
+func exactArgs(n int, want, example string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			got := "nothing"
+			if len(args) > 0 {
+				got = fmt.Sprintf("%d (%s)", len(args), strings.Join(args, " "))
+			}
+			return usagef("%s takes %s, got %s; e.g.: %s", cmd.CommandPath(), want, got, example)
+		}
+		return nil
+	}
+}

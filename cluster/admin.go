@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// The engine's topic actions go the way a user's own Kafka tool goes: a
+// franz-go admin client bootstraps from the running brokers, learns the
+// cluster from their Metadata, and sends CreateTopics or DeleteTopics,
+// which the broker forwards to the active controller. The client is not a
+// node, so the playground's link faults do not touch it.
+
+// admin returns an admin client seeded with every running broker.
+func (e *engine) admin() (*kadm.Client, error) {
+	var seeds []string
+	for _, n := range e.nodes {
+		if n.kind == view.KindBroker && n.srv.Running() {
+			seeds = append(seeds, n.srv.Addr())
+		}
+	}
+	if len(seeds) == 0 {
+		return nil, errorf(ErrNodeState, "no broker is running to send the request to")
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ClientID("kraftlab"))
+	if err != nil {
+		return nil, fmt.Errorf("admin client: %w", err)
+	}
+	return kadm.NewClient(cl), nil
+}
+
+// CreateTopic implements Engine.
+func (e *engine) CreateTopic(ctx context.Context, spec TopicSpec) error {
+	adm, err := e.admin()
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	resp, err := adm.CreateTopic(ctx, spec.Partitions, spec.ReplicationFactor, nil, spec.Name)
+	return refusal(err, resp.ErrMessage)
+}
+
+// DeleteTopic implements Engine.
+func (e *engine) DeleteTopic(ctx context.Context, name string) error {
+	adm, err := e.admin()
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	resp, err := adm.DeleteTopic(ctx, name)
+	return refusal(err, resp.ErrMessage)
+}
+
+// refusal marks Kafka's errors as the cluster's refusals, with the
+// controller's message when it sent one.
+func refusal(err error, msg string) error {
+	var ke *kerr.Error
+	if !errors.As(err, &ke) {
+		return err
+	}
+	if msg != "" {
+		return errorf(ErrRefused, "%s: %s", ke.Message, msg)
+	}
+	return errorf(ErrRefused, "%s: %s", ke.Message, ke.Description)
+}

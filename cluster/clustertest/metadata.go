@@ -1,0 +1,132 @@
+package clustertest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
+)
+
+// The model's metadata: a broker is unfenced exactly while it runs and
+// reaches the leader; a partition is led by its first unfenced replica,
+// and its ISR is its unfenced replicas (the last one stays when none is).
+// It imitates the shape of the real controller's answers, not its timing.
+
+// modelTopic is one topic: its partitions' replicas.
+type modelTopic struct {
+	name     string
+	id       string
+	replicas [][]int32
+	epochs   []int32 // leader epoch per partition, bumped when its leader changes
+	leaders  []int32
+}
+
+func (e *Engine) unfenced(id int32) bool {
+	return e.live(id) && e.leader != view.NoLeader && e.reach(id, e.leader)
+}
+
+// brokerView is broker n's metadata view.
+func (e *Engine) brokerView(n *node) *view.Broker {
+	b := &view.Broker{BrokerEpoch: int64(n.id), Registered: true, Fenced: !e.unfenced(n.id), MetadataLag: -1, LastHeartbeatTimestamp: n.lastFetch}
+	if e.live(n.id) {
+		b.State = view.BrokerRecovery
+		if !b.Fenced {
+			b.State, b.MetadataLag = view.BrokerRunning, 0
+		}
+	}
+	return b
+}
+
+// topicViews is the model's topics, leaders and ISRs brought up to date.
+func (e *Engine) topicViews() []view.Topic {
+	var onBrokers []int32
+	for _, id := range e.order {
+		if e.nodes[id].kind == view.KindBroker && e.unfenced(id) {
+			onBrokers = append(onBrokers, id)
+		}
+	}
+	out := make([]view.Topic, 0, len(e.topics))
+	for _, t := range e.topics {
+		tv := view.Topic{Name: t.name, ID: t.id, OnBrokers: onBrokers}
+		for p, replicas := range t.replicas {
+			var isr []int32
+			for _, r := range replicas {
+				if e.unfenced(r) {
+					isr = append(isr, r)
+				}
+			}
+			leader := int32(view.NoLeader)
+			if len(isr) > 0 {
+				leader = isr[0]
+			} else {
+				isr = replicas[len(replicas)-1:]
+			}
+			if leader != t.leaders[p] {
+				t.leaders[p] = leader
+				t.epochs[p]++
+			}
+			tv.Partitions = append(tv.Partitions, view.Partition{Partition: int32(p), Leader: leader, LeaderEpoch: t.epochs[p], Replicas: replicas, Isr: isr})
+		}
+		out = append(out, tv)
+	}
+	return out
+}
+
+// CreateTopic implements cluster.Engine: replicas go round robin over the
+// unfenced brokers.
+func (e *Engine) CreateTopic(_ context.Context, spec cluster.TopicSpec) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.takeFailure(); err != nil {
+		return err
+	}
+	e.settle(e.opt.Now())
+	if slices.ContainsFunc(e.topics, func(t *modelTopic) bool { return t.name == spec.Name }) {
+		return fmt.Errorf("%w: TOPIC_ALREADY_EXISTS: topic %s already exists", cluster.ErrRefused, spec.Name)
+	}
+	var brokers []int32
+	for _, id := range e.order {
+		if e.nodes[id].kind == view.KindBroker && e.unfenced(id) {
+			brokers = append(brokers, id)
+		}
+	}
+	parts, rf := int(spec.Partitions), int(spec.ReplicationFactor)
+	if parts < 0 {
+		parts = 1
+	}
+	if rf < 0 {
+		rf = 1
+	}
+	if rf > len(brokers) {
+		return fmt.Errorf("%w: INVALID_REPLICATION_FACTOR: replication factor %d, only %d unfenced brokers", cluster.ErrRefused, rf, len(brokers))
+	}
+	t := &modelTopic{name: spec.Name, id: fmt.Sprintf("model-topic-%d", len(e.topics)+1)}
+	for p := range parts {
+		var replicas []int32
+		for r := range rf {
+			replicas = append(replicas, brokers[(p+r)%len(brokers)])
+		}
+		t.replicas = append(t.replicas, replicas)
+		t.leaders = append(t.leaders, replicas[0])
+		t.epochs = append(t.epochs, 0)
+	}
+	e.topics = append(e.topics, t)
+	return nil
+}
+
+// DeleteTopic implements cluster.Engine.
+func (e *Engine) DeleteTopic(_ context.Context, name string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.takeFailure(); err != nil {
+		return err
+	}
+	i := slices.IndexFunc(e.topics, func(t *modelTopic) bool { return t.name == name })
+	if i < 0 {
+		return fmt.Errorf("%w: UNKNOWN_TOPIC_OR_PARTITION: no topic %s", cluster.ErrRefused, name)
+	}
+	e.topics = slices.Delete(e.topics, i, i+1)
+	return nil
+}

@@ -1,0 +1,55 @@
+package view
+
+// BrokerState is a broker's lifecycle state, with the names of Kafka's
+// BrokerState (what its BrokerLifecycleManager reports).
+type BrokerState string
+
+// Broker lifecycle states.
+const (
+	// BrokerStarting: the broker has not registered with the active
+	// controller yet.
+	BrokerStarting BrokerState = "STARTING"
+	// BrokerRecovery: registered, fenced, catching up with the metadata
+	// log up to its own registration.
+	BrokerRecovery BrokerState = "RECOVERY"
+	// BrokerRunning: caught up and unfenced by the controller.
+	BrokerRunning BrokerState = "RUNNING"
+	// BrokerPendingControlledShutdown: it asked to shut down and waits
+	// while the controller moves its leaderships away.
+	BrokerPendingControlledShutdown BrokerState = "PENDING_CONTROLLED_SHUTDOWN"
+	// BrokerShuttingDown: the controller let it go.
+	BrokerShuttingDown BrokerState = "SHUTTING_DOWN"
+)
+
+// BrokerStates lists the lifecycle states in the order a broker goes
+// through them.
+func BrokerStates() []BrokerState {
+	return []BrokerState{BrokerStarting, BrokerRecovery, BrokerRunning, BrokerPendingControlledShutdown, BrokerShuttingDown}
+}
+
+// Broker is a broker's place in the metadata: what its lifecycle manager
+// says of itself, and what the cluster's committed metadata says of it.
+type Broker struct {
+	// State is what the broker's lifecycle manager reports; empty while
+	// the broker does not run.
+	State BrokerState `json:"state,omitempty"`
+	// BrokerEpoch is the epoch of its current registration (the offset of
+	// its RegisterBrokerRecord), -1 while it has none.
+	BrokerEpoch int64 `json:"brokerEpoch"`
+	// Registered, Fenced and InControlledShutdown are what the active
+	// controller's committed metadata says, the cluster's truth: a
+	// broker cut off from the controller may still believe it is
+	// unfenced.
+	Registered           bool `json:"registered"`
+	Fenced               bool `json:"fenced"`
+	InControlledShutdown bool `json:"inControlledShutdown"`
+	// LastHeartbeatTimestamp is when the active controller last heard the
+	// broker's BrokerHeartbeat, in Unix milliseconds; -1 when it has not.
+	LastHeartbeatTimestamp int64 `json:"lastHeartbeatTimestamp"`
+	// MetadataLag is how many offsets of the committed metadata log the
+	// broker has not applied yet (the leader's high watermark minus the
+	// offset after the broker's last applied record); -1 when unknown.
+	MetadataLag int64 `json:"metadataLag"`
+	// PartitionsLed counts the partitions whose leader it is.
+	PartitionsLed int `json:"partitionsLed"`
+}

@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
+)
+
+// brokersModel is the brokers table: each broker's lifecycle state, what
+// the committed metadata says of its fencing, how far it is behind the
+// committed metadata log, when the active controller last heard its
+// heartbeat, and how many partitions it leads; under it, the topics and
+// which brokers have applied them.
+type brokersModel struct{}
+
+// view renders the table in w cells and at most h lines.
+func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
+	out := block{section(st, "Brokers: lifecycle, fencing, metadata lag", w)}
+	if h < 2 {
+		return out
+	}
+	var brokers []*view.Node
+	for i := range v.Nodes {
+		if v.Nodes[i].Kind == view.KindBroker {
+			brokers = append(brokers, &v.Nodes[i])
+		}
+	}
+	if len(brokers) == 0 {
+		return append(out, st.Dim.Render(clip("no brokers in this playground", w)))
+	}
+	out = append(out, st.Label.Render(clip(fmt.Sprintf("%4s  %-9s %-8s %6s  %-10s %5s", "ID", "STATE", "FENCED", "LAG", "HEARTBEAT", "LEADS"), w)))
+	room := h - len(out)
+	topics := topicLines(st, v, w)
+	if room-len(brokers) >= 1+len(topics) || len(topics) > 0 && room-len(brokers) >= 2 {
+		room -= min(len(topics), room-len(brokers)) // keep a line or more for the topics
+	}
+	for i, n := range brokers {
+		if i == room-1 && len(brokers) > room {
+			out = append(out, st.Dim.Render(clip(fmt.Sprintf("… %d more brokers", len(brokers)-i), w)))
+			break
+		}
+		if i >= room {
+			break
+		}
+		out = append(out, clip(brokerLine(st, v, n), w))
+	}
+	for _, l := range topics {
+		if len(out) >= h {
+			break
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// brokerLine is one broker's row.
+func brokerLine(st *Styles, v *view.View, n *view.Node) string {
+	b := n.Broker
+	if b == nil {
+		b = &view.Broker{BrokerEpoch: -1, MetadataLag: -1, LastHeartbeatTimestamp: -1}
+	}
+	state := string(b.State)
+	if state == "" {
+		state = string(n.State)
+	}
+	fenced := st.Dim.Render(fit("-", 8))
+	switch {
+	case !b.Registered:
+	case b.Fenced:
+		fenced = st.Err.Render(fit("yes", 8))
+	case b.InControlledShutdown:
+		fenced = st.Warn.Render(fit("leaving", 8))
+	default:
+		fenced = st.OK.Render(fit("no", 8))
+	}
+	lag := "-"
+	if b.MetadataLag >= 0 {
+		lag = fmt.Sprint(b.MetadataLag)
+	}
+	hb := "never"
+	if b.LastHeartbeatTimestamp >= 0 {
+		hb = shortAgo(time.Duration(v.Timestamp-b.LastHeartbeatTimestamp) * time.Millisecond)
+	}
+	return fmt.Sprintf("%4d  %s %s %6s  %-10s %5d", n.ID, st.State(n.State).Render(fit(state, 9)), fenced, lag, hb, b.PartitionsLed)
+}
+
+// shortAgo spells a time since, in the fewest cells.
+func shortAgo(d time.Duration) string {
+	switch {
+	case d < 0:
+		d = 0
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d >= 10*time.Second:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d >= time.Second:
+		return fmt.Sprintf("%.1fs ago", d.Seconds())
+	}
+	return fmt.Sprintf("%dms ago", d.Milliseconds())
+}
+
+// topicLines says, per topic, how many partitions it has and which running
+// brokers have not applied it yet.
+func topicLines(st *Styles, v *view.View, w int) block {
+	if len(v.Topics) == 0 {
+		return block{st.Dim.Render(clip("no topics yet: press T to create one", w))}
+	}
+	var out block
+	running := map[int32]bool{}
+	for _, n := range v.Nodes {
+		if n.Kind == view.KindBroker && n.State == view.StateRunning {
+			running[n.ID] = true
+		}
+	}
+	for _, t := range v.Topics {
+		var missing []string
+		for _, n := range v.Nodes {
+			if running[n.ID] && !slices.Contains(t.OnBrokers, n.ID) {
+				missing = append(missing, fmt.Sprint(n.ID))
+			}
+		}
+		where := st.OK.Render("on every running broker")
+		if len(missing) > 0 {
+			where = st.Warn.Render("not yet on " + strings.Join(missing, ","))
+		}
+		out = append(out, clip(fmt.Sprintf("topic %s: %d %s, %s", t.Name, len(t.Partitions), plural(int64(len(t.Partitions)), "partition", "partitions"), where), w))
+	}
+	return out
+}
+
+// The topic the topic key creates: the next free name topic-N, with
+// topicPartitions partitions and as many replicas as there are unfenced
+// brokers, up to topicReplicas.
+const (
+	topicPartitions = 3
+	topicReplicas   = 3
+)
+
+func newTopicAction(v *view.View) cluster.Action {
+	name := ""
+	for i := len(v.Topics) + 1; ; i++ {
+		name = fmt.Sprintf("topic-%d", i)
+		if _, taken := v.Topic(name); !taken {
+			break
+		}
+	}
+	rf := 0
+	for _, n := range v.Nodes {
+		if b := n.Broker; b != nil && b.Registered && !b.Fenced {
+			rf++
+		}
+	}
+	return cluster.Action{Kind: cluster.ActCreateTopic, Topic: name, Partitions: topicPartitions, ReplicationFactor: int16(min(max(rf, 1), topicReplicas))}
+}
