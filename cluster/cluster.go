@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 )
@@ -118,7 +120,15 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 		Counters:  e.counters,
 		OnEvent:   e.publish,
 		// The loader's events join the stream as the node's own.
-		OnLoaderEvent: e.publishLoader,
+		OnLoaderEvent:     e.publishLoader,
+		OnControllerEvent: e.publishController(id),
+		OnLifecycleEvent:  e.publishLifecycle(id),
+		Publishers: func() []loader.Publisher {
+			if slices.Contains(e.cfg.ControllerIDs(), id) {
+				return nil
+			}
+			return []loader.Publisher{e.topicsApplied(id)}
+		},
 	})
 	if err != nil {
 		return nil, err

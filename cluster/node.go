@@ -38,6 +38,7 @@ func (e *engine) View() view.View {
 		v.Nodes = append(v.Nodes, nv)
 	}
 	v.Links = e.linkViews(traffic)
+	e.metadataViews(&v)
 	return v
 }
 

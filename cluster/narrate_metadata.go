@@ -1,0 +1,160 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster/server"
+	"github.com/kraftlab/kraftlab/metadata/controller"
+	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/metadata/loader"
+)
+
+// Event kinds of the metadata: the active controller's doings, the
+// brokers' lifecycles, and the metadata reaching each broker.
+const (
+	// EventControllerActivated: a controller became the active one; the
+	// message says how long it took to be ready from its own image.
+	EventControllerActivated EventKind = "controller-activated"
+	// EventControllerDeactivated: the active controller stopped acting.
+	EventControllerDeactivated EventKind = "controller-deactivated"
+	// EventBrokerRegistered: a broker's registration committed (fenced).
+	EventBrokerRegistered EventKind = "broker-registered"
+	// EventBrokerUnfenced: the controller unfenced a caught-up broker.
+	EventBrokerUnfenced EventKind = "broker-unfenced"
+	// EventBrokerFenced: the controller fenced a broker: its session timed
+	// out, or it asked to be.
+	EventBrokerFenced EventKind = "broker-fenced"
+	// EventBrokerShutdown: a broker began a controlled shutdown.
+	EventBrokerShutdown EventKind = "broker-shutdown"
+	// EventBrokerState: a broker's lifecycle state changed.
+	EventBrokerState EventKind = "broker-state"
+	// EventPartitionChange: a partition's leader or ISR changed.
+	EventPartitionChange EventKind = "partition-change"
+	// EventTopicApplied: a broker applied a topic's creation from the
+	// metadata log; the message says how long after the controller
+	// appended it.
+	EventTopicApplied EventKind = "topic-applied"
+)
+
+// publishController turns node id's quorum controller event into a
+// playground event. Broker events are the broker's own in the stream.
+func (e *engine) publishController(id int32) func(controller.Event) {
+	return func(ev controller.Event) {
+		kind, node, msg, ok := narrateController(id, ev)
+		if ok {
+			e.events.Publish(Event{Kind: kind, Node: node, Epoch: ev.Epoch, Message: msg})
+		}
+	}
+}
+
+func narrateController(id int32, ev controller.Event) (kind EventKind, node int32, msg string, ok bool) {
+	switch ev.Kind {
+	case controller.EventActivated:
+		return EventControllerActivated, id, fmt.Sprintf("became the active controller of epoch %d, ready %s after it learnt it leads: it serves from its own metadata image, nothing reloaded", ev.Epoch, roundDuration(ev.Took)), true
+	case controller.EventDeactivated:
+		return EventControllerDeactivated, id, fmt.Sprintf("is no longer the active controller: %s", ev.Reason), true
+	case controller.EventBrokerRegistered:
+		return EventBrokerRegistered, ev.Broker, fmt.Sprintf("registered with the active controller %d at broker epoch %d; fenced until it has applied the metadata up to its registration", id, ev.BrokerEpoch), true
+	case controller.EventBrokerUnfenced:
+		return EventBrokerUnfenced, ev.Broker, fmt.Sprintf("unfenced by controller %d: it has caught up with the metadata log", id), true
+	case controller.EventBrokerSessionTimedOut:
+		return EventBrokerFenced, ev.Broker, fmt.Sprintf("fenced by controller %d: %s", id, ev.Reason), true
+	case controller.EventBrokerFenced:
+		return EventBrokerFenced, ev.Broker, fmt.Sprintf("fenced by controller %d at its own request: %s", id, ev.Reason), true
+	case controller.EventBrokerControlledShutdown:
+		return EventBrokerShutdown, ev.Broker, fmt.Sprintf("began a controlled shutdown: controller %d moves its leaderships away first", id), true
+	case controller.EventTopicCreated:
+		return EventTopicCreated, id, fmt.Sprintf("committed topic %s (id %s, %d %s)", ev.Topic, ev.TopicID, ev.Partitions, plural(int(ev.Partitions), "partition")), true
+	case controller.EventTopicDeleted:
+		return EventTopicDeleted, id, fmt.Sprintf("committed the deletion of topic %s (id %s)", ev.Topic, ev.TopicID), true
+	case controller.EventPartitionsCreated:
+		return EventTopicCreated, id, fmt.Sprintf("committed topic %s's growth to %d partitions", ev.Topic, ev.Partitions), true
+	case controller.EventPartitionChanged:
+		return EventPartitionChange, id, fmt.Sprintf("%s-%d: leader %s, isr %s (%s)", ev.Topic, ev.Partition, leaderWord(ev.Leader), idList(ev.Isr), ev.Reason), true
+	}
+	return "", 0, "", false
+}
+
+// publishLifecycle turns broker id's lifecycle event into a playground
+// event.
+func (e *engine) publishLifecycle(id int32) func(server.LifecycleEvent) {
+	return func(ev server.LifecycleEvent) {
+		var msg string
+		switch ev.Kind {
+		case server.EventStateChanged:
+			msg = fmt.Sprintf("is %s", ev.State)
+			switch ev.State {
+			case server.BrokerRecovery:
+				msg += ": registered, catching up with the metadata log"
+			case server.BrokerRunning:
+				msg += ": caught up and unfenced"
+			case server.BrokerShuttingDown:
+				msg += ": the controller let it go"
+			}
+		case server.EventRegistrationTimedOut:
+			msg = "gave up: no controller accepted its registration in time; it shuts down"
+		default:
+			return // the registration shows as the controller's event
+		}
+		e.events.Publish(Event{Kind: EventBrokerState, Node: id, Message: msg})
+	}
+}
+
+// topicsApplied is a broker's loader publisher that reports each topic the
+// broker learns of, and how long after the controller appended its record.
+func (e *engine) topicsApplied(id int32) loader.Publisher {
+	return loader.PublisherFuncs{Update: func(d *image.MetadataDelta, img *image.MetadataImage, m loader.Manifest) {
+		td := d.TopicsDelta()
+		if td == nil || m.Kind != loader.LogDelta {
+			return
+		}
+		var names []string
+		for _, t := range td.ChangedTopics() {
+			if t.Created() {
+				names = append(names, t.Name())
+			}
+		}
+		if len(names) == 0 {
+			return
+		}
+		after := time.Since(time.UnixMilli(m.Provenance.LastContainedLogTimeMs))
+		msg := fmt.Sprintf("applied topic %s from the metadata log at offset %d, %s after the controller appended it", strings.Join(names, ", "), m.Provenance.LastContainedOffset, roundDuration(after))
+		e.events.Publish(Event{Kind: EventTopicApplied, Node: id, Message: msg})
+	}}
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d < 0:
+		return 0
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond)
+	case d < time.Second:
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+func leaderWord(id int32) string {
+	if id < 0 {
+		return "none"
+	}
+	return fmt.Sprint(id)
+}
+
+func idList(ids []int32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
