@@ -38,7 +38,7 @@ type recordedFrame struct {
 }
 
 // recordings are the runs testdata holds.
-var recordings = []string{"steady", "leader-kill", "partition", "majority-gone"}
+var recordings = []string{"steady", "leader-kill", "partition", "majority-gone", "broker-fenced"}
 
 // goldenScreen is a golden screen: the frames of one recording or more,
 // replayed one after the other, the last of them cut to its first frames
@@ -52,7 +52,7 @@ type goldenScreen struct {
 // goldenScreens are the screens the golden files show: steady state; just
 // after a leader kill, the followers still following the dead leader;
 // the election; the new leader; a partition of the leader; two of three
-// voters killed.
+// voters killed; an isolated broker fenced.
 var goldenScreens = []goldenScreen{
 	{"steady", []string{"steady"}, 0},
 	{"leader-down", []string{"steady", "leader-kill"}, 2},
@@ -60,6 +60,7 @@ var goldenScreens = []goldenScreen{
 	{"leader-kill", []string{"leader-kill"}, 0},
 	{"partition", []string{"partition"}, 0},
 	{"majority-gone", []string{"majority-gone"}, 0},
+	{"broker-fenced", []string{"broker-fenced"}, 0},
 }
 
 func recordingPath(name string) string { return filepath.Join("testdata", name+".json") }
@@ -132,9 +133,17 @@ func TestRecord(t *testing.T) {
 	defer pg.Close()
 	rec := &recorder{t: t, pg: pg, started: started, source: source}
 
-	// Steady state: a leader, every voter caught up, offsets moving.
-	rec.until("a leader with every voter caught up", 30*time.Second, func(v *view.View) bool {
-		return v.LeaderID != view.NoLeader && v.HighWatermark > 0 && v.MaxFollowerLag == 0
+	// Steady state: a leader, every voter caught up, offsets moving, the
+	// brokers unfenced and a topic on all of them.
+	rec.until("a leader with every voter caught up and the brokers unfenced", 30*time.Second, func(v *view.View) bool {
+		return v.LeaderID != view.NoLeader && v.HighWatermark > 0 && v.MaxFollowerLag == 0 && unfencedBrokers(v) == 3
+	})
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActCreateTopic, Topic: "orders", Partitions: 3, ReplicationFactor: 3}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until("the topic on every broker", 30*time.Second, func(v *view.View) bool {
+		tp, ok := v.Topic("orders")
+		return ok && len(tp.OnBrokers) == 3
 	})
 	rec.frames(3 * time.Second)
 	steady := rec.cut()
@@ -172,6 +181,37 @@ func TestRecord(t *testing.T) {
 	part := rec.cut()
 	part.Select = before.LeaderID
 	rec.save("partition", part)
+
+	// Isolate a broker: the active controller hears no heartbeat from it,
+	// fences it after broker.session.timeout.ms and moves its
+	// leaderships.
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActHeal}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until("every broker unfenced again", 30*time.Second, func(v *view.View) bool { return unfencedBrokers(v) == 3 })
+	rec.cut()
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActIsolate, Node: condition.NodeID(101)}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until("broker 101 fenced and leading nothing", 30*time.Second, func(v *view.View) bool {
+		n, _ := v.Node(101)
+		return n.Broker != nil && n.Broker.Fenced && n.Broker.PartitionsLed == 0
+	})
+	rec.frames(time.Second)
+	fenced := rec.cut()
+	fenced.Select = 101
+	rec.save("broker-fenced", fenced)
+}
+
+// unfencedBrokers counts the brokers the committed metadata has unfenced.
+func unfencedBrokers(v *view.View) int {
+	n := 0
+	for _, node := range v.Nodes {
+		if b := node.Broker; b != nil && b.Registered && !b.Fenced {
+			n++
+		}
+	}
+	return n
 }
 
 // TestRecordMajorityGone records a quorum that lost its majority, from a
