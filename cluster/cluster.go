@@ -110,6 +110,7 @@ func (e *engine) removeData() {
 }
 
 func (e *engine) newNode(id int32) (*engineNode, error) {
+	changes := &changeTracker{}
 	srv, err := e.cfg.Timing.NewServer(NodeSpec{
 		ID:        id,
 		Voters:    e.cfg.ControllerIDs(),
@@ -125,9 +126,9 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 		OnLifecycleEvent:  e.publishLifecycle(id),
 		Publishers: func() []loader.Publisher {
 			if slices.Contains(e.cfg.ControllerIDs(), id) {
-				return nil
+				return []loader.Publisher{changes.publisher()}
 			}
-			return []loader.Publisher{e.topicsApplied(id)}
+			return []loader.Publisher{changes.publisher(), e.topicsApplied(id)}
 		},
 	})
 	if err != nil {
@@ -137,7 +138,7 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 	if srv.Kind() == server.Broker {
 		kind = view.KindBroker
 	}
-	return &engineNode{id: id, kind: kind, srv: srv, q: srv.Raft()}, nil
+	return &engineNode{id: id, kind: kind, srv: srv, q: srv.Raft(), changes: changes}, nil
 }
 
 func (e *engine) addr(id int32) (string, bool) {

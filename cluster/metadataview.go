@@ -46,6 +46,9 @@ func (e *engine) metadataViews(v *view.View) {
 	for i := range v.Nodes {
 		nv := &v.Nodes[i]
 		n := e.byID[nv.ID]
+		if nv.Metadata != nil {
+			nv.Metadata.LastChange = n.changes.last.Load()
+		}
 		if n.kind != view.KindBroker {
 			continue
 		}

@@ -20,6 +20,8 @@ type engineNode struct {
 	kind view.Kind
 	srv  *server.Server
 	q    *quorum.Node
+	// changes keeps the last metadata change the node applied.
+	changes *changeTracker
 }
 
 // view.View implements Engine. It reads every node's published status and the

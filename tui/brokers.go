@@ -13,8 +13,9 @@ import (
 // brokersModel is the brokers table: each broker's lifecycle state, what
 // the committed metadata says of its fencing, how far it is behind the
 // committed metadata log, when the active controller last heard its
-// heartbeat, and how many partitions it leads; under it, the topics and
-// which brokers have applied them.
+// heartbeat, how many partitions it leads, and whether (and how soon
+// after the controller appended it) it applied the latest metadata
+// change; under it, the topics and which brokers have applied them.
 type brokersModel struct{}
 
 // view renders the table in w cells and at most h lines.
@@ -32,7 +33,11 @@ func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
 	if len(brokers) == 0 {
 		return append(out, st.Dim.Render(clip("no brokers in this playground", w)))
 	}
-	out = append(out, st.Label.Render(clip(fmt.Sprintf("%4s  %-9s %-8s %6s  %-10s %5s", "ID", "STATE", "FENCED", "LAG", "HEARTBEAT", "LEADS"), w)))
+	change := latestChange(v)
+	if change != nil && h >= 6 {
+		out = append(out, clip(st.Dim.Render("last change: ")+change.What+st.Dim.Render(fmt.Sprintf(" (offset %d)", change.Offset)), w))
+	}
+	out = append(out, st.Label.Render(clip(fmt.Sprintf("%4s  %-9s %-8s %6s  %-10s %5s  %s", "ID", "STATE", "FENCED", "LAG", "HEARTBEAT", "LEADS", "APPLIED IT"), w)))
 	room := h - len(out)
 	topics := topicLines(st, v, w)
 	if room-len(brokers) >= 1+len(topics) || len(topics) > 0 && room-len(brokers) >= 2 {
@@ -46,7 +51,7 @@ func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
 		if i >= room {
 			break
 		}
-		out = append(out, clip(brokerLine(st, v, n), w))
+		out = append(out, clip(brokerLine(st, v, n, change), w))
 	}
 	for _, l := range topics {
 		if len(out) >= h {
@@ -57,8 +62,46 @@ func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
 	return out
 }
 
+// latestChange is the newest metadata change any running node applied:
+// the one the brokers' APPLIED IT column follows.
+func latestChange(v *view.View) *view.MetadataChange {
+	var last *view.MetadataChange
+	for _, n := range v.Nodes {
+		if md := n.Metadata; md != nil && md.LastChange != nil && (last == nil || md.LastChange.Offset > last.Offset) {
+			last = md.LastChange
+		}
+	}
+	return last
+}
+
+// appliedIt says whether broker n applied change, and how long after the
+// controller appended it.
+func appliedIt(st *Styles, n *view.Node, change *view.MetadataChange) string {
+	if change == nil || n.Metadata == nil {
+		return st.Dim.Render("-")
+	}
+	switch mine := n.Metadata.LastChange; {
+	case mine != nil && mine.Offset == change.Offset:
+		return st.OK.Render("after " + propagation(time.Duration(mine.AppliedAfterUs)*time.Microsecond))
+	case n.Metadata.LastAppliedRecordOffset >= change.Offset:
+		return st.OK.Render("yes")
+	}
+	return st.Warn.Render("not yet")
+}
+
+// propagation spells a propagation time, below a millisecond too.
+func propagation(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
+	}
+	return shortDuration(d)
+}
+
 // brokerLine is one broker's row.
-func brokerLine(st *Styles, v *view.View, n *view.Node) string {
+func brokerLine(st *Styles, v *view.View, n *view.Node, change *view.MetadataChange) string {
 	b := n.Broker
 	if b == nil {
 		b = &view.Broker{BrokerEpoch: -1, MetadataLag: -1, LastHeartbeatTimestamp: -1}
@@ -81,26 +124,11 @@ func brokerLine(st *Styles, v *view.View, n *view.Node) string {
 	if b.MetadataLag >= 0 {
 		lag = fmt.Sprint(b.MetadataLag)
 	}
-	hb := "never"
+	hb := since(b.LastHeartbeatTimestamp, v.Timestamp)
 	if b.LastHeartbeatTimestamp >= 0 {
-		hb = shortAgo(time.Duration(v.Timestamp-b.LastHeartbeatTimestamp) * time.Millisecond)
+		hb += " ago"
 	}
-	return fmt.Sprintf("%4d  %s %s %6s  %-10s %5d", n.ID, st.State(n.State).Render(fit(state, 9)), fenced, lag, hb, b.PartitionsLed)
-}
-
-// shortAgo spells a time since, in the fewest cells.
-func shortAgo(d time.Duration) string {
-	switch {
-	case d < 0:
-		d = 0
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d >= 10*time.Second:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d >= time.Second:
-		return fmt.Sprintf("%.1fs ago", d.Seconds())
-	}
-	return fmt.Sprintf("%dms ago", d.Milliseconds())
+	return fmt.Sprintf("%4d  %s %s %6s  %-10s %5d  %s", n.ID, st.State(n.State).Render(fit(state, 9)), fenced, lag, hb, b.PartitionsLed, appliedIt(st, n, change))
 }
 
 // topicLines says, per topic, how many partitions it has and which running

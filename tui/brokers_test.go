@@ -16,8 +16,10 @@ import (
 func brokersView(now int64) view.View {
 	v := threeVoters(now)
 	v.Nodes = append(v.Nodes,
-		view.Node{ID: 101, Kind: view.KindBroker, State: view.StateRunning, Broker: &view.Broker{State: view.BrokerRunning, BrokerEpoch: 12, Registered: true, MetadataLag: 0, LastHeartbeatTimestamp: now - 150}},
-		view.Node{ID: 102, Kind: view.KindBroker, State: view.StateRunning, Broker: &view.Broker{State: view.BrokerRecovery, BrokerEpoch: 14, Registered: true, Fenced: true, MetadataLag: 37, LastHeartbeatTimestamp: now - 12_000}},
+		view.Node{ID: 101, Kind: view.KindBroker, State: view.StateRunning, Broker: &view.Broker{State: view.BrokerRunning, BrokerEpoch: 12, Registered: true, MetadataLag: 0, LastHeartbeatTimestamp: now - 150},
+			Metadata: &view.Metadata{LastAppliedRecordOffset: 120, LastChange: &view.MetadataChange{Offset: 118, What: "topic orders created", AppliedAfterUs: 1250}}},
+		view.Node{ID: 102, Kind: view.KindBroker, State: view.StateRunning, Broker: &view.Broker{State: view.BrokerRecovery, BrokerEpoch: 14, Registered: true, Fenced: true, MetadataLag: 37, LastHeartbeatTimestamp: now - 12_000},
+			Metadata: &view.Metadata{LastAppliedRecordOffset: 83, LastChange: &view.MetadataChange{Offset: 15, What: "broker 102 registered"}}},
 		view.Node{ID: 103, Kind: view.KindBroker, State: view.StateKilled, Broker: &view.Broker{BrokerEpoch: 16, Registered: true, Fenced: true, MetadataLag: -1, LastHeartbeatTimestamp: -1}},
 	)
 	v.Topics = []view.Topic{{Name: "orders", OnBrokers: []int32{101}, Partitions: []view.Partition{
@@ -33,9 +35,10 @@ func TestBrokersPanelShowsFencingLagAndTopics(t *testing.T) {
 	out := ansi.Strip(strings.Join(brokersModel{}.view(DefaultStyles(), &v, 80, 10), "\n"))
 	for _, want := range []string{
 		"Brokers: lifecycle, fencing, metadata lag",
-		" 101  RUNNING   no            0  150ms ago      2",
-		" 102  RECOVERY  yes          37  12s ago        0",
-		" 103  killed    yes           -  never          0",
+		"last change: topic orders created (offset 118)",
+		" 101  RUNNING   no            0  150ms ago      2  after 1.2ms",
+		" 102  RECOVERY  yes          37  12.0s ago      0  not yet",
+		" 103  killed    yes           -  never          0  -",
 		"topic orders: 2 partitions, not yet on 102",
 	} {
 		if !strings.Contains(out, want) {

@@ -140,6 +140,26 @@ type Metadata struct {
 	// CurrentMetadataVersion is the metadata.version feature level, 0
 	// while the log set none.
 	CurrentMetadataVersion int16 `json:"current-metadata-version"`
+	// LastChange is the last change to the cluster's metadata the node
+	// applied from the log (not NoOps, not the background load); nil
+	// before the first.
+	LastChange *MetadataChange `json:"lastChange,omitempty"`
+}
+
+// MetadataChange is one change to the cluster's metadata as a node
+// applied it.
+type MetadataChange struct {
+	// Offset is the last offset of the batch that held it.
+	Offset int64 `json:"offset"`
+	// What says in a few words what changed.
+	What string `json:"what"`
+	// AppendTimestamp is when the controller appended it and
+	// AppliedTimestamp when the node applied it, in Unix milliseconds;
+	// AppliedAfterUs is the time between, in microseconds: the
+	// propagation to this node.
+	AppendTimestamp  int64 `json:"appendTimestamp"`
+	AppliedTimestamp int64 `json:"appliedTimestamp"`
+	AppliedAfterUs   int64 `json:"appliedAfterUs"`
 }
 
 // Refusals counts the news a node refused because it would break Raft's
