@@ -42,6 +42,18 @@ func caughtUp(t *testing.T, p *Playground) {
 	}
 }
 
+// brokersUnfenced waits until the committed metadata has every broker
+// unfenced: caught-up alone does not say that, and a topic's replicas go
+// to unfenced brokers only.
+func brokersUnfenced(t *testing.T, p *Playground) {
+	t.Helper()
+	for i := range p.Brokers {
+		if _, err := p.Run(context.Background(), "wait", "unfenced", strconv.Itoa(101+i), "--timeout", "20s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // comparePartitions reports where a tool's partitions differ from
 // kraftlab's: leader, replicas (in order: the first is the preferred
 // leader) and ISR.
@@ -79,6 +91,7 @@ func toolError(r Result) string {
 func TestKafkaAdminToolsAgainstBrokers(t *testing.T) {
 	k := needKafka(t)
 	p := startPlayground(t, "--controllers", "1", "--brokers", "3", "--profile", "fast")
+	brokersUnfenced(t, p)
 	boot := p.Brokers[0]
 	topics := func(args ...string) Result {
 		t.Helper()

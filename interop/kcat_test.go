@@ -79,6 +79,7 @@ func runKcat(t *testing.T, bin string, args ...string) string {
 func TestKcatMetadata(t *testing.T) {
 	bin := needKcat(t)
 	p := startPlayground(t, "--controllers", "1", "--brokers", "3", "--profile", "fast")
+	brokersUnfenced(t, p)
 	for _, c := range []struct {
 		name       string
 		partitions string
