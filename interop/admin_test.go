@@ -11,13 +11,6 @@ import (
 	"testing"
 )
 
-// Main classes of the admin tools these tests run (bin/kafka-topics.sh,
-// bin/kafka-cluster.sh).
-const (
-	MainTopics  = "org.apache.kafka.tools.TopicCommand"
-	MainCluster = "org.apache.kafka.tools.ClusterTool"
-)
-
 // kraftlabTopics is `kraftlab topics describe --json`: the active
 // controller's committed topics.
 func kraftlabTopics(t *testing.T, p *Playground, names ...string) []TopicDescription {
