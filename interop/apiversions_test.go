@@ -54,8 +54,9 @@ func formatAPIs(apis map[int16][2]int16) string {
 }
 
 // TestBrokerAPIVersions runs kafka-broker-api-versions against a kraftlab
-// broker and a controller: Kafka must parse kraftlab's ApiVersions answer
-// into exactly the ranges kraftlab advertises.
+// broker (straight) and a controller (through a Front): Kafka must parse
+// kraftlab's ApiVersions answer into exactly the ranges kraftlab
+// advertises.
 func TestBrokerAPIVersions(t *testing.T) {
 	k := needKafka(t)
 	p := startPlayground(t, "--controllers", "1", "--brokers", "1", "--profile", "fast")
@@ -65,18 +66,20 @@ func TestBrokerAPIVersions(t *testing.T) {
 		addr string
 	}{{"broker", 101, p.Brokers[0]}, {"controller", 1, p.Controllers[1]}} {
 		t.Run(c.name, func(t *testing.T) {
-			r := runTool(t, k, MainBrokerAPIVersions, "--bootstrap-server", c.addr)
-			if r.Err != nil && strings.Contains(r.Stdout+r.Stderr, "Request METADATA failed") {
-				t.Logf("DIFFERENCE: straight at kraftlab's %s, kafka-broker-api-versions stops at its bootstrap Metadata request (kraftlab serves no Metadata); going through a Front that answers Metadata and names the node's real listener", c.name)
-			} else if r.Err == nil {
-				t.Logf("kafka-broker-api-versions works straight at kraftlab now: drop the Front")
+			// A broker answers the tool's bootstrap Metadata itself; a
+			// controller serves no Metadata, so it goes through a Front
+			// that names the controller's real listener.
+			var f *Front
+			boot := c.addr
+			if c.name == "controller" {
+				f = &Front{Nodes: map[int32]string{c.id: c.addr}, ClusterID: "interop", ControllerID: 1, Direct: true}
+				if err := f.Listen(); err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				boot = f.Addr(c.id)
 			}
-			f := &Front{Nodes: map[int32]string{c.id: c.addr}, ClusterID: "interop", ControllerID: 1, Direct: true}
-			if err := f.Listen(); err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			r = runTool(t, k, MainBrokerAPIVersions, "--bootstrap-server", f.Addr(c.id))
+			r := runTool(t, k, MainBrokerAPIVersions, "--bootstrap-server", boot)
 			if r.Err != nil {
 				t.Fatalf("kafka-broker-api-versions: %v", r.Err)
 			}
@@ -118,7 +121,9 @@ func TestBrokerAPIVersions(t *testing.T) {
 			if c.name == "controller" {
 				kraftlabControllerAPIs = own
 			}
-			t.Logf("requests through the Front: %v", f.Seen())
+			if f != nil {
+				t.Logf("requests through the Front: %v", f.Seen())
+			}
 		})
 	}
 }

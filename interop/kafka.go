@@ -31,6 +31,8 @@ const (
 	MainBrokerAPIVersions = "org.apache.kafka.tools.BrokerApiVersionsCommand" // kafka-broker-api-versions
 	MainStorage           = "kafka.tools.StorageTool"                         // kafka-storage
 	MainKafka             = "kafka.Kafka"                                     // kafka-server-start
+	MainTopics            = "org.apache.kafka.tools.TopicCommand"             // kafka-topics
+	MainCluster           = "org.apache.kafka.tools.ClusterTool"              // kafka-cluster
 )
 
 // EnvCache names the cache folder, overriding the default.

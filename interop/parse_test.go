@@ -25,3 +25,21 @@ func TestParse(t *testing.T) {
 		t.Errorf("shape: %q", got)
 	}
 }
+
+func TestParseTopicsDescribe(t *testing.T) {
+	out := "Topic: t\tTopicId: eJmGhXGFAxtkesRXZm3kUw\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: retention.ms=1000\n" +
+		"\tTopic: t\tPartition: 0\tLeader: 103\tReplicas: 103,101\tIsr: 103\tElr: N/A\tLastKnownElr: N/A\n" +
+		"\tTopic: t\tPartition: 1\tLeader: none\tReplicas: 101,102\tIsr: \tElr: N/A\tLastKnownElr: N/A\n" +
+		"Topic: u\tTopicId: AAAAAAAAAAAAAAAAAAAAAQ\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n" +
+		"\tTopic: u\tPartition: 0\tLeader: 101\tReplicas: 101\tIsr: 101\n"
+	got := ParseTopicsDescribe(out)
+	if len(got) != 2 || got[0].Name != "t" || got[0].TopicID != "eJmGhXGFAxtkesRXZm3kUw" || got[0].PartitionCount != 2 ||
+		got[0].ReplicationFactor != 2 || got[0].Configs != "retention.ms=1000" || got[1].Configs != "" || len(got[1].Partitions) != 1 {
+		t.Fatalf("%+v", got)
+	}
+	p := got[0].Partitions
+	if len(p) != 2 || p[0].Leader != 103 || !slices.Equal(p[0].Replicas, []int32{103, 101}) || !slices.Equal(p[0].Isr, []int32{103}) ||
+		p[1].Leader != -1 || len(p[1].Isr) != 0 {
+		t.Fatalf("partitions %+v", p)
+	}
+}

@@ -15,8 +15,9 @@ import (
 
 // Kafka's admin client learns the cluster before it sends anything else:
 // from a broker with Metadata (API 3), from a controller with
-// DescribeCluster (API 60). kraftlab's nodes serve neither, so Kafka's
-// kafka-metadata-quorum and kafka-broker-api-versions stop there. A Front
+// DescribeCluster (API 60). kraftlab's brokers serve both, its controllers
+// neither, so Kafka's kafka-metadata-quorum --bootstrap-controller and
+// kafka-broker-api-versions against a controller stop there. A Front
 // stands in front of kraftlab's nodes, one listener per node, and answers
 // just those two requests (advertising them in the node's own ApiVersions
 // answer, which it otherwise passes on unchanged); every other request goes

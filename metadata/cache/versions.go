@@ -14,12 +14,18 @@ const (
 	MetadataMaxVersion        int16 = 13
 	DescribeClusterMinVersion int16 = 0
 	DescribeClusterMaxVersion int16 = 2
+	// DescribeConfigsRequest.json 1-4 (Kafka 4.0 dropped v0), all kmsg has.
+	DescribeConfigsMinVersion int16 = 1
+	DescribeConfigsMaxVersion int16 = 4
 )
 
-// APIs are the API ranges a broker's Mux registers for Metadata and
-// DescribeCluster. Both are open to anyone, as on a Kafka listener
-// without an authorizer: they are how a client finds the brokers.
+// APIs are the API ranges a broker's Mux registers for Metadata,
+// DescribeCluster and DescribeConfigs. All are open to anyone, as on a
+// Kafka listener without an authorizer: the first two are how a client
+// finds the brokers, the third how kafka-topics --describe reads a
+// topic's configs.
 var APIs = []wire.APIRange{
 	{Key: kmsg.Metadata.Int16(), MinVersion: MetadataMinVersion, MaxVersion: MetadataMaxVersion},
 	{Key: kmsg.DescribeCluster.Int16(), MinVersion: DescribeClusterMinVersion, MaxVersion: DescribeClusterMaxVersion},
+	{Key: kmsg.DescribeConfigs.Int16(), MinVersion: DescribeConfigsMinVersion, MaxVersion: DescribeConfigsMaxVersion},
 }

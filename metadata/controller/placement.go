@@ -45,9 +45,11 @@ func (p *placer) check(rf int) error {
 	case rf <= 0:
 		return fmt.Errorf("invalid replication factor %d: the replication factor must be positive", rf)
 	case len(p.brokers) == 0:
-		return fmt.Errorf("all brokers are currently fenced")
+		return fmt.Errorf("Unable to replicate the partition %d time(s): All brokers are currently fenced or in controlled shutdown.", rf)
 	case rf > len(p.brokers):
-		return fmt.Errorf("unable to replicate the partition %d time(s): the target replication factor of %d cannot be reached because only %d broker(s) are registered and unfenced",
+		// Kafka's wording (ReplicationControlManager around
+		// StripedReplicaPlacer's refusal), counting only unfenced brokers.
+		return fmt.Errorf("Unable to replicate the partition %d time(s): The target replication factor of %d cannot be reached because only %d broker(s) are registered and unfenced.",
 			rf, rf, len(p.brokers))
 	}
 	return nil

@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
@@ -71,6 +72,9 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 	for _, t := range r.Topics {
 		rt := kmsg.NewCreateTopicsResponseTopic()
 		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = t.Topic, -1, -1
+		// Never null: Kafka's admin client (v5+) reads the list of every
+		// result, failed ones too, and a null one fails createTopics.
+		rt.Configs = []kmsg.CreateTopicsResponseTopicConfig{}
 		var recs []record.Record
 		var aerr *apiError
 		if seen[t.Topic] > 1 {
@@ -97,6 +101,7 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 		parts := recs[1].(*record.PartitionRecord)
 		rt.TopicID = tr.TopicID
 		rt.NumPartitions, rt.ReplicationFactor = countPartitions(recs), int16(len(parts.Replicas))
+		rt.Configs = createdConfigs(recs)
 		resp.Topics = append(resp.Topics, rt)
 		if r.ValidateOnly {
 			continue
@@ -106,6 +111,26 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 	}
 	return o
 }
+
+// createdConfigs lists the configs a new topic sets, by name, as Kafka's
+// answer lists the effective ones. kraftlab has no config schema, so the
+// defaults Kafka adds (DEFAULT_CONFIG) are left out.
+func createdConfigs(recs []record.Record) []kmsg.CreateTopicsResponseTopicConfig {
+	out := []kmsg.CreateTopicsResponseTopicConfig{}
+	for _, r := range recs {
+		if cr, ok := r.(*record.ConfigRecord); ok {
+			c := kmsg.NewCreateTopicsResponseTopicConfig()
+			c.Name, c.Value, c.Source = cr.Name, cr.Value, configSourceDynamicTopic
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b kmsg.CreateTopicsResponseTopicConfig) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// configSourceDynamicTopic is Kafka's DescribeConfigsResponse
+// ConfigSource DYNAMIC_TOPIC_CONFIG: a config set on the topic itself.
+const configSourceDynamicTopic int8 = 1
 
 func countPartitions(recs []record.Record) int32 {
 	var n int32

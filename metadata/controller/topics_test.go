@@ -242,3 +242,39 @@ func TestCreatePartitions(t *testing.T) {
 		})
 	}
 }
+
+// Kafka's admin client reads every result's configs (v5+): a null list,
+// on a created topic or a refused one, fails the whole createTopics call.
+func TestCreateTopicsAnswersConfigsNeverNull(t *testing.T) {
+	h, _ := cluster(t, 3, Config{})
+	r := createTopic("withconfig", 1, 1)
+	v := "1000"
+	c := kmsg.NewCreateTopicsRequestTopicConfig()
+	c.Name, c.Value = "retention.ms", &v
+	r.Topics[0].Configs = append(r.Topics[0].Configs, c)
+	r.Topics = append(r.Topics, createTopic("plain", 1, 1).Topics[0], createTopic("toowide", 1, 4).Topics[0])
+	r.Version = 7
+	resp := h.do(r).(*kmsg.CreateTopicsResponse)
+	resp.Version = 7 // h.do answers without going through the wire
+	decoded := kmsg.NewPtrCreateTopicsResponse()
+	decoded.Version = 7
+	if err := decoded.ReadFrom(resp.AppendTo(nil)); err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range decoded.Topics {
+		if rt.Configs == nil {
+			t.Errorf("topic %s: null configs on the wire", rt.Topic)
+		}
+	}
+	if got := decoded.Topics[0].Configs; len(got) != 1 || got[0].Name != "retention.ms" || *got[0].Value != "1000" || got[0].Source != 1 {
+		t.Errorf("withconfig configs %+v, want retention.ms=1000 from DYNAMIC_TOPIC_CONFIG", got)
+	}
+	if got := decoded.Topics[1].Configs; len(got) != 0 {
+		t.Errorf("plain configs %+v, want none", got)
+	}
+	// Kafka's wording, which kafka-topics prints as it is.
+	want := "Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached because only 3 broker(s) are registered and unfenced."
+	if rt := decoded.Topics[2]; rt.ErrorCode != kerr.InvalidReplicationFactor.Code || rt.ErrorMessage == nil || *rt.ErrorMessage != want {
+		t.Errorf("toowide: error %d %v, want %q", rt.ErrorCode, rt.ErrorMessage, want)
+	}
+}
