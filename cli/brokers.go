@@ -23,7 +23,7 @@ again when the controller has not heard its heartbeat for
 broker.session.timeout.ms. EPOCH is its broker epoch (the offset of its
 registration record), LAG the committed metadata offsets it has not applied,
 HEARTBEAT when the controller last heard from it, LEADS the partitions it
-leads.`,
+leads. Under the table: the active controller's KafkaController metrics.`,
 		Example: indentExample("kraftlab brokers\nkraftlab brokers --json"),
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab brokers"),
 	}
@@ -88,7 +88,18 @@ func writeBrokers(w io.Writer, v *view.View) error {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, orDash(r.Listener), r.Node, orDash(string(r.State)), fenced,
 			int64OrDash(r.BrokerEpoch), int64OrDash(r.MetadataLag), hb, r.PartitionsLed)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range v.Nodes {
+		if m := n.ControllerMetrics; m != nil && m.ActiveControllerCount == 1 {
+			_, err := fmt.Fprintf(w, "\nactive controller %d (kafka.controller:type=KafkaController): ActiveBrokerCount %d, FencedBrokerCount %d, GlobalTopicCount %d, GlobalPartitionCount %d, OfflinePartitionsCount %d, TimedOutBrokerHeartbeatCount %d, LastCommittedRecordOffset %d\n",
+				n.ID, m.ActiveBrokerCount, m.FencedBrokerCount, m.GlobalTopicCount, m.GlobalPartitionCount, m.OfflinePartitionsCount, m.TimedOutBrokerHeartbeatCount, m.LastCommittedRecordOffset)
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(w, "\nno active controller: nobody registers, unfences or fences brokers until the quorum has a leader")
+	return err
 }
 
 // int64OrDash spells a count that is -1 when unknown.

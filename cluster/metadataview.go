@@ -48,6 +48,10 @@ func (e *engine) metadataViews(v *view.View) {
 		n := e.byID[nv.ID]
 		if nv.Metadata != nil {
 			nv.Metadata.LastChange = n.changes.last.Load()
+			if c := n.srv.Controller(); c != nil {
+				cm := view.ControllerMetrics(c.Metrics())
+				nv.ControllerMetrics = &cm
+			}
 		}
 		if n.kind != view.KindBroker {
 			continue

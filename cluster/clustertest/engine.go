@@ -322,6 +322,9 @@ func (e *Engine) View() view.View {
 		if n.kind == view.KindBroker {
 			nv.Broker = e.brokerView(n)
 		}
+		if n.kind == view.KindController && e.live(id) {
+			nv.ControllerMetrics = e.controllerMetrics(id)
+		}
 		if id == e.leader {
 			for _, rid := range e.order {
 				if rid == id {

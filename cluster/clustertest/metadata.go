@@ -130,3 +130,33 @@ func (e *Engine) DeleteTopic(_ context.Context, name string) error {
 	e.topics = slices.Delete(e.topics, i, i+1)
 	return nil
 }
+
+// controllerMetrics counts the model's brokers and topics as controller id
+// reports them: only the leader is active.
+func (e *Engine) controllerMetrics(id int32) *view.ControllerMetrics {
+	m := &view.ControllerMetrics{LastAppliedRecordOffset: e.nodes[id].hwm - 1, LastCommittedRecordOffset: e.nodes[id].hwm - 1}
+	if id != e.leader {
+		return m
+	}
+	m.ActiveControllerCount = 1
+	for _, bid := range e.order {
+		if e.nodes[bid].kind != view.KindBroker {
+			continue
+		}
+		if e.unfenced(bid) {
+			m.ActiveBrokerCount++
+		} else {
+			m.FencedBrokerCount++
+		}
+	}
+	for _, t := range e.topicViews() {
+		m.GlobalTopicCount++
+		for _, p := range t.Partitions {
+			m.GlobalPartitionCount++
+			if p.Leader == view.NoLeader {
+				m.OfflinePartitionsCount++
+			}
+		}
+	}
+	return m
+}

@@ -53,3 +53,26 @@ type Broker struct {
 	// PartitionsLed counts the partitions whose leader it is.
 	PartitionsLed int `json:"partitionsLed"`
 }
+
+// ControllerMetrics is a controller's kafka.controller:type=KafkaController
+// metrics, with Kafka's names, as its quorum controller counts them.
+type ControllerMetrics struct {
+	// ActiveControllerCount is 1 on the active controller, 0 elsewhere.
+	ActiveControllerCount int `json:"ActiveControllerCount"`
+	// ActiveBrokerCount and FencedBrokerCount count the registered
+	// brokers unfenced and fenced.
+	ActiveBrokerCount int `json:"ActiveBrokerCount"`
+	FencedBrokerCount int `json:"FencedBrokerCount"`
+	// GlobalTopicCount and GlobalPartitionCount count topics and
+	// partitions; OfflinePartitionsCount the partitions without a leader.
+	GlobalTopicCount       int `json:"GlobalTopicCount"`
+	GlobalPartitionCount   int `json:"GlobalPartitionCount"`
+	OfflinePartitionsCount int `json:"OfflinePartitionsCount"`
+	// LastAppliedRecordOffset is the offset of its committed image;
+	// LastCommittedRecordOffset the highest offset it knows committed.
+	LastAppliedRecordOffset   int64 `json:"LastAppliedRecordOffset"`
+	LastCommittedRecordOffset int64 `json:"LastCommittedRecordOffset"`
+	// TimedOutBrokerHeartbeatCount counts the brokers it fenced because
+	// their session timed out, since it started.
+	TimedOutBrokerHeartbeatCount int64 `json:"TimedOutBrokerHeartbeatCount"`
+}

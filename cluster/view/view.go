@@ -116,6 +116,9 @@ type Node struct {
 	Metadata *Metadata `json:"metadata,omitempty"`
 	// Broker is a broker's place in the metadata; nil for controllers.
 	Broker *Broker `json:"broker,omitempty"`
+	// ControllerMetrics is a running controller's quorum controller
+	// metrics; nil for brokers and nodes that do not run.
+	ControllerMetrics *ControllerMetrics `json:"controllerMetrics,omitempty"`
 }
 
 // Metadata is a node's metadata loader (Kafka's MetadataLoader), named
