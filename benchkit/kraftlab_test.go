@@ -76,7 +76,9 @@ func TestKraftlabCommits(t *testing.T) {
 					}
 					poll.Until(t, 10*time.Second, fmt.Sprintf("voter %d to apply the %d records below offset %d", n.ID(), want, hwm),
 						func() bool { return n.Loader().Metrics().LastAppliedRecordOffset >= hwm-1 && loaded() },
-						func() string { return fmt.Sprintf("its loader: %+v, the proposals' configs in its image: %v", n.Loader().Metrics(), loaded()) })
+						func() string {
+							return fmt.Sprintf("its loader: %+v, the proposals' configs in its image: %v", n.Loader().Metrics(), loaded())
+						})
 					if m := n.Loader().Metrics(); m.MetadataLoadErrorCount != 0 {
 						t.Errorf("voter %d's loader: %+v", n.ID(), m)
 					}
