@@ -61,7 +61,7 @@ func TestMetadataLogOfTheModel(t *testing.T) {
 	code, out, errOut := h.run("topics", "create", "orders")
 	expectRun(t, "topics create", code, out, errOut, ExitOK)
 	code, out, errOut = h.run("metadata", "log")
-	expectRun(t, "metadata log", code, out, errOut, ExitOK, "Node 1's metadata log: offsets 0 to 4, high watermark 4",
+	expectRun(t, "metadata log", code, out, errOut, ExitOK, "Node 1's metadata log: log start 0, log end 4, high watermark 4",
 		"baseOffset: 0 lastOffset: 0 count: 1", `"type":"FEATURE_LEVEL_RECORD"`, `"type":"TOPIC_RECORD","version":0,"data":{"name":"orders"`)
 	code, out, errOut = h.run("metadata", "log", "--from", "2", "--json")
 	expectRun(t, "metadata log --json", code, out, errOut, ExitOK)
@@ -72,5 +72,53 @@ func TestMetadataLogOfTheModel(t *testing.T) {
 	for _, args := range [][]string{{"--from", "-1"}, {"--max-bytes", "0"}, {"--max-bytes", "999999999"}, {"extra"}} {
 		code, out, errOut = h.run(append([]string{"metadata", "log"}, args...)...)
 		expectRun(t, "metadata log "+strings.Join(args, " "), code, out, errOut, ExitUsage)
+	}
+}
+
+// Against a real playground: a broker's image holds the topic once it
+// applied it, the active controller's log holds the records that made it,
+// and after a snapshot the log says where it starts and why.
+func TestMetadataOfARealPlayground(t *testing.T) {
+	h := newHarness(t)
+	h.serveReal("default", 3, 1)
+	code, out, errOut := h.run("wait", "unfenced", "101", "--timeout", "60s")
+	expectRun(t, "wait unfenced 101", code, out, errOut, ExitOK)
+	code, out, errOut = h.run("topics", "create", "orders")
+	expectRun(t, "topics create", code, out, errOut, ExitOK)
+	code, out, errOut = h.run("wait", "topic", "orders", "on", "all", "brokers", "--timeout", "60s")
+	expectRun(t, "wait topic on all brokers", code, out, errOut, ExitOK)
+	code, out, errOut = h.run("metadata", "/image/topics/byName", "--node", "101")
+	expectRun(t, "metadata of broker 101", code, out, errOut, ExitOK, "orders\n")
+	code, out, errOut = h.run("metadata", "/image/cluster/brokers/101")
+	expectRun(t, "broker 101's registration", code, out, errOut, ExitOK, "BrokerRegistration(id=101", "fenced=false")
+
+	code, out, errOut = h.run("metadata", "log")
+	expectRun(t, "metadata log", code, out, errOut, ExitOK, `"type":"REGISTER_BROKER_RECORD"`, `"type":"TOPIC_RECORD","version":0,"data":{"name":"orders"`, "LeaderChange")
+	if strings.Contains(out, "The log starts at offset") {
+		t.Errorf("metadata log before any snapshot says it was trimmed:\n%s", out)
+	}
+	code, out, errOut = h.run("snapshot", "leader")
+	expectRun(t, "snapshot leader", code, out, errOut, ExitOK)
+	code, out, errOut = h.run("metadata", "log", "--json")
+	expectRun(t, "metadata log --json after the snapshot", code, out, errOut, ExitOK)
+	var l cluster.MetadataLog
+	if err := json.Unmarshal([]byte(out), &l); err != nil || l.LogStartOffset == 0 || l.LatestSnapshot == nil || l.LatestSnapshot.EndOffset != l.LogStartOffset {
+		t.Fatalf("metadata log --json after a snapshot: %v %+v", err, l)
+	}
+	for _, b := range l.Dump.Batches {
+		if b.LastOffset >= l.HighWatermark || b.LastOffset < l.LogStartOffset {
+			t.Errorf("batch %d-%d printed: outside the committed log %d-%d", b.BaseOffset, b.LastOffset, l.LogStartOffset, l.HighWatermark)
+		}
+	}
+	code, out, errOut = h.run("metadata", "log", "--from", "0")
+	expectRun(t, "metadata log after the snapshot", code, out, errOut, ExitOK, "The log starts at offset", "kraftlab snapshot")
+	for _, name := range []string{"a", "b"} {
+		code, out, errOut = h.run("topics", "create", name)
+		expectRun(t, "topics create after the snapshot", code, out, errOut, ExitOK)
+	}
+	code, out, errOut = h.run("metadata", "log", "--max-bytes", "1")
+	expectRun(t, "metadata log of one batch", code, out, errOut, ExitOK)
+	if lines := strings.Count(out, "baseOffset:"); lines != 1 || !strings.Contains(out, "More committed batches follow: kraftlab metadata log --node ") {
+		t.Errorf("--max-bytes 1 printed %d batches and no way on:\n%s", lines, out)
 	}
 }

@@ -149,7 +149,7 @@ func splitCommitted(raw []byte, hwm int64) (committed []byte, next int64, rest i
 // prints a segment, between a line saying where the log stands and which
 // batches are shown and, at the end, what was left out.
 func (l *MetadataLog) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "Node %d's metadata log: offsets %d to %d, high watermark %d; committed batches from offset %d (below the high watermark):\n",
+	fmt.Fprintf(w, "Node %d's metadata log: log start %d, log end %d, high watermark %d; the committed batches (below the high watermark) from offset %d:\n",
 		l.NodeID, l.LogStartOffset, l.LogEndOffset, l.HighWatermark, l.From)
 	if l.LogStartOffset > 0 {
 		snap := ""
@@ -160,6 +160,9 @@ func (l *MetadataLog) WriteText(w io.Writer) error {
 	}
 	if err := l.Dump.WriteText(w); err != nil {
 		return err
+	}
+	if len(l.Dump.Batches) == 0 {
+		fmt.Fprintf(w, "None: no committed batch ends at or after offset %d.\n", l.From)
 	}
 	if l.Uncommitted > 0 {
 		fmt.Fprintf(w, "%d batches at or above the high watermark are not committed yet and are left out.\n", l.Uncommitted)
