@@ -45,6 +45,9 @@ func TestMetadataBrowse(t *testing.T) {
 		t.Errorf("metadata --json: %v %+v", err, e)
 	}
 
+	if _, out, _ := h.run("__complete", "metadata", "--node", ""); !strings.Contains(out, "101\tbroker, running") || !strings.Contains(out, "leader\t") {
+		t.Errorf("--node completion: %q", out)
+	}
 	code, out, errOut = h.run("kill", "101")
 	expectRun(t, "kill 101", code, out, errOut, ExitOK)
 	code, out, errOut = h.run("metadata", "--node", "101")
