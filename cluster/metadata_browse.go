@@ -72,7 +72,7 @@ func (p *Playground) liveNode(ref condition.NodeRef) (int32, error) {
 		return 0, err
 	}
 	if n, ok := v.Node(id); ok && !n.Live() {
-		return 0, errorf(ErrNodeState, "node %d is %s: its metadata is read from the running node; start it with: kraftlab start %d", id, n.State, id)
+		return 0, errorf(ErrNodeState, "node %d is %s: only a running node has a metadata image and log to read; start it with: kraftlab start %d", id, n.State, id)
 	}
 	return id, nil
 }
