@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/metadata/image"
 )
 
 // Engine is a running cluster: the controllers and brokers, their
@@ -69,6 +70,13 @@ type Engine interface {
 	// DeleteTopic asks the active controller to delete the topic named
 	// name, the same way.
 	DeleteTopic(ctx context.Context, name string) error
+	// MetadataImage returns the metadata image node id's loader last
+	// published: the committed log as far as that node has applied it.
+	MetadataImage(id int32) (*image.MetadataImage, error)
+	// ReadMetadataLog reads whole batches of node id's metadata log, up to
+	// about maxBytes, from the one holding offset (from the log start when
+	// offset is below it), and where its log and high watermark stand.
+	ReadMetadataLog(ctx context.Context, id int32, offset int64, maxBytes int) (MetadataLogRead, error)
 	// Close stops every node and every goroutine, and removes the data
 	// folder unless Config.DataDir named one.
 	Close() error

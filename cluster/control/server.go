@@ -109,6 +109,8 @@ func (s *Server) Handler() http.Handler {
 	routes[routeSay] = s.say
 	routes[routeCreateTopic] = s.createTopic
 	routes[routeDeleteTopic] = s.deleteTopic
+	routes[routeMetadata] = s.metadata
+	routes[routeMetadataLog] = s.metadataLog
 	for pattern, h := range routes {
 		mux.HandleFunc(pattern, h)
 		method, path, _ := strings.Cut(pattern, " ")
