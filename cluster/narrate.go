@@ -14,6 +14,11 @@ import (
 // that spent its batch in an fsync would otherwise publish an event dated
 // before events of other nodes already on the stream.
 func (e *engine) publish(ev quorum.Event) {
+	if ev.Kind == quorum.EventRecovery {
+		if n := e.byID[ev.Node]; n != nil {
+			n.startLogEnd.Store(ev.Status.LogEndOffset)
+		}
+	}
 	kind, msg, ok := narrate(ev)
 	if !ok {
 		return
@@ -88,6 +93,13 @@ func narrate(ev quorum.Event) (kind EventKind, msg string, ok bool) {
 
 // publishLoader turns a node's loader event into a playground event.
 func (e *engine) publishLoader(ev loader.Event) {
+	if ev.Kind == loader.EventReplayed && !ev.HasSnapshot {
+		if n := e.byID[ev.Node]; n == nil || n.startLogEnd.Load() == 0 {
+			// A node that started with an empty log replays nothing: its
+			// first records are live ones.
+			return
+		}
+	}
 	kind, msg, ok := narrateLoader(ev)
 	if !ok {
 		return

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/server"
@@ -22,6 +23,8 @@ type engineNode struct {
 	q    *quorum.Node
 	// changes keeps the last metadata change the node applied.
 	changes *changeTracker
+	// startLogEnd is the log end offset the node's last start found.
+	startLogEnd atomic.Int64
 }
 
 // view.View implements Engine. It reads every node's published status and the
