@@ -2,11 +2,15 @@ package server
 
 import (
 	"context"
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // A broker registers with the active controller, catches up and is
@@ -66,4 +70,30 @@ func TestBrokersRegisterAndServeKafkaClients(t *testing.T) {
 		tp := ts.byID[101].image().Topics().TopicByName("orders")
 		return tp != nil && !tp.Partition(0).HasLeader()
 	})
+}
+
+// A controller answers DescribeCluster for --bootstrap-controller
+// clients: the voters at their listeners, the quorum's leader as the
+// active controller; asked for brokers, it says it is a controller.
+func TestControllersDescribeThemselves(t *testing.T) {
+	ts := startServers(t)
+	waitFor(t, "metadata.version on controller 1", func() bool {
+		_, ok := ts.byID[1].image().Features().MetadataVersion()
+		return ok && ts.byID[1].Raft().Status().LeaderID > 0
+	})
+	req := kmsg.NewPtrDescribeClusterRequest()
+	req.Version, req.EndpointType = 2, 2
+	resp := do(t, ts.byID[1].Addr(), req).(*kmsg.DescribeClusterResponse)
+	if resp.ErrorCode != 0 || len(resp.Brokers) != 3 || resp.ControllerID != ts.byID[1].Raft().Status().LeaderID || resp.EndpointType != 2 {
+		t.Fatalf("DescribeCluster of the controllers = %+v", resp)
+	}
+	for _, b := range resp.Brokers {
+		if addr := net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))); addr != ts.byID[b.NodeID].Addr() {
+			t.Errorf("controller %d listed at %s, listens on %s", b.NodeID, addr, ts.byID[b.NodeID].Addr())
+		}
+	}
+	req.EndpointType = 1
+	if resp := do(t, ts.byID[1].Addr(), req).(*kmsg.DescribeClusterResponse); resp.ErrorCode != kerr.MismatchedEndpointType.Code {
+		t.Fatalf("asked for brokers, a controller answered %+v", resp)
+	}
 }

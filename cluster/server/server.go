@@ -222,6 +222,9 @@ func (s *Server) Start(ctx context.Context) error {
 		if err := s.raft.Register(mux); err != nil {
 			return err
 		}
+		if err := s.registerDescribeControllers(mux); err != nil {
+			return err
+		}
 		var err error
 		if ctl, err = s.newController(mux); err != nil {
 			return err

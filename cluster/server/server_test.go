@@ -133,7 +133,7 @@ func apiKeys(t *testing.T, addr string) []int16 {
 // controller APIs instead.
 func TestBrokerServesNoVoterAPIs(t *testing.T) {
 	ts := startServers(t)
-	want := []int16{kmsg.ApiVersions.Int16(), kmsg.SASLHandshake.Int16(), kmsg.SASLAuthenticate.Int16()}
+	want := []int16{kmsg.ApiVersions.Int16(), kmsg.SASLHandshake.Int16(), kmsg.SASLAuthenticate.Int16(), kmsg.DescribeCluster.Int16()}
 	for _, api := range append(slices.Clone(quorum.VoterAPIs), controller.APIs...) {
 		want = append(want, api.Key)
 	}
