@@ -41,8 +41,12 @@ type MetadataConfig struct {
 	// Brokers is the propagation cluster's broker count, and the scale
 	// part's loader count (as far as ScaleMemory allows).
 	Brokers int
-	// Changes is how many topics the propagation part creates.
+	// Changes is how many topics the propagation part creates at each
+	// of PropagationPartitions.
 	Changes int
+	// PropagationPartitions are the metadata sizes (partitions created
+	// beforehand) the propagation part measures at, on one cluster.
+	PropagationPartitions []int
 	// Partitions are the scale part's image sizes.
 	Partitions []int
 	// ScaleChanges is how many PartitionChangeRecords the scale part
@@ -64,7 +68,7 @@ type MetadataConfig struct {
 
 // MetadataReport is everything one `bench metadata` run measured.
 type MetadataReport struct {
-	Propagation *Propagation   `json:"propagation,omitempty"`
+	Propagation []Propagation  `json:"propagation,omitempty"`
 	Scale       []Scale        `json:"scale,omitempty"`
 	Failover    []MetaFailover `json:"failover,omitempty"`
 }
@@ -98,6 +102,11 @@ func (c MetadataConfig) Validate() error {
 			return fmt.Errorf("partitions: %d must be between 1 and 10,000,000", n)
 		}
 	}
+	for _, n := range c.PropagationPartitions {
+		if n < 0 || n > 1_000_000 {
+			return fmt.Errorf("propagation partitions: %d must be between 0 and 1,000,000", n)
+		}
+	}
 	for _, n := range c.FailoverPartitions {
 		if n < 0 || n > 1_000_000 {
 			return fmt.Errorf("failover partitions: %d must be between 0 and 1,000,000", n)
@@ -124,7 +133,7 @@ func RunMetadata(ctx context.Context, cfg MetadataConfig, progress io.Writer) (M
 	}
 	if cfg.runs(PartPropagation) {
 		p, err := runPropagation(ctx, cfg, progress)
-		rep.Propagation = &p
+		rep.Propagation = p
 		if err != nil {
 			return rep, err
 		}
@@ -176,14 +185,15 @@ func roundTimeout(cfg MetadataConfig) time.Duration {
 }
 
 // DefaultMetadataConfig is `bench metadata` as the issue asks for it: 50
-// brokers and 200 changes for propagation, images of 100,000 and
+// brokers and 200 changes for propagation, on empty metadata and at
+// 100,000 partitions, images of 100,000 and
 // 1,000,000 partitions within 4 GB of loaders, and failover at 1,000 and
 // 100,000 partitions with 3 brokers, 3 kills each.
 func DefaultMetadataConfig() MetadataConfig {
 	t, _ := cluster.ProfileTiming(cluster.ProfileKafka)
 	return MetadataConfig{
 		Profile: cluster.ProfileKafka, Timing: t,
-		Brokers: 50, Changes: 200,
+		Brokers: 50, Changes: 200, PropagationPartitions: []int{0, 100_000},
 		Partitions: []int{100_000, 1_000_000}, ScaleChanges: 200, ScaleMemory: 4e9,
 		FailoverPartitions: []int{1_000, 100_000}, FailoverBrokers: 3, FailoverRounds: 3,
 	}
@@ -195,7 +205,7 @@ func QuickMetadataConfig() MetadataConfig {
 	t, _ := cluster.ProfileTiming(cluster.ProfileFast)
 	return MetadataConfig{
 		Profile: cluster.ProfileFast, Timing: t,
-		Brokers: 3, Changes: 5,
+		Brokers: 3, Changes: 5, PropagationPartitions: []int{0, 200},
 		Partitions: []int{2_000}, ScaleChanges: 10, ScaleMemory: 4e9,
 		FailoverPartitions: []int{300}, FailoverBrokers: 1, FailoverRounds: 1,
 	}

@@ -21,15 +21,22 @@ func TestRunMetadataQuick(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
-	p := rep.Propagation
-	if p == nil || p.Changes != cfg.Changes || p.Brokers != cfg.Brokers || p.Error != "" {
-		t.Fatalf("propagation %+v", p)
+	if len(rep.Propagation) != 2 {
+		t.Fatalf("propagation %+v", rep.Propagation)
 	}
-	if p.AllBrokers.P50 <= 0 || p.AllBrokers.Max < p.AllBrokers.P99 || p.EachBroker.Max > p.AllBrokers.Max || p.Answer.P50 <= 0 {
-		t.Errorf("propagation spreads %+v", p)
-	}
-	if p.SlowestBrokerP50 < p.FastestBrokerP50 || p.SlowestBroker < 101 {
-		t.Errorf("per-broker medians %+v", p)
+	for i, p := range rep.Propagation {
+		if p.Partitions != cfg.PropagationPartitions[i] || p.Changes != cfg.Changes || p.Brokers != cfg.Brokers || p.Error != "" {
+			t.Fatalf("propagation %+v", p)
+		}
+		if p.AllBrokers.P50 <= 0 || p.AllBrokers.Max < p.AllBrokers.P99 || p.EachBroker.Max > p.AllBrokers.Max || p.Answer.P50 <= 0 {
+			t.Errorf("propagation spreads %+v", p)
+		}
+		if p.SlowestBrokerP50 < p.FastestBrokerP50 || p.SlowestBroker < 101 {
+			t.Errorf("per-broker medians %+v", p)
+		}
+		if (p.Partitions > 0) != (p.Fill > 0) {
+			t.Errorf("at %d partitions the fill took %v", p.Partitions, p.Fill)
+		}
 	}
 	if len(rep.Scale) != 1 {
 		t.Fatalf("scale %+v", rep.Scale)
@@ -61,7 +68,7 @@ func TestRunMetadataQuick(t *testing.T) {
 	if err := WriteMetadataTable(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"commit → all brokers", "commit → each broker", "spread (last − first broker)", "B/partition", "elected → CreateTopics"} {
+	for _, want := range []string{"all p50", "each p50", "spread p50", "aim at 200 partitions", "B/partition", "elected → CreateTopics"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, buf.String())
 		}

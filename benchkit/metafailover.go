@@ -87,7 +87,7 @@ func runMetaFailover(ctx context.Context, cfg MetadataConfig, partitions int, pr
 		return finish(err)
 	}
 	t0 := time.Now()
-	if err := fillPartitions(ctx, mc, partitions, roundTimeout(cfg)); err != nil {
+	if err := fillPartitions(ctx, mc, "fill", partitions, roundTimeout(cfg)); err != nil {
 		return finish(fmt.Errorf("creating the partitions: %w", err))
 	}
 	res.Fill = time.Since(t0)
@@ -109,11 +109,11 @@ func runMetaFailover(ctx context.Context, cfg MetadataConfig, partitions int, pr
 	return finish(nil)
 }
 
-// fillPartitions creates topics of failoverTopicPartitions partitions
-// (the last one smaller) through the active controller until the
-// metadata holds n, a few requests in flight, and waits until every
-// node's loader holds them.
-func fillPartitions(ctx context.Context, mc *metaCluster, n int, timeout time.Duration) error {
+// fillPartitions adds n partitions to the metadata through the active
+// controller, as topics prefix-NNNNNN of failoverTopicPartitions
+// partitions (the last one smaller), a few requests in flight, and waits
+// until every node's loader holds them.
+func fillPartitions(ctx context.Context, mc *metaCluster, prefix string, n int, timeout time.Duration) error {
 	if n == 0 {
 		return nil
 	}
@@ -121,6 +121,7 @@ func fillPartitions(ctx context.Context, mc *metaCluster, n int, timeout time.Du
 	if active == nil {
 		return errors.New("no active controller")
 	}
+	target := active.Loader().Image().Topics().NumPartitions() + n
 	cl, err := mc.client(active)
 	if err != nil {
 		return err
@@ -138,7 +139,7 @@ func fillPartitions(ctx context.Context, mc *metaCluster, n int, timeout time.Du
 			jobs = append(jobs, cur)
 			cur = job{}
 		}
-		cur.names, cur.size = append(cur.names, fmt.Sprintf("fill-%06d", t)), size
+		cur.names, cur.size = append(cur.names, fmt.Sprintf("%s-%06d", prefix, t)), size
 		left -= int(size)
 	}
 	jobs = append(jobs, cur)
@@ -178,7 +179,7 @@ feed:
 	}
 	return waitUntil(fctx, "every node to hold the partitions", func() bool {
 		for _, node := range mc.nodes {
-			if node.Loader().Image().Topics().NumPartitions() < n {
+			if node.Loader().Image().Topics().NumPartitions() < target {
 				return false
 			}
 		}

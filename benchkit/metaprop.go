@@ -21,7 +21,12 @@ const propagationAim = 50 * time.Millisecond
 type Propagation struct {
 	Profile string `json:"profile"`
 	Brokers int    `json:"brokers"`
-	Changes int    `json:"changes"`
+	// Partitions is how many partitions the metadata held besides the
+	// changes' own topics (created through the controller beforehand).
+	Partitions int `json:"partitions"`
+	// Fill is how long creating those partitions took.
+	Fill    time.Duration `json:"fillNs"`
+	Changes int           `json:"changes"`
 	// AllBrokers runs from the commit (the active controller's own loader
 	// publishing the change, which it is handed once the leader's high
 	// watermark passes the record) to the last broker's loader publishing
@@ -50,32 +55,64 @@ type propagationSample struct {
 	brokers map[int32]time.Duration
 }
 
-// runPropagation starts 3 controllers and cfg.Brokers brokers and creates
-// cfg.Changes one-partition topics through the active controller, one at
-// a time, timing each from its commit to every broker's loader.
-func runPropagation(ctx context.Context, cfg MetadataConfig, progress io.Writer) (Propagation, error) {
-	res := Propagation{Profile: cfg.Profile, Brokers: cfg.Brokers, Aim: propagationAim}
-	fail := func(err error) (Propagation, error) {
-		res.Error = err.Error()
-		return res, err
+// runPropagation starts 3 controllers and cfg.Brokers brokers and, at
+// each of cfg.PropagationPartitions in ascending order (the metadata
+// filled up to that many partitions first), creates cfg.Changes
+// one-partition topics through the active controller, one at a time,
+// timing each from its commit to every broker's loader.
+func runPropagation(ctx context.Context, cfg MetadataConfig, progress io.Writer) ([]Propagation, error) {
+	sizes := slices.Clone(cfg.PropagationPartitions)
+	if len(sizes) == 0 {
+		sizes = []int{0}
 	}
+	slices.Sort(sizes)
+	var out []Propagation
+	fail := func(res Propagation, err error) ([]Propagation, error) {
+		res.Error = err.Error()
+		return append(out, res), err
+	}
+	first := Propagation{Profile: cfg.Profile, Brokers: cfg.Brokers, Partitions: sizes[0], Aim: propagationAim}
 	dir, err := subDir(cfg.Dir, "propagation")
 	if err != nil {
-		return fail(err)
+		return fail(first, err)
 	}
 	mc, err := newMetaCluster(cfg.Timing, dir, cfg.Brokers)
 	if err != nil {
-		return fail(fmt.Errorf("propagation: %w", err))
+		return fail(first, fmt.Errorf("propagation: %w", err))
 	}
 	defer mc.close()
 	sctx, cancel := context.WithTimeout(ctx, clusterStartTimeout(cfg))
 	err = mc.start(sctx)
 	cancel()
 	if err != nil {
-		return fail(fmt.Errorf("propagation: %w", err))
+		return fail(first, fmt.Errorf("propagation: %w", err))
 	}
 	fmt.Fprintf(progress, "propagation %s: 3 controllers and %d brokers running\n", cfg.Profile, cfg.Brokers)
+	have := 0
+	for _, n := range sizes {
+		res := Propagation{Profile: cfg.Profile, Brokers: cfg.Brokers, Partitions: n, Aim: propagationAim}
+		t0 := time.Now()
+		if err := fillPartitions(ctx, mc, fmt.Sprintf("fill-%d", n), n-have, roundTimeout(cfg)+time.Duration(n/1000)*time.Second); err != nil {
+			return fail(res, fmt.Errorf("propagation: creating %d partitions: %w", n, err))
+		}
+		if n > have {
+			res.Fill = time.Since(t0)
+			fmt.Fprintf(progress, "propagation %s: %d partitions created in %v\n", cfg.Profile, n, fmtDur(res.Fill))
+		}
+		have = n
+		err := propagateChanges(ctx, cfg, mc, &res)
+		out = append(out, res)
+		if err != nil {
+			return out, err
+		}
+		fmt.Fprintf(progress, "propagation %s at %d partitions: %d changes, commit to all %d brokers p50 %v p99 %v\n",
+			cfg.Profile, n, res.Changes, cfg.Brokers, fmtDur(res.AllBrokers.P50), fmtDur(res.AllBrokers.P99))
+	}
+	return out, nil
+}
 
+// propagateChanges makes cfg.Changes changes and summarises them in res.
+func propagateChanges(ctx context.Context, cfg MetadataConfig, mc *metaCluster, res *Propagation) error {
 	var samples []propagationSample
 	var cl *wire.Client
 	var clNode *server.Server
@@ -84,43 +121,42 @@ func runPropagation(ctx context.Context, cfg MetadataConfig, progress io.Writer)
 			cl.Close()
 		}
 	}()
+	finish := func(err error) error {
+		res.Changes = len(samples)
+		summarisePropagation(res, samples)
+		if err != nil {
+			res.Error = err.Error()
+		}
+		return err
+	}
 	for i := range cfg.Changes {
-		rctx, cancel := context.WithTimeout(ctx, roundTimeout(cfg))
 		active := mc.active()
+		if active == nil {
+			return finish(fmt.Errorf("propagation change %d: no active controller", i+1))
+		}
 		if active != clNode {
 			if cl != nil {
 				cl.Close()
-				cl = nil
 			}
-			if active != nil {
-				if cl, err = mc.client(active); err != nil {
-					cancel()
-					return fail(err)
-				}
+			var err error
+			if cl, err = mc.client(active); err != nil {
+				cl = nil
+				return finish(err)
 			}
 			clNode = active
 		}
-		if active == nil {
-			cancel()
-			return fail(fmt.Errorf("propagation change %d: no active controller", i+1))
-		}
-		s, err := propagateOnce(rctx, mc, cl, active.ID(), fmt.Sprintf("bench-propagation-%05d", i))
+		rctx, cancel := context.WithTimeout(ctx, roundTimeout(cfg))
+		s, err := propagateOnce(rctx, mc, cl, active.ID(), fmt.Sprintf("bench-propagation-%d-%05d", res.Partitions, i))
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				err = fmt.Errorf("interrupted: %w", ctx.Err())
 			}
-			res.Changes = len(samples)
-			summarisePropagation(&res, samples)
-			return fail(fmt.Errorf("propagation change %d: %w", i+1, err))
+			return finish(fmt.Errorf("propagation at %d partitions, change %d: %w", res.Partitions, i+1, err))
 		}
 		samples = append(samples, s)
 	}
-	res.Changes = len(samples)
-	summarisePropagation(&res, samples)
-	fmt.Fprintf(progress, "propagation %s: %d changes, commit to all %d brokers p50 %v p99 %v\n",
-		cfg.Profile, res.Changes, cfg.Brokers, fmtDur(res.AllBrokers.P50), fmtDur(res.AllBrokers.P99))
-	return res, nil
+	return finish(nil)
 }
 
 // propagateOnce creates topic and waits until every broker applied it.

@@ -171,6 +171,7 @@ func newBenchMetadataCommand(annotations map[string]string) *cobra.Command {
 		profile, parts        string
 		set                   []string
 		partitions, failParts []int
+		propParts             []int
 		scaleMemoryMB         int64
 	)
 	cfg := benchkit.DefaultMetadataConfig()
@@ -181,7 +182,8 @@ func newBenchMetadataCommand(annotations map[string]string) *cobra.Command {
 
 propagation: 3 controllers and --brokers brokers (50) in this process over
 loopback TCP create --changes (200) one-partition topics through the active
-controller, one at a time. Each change is timed from its commit (the active
+controller, one at a time, first on empty metadata, then again once the
+metadata holds each --propagation-partitions size (100,000). Each change is timed from its commit (the active
 controller's own loader publishing it, which happens once the leader's high
 watermark passes the record) to every broker's loader publishing it:
 p50, p99 and max for the last broker, for each broker, and the spread
@@ -213,6 +215,7 @@ The full run takes a few minutes and several GB of memory.`,
 	fl.StringVar(&parts, "parts", "propagation,scale,failover", "parts to run: propagation, scale, failover")
 	fl.IntVar(&cfg.Brokers, "brokers", cfg.Brokers, "brokers of the propagation cluster, and loaders of the scale part")
 	fl.IntVar(&cfg.Changes, "changes", cfg.Changes, "metadata changes the propagation part times")
+	fl.IntSliceVar(&propParts, "propagation-partitions", cfg.PropagationPartitions, "metadata sizes (partitions created first) the propagation part measures at, on one cluster")
 	fl.IntSliceVar(&partitions, "partitions", cfg.Partitions, "image sizes of the scale part")
 	fl.IntVar(&cfg.ScaleChanges, "scale-changes", cfg.ScaleChanges, "partition changes the scale part applies on every loader, per size")
 	fl.Int64Var(&scaleMemoryMB, "scale-memory", cfg.ScaleMemory/1e6, "MB the scale part's loaders may hold together")
@@ -234,6 +237,7 @@ The full run takes a few minutes and several GB of memory.`,
 			keep("brokers", func() { cfg.Brokers = q.Brokers })
 			keep("changes", func() { cfg.Changes = q.Changes })
 			keep("partitions", func() { partitions = q.Partitions })
+			keep("propagation-partitions", func() { propParts = q.PropagationPartitions })
 			keep("scale-changes", func() { cfg.ScaleChanges = q.ScaleChanges })
 			keep("failover-partitions", func() { failParts = q.FailoverPartitions })
 			keep("failover-brokers", func() { cfg.FailoverBrokers = q.FailoverBrokers })
@@ -247,7 +251,7 @@ The full run takes a few minutes and several GB of memory.`,
 			return usagef("%v", err)
 		}
 		cfg.Profile, cfg.Timing = profile, t
-		cfg.Partitions, cfg.FailoverPartitions = partitions, failParts
+		cfg.Partitions, cfg.FailoverPartitions, cfg.PropagationPartitions = partitions, failParts, propParts
 		cfg.ScaleMemory = scaleMemoryMB * 1e6
 		cfg.Parts = nil
 		for _, p := range strings.Split(parts, ",") {
