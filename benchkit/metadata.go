@@ -188,14 +188,14 @@ func roundTimeout(cfg MetadataConfig) time.Duration {
 // brokers and 200 changes for propagation, on empty metadata and at
 // 100,000 partitions, images of 100,000 and
 // 1,000,000 partitions within 4 GB of loaders, and failover at 1,000 and
-// 100,000 partitions with 3 brokers, 3 kills each.
+// 100,000 partitions with 3 brokers, 5 kills each.
 func DefaultMetadataConfig() MetadataConfig {
 	t, _ := cluster.ProfileTiming(cluster.ProfileKafka)
 	return MetadataConfig{
 		Profile: cluster.ProfileKafka, Timing: t,
 		Brokers: 50, Changes: 200, PropagationPartitions: []int{0, 100_000},
 		Partitions: []int{100_000, 1_000_000}, ScaleChanges: 200, ScaleMemory: 4e9,
-		FailoverPartitions: []int{1_000, 100_000}, FailoverBrokers: 3, FailoverRounds: 3,
+		FailoverPartitions: []int{1_000, 100_000}, FailoverBrokers: 3, FailoverRounds: 5,
 	}
 }
 

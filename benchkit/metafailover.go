@@ -35,6 +35,10 @@ type MetaFailover struct {
 	// EventElectionWon) to its quorum controller's first successful
 	// CreateTopics answer.
 	ElectionToCreate Spread `json:"electionToCreateTopics"`
+	// ElectionToActive runs from that election to the new quorum
+	// controller's EventActivated: the loader has applied the log before
+	// the epoch, the controller heard it leads and took over.
+	ElectionToActive Spread `json:"electionToActive"`
 	// Activation is the new quorum controller's own EventActivated Took:
 	// from learning it leads to its activation being committed.
 	Activation Spread `json:"activation"`
@@ -51,6 +55,7 @@ type MetaFailoverSample struct {
 	NewEpoch         int32         `json:"newEpoch"`
 	KillToElection   time.Duration `json:"killToElectionNs"`
 	ElectionToCreate time.Duration `json:"electionToCreateTopicsNs"`
+	ElectionToActive time.Duration `json:"electionToActiveNs"`
 	Activation       time.Duration `json:"activationNs"`
 }
 
@@ -58,10 +63,11 @@ type MetaFailoverSample struct {
 // partitions, then kills its active controller cfg.FailoverRounds times.
 func runMetaFailover(ctx context.Context, cfg MetadataConfig, partitions int, progress io.Writer) (MetaFailover, error) {
 	res := MetaFailover{Profile: cfg.Profile, Partitions: partitions, Brokers: cfg.FailoverBrokers}
-	var toCreate, activation, killTo []time.Duration
+	var toCreate, toActive, activation, killTo []time.Duration
 	finish := func(err error) (MetaFailover, error) {
 		res.Rounds = len(res.Samples)
-		res.ElectionToCreate, res.Activation, res.KillToCreate = spread(toCreate), spread(activation), spread(killTo)
+		res.ElectionToCreate, res.ElectionToActive = spread(toCreate), spread(toActive)
+		res.Activation, res.KillToCreate = spread(activation), spread(killTo)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = fmt.Errorf("interrupted: %w", ctx.Err())
@@ -101,10 +107,11 @@ func runMetaFailover(ctx context.Context, cfg MetadataConfig, partitions int, pr
 		}
 		res.Samples = append(res.Samples, s)
 		toCreate, activation = append(toCreate, s.ElectionToCreate), append(activation, s.Activation)
+		toActive = append(toActive, s.ElectionToActive)
 		killTo = append(killTo, s.KillToElection+s.ElectionToCreate)
-		fmt.Fprintf(progress, "failover %s %d partitions %d/%d: controller %d -> %d (epoch %d): elected after %v, CreateTopics answered %v later, activation took %v\n",
+		fmt.Fprintf(progress, "failover %s %d partitions %d/%d: controller %d -> %d (epoch %d): elected after %v, active %v and CreateTopics answered %v later, activation took %v\n",
 			cfg.Profile, partitions, i+1, cfg.FailoverRounds, s.OldController, s.NewController, s.NewEpoch,
-			fmtDur(s.KillToElection), fmtDur(s.ElectionToCreate), fmtDur(s.Activation))
+			fmtDur(s.KillToElection), fmtDur(s.ElectionToActive), fmtDur(s.ElectionToCreate), fmtDur(s.Activation))
 	}
 	return finish(nil)
 }
@@ -255,7 +262,7 @@ func killActiveController(ctx context.Context, mc *metaCluster, partitions int, 
 	if err != nil {
 		return s, err
 	}
-	s.Activation = act.Took
+	s.Activation, s.ElectionToActive = act.Took, act.Time.Sub(won.at)
 	if err := mc.startNode(ctx, old); err != nil {
 		return s, err
 	}
