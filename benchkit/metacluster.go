@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,6 +42,10 @@ type metaCluster struct {
 	elections *events
 	// activations receives the quorum controllers' EventActivated.
 	activations chan controller.Event
+	// deactivations keeps why controllers stopped being active, to
+	// explain a NOT_CONTROLLER the benchmark did not cause.
+	deactMu       sync.Mutex
+	deactivations []string
 
 	addrMu sync.RWMutex
 	addrs  map[int32]string
@@ -76,6 +82,11 @@ func newMetaCluster(t cluster.Timing, dir string, brokers int) (*metaCluster, er
 }
 
 func (c *metaCluster) onControllerEvent(ev controller.Event) {
+	if ev.Kind == controller.EventDeactivated {
+		c.deactMu.Lock()
+		c.deactivations = append(c.deactivations, fmt.Sprintf("epoch %d: %s", ev.Epoch, ev.Reason))
+		c.deactMu.Unlock()
+	}
 	if ev.Kind != controller.EventActivated {
 		return
 	}
@@ -181,6 +192,11 @@ func (c *metaCluster) createTopics(ctx context.Context, cl *wire.Client, names [
 	}
 	for _, t := range r.Topics {
 		if t.ErrorCode == kerr.NotController.Code {
+			c.deactMu.Lock()
+			defer c.deactMu.Unlock()
+			if len(c.deactivations) > 0 {
+				return fmt.Errorf("%w (deactivations: %s)", errNotController, strings.Join(c.deactivations, "; "))
+			}
 			return errNotController
 		}
 		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
@@ -191,6 +207,43 @@ func (c *metaCluster) createTopics(ctx context.Context, cl *wire.Client, names [
 		return fmt.Errorf("CreateTopics: %d topics answered of %d", len(r.Topics), len(names))
 	}
 	return nil
+}
+
+// createTopicsRetrying creates topics through whichever controller is
+// active, as Kafka's admin client does: after NOT_CONTROLLER it asks the
+// next active controller, and on a retry a topic that already exists was
+// created by the attempt whose answer was lost.
+func (c *metaCluster) createTopicsRetrying(ctx context.Context, names []string, partitions int32, rf int16) error {
+	for attempt := 0; ; attempt++ {
+		var active *server.Server
+		if err := waitUntil(ctx, "an active controller", func() bool { active = c.active(); return active != nil }); err != nil {
+			return err
+		}
+		cl, err := c.client(active)
+		if err != nil {
+			return err
+		}
+		err = c.createTopics(ctx, cl, names, partitions, rf)
+		cl.Close()
+		switch {
+		case err == nil, attempt > 0 && errors.Is(err, kerr.TopicAlreadyExists):
+			return nil
+		case !errors.Is(err, errNotController):
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %w", err, ctx.Err())
+		case <-time.After(c.timing.RetryBackoff):
+		}
+	}
+}
+
+// controllerChanges returns why controllers stopped being active so far.
+func (c *metaCluster) controllerChanges() []string {
+	c.deactMu.Lock()
+	defer c.deactMu.Unlock()
+	return slices.Clone(c.deactivations)
 }
 
 // client dials node n; CreateTopics is open to anonymous clients, as it

@@ -129,11 +129,6 @@ func fillPartitions(ctx context.Context, mc *metaCluster, prefix string, n int, 
 		return errors.New("no active controller")
 	}
 	target := active.Loader().Image().Topics().NumPartitions() + n
-	cl, err := mc.client(active)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
 	type job struct {
 		names []string
 		size  int32
@@ -159,7 +154,7 @@ func fillPartitions(ctx context.Context, mc *metaCluster, prefix string, n int, 
 	for range failoverInFlight {
 		wg.Go(func() {
 			for j := range work {
-				if err := mc.createTopics(fctx, cl, j.names, j.size, rf); err != nil {
+				if err := mc.createTopicsRetrying(fctx, j.names, j.size, rf); err != nil {
 					errs <- err
 					cancel()
 					return

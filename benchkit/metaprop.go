@@ -46,7 +46,11 @@ type Propagation struct {
 	SlowestBroker    int32         `json:"slowestBroker"`
 	SlowestBrokerP50 time.Duration `json:"slowestBrokerP50Ns"`
 	Aim              time.Duration `json:"aimNs"`
-	Error            string        `json:"error,omitempty"`
+	// ControllerChanges are the quorum controllers' deactivations (epoch
+	// and reason) seen so far on this cluster: none is the benchmark's
+	// doing, and the fill and the changes retried through them.
+	ControllerChanges []string `json:"controllerChanges,omitempty"`
+	Error             string   `json:"error,omitempty"`
 }
 
 // propagationSample is one change: each broker's time from the commit.
@@ -101,6 +105,7 @@ func runPropagation(ctx context.Context, cfg MetadataConfig, progress io.Writer)
 		}
 		have = n
 		err := propagateChanges(ctx, cfg, mc, &res)
+		res.ControllerChanges = mc.controllerChanges()
 		out = append(out, res)
 		if err != nil {
 			return out, err
@@ -129,10 +134,13 @@ func propagateChanges(ctx context.Context, cfg MetadataConfig, mc *metaCluster, 
 		}
 		return err
 	}
-	for i := range cfg.Changes {
-		active := mc.active()
-		if active == nil {
-			return finish(fmt.Errorf("propagation change %d: no active controller", i+1))
+	// A change answered NOT_CONTROLLER (the active controller moved, which
+	// the benchmark never causes) is made again, under a new name,
+	// through the next one; a few of them in a row end the run.
+	for i, retries := 0, 0; i < cfg.Changes; {
+		var active *server.Server
+		if err := waitUntil(ctx, "an active controller", func() bool { active = mc.active(); return active != nil }); err != nil {
+			return finish(fmt.Errorf("propagation change %d: %w", i+1, err))
 		}
 		if active != clNode {
 			if cl != nil {
@@ -146,8 +154,12 @@ func propagateChanges(ctx context.Context, cfg MetadataConfig, mc *metaCluster, 
 			clNode = active
 		}
 		rctx, cancel := context.WithTimeout(ctx, roundTimeout(cfg))
-		s, err := propagateOnce(rctx, mc, cl, active.ID(), fmt.Sprintf("bench-propagation-%d-%05d", res.Partitions, i))
+		s, err := propagateOnce(rctx, mc, cl, active.ID(), fmt.Sprintf("bench-propagation-%d-%05d-%d", res.Partitions, i, retries))
 		cancel()
+		if errors.Is(err, errNotController) && retries < 5 && ctx.Err() == nil {
+			retries++
+			continue
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				err = fmt.Errorf("interrupted: %w", ctx.Err())
@@ -155,6 +167,7 @@ func propagateChanges(ctx context.Context, cfg MetadataConfig, mc *metaCluster, 
 			return finish(fmt.Errorf("propagation at %d partitions, change %d: %w", res.Partitions, i+1, err))
 		}
 		samples = append(samples, s)
+		i, retries = i+1, 0
 	}
 	return finish(nil)
 }

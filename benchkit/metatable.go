@@ -3,6 +3,7 @@ package benchkit
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // WriteMetadataTable prints what `bench metadata` measured, one table per
@@ -53,6 +54,9 @@ func writePropagation(w io.Writer, ps []Propagation) error {
 			verdict = "not met"
 		}
 		fmt.Fprintf(w, "aim at %d partitions: commit → all %d brokers p99 under %s: %s\n", p.Partitions, p.Brokers, fmtDur(p.Aim), verdict)
+	}
+	if last := ps[len(ps)-1]; len(last.ControllerChanges) > 0 {
+		fmt.Fprintf(w, "the active controller changed during the run (the fill and the changes went on through the next one): %s\n", strings.Join(last.ControllerChanges, "; "))
 	}
 	fmt.Fprintln(w)
 	return nil
