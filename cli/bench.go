@@ -17,9 +17,10 @@ func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure kraftlab's quorum and metadata: commits, failover, propagation, scale",
-		Long: `Bench measures kraftlab's KRaft quorum on this machine: three voters in this
-process talking Kafka's protocol over loopback TCP, with their logs on disk.
-It starts its own quorums and needs no playground.
+		Long: `Bench measures kraftlab's KRaft quorum on this machine: three voters (and,
+for metadata, brokers) in this process talking Kafka's protocol over loopback
+TCP, with their logs on disk. It starts its own clusters and needs no
+playground.
 
 "bench quorum" measures commits; "bench failover" measures leader changes;
 "bench metadata" measures metadata reaching brokers, large images and
@@ -204,7 +205,8 @@ activation time. It should not grow with the metadata.
 
 Everything runs on one timing profile (--profile, kafka by default);
 --quick runs every part at tiny sizes on the fast profile in seconds.
-The full run takes a few minutes and several GB of memory.`,
+The full run takes about 1.5 minutes and about 4.5 GB of memory at its peak
+(--scale-memory bounds most of it).`,
 		Example:     indentExample("kraftlab bench metadata\nkraftlab bench metadata --quick\nkraftlab bench metadata --parts propagation --brokers 20 --changes 50\nkraftlab bench metadata --parts scale --partitions 100000 --json"),
 		Args:        cobra.NoArgs,
 		Annotations: annotations,
