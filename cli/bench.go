@@ -205,8 +205,8 @@ activation time. It should not grow with the metadata.
 
 Everything runs on one timing profile (--profile, kafka by default);
 --quick runs every part at tiny sizes on the fast profile in seconds.
-The full run takes about 1.5 minutes and about 4.5 GB of memory at its peak
-(--scale-memory bounds most of it).`,
+The full run took 1.5 minutes on a 2-core machine; its scale part holds up
+to --scale-memory (4 GB) of images at once.`,
 		Example:     indentExample("kraftlab bench metadata\nkraftlab bench metadata --quick\nkraftlab bench metadata --parts propagation --brokers 20 --changes 50\nkraftlab bench metadata --parts scale --partitions 100000 --json"),
 		Args:        cobra.NoArgs,
 		Annotations: annotations,
