@@ -16,18 +16,21 @@ func newBenchCommand() *cobra.Command {
 	noScenario := map[string]string{annotNoScenario: "a benchmark runs its own quorums, apart from any playground"}
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure kraftlab's quorum: commit throughput and latency, failover times",
-		Long: `Bench measures kraftlab's KRaft quorum on this machine: three voters in this
-process talking Kafka's protocol over loopback TCP, with their logs on disk.
-It starts its own quorums and needs no playground.
+		Short: "Measure kraftlab's quorum and metadata: commits, failover, propagation, scale",
+		Long: `Bench measures kraftlab's KRaft quorum on this machine: three voters (and,
+for metadata, brokers) in this process talking Kafka's protocol over loopback
+TCP, with their logs on disk. It starts its own clusters and needs no
+playground.
 
-"bench quorum" measures commits; "bench failover" measures leader changes.
+"bench quorum" measures commits; "bench failover" measures leader changes;
+"bench metadata" measures metadata reaching brokers, large images and
+controller failover.
 To see the same commit workload on hashicorp/raft and etcd raft in the same
 run, with ratios, run the bench module from a kraftlab source tree:
 cd bench && go run . quorum`,
 		Annotations: noScenario,
 	}
-	cmd.AddCommand(newBenchQuorumCommand(noScenario), newBenchFailoverCommand(noScenario))
+	cmd.AddCommand(newBenchQuorumCommand(noScenario), newBenchFailoverCommand(noScenario), newBenchMetadataCommand(noScenario))
 	return cmd
 }
 
@@ -157,6 +160,120 @@ takes about 2 minutes; --profiles, --changes or --rounds trim it.`,
 		}
 		if runErr != nil {
 			return failedf("bench failover: %w", runErr)
+		}
+		return err
+	}
+	return cmd
+}
+
+func newBenchMetadataCommand(annotations map[string]string) *cobra.Command {
+	var (
+		quick                 bool
+		profile, parts        string
+		set                   []string
+		partitions, failParts []int
+		propParts             []int
+		scaleMemoryMB         int64
+	)
+	cfg := benchkit.DefaultMetadataConfig()
+	cmd := &cobra.Command{
+		Use:   "metadata [flags]",
+		Short: "Metadata propagation to brokers, images of many partitions, controller failover",
+		Long: `Metadata measures the metadata layer in three parts.
+
+propagation: 3 controllers and --brokers brokers (50) in this process over
+loopback TCP create --changes (200) one-partition topics through the active
+controller, one at a time, first on empty metadata, then again once the
+metadata holds each --propagation-partitions size (100,000). Each change is timed from its commit (the active
+controller's own loader publishing it, which happens once the leader's high
+watermark passes the record) to every broker's loader publishing it:
+p50, p99 and max for the last broker, for each broker, and the spread
+between the first and the last. Aim: all brokers within 50 ms at p99.
+
+scale: for each --partitions size (100,000 and 1,000,000), the live heap of
+one image per partition, the time to write it as a snapshot, and, on one
+real loader per broker fed that snapshot, the time to load it and to apply
+one PartitionChangeRecord on all of them at once (no sockets: the
+propagation part measures those). Where --brokers images would not fit
+--scale-memory, fewer loaders run and the table says so.
+
+failover: for each --failover-partitions size (1,000 and 100,000), a
+cluster with that many partitions has its active controller killed
+--rounds times; each is timed from the new leader's election to its
+controller's first successful CreateTopics, next to the controller's own
+activation time. It should not grow with the metadata.
+
+Everything runs on one timing profile (--profile, kafka by default);
+--quick runs every part at tiny sizes on the fast profile in seconds.
+The full run took 1.5 minutes on a 2-core machine; its scale part holds up
+to --scale-memory (4 GB) of images at once.`,
+		Example:     indentExample("kraftlab bench metadata\nkraftlab bench metadata --quick\nkraftlab bench metadata --parts propagation --brokers 20 --changes 50\nkraftlab bench metadata --parts scale --partitions 100000 --json"),
+		Args:        cobra.NoArgs,
+		Annotations: annotations,
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&quick, "quick", false, "every part at tiny sizes on the fast profile (flags given still apply)")
+	fl.StringVar(&profile, "profile", cfg.Profile, "timing profile ("+strings.Join(cluster.Profiles(), ", ")+")")
+	fl.StringVar(&parts, "parts", "propagation,scale,failover", "parts to run: propagation, scale, failover")
+	fl.IntVar(&cfg.Brokers, "brokers", cfg.Brokers, "brokers of the propagation cluster, and loaders of the scale part")
+	fl.IntVar(&cfg.Changes, "changes", cfg.Changes, "metadata changes the propagation part times")
+	fl.IntSliceVar(&propParts, "propagation-partitions", cfg.PropagationPartitions, "metadata sizes (partitions created first) the propagation part measures at, on one cluster")
+	fl.IntSliceVar(&partitions, "partitions", cfg.Partitions, "image sizes of the scale part")
+	fl.IntVar(&cfg.ScaleChanges, "scale-changes", cfg.ScaleChanges, "partition changes the scale part applies on every loader, per size")
+	fl.Int64Var(&scaleMemoryMB, "scale-memory", cfg.ScaleMemory/1e6, "MB the scale part's loaders may hold together")
+	fl.IntSliceVar(&failParts, "failover-partitions", cfg.FailoverPartitions, "metadata sizes (partitions) the failover part kills the active controller at")
+	fl.IntVar(&cfg.FailoverBrokers, "failover-brokers", cfg.FailoverBrokers, "brokers of the failover cluster")
+	fl.IntVarP(&cfg.FailoverRounds, "rounds", "k", cfg.FailoverRounds, "kills of the active controller per failover size")
+	fl.StringArrayVar(&set, "set", nil, "override a timing key, as kraftlab up --set (repeatable)")
+	fl.StringVar(&cfg.Dir, "dir", "", "data folder (default: a fresh temporary folder, removed afterwards)")
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if quick {
+			q := benchkit.QuickMetadataConfig()
+			keep := func(name string, quickValue func()) {
+				if !fl.Changed(name) {
+					quickValue()
+				}
+			}
+			keep("profile", func() { profile = q.Profile })
+			keep("brokers", func() { cfg.Brokers = q.Brokers })
+			keep("changes", func() { cfg.Changes = q.Changes })
+			keep("partitions", func() { partitions = q.Partitions })
+			keep("propagation-partitions", func() { propParts = q.PropagationPartitions })
+			keep("scale-changes", func() { cfg.ScaleChanges = q.ScaleChanges })
+			keep("failover-partitions", func() { failParts = q.FailoverPartitions })
+			keep("failover-brokers", func() { cfg.FailoverBrokers = q.FailoverBrokers })
+			keep("rounds", func() { cfg.FailoverRounds = q.FailoverRounds })
+		}
+		t, err := cluster.ProfileTiming(profile)
+		if err != nil {
+			return usagef("--profile: %v", err)
+		}
+		if err := t.Apply(set); err != nil {
+			return usagef("%v", err)
+		}
+		cfg.Profile, cfg.Timing = profile, t
+		cfg.Partitions, cfg.FailoverPartitions, cfg.PropagationPartitions = partitions, failParts, propParts
+		cfg.ScaleMemory = scaleMemoryMB * 1e6
+		cfg.Parts = nil
+		for _, p := range strings.Split(parts, ",") {
+			part := benchkit.MetadataPart(strings.TrimSpace(p))
+			if !slices.Contains(benchkit.MetadataParts(), part) {
+				return usagef("--parts: %q is not propagation, scale or failover", p)
+			}
+			cfg.Parts = append(cfg.Parts, part)
+		}
+		if err := cfg.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+		rep, runErr := benchkit.RunMetadata(cmd.Context(), cfg, cmd.ErrOrStderr())
+		if wantJSON(cmd) {
+			err = printJSON(cmd.OutOrStdout(), rep)
+		} else {
+			err = benchkit.WriteMetadataTable(cmd.OutOrStdout(), rep)
+		}
+		if runErr != nil {
+			return failedf("bench metadata: %w", runErr)
 		}
 		return err
 	}

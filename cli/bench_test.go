@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kraftlab/kraftlab/benchkit"
 )
@@ -43,6 +45,9 @@ func TestBenchBadUsage(t *testing.T) {
 		{"bench", "failover", "--changes", "explode"},
 		{"bench", "failover", "--set", "controller.quorum.fetch.timeout.ms=0"},
 		{"bench", "quorum", "--flush", "sometimes"},
+		{"bench", "metadata", "--parts", "everything"},
+		{"bench", "metadata", "--quick", "--brokers", "0"},
+		{"bench", "metadata", "--quick", "--profile", "slow"},
 		{"bench", "quorum", "--systems", "hashicorp"},
 	} {
 		code, out, errOut := h.run(args...)
@@ -50,4 +55,44 @@ func TestBenchBadUsage(t *testing.T) {
 	}
 	code, out, errOut := h.run("bench", "quorum", "--systems", "etcd")
 	expectRun(t, "bench quorum --systems etcd", code, out, errOut, ExitUsage, "cd bench && go run . quorum")
+}
+
+// `bench metadata --quick` prints every part's table, and every timed row
+// holds measured, positive durations.
+func TestBenchMetadataQuickTable(t *testing.T) {
+	h := newHarness(t)
+	code, out, errOut := h.run("bench", "metadata", "--quick", "--dir", t.TempDir())
+	expectRun(t, "bench metadata --quick", code, out, errOut, 0)
+	rows := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		fields := strings.Fields(line)
+		for _, row := range []string{"0", "200", "2000", "fast"} {
+			if len(fields) == 0 || fields[0] != row {
+				continue
+			}
+			rows[row] = true
+			durations := 0
+			for _, f := range fields[1:] {
+				d, err := time.ParseDuration(f)
+				if err != nil {
+					continue
+				}
+				durations++
+				if d <= 0 {
+					t.Errorf("row %q: duration %s is not positive", line, f)
+				}
+			}
+			if durations < 3 {
+				t.Errorf("row %q holds %d durations", line, durations)
+			}
+		}
+	}
+	if len(rows) != 4 {
+		t.Errorf("rows found %v\n%s", rows, out)
+	}
+	for _, want := range []string{"B/partition", "elected → CreateTopics", "aim at 200 partitions: commit → all 3 brokers p99 under 50.0ms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
 }
