@@ -29,12 +29,7 @@ leads. Under the table: the active controller's KafkaController metrics.`,
 	}
 	addJSONFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := e.connect(cmd)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		v, err := status(cmd.Context(), c)
+		v, err := fetchView(e, cmd)
 		if err != nil {
 			return err
 		}
