@@ -217,10 +217,17 @@ func noLeaderWhy(v *view.View) ([]string, statusLevel) {
 		if len(who) > 1 {
 			verb, each, its = "follow", "each stands", "their"
 		}
-		long := fmt.Sprintf("%s still %s %d (%s); %s for election when its fetch timeout passes", joinIDs(who), verb, l.ID, down, each)
+		// The soonest fetch timer among them: the first to give up
+		// starts the election.
+		in, first := "", ""
+		if due := soonestFetchDeadline(v, who); due > 0 {
+			left := since(v.Timestamp, due)
+			in, first = " in "+left, " (the first in "+left+")"
+		}
+		long := fmt.Sprintf("%s still %s %d (%s); %s for election when its fetch timeout passes%s", joinIDs(who), verb, l.ID, down, each, first)
 		return []string{"no leader: " + long, long,
-			fmt.Sprintf("%s %s %d (%s) until %s fetch timeout; then an election", ids(who), verb, l.ID, down, its),
-			fmt.Sprintf("%s %s %d (%s) until %s fetch timeout", ids(who), verb, l.ID, down, its)}, levelWarn
+			fmt.Sprintf("%s %s %d (%s) until %s fetch timeout%s; then an election", ids(who), verb, l.ID, down, its, in),
+			fmt.Sprintf("%s %s %d (%s) until %s fetch timeout%s", ids(who), verb, l.ID, down, its, in)}, levelWarn
 	}
 	roles := make([]string, len(running))
 	for i, n := range running {
@@ -294,4 +301,16 @@ func flow(items []string, w, gap int) block {
 		out[i] = clip(out[i], w)
 	}
 	return out
+}
+
+// soonestFetchDeadline is the earliest fetch deadline of the nodes ids, 0
+// when none of them reports one.
+func soonestFetchDeadline(v *view.View, ids []int32) int64 {
+	var due int64
+	for _, id := range ids {
+		if n, ok := v.Node(id); ok && n.FetchDeadlineTimestamp > 0 && (due == 0 || n.FetchDeadlineTimestamp < due) {
+			due = n.FetchDeadlineTimestamp
+		}
+	}
+	return due
 }

@@ -257,6 +257,18 @@ func TestHeaderSaysWhyThereIsNoLeader(t *testing.T) {
 	if out := render(&v, 80); strings.Contains(out, "election?") {
 		t.Errorf("a guessed election:\n%s", out)
 	}
+	// With the followers' fetch deadlines in the view, the countdown to the
+	// first one's election.
+	v.Nodes[1].FetchDeadlineTimestamp, v.Nodes[2].FetchDeadlineTimestamp = now+1800, now+1300
+	for w, want := range map[int]string{
+		160: "each stands for election when its fetch timeout passes (the first in 1.3s)",
+		80:  "2,3 follow 1 (killed 150ms ago) until their fetch timeout in 1.3s",
+	} {
+		if out := render(&v, w); !strings.Contains(out, want) {
+			t.Errorf("at %d columns, no %q:\n%s", w, want, out)
+		}
+	}
+	v.Nodes[1].FetchDeadlineTimestamp, v.Nodes[2].FetchDeadlineTimestamp = 0, 0
 
 	// An election under way.
 	v.Nodes[1].Role, v.Nodes[1].Epoch = view.RoleCandidate, 5

@@ -313,7 +313,7 @@ func (e *Engine) View() view.View {
 			ID: id, Kind: n.kind, Listener: fmt.Sprintf("127.0.0.1:%d", 19000+int(id)), State: n.state,
 			Epoch: n.epoch, LeaderID: n.leader, VotedID: n.voted,
 			LogEndOffset: n.leo, HighWatermark: n.hwm, LogStartOffset: n.start, LatestSnapshot: n.snapshot,
-			Truncations: n.truncations, SnapshotsLoaded: n.snapshotsLoaded,
+			Truncations: n.truncations, SnapshotsLoaded: n.snapshotsLoaded, FetchDeadlineTimestamp: -1,
 			RPC: map[string]view.RPCStats{"Fetch": {Requests: n.leo, RequestBytes: 100 * n.leo, Responses: n.leo, ResponseBytes: 120 * n.leo}},
 		}
 		if e.live(id) {

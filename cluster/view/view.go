@@ -89,6 +89,10 @@ type Node struct {
 	HighWatermark  int64       `json:"highWatermark"`
 	LogStartOffset int64       `json:"logStartOffset"`
 	LatestSnapshot *SnapshotID `json:"latestSnapshot"`
+	// FetchDeadlineTimestamp is when a following voter's fetch timeout
+	// runs out (Unix milliseconds) unless a fetch from its leader succeeds
+	// first; it then starts an election. -1 on other nodes.
+	FetchDeadlineTimestamp int64 `json:"fetchDeadlineTimestamp"`
 	// Truncations counts the times this node cut its log back after a
 	// Fetch response carried a DivergingEpoch, since the playground started.
 	Truncations int64 `json:"truncations"`

@@ -28,6 +28,11 @@ type Status struct {
 	// AppliedOffset is the next offset the listener will be handed.
 	AppliedOffset int64
 	ShuttingDown  bool
+	// FetchDeadline is when a following voter's fetch timer
+	// (controller.quorum.fetch.timeout.ms) runs out unless a fetch from
+	// its leader succeeds first: it then starts an election. Zero on
+	// other nodes.
+	FetchDeadline time.Time
 	// Replicas is the leader's view of every voter and of the observers
 	// that fetched in the last five minutes; nil on other nodes.
 	Replicas []ReplicaStatus
@@ -71,6 +76,9 @@ func (n *Node) Summary() Status {
 		ShuttingDown:   n.shuttingDown,
 	}
 	s.LatestSnapshot, s.HasSnapshot = n.log.LatestSnapshot()
+	if n.role == Follower && n.voter {
+		s.FetchDeadline = n.fetchDeadline
+	}
 	return s
 }
 
