@@ -20,6 +20,7 @@ import (
 type testLeader struct {
 	id      int32
 	fetches atomic.Int64
+	held    atomic.Int64 // fetches that waited on hold
 
 	mu      sync.Mutex
 	parts   map[TopicPartition]*leaderPartition
@@ -126,6 +127,7 @@ func (l *testLeader) fetch(ctx context.Context, req *kmsg.FetchRequest) (*kmsg.F
 			ch := l.block[TopicPartition{l.names[rt.TopicID], rp.Partition}]
 			l.mu.Unlock()
 			if ch != nil {
+				l.held.Add(1)
 				select {
 				case <-ch:
 				case <-ctx.Done():
