@@ -139,7 +139,9 @@ func TestTruncatesDivergentTailOnDivergingEpoch(t *testing.T) {
 }
 
 // readPrefix is the bytes of the batches below offset end.
-func readPrefix(t *testing.T, log interface{ Read(int64, int) ([]byte, error) }, end int64) []byte {
+func readPrefix(t *testing.T, log interface {
+	Read(int64, int) ([]byte, error)
+}, end int64) []byte {
 	t.Helper()
 	var out []byte
 	for off := int64(0); off < end; off++ {
