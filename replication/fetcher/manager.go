@@ -23,8 +23,40 @@ type Manager struct {
 	threads map[threadKey]*Thread
 	closed  bool
 
-	failedMu sync.Mutex // taken inside a thread's lock: never the other way round
-	failed   map[TopicPartition]struct{}
+	failed *failedPartitions
+}
+
+// failedPartitions are the partitions threads gave up on (Kafka's
+// FailedPartitions). Its lock is taken inside a thread's, never the other
+// way round.
+type failedPartitions struct {
+	mu  sync.Mutex
+	set map[TopicPartition]struct{}
+}
+
+func (f *failedPartitions) add(tp TopicPartition) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.set[tp] = struct{}{}
+}
+
+func (f *failedPartitions) remove(tp TopicPartition) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.set, tp)
+}
+
+func (f *failedPartitions) list() []TopicPartition {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]TopicPartition, 0, len(f.set))
+	for tp := range f.set {
+		out = append(out, tp)
+	}
+	slices.SortFunc(out, func(a, b TopicPartition) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+	return out
 }
 
 // NewManager returns a manager with no threads.
@@ -33,7 +65,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Manager{cfg: cfg, threads: map[threadKey]*Thread{}, failed: map[TopicPartition]struct{}{}}, nil
+	return &Manager{cfg: cfg, threads: map[threadKey]*Thread{}, failed: &failedPartitions{set: map[TopicPartition]struct{}{}}}, nil
 }
 
 // FetcherID is the thread number tp goes to on any source broker.
@@ -50,11 +82,6 @@ func (m *Manager) AddPartitions(states map[TopicPartition]InitialFetchState) {
 	if m.closed {
 		return
 	}
-	m.failedMu.Lock()
-	for tp := range states {
-		delete(m.failed, tp)
-	}
-	m.failedMu.Unlock()
 	perThread := map[threadKey]map[TopicPartition]InitialFetchState{}
 	for tp, st := range states {
 		key := threadKey{st.Leader, m.FetcherID(tp)}
@@ -71,7 +98,7 @@ func (m *Manager) AddPartitions(states map[TopicPartition]InitialFetchState) {
 	for key, group := range perThread {
 		th, ok := m.threads[key]
 		if !ok {
-			th = startThread(m.cfg, key.fetcherID, key.broker, m.addFailed)
+			th = startThread(m.cfg, key.fetcherID, key.broker, m.failed)
 			m.threads[key] = th
 		}
 		th.addPartitions(group)
@@ -91,11 +118,9 @@ func (m *Manager) RemovePartitions(tps ...TopicPartition) map[TopicPartition]Par
 			out[tp] = st
 		}
 	}
-	m.failedMu.Lock()
 	for _, tp := range tps {
-		delete(m.failed, tp)
+		m.failed.remove(tp)
 	}
-	m.failedMu.Unlock()
 	m.shutdownIdleFetcherThreadsLocked()
 	return out
 }
@@ -107,12 +132,6 @@ func (m *Manager) shutdownIdleFetcherThreadsLocked() {
 			delete(m.threads, key)
 		}
 	}
-}
-
-func (m *Manager) addFailed(tp TopicPartition) {
-	m.failedMu.Lock()
-	defer m.failedMu.Unlock()
-	m.failed[tp] = struct{}{}
 }
 
 // Close stops every thread and waits for them (closeAllFetchers); the
@@ -146,13 +165,8 @@ func (m *Manager) Stats() ManagerStats {
 	slices.SortFunc(s.Threads, func(a, b ThreadStats) int {
 		return cmp.Or(cmp.Compare(a.SourceBroker, b.SourceBroker), cmp.Compare(a.FetcherID, b.FetcherID))
 	})
-	m.failedMu.Lock()
-	for tp := range m.failed {
-		s.FailedPartitions = append(s.FailedPartitions, tp)
+	if failed := m.failed.list(); len(failed) > 0 {
+		s.FailedPartitions = failed
 	}
-	m.failedMu.Unlock()
-	slices.SortFunc(s.FailedPartitions, func(a, b TopicPartition) int {
-		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
-	})
 	return s
 }

@@ -17,7 +17,7 @@ func bareThread(t *testing.T, cfg Config) *Thread {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	return &Thread{name: ThreadName(0, 1), leader: 1, cfg: cfg, log: cfg.Logger, parts: map[TopicPartition]*partitionState{},
-		wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+		failed: &failedPartitions{set: map[TopicPartition]struct{}{}}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
 }
 
 // The Fetch carries what Kafka 4.4's replica fetcher sends: v18, the

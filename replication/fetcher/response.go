@@ -30,7 +30,7 @@ func (t *Thread) processFetchRequest(f *replicaFetch) {
 		return
 	}
 	fr, ok := resp.(*kmsg.FetchResponse)
-	if err == nil && !ok {
+	if err == nil && (!ok || fr == nil) {
 		err = fmt.Errorf("fetch answered with %T", resp)
 	}
 	if err == nil && fr.ErrorCode != 0 {

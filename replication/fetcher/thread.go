@@ -19,7 +19,7 @@ type Thread struct {
 	leader    int32
 	cfg       Config
 	log       *slog.Logger
-	onFailed  func(TopicPartition)
+	failed    *failedPartitions
 
 	mu    sync.Mutex
 	parts map[TopicPartition]*partitionState
@@ -44,11 +44,11 @@ func ThreadName(fetcherID int, sourceBroker int32) string {
 	return fmt.Sprintf("ReplicaFetcherThread-%d-%d", fetcherID, sourceBroker)
 }
 
-func startThread(cfg Config, fetcherID int, leader int32, onFailed func(TopicPartition)) *Thread {
+func startThread(cfg Config, fetcherID int, leader int32, failed *failedPartitions) *Thread {
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &Thread{
 		name: ThreadName(fetcherID, leader), fetcherID: fetcherID, leader: leader, cfg: cfg,
-		onFailed: onFailed, parts: map[TopicPartition]*partitionState{},
+		failed: failed, parts: map[TopicPartition]*partitionState{},
 		wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{}),
 	}
 	t.log = cfg.Logger.With("fetcher", t.name)
@@ -85,6 +85,9 @@ func (t *Thread) addPartitions(states map[TopicPartition]InitialFetchState) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for tp, init := range states {
+		// Under the thread's lock, so that a failure of the partition's old
+		// state cannot be recorded after it is added again.
+		t.failed.remove(tp)
 		if cur, ok := t.parts[tp]; ok && cur.CurrentLeaderEpoch == init.LeaderEpoch && cur.replica == init.Replica {
 			continue
 		}
@@ -152,9 +155,7 @@ func (t *Thread) partitionCount() int {
 func (t *Thread) markFailedLocked(tp TopicPartition, err error) {
 	t.log.Warn("partition marked as failed", "partition", tp, "err", err)
 	t.removeLocked(tp)
-	if t.onFailed != nil {
-		t.onFailed(tp)
-	}
+	t.failed.add(tp)
 }
 
 // delayLocked holds a partition back for the fetch backoff, unless it is
