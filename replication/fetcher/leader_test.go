@@ -330,7 +330,7 @@ func (f *followerLog) bytes(t *testing.T) []byte {
 	return readAll(t, f.log)
 }
 
-func readAll(t *testing.T, log *storage.Log) []byte {
+func readAll(t testing.TB, log *storage.Log) []byte {
 	t.Helper()
 	var out []byte
 	for off := log.LogStartOffset(); off < log.LogEndOffset(); {
