@@ -194,8 +194,13 @@ func (l *testLeader) partitionAnswer(tp TopicPartition, rp kmsg.FetchRequestTopi
 		return kerr.UnknownLeaderEpoch.Code
 	}
 	op.LogStartOffset = p.log.LogStartOffset()
+	// Kafka's Partition.readRecords: an epoch the leader cannot place, or
+	// an offset below its start, is out of range before any divergence.
 	if rp.LastFetchedEpoch >= 0 {
 		epoch, end := p.log.EndOffsetForEpoch(rp.LastFetchedEpoch)
+		if epoch < 0 || rp.FetchOffset < p.log.LogStartOffset() {
+			return kerr.OffsetOutOfRange.Code
+		}
 		if epoch < rp.LastFetchedEpoch || end < rp.FetchOffset {
 			op.DivergingEpoch.Epoch, op.DivergingEpoch.EndOffset = epoch, end
 			op.HighWatermark = p.hwm
