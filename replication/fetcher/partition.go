@@ -12,8 +12,9 @@ type TopicPartition struct {
 func (tp TopicPartition) String() string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
 
 // Replica is the local follower replica a fetcher thread feeds
-// (replication/partition satisfies it). A thread calls it only from its own
-// goroutine, one call at a time per replica.
+// (replication/partition satisfies it). Calls for one replica never overlap:
+// they are made under its thread's lock, from the thread's goroutine or from
+// the caller of Manager.AddPartitions or Manager.Stats.
 type Replica interface {
 	// LogEndOffset is the offset the next appended record takes.
 	LogEndOffset() int64
