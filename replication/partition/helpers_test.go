@@ -85,3 +85,5 @@ func stampedBatch(base int64, epoch int32, n int) []byte {
 	}
 	return storage.AppendBatch(nil, storage.BatchSpec{BaseOffset: base, LeaderEpoch: epoch, Timestamp: t0.UnixMilli()}, recs)
 }
+
+var storagePeek = storage.PeekBatch
