@@ -55,4 +55,3 @@ func (p *Partition) UpdateHighWatermark(leaderHWM int64) bool {
 	p.hwm = hw
 	return true
 }
-
