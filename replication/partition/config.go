@@ -40,6 +40,9 @@ type Config struct {
 	// go without catching up to the leader's log end offset before it
 	// leaves the ISR. Zero means DefaultReplicaLagTimeMax.
 	ReplicaLagTimeMax time.Duration
+	// MaxMessageBytes is message.max.bytes: the largest batch a producer
+	// may append (MESSAGE_TOO_LARGE). Zero means DefaultMaxMessageBytes.
+	MaxMessageBytes int
 	// HighWatermark is the high watermark the caller checkpointed for this
 	// replica (Kafka's replication-offset-checkpoint), or 0. It is bounded
 	// by the recovered log.
@@ -71,6 +74,12 @@ func (c *Config) validate() error {
 	}
 	if c.ReplicaLagTimeMax < 0 {
 		return fmt.Errorf("replica.lag.time.max.ms %v is negative", c.ReplicaLagTimeMax)
+	}
+	if c.MaxMessageBytes < 0 {
+		return fmt.Errorf("message.max.bytes %d is negative", c.MaxMessageBytes)
+	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	if c.MinInsyncReplicas == 0 {
 		c.MinInsyncReplicas = DefaultMinInsyncReplicas

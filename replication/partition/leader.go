@@ -33,7 +33,7 @@ func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Ti
 	if requiredAcks != 0 && requiredAcks != 1 && requiredAcks != -1 {
 		return AppendInfo{}, fmt.Errorf("partition %s: acks %d: %w", p.name, requiredAcks, kerr.InvalidRequiredAcks)
 	}
-	if err := validateProducerBatch(batch, DefaultMaxMessageBytes); err != nil {
+	if err := validateProducerBatch(batch, p.cfg.MaxMessageBytes); err != nil {
 		return AppendInfo{}, fmt.Errorf("partition %s: %w", p.name, err)
 	}
 	p.mu.Lock()

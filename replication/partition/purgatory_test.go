@@ -1,6 +1,8 @@
 package partition
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,5 +101,60 @@ func TestDelayedFetch(t *testing.T) {
 	}
 	if pg.CheckAndComplete(p) != 1 || len(done) != 2 || done[1] || pg.Len() != 0 {
 		t.Fatalf("after a new leader epoch: %v, %d waiting", done, pg.Len())
+	}
+}
+
+// countingOp completes once ready is set; it counts its completions.
+type countingOp struct {
+	ready     atomic.Bool
+	completed atomic.Int32
+	expired   atomic.Bool
+}
+
+func (o *countingOp) TryComplete() bool { return o.ready.Load() }
+func (o *countingOp) OnComplete(expired bool) {
+	o.completed.Add(1)
+	o.expired.Store(expired)
+}
+
+// Operations watched, completed and expired from several goroutines at
+// once complete exactly once each and leave nothing watched.
+func TestPurgatoryCompletesEachOperationOnce(t *testing.T) {
+	pg := NewPurgatory[int]()
+	const n = 400
+	ops := make([]*countingOp, n)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g; i < n; i += 4 {
+				ops[i] = &countingOp{}
+				pg.TryCompleteElseWatch(ops[i], t0.Add(time.Duration(i)*time.Millisecond), i%7, i%5)
+			}
+		})
+	}
+	wg.Wait()
+	for i := 0; i < n; i += 2 {
+		ops[i].ready.Store(true)
+	}
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 7 {
+				pg.CheckAndComplete(k)
+			}
+			pg.Expire(t0.Add(time.Duration(g*n/4) * time.Millisecond))
+		})
+	}
+	wg.Wait()
+	pg.Expire(t0.Add(time.Hour))
+	for i, op := range ops {
+		if c := op.completed.Load(); c != 1 {
+			t.Fatalf("operation %d completed %d times", i, c)
+		}
+		if i%2 == 1 && !op.expired.Load() {
+			t.Fatalf("operation %d completed without being ready", i)
+		}
+	}
+	if pg.Len() != 0 || len(pg.watchers) != 0 {
+		t.Fatalf("%d waiting, %d keys watched after all completed", pg.Len(), len(pg.watchers))
 	}
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // DefaultMaxMessageBytes is message.max.bytes' default: the largest batch
-// a producer may append.
+// a producer may append (Kafka's 1 MiB plus a batch header and a record's
+// overhead).
 const DefaultMaxMessageBytes = 1048588
 
 // Header fields of a v2 batch validation reads (Kafka's DefaultRecordBatch).
