@@ -80,3 +80,38 @@ func FuzzAppendAsLeader(f *testing.F) {
 		}
 	})
 }
+
+// Whatever a fetch names, the leader answers with an error or whole
+// batches it may serve, and its state stays sound.
+func FuzzFetch(f *testing.F) {
+	f.Add(int32(2), int64(0), int32(-1), int32(-1), int32(1<<20), uint8(0))
+	f.Add(int32(-1), int64(3), int32(1), int32(1), int32(0), uint8(1))
+	f.Add(int32(2), int64(9), int32(1), int32(7), int32(-5), uint8(2))
+	f.Add(int32(3), int64(-1), int32(2), int32(0), int32(1), uint8(9))
+	p := open(f, f.TempDir(), 1, 1)
+	leader(f, p, []int32{1, 2, 3})
+	mustAppend(f, p, 3)
+	mustAppend(f, p, 3)
+	fetch(f, p, 2, 3, t0)
+	fetch(f, p, 3, 3, t0)
+	f.Fuzz(func(t *testing.T, replica int32, offset int64, current, last, maxBytes int32, iso uint8) {
+		hwm := p.HighWatermark()
+		res, err := p.Read(FetchParams{ReplicaID: replica, FetchOffset: offset, CurrentLeaderEpoch: current, LastFetchedEpoch: last, MaxBytes: int(maxBytes), Isolation: Isolation(iso)})
+		if err == nil && res.DivergingEpoch == nil {
+			limit := res.LogEndOffset
+			if replica < 0 {
+				limit = res.HighWatermark
+			}
+			if len(res.Records) > 0 && nextOffset(t, res.Records) > limit {
+				t.Fatalf("read past %d", limit)
+			}
+			countRecords(t, res.Records)
+		}
+		if _, err := p.UpdateFollowerFetch(replica, offset, t0); err == nil && (offset < 0 || offset > p.LogEndOffset()) {
+			t.Fatalf("fetch offset %d accepted", offset)
+		}
+		if p.HighWatermark() < hwm || p.HighWatermark() > p.LogEndOffset() {
+			t.Fatalf("high watermark %d after %d (log end %d)", p.HighWatermark(), hwm, p.LogEndOffset())
+		}
+	})
+}

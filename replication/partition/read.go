@@ -41,8 +41,11 @@ type FetchParams struct {
 	// MaxBytes bounds the batches returned, except that one whole batch is
 	// always returned, however large (Kafka's minOneMessage).
 	MaxBytes int
-	// Isolation bounds what a consumer reads; a follower's fetch always
-	// reads to the log end.
+	// Isolation is the consumer's isolation level: IsolationHighWatermark or
+	// IsolationTxnCommitted, the same without transactions. A consumer never
+	// reads past the high watermark, and a follower (ReplicaID >= 0) always
+	// reads to the log end, whatever Isolation says (Kafka's
+	// FetchIsolation.of).
 	Isolation Isolation
 }
 
@@ -103,8 +106,8 @@ func (p *Partition) Read(f FetchParams) (FetchResult, error) {
 			p.name, f.FetchOffset, res.LogStartOffset, res.LogEndOffset, kerr.OffsetOutOfRange)
 	}
 	maxOffset := res.LogEndOffset
-	if !follower && f.Isolation != IsolationLogEnd {
-		maxOffset = p.hwm
+	if !follower {
+		maxOffset = p.hwm // Kafka gives consumers no log-end isolation
 	}
 	if f.FetchOffset >= maxOffset {
 		return res, nil

@@ -212,7 +212,7 @@ func (c *simCluster) check() {
 }
 
 // committed is replica p's log below offset end, raw.
-func committed(t *testing.T, p *Partition, end int64) []byte {
+func committed(t testing.TB, p *Partition, end int64) []byte {
 	var out []byte
 	for at := p.LogStartOffset(); at < end; {
 		raw, err := p.log.Read(at, 1<<20)
@@ -229,7 +229,7 @@ func committed(t *testing.T, p *Partition, end int64) []byte {
 	return out
 }
 
-func nextOffset(t *testing.T, raw []byte) int64 {
+func nextOffset(t testing.TB, raw []byte) int64 {
 	var next int64
 	for pos := 0; pos < len(raw); {
 		_, last, _, size, err := storagePeek(raw[pos:])
@@ -242,7 +242,7 @@ func nextOffset(t *testing.T, raw []byte) int64 {
 }
 
 // batchAt is the raw batch of p's log that starts at offset.
-func batchAt(t *testing.T, p *Partition, offset int64) []byte {
+func batchAt(t testing.TB, p *Partition, offset int64) []byte {
 	raw, err := p.log.Read(offset, 1)
 	if err != nil {
 		t.Fatalf("read batch at %d: %v", offset, err)
