@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -109,6 +110,30 @@ func (p *Partition) Crash() error {
 	defer p.mu.Unlock()
 	return p.log.Crash()
 }
+
+// Delete closes the log and removes the replica's directory, as when the
+// topic is deleted or the replica moves off this broker.
+func (p *Partition) Delete() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.log.Close()
+	if rerr := os.RemoveAll(p.log.Dir()); rerr != nil {
+		return fmt.Errorf("delete partition %s: %w", p.name, rerr)
+	}
+	return err
+}
+
+// Name is the replica's directory name, <topic>-<partition>.
+func (p *Partition) Name() string { return p.name }
+
+// Topic is the partition's topic.
+func (p *Partition) Topic() string { return p.cfg.Topic }
+
+// TopicID is the topic's id.
+func (p *Partition) TopicID() [16]byte { return p.cfg.TopicID }
+
+// Index is the partition's index in its topic.
+func (p *Partition) Index() int32 { return p.cfg.Partition }
 
 // Recovery says what opening the log found and repaired.
 func (p *Partition) Recovery() storage.RecoveryReport { return p.log.Recovery() }

@@ -177,13 +177,20 @@ func TestPartitionMetadataFile(t *testing.T) {
 	if want := "version: 0\ntopic_id: AQIDBAUGBwgJCgsMDQ4PEA\n"; string(data) != want {
 		t.Fatalf("partition.metadata %q, want %q", data, want)
 	}
-	if filepath.Base(p.Dir()) != "t-0" {
+	if filepath.Base(p.Dir()) != "t-0" || p.Name() != "t-0" || p.Topic() != "t" || p.Index() != 0 || p.TopicID() != topicID {
 		t.Fatalf("directory %s, want t-0", p.Dir())
 	}
 	p.Close()
 	_, err = New(Config{Topic: "t", TopicID: [16]byte{9}, Dir: dir, LocalBrokerID: 1})
 	if err == nil || !strings.Contains(err.Error(), "topic id") {
 		t.Fatalf("another topic id: %v", err)
+	}
+	p = open(t, dir, 1, 1)
+	if err := p.Delete(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p.Dir()); !os.IsNotExist(err) {
+		t.Fatalf("directory after Delete: %v", err)
 	}
 	for _, bad := range []string{"", "..", "a/b", strings.Repeat("x", 250)} {
 		if _, err := New(Config{Topic: bad, Dir: dir}); err == nil {
