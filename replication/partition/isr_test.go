@@ -207,6 +207,8 @@ func TestStaleEpochsRefused(t *testing.T) {
 	}
 	_, err = p.AppendAsLeader(producerBatch(1, "a", 0), 1, t0)
 	wantCode(t, err, errNotLeaderOrFollower)
+	_, err = p.MakeLeader(7, 7, []int32{1, 2}, []int32{1, 2}, t0)
+	wantCode(t, err, kerr.FencedLeaderEpoch) // a newer leader epoch, an older partition epoch
 	if _, err := p.MakeLeader(7, 9, []int32{1, 2}, []int32{1, 3}, t0); err == nil {
 		t.Fatal("an ISR member outside the replicas was accepted")
 	}

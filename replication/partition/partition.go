@@ -193,7 +193,7 @@ func (p *Partition) State() State {
 	}
 	if p.isr.pending != nil {
 		c := *p.isr.pending
-		c.ISR = slices.Clone(c.ISR)
+		c.ISR, c.Changed = slices.Clone(c.ISR), slices.Clone(c.Changed)
 		s.Pending = &c
 	}
 	for _, id := range p.replicas {

@@ -66,7 +66,7 @@ func (p *Partition) checkTransition(leaderEpoch, partitionEpoch int32, replicas,
 	if leaderEpoch < 0 || partitionEpoch < 0 {
 		return fmt.Errorf("partition %s: leader epoch %d, partition epoch %d: %w", p.name, leaderEpoch, partitionEpoch, kerr.InvalidRequest)
 	}
-	if leaderEpoch < p.leaderEpoch || (leaderEpoch == p.leaderEpoch && partitionEpoch < p.partitionEpoch) {
+	if leaderEpoch < p.leaderEpoch || partitionEpoch < p.partitionEpoch {
 		return fmt.Errorf("partition %s: leader epoch %d partition epoch %d is older than %d/%d: %w",
 			p.name, leaderEpoch, partitionEpoch, p.leaderEpoch, p.partitionEpoch, kerr.FencedLeaderEpoch)
 	}
