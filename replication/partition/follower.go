@@ -1,0 +1,57 @@
+package partition
+
+import "fmt"
+
+// AppendAsFollower appends batches fetched from the leader, with the
+// offsets and leader epochs the leader gave them; their epochs enter the
+// epoch cache. They must start at the log end offset (storage checks them
+// whole, CRC included); on any error nothing is appended. A replica that
+// does not follow refuses with NOT_LEADER_OR_FOLLOWER.
+func (p *Partition) AppendAsFollower(batches []byte) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.role != RoleFollower {
+		return fmt.Errorf("partition %s: broker %d does not follow: %w", p.name, p.cfg.LocalBrokerID, errNotLeaderOrFollower)
+	}
+	if len(batches) == 0 {
+		return nil
+	}
+	if err := p.log.AppendAsFollower(batches); err != nil {
+		return fmt.Errorf("partition %s: append as follower: %w", p.name, storageError(err))
+	}
+	return nil
+}
+
+// TruncateTo removes the log from offset on (whole batches: a point inside
+// a batch cuts at its start), as a follower does at the divergence point;
+// the high watermark comes down with the log end. Truncating below the log
+// start is an error.
+func (p *Partition) TruncateTo(offset int64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.role == RoleLeader {
+		return fmt.Errorf("partition %s: a leader never truncates its log: %w", p.name, errNotLeaderOrFollower)
+	}
+	if err := p.log.TruncateTo(offset); err != nil {
+		return fmt.Errorf("partition %s: truncate to %d: %w", p.name, offset, err)
+	}
+	p.hwm = min(p.hwm, p.log.LogEndOffset())
+	return nil
+}
+
+// UpdateHighWatermark takes the high watermark of the leader's fetch
+// response, capped at the follower's log end offset (a follower knows
+// nothing is committed past what it holds). It reports whether it changed.
+func (p *Partition) UpdateHighWatermark(leaderHWM int64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.role != RoleFollower {
+		return false
+	}
+	hw := min(max(leaderHWM, p.log.LogStartOffset()), p.log.LogEndOffset())
+	if hw == p.hwm {
+		return false
+	}
+	p.hwm = hw
+	return true
+}

@@ -1,0 +1,215 @@
+package partition
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// The high watermark is the smallest log end offset over the maximal ISR
+// and only moves forward.
+func TestHighWatermarkRules(t *testing.T) {
+	type step struct {
+		id     int32
+		offset int64
+		at     time.Duration
+		want   int64 // high watermark after the fetch
+	}
+	cases := []struct {
+		name  string
+		isr   []int32
+		steps []step
+	}{
+		{"min over the ISR", []int32{1, 2, 3}, []step{{2, 10, 0, 0}, {3, 4, 0, 4}, {3, 10, 0, 10}}},
+		{"never moves back", []int32{1, 2, 3}, []step{{2, 8, 0, 0}, {3, 8, 0, 8}, {2, 3, 0, 8}}},
+		{"the leader alone", []int32{1}, nil},
+		{"a lagging replica outside the ISR does not hold it", []int32{1, 2}, []step{{3, 2, 0, 0}, {2, 10, 0, 10}}},
+		{"a caught-up replica about to join does", []int32{1, 2}, []step{{3, 10, 0, 0}, {2, 10, 0, 10}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := open(t, t.TempDir(), 1, 1)
+			leader(t, p, c.isr)
+			mustAppend(t, p, 10)
+			want := int64(0)
+			if len(c.isr) == 1 {
+				want = 10
+			}
+			if got := p.HighWatermark(); got != want {
+				t.Fatalf("after the append: high watermark %d, want %d", got, want)
+			}
+			for _, s := range c.steps {
+				fetch(t, p, s.id, s.offset, t0.Add(s.at))
+				if got := p.HighWatermark(); got != s.want {
+					t.Fatalf("after %d fetched at %d: high watermark %d, want %d", s.id, s.offset, got, s.want)
+				}
+			}
+		})
+	}
+}
+
+// A follower leaves the ISR once it has not caught up for
+// replica.lag.time.max.ms, and the committed shrink frees the high watermark.
+func TestShrinkAfterLagTime(t *testing.T) {
+	p := open(t, t.TempDir(), 1, 1)
+	leader(t, p, []int32{1, 2, 3})
+	mustAppend(t, p, 5)
+	fetch(t, p, 2, 5, t0)
+	fetch(t, p, 3, 0, t0)
+	if _, ok := p.ISRChange(t0.Add(lag)); ok {
+		t.Fatal("shrink at exactly the lag time")
+	}
+	prop, ok := p.ISRChange(t0.Add(lag + time.Millisecond))
+	if !ok || prop.Kind != ShrinkISR || !slices.Equal(prop.ISR, []int32{1, 2}) || !slices.Equal(prop.Changed, []int32{3}) {
+		t.Fatalf("proposal %+v %v, want a shrink to [1 2]", prop, ok)
+	}
+	if prop.LeaderEpoch != 1 || prop.PartitionEpoch != 1 {
+		t.Fatalf("proposal for epochs %d/%d, want 1/1", prop.LeaderEpoch, prop.PartitionEpoch)
+	}
+	if _, ok := p.ISRChange(t0.Add(lag + time.Second)); ok {
+		t.Fatal("a second change while one is in flight")
+	}
+	if p.HighWatermark() != 0 {
+		t.Fatal("a pending shrink moved the high watermark")
+	}
+	moved, err := p.ApplyPartitionState(prop.ISR, 2, t0.Add(lag+time.Second))
+	if err != nil || !moved || p.HighWatermark() != 5 {
+		t.Fatalf("apply: moved %v err %v, high watermark %d, want 5", moved, err, p.HighWatermark())
+	}
+	if _, err := p.ApplyPartitionState([]int32{1, 2, 3}, 1, t0); err == nil {
+		t.Fatal("a stale partition epoch was applied")
+	}
+}
+
+// A replica joins only once its log end offset reaches both the high
+// watermark and the start of the current leader epoch, and while its
+// expansion is in flight it counts for the high watermark.
+func TestExpandWhenCaughtUp(t *testing.T) {
+	dir := t.TempDir()
+	p := open(t, dir, 1, 1)
+	leader(t, p, []int32{1})
+	mustAppend(t, p, 10) // epoch 1 wrote 0-9, committed by the leader alone
+	if _, err := p.MakeLeader(2, 2, []int32{1, 2, 3}, []int32{1, 2}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.State(); s.LeaderEpochStartOffset != 10 {
+		t.Fatalf("leader epoch 2 starts at %d, want 10", s.LeaderEpochStartOffset)
+	}
+	mustAppend(t, p, 5) // 10-14 in epoch 2
+	fetch(t, p, 2, 15, t0)
+	if p.HighWatermark() != 15 {
+		t.Fatalf("high watermark %d, want 15", p.HighWatermark())
+	}
+	fetch(t, p, 3, 9, t0)
+	if prop, ok := p.ISRChange(t0); ok {
+		t.Fatalf("replica 3 at 9 proposed: %+v", prop)
+	}
+	fetch(t, p, 3, 15, t0)
+	prop, ok := p.ISRChange(t0)
+	if !ok || prop.Kind != ExpandISR || !slices.Equal(prop.ISR, []int32{1, 2, 3}) {
+		t.Fatalf("proposal %+v %v, want an expansion to [1 2 3]", prop, ok)
+	}
+	if s := p.State(); !slices.Equal(s.MaximalISR, []int32{1, 2, 3}) || !slices.Equal(s.ISR, []int32{1, 2}) {
+		t.Fatalf("ISR %v maximal %v, want [1 2] and [1 2 3]", s.ISR, s.MaximalISR)
+	}
+	mustAppend(t, p, 5) // 15-19
+	fetch(t, p, 2, 20, t0)
+	if p.HighWatermark() != 15 {
+		t.Fatalf("high watermark %d passed the pending member at 15", p.HighWatermark())
+	}
+	fetch(t, p, 3, 18, t0)
+	if p.HighWatermark() != 18 {
+		t.Fatalf("high watermark %d, want 18", p.HighWatermark())
+	}
+	if _, err := p.ApplyPartitionState(prop.ISR, 3, t0); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.State(); s.Pending != nil || !slices.Equal(s.ISR, []int32{1, 2, 3}) {
+		t.Fatalf("after apply: %+v", s)
+	}
+}
+
+// A leader epoch start above the high watermark keeps a follower between
+// them out of the ISR (Kafka's isFollowerInSync).
+func TestExpandNeedsLeaderEpochStart(t *testing.T) {
+	dir := t.TempDir()
+	p := open(t, dir, 1, 1)
+	if _, err := p.MakeFollower(2, 1, 1, []int32{1, 2}, []int32{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AppendAsFollower(stampedBatch(0, 1, 10)); err != nil {
+		t.Fatal(err)
+	}
+	p.UpdateHighWatermark(4)
+	if _, err := p.MakeLeader(2, 2, []int32{1, 2, 3}, []int32{1}, t0); err != nil {
+		t.Fatal(err)
+	}
+	fetch(t, p, 3, 6, t0) // >= the high watermark 4, below the epoch start 10
+	if prop, ok := p.ISRChange(t0); ok {
+		t.Fatalf("proposed %+v for a replica below the leader epoch start", prop)
+	}
+	fetch(t, p, 3, 10, t0)
+	if prop, ok := p.ISRChange(t0); !ok || prop.Kind != ExpandISR {
+		t.Fatalf("no expansion at the epoch start: %+v", prop)
+	}
+}
+
+// acks=-1 is refused below min.insync.replicas; a produce that waited while
+// the ISR shrank learns it after the append.
+func TestMinInsyncReplicas(t *testing.T) {
+	p := open(t, t.TempDir(), 1, 2)
+	leader(t, p, []int32{1})
+	_, err := p.AppendAsLeader(producerBatch(1, "a", 0), -1, t0)
+	wantCode(t, err, kerr.NotEnoughReplicas)
+	if p.LogEndOffset() != 0 {
+		t.Fatal("a refused produce was appended")
+	}
+	if _, err := p.AppendAsLeader(producerBatch(1, "a", 0), 1, t0); err != nil {
+		t.Fatalf("acks=1 under min.insync.replicas: %v", err)
+	}
+	_, err = p.AppendAsLeader(producerBatch(1, "a", 0), 2, t0)
+	wantCode(t, err, kerr.InvalidRequiredAcks)
+
+	if _, err := p.ApplyPartitionState([]int32{1, 2}, 2, t0); err != nil {
+		t.Fatal(err)
+	}
+	info, err := p.AppendAsLeader(producerBatch(3, "b", 0), -1, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done, err := p.CheckEnoughReplicasReachOffset(info.LastOffset + 1); done || err != nil {
+		t.Fatalf("done %v err %v before the follower fetched", done, err)
+	}
+	if _, err := p.ApplyPartitionState([]int32{1}, 3, t0); err != nil {
+		t.Fatal(err)
+	}
+	done, err := p.CheckEnoughReplicasReachOffset(info.LastOffset + 1)
+	if !done {
+		t.Fatal("not done once the high watermark passed the batch")
+	}
+	wantCode(t, err, kerr.NotEnoughReplicasAfterAppend)
+}
+
+// Older epochs from metadata are refused; a follower is no leader.
+func TestStaleEpochsRefused(t *testing.T) {
+	p := open(t, t.TempDir(), 1, 1)
+	if _, err := p.MakeLeader(5, 7, []int32{1, 2}, []int32{1, 2}, t0); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.MakeLeader(4, 9, []int32{1, 2}, []int32{1, 2}, t0)
+	wantCode(t, err, kerr.FencedLeaderEpoch)
+	_, err = p.MakeFollower(2, 5, 6, []int32{1, 2}, []int32{1, 2})
+	wantCode(t, err, kerr.FencedLeaderEpoch)
+	if isNew, err := p.MakeFollower(2, 6, 8, []int32{1, 2}, []int32{1, 2}); err != nil || !isNew {
+		t.Fatalf("new epoch: %v %v", isNew, err)
+	}
+	_, err = p.AppendAsLeader(producerBatch(1, "a", 0), 1, t0)
+	wantCode(t, err, errNotLeaderOrFollower)
+	_, err = p.MakeLeader(7, 7, []int32{1, 2}, []int32{1, 2}, t0)
+	wantCode(t, err, kerr.FencedLeaderEpoch) // a newer leader epoch, an older partition epoch
+	if _, err := p.MakeLeader(7, 9, []int32{1, 2}, []int32{1, 3}, t0); err == nil {
+		t.Fatal("an ISR member outside the replicas was accepted")
+	}
+}

@@ -1,0 +1,128 @@
+package partition
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// AppendInfo is what a leader's append did.
+type AppendInfo struct {
+	// FirstOffset and LastOffset are the offsets the batch took.
+	FirstOffset, LastOffset int64
+	// LogStartOffset is the log start offset after the append.
+	LogStartOffset int64
+	// LeaderEpoch is the epoch the batch was stamped with.
+	LeaderEpoch int32
+	// HighWatermarkMoved: the append moved the high watermark (an ISR of
+	// the leader alone), so delayed operations may complete.
+	HighWatermarkMoved bool
+}
+
+// AppendAsLeader appends one producer batch (Kafka's appendRecordsToLeader).
+// requiredAcks is the produce's acks: 0, 1 or -1 (all). The batch is checked
+// (validateProducerBatch: INVALID_RECORD, CORRUPT_MESSAGE,
+// MESSAGE_TOO_LARGE), an acks=-1 produce is refused with NOT_ENOUGH_REPLICAS
+// while the committed ISR is smaller than min.insync.replicas, and the log
+// assigns the offsets and stamps the leader epoch, rewriting batch in place
+// (the CRC does not cover either). With acks=-1 the caller waits for the high
+// watermark to pass LastOffset (CheckEnoughReplicasReachOffset, DelayedProduce).
+func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Time) (AppendInfo, error) {
+	if requiredAcks != 0 && requiredAcks != 1 && requiredAcks != -1 {
+		return AppendInfo{}, fmt.Errorf("partition %s: acks %d: %w", p.name, requiredAcks, kerr.InvalidRequiredAcks)
+	}
+	if err := validateProducerBatch(batch, p.cfg.MaxMessageBytes); err != nil {
+		return AppendInfo{}, fmt.Errorf("partition %s: %w", p.name, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.role != RoleLeader {
+		return AppendInfo{}, fmt.Errorf("partition %s: broker %d does not lead: %w", p.name, p.cfg.LocalBrokerID, errNotLeaderOrFollower)
+	}
+	if requiredAcks == -1 && len(p.isr.committed) < p.cfg.MinInsyncReplicas {
+		return AppendInfo{}, fmt.Errorf("partition %s: ISR %v is smaller than min.insync.replicas %d: %w",
+			p.name, p.isr.committed, p.cfg.MinInsyncReplicas, kerr.NotEnoughReplicas)
+	}
+	first, last, err := p.log.AppendBatchesAsLeader(batch, p.leaderEpoch)
+	if err != nil {
+		return AppendInfo{}, fmt.Errorf("partition %s: append: %w", p.name, storageError(err))
+	}
+	return AppendInfo{
+		FirstOffset: first, LastOffset: last, LogStartOffset: p.log.LogStartOffset(), LeaderEpoch: p.leaderEpoch,
+		HighWatermarkMoved: p.maybeIncrementHighWatermark(now),
+	}, nil
+}
+
+// UpdateFollowerFetch records a fetch from follower replicaID at
+// fetchOffset (Kafka's updateFollowerFetchState): the fetch offset is the
+// follower's log end offset, and the fetch its acknowledgement of what lies
+// below. Call it after Read answered the fetch without a DivergingEpoch (a
+// diverging follower's offset says nothing about what it holds). It reports
+// whether the high watermark moved. A replica outside the assignment, or a
+// partition it does not lead, is NOT_LEADER_OR_FOLLOWER.
+func (p *Partition) UpdateFollowerFetch(replicaID int32, fetchOffset int64, now time.Time) (hwmMoved bool, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.role != RoleLeader {
+		return false, fmt.Errorf("partition %s: broker %d does not lead: %w", p.name, p.cfg.LocalBrokerID, errNotLeaderOrFollower)
+	}
+	r, ok := p.remotes[replicaID]
+	if !ok {
+		return false, fmt.Errorf("partition %s: broker %d is not a follower of %v: %w", p.name, replicaID, p.replicas, errNotLeaderOrFollower)
+	}
+	leo := p.log.LogEndOffset()
+	if fetchOffset < 0 || fetchOffset > leo {
+		return false, fmt.Errorf("partition %s: fetch offset %d outside [0, %d]: %w", p.name, fetchOffset, leo, kerr.OffsetOutOfRange)
+	}
+	r.updateFetch(fetchOffset, leo, now)
+	return p.maybeIncrementHighWatermark(now), nil
+}
+
+// maybeIncrementHighWatermark is Kafka's maybeIncrementLeaderHW: the high
+// watermark becomes the smallest log end offset among the leader, the
+// maximal ISR, and the replicas caught up and eligible to join (so that it
+// never passes a replica about to enter the ISR). It only moves forward.
+func (p *Partition) maybeIncrementHighWatermark(now time.Time) bool {
+	if p.role != RoleLeader {
+		return false
+	}
+	leo := p.log.LogEndOffset()
+	hw := leo
+	for id, r := range p.remotes {
+		if r.leo >= hw {
+			continue
+		}
+		if p.isr.inMaximal(id) || (r.caughtUp(leo, now, p.cfg.ReplicaLagTimeMax) && p.eligible(id)) {
+			hw = r.leo
+		}
+	}
+	if hw <= p.hwm {
+		return false
+	}
+	p.hwm = hw
+	return true
+}
+
+// CheckEnoughReplicasReachOffset says whether an acks=-1 produce whose
+// batch ended before requiredOffset (its LastOffset + 1) is done (Kafka's
+// checkEnoughReplicasReachOffset): done once the high watermark reaches it,
+// with NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below
+// min.insync.replicas meanwhile; done with NOT_LEADER_OR_FOLLOWER once the
+// replica no longer leads.
+func (p *Partition) CheckEnoughReplicasReachOffset(requiredOffset int64) (done bool, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.role != RoleLeader {
+		return true, fmt.Errorf("partition %s: broker %d no longer leads: %w", p.name, p.cfg.LocalBrokerID, errNotLeaderOrFollower)
+	}
+	if p.hwm < requiredOffset {
+		return false, nil
+	}
+	if len(p.isr.committed) < p.cfg.MinInsyncReplicas {
+		return true, fmt.Errorf("partition %s: ISR %v is smaller than min.insync.replicas %d: %w",
+			p.name, slices.Clone(p.isr.committed), p.cfg.MinInsyncReplicas, kerr.NotEnoughReplicasAfterAppend)
+	}
+	return true, nil
+}

@@ -1,0 +1,66 @@
+package partition
+
+import "time"
+
+// replicaState is what the leader knows of one follower (Kafka's
+// ReplicaState): what its fetches said and when.
+type replicaState struct {
+	// leo is the follower's log end offset: the fetch offset of its last
+	// fetch, or -1 before its first fetch to this leader.
+	leo int64
+	// lastFetchLeaderLEO is the leader's log end offset when the last
+	// fetch arrived (Kafka's lastFetchLeaderLogEndOffset).
+	lastFetchLeaderLEO int64
+	lastFetch          time.Time
+	// lastCaughtUp is the last time the follower was known to hold
+	// everything the leader held; zero means never since it was reset.
+	lastCaughtUp time.Time
+}
+
+// caughtUp is Kafka's ReplicaState.isCaughtUp: the follower holds the
+// leader's log end offset, or did so within maxLag.
+func (r *replicaState) caughtUp(leaderLEO int64, now time.Time, maxLag time.Duration) bool {
+	return r.leo == leaderLEO || (!r.lastCaughtUp.IsZero() && now.Sub(r.lastCaughtUp) <= maxLag)
+}
+
+// updateFetch records a fetch from the follower at fetchOffset, arriving
+// while the leader's log ended at leaderLEO (Kafka's
+// updateFetchStateOrThrow). A fetch for everything the leader holds makes
+// the follower caught up now; one for everything the leader held at the
+// previous fetch makes it caught up as of that fetch.
+func (r *replicaState) updateFetch(fetchOffset, leaderLEO int64, now time.Time) {
+	switch {
+	case fetchOffset >= leaderLEO:
+		r.lastCaughtUp = later(r.lastCaughtUp, now)
+	case fetchOffset >= r.lastFetchLeaderLEO && r.lastFetchLeaderLEO >= 0:
+		r.lastCaughtUp = later(r.lastCaughtUp, r.lastFetch)
+	}
+	r.leo = fetchOffset
+	r.lastFetchLeaderLEO = max(leaderLEO, r.lastFetchLeaderLEO)
+	r.lastFetch = now
+}
+
+// reset is Kafka's resetReplicaState, run when this replica becomes leader
+// or starts a new leader epoch: an ISR member counts as caught up now (so
+// it is not dropped before it can fetch), any other replica not at all (so
+// it does not hold the high watermark back). A new leader forgets what the
+// follower's fetches said; a re-elected one keeps it.
+func (r *replicaState) reset(now time.Time, leaderEpochStart int64, newLeader, inISR bool) {
+	var at time.Time
+	if inISR {
+		at = now
+	}
+	r.lastCaughtUp = at
+	if newLeader {
+		r.leo, r.lastFetchLeaderLEO, r.lastFetch = -1, -1, time.Time{}
+		return
+	}
+	r.lastFetchLeaderLEO, r.lastFetch = leaderEpochStart, at
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
