@@ -39,6 +39,23 @@ func (p *Partition) TruncateTo(offset int64) error {
 	return nil
 }
 
+// TruncateFullyAndStartAt empties the log and starts it at offset, as a
+// follower does whose fetch offset fell below the leader's log start
+// (Kafka's UnifiedLog.truncateFullyAndStartAt); the high watermark starts
+// there too.
+func (p *Partition) TruncateFullyAndStartAt(offset int64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.role == RoleLeader {
+		return fmt.Errorf("partition %s: a leader never truncates its log: %w", p.name, errNotLeaderOrFollower)
+	}
+	if err := p.log.TruncateFullyAndStartAt(offset); err != nil {
+		return fmt.Errorf("partition %s: truncate fully and start at %d: %w", p.name, offset, err)
+	}
+	p.hwm = p.log.LogEndOffset()
+	return nil
+}
+
 // UpdateHighWatermark takes the high watermark of the leader's fetch
 // response, capped at the follower's log end offset (a follower knows
 // nothing is committed past what it holds). It reports whether it changed.
