@@ -75,6 +75,11 @@ type BrokerConfig struct {
 	// OnEvent, if set, receives the lifecycle manager's events, from its
 	// goroutine; it must not block.
 	OnEvent func(LifecycleEvent)
+	// ReplicaLagTimeMax is replica.lag.time.max.ms; 0 means Kafka's 30 s.
+	ReplicaLagTimeMax time.Duration
+	// ReplicaFetchWaitMax is replica.fetch.wait.max.ms; 0 means Kafka's
+	// 500 ms.
+	ReplicaFetchWaitMax time.Duration
 }
 
 // Server is one node of the cluster: a listener, the dispatcher behind it
@@ -90,6 +95,8 @@ type Server struct {
 	ctl atomic.Pointer[controller.QuorumController]
 	// lifecycle is a broker's current (or last) lifecycle manager.
 	lifecycle atomic.Pointer[LifecycleManager]
+	// replicas is a broker's current (or last) ReplicaManager.
+	replicas atomic.Pointer[ReplicaManager]
 	// parts are the publishers of the incarnation being started, for its
 	// loader; set under life before the raft client starts.
 	parts []loader.Publisher
@@ -163,6 +170,11 @@ func (s *Server) Controller() *controller.QuorumController { return s.ctl.Load()
 // the first start.
 func (s *Server) Lifecycle() *LifecycleManager { return s.lifecycle.Load() }
 
+// ReplicaManager is a broker's ReplicaManager of its current incarnation,
+// or of its last one while it is stopped; nil on a controller and before
+// the first start.
+func (s *Server) ReplicaManager() *ReplicaManager { return s.replicas.Load() }
+
 // image is the current incarnation's published metadata image.
 func (s *Server) image() *image.MetadataImage {
 	if l := s.Loader(); l != nil {
@@ -216,6 +228,7 @@ func (s *Server) Start(ctx context.Context) error {
 	mux := wire.NewMux()
 	var fwd *forwarder
 	var ctl *controller.QuorumController
+	var rm *ReplicaManager
 	s.parts = nil
 	switch s.cfg.Kind {
 	case Controller:
@@ -238,6 +251,11 @@ func (s *Server) Start(ctx context.Context) error {
 			fwd.close()
 			return fmt.Errorf("node %d: %w", s.id, err)
 		}
+		var err error
+		if rm, err = s.newReplicaManager(mux, fwd.ch); err != nil {
+			fwd.close()
+			return err
+		}
 	}
 	var lm *LifecycleManager
 	stopParts := func() {
@@ -246,6 +264,9 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 		if lm != nil {
 			lm.Close()
+		}
+		if rm != nil {
+			rm.Close()
 		}
 		if fwd != nil {
 			fwd.close()
@@ -327,6 +348,11 @@ func (s *Server) Stop(ctx context.Context) error {
 	}
 	err := s.raft.Stop(ctx)
 	s.closeListener(ln)
+	if rm := s.ReplicaManager(); rm != nil {
+		// Closed here, not only when the raft client's end is noticed, so
+		// that the logs are flushed and closed when Stop returns.
+		rm.Close()
+	}
 	return errors.Join(err, shutdownErr)
 }
 
@@ -341,6 +367,9 @@ func (s *Server) Kill() error {
 		return quorum.ErrNotRunning
 	}
 	s.closeListener(ln)
+	if rm := s.ReplicaManager(); rm != nil {
+		rm.kill()
+	}
 	if err := s.raft.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
 		return err
 	}
@@ -406,4 +435,37 @@ func (s *Server) newLifecycle(fwd *forwarder) (*LifecycleManager, error) {
 	lm.Start()
 	s.lifecycle.Store(lm)
 	return lm, nil
+}
+
+// newReplicaManager makes a broker's ReplicaManager for a new
+// incarnation: its partitions live in the node's folder, its fetchers
+// reach the other brokers as members through the playground's links, and
+// it asks the active controller for ISR changes through ch.
+func (s *Server) newReplicaManager(mux *wire.Mux, ch *controllerChannel) (*ReplicaManager, error) {
+	rm, err := newReplicaManager(replicaManagerConfig{
+		id:  s.id,
+		dir: s.cfg.Raft.Dir,
+		log: s.log,
+		brokerEpoch: func() int64 {
+			if lm := s.Lifecycle(); lm != nil {
+				return lm.BrokerEpoch()
+			}
+			return -1
+		},
+		controller:   func() int32 { return s.raft.Status().LeaderID },
+		ctl:          ch,
+		client:       ch.cfg,
+		lagTimeMax:   s.cfg.Broker.ReplicaLagTimeMax,
+		fetchWaitMax: s.cfg.Broker.ReplicaFetchWaitMax,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	if err := rm.register(mux); err != nil {
+		rm.Close()
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	s.parts = append(s.parts, rm.publisher())
+	s.replicas.Store(rm)
+	return rm, nil
 }

@@ -52,6 +52,13 @@ func startServersFetchTimeout(t *testing.T, fetchTimeout time.Duration) *testSer
 // startServersWith starts them with tweak applied to each server's Config.
 func startServersWith(t *testing.T, fetchTimeout time.Duration, tweak func(*Config)) *testServers {
 	t.Helper()
+	return startClusterWith(t, fetchTimeout, []int32{101}, tweak)
+}
+
+// startClusterWith starts controllers 1..3 and the given brokers (ids
+// above 100).
+func startClusterWith(t *testing.T, fetchTimeout time.Duration, brokers []int32, tweak func(*Config)) *testServers {
+	t.Helper()
 	ts := &testServers{addrs: map[int32]string{}, byID: map[int32]*Server{}, counters: wire.NewCounters()}
 	voters := []int32{1, 2, 3}
 	dir := t.TempDir()
@@ -59,7 +66,7 @@ func startServersWith(t *testing.T, fetchTimeout time.Duration, tweak func(*Conf
 	if ts.secret, err = LoadSecret(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []int32{1, 2, 3, 101} {
+	for _, id := range append([]int32{1, 2, 3}, brokers...) {
 		rc := raft.DefaultConfig()
 		rc.NodeID, rc.Voters, rc.ClusterID = id, voters, testClusterID
 		rc.ElectionTimeout, rc.FetchTimeout, rc.RequestTimeout = 150*time.Millisecond, fetchTimeout, 600*time.Millisecond
@@ -129,8 +136,9 @@ func apiKeys(t *testing.T, addr string) []int16 {
 
 // A controller advertises the quorum's RPCs and the quorum controller's;
 // a broker's raft client is client-only, so the broker advertises none of
-// the quorum's over a real socket, and serves Metadata and the forwarded
-// controller APIs instead.
+// the quorum's over a real socket, and serves Metadata, the forwarded
+// controller APIs and its ReplicaManager's Produce, Fetch and ListOffsets
+// instead.
 func TestBrokerServesNoVoterAPIs(t *testing.T) {
 	ts := startServers(t)
 	want := []int16{kmsg.ApiVersions.Int16(), kmsg.SASLHandshake.Int16(), kmsg.SASLAuthenticate.Int16(), kmsg.DescribeCluster.Int16()}
@@ -142,12 +150,12 @@ func TestBrokerServesNoVoterAPIs(t *testing.T) {
 		t.Errorf("controller 1 advertises %v, want %v", got, want)
 	}
 	broker := apiKeys(t, ts.byID[101].Addr())
-	for _, api := range []kmsg.Key{kmsg.Vote, kmsg.BeginQuorumEpoch, kmsg.EndQuorumEpoch, kmsg.FetchSnapshot, kmsg.Fetch} {
+	for _, api := range []kmsg.Key{kmsg.Vote, kmsg.BeginQuorumEpoch, kmsg.EndQuorumEpoch, kmsg.FetchSnapshot} {
 		if slices.Contains(broker, api.Int16()) {
 			t.Errorf("broker advertises %s: %v", kmsg.NameForKey(api.Int16()), broker)
 		}
 	}
-	for _, api := range []kmsg.Key{kmsg.DescribeQuorum, kmsg.Metadata, kmsg.DescribeCluster, kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.CreatePartitions} {
+	for _, api := range []kmsg.Key{kmsg.DescribeQuorum, kmsg.Metadata, kmsg.DescribeCluster, kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.CreatePartitions, kmsg.Produce, kmsg.Fetch, kmsg.ListOffsets} {
 		if !slices.Contains(broker, api.Int16()) {
 			t.Errorf("broker does not advertise %s: %v", kmsg.NameForKey(api.Int16()), broker)
 		}

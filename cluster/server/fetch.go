@@ -1,0 +1,172 @@
+package server
+
+import (
+	"time"
+
+	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/partition"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// fetchVersions are the Fetch versions Kafka 4.4 serves (v4 on; v13 names
+// topics by id, v15 carries the replica's id and epoch in ReplicaState).
+var fetchVersions = wire.APIRange{Key: kmsg.Fetch.Int16(), MinVersion: 4, MaxVersion: 18}
+
+// fetchPart is one partition of a Fetch: what was asked, and the replica
+// that answers it (nil when the partition failed before reading).
+type fetchPart struct {
+	resp   *kmsg.FetchResponseTopicPartition
+	p      *partition.Partition
+	params partition.FetchParams
+}
+
+// handleFetch is Kafka's handleFetchRequest with
+// ReplicaManager.fetchMessages: consumers read to the high watermark,
+// followers to the log end, and a follower's fetch offset is its
+// acknowledgement (UpdateFollowerFetch). A fetch with less than MinBytes
+// to return waits in purgatory up to MaxWaitMillis. Fetch sessions
+// (KIP-227) are not kept: every answer has session id 0, so clients send
+// full fetches.
+func (rm *ReplicaManager) handleFetch(req *wire.Request) {
+	r := req.Body.(*kmsg.FetchRequest)
+	now := time.Now()
+	resp := kmsg.NewPtrFetchResponse()
+	replicaID := r.ReplicaID
+	if r.Version >= 15 {
+		replicaID = r.ReplicaState.ID
+	}
+	if r.SessionID != 0 {
+		// No session was ever handed out.
+		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
+		req.Respond(resp)
+		return
+	}
+	img := rm.img.Load()
+	isolation := partition.IsolationHighWatermark
+	if r.IsolationLevel == 1 {
+		isolation = partition.IsolationTxnCommitted
+	}
+	var parts []fetchPart
+	resp.Topics = make([]kmsg.FetchResponseTopic, len(r.Topics))
+	for i, t := range r.Topics {
+		rt := &resp.Topics[i]
+		rt.Topic, rt.TopicID = t.Topic, t.TopicID
+		var topic *image.TopicImage
+		if r.Version >= 13 {
+			topic = img.Topics().Topic(record.Uuid(t.TopicID))
+		} else {
+			topic = img.Topics().TopicByName(t.Topic)
+		}
+		rt.Partitions = make([]kmsg.FetchResponseTopicPartition, len(t.Partitions))
+		for j, fp := range t.Partitions {
+			rp := &rt.Partitions[j]
+			*rp = kmsg.NewFetchResponseTopicPartition()
+			rp.Partition, rp.HighWatermark = fp.Partition, -1
+			part := fetchPart{resp: rp, params: partition.FetchParams{
+				ReplicaID: replicaID, FetchOffset: fp.FetchOffset,
+				CurrentLeaderEpoch: fp.CurrentLeaderEpoch, LastFetchedEpoch: fp.LastFetchedEpoch,
+				MaxBytes: int(fp.PartitionMaxBytes), Isolation: isolation,
+			}}
+			if replicaID >= 0 {
+				part.params.Isolation = partition.IsolationLogEnd
+			}
+			switch {
+			case replicaID >= 0 && !req.Member:
+				// Only a member of the playground may fetch as a replica
+				// (Kafka authorizes CLUSTER_ACTION for a follower fetch).
+				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+			case fp.PartitionMaxBytes < 0 || fp.FetchOffset < 0:
+				rp.ErrorCode = kerr.InvalidRequest.Code
+			default:
+				part.p, rp.ErrorCode = rm.leaderFor(topic, r.Version >= 13, fp.Partition)
+			}
+			parts = append(parts, part)
+		}
+	}
+	bytes, urgent := rm.readFetch(parts, int(r.MaxBytes), now)
+	wait := time.Duration(r.MaxWaitMillis) * time.Millisecond
+	if urgent || bytes >= int(r.MinBytes) || wait <= 0 {
+		req.Respond(resp)
+		return
+	}
+	var waits []partition.FetchWait
+	var keys []*partition.Partition
+	for _, part := range parts {
+		if part.p != nil {
+			waits = append(waits, partition.FetchWait{Partition: part.p, Params: part.params, LeaderEpoch: part.p.LeaderEpoch()})
+			keys = append(keys, part.p)
+		}
+	}
+	if len(waits) == 0 {
+		req.Respond(resp)
+		return
+	}
+	op := &partition.DelayedFetch{Waits: waits, MinBytes: int(r.MinBytes), Done: func(bool) {
+		rm.readFetch(parts, int(r.MaxBytes), time.Now())
+		req.Respond(resp)
+	}}
+	rm.watch(rm.fetches, op, now.Add(wait), keys)
+}
+
+// readFetch reads every partition of a fetch into its answer, at most
+// maxBytes in all except that the first batch is always whole (Kafka's
+// minOneMessage). It returns the bytes read and whether the fetch must be
+// answered at once: an error or a diverging log the fetcher must hear of.
+func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Time) (total int, urgent bool) {
+	for _, part := range parts {
+		rp, p := part.resp, part.p
+		if p == nil {
+			urgent = urgent || rp.ErrorCode != 0
+			continue
+		}
+		params := part.params
+		if total > 0 {
+			if params.MaxBytes = min(params.MaxBytes, maxBytes-total); params.MaxBytes <= 0 {
+				// Full: the partition's positions, and no records.
+				rp.ErrorCode, rp.RecordBatches = 0, nil
+				rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = p.HighWatermark(), p.HighWatermark(), p.LogStartOffset()
+				continue
+			}
+		}
+		res, err := p.Read(params)
+		if err != nil {
+			rp.ErrorCode, rp.RecordBatches = partition.ErrorCode(err), nil
+			urgent = true
+			continue
+		}
+		rp.ErrorCode = 0
+		rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = res.HighWatermark, res.LastStableOffset, res.LogStartOffset
+		rp.RecordBatches = res.Records
+		total += len(res.Records)
+		if res.DivergingEpoch != nil {
+			rp.DivergingEpoch.Epoch, rp.DivergingEpoch.EndOffset = res.DivergingEpoch.Epoch, res.DivergingEpoch.EndOffset
+			urgent = true
+			continue
+		}
+		if params.ReplicaID >= 0 {
+			rm.followerFetched(p, params, now)
+		}
+	}
+	return total, urgent
+}
+
+// followerFetched records a follower's fetch offset as its log end
+// offset: the high watermark may move (completing produces and fetches
+// waiting on it) and the follower may now belong in the ISR.
+func (rm *ReplicaManager) followerFetched(p *partition.Partition, params partition.FetchParams, now time.Time) {
+	moved, err := p.UpdateFollowerFetch(params.ReplicaID, params.FetchOffset, now)
+	if err != nil {
+		rm.log.Debug("follower fetch not recorded", "partition", p.Name(), "replica", params.ReplicaID, "err", err)
+		return
+	}
+	if moved {
+		rm.produces.CheckAndComplete(p)
+		rm.fetches.CheckAndComplete(p)
+	}
+	if p.HighWatermark() <= params.FetchOffset {
+		signal(rm.isrWake)
+	}
+}

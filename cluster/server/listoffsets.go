@@ -1,0 +1,66 @@
+package server
+
+import (
+	"github.com/kraftlab/kraftlab/replication/partition"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// listOffsetsVersions are the ListOffsets versions Kafka 4.4 serves (v1
+// on; v11 is what its replica fetchers send).
+var listOffsetsVersions = wire.APIRange{Key: kmsg.ListOffsets.Int16(), MinVersion: 1, MaxVersion: 11}
+
+// handleListOffsets is Kafka's handleListOffsetRequest on the leader:
+// earliest is the log start; latest is the high watermark for a consumer
+// and the log end for a replica (a follower fetcher resetting an out of
+// range offset); other timestamps as partition.ListOffsets finds them.
+func (rm *ReplicaManager) handleListOffsets(req *wire.Request) {
+	r := req.Body.(*kmsg.ListOffsetsRequest)
+	img := rm.img.Load()
+	asReplica := r.ReplicaID >= 0 && req.Member
+	resp := kmsg.NewPtrListOffsetsResponse()
+	resp.Topics = make([]kmsg.ListOffsetsResponseTopic, len(r.Topics))
+	for i, t := range r.Topics {
+		rt := &resp.Topics[i]
+		rt.Topic = t.Topic
+		topic := img.Topics().TopicByName(t.Topic)
+		rt.Partitions = make([]kmsg.ListOffsetsResponseTopicPartition, len(t.Partitions))
+		for j, lp := range t.Partitions {
+			rp := &rt.Partitions[j]
+			*rp = kmsg.NewListOffsetsResponseTopicPartition()
+			rp.Partition, rp.Timestamp, rp.Offset, rp.LeaderEpoch = lp.Partition, -1, -1, -1
+			p, code := rm.leaderFor(topic, false, lp.Partition)
+			if code != 0 {
+				rp.ErrorCode = code
+				continue
+			}
+			to, err := p.ListOffsets(lp.Timestamp, lp.CurrentLeaderEpoch)
+			if err != nil {
+				rp.ErrorCode = partition.ErrorCode(err)
+				continue
+			}
+			rp.Timestamp, rp.Offset, rp.LeaderEpoch = to.Timestamp, to.Offset, to.LeaderEpoch
+			if asReplica && lp.Timestamp == partition.LatestTimestamp {
+				rp.Offset = p.LogEndOffset()
+			}
+		}
+	}
+	req.Respond(resp)
+}
+
+// register serves the ReplicaManager's APIs on mux.
+func (rm *ReplicaManager) register(mux *wire.Mux) error {
+	for _, h := range []struct {
+		api wire.APIRange
+		fn  func(*wire.Request)
+	}{
+		{produceVersions, rm.handleProduce},
+		{fetchVersions, rm.handleFetch},
+		{listOffsetsVersions, rm.handleListOffsets},
+	} {
+		if err := mux.Handle(h.api, wire.HandlerFunc(h.fn)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

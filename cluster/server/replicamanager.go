@@ -1,0 +1,437 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/metadata/loader"
+	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/fetcher"
+	"github.com/kraftlab/kraftlab/replication/partition"
+	"github.com/kraftlab/kraftlab/replication/wire"
+)
+
+// ReplicaManager is a broker's part that hosts the partition replicas the
+// metadata assigns it (Kafka's ReplicaManager): it makes each one leader
+// or follower as the image says, feeds followers through the replica
+// fetchers, serves Produce, Fetch and ListOffsets, and asks the active
+// controller for the ISR changes its leaders propose. Its methods are safe
+// for concurrent use.
+type ReplicaManager struct {
+	id          int32
+	dir         string
+	log         *slog.Logger
+	brokerEpoch func() int64
+	controller  func() int32
+	ctl         *controllerChannel
+	peers       *brokerChannel
+	fetchers    *fetcher.Manager
+	lagTimeMax  time.Duration
+
+	// produces holds acks=-1 produces waiting for their high watermarks,
+	// fetches the fetches waiting for MinBytes; both keyed by partition.
+	produces *partition.Purgatory[*partition.Partition]
+	fetches  *partition.Purgatory[*partition.Partition]
+
+	// img is the last image the loader published; the manager's goroutine
+	// reconciles the hosted partitions with it.
+	img atomic.Pointer[image.MetadataImage]
+
+	mu     sync.RWMutex
+	hosted map[fetcher.TopicPartition]*hostedReplica
+	// inflight are the ISR changes sent, or to send again, by partition.
+	inflight map[*partition.Partition]partition.Proposal
+
+	changed  chan struct{} // a new image to reconcile
+	isrWake  chan struct{} // a follower fetch may allow an ISR change
+	deadline chan struct{} // a delayed operation was parked
+
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	crash     atomic.Bool
+}
+
+// hostedReplica is one partition replica on this broker and what the
+// manager last did with it.
+type hostedReplica struct {
+	p       *partition.Partition
+	topicID record.Uuid
+	// fetchingFrom is the leader the replica was added to the fetchers
+	// for and its epoch; leader -1 when it is not fetching.
+	fetchingFrom, fetchingEpoch int32
+}
+
+// replicaManagerConfig is what a broker hands its ReplicaManager.
+type replicaManagerConfig struct {
+	id          int32
+	dir         string
+	log         *slog.Logger
+	brokerEpoch func() int64
+	controller  func() int32
+	ctl         *controllerChannel
+	client      wire.ClientConfig
+	// lagTimeMax is replica.lag.time.max.ms; zero takes the partition's
+	// default.
+	lagTimeMax time.Duration
+	// fetchWaitMax is replica.fetch.wait.max.ms; zero takes Kafka's.
+	fetchWaitMax time.Duration
+}
+
+// newReplicaManager starts a broker's ReplicaManager with no partitions.
+func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
+	if cfg.lagTimeMax <= 0 {
+		cfg.lagTimeMax = partition.DefaultReplicaLagTimeMax
+	}
+	rm := &ReplicaManager{
+		id: cfg.id, dir: cfg.dir, log: cfg.log.With("part", "replica-manager"),
+		brokerEpoch: cfg.brokerEpoch, controller: cfg.controller, ctl: cfg.ctl,
+		lagTimeMax: cfg.lagTimeMax,
+		produces:   partition.NewPurgatory[*partition.Partition](),
+		fetches:    partition.NewPurgatory[*partition.Partition](),
+		hosted:     map[fetcher.TopicPartition]*hostedReplica{},
+		inflight:   map[*partition.Partition]partition.Proposal{},
+		changed:    make(chan struct{}, 1),
+		isrWake:    make(chan struct{}, 1),
+		deadline:   make(chan struct{}, 1),
+	}
+	rm.img.Store(image.Empty)
+	rm.peers = newBrokerChannel(cfg.client, rm.brokerAddr)
+	m, err := fetcher.NewManager(fetcher.Config{
+		BrokerID:     cfg.id,
+		BrokerEpoch:  cfg.brokerEpoch,
+		Send:         rm.peers.send,
+		FetchWaitMax: cfg.fetchWaitMax,
+		Logger:       rm.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replica fetchers: %w", err)
+	}
+	rm.fetchers = m
+	rm.ctx, rm.cancel = context.WithCancel(context.Background())
+	rm.wg.Add(3)
+	go rm.runMetadata()
+	go rm.runExpiry()
+	go rm.runISR()
+	return rm, nil
+}
+
+// publisher is the loader publisher that hands every image to the
+// manager's goroutine; it never blocks the raft loop.
+func (rm *ReplicaManager) publisher() loader.Publisher {
+	return loader.PublisherFuncs{Update: func(_ *image.MetadataDelta, img *image.MetadataImage, _ loader.Manifest) {
+		rm.img.Store(img)
+		signal(rm.changed)
+	}}
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// brokerAddr is the PLAINTEXT listener of broker id in the last image.
+func (rm *ReplicaManager) brokerAddr(id int32) (string, bool) {
+	b := rm.img.Load().Cluster().Broker(id)
+	if b == nil {
+		return "", false
+	}
+	ep, ok := b.Listener(listenerName)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("%s:%d", ep.Host, ep.Port), true
+}
+
+// runMetadata reconciles the hosted partitions with each new image, on
+// the manager's own goroutine because opening a log is file I/O. Images
+// that arrive while one is applied are skipped to the newest: the
+// reconciliation compares with the whole image, so nothing is missed.
+func (rm *ReplicaManager) runMetadata() {
+	defer rm.wg.Done()
+	for {
+		select {
+		case <-rm.ctx.Done():
+			return
+		case <-rm.changed:
+			rm.applyImage(rm.img.Load(), time.Now())
+		}
+	}
+}
+
+// applyImage makes the hosted partitions what img assigns this broker
+// (Kafka's ReplicaManager.applyDelta with becomeLeader and becomeFollower).
+func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
+	want := map[fetcher.TopicPartition]bool{}
+	toFetch := map[fetcher.TopicPartition]fetcher.InitialFetchState{}
+	var stopFetch []fetcher.TopicPartition
+	var touched []*partition.Partition
+	for topicID, topic := range img.Topics().Topics() {
+		for idx, reg := range topic.Partitions() {
+			if !reg.HasReplica(rm.id) {
+				continue
+			}
+			tp := fetcher.TopicPartition{Topic: topic.Name(), Partition: idx}
+			want[tp] = true
+			h, err := rm.open(tp, topicID)
+			if err != nil {
+				rm.log.Error("cannot host partition", "partition", tp, "err", err)
+				continue
+			}
+			st := h.p.State()
+			if reg.Leader == rm.id {
+				if st.Role != partition.RoleLeader || st.LeaderEpoch != reg.LeaderEpoch || st.PartitionEpoch < reg.PartitionEpoch {
+					if _, err := h.p.MakeLeader(reg.LeaderEpoch, reg.PartitionEpoch, reg.Replicas, reg.Isr, now); err != nil {
+						rm.log.Warn("make leader", "partition", tp, "err", err)
+						continue
+					}
+					rm.log.Info("leading", "partition", tp, "leaderEpoch", reg.LeaderEpoch)
+					touched = append(touched, h.p)
+				}
+				if h.fetchingFrom >= 0 {
+					stopFetch = append(stopFetch, tp)
+					h.fetchingFrom, h.fetchingEpoch = -1, -1
+				}
+				continue
+			}
+			if st.Role != partition.RoleFollower || st.LeaderEpoch != reg.LeaderEpoch || st.PartitionEpoch < reg.PartitionEpoch || st.LeaderID != reg.Leader {
+				if _, err := h.p.MakeFollower(reg.Leader, reg.LeaderEpoch, reg.PartitionEpoch, reg.Replicas, reg.Isr); err != nil {
+					rm.log.Warn("make follower", "partition", tp, "err", err)
+					continue
+				}
+				touched = append(touched, h.p)
+			}
+			switch {
+			case reg.Leader < 0:
+				if h.fetchingFrom >= 0 {
+					stopFetch = append(stopFetch, tp)
+					h.fetchingFrom, h.fetchingEpoch = -1, -1
+				}
+			case h.fetchingFrom != reg.Leader || h.fetchingEpoch != reg.LeaderEpoch:
+				toFetch[tp] = fetcher.InitialFetchState{
+					Leader: reg.Leader, LeaderEpoch: reg.LeaderEpoch, TopicID: topicID,
+					Replica: fetchedReplica{h.p}, InitOffset: -1,
+				}
+				h.fetchingFrom, h.fetchingEpoch = reg.Leader, reg.LeaderEpoch
+			}
+		}
+	}
+	var removed []*hostedReplica
+	rm.mu.Lock()
+	for tp, h := range rm.hosted {
+		if !want[tp] {
+			removed = append(removed, h)
+			delete(rm.hosted, tp)
+			delete(rm.inflight, h.p)
+			stopFetch = append(stopFetch, tp)
+		}
+	}
+	rm.mu.Unlock()
+	if len(stopFetch) > 0 {
+		rm.fetchers.RemovePartitions(stopFetch...)
+	}
+	if len(toFetch) > 0 {
+		rm.fetchers.AddPartitions(toFetch)
+	}
+	// A replica that stopped leading answers its waiting produces and
+	// fetches at once (NOT_LEADER_OR_FOLLOWER, or a new epoch to see).
+	for _, p := range touched {
+		rm.produces.CheckAndComplete(p)
+		rm.fetches.CheckAndComplete(p)
+	}
+	for _, h := range removed {
+		rm.log.Info("deleting partition", "partition", h.p.Name())
+		if err := h.p.Delete(); err != nil {
+			rm.log.Error("delete partition", "partition", h.p.Name(), "err", err)
+		}
+	}
+}
+
+// open returns the hosted replica of tp, opening or creating its log. A
+// replica left from a deleted topic of the same name is deleted first.
+func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (*hostedReplica, error) {
+	rm.mu.RLock()
+	h := rm.hosted[tp]
+	rm.mu.RUnlock()
+	if h != nil && h.topicID == topicID {
+		return h, nil
+	}
+	if h != nil {
+		rm.fetchers.RemovePartitions(tp)
+		rm.mu.Lock()
+		delete(rm.hosted, tp)
+		delete(rm.inflight, h.p)
+		rm.mu.Unlock()
+		if err := h.p.Delete(); err != nil {
+			return nil, fmt.Errorf("delete the replica of the old topic: %w", err)
+		}
+	}
+	p, err := partition.New(partition.Config{
+		Topic: tp.Topic, TopicID: topicID, Partition: tp.Partition,
+		Dir: rm.dir, LocalBrokerID: rm.id,
+		ReplicaLagTimeMax: rm.lagTimeMax,
+		ReplicaEligible:   rm.isrEligible,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h = &hostedReplica{p: p, topicID: topicID, fetchingFrom: -1, fetchingEpoch: -1}
+	rm.mu.Lock()
+	rm.hosted[tp] = h
+	rm.mu.Unlock()
+	return h, nil
+}
+
+// isrEligible is Kafka's isReplicaIsrEligible: a broker registered,
+// unfenced and not shutting down may join an ISR.
+func (rm *ReplicaManager) isrEligible(id int32) bool {
+	b := rm.img.Load().Cluster().Broker(id)
+	return b != nil && !b.Fenced && !b.InControlledShutdown
+}
+
+// partitionByName is the hosted replica of topic's partition, or nil.
+func (rm *ReplicaManager) partitionByName(topic string, idx int32) *partition.Partition {
+	rm.mu.RLock()
+	defer rm.mu.RUnlock()
+	if h := rm.hosted[fetcher.TopicPartition{Topic: topic, Partition: idx}]; h != nil {
+		return h.p
+	}
+	return nil
+}
+
+// runExpiry answers the delayed produces and fetches whose time is up.
+func (rm *ReplicaManager) runExpiry() {
+	defer rm.wg.Done()
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		next := time.Now().Add(time.Hour)
+		if d, ok := rm.produces.NextDeadline(); ok && d.Before(next) {
+			next = d
+		}
+		if d, ok := rm.fetches.NextDeadline(); ok && d.Before(next) {
+			next = d
+		}
+		resetTimer(t, time.Until(next))
+		select {
+		case <-rm.ctx.Done():
+			return
+		case <-rm.deadline:
+		case now := <-t.C:
+			rm.produces.Expire(now)
+			rm.fetches.Expire(now)
+		}
+	}
+}
+
+// watch parks op in purgatory until it completes or deadline, and tells
+// the expiry goroutine of the new deadline.
+func (rm *ReplicaManager) watch(pg *partition.Purgatory[*partition.Partition], op partition.DelayedOperation, deadline time.Time, keys []*partition.Partition) {
+	if !pg.TryCompleteElseWatch(op, deadline, keys...) {
+		signal(rm.deadline)
+	}
+}
+
+// Close stops the fetchers and the manager's goroutines, answers what
+// waits in purgatory, and closes every log (flushing it, or as a crash
+// after Kill).
+func (rm *ReplicaManager) Close() {
+	rm.closeOnce.Do(func() {
+		rm.cancel()
+		rm.wg.Wait()
+		rm.fetchers.Close()
+		rm.peers.close()
+		far := time.Now().Add(24 * time.Hour)
+		rm.produces.Expire(far)
+		rm.fetches.Expire(far)
+		rm.mu.Lock()
+		hosted := rm.hosted
+		rm.hosted = map[fetcher.TopicPartition]*hostedReplica{}
+		rm.mu.Unlock()
+		var errs []error
+		for _, h := range hosted {
+			if rm.crash.Load() {
+				errs = append(errs, h.p.Crash())
+			} else {
+				errs = append(errs, h.p.Close())
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			rm.log.Error("closing partitions", "err", err)
+		}
+	})
+}
+
+// kill closes the manager as a crash: what the logs had not flushed is
+// lost.
+func (rm *ReplicaManager) kill() {
+	rm.crash.Store(true)
+	rm.Close()
+}
+
+// ReplicaStats is one hosted replica, for views.
+type ReplicaStats struct {
+	Topic          string
+	Partition      int32
+	Role           partition.Role
+	LeaderID       int32
+	LeaderEpoch    int32
+	PartitionEpoch int32
+	Replicas       []int32
+	ISR            []int32
+	HighWatermark  int64
+	LogStartOffset int64
+	LogEndOffset   int64
+}
+
+// ReplicaManagerStats is a snapshot of a broker's replicas and replica
+// fetchers, for views.
+type ReplicaManagerStats struct {
+	// Partitions are the hosted replicas by topic and partition.
+	Partitions []ReplicaStats
+	// Fetchers are the replica fetcher threads and their partitions.
+	Fetchers fetcher.ManagerStats
+	// DelayedProduces and DelayedFetches count the requests waiting in
+	// purgatory.
+	DelayedProduces, DelayedFetches int
+}
+
+// Stats is a snapshot of the hosted replicas and the fetchers.
+func (rm *ReplicaManager) Stats() ReplicaManagerStats {
+	rm.mu.RLock()
+	ps := make([]*partition.Partition, 0, len(rm.hosted))
+	for _, h := range rm.hosted {
+		ps = append(ps, h.p)
+	}
+	rm.mu.RUnlock()
+	out := ReplicaManagerStats{Fetchers: rm.fetchers.Stats(), DelayedProduces: rm.produces.Len(), DelayedFetches: rm.fetches.Len()}
+	for _, p := range ps {
+		st := p.State()
+		out.Partitions = append(out.Partitions, ReplicaStats{
+			Topic: p.Topic(), Partition: p.Index(), Role: st.Role, LeaderID: st.LeaderID,
+			LeaderEpoch: st.LeaderEpoch, PartitionEpoch: st.PartitionEpoch,
+			Replicas: st.Replicas, ISR: st.ISR, HighWatermark: st.HighWatermark,
+			LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset,
+		})
+	}
+	slices.SortFunc(out.Partitions, func(a, b ReplicaStats) int {
+		if a.Topic != b.Topic {
+			if a.Topic < b.Topic {
+				return -1
+			}
+			return 1
+		}
+		return int(a.Partition - b.Partition)
+	})
+	return out
+}

@@ -1,0 +1,202 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/partition"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// replicatedCluster runs three controllers and brokers 101..103 with
+// short sessions, so a killed broker is fenced quickly.
+func replicatedCluster(t *testing.T) *testServers {
+	t.Helper()
+	ts := startClusterWith(t, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
+		c.Controller.SessionTimeout = 1500 * time.Millisecond
+		c.Broker.HeartbeatInterval = 100 * time.Millisecond
+		c.Broker.ReplicaFetchWaitMax = 100 * time.Millisecond
+	})
+	for _, id := range []int32{101, 102, 103} {
+		b := ts.byID[id]
+		waitFor(t, fmt.Sprintf("broker %d RUNNING", id), func() bool { return b.Lifecycle().State() == BrokerRunning })
+	}
+	return ts
+}
+
+func (ts *testServers) brokerAddrs(ids ...int32) []string {
+	var out []string
+	for _, id := range ids {
+		out = append(out, ts.byID[id].Addr())
+	}
+	return out
+}
+
+// replica is broker id's replica of topic's partition idx, as its
+// ReplicaManager reports it.
+func (ts *testServers) replica(id int32, topic string, idx int32) (ReplicaStats, bool) {
+	rm := ts.byID[id].ReplicaManager()
+	if rm == nil {
+		return ReplicaStats{}, false
+	}
+	for _, r := range rm.Stats().Partitions {
+		if r.Topic == topic && r.Partition == idx {
+			return r, true
+		}
+	}
+	return ReplicaStats{}, false
+}
+
+// produceValues sends values with acks=all and returns those the brokers
+// acknowledged.
+func produceValues(t *testing.T, cl *kgo.Client, topic string, values []string) map[string]bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	recs := make([]*kgo.Record, len(values))
+	for i, v := range values {
+		recs[i] = &kgo.Record{Topic: topic, Key: []byte(v), Value: []byte(v)}
+	}
+	acked := map[string]bool{}
+	for _, r := range cl.ProduceSync(ctx, recs...) {
+		if r.Err == nil {
+			acked[string(r.Record.Value)] = true
+		}
+	}
+	return acked
+}
+
+// consumeAll reads topic from the start until want records came, and
+// returns how many times each value was read.
+func consumeAll(t *testing.T, seeds []string, topic string, want int) map[string]int {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.MetadataMinAge(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	seen := map[string]int{}
+	n := 0
+	for n < want {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("consumed %d of %d records before the deadline", n, want)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			seen[string(r.Value)]++
+			n++
+		})
+	}
+	return seen
+}
+
+// Real Kafka clients produce with acks=all to a topic of three partitions
+// replicated on three brokers and consume every record; the followers'
+// fetchers bring every replica to its leader's log end. A partition
+// leader's broker is killed: the controller fences it and moves the
+// leadership, the producer goes on, and reading everything again finds
+// every acknowledged record exactly once.
+func TestProduceReplicateConsumeAndFailOver(t *testing.T) {
+	ts := replicatedCluster(t)
+	seeds := ts.brokerAddrs(101, 102, 103)
+	adm, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.MetadataMinAge(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if resp, err := kadm.NewClient(adm).CreateTopic(ctx, 3, 3, nil, "orders"); err != nil {
+		t.Fatalf("CreateTopic: %v (%s)", err, resp.ErrMessage)
+	}
+	for _, id := range []int32{101, 102, 103} {
+		for p := range int32(3) {
+			waitFor(t, fmt.Sprintf("broker %d hosting orders-%d", id, p), func() bool {
+				r, ok := ts.replica(id, "orders", p)
+				return ok && r.Role != partition.RoleNone
+			})
+		}
+	}
+
+	prod, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DisableIdempotentWrite(),
+		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.MetadataMinAge(50*time.Millisecond),
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prod.Close()
+	var values []string
+	for i := range 1000 {
+		values = append(values, fmt.Sprintf("first-%04d", i))
+	}
+	acked := produceValues(t, prod, "orders", values)
+	if len(acked) != len(values) {
+		t.Fatalf("%d of %d records acknowledged with every broker up", len(acked), len(values))
+	}
+	seen := consumeAll(t, seeds, "orders", len(values))
+	for _, v := range values {
+		if seen[v] != 1 {
+			t.Fatalf("%s read %d times", v, seen[v])
+		}
+	}
+
+	// Every follower holds its leader's log.
+	leaders := map[int32]int32{}
+	for p := range int32(3) {
+		waitFor(t, fmt.Sprintf("orders-%d replicated to every follower", p), func() bool {
+			var leo []int64
+			for _, id := range []int32{101, 102, 103} {
+				r, ok := ts.replica(id, "orders", p)
+				if !ok {
+					return false
+				}
+				if r.Role == partition.RoleLeader {
+					leaders[p] = id
+				}
+				leo = append(leo, r.LogEndOffset)
+			}
+			return leo[0] > 0 && leo[0] == leo[1] && leo[1] == leo[2]
+		})
+	}
+
+	victim := leaders[0]
+	if err := ts.byID[victim].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "orders-0 led by a live broker", func() bool {
+		tp := ts.byID[1].image().Topics().TopicByName("orders")
+		l := tp.Partition(0).Leader
+		return l >= 0 && l != victim
+	})
+	var more []string
+	for i := range 300 {
+		more = append(more, fmt.Sprintf("second-%04d", i))
+	}
+	for v := range produceValues(t, prod, "orders", more) {
+		acked[v] = true
+	}
+	if len(acked) < len(values)+len(more) {
+		t.Errorf("%d of %d records acknowledged after the failover", len(acked), len(values)+len(more))
+	}
+	var live []string
+	for _, id := range []int32{101, 102, 103} {
+		if id != victim {
+			live = append(live, ts.byID[id].Addr())
+		}
+	}
+	seen = consumeAll(t, live, "orders", len(acked))
+	for v := range acked {
+		if seen[v] != 1 {
+			t.Errorf("acknowledged %s read %d times", v, seen[v])
+		}
+	}
+	if extra := len(seen) - len(acked); extra != 0 {
+		t.Errorf("%d values read that were never acknowledged", extra)
+	}
+}
