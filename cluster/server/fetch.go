@@ -31,7 +31,12 @@ type fetchPart struct {
 // (KIP-227) are not kept: every answer has session id 0, so clients send
 // full fetches.
 func (rm *ReplicaManager) handleFetch(req *wire.Request) {
-	r := req.Body.(*kmsg.FetchRequest)
+	rm.fetch(req.Body.(*kmsg.FetchRequest), req.Member, req.Respond)
+}
+
+// fetch answers r through respond, now or once it has MinBytes or its
+// wait is over; member says the connection authenticated as a member.
+func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, respond func(kmsg.Response)) {
 	now := time.Now()
 	resp := kmsg.NewPtrFetchResponse()
 	replicaID := r.ReplicaID
@@ -41,7 +46,7 @@ func (rm *ReplicaManager) handleFetch(req *wire.Request) {
 	if r.SessionID != 0 {
 		// No session was ever handed out.
 		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
-		req.Respond(resp)
+		respond(resp)
 		return
 	}
 	img := rm.img.Load()
@@ -74,7 +79,7 @@ func (rm *ReplicaManager) handleFetch(req *wire.Request) {
 				part.params.Isolation = partition.IsolationLogEnd
 			}
 			switch {
-			case replicaID >= 0 && !req.Member:
+			case replicaID >= 0 && !member:
 				// Only a member of the playground may fetch as a replica
 				// (Kafka authorizes CLUSTER_ACTION for a follower fetch).
 				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
@@ -89,7 +94,7 @@ func (rm *ReplicaManager) handleFetch(req *wire.Request) {
 	bytes, urgent := rm.readFetch(parts, int(r.MaxBytes), now)
 	wait := time.Duration(r.MaxWaitMillis) * time.Millisecond
 	if urgent || bytes >= int(r.MinBytes) || wait <= 0 {
-		req.Respond(resp)
+		respond(resp)
 		return
 	}
 	var waits []partition.FetchWait
@@ -101,12 +106,12 @@ func (rm *ReplicaManager) handleFetch(req *wire.Request) {
 		}
 	}
 	if len(waits) == 0 {
-		req.Respond(resp)
+		respond(resp)
 		return
 	}
 	op := &partition.DelayedFetch{Waits: waits, MinBytes: int(r.MinBytes), Done: func(bool) {
 		rm.readFetch(parts, int(r.MaxBytes), time.Now())
-		req.Respond(resp)
+		respond(resp)
 	}}
 	rm.watch(rm.fetches, op, now.Add(wait), keys)
 }

@@ -15,9 +15,14 @@ var listOffsetsVersions = wire.APIRange{Key: kmsg.ListOffsets.Int16(), MinVersio
 // and the log end for a replica (a follower fetcher resetting an out of
 // range offset); other timestamps as partition.ListOffsets finds them.
 func (rm *ReplicaManager) handleListOffsets(req *wire.Request) {
-	r := req.Body.(*kmsg.ListOffsetsRequest)
+	req.Respond(rm.listOffsets(req.Body.(*kmsg.ListOffsetsRequest), req.Member))
+}
+
+// listOffsets answers r; member says the connection authenticated as a
+// member, whose replica id is believed.
+func (rm *ReplicaManager) listOffsets(r *kmsg.ListOffsetsRequest, member bool) *kmsg.ListOffsetsResponse {
 	img := rm.img.Load()
-	asReplica := r.ReplicaID >= 0 && req.Member
+	asReplica := r.ReplicaID >= 0 && member
 	resp := kmsg.NewPtrListOffsetsResponse()
 	resp.Topics = make([]kmsg.ListOffsetsResponseTopic, len(r.Topics))
 	for i, t := range r.Topics {
@@ -45,7 +50,7 @@ func (rm *ReplicaManager) handleListOffsets(req *wire.Request) {
 			}
 		}
 	}
-	req.Respond(resp)
+	return resp
 }
 
 // register serves the ReplicaManager's APIs on mux.

@@ -27,7 +27,12 @@ type producedPartition struct {
 // replica here; acks=-1 waits in purgatory for the high watermark to pass
 // every batch, up to the request's timeout (REQUEST_TIMED_OUT).
 func (rm *ReplicaManager) handleProduce(req *wire.Request) {
-	r := req.Body.(*kmsg.ProduceRequest)
+	rm.produce(req.Body.(*kmsg.ProduceRequest), req.Respond)
+}
+
+// produce answers r through respond, now or once its acks=-1 appends are
+// committed or timed out; respond(nil) answers an acks=0 produce.
+func (rm *ReplicaManager) produce(r *kmsg.ProduceRequest, respond func(kmsg.Response)) {
 	now := time.Now()
 	img := rm.img.Load()
 	resp := kmsg.NewPtrProduceResponse()
@@ -72,11 +77,11 @@ func (rm *ReplicaManager) handleProduce(req *wire.Request) {
 	}
 	if r.Acks == 0 {
 		// An acks=0 producer reads no answer (Kafka sends none).
-		req.Respond(nil)
+		respond(nil)
 		return
 	}
 	if len(waits) == 0 {
-		req.Respond(resp)
+		respond(resp)
 		return
 	}
 	keys := make([]*partition.Partition, len(waits))
@@ -89,7 +94,7 @@ func (rm *ReplicaManager) handleProduce(req *wire.Request) {
 				waitsAt[i].ErrorCode = partition.ErrorCode(w.Err)
 			}
 		}
-		req.Respond(resp)
+		respond(resp)
 	}}
 	rm.watch(rm.produces, op, now.Add(time.Duration(r.TimeoutMillis)*time.Millisecond), keys)
 }

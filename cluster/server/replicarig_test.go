@@ -1,0 +1,208 @@
+package server
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/partition"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/storage"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+var (
+	ledID     = record.NewUuid(7, 8) // "led": one replica, on broker 101
+	followsID = record.NewUuid(9, 10) // "follows": led by broker 102
+)
+
+// replicaRig is broker 101's ReplicaManager without a network: it hosts
+// "led" (leader) and "follows" (follower of 102, which it cannot reach).
+func replicaRig(t testing.TB) *ReplicaManager {
+	t.Helper()
+	ch := &controllerChannel{from: 101, address: func(int32) (string, bool) { return "", false }, clients: map[int32]*wire.Client{}}
+	rm, err := newReplicaManager(replicaManagerConfig{
+		id: 101, dir: t.TempDir(), log: slog.New(slog.DiscardHandler),
+		brokerEpoch: func() int64 { return 5 }, controller: func() int32 { return -1 },
+		ctl: ch, client: wire.ClientConfig{From: 101},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rm.Close)
+	d := image.NewMetadataDelta(image.Empty)
+	for _, r := range []record.Record{
+		&record.TopicRecord{Name: "led", TopicID: ledID},
+		&record.PartitionRecord{Version: record.PartitionVersion, TopicID: ledID, Replicas: []int32{101}, Isr: []int32{101}, Leader: 101,
+			LeaderEpoch: 3, RemovingReplicas: []int32{}, AddingReplicas: []int32{}, Directories: make([]record.Uuid, 1)},
+		&record.TopicRecord{Name: "follows", TopicID: followsID},
+		&record.PartitionRecord{Version: record.PartitionVersion, TopicID: followsID, Replicas: []int32{102, 101}, Isr: []int32{102, 101}, Leader: 102,
+			RemovingReplicas: []int32{}, AddingReplicas: []int32{}, Directories: make([]record.Uuid, 2)},
+	} {
+		if err := d.Replay(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	img := d.Apply(image.EmptyProvenance)
+	rm.img.Store(img)
+	rm.applyImage(img, time.Now())
+	return rm
+}
+
+func batch(values ...string) []byte {
+	recs := make([]storage.Record, len(values))
+	for i, v := range values {
+		recs[i].Value = []byte(v)
+	}
+	return storage.AppendBatch(nil, storage.BatchSpec{LeaderEpoch: -1, Timestamp: time.Now().UnixMilli()}, recs)
+}
+
+func produceReq(version, acks int16, topic string, id record.Uuid, idx int32, records []byte) *kmsg.ProduceRequest {
+	r := kmsg.NewPtrProduceRequest()
+	r.Version, r.Acks, r.TimeoutMillis = version, acks, 5000
+	t := kmsg.NewProduceRequestTopic()
+	t.Topic, t.TopicID = topic, id
+	p := kmsg.NewProduceRequestTopicPartition()
+	p.Partition, p.Records = idx, records
+	t.Partitions = []kmsg.ProduceRequestTopicPartition{p}
+	r.Topics = []kmsg.ProduceRequestTopic{t}
+	return r
+}
+
+// syncProduce produces and waits for the answer.
+func syncProduce(t *testing.T, rm *ReplicaManager, r *kmsg.ProduceRequest) kmsg.ProduceResponseTopicPartition {
+	t.Helper()
+	got := make(chan kmsg.Response, 1)
+	rm.produce(r, func(resp kmsg.Response) { got <- resp })
+	select {
+	case resp := <-got:
+		return resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+	case <-time.After(10 * time.Second):
+		t.Fatal("no produce answer")
+		return kmsg.ProduceResponseTopicPartition{}
+	}
+}
+
+func fetchReq(replica int32, id record.Uuid, offset int64, minBytes, waitMs int32) *kmsg.FetchRequest {
+	r := kmsg.NewPtrFetchRequest()
+	r.Version, r.MaxBytes, r.MinBytes, r.MaxWaitMillis = 18, 1<<20, minBytes, waitMs
+	r.ReplicaID, r.ReplicaState.ID = replica, replica
+	t := kmsg.NewFetchRequestTopic()
+	t.TopicID = id
+	p := kmsg.NewFetchRequestTopicPartition()
+	p.FetchOffset, p.PartitionMaxBytes, p.CurrentLeaderEpoch, p.LastFetchedEpoch = offset, 1<<20, -1, -1
+	t.Partitions = []kmsg.FetchRequestTopicPartition{p}
+	r.Topics = []kmsg.FetchRequestTopic{t}
+	return r
+}
+
+func asyncFetch(rm *ReplicaManager, r *kmsg.FetchRequest, member bool) <-chan *kmsg.FetchResponse {
+	got := make(chan *kmsg.FetchResponse, 1)
+	rm.fetch(r, member, func(resp kmsg.Response) { got <- resp.(*kmsg.FetchResponse) })
+	return got
+}
+
+func wait[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer")
+		var zero T
+		return zero
+	}
+}
+
+// Produce answers each partition with Kafka's error codes: unknown topics
+// by name and by id, a partition the topic lacks, one this broker only
+// follows, and an acks value Kafka refuses; good batches get offsets.
+func TestProduceErrorsAndOffsets(t *testing.T) {
+	rm := replicaRig(t)
+	for _, c := range []struct {
+		name string
+		req  *kmsg.ProduceRequest
+		want int16
+	}{
+		{"unknown name", produceReq(12, 1, "nope", record.Uuid{}, 0, batch("a")), 3},
+		{"unknown id", produceReq(13, 1, "", record.NewUuid(1, 1), 0, batch("a")), 100},
+		{"missing partition", produceReq(12, 1, "led", record.Uuid{}, 4, batch("a")), 3},
+		{"follower", produceReq(13, -1, "", followsID, 0, batch("a")), 6},
+		{"acks=2", produceReq(12, 2, "led", record.Uuid{}, 0, batch("a")), 21},
+		{"not a batch", produceReq(12, 1, "led", record.Uuid{}, 0, []byte("garbage")), -1},
+	} {
+		rp := syncProduce(t, rm, c.req)
+		if (c.want < 0 && rp.ErrorCode == 0) || (c.want >= 0 && rp.ErrorCode != c.want) {
+			t.Errorf("%s: error code %d, want %d", c.name, rp.ErrorCode, c.want)
+		}
+	}
+	for i, want := range []int64{0, 2, 5} {
+		rp := syncProduce(t, rm, produceReq(int16(12+i%2), -1, "led", ledID, 0, batch(make([]string, 2+i)...)))
+		if rp.ErrorCode != 0 || rp.BaseOffset != want {
+			t.Fatalf("produce %d: %+v, want base offset %d", i, rp, want)
+		}
+	}
+	lo := kmsg.NewPtrListOffsetsRequest()
+	lo.Version = 11
+	lt := kmsg.NewListOffsetsRequestTopic()
+	lt.Topic = "led"
+	for _, ts := range []int64{partition.EarliestTimestamp, partition.LatestTimestamp} {
+		p := kmsg.NewListOffsetsRequestTopicPartition()
+		p.Timestamp, p.CurrentLeaderEpoch = ts, -1
+		lt.Partitions = append(lt.Partitions, p)
+	}
+	lo.Topics = []kmsg.ListOffsetsRequestTopic{lt}
+	ps := rm.listOffsets(lo, false).Topics[0].Partitions
+	if ps[0].ErrorCode != 0 || ps[0].Offset != 0 || ps[1].ErrorCode != 0 || ps[1].Offset != 9 {
+		t.Fatalf("ListOffsets earliest, latest = %+v", ps)
+	}
+}
+
+// A consumer's fetch at the log end waits in purgatory; a produce
+// completes it with the new batch. One that finds nothing before its
+// MaxWait is answered empty when the wait is over.
+func TestFetchWaitsForProduce(t *testing.T) {
+	rm := replicaRig(t)
+	parked := asyncFetch(rm, fetchReq(-1, ledID, 0, 1, 30_000), false)
+	waitFor(t, "the fetch in purgatory", func() bool { return rm.fetches.Len() == 1 })
+	if rp := syncProduce(t, rm, produceReq(13, 1, "", ledID, 0, batch("a", "b"))); rp.ErrorCode != 0 {
+		t.Fatalf("produce: %+v", rp)
+	}
+	resp := wait(t, parked)
+	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != 0 || len(p.RecordBatches) == 0 || p.HighWatermark != 2 {
+		t.Fatalf("parked fetch answered %+v", p)
+	}
+	empty := wait(t, asyncFetch(rm, fetchReq(-1, ledID, 2, 1, 50), false))
+	if p := empty.Topics[0].Partitions[0]; p.ErrorCode != 0 || len(p.RecordBatches) != 0 {
+		t.Fatalf("expired fetch answered %+v", p)
+	}
+	if n := rm.fetches.Len(); n != 0 {
+		t.Fatalf("%d fetches left in purgatory", n)
+	}
+}
+
+// A fetch claiming to be a replica is refused per partition unless its
+// connection is a member; unknown topic ids and fetch sessions get
+// Kafka's errors.
+func TestFetchRefusals(t *testing.T) {
+	rm := replicaRig(t)
+	resp := wait(t, asyncFetch(rm, fetchReq(102, followsID, 0, 0, 0), false))
+	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != 29 { // TOPIC_AUTHORIZATION_FAILED
+		t.Errorf("a stranger's replica fetch answered %+v", p)
+	}
+	resp = wait(t, asyncFetch(rm, fetchReq(-1, record.NewUuid(3, 3), 0, 0, 0), false))
+	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != 100 { // UNKNOWN_TOPIC_ID
+		t.Errorf("an unknown topic id answered %+v", p)
+	}
+	resp = wait(t, asyncFetch(rm, fetchReq(-1, followsID, 0, 0, 0), false))
+	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != 6 { // NOT_LEADER_OR_FOLLOWER
+		t.Errorf("a fetch from a follower answered %+v", p)
+	}
+	r := fetchReq(-1, ledID, 0, 0, 0)
+	r.SessionID = 42
+	if resp = wait(t, asyncFetch(rm, r, false)); resp.ErrorCode != 70 { // FETCH_SESSION_ID_NOT_FOUND
+		t.Errorf("an unknown session answered %+v", resp)
+	}
+}
