@@ -14,7 +14,7 @@ import (
 )
 
 var (
-	ledID     = record.NewUuid(7, 8) // "led": one replica, on broker 101
+	ledID     = record.NewUuid(7, 8)  // "led": one replica, on broker 101
 	followsID = record.NewUuid(9, 10) // "follows": led by broker 102
 )
 
