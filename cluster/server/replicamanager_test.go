@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -198,5 +199,69 @@ func TestProduceReplicateConsumeAndFailOver(t *testing.T) {
 	}
 	if extra := len(seen) - len(acked); extra != 0 {
 		t.Errorf("%d values read that were never acknowledged", extra)
+	}
+}
+
+// A follower that stops fetching (its broker killed, but not fenced: the
+// session is long) leaves the ISR by the leader's AlterPartition after
+// replica.lag.time.max.ms; restarted, it catches up and the leader asks
+// the controller to take it back.
+func TestLeaderShrinksAndExpandsTheISR(t *testing.T) {
+	ts := startClusterWith(t, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
+		c.Controller.SessionTimeout = time.Minute
+		c.Broker.HeartbeatInterval = 100 * time.Millisecond
+		c.Broker.ReplicaFetchWaitMax = 100 * time.Millisecond
+		c.Broker.ReplicaLagTimeMax = time.Second
+	})
+	for _, id := range []int32{101, 102, 103} {
+		b := ts.byID[id]
+		waitFor(t, fmt.Sprintf("broker %d RUNNING", id), func() bool { return b.Lifecycle().State() == BrokerRunning })
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(ts.brokerAddrs(101, 102, 103)...), kgo.DisableIdempotentWrite(),
+		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.MetadataMinAge(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if resp, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 3, nil, "isr"); err != nil {
+		t.Fatalf("CreateTopic: %v (%s)", err, resp.ErrMessage)
+	}
+	isr := func() []int32 {
+		tp := ts.byID[1].image().Topics().TopicByName("isr")
+		if tp == nil {
+			return nil
+		}
+		return tp.Partition(0).Isr
+	}
+	var leader int32
+	waitFor(t, "a leader hosting isr-0", func() bool {
+		tp := ts.byID[1].image().Topics().TopicByName("isr")
+		if tp == nil {
+			return false
+		}
+		leader = tp.Partition(0).Leader
+		r, ok := ts.replica(leader, "isr", 0)
+		return ok && r.Role == partition.RoleLeader
+	})
+	follower := int32(101)
+	if follower == leader {
+		follower = 102
+	}
+	if err := ts.byID[follower].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the killed follower out of the ISR", func() bool { return len(isr()) == 2 && !slices.Contains(isr(), follower) })
+	if acked := produceValues(t, cl, "isr", []string{"a", "b", "c"}); len(acked) != 3 {
+		t.Fatalf("%d of 3 acknowledged with a shrunk ISR", len(acked))
+	}
+	if err := ts.byID[follower].Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the restarted follower back in the ISR", func() bool { return len(isr()) == 3 })
+	r, _ := ts.replica(follower, "isr", 0)
+	if r.LogEndOffset < 3 {
+		t.Fatalf("back in the ISR holding %d records, want 3", r.LogEndOffset)
 	}
 }
