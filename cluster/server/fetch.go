@@ -86,7 +86,7 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, respond func(
 			case fp.PartitionMaxBytes < 0 || fp.FetchOffset < 0:
 				rp.ErrorCode = kerr.InvalidRequest.Code
 			default:
-				part.p, rp.ErrorCode = rm.leaderFor(topic, r.Version >= 13, fp.Partition)
+				part.p, rp.ErrorCode = rm.replicaFor(topic, r.Version >= 13, fp.Partition)
 			}
 			parts = append(parts, part)
 		}

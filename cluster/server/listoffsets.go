@@ -34,7 +34,7 @@ func (rm *ReplicaManager) listOffsets(r *kmsg.ListOffsetsRequest, member bool) *
 			rp := &rt.Partitions[j]
 			*rp = kmsg.NewListOffsetsResponseTopicPartition()
 			rp.Partition, rp.Timestamp, rp.Offset, rp.LeaderEpoch = lp.Partition, -1, -1, -1
-			p, code := rm.leaderFor(topic, false, lp.Partition)
+			p, code := rm.replicaFor(topic, false, lp.Partition)
 			if code != 0 {
 				rp.ErrorCode = code
 				continue
@@ -62,6 +62,7 @@ func (rm *ReplicaManager) register(mux *wire.Mux) error {
 		{produceVersions, rm.handleProduce},
 		{fetchVersions, rm.handleFetch},
 		{listOffsetsVersions, rm.handleListOffsets},
+		{offsetForLeaderEpochVersions, rm.handleOffsetForLeaderEpoch},
 	} {
 		if err := mux.Handle(h.api, wire.HandlerFunc(h.fn)); err != nil {
 			return err

@@ -53,7 +53,7 @@ func (rm *ReplicaManager) produce(r *kmsg.ProduceRequest, respond func(kmsg.Resp
 				rp.ErrorCode = kerr.InvalidRequiredAcks.Code
 				continue
 			}
-			p, code := rm.leaderFor(topic, r.Version >= 13, tp.Partition)
+			p, code := rm.replicaFor(topic, r.Version >= 13, tp.Partition)
 			if code != 0 {
 				rp.ErrorCode = code
 				continue
@@ -108,10 +108,12 @@ func produceTopic(img *image.MetadataImage, version int16, t kmsg.ProduceRequest
 	return img.Topics().TopicByName(t.Topic)
 }
 
-// leaderFor is the hosted leader replica of topic's partition idx, or the
+// replicaFor is the hosted replica of topic's partition idx, or the
 // error code for why there is none: the topic or partition is unknown
-// (UNKNOWN_TOPIC_ID when named by id), or this broker does not lead it.
-func (rm *ReplicaManager) leaderFor(topic *image.TopicImage, byID bool, idx int32) (*partition.Partition, int16) {
+// (UNKNOWN_TOPIC_ID when named by id), or this broker holds no replica
+// (NOT_LEADER_OR_FOLLOWER). The replica itself refuses what a follower
+// may not serve.
+func (rm *ReplicaManager) replicaFor(topic *image.TopicImage, byID bool, idx int32) (*partition.Partition, int16) {
 	switch {
 	case topic == nil && byID:
 		return nil, kerr.UnknownTopicID.Code

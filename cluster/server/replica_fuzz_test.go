@@ -6,7 +6,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Whatever Produce, Fetch or ListOffsets a client sends, at any version
+// Whatever Produce, Fetch, ListOffsets or OffsetForLeaderEpoch a client
+// sends, at any version
 // the broker serves, the ReplicaManager answers it (or, for a produce
 // with acks=0, answers nothing) and never panics.
 func FuzzReplicaRequests(f *testing.F) {
@@ -25,6 +26,12 @@ func FuzzReplicaRequests(f *testing.F) {
 	lt.Partitions = []kmsg.ListOffsetsRequestTopicPartition{kmsg.NewListOffsetsRequestTopicPartition()}
 	lo.Topics = []kmsg.ListOffsetsRequestTopic{lt}
 	seed(2, 11, lo)
+	oe := kmsg.NewPtrOffsetForLeaderEpochRequest()
+	ot := kmsg.NewOffsetForLeaderEpochRequestTopic()
+	ot.Topic = "led"
+	ot.Partitions = []kmsg.OffsetForLeaderEpochRequestTopicPartition{kmsg.NewOffsetForLeaderEpochRequestTopicPartition()}
+	oe.Topics = []kmsg.OffsetForLeaderEpochRequestTopic{ot}
+	seed(3, 4, oe)
 	f.Fuzz(func(t *testing.T, key int16, version int16, body []byte) {
 		answered := func(kmsg.Response) {}
 		switch key {
@@ -51,6 +58,15 @@ func FuzzReplicaRequests(f *testing.F) {
 				return
 			}
 			if resp := rm.listOffsets(r, version%2 == 0); len(resp.Topics) != len(r.Topics) {
+				t.Fatalf("%d topics answered for %d", len(resp.Topics), len(r.Topics))
+			}
+		case 3:
+			r := kmsg.NewPtrOffsetForLeaderEpochRequest()
+			r.SetVersion(version)
+			if version < offsetForLeaderEpochVersions.MinVersion || version > offsetForLeaderEpochVersions.MaxVersion || r.ReadFrom(body) != nil {
+				return
+			}
+			if resp := rm.offsetForLeaderEpoch(r); len(resp.Topics) != len(r.Topics) {
 				t.Fatalf("%d topics answered for %d", len(resp.Topics), len(r.Topics))
 			}
 		}

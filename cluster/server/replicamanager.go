@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -279,6 +280,7 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 	p, err := partition.New(partition.Config{
 		Topic: tp.Topic, TopicID: topicID, Partition: tp.Partition,
 		Dir: rm.dir, LocalBrokerID: rm.id,
+		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic),
 		ReplicaLagTimeMax: rm.lagTimeMax,
 		ReplicaEligible:   rm.isrEligible,
 	})
@@ -290,6 +292,24 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 	rm.hosted[tp] = h
 	rm.mu.Unlock()
 	return h, nil
+}
+
+// minInsyncReplicas is the topic's min.insync.replicas, else the
+// cluster's default, else 0 (the partition's default). It is read when the
+// replica is opened: a later change applies from the next start.
+func minInsyncReplicas(img *image.MetadataImage, topic string) int {
+	for _, res := range []image.ConfigResource{{Type: record.ResourceTopic, Name: topic}, {Type: record.ResourceBroker}} {
+		c := img.Configs().Resource(res)
+		if c == nil {
+			continue
+		}
+		if v, ok := c.Get("min.insync.replicas"); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // isrEligible is Kafka's isReplicaIsrEligible: a broker registered,

@@ -10,6 +10,7 @@ import (
 	"github.com/kraftlab/kraftlab/replication/partition"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // replicatedCluster runs three controllers and brokers 101..103 with
@@ -204,8 +205,10 @@ func TestProduceReplicateConsumeAndFailOver(t *testing.T) {
 
 // A follower that stops fetching (its broker killed, but not fenced: the
 // session is long) leaves the ISR by the leader's AlterPartition after
-// replica.lag.time.max.ms; restarted, it catches up and the leader asks
-// the controller to take it back.
+// replica.lag.time.max.ms, and an acks=all produce waiting for it then
+// completes; with min.insync.replicas=3 the leader refuses acks=all
+// (NOT_ENOUGH_REPLICAS). Restarted, the follower catches up and the
+// leader asks the controller to take it back.
 func TestLeaderShrinksAndExpandsTheISR(t *testing.T) {
 	ts := startClusterWith(t, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
 		c.Controller.SessionTimeout = time.Minute
@@ -225,8 +228,13 @@ func TestLeaderShrinksAndExpandsTheISR(t *testing.T) {
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if resp, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 3, nil, "isr"); err != nil {
-		t.Fatalf("CreateTopic: %v (%s)", err, resp.ErrMessage)
+	for _, c := range []struct {
+		name string
+		cfg  map[string]*string
+	}{{"isr", nil}, {"strict", map[string]*string{"min.insync.replicas": kmsg.StringPtr("3")}}} {
+		if resp, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 3, c.cfg, c.name); err != nil {
+			t.Fatalf("CreateTopic %s: %v (%s)", c.name, err, resp.ErrMessage)
+		}
 	}
 	isr := func() []int32 {
 		tp := ts.byID[1].image().Topics().TopicByName("isr")
@@ -235,27 +243,60 @@ func TestLeaderShrinksAndExpandsTheISR(t *testing.T) {
 		}
 		return tp.Partition(0).Isr
 	}
-	var leader int32
-	waitFor(t, "a leader hosting isr-0", func() bool {
-		tp := ts.byID[1].image().Topics().TopicByName("isr")
-		if tp == nil {
-			return false
+	// The follower killed leads neither partition.
+	leads := map[int32]bool{}
+	for _, name := range []string{"isr", "strict"} {
+		waitFor(t, "a leader hosting "+name+"-0", func() bool {
+			tp := ts.byID[1].image().Topics().TopicByName(name)
+			if tp == nil {
+				return false
+			}
+			l := tp.Partition(0).Leader
+			r, ok := ts.replica(l, name, 0)
+			leads[l] = true
+			return ok && r.Role == partition.RoleLeader
+		})
+	}
+	var follower int32
+	for _, id := range []int32{101, 102, 103} {
+		if !leads[id] {
+			follower = id
 		}
-		leader = tp.Partition(0).Leader
-		r, ok := ts.replica(leader, "isr", 0)
-		return ok && r.Role == partition.RoleLeader
-	})
-	follower := int32(101)
-	if follower == leader {
-		follower = 102
 	}
 	if err := ts.byID[follower].Kill(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the killed follower out of the ISR", func() bool { return len(isr()) == 2 && !slices.Contains(isr(), follower) })
+	// As in Kafka, a follower that held the leader's log end stays in
+	// sync while nothing is produced; the acks=all produce waits until the
+	// leader has it removed, then is acknowledged.
 	if acked := produceValues(t, cl, "isr", []string{"a", "b", "c"}); len(acked) != 3 {
 		t.Fatalf("%d of 3 acknowledged with a shrunk ISR", len(acked))
 	}
+	waitFor(t, "the killed follower out of the ISR", func() bool { return len(isr()) == 2 && !slices.Contains(isr(), follower) })
+	// "strict" wants all three replicas in sync for acks=all.
+	strictLeader := ts.byID[1].image().Topics().TopicByName("strict").Partition(0).Leader
+	req := kmsg.NewPtrProduceRequest()
+	req.Version, req.Acks, req.TimeoutMillis = 12, -1, 5000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = "strict"
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = batch("refused")
+	rt.Partitions = []kmsg.ProduceRequestTopicPartition{rp}
+	req.Topics = []kmsg.ProduceRequestTopic{rt}
+	// The first may be appended while the ISR still holds three and then
+	// wait for the shrink: NOT_ENOUGH_REPLICAS_AFTER_APPEND (20).
+	waitFor(t, "NOT_ENOUGH_REPLICAS from strict-0's leader", func() bool {
+		resp := do(t, ts.byID[strictLeader].Addr(), req).(*kmsg.ProduceResponse)
+		switch code := resp.Topics[0].Partitions[0].ErrorCode; code {
+		case 19:
+			return true
+		case 20:
+			return false
+		default:
+			t.Fatalf("acks=all to strict-0 with a follower gone: error %d", code)
+			return false
+		}
+	})
 	if err := ts.byID[follower].Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -158,6 +158,22 @@ func TestProduceErrorsAndOffsets(t *testing.T) {
 	if ps[0].ErrorCode != 0 || ps[0].Offset != 0 || ps[1].ErrorCode != 0 || ps[1].Offset != 9 {
 		t.Fatalf("ListOffsets earliest, latest = %+v", ps)
 	}
+	oe := kmsg.NewPtrOffsetForLeaderEpochRequest()
+	oe.Version, oe.ReplicaID = 4, -1
+	ot := kmsg.NewOffsetForLeaderEpochRequestTopic()
+	ot.Topic = "led"
+	for _, epoch := range []int32{3, 2} {
+		p := kmsg.NewOffsetForLeaderEpochRequestTopicPartition()
+		p.CurrentLeaderEpoch, p.LeaderEpoch = 3, epoch
+		ot.Partitions = append(ot.Partitions, p)
+	}
+	oe.Topics = []kmsg.OffsetForLeaderEpochRequestTopic{ot}
+	// Every batch is of leader epoch 3: it ends at the log end, and no
+	// epoch at or below 2 is known.
+	eps := rm.offsetForLeaderEpoch(oe).Topics[0].Partitions
+	if eps[0].ErrorCode != 0 || eps[0].LeaderEpoch != 3 || eps[0].EndOffset != 9 || eps[1].ErrorCode != 0 || eps[1].EndOffset != -1 {
+		t.Fatalf("OffsetForLeaderEpoch 3, 2 = %+v", eps)
+	}
 }
 
 // A consumer's fetch at the log end waits in purgatory; a produce

@@ -137,8 +137,8 @@ func apiKeys(t *testing.T, addr string) []int16 {
 // A controller advertises the quorum's RPCs and the quorum controller's;
 // a broker's raft client is client-only, so the broker advertises none of
 // the quorum's over a real socket, and serves Metadata, the forwarded
-// controller APIs and its ReplicaManager's Produce, Fetch and ListOffsets
-// instead.
+// controller APIs and its ReplicaManager's Produce, Fetch, ListOffsets and
+// OffsetForLeaderEpoch instead.
 func TestBrokerServesNoVoterAPIs(t *testing.T) {
 	ts := startServers(t)
 	want := []int16{kmsg.ApiVersions.Int16(), kmsg.SASLHandshake.Int16(), kmsg.SASLAuthenticate.Int16(), kmsg.DescribeCluster.Int16()}
@@ -155,7 +155,7 @@ func TestBrokerServesNoVoterAPIs(t *testing.T) {
 			t.Errorf("broker advertises %s: %v", kmsg.NameForKey(api.Int16()), broker)
 		}
 	}
-	for _, api := range []kmsg.Key{kmsg.DescribeQuorum, kmsg.Metadata, kmsg.DescribeCluster, kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.CreatePartitions, kmsg.Produce, kmsg.Fetch, kmsg.ListOffsets} {
+	for _, api := range []kmsg.Key{kmsg.DescribeQuorum, kmsg.Metadata, kmsg.DescribeCluster, kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.CreatePartitions, kmsg.Produce, kmsg.Fetch, kmsg.ListOffsets, kmsg.OffsetForLeaderEpoch} {
 		if !slices.Contains(broker, api.Int16()) {
 			t.Errorf("broker does not advertise %s: %v", kmsg.NameForKey(api.Int16()), broker)
 		}
