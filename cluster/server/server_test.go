@@ -57,7 +57,7 @@ func startServersWith(t *testing.T, fetchTimeout time.Duration, tweak func(*Conf
 
 // startClusterWith starts controllers 1..3 and the given brokers (ids
 // above 100).
-func startClusterWith(t *testing.T, fetchTimeout time.Duration, brokers []int32, tweak func(*Config)) *testServers {
+func startClusterWith(t testing.TB, fetchTimeout time.Duration, brokers []int32, tweak func(*Config)) *testServers {
 	t.Helper()
 	ts := &testServers{addrs: map[int32]string{}, byID: map[int32]*Server{}, counters: wire.NewCounters()}
 	voters := []int32{1, 2, 3}
@@ -100,7 +100,7 @@ func startClusterWith(t *testing.T, fetchTimeout time.Duration, brokers []int32,
 	return ts
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	poll.Until(t, 20*time.Second, what, cond)
 }
