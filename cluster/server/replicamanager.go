@@ -54,6 +54,10 @@ type ReplicaManager struct {
 	isrWake  chan struct{} // a follower fetch may allow an ISR change
 	deadline chan struct{} // a delayed operation was parked
 
+	// checkpointed are the high watermarks the last checkpoint held, for
+	// replicas opened in this incarnation.
+	checkpointed map[fetcher.TopicPartition]int64
+
 	ctx       context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -105,6 +109,13 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		deadline:   make(chan struct{}, 1),
 	}
 	rm.img.Store(image.Empty)
+	var err error
+	if rm.checkpointed, err = readHighWatermarks(cfg.dir); err != nil {
+		// The high watermarks start at the log start and catch up from
+		// the leader and the followers' fetches.
+		rm.log.Warn("ignoring the high watermark checkpoint", "err", err)
+		rm.checkpointed = map[fetcher.TopicPartition]int64{}
+	}
 	rm.peers = newBrokerChannel(cfg.client, rm.brokerAddr)
 	m, err := fetcher.NewManager(fetcher.Config{
 		BrokerID:     cfg.id,
@@ -154,18 +165,27 @@ func (rm *ReplicaManager) brokerAddr(id int32) (string, bool) {
 	return fmt.Sprintf("%s:%d", ep.Host, ep.Port), true
 }
 
+// highWatermarkCheckpointInterval is
+// replica.high.watermark.checkpoint.interval.ms, Kafka's 5 s.
+const highWatermarkCheckpointInterval = 5 * time.Second
+
 // runMetadata reconciles the hosted partitions with each new image, on
-// the manager's own goroutine because opening a log is file I/O. Images
-// that arrive while one is applied are skipped to the newest: the
-// reconciliation compares with the whole image, so nothing is missed.
+// the manager's own goroutine because opening a log is file I/O, and
+// checkpoints the high watermarks. Images that arrive while one is
+// applied are skipped to the newest: the reconciliation compares with the
+// whole image, so nothing is missed.
 func (rm *ReplicaManager) runMetadata() {
 	defer rm.wg.Done()
+	tick := time.NewTicker(highWatermarkCheckpointInterval)
+	defer tick.Stop()
 	for {
 		select {
 		case <-rm.ctx.Done():
 			return
 		case <-rm.changed:
 			rm.applyImage(rm.img.Load(), time.Now())
+		case <-tick.C:
+			rm.checkpointHighWatermarks()
 		}
 	}
 }
@@ -283,6 +303,7 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic),
 		ReplicaLagTimeMax: rm.lagTimeMax,
 		ReplicaEligible:   rm.isrEligible,
+		HighWatermark:     rm.checkpointed[tp],
 	})
 	if err != nil {
 		return nil, err
@@ -371,6 +392,9 @@ func (rm *ReplicaManager) Close() {
 		rm.wg.Wait()
 		rm.fetchers.Close()
 		rm.peers.close()
+		if !rm.crash.Load() {
+			rm.checkpointHighWatermarks()
+		}
 		far := time.Now().Add(24 * time.Hour)
 		rm.produces.Expire(far)
 		rm.fetches.Expire(far)
