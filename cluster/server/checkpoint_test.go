@@ -23,11 +23,11 @@ func TestHighWatermarkCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "0\n2\nfollows 0 0\nled 0 3\n"; string(raw) != want {
+	if want := "0\n3\nfollows 0 0\nled 0 3\nwaits 0 0\n"; string(raw) != want {
 		t.Fatalf("checkpoint %q, want %q", raw, want)
 	}
 	got, err := readHighWatermarks(rm.dir)
-	if err != nil || len(got) != 2 || got[fetcher.TopicPartition{Topic: "led"}] != 3 {
+	if err != nil || len(got) != 3 || got[fetcher.TopicPartition{Topic: "led"}] != 3 {
 		t.Fatalf("read back %v, %v", got, err)
 	}
 	for _, bad := range []string{"1\n0\n", "0\n2\nled 0 3\n", "0\n1\nled x 3\n", "0\n1\nled 0 -4\n", "0\n-1\n"} {

@@ -16,10 +16,12 @@ import (
 var (
 	ledID     = record.NewUuid(7, 8)  // "led": one replica, on broker 101
 	followsID = record.NewUuid(9, 10) // "follows": led by broker 102
+	waitsID   = record.NewUuid(11, 12) // "waits": led here, 102 in the ISR
 )
 
 // replicaRig is broker 101's ReplicaManager without a network: it hosts
-// "led" (leader) and "follows" (follower of 102, which it cannot reach).
+// "led" (leader), "follows" (follower of 102, which it cannot reach) and
+// "waits" (leader, with 102 in the ISR never fetching).
 func replicaRig(t testing.TB) *ReplicaManager {
 	t.Helper()
 	ch := &controllerChannel{from: 101, address: func(int32) (string, bool) { return "", false }, clients: map[int32]*wire.Client{}}
@@ -39,6 +41,9 @@ func replicaRig(t testing.TB) *ReplicaManager {
 			LeaderEpoch: 3, RemovingReplicas: []int32{}, AddingReplicas: []int32{}, Directories: make([]record.Uuid, 1)},
 		&record.TopicRecord{Name: "follows", TopicID: followsID},
 		&record.PartitionRecord{Version: record.PartitionVersion, TopicID: followsID, Replicas: []int32{102, 101}, Isr: []int32{102, 101}, Leader: 102,
+			RemovingReplicas: []int32{}, AddingReplicas: []int32{}, Directories: make([]record.Uuid, 2)},
+		&record.TopicRecord{Name: "waits", TopicID: waitsID},
+		&record.PartitionRecord{Version: record.PartitionVersion, TopicID: waitsID, Replicas: []int32{101, 102}, Isr: []int32{101, 102}, Leader: 101,
 			RemovingReplicas: []int32{}, AddingReplicas: []int32{}, Directories: make([]record.Uuid, 2)},
 	} {
 		if err := d.Replay(r); err != nil {
@@ -173,6 +178,29 @@ func TestProduceErrorsAndOffsets(t *testing.T) {
 	eps := rm.offsetForLeaderEpoch(oe).Topics[0].Partitions
 	if eps[0].ErrorCode != 0 || eps[0].LeaderEpoch != 3 || eps[0].EndOffset != 9 || eps[1].ErrorCode != 0 || eps[1].EndOffset != -1 {
 		t.Fatalf("OffsetForLeaderEpoch 3, 2 = %+v", eps)
+	}
+}
+
+// An acks=all produce to a partition whose follower never fetches waits
+// for the high watermark until its timeout: REQUEST_TIMED_OUT; with
+// acks=1 it is answered at once, and a consumer does not see it until
+// it is committed.
+func TestAcksAllTimesOutWithoutTheFollower(t *testing.T) {
+	rm := replicaRig(t)
+	r := produceReq(13, -1, "", waitsID, 0, batch("a"))
+	r.TimeoutMillis = 50
+	if rp := syncProduce(t, rm, r); rp.ErrorCode != 7 || rp.BaseOffset != 0 { // REQUEST_TIMED_OUT
+		t.Fatalf("acks=all without the follower answered %+v", rp)
+	}
+	if rp := syncProduce(t, rm, produceReq(13, 1, "", waitsID, 0, batch("b"))); rp.ErrorCode != 0 || rp.BaseOffset != 1 {
+		t.Fatalf("acks=1 answered %+v", rp)
+	}
+	resp := wait(t, asyncFetch(rm, fetchReq(-1, waitsID, 0, 0, 0), false))
+	if p := resp.Topics[0].Partitions[0]; p.ErrorCode != 0 || p.HighWatermark != 0 || len(p.RecordBatches) != 0 {
+		t.Fatalf("a consumer read uncommitted records: %+v", p)
+	}
+	if n := rm.produces.Len(); n != 0 {
+		t.Fatalf("%d produces left in purgatory", n)
 	}
 }
 
