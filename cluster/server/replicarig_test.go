@@ -14,8 +14,8 @@ import (
 )
 
 var (
-	ledID     = record.NewUuid(7, 8)  // "led": one replica, on broker 101
-	followsID = record.NewUuid(9, 10) // "follows": led by broker 102
+	ledID     = record.NewUuid(7, 8)   // "led": one replica, on broker 101
+	followsID = record.NewUuid(9, 10)  // "follows": led by broker 102
 	waitsID   = record.NewUuid(11, 12) // "waits": led here, 102 in the ISR
 )
 
