@@ -83,7 +83,7 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, respond func(
 				// Only a member of the playground may fetch as a replica
 				// (Kafka authorizes CLUSTER_ACTION for a follower fetch).
 				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
-			case fp.PartitionMaxBytes < 0 || fp.FetchOffset < 0:
+			case fp.PartitionMaxBytes < 0:
 				rp.ErrorCode = kerr.InvalidRequest.Code
 			default:
 				part.p, rp.ErrorCode = rm.replicaFor(topic, r.Version >= 13, fp.Partition)

@@ -17,6 +17,7 @@ import (
 	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/replication/partition"
 	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // ReplicaManager is a broker's part that hosts the partition replicas the
@@ -35,6 +36,7 @@ type ReplicaManager struct {
 	peers       *brokerChannel
 	fetchers    *fetcher.Manager
 	lagTimeMax  time.Duration
+	flush       storage.FlushPolicy
 
 	// produces holds acks=-1 produces waiting for their high watermarks,
 	// fetches the fetches waiting for MinBytes; both keyed by partition.
@@ -89,6 +91,9 @@ type replicaManagerConfig struct {
 	lagTimeMax time.Duration
 	// fetchWaitMax is replica.fetch.wait.max.ms; zero takes Kafka's.
 	fetchWaitMax time.Duration
+	// flush is the partition logs' flush policy: the node's, so that a
+	// Kill loses what it loses from the metadata log.
+	flush storage.FlushPolicy
 }
 
 // newReplicaManager starts a broker's ReplicaManager with no partitions.
@@ -99,14 +104,14 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 	rm := &ReplicaManager{
 		id: cfg.id, dir: cfg.dir, log: cfg.log.With("part", "replica-manager"),
 		brokerEpoch: cfg.brokerEpoch, controller: cfg.controller, ctl: cfg.ctl,
-		lagTimeMax: cfg.lagTimeMax,
-		produces:   partition.NewPurgatory[*partition.Partition](),
-		fetches:    partition.NewPurgatory[*partition.Partition](),
-		hosted:     map[fetcher.TopicPartition]*hostedReplica{},
-		inflight:   map[*partition.Partition]partition.Proposal{},
-		changed:    make(chan struct{}, 1),
-		isrWake:    make(chan struct{}, 1),
-		deadline:   make(chan struct{}, 1),
+		lagTimeMax: cfg.lagTimeMax, flush: cfg.flush,
+		produces: partition.NewPurgatory[*partition.Partition](),
+		fetches:  partition.NewPurgatory[*partition.Partition](),
+		hosted:   map[fetcher.TopicPartition]*hostedReplica{},
+		inflight: map[*partition.Partition]partition.Proposal{},
+		changed:  make(chan struct{}, 1),
+		isrWake:  make(chan struct{}, 1),
+		deadline: make(chan struct{}, 1),
 	}
 	rm.img.Store(image.Empty)
 	var err error
@@ -300,6 +305,7 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 	p, err := partition.New(partition.Config{
 		Topic: tp.Topic, TopicID: topicID, Partition: tp.Partition,
 		Dir: rm.dir, LocalBrokerID: rm.id,
+		Log:               storage.Options{FlushPolicy: rm.flush},
 		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic),
 		ReplicaLagTimeMax: rm.lagTimeMax,
 		ReplicaEligible:   rm.isrEligible,

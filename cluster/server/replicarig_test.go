@@ -28,7 +28,7 @@ func replicaRig(t testing.TB) *ReplicaManager {
 	rm, err := newReplicaManager(replicaManagerConfig{
 		id: 101, dir: t.TempDir(), log: slog.New(slog.DiscardHandler),
 		brokerEpoch: func() int64 { return 5 }, controller: func() int32 { return -1 },
-		ctl: ch, client: wire.ClientConfig{From: 101},
+		ctl: ch, client: wire.ClientConfig{From: 101}, flush: storage.FlushNever,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -457,6 +457,7 @@ func (s *Server) newReplicaManager(mux *wire.Mux, ch *controllerChannel) (*Repli
 		client:       ch.cfg,
 		lagTimeMax:   s.cfg.Broker.ReplicaLagTimeMax,
 		fetchWaitMax: s.cfg.Broker.ReplicaFetchWaitMax,
+		flush:        s.cfg.Raft.Flush,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", s.id, err)
