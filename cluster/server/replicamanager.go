@@ -16,6 +16,7 @@ import (
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/replication/partition"
+	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/storage"
 )
@@ -291,6 +292,11 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 	rm.mu.RUnlock()
 	if h != nil && h.topicID == topicID {
 		return h, nil
+	}
+	if partition.DirName(tp.Topic, tp.Partition) == quorum.LogDirName {
+		// Kafka's controller refuses the name; this one does not, and the
+		// directory is the metadata log's.
+		return nil, fmt.Errorf("partition %s would share the metadata log's directory", tp)
 	}
 	if h != nil {
 		rm.fetchers.RemovePartitions(tp)

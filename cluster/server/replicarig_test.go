@@ -2,6 +2,8 @@ package server
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -248,5 +250,34 @@ func TestFetchRefusals(t *testing.T) {
 	r.SessionID = 42
 	if resp = wait(t, asyncFetch(rm, r, false)); resp.ErrorCode != 70 { // FETCH_SESSION_ID_NOT_FOUND
 		t.Errorf("an unknown session answered %+v", resp)
+	}
+}
+
+// A topic named like the metadata log is never hosted: its directory
+// would be the metadata log's.
+func TestNoReplicaInTheMetadataLogDirectory(t *testing.T) {
+	rm := replicaRig(t)
+	id := record.NewUuid(13, 14)
+	d := image.NewMetadataDelta(rm.img.Load())
+	for _, r := range []record.Record{
+		&record.TopicRecord{Name: "__cluster_metadata", TopicID: id},
+		&record.PartitionRecord{Version: record.PartitionVersion, TopicID: id, Replicas: []int32{101}, Isr: []int32{101}, Leader: 101,
+			RemovingReplicas: []int32{}, AddingReplicas: []int32{}, Directories: make([]record.Uuid, 1)},
+	} {
+		if err := d.Replay(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	img := d.Apply(image.EmptyProvenance)
+	rm.img.Store(img)
+	rm.applyImage(img, time.Now())
+	if rm.partitionByName("__cluster_metadata", 0) != nil {
+		t.Fatal("hosted a replica in the metadata log's directory")
+	}
+	if _, err := os.Stat(filepath.Join(rm.dir, "__cluster_metadata-0")); !os.IsNotExist(err) {
+		t.Fatalf("the directory was made: %v", err)
+	}
+	if rm.partitionByName("led", 0) == nil {
+		t.Fatal("the other replicas are gone")
 	}
 }
