@@ -143,11 +143,14 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 }
 
 // publisher is the loader publisher that hands every image to the
-// manager's goroutine; it never blocks the raft loop.
+// manager's goroutine; it never blocks the raft loop. An image whose
+// delta changed no topic is not reconciled: no replica can change.
 func (rm *ReplicaManager) publisher() loader.Publisher {
-	return loader.PublisherFuncs{Update: func(_ *image.MetadataDelta, img *image.MetadataImage, _ loader.Manifest) {
+	return loader.PublisherFuncs{Update: func(delta *image.MetadataDelta, img *image.MetadataImage, _ loader.Manifest) {
 		rm.img.Store(img)
-		signal(rm.changed)
+		if delta == nil || delta.TopicsDelta() != nil {
+			signal(rm.changed)
+		}
 	}}
 }
 
