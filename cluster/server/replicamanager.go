@@ -24,9 +24,9 @@ import (
 // ReplicaManager is a broker's part that hosts the partition replicas the
 // metadata assigns it (Kafka's ReplicaManager): it makes each one leader
 // or follower as the image says, feeds followers through the replica
-// fetchers, serves Produce, Fetch and ListOffsets, and asks the active
-// controller for the ISR changes its leaders propose. Its methods are safe
-// for concurrent use.
+// fetchers, serves Produce, Fetch, ListOffsets and OffsetForLeaderEpoch,
+// checkpoints the high watermarks, and asks the active controller for the
+// ISR changes its leaders propose. Its methods are safe for concurrent use.
 type ReplicaManager struct {
 	id          int32
 	dir         string
