@@ -7,6 +7,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -148,6 +149,11 @@ func countPartitions(recs []record.Record) int32 {
 func (c *QuorumController) createTopic(img *image.MetadataImage, names *topicNames, v versions, pl *placer, t kmsg.CreateTopicsRequestTopic) ([]record.Record, *apiError) {
 	if err := validateTopicName(t.Topic); err != nil {
 		return nil, refuse(kerr.InvalidTopicException, "%v", err)
+	}
+	if t.Topic == raft.MetadataTopic {
+		// ControllerApis refuses it before the controller sees it: the
+		// name is the metadata log's own partition folder.
+		return nil, refuse(kerr.InvalidRequest, "Creation of internal topic %s is prohibited.", raft.MetadataTopic)
 	}
 	if names.has(t.Topic) {
 		return nil, refuse(kerr.TopicAlreadyExists, "Topic '%s' already exists.", t.Topic)

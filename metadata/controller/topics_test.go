@@ -100,6 +100,7 @@ func TestCreateTopicsErrors(t *testing.T) {
 		{"too long", createTopic(string(make([]byte, 250)), 1, 1).Topics[0], kerr.InvalidTopicException},
 		{"collides", createTopic("a_b", 1, 1).Topics[0], kerr.InvalidTopicException},
 		{"exists", createTopic("exists", 1, 1).Topics[0], kerr.TopicAlreadyExists},
+		{"the metadata log's own name", createTopic("__cluster_metadata", 1, 1).Topics[0], kerr.InvalidRequest},
 		{"zero partitions", createTopic("z", 0, 1).Topics[0], kerr.InvalidPartitions},
 		{"negative partitions", createTopic("z", -7, 1).Topics[0], kerr.InvalidPartitions},
 		{"zero rf", createTopic("z", 1, 0).Topics[0], kerr.InvalidReplicationFactor},
