@@ -34,9 +34,26 @@ func (rm *ReplicaManager) handleFetch(req *wire.Request) {
 	rm.fetch(req.Body.(*kmsg.FetchRequest), req.Member, req.Respond)
 }
 
+// withEmptyRecords gives every partition without records an empty record
+// set instead of a null one, as Kafka answers (MemoryRecords.EMPTY):
+// librdkafka refuses a null set as a bad message format.
+func withEmptyRecords(resp kmsg.Response) kmsg.Response {
+	if fr, ok := resp.(*kmsg.FetchResponse); ok {
+		for i := range fr.Topics {
+			for j := range fr.Topics[i].Partitions {
+				if p := &fr.Topics[i].Partitions[j]; p.RecordBatches == nil {
+					p.RecordBatches = []byte{}
+				}
+			}
+		}
+	}
+	return resp
+}
+
 // fetch answers r through respond, now or once it has MinBytes or its
 // wait is over; member says the connection authenticated as a member.
-func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, respond func(kmsg.Response)) {
+func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kmsg.Response)) {
+	respond := func(resp kmsg.Response) { send(withEmptyRecords(resp)) }
 	now := time.Now()
 	resp := kmsg.NewPtrFetchResponse()
 	replicaID := r.ReplicaID

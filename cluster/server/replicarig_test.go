@@ -281,3 +281,22 @@ func TestNoReplicaInTheMetadataLogDirectory(t *testing.T) {
 		t.Fatal("the other replicas are gone")
 	}
 }
+
+// A fetch with nothing to return answers an empty record set, never a
+// null one (Kafka's MemoryRecords.EMPTY): librdkafka's consumers refuse
+// a null set ("invalid MessageSetSize -1") and stop consuming.
+func TestEmptyFetchAnswersEmptyRecordsNotNull(t *testing.T) {
+	rm := replicaRig(t)
+	resp := wait(t, asyncFetch(rm, fetchReq(-1, waitsID, 0, 0, 0), false))
+	p := resp.Topics[0].Partitions[0]
+	if p.ErrorCode != 0 || p.RecordBatches == nil {
+		t.Fatalf("an empty fetch answered %+v (records nil: %v)", p, p.RecordBatches == nil)
+	}
+	// At a version without flexible encoding too, the set's size is 0.
+	b := resp.AppendTo(nil)
+	var back kmsg.FetchResponse
+	back.Version = resp.Version
+	if err := back.ReadFrom(b); err != nil || back.Topics[0].Partitions[0].RecordBatches == nil {
+		t.Fatalf("decoded back: %v, records nil: %v", err, back.Topics[0].Partitions[0].RecordBatches == nil)
+	}
+}
