@@ -60,10 +60,17 @@ func needKcat(t *testing.T) string {
 
 func runKcat(t *testing.T, bin string, args ...string) string {
 	t.Helper()
+	return runKcatIn(t, bin, "", args...)
+}
+
+// runKcatIn runs kcat with stdin as its input (what -P produces).
+func runKcatIn(t *testing.T, bin, stdin string, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	t.Logf("$ kcat %s  (%v)\n%s%s", strings.Join(args, " "), err, indent(out.String()), indent(errOut.String()))
@@ -162,5 +169,36 @@ func TestKcatMetadata(t *testing.T) {
 	}
 	if len(md.Topics) != 1 || md.Topics[0].Error != "Broker: Unknown topic or partition" {
 		t.Errorf("kcat -L -t nope: %+v, want UNKNOWN_TOPIC_OR_PARTITION (no auto-creation)", md.Topics)
+	}
+}
+
+// TestKcatProduceConsume lets librdkafka produce to and consume from
+// kraftlab's brokers: every record kcat -P sent (acks=all, librdkafka's
+// default) comes back once from kcat -C, whichever broker each goes through.
+func TestKcatProduceConsume(t *testing.T) {
+	bin := needKcat(t)
+	p := startPlayground(t, "--controllers", "1", "--brokers", "3", "--profile", "fast")
+	brokersUnfenced(t, p)
+	if _, err := p.Run(context.Background(), "topics", "create", "events", "--partitions", "3", "--replication-factor", "3"); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t, p)
+	var sent []string
+	for i := range 30 {
+		sent = append(sent, fmt.Sprintf("event %02d", i))
+	}
+	runKcatIn(t, bin, strings.Join(sent, "\n")+"\n", "-b", strings.Join(p.Brokers, ","), "-P", "-t", "events", "-X", "enable.idempotence=false")
+	got := strings.Fields(strings.ReplaceAll(runKcat(t, bin, "-b", p.Brokers[1], "-C", "-t", "events", "-o", "beginning", "-e", "-q", "-f", "%s|"), " ", "_"))
+	var read []string
+	for _, f := range got {
+		for _, v := range strings.Split(f, "|") {
+			if v != "" {
+				read = append(read, strings.ReplaceAll(v, "_", " "))
+			}
+		}
+	}
+	slices.Sort(read)
+	if !slices.Equal(read, sent) {
+		t.Fatalf("kcat -C read %d records %q, kcat -P sent %d", len(read), read, len(sent))
 	}
 }
