@@ -600,3 +600,29 @@ func TestLinkHelpExplainsTheFlapping(t *testing.T) {
 		}
 	}
 }
+
+// up --log-file appends every node's server log, each line naming its
+// node: the leader's election, the broker's registration.
+func TestUpLogFile(t *testing.T) {
+	h := newHarness(t)
+	var upOut, upErr lockedBuffer
+	e := h.env(&upOut, &upErr)
+	e.open = cluster.Open
+	logFile := filepath.Join(t.TempDir(), "server.log")
+	upDone := make(chan int, 1)
+	go func() {
+		upDone <- run(testContext(t), []string{"up", "--headless", "--profile", "fast", "--controllers", "1", "--brokers", "1", "--log-file", logFile}, e)
+	}()
+	waitFor(t, "the leader's election and the broker's registration in the server log", func() bool {
+		b, _ := os.ReadFile(logFile)
+		return regexp.MustCompile(`msg=leader node=1 `).Match(b) && regexp.MustCompile(`msg=registered node=101 `).Match(b)
+	})
+	code, out, errOut := h.run("down")
+	expectRun(t, "down", code, out, errOut, ExitOK, "is down")
+	if code := exited(t, "up", upDone); code != ExitOK {
+		t.Errorf("up exited %d: %s", code, upErr.String())
+	}
+
+	code, out, errOut = h.run("up", "--log-file", filepath.Join(t.TempDir(), "no", "such", "folder", "server.log"))
+	expectRun(t, "up with a log file it cannot open", code, out, errOut, ExitUsage, "log file: open ")
+}

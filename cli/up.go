@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -27,6 +28,7 @@ type upOptions struct {
 	profile              string
 	sets                 []string
 	dataDir              string
+	logFile              string
 	headless             bool
 }
 
@@ -74,6 +76,7 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 	f.StringVar(&o.profile, "profile", cluster.DefaultProfile, "timing profile: "+strings.Join(cluster.Profiles(), ", "))
 	f.StringArrayVar(&o.sets, "set", nil, "override a timing value by its Kafka config name, key=value (repeatable)")
 	f.StringVar(&o.dataDir, "data-dir", "", "keep the nodes' data in this folder (default: a temporary folder removed on exit)")
+	f.StringVar(&o.logFile, "log-file", "", "append every node's server log (Kafka's server.log: elections, registrations, fetch errors…) to this file, each line naming its node")
 	f.BoolVar(&o.headless, "headless", false, "run without the TUI, printing events, until Ctrl-C, SIGTERM or kraftlab down (a closed output does not stop it)")
 	cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.Profiles(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("set", completeSettings)
@@ -88,6 +91,14 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		cfg, _ := o.config()
+		if o.logFile != "" {
+			f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			if err != nil {
+				return usagef("log file: %v", err)
+			}
+			defer f.Close()
+			cfg.Logger = slog.New(slog.NewTextHandler(f, nil))
+		}
 		return runUp(e, cmd, cfg, o.headless)
 	}
 	return cmd, o

@@ -124,6 +124,7 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 		OnLoaderEvent:     e.publishLoader,
 		OnControllerEvent: e.publishController(id),
 		OnLifecycleEvent:  e.publishLifecycle(id),
+		Logger:            e.cfg.Logger,
 		Publishers: func() []loader.Publisher {
 			if slices.Contains(e.cfg.ControllerIDs(), id) {
 				return []loader.Publisher{changes.publisher()}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,9 @@ type Config struct {
 	// means a fresh temporary folder that Engine.Close removes; a folder the
 	// user named is kept.
 	DataDir string
+	// Logger, if set, receives every node's server log (Kafka's
+	// server.log), each line with its node's ID; nil discards it.
+	Logger *slog.Logger
 }
 
 // DefaultConfig is the shape `kraftlab up` starts without flags: three

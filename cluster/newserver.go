@@ -41,6 +41,8 @@ type NodeSpec struct {
 	// Publishers, if set, returns the parts that subscribe to the loader of
 	// each incarnation (server.Config.Publishers).
 	Publishers func() []loader.Publisher
+	// Logger, if set, receives the node's log; nil discards it.
+	Logger *slog.Logger
 }
 
 // NewServer builds a node's server with the quorum timing and policies of
@@ -84,6 +86,6 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			OnEvent:           s.OnLifecycleEvent,
 		},
 		OnLoaderEvent: s.OnLoaderEvent,
-		Logger:        slog.New(slog.DiscardHandler),
+		Logger:        s.Logger,
 	})
 }

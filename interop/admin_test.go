@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,22 @@ func kraftlabTopics(t *testing.T, p *Playground, names ...string) []TopicDescrip
 func caughtUp(t *testing.T, p *Playground) {
 	t.Helper()
 	if _, err := p.Run(context.Background(), "wait", "caught-up", "--timeout", "20s"); err != nil {
+		dumpPlayground(t, p)
 		t.Fatal(err)
+	}
+}
+
+// dumpPlayground logs what the playground's nodes and events say, so that
+// a wait that failed on a loaded machine can be read afterwards.
+func dumpPlayground(t *testing.T, p *Playground) {
+	t.Helper()
+	for _, args := range [][]string{{"nodes"}, {"brokers", "--json"}, {"events"}} {
+		out, err := p.Run(context.Background(), args...)
+		t.Logf("$ kraftlab %s  (%v)\n%s", strings.Join(args, " "), err, indent(out))
+	}
+	if log, err := os.ReadFile(p.LogFile); err == nil {
+		lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
+		t.Logf("the nodes' server log, last %d lines:\n%s", min(len(lines), 200), indent(strings.Join(lines[max(0, len(lines)-200):], "\n")))
 	}
 }
 
@@ -42,6 +58,7 @@ func brokersUnfenced(t *testing.T, p *Playground) {
 	t.Helper()
 	for i := range p.Brokers {
 		if _, err := p.Run(context.Background(), "wait", "unfenced", strconv.Itoa(101+i), "--timeout", "20s"); err != nil {
+			dumpPlayground(t, p)
 			t.Fatal(err)
 		}
 	}

@@ -31,6 +31,8 @@ func BuildKraftlab(ctx context.Context, root, dir string) (string, error) {
 // Playground is a `kraftlab up --headless` process.
 type Playground struct {
 	Bin, Home, Session, DataDir string
+	// LogFile is the nodes' server log (up --log-file), in home.
+	LogFile string
 	// Controllers maps controller IDs to their listeners; Brokers lists
 	// the brokers' listeners, ID 101 first.
 	Controllers map[int32]string
@@ -47,12 +49,16 @@ var (
 	reBrokers     = regexp.MustCompile(`^\s*brokers\s+(\S+)`)
 )
 
-// StartPlayground runs `kraftlab up --headless --data-dir dataDir` plus
+// StartPlayground runs `kraftlab up --headless --data-dir dataDir
+// --log-file home/server.log` plus
 // upArgs under its own session in home, and returns once up printed its
 // banner.
 func StartPlayground(ctx context.Context, bin, home, dataDir string, upArgs ...string) (*Playground, error) {
-	p := &Playground{Bin: bin, Home: home, Session: "interop", DataDir: dataDir, Controllers: map[int32]string{}, done: make(chan error, 1)}
-	args := append([]string{"up", "--headless", "--data-dir", dataDir}, upArgs...)
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, err
+	}
+	p := &Playground{Bin: bin, Home: home, Session: "interop", DataDir: dataDir, LogFile: filepath.Join(home, "server.log"), Controllers: map[int32]string{}, done: make(chan error, 1)}
+	args := append([]string{"up", "--headless", "--data-dir", dataDir, "--log-file", p.LogFile}, upArgs...)
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Env = p.env()
 	pr, pw := io.Pipe()

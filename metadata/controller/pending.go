@@ -80,11 +80,16 @@ func (c *QuorumController) awaitCommit(b *batch) {
 // commits: a request that writes nothing was still answered from records
 // that may not have committed (Kafka's read-after-write, which waits for
 // the last stable offset).
+//
+// A batch that is done stays pending until the committed image holds it,
+// but its waiters already ran: the request waits for the last batch not
+// yet committed, if any.
 func (c *QuorumController) afterPending(onDone func(ok bool)) {
-	if n := len(c.st.pending); n > 0 {
-		last := c.st.pending[n-1]
-		last.waiters = append(last.waiters, func(ok bool, _ int64) { onDone(ok) })
-		return
+	for i := len(c.st.pending) - 1; i >= 0; i-- {
+		if b := c.st.pending[i]; !b.done {
+			b.waiters = append(b.waiters, func(ok bool, _ int64) { onDone(ok) })
+			return
+		}
 	}
 	onDone(true)
 }

@@ -135,6 +135,25 @@ func TestCommittedImageAndCommitCompletionInEitherOrder(t *testing.T) {
 	}
 }
 
+// A request that writes nothing waits for what is pending; a batch whose
+// commit completed before the committed image holds it is no longer
+// pending for that purpose, or a heartbeat arriving in that window would
+// never be answered (the broker then stays fenced for good).
+func TestRequestWithoutRecordsAfterACommitTheImageHasNotReached(t *testing.T) {
+	h := heldCluster(t)
+	ch := h.send(createTopic("a", 1, 1))
+	h.sync()
+	h.completeOnly()
+	if rt := h.wait(ch).(*kmsg.CreateTopicsResponse).Topics[0]; rt.ErrorCode != 0 {
+		t.Fatalf("create: %+v", rt)
+	}
+	hb := h.send(heartbeat(101, h.image().Cluster().Broker(101).Epoch, h.image().Provenance().LastContainedOffset))
+	h.sync()
+	if r := h.wait(hb).(*kmsg.BrokerHeartbeatResponse); r.ErrorCode != 0 || r.IsFenced {
+		t.Fatalf("heartbeat: %+v", r)
+	}
+}
+
 func TestNoOpEveryInterval(t *testing.T) {
 	h, _ := cluster(t, 1, Config{NoOpInterval: 500 * time.Millisecond})
 	count := func() int {
