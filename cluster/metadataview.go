@@ -59,6 +59,7 @@ func (e *engine) metadataViews(v *view.View) {
 		nv.Broker = brokerView(n, nv, hwm, committed, active)
 	}
 	v.Topics = topicViews(committed, e.brokerImages())
+	dataPlaneViews(v, e.brokerStats())
 }
 
 // brokerView is broker n's place in the metadata.

@@ -451,6 +451,8 @@ type ReplicaStats struct {
 	HighWatermark  int64
 	LogStartOffset int64
 	LogEndOffset   int64
+	// Followers is what a leader knows of its other replicas.
+	Followers []partition.FollowerState
 }
 
 // ReplicaManagerStats is a snapshot of a broker's replicas and replica
@@ -481,6 +483,7 @@ func (rm *ReplicaManager) Stats() ReplicaManagerStats {
 			LeaderEpoch: st.LeaderEpoch, PartitionEpoch: st.PartitionEpoch,
 			Replicas: st.Replicas, ISR: st.ISR, HighWatermark: st.HighWatermark,
 			LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset,
+			Followers: st.Followers,
 		})
 	}
 	slices.SortFunc(out.Partitions, func(a, b ReplicaStats) int {

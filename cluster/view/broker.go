@@ -52,6 +52,17 @@ type Broker struct {
 	MetadataLag int64 `json:"metadataLag"`
 	// PartitionsLed counts the partitions whose leader it is.
 	PartitionsLed int `json:"partitionsLed"`
+	// Fetchers are its ReplicaFetcherThreads, by source broker and
+	// fetcher id; empty while it follows no partition or does not run.
+	Fetchers []FetcherThread `json:"fetchers"`
+	// FailedPartitions are the partitions a fetcher thread gave up on (a
+	// fenced leader epoch, a storage error) until metadata adds them
+	// again, as TOPIC-P.
+	FailedPartitions []string `json:"failedPartitions,omitempty"`
+	// DelayedProduces and DelayedFetches count the requests waiting in its
+	// purgatories: acks=all produces for the ISR, fetches for bytes.
+	DelayedProduces int `json:"delayedProduces"`
+	DelayedFetches  int `json:"delayedFetches"`
 }
 
 // ControllerMetrics is a controller's kafka.controller:type=KafkaController

@@ -27,6 +27,12 @@ type Partition struct {
 	PartitionEpoch int32   `json:"partitionEpoch"`
 	Replicas       []int32 `json:"replicas"`
 	Isr            []int32 `json:"isr"`
+	// HighWatermark is the leader replica's, as its broker holds it; -1
+	// while no running broker leads the partition.
+	HighWatermark int64 `json:"highWatermark"`
+	// ReplicaStates are the replicas as their brokers host them, in the
+	// order of Replicas.
+	ReplicaStates []PartitionReplica `json:"replicaStates"`
 }
 
 // Topic returns the topic named name.
