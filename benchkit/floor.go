@@ -150,3 +150,48 @@ func (instant) Name() string                                { return "instant" }
 func (instant) Start(string, bool) error                    { return nil }
 func (instant) Propose(ctx context.Context, _ []byte) error { return ctx.Err() }
 func (instant) Close() error                                { return nil }
+
+// measureLoopbackThroughput streams 1 MiB writes over one loopback TCP
+// connection for about d and returns the MB/s the reader received: the
+// ceiling of anything that moves bytes between two local processes.
+func measureLoopbackThroughput(d time.Duration) (float64, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("loopback throughput: listen: %w", err)
+	}
+	defer ln.Close()
+	type result struct {
+		n   int64
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		defer c.Close()
+		n, err := io.Copy(io.Discard, c)
+		got <- result{n, err}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return 0, fmt.Errorf("loopback throughput: dial: %w", err)
+	}
+	buf := make([]byte, 1<<20)
+	start := time.Now()
+	for time.Since(start) < d {
+		if _, err := c.Write(buf); err != nil {
+			c.Close()
+			return 0, fmt.Errorf("loopback throughput: write: %w", err)
+		}
+	}
+	c.Close()
+	r := <-got
+	took := time.Since(start)
+	if r.err != nil {
+		return 0, fmt.Errorf("loopback throughput: read: %w", r.err)
+	}
+	return float64(r.n) / 1e6 / took.Seconds(), nil
+}

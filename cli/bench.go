@@ -16,7 +16,7 @@ func newBenchCommand() *cobra.Command {
 	noScenario := map[string]string{annotNoScenario: "a benchmark runs its own quorums, apart from any playground"}
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure kraftlab's quorum and metadata: commits, failover, propagation, scale",
+		Short: "Measure kraftlab: quorum commits, failover, metadata propagation and scale, produce",
 		Long: `Bench measures kraftlab's KRaft quorum on this machine: three voters (and,
 for metadata, brokers) in this process talking Kafka's protocol over loopback
 TCP, with their logs on disk. It starts its own clusters and needs no
@@ -24,13 +24,14 @@ playground.
 
 "bench quorum" measures commits; "bench failover" measures leader changes;
 "bench metadata" measures metadata reaching brokers, large images and
-controller failover.
+controller failover; "bench produce" measures real Kafka clients producing
+and consuming through the brokers' data plane.
 To see the same commit workload on hashicorp/raft and etcd raft in the same
 run, with ratios, run the bench module from a kraftlab source tree:
 cd bench && go run . quorum`,
 		Annotations: noScenario,
 	}
-	cmd.AddCommand(newBenchQuorumCommand(noScenario), newBenchFailoverCommand(noScenario), newBenchMetadataCommand(noScenario))
+	cmd.AddCommand(newBenchQuorumCommand(noScenario), newBenchFailoverCommand(noScenario), newBenchMetadataCommand(noScenario), newBenchProduceCommand(noScenario))
 	return cmd
 }
 
@@ -274,6 +275,96 @@ to --scale-memory (4 GB) of images at once.`,
 		}
 		if runErr != nil {
 			return failedf("bench metadata: %w", runErr)
+		}
+		return err
+	}
+	return cmd
+}
+
+func newBenchProduceCommand(annotations map[string]string) *cobra.Command {
+	var (
+		quick         bool
+		profile, acks string
+		set           []string
+		sizes         []int
+	)
+	cfg := benchkit.DefaultProduceConfig()
+	cmd := &cobra.Command{
+		Use:   "produce [flags]",
+		Short: "Records/s, MB/s and end-to-end latency of real Kafka clients producing to the brokers",
+		Long: `Produce measures the data plane: 3 controllers and --brokers brokers (3)
+in this process over loopback TCP, and franz-go's producer and consumer, the
+reference Kafka clients. For each --acks setting (all, 1) and --sizes record
+size (100 B, 1 KiB), a fresh topic of --partitions partitions (3) and
+replication factor 3 takes records for --duration (5s) while a consumer reads
+them back: records/s, MB/s, produce latency (handed to the client →
+acknowledged) and end-to-end latency (→ read by the consumer, which reads up
+to the high watermark, so it waits for the followers' fetches under either
+acks), next to one loopback TCP connection's bulk throughput measured in the
+same run. Aim: acks=all at 1 KiB reaches 25% of the loopback ceiling.
+
+Then the catch-up part: a follower of a 1-partition topic is stopped while
+--catch-up-bytes (64 MiB) are produced, started again, and timed from
+hosting its replica to holding its leader's log end: the replica fetcher's
+MB/s and the CPU per replicated MB.
+
+Idempotence is off: the brokers do not serve InitProducerId yet.`,
+		Example:     indentExample("kraftlab bench produce\nkraftlab bench produce --quick\nkraftlab bench produce --acks all --sizes 1024 --duration 10s --json"),
+		Args:        cobra.NoArgs,
+		Annotations: annotations,
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&quick, "quick", false, "one short case per acks setting and a small catch-up, on the fast profile (flags given still apply)")
+	fl.StringVar(&profile, "profile", cfg.Profile, "timing profile ("+strings.Join(cluster.Profiles(), ", ")+")")
+	fl.IntVar(&cfg.Brokers, "brokers", cfg.Brokers, "brokers of the cluster")
+	fl.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "partitions of each case's topic")
+	fl.IntSliceVar(&sizes, "sizes", cfg.Sizes, "record value sizes, bytes")
+	fl.StringVar(&acks, "acks", "all,1", "acks settings: all, 1")
+	fl.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long each case produces")
+	fl.Int64Var(&cfg.CatchUpBytes, "catch-up-bytes", cfg.CatchUpBytes, "bytes a stopped follower catches up on (0 skips the catch-up)")
+	fl.StringArrayVar(&set, "set", nil, "override a timing key, as kraftlab up --set (repeatable)")
+	fl.StringVar(&cfg.Dir, "dir", "", "data folder (default: a fresh temporary folder, removed afterwards)")
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if quick {
+			q := benchkit.QuickProduceConfig()
+			keep := func(name string, quickValue func()) {
+				if !fl.Changed(name) {
+					quickValue()
+				}
+			}
+			keep("profile", func() { profile = q.Profile })
+			keep("sizes", func() { sizes = q.Sizes })
+			keep("duration", func() { cfg.Duration = q.Duration })
+			keep("catch-up-bytes", func() { cfg.CatchUpBytes = q.CatchUpBytes })
+		}
+		t, err := cluster.ProfileTiming(profile)
+		if err != nil {
+			return usagef("--profile: %v", err)
+		}
+		if err := t.Apply(set); err != nil {
+			return usagef("%v", err)
+		}
+		cfg.Profile, cfg.Timing, cfg.Sizes = profile, t, sizes
+		cfg.Acks = nil
+		for _, a := range strings.Split(acks, ",") {
+			v, err := benchkit.ParseAcks(strings.TrimSpace(a))
+			if err != nil {
+				return usagef("--acks: %v", err)
+			}
+			cfg.Acks = append(cfg.Acks, v)
+		}
+		if err := cfg.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+		rep, runErr := benchkit.RunProduce(cmd.Context(), cfg, cmd.ErrOrStderr())
+		if wantJSON(cmd) {
+			err = printJSON(cmd.OutOrStdout(), rep)
+		} else {
+			err = benchkit.WriteProduceTable(cmd.OutOrStdout(), cfg, rep)
+		}
+		if runErr != nil {
+			return failedf("bench produce: %w", runErr)
 		}
 		return err
 	}

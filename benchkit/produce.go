@@ -1,0 +1,441 @@
+package benchkit
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/server"
+)
+
+// Acks is a producer's acks setting.
+type Acks string
+
+// The acks settings `bench produce` measures.
+const (
+	// AcksAll waits for every in-sync replica (acks=-1).
+	AcksAll Acks = "all"
+	// AcksLeader waits for the leader's append only (acks=1).
+	AcksLeader Acks = "1"
+)
+
+// ParseAcks reads all, -1 or 1.
+func ParseAcks(s string) (Acks, error) {
+	switch s {
+	case "all", "-1":
+		return AcksAll, nil
+	case "1":
+		return AcksLeader, nil
+	}
+	return "", fmt.Errorf("acks %q: want all (or -1) or 1", s)
+}
+
+func (a Acks) kgo() kgo.Acks {
+	if a == AcksLeader {
+		return kgo.LeaderAck()
+	}
+	return kgo.AllISRAcks()
+}
+
+// produceBuffered bounds the records the producer holds unacknowledged,
+// so that the produce latency is the cluster's more than the client
+// queue's.
+const produceBuffered = 2000
+
+// minProduceRecordBytes is the smallest record: its value carries the
+// time it was produced, for the end-to-end latency.
+const minProduceRecordBytes = 8
+
+// ProduceConfig is one `bench produce` run.
+type ProduceConfig struct {
+	Profile string
+	Timing  cluster.Timing
+	// Brokers and Partitions shape the cluster and each case's topic,
+	// whose replication factor is min(3, Brokers).
+	Brokers, Partitions int
+	// Sizes are the record value sizes; Acks the settings; every pair is
+	// one case of Duration.
+	Sizes    []int
+	Acks     []Acks
+	Duration time.Duration
+	// CatchUpBytes is how much a stopped follower replicates when it
+	// comes back (the catch-up part); 0 skips it.
+	CatchUpBytes int64
+	// Dir holds the cluster's folder; empty means a fresh temporary one.
+	Dir string
+}
+
+// DefaultProduceConfig is `bench produce` without flags: 3 brokers, a
+// topic of 3 partitions and replication factor 3 per case, 100 B and
+// 1 KiB records, acks=all and acks=1, 5 s each, and a 64 MiB catch-up, on
+// the kafka profile.
+func DefaultProduceConfig() ProduceConfig {
+	t, _ := cluster.ProfileTiming(cluster.ProfileKafka)
+	return ProduceConfig{
+		Profile: cluster.ProfileKafka, Timing: t, Brokers: 3, Partitions: 3,
+		Sizes: []int{100, 1024}, Acks: []Acks{AcksAll, AcksLeader}, Duration: 5 * time.Second,
+		CatchUpBytes: 64 << 20,
+	}
+}
+
+// QuickProduceConfig runs every part briefly on the fast profile.
+func QuickProduceConfig() ProduceConfig {
+	c := DefaultProduceConfig()
+	c.Profile = cluster.ProfileFast
+	c.Timing, _ = cluster.ProfileTiming(cluster.ProfileFast)
+	c.Sizes, c.Duration, c.CatchUpBytes = []int{100}, 500*time.Millisecond, 1<<20
+	return c
+}
+
+// Validate checks the shape and sizes.
+func (c ProduceConfig) Validate() error {
+	switch {
+	case c.Brokers < 1 || c.Brokers > 20:
+		return fmt.Errorf("brokers: %d must be between 1 and 20", c.Brokers)
+	case c.Partitions < 1 || c.Partitions > 1000:
+		return fmt.Errorf("partitions: %d must be between 1 and 1000", c.Partitions)
+	case c.Duration < 100*time.Millisecond || c.Duration > 10*time.Minute:
+		return fmt.Errorf("duration: %v must be between 100ms and 10m", c.Duration)
+	case c.CatchUpBytes < 0 || c.CatchUpBytes > 4<<30:
+		return fmt.Errorf("catch-up bytes: %d must be between 0 and 4 GiB", c.CatchUpBytes)
+	case len(c.Sizes) == 0 || len(c.Acks) == 0:
+		return errors.New("at least one size and one acks setting")
+	}
+	for _, s := range c.Sizes {
+		if s < minProduceRecordBytes || s > 1<<20 {
+			return fmt.Errorf("size: %d B must be between %d B and 1 MiB", s, minProduceRecordBytes)
+		}
+	}
+	return c.Timing.Validate()
+}
+
+// ProduceCase is what one size and acks setting measured.
+type ProduceCase struct {
+	RecordBytes int  `json:"recordBytes"`
+	Acks        Acks `json:"acks"`
+	// Records were acknowledged in Seconds, from the first produce to the
+	// last acknowledgement.
+	Records       int64   `json:"records"`
+	Seconds       float64 `json:"seconds"`
+	RecordsPerSec float64 `json:"recordsPerSec"`
+	MBPerSec      float64 `json:"mbPerSec"`
+	// OfLoopback is MBPerSec over the loopback TCP throughput.
+	OfLoopback float64 `json:"ofLoopback"`
+	// Produce is from handing a record to the client to its
+	// acknowledgement; EndToEnd from handing it over to a consumer
+	// reading it (consumers read up to the high watermark, so both acks
+	// settings wait for the followers there).
+	Produce  Latency `json:"produce"`
+	EndToEnd Latency `json:"endToEnd"`
+	// CPUPerMB is this process's CPU time per produced MB: the client, the
+	// consumer, the leaders and the followers' fetchers together.
+	CPUPerMB time.Duration `json:"cpuPerMBNs"`
+}
+
+// CatchUp is the catch-up part: a follower stopped while records were
+// produced, then started; it is timed from hosting its replica again to
+// holding its leader's log end.
+type CatchUp struct {
+	// StartSeconds is from the follower's start to it hosting the replica
+	// again; Bytes is the record values it then replicated, in Seconds.
+	StartSeconds float64 `json:"startSeconds"`
+	Bytes        int64   `json:"bytes"`
+	Seconds      float64 `json:"seconds"`
+	MBPerSec     float64 `json:"mbPerSec"`
+	// CPUPerMB is this process's CPU time per replicated MB while only the
+	// catch-up ran: the leader serving fetches and the follower's fetcher
+	// appending.
+	CPUPerMB time.Duration `json:"cpuPerMBNs"`
+}
+
+// ProduceReport is everything one `bench produce` run measured.
+type ProduceReport struct {
+	// LoopbackMBPerSec is one TCP connection's bulk throughput over
+	// loopback, measured in the same run: the ceiling.
+	LoopbackMBPerSec float64       `json:"loopbackMBPerSec"`
+	Cases            []ProduceCase `json:"cases"`
+	CatchUp          *CatchUp      `json:"catchUp,omitempty"`
+}
+
+// RunProduce measures producing through real Kafka clients into a cluster
+// of 3 controllers and cfg.Brokers brokers in this process.
+func RunProduce(ctx context.Context, cfg ProduceConfig, progress io.Writer) (ProduceReport, error) {
+	var rep ProduceReport
+	if err := cfg.Validate(); err != nil {
+		return rep, fmt.Errorf("bench produce: %w", err)
+	}
+	if cfg.Dir == "" {
+		d, err := os.MkdirTemp("", "kraftlab-bench-produce-")
+		if err != nil {
+			return rep, err
+		}
+		defer os.RemoveAll(d)
+		cfg.Dir = d
+	}
+	lb, err := measureLoopbackThroughput(time.Second)
+	if err != nil {
+		return rep, err
+	}
+	rep.LoopbackMBPerSec = lb
+	fmt.Fprintf(progress, "loopback TCP: %.0f MB/s\n", lb)
+
+	c, err := newMetaCluster(cfg.Timing, cfg.Dir, cfg.Brokers)
+	if err != nil {
+		return rep, err
+	}
+	defer c.close()
+	startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	err = c.start(startCtx)
+	cancel()
+	if err != nil {
+		return rep, err
+	}
+	rf := int16(min(3, cfg.Brokers))
+	for i, acks := range cfg.Acks {
+		for j, size := range cfg.Sizes {
+			topic := fmt.Sprintf("bench-%d-%d", i, j)
+			if err := c.createTopicsRetrying(ctx, []string{topic}, int32(cfg.Partitions), rf); err != nil {
+				return rep, err
+			}
+			pc, err := runProduceCase(ctx, c, cfg, topic, size, acks)
+			if err != nil {
+				return rep, fmt.Errorf("%d B, acks=%s: %w", size, acks, err)
+			}
+			pc.OfLoopback = pc.MBPerSec / lb
+			rep.Cases = append(rep.Cases, pc)
+			fmt.Fprintf(progress, "%s acks=%s: %.0f records/s, %.1f MB/s, end to end p50 %v\n", fmtSize(size), acks, pc.RecordsPerSec, pc.MBPerSec, pc.EndToEnd.P50)
+		}
+	}
+	if cfg.CatchUpBytes > 0 && cfg.Brokers >= 2 {
+		cu, err := runCatchUp(ctx, c, cfg)
+		if err != nil {
+			return rep, fmt.Errorf("catch-up: %w", err)
+		}
+		rep.CatchUp = &cu
+		fmt.Fprintf(progress, "catch-up of %s: %.2f s, %.0f MB/s\n", fmtSize(int(cu.Bytes)), cu.Seconds, cu.MBPerSec)
+	}
+	return rep, nil
+}
+
+// brokerSeeds are the running brokers' listeners.
+func (c *metaCluster) brokerSeeds() []string {
+	var out []string
+	for _, id := range c.brokers {
+		if n := c.byID[id]; n.Running() {
+			out = append(out, n.Addr())
+		}
+	}
+	return out
+}
+
+// benchProducer is a kgo producer of the benchmark's records. Idempotence
+// is off: the brokers do not serve InitProducerId yet.
+func (c *metaCluster) benchProducer(topic string, acks Acks) (*kgo.Client, error) {
+	return kgo.NewClient(kgo.SeedBrokers(c.brokerSeeds()...), kgo.DefaultProduceTopic(topic),
+		kgo.RequiredAcks(acks.kgo()), kgo.DisableIdempotentWrite(), kgo.ProducerLinger(0),
+		kgo.MaxBufferedRecords(produceBuffered), kgo.ClientID("kraftlab-bench-produce"))
+}
+
+// runProduceCase produces records of size bytes for cfg.Duration while a
+// consumer reads them back.
+func runProduceCase(ctx context.Context, c *metaCluster, cfg ProduceConfig, topic string, size int, acks Acks) (ProduceCase, error) {
+	pc := ProduceCase{RecordBytes: size, Acks: acks}
+	prod, err := c.benchProducer(topic, acks)
+	if err != nil {
+		return pc, err
+	}
+	defer prod.Close()
+	cons, err := kgo.NewClient(kgo.SeedBrokers(c.brokerSeeds()...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100*time.Millisecond),
+		kgo.ClientID("kraftlab-bench-consume"))
+	if err != nil {
+		return pc, err
+	}
+	defer cons.Close()
+
+	produceLat, e2e := newHistogram(), newHistogram()
+	var acked, failed atomic.Int64
+	var firstErr atomic.Value
+	var mu sync.Mutex // guards produceLat: promises run on kgo's goroutines
+	var read atomic.Int64
+	consumed := make(chan int64, 1)
+	consCtx, stopConsumer := context.WithCancel(ctx)
+	defer stopConsumer()
+	go func() {
+		var n int64
+		for consCtx.Err() == nil {
+			fs := cons.PollFetches(consCtx)
+			now := time.Now()
+			fs.EachRecord(func(r *kgo.Record) {
+				if len(r.Value) >= 8 {
+					e2e.record(now.Sub(time.Unix(0, int64(binary.BigEndian.Uint64(r.Value)))))
+					n++
+					read.Add(1)
+				}
+			})
+		}
+		consumed <- n
+	}()
+
+	// Warm up: the client learns the new topic's leaders before the clock
+	// starts.
+	v := make([]byte, size)
+	binary.BigEndian.PutUint64(v, uint64(time.Now().UnixNano()))
+	if err := prod.ProduceSync(ctx, &kgo.Record{Value: v}).FirstErr(); err != nil {
+		return pc, fmt.Errorf("warm-up: %w", err)
+	}
+	const warm = 1
+	cpu0, _ := cpuTime()
+	start := time.Now()
+	var last atomic.Int64 // unix ns of the last acknowledgement
+	for time.Since(start) < cfg.Duration && ctx.Err() == nil && failed.Load() == 0 {
+		v := make([]byte, size)
+		sent := time.Now()
+		binary.BigEndian.PutUint64(v, uint64(sent.UnixNano()))
+		prod.Produce(ctx, &kgo.Record{Value: v}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				if failed.Add(1) == 1 {
+					firstErr.Store(err)
+				}
+				return
+			}
+			now := time.Now()
+			mu.Lock()
+			produceLat.record(now.Sub(sent))
+			mu.Unlock()
+			acked.Add(1)
+			last.Store(now.UnixNano())
+		})
+	}
+	if err := prod.Flush(ctx); err != nil {
+		return pc, fmt.Errorf("flush: %w", err)
+	}
+	if n := failed.Load(); n > 0 {
+		return pc, fmt.Errorf("%d records failed, the first: %v", n, firstErr.Load())
+	}
+	pc.Records = acked.Load()
+	pc.Seconds = time.Unix(0, last.Load()).Sub(start).Seconds()
+	cpu1, _ := cpuTime()
+	// The consumer must read every acknowledged record.
+	err = waitUntil(ctx, "the consumer to read every record", func() bool { return read.Load() >= warm+pc.Records })
+	stopConsumer()
+	<-consumed
+	if err != nil {
+		return pc, err
+	}
+	pc.RecordsPerSec = float64(pc.Records) / pc.Seconds
+	pc.MBPerSec = pc.RecordsPerSec * float64(size) / 1e6
+	pc.Produce, pc.EndToEnd = produceLat.summary(), e2e.summary()
+	if mb := float64(pc.Records) * float64(size) / 1e6; mb > 0 {
+		pc.CPUPerMB = time.Duration(float64(cpu1-cpu0) / mb)
+	}
+	return pc, nil
+}
+
+// runCatchUp stops a follower of a one-partition topic, produces
+// cfg.CatchUpBytes with acks=1, starts the follower again and times it
+// until its replica holds the leader's log end.
+func runCatchUp(ctx context.Context, c *metaCluster, cfg ProduceConfig) (CatchUp, error) {
+	cu := CatchUp{}
+	const topic = "bench-catch-up"
+	rf := int16(min(3, cfg.Brokers))
+	if err := c.createTopicsRetrying(ctx, []string{topic}, 1, rf); err != nil {
+		return cu, err
+	}
+	replica := func(id int32) (server.ReplicaStats, bool) {
+		n := c.byID[id]
+		if !n.Running() || n.ReplicaManager() == nil {
+			return server.ReplicaStats{}, false
+		}
+		for _, r := range n.ReplicaManager().Stats().Partitions {
+			if r.Topic == topic {
+				return r, true
+			}
+		}
+		return server.ReplicaStats{}, false
+	}
+	var leader, follower int32 = -1, -1
+	if err := waitUntil(ctx, "the catch-up topic's leader", func() bool {
+		for _, id := range c.brokers {
+			if r, ok := replica(id); ok && r.LeaderID == id && len(r.ISR) == int(rf) {
+				leader = id
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		return cu, err
+	}
+	for _, id := range c.brokers {
+		if id != leader {
+			follower = id
+			break
+		}
+	}
+	stopCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	err := c.byID[follower].Stop(stopCtx)
+	cancel()
+	if err != nil {
+		return cu, fmt.Errorf("stop broker %d: %w", follower, err)
+	}
+	prod, err := c.benchProducer(topic, AcksLeader)
+	if err != nil {
+		return cu, err
+	}
+	const size = 1024
+	for produced := int64(0); produced < cfg.CatchUpBytes; produced += size {
+		prod.Produce(ctx, &kgo.Record{Value: make([]byte, size)}, nil)
+	}
+	err = prod.Flush(ctx)
+	prod.Close()
+	if err != nil {
+		return cu, fmt.Errorf("produce: %w", err)
+	}
+	lr, _ := replica(leader)
+	end := lr.LogEndOffset
+	started := time.Now()
+	if err := c.startNode(ctx, c.byID[follower]); err != nil {
+		return cu, err
+	}
+	// The clock starts once the broker hosts the replica again (it
+	// registered, was unfenced and applied the metadata): what follows is
+	// replication alone.
+	var from int64
+	if err := waitUntil(ctx, "broker "+strconv.Itoa(int(follower))+" to host its replica", func() bool {
+		r, ok := replica(follower)
+		from = r.LogEndOffset
+		return ok
+	}); err != nil {
+		return cu, err
+	}
+	cu.StartSeconds = time.Since(started).Seconds()
+	cpu0, _ := cpuTime()
+	start := time.Now()
+	if err := waitUntil(ctx, "broker "+strconv.Itoa(int(follower))+" to catch up", func() bool {
+		r, ok := replica(follower)
+		return ok && r.LogEndOffset >= end
+	}); err != nil {
+		return cu, err
+	}
+	took := time.Since(start)
+	cpu1, _ := cpuTime()
+	fr, _ := replica(follower)
+	cu.Bytes = (end - from) * size
+	cu.Seconds = took.Seconds()
+	cu.MBPerSec = float64(cu.Bytes) / 1e6 / cu.Seconds
+	cu.CPUPerMB = time.Duration(float64(cpu1-cpu0) / (float64(cu.Bytes) / 1e6))
+	if fr.LogEndOffset < end {
+		return cu, fmt.Errorf("broker %d ends at %d, its leader at %d", follower, fr.LogEndOffset, end)
+	}
+	return cu, nil
+}
