@@ -75,7 +75,7 @@ func StartController(ctx context.Context, k *Kafka, dir string, extra ...string)
 	}
 	kk := *k
 	kk.JVMOptions = append(append([]string{}, k.JVMOptions...), "-Dlog4j2.configurationFile="+logCfg)
-	if r := kk.Run(ctx, 2*time.Minute, MainStorage, "format", "--cluster-id", c.ClusterID, "--config", propsFile); r.Err != nil {
+	if r := kk.Run(ctx, 2*time.Minute, MainStorage, "format", "--cluster-id="+c.ClusterID, "--config", propsFile); r.Err != nil {
 		return nil, fmt.Errorf("kafka-storage format: %v: %s%s", r.Err, r.Stdout, r.Stderr)
 	}
 	c.out, err = os.Create(filepath.Join(dir, "controller.stdout"))
