@@ -23,7 +23,10 @@ again when the controller has not heard its heartbeat for
 broker.session.timeout.ms. EPOCH is its broker epoch (the offset of its
 registration record), LAG the committed metadata offsets it has not applied,
 HEARTBEAT when the controller last heard from it, LEADS the partitions it
-leads. Under the table: the active controller's KafkaController metrics.`,
+leads. A broker whose NODE is "external" is not one of the playground's
+nodes but registered with its controllers all the same (a real Kafka broker
+can join them): only the metadata and the heartbeats speak of it. Under the
+table: the active controller's KafkaController metrics.`,
 		Example: indentExample("kraftlab brokers\nkraftlab brokers --json"),
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab brokers"),
 	}
@@ -46,7 +49,10 @@ leads. Under the table: the active controller's KafkaController metrics.`,
 type brokerRow struct {
 	ID       int32      `json:"nodeId"`
 	Listener string     `json:"listener"`
-	Node     view.State `json:"nodeState"`
+	Node     view.State `json:"nodeState,omitempty"`
+	// External: not a playground node but a broker that joined its
+	// controllers (a real Kafka broker, say); only the metadata knows it.
+	External bool `json:"external,omitempty"`
 	view.Broker
 }
 
@@ -61,6 +67,9 @@ func brokerRows(v *view.View) []brokerRow {
 			r.Broker = *n.Broker
 		}
 		rows = append(rows, r)
+	}
+	for _, b := range v.ExternalBrokers {
+		rows = append(rows, brokerRow{ID: b.ID, Listener: b.Listener, External: true, Broker: b.Broker})
 	}
 	return rows
 }
@@ -80,7 +89,11 @@ func writeBrokers(w io.Writer, v *view.View) error {
 		if r.LastHeartbeatTimestamp >= 0 {
 			hb = ago(r.LastHeartbeatTimestamp, v.Timestamp)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, orDash(r.Listener), r.Node, orDash(string(r.State)), fenced,
+		node := string(r.Node)
+		if r.External {
+			node = "external"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, orDash(r.Listener), node, orDash(string(r.State)), fenced,
 			int64OrDash(r.BrokerEpoch), int64OrDash(r.MetadataLag), hb, r.PartitionsLed)
 	}
 	if err := tw.Flush(); err != nil {

@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"net"
 	"slices"
+	"strconv"
 
 	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/cluster/view"
@@ -58,6 +60,7 @@ func (e *engine) metadataViews(v *view.View) {
 		}
 		nv.Broker = brokerView(n, nv, hwm, committed, active)
 	}
+	v.ExternalBrokers = externalBrokers(committed, e.byID, active)
 	v.Topics = topicViews(committed, e.brokerImages())
 	dataPlaneViews(v, e.brokerStats())
 }
@@ -87,6 +90,32 @@ func brokerView(n *engineNode, nv *view.Node, hwm int64, committed *image.Metada
 		b.MetadataLag = max(0, hwm-1-nv.Metadata.LastAppliedRecordOffset)
 	}
 	return b
+}
+
+// externalBrokers are the brokers img registers that are not playground
+// nodes.
+func externalBrokers(img *image.MetadataImage, nodes map[int32]*engineNode, heartbeats []controller.BrokerHeartbeatState) []view.ExternalBroker {
+	var out []view.ExternalBroker
+	for _, id := range img.Cluster().BrokerIDs() {
+		if _, ok := nodes[id]; ok {
+			continue
+		}
+		reg := img.Cluster().Broker(id)
+		eb := view.ExternalBroker{ID: id, Broker: view.Broker{
+			BrokerEpoch: reg.Epoch, Registered: true, Fenced: reg.Fenced, InControlledShutdown: reg.InControlledShutdown,
+			LastHeartbeatTimestamp: -1, MetadataLag: -1, Fetchers: []view.FetcherThread{},
+		}}
+		if len(reg.Listeners) > 0 {
+			eb.Listener = net.JoinHostPort(reg.Listeners[0].Host, strconv.Itoa(int(reg.Listeners[0].Port)))
+		}
+		for _, h := range heartbeats {
+			if h.ID == id && !h.LastHeartbeat.IsZero() {
+				eb.LastHeartbeatTimestamp = h.LastHeartbeat.UnixMilli()
+			}
+		}
+		out = append(out, eb)
+	}
+	return out
 }
 
 // lifecycleState names a lifecycle state as the view does; a manager that

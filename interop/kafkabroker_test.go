@@ -87,6 +87,23 @@ func TestKafkaBrokerJoinsKraftlab(t *testing.T) {
 	if !strings.Contains(reg, "port="+b.Addr[strings.LastIndexByte(b.Addr, ':')+1:]) {
 		t.Errorf("the registration does not carry the Kafka broker's listener %s: %s", b.Addr, reg)
 	}
+	// kraftlab brokers lists it beside the playground's own.
+	out, err := p.Run(context.Background(), "brokers", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		ID       int32  `json:"nodeId"`
+		Listener string `json:"listener"`
+		External bool   `json:"external"`
+		Fenced   bool   `json:"fenced"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("brokers --json: %v: %s", err, out)
+	}
+	if len(rows) != 2 || rows[1].ID != 201 || !rows[1].External || rows[1].Listener != b.Addr || rows[1].Fenced {
+		t.Errorf("kraftlab brokers --json = %+v, want 101 and the unfenced external 201 at %s", rows, b.Addr)
+	}
 
 	// CreateTopics straight to kraftlab's controller: a Kafka broker
 	// forwards an admin request in an Envelope, which kraftlab's
@@ -133,7 +150,7 @@ func TestKafkaBrokerJoinsKraftlab(t *testing.T) {
 		sent = append(sent, fmt.Sprintf("joined %02d", i))
 	}
 	runKcatIn(t, kcat, strings.Join(sent, "\n")+"\n", "-b", both, "-P", "-t", "joined", "-X", "enable.idempotence=false")
-	out := runKcat(t, kcat, "-b", both, "-C", "-t", "joined", "-o", "beginning", "-e", "-q")
+	out = runKcat(t, kcat, "-b", both, "-C", "-t", "joined", "-o", "beginning", "-e", "-q")
 	read := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	slices.Sort(read)
 	if !slices.Equal(read, sent) {

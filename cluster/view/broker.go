@@ -87,3 +87,14 @@ type ControllerMetrics struct {
 	// their session timed out, since it started.
 	TimedOutBrokerHeartbeatCount int64 `json:"TimedOutBrokerHeartbeatCount"`
 }
+
+// ExternalBroker is a registered broker that is not one of the
+// playground's nodes: only the committed metadata and the active
+// controller's heartbeats speak of it (its State is empty, its
+// MetadataLag -1: the playground cannot look inside it).
+type ExternalBroker struct {
+	ID int32 `json:"nodeId"`
+	// Listener is its first registered endpoint, host:port.
+	Listener string `json:"listener"`
+	Broker
+}

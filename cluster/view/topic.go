@@ -123,4 +123,7 @@ func (v *View) countLeaderships() {
 			b.PartitionsLed = led[v.Nodes[i].ID]
 		}
 	}
+	for i := range v.ExternalBrokers {
+		v.ExternalBrokers[i].PartitionsLed = led[v.ExternalBrokers[i].ID]
+	}
 }

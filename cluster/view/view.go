@@ -45,6 +45,10 @@ type View struct {
 	// Topics are the topics of the active controller's committed
 	// metadata, by name; empty while no controller is active.
 	Topics []Topic `json:"topics"`
+	// ExternalBrokers are the brokers the committed metadata registers
+	// that are not the playground's nodes, such as a real Kafka broker
+	// that joined its controllers; by ID.
+	ExternalBrokers []ExternalBroker `json:"externalBrokers,omitempty"`
 }
 
 // Replica is one replica of the metadata log as the leader sees it,
