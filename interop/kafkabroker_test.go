@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // playgroundJoin is what a Kafka broker needs to join p's controllers:
@@ -62,8 +60,9 @@ func waitForMetadata(t *testing.T, p *Playground, path, want string, timeout tim
 // A real Kafka 4.4 broker joins kraftlab's controllers: it fetches the
 // metadata log as an observer (over SASL/SCRAM with the playground's
 // member secret), registers, heartbeats and is unfenced; it hosts the
-// partitions kraftlab's controller assigns it and serves kcat's produce
-// and consume for them beside kraftlab's own broker; killed, it is fenced.
+// partitions kraftlab's controller assigns it, forwards kafka-topics'
+// CreateTopics to it in an Envelope, and serves kcat's produce and consume
+// beside kraftlab's own broker; killed, it is fenced.
 //
 // Where it stops: replication between the two kinds of broker. A kraftlab
 // follower authenticates to its leader with SASL on the one listener,
@@ -105,21 +104,10 @@ func TestKafkaBrokerJoinsKraftlab(t *testing.T) {
 		t.Errorf("kraftlab brokers --json = %+v, want 101 and the unfenced external 201 at %s", rows, b.Addr)
 	}
 
-	// CreateTopics straight to kraftlab's controller: a Kafka broker
-	// forwards an admin request in an Envelope, which kraftlab's
-	// controllers do not serve, and a client may pick either broker as
-	// "the controller" it sends CreateTopics to.
-	req := kmsg.NewPtrCreateTopicsRequest()
-	req.Version, req.TimeoutMillis = 7, 30000
-	rt := kmsg.NewCreateTopicsRequestTopic()
-	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = "joined", 4, 1
-	req.Topics = append(req.Topics, rt)
-	resp, err := Request(p.Controllers[1], req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := resp.(*kmsg.CreateTopicsResponse); len(r.Topics) != 1 || r.Topics[0].ErrorCode != 0 {
-		t.Fatalf("CreateTopics to controller 1: %+v", r.Topics)
+	// kafka-topics through the Kafka broker: it forwards CreateTopics to
+	// kraftlab's active controller in an Envelope.
+	if r := runTool(t, k, MainTopics, "--bootstrap-server", b.Addr, "--create", "--topic", "joined", "--partitions", "4", "--replication-factor", "1"); r.Err != nil {
+		t.Fatalf("kafka-topics --create through the Kafka broker: %v", r.Err)
 	}
 	both := p.Brokers[0] + "," + b.Addr
 	var md kcatMetadata

@@ -242,6 +242,12 @@ func (s *Server) Start(ctx context.Context) error {
 		if ctl, err = s.newController(mux); err != nil {
 			return err
 		}
+		// Brokers forward their clients' admin requests in envelopes, as
+		// a real Kafka broker that joins the controllers does.
+		if err := mux.ServeEnvelopes(); err != nil {
+			ctl.Close()
+			return fmt.Errorf("node %d: %w", s.id, err)
+		}
 	case Broker:
 		fwd = newForwarder(s)
 		if err := fwd.register(mux); err != nil {

@@ -134,14 +134,15 @@ func apiKeys(t *testing.T, addr string) []int16 {
 	return keys
 }
 
-// A controller advertises the quorum's RPCs and the quorum controller's;
+// A controller advertises the quorum's RPCs, the quorum controller's and
+// Envelope, for what brokers forward;
 // a broker's raft client is client-only, so the broker advertises none of
 // the quorum's over a real socket, and serves Metadata, the forwarded
 // controller APIs and its ReplicaManager's Produce, Fetch, ListOffsets and
 // OffsetForLeaderEpoch instead.
 func TestBrokerServesNoVoterAPIs(t *testing.T) {
 	ts := startServers(t)
-	want := []int16{kmsg.ApiVersions.Int16(), kmsg.SASLHandshake.Int16(), kmsg.SASLAuthenticate.Int16(), kmsg.DescribeCluster.Int16()}
+	want := []int16{kmsg.ApiVersions.Int16(), kmsg.SASLHandshake.Int16(), kmsg.SASLAuthenticate.Int16(), kmsg.DescribeCluster.Int16(), kmsg.Envelope.Int16()}
 	for _, api := range append(slices.Clone(quorum.VoterAPIs), controller.APIs...) {
 		want = append(want, api.Key)
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"net"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -36,6 +37,10 @@ type Request struct {
 	closeAfter bool
 	held       int64 // bytes charged to the server's frame pool until written
 	charge     int64 // bytes charged to its decode pool until written
+	// envelope, if set, is the Envelope this request came in: its answer
+	// goes back inside it (respondInEnvelope).
+	envelope         *Request
+	envelopeAnswered atomic.Bool
 }
 
 // Key returns the request's API key.
@@ -59,6 +64,10 @@ func (r *Request) Respond(resp kmsg.Response) {
 			return
 		}
 		resp.SetVersion(r.Version())
+	}
+	if r.envelope != nil {
+		r.respondInEnvelope(resp)
+		return
 	}
 	c.mu.Lock()
 	if r.answered {
