@@ -21,6 +21,9 @@ var (
 	ErrNoBaseline = errors.New("no baseline yet")
 	// ErrNoFollower: follower was used while no voter follows the leader.
 	ErrNoFollower = errors.New("no follower")
+	// ErrNoPartition: leader-of or follower-of named a partition the
+	// committed metadata does not hold.
+	ErrNoPartition = errors.New("no such partition")
 )
 
 // Names of the symbolic node references.
@@ -29,12 +32,18 @@ const (
 	RefOldLeader = "old-leader"
 	RefFollower  = "follower"
 	RefTarget    = "target"
+	// RefLeaderOf and RefFollowerOf name a partition's replicas, written
+	// leader-of:TOPIC-P and follower-of:TOPIC-P.
+	RefLeaderOf   = "leader-of"
+	RefFollowerOf = "follower-of"
 )
 
 // RefsHelp says what the symbolic references mean, for help texts.
 const RefsHelp = `leader (the current leader), follower (the running follower of the
 current leader with the lowest id), old-leader (the leader before the last
-kill, stop, isolate, resign or wipe) or target (the node that action targeted)`
+kill, stop, isolate, resign or wipe), target (the node that action
+targeted), leader-of:TOPIC-P (the broker leading that partition) or
+follower-of:TOPIC-P (its replica with the lowest id that does not lead it)`
 
 // NodeRef names a node as users write it: a node ID, "leader" (the current
 // leader), "follower" (the running follower of the current leader with
@@ -42,8 +51,9 @@ kill, stop, isolate, resign or wipe) or target (the node that action targeted)`
 // just before the last kill, stop, isolate, resign or wipe) or "target"
 // (the node that action targeted). The zero NodeRef names no node.
 type NodeRef struct {
-	name string // RefLeader, RefOldLeader, RefFollower, RefTarget or "" for an ID
+	name string // RefLeader, RefOldLeader, RefFollower, RefTarget, RefLeaderOf, RefFollowerOf or "" for an ID
 	id   int32
+	tp   view.TopicPartition // of RefLeaderOf and RefFollowerOf
 	set  bool
 }
 
@@ -53,16 +63,28 @@ func NodeID(id int32) NodeRef { return NodeRef{id: id, set: true} }
 // LeaderRef returns a reference to the current leader.
 func LeaderRef() NodeRef { return NodeRef{name: RefLeader, set: true} }
 
-// ParseNodeRef parses a node ID, "leader", "follower", "old-leader" or
-// "target".
+// ParseNodeRef parses a node ID, "leader", "follower", "old-leader",
+// "target", "leader-of:TOPIC-P" or "follower-of:TOPIC-P".
 func ParseNodeRef(s string) (NodeRef, error) {
 	switch name := strings.ToLower(s); name {
 	case RefLeader, RefOldLeader, RefFollower, RefTarget:
 		return NodeRef{name: name, set: true}, nil
 	}
+	if name, part, ok := strings.Cut(s, ":"); ok {
+		name = strings.ToLower(name)
+		if name != RefLeaderOf && name != RefFollowerOf {
+			return NodeRef{}, fmt.Errorf("bad node %q: want %s:TOPIC-P or %s:TOPIC-P", s, RefLeaderOf, RefFollowerOf)
+		}
+		tp, err := view.ParseTopicPartition(part)
+		if err != nil {
+			return NodeRef{}, fmt.Errorf("bad node %q: %w", s, err)
+		}
+		return NodeRef{name: name, tp: tp, set: true}, nil
+	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 || n > math.MaxInt32 {
-		return NodeRef{}, fmt.Errorf("bad node %q: want a node ID (controllers 1, 2, 3…; brokers 101, 102…), %s, %s, %s or %s", s, RefLeader, RefFollower, RefOldLeader, RefTarget)
+		return NodeRef{}, fmt.Errorf("bad node %q: want a node ID (controllers 1, 2, 3…; brokers 101, 102…), %s, %s, %s, %s, %s:TOPIC-P or %s:TOPIC-P",
+			s, RefLeader, RefFollower, RefOldLeader, RefTarget, RefLeaderOf, RefFollowerOf)
 	}
 	return NodeID(int32(n)), nil
 }
@@ -85,6 +107,8 @@ func (r NodeRef) String() string {
 	switch {
 	case !r.set:
 		return ""
+	case r.name == RefLeaderOf || r.name == RefFollowerOf:
+		return r.name + ":" + r.tp.String()
 	case r.name != "":
 		return r.name
 	}
@@ -138,6 +162,26 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 			return 0, fmt.Errorf("%s: %w before the last %s", RefOldLeader, ErrNoLeader, v.Baseline.Action)
 		}
 		id = v.Baseline.LeaderID
+	case r.name == RefLeaderOf || r.name == RefFollowerOf:
+		p, ok := v.Partition(r.tp.Topic, r.tp.Partition)
+		if !ok {
+			return 0, fmt.Errorf("%s: %w %s in the committed metadata", r, ErrNoPartition, r.tp)
+		}
+		if p.Leader == view.NoLeader {
+			return 0, fmt.Errorf("%s: %w: %s has no leader right now", r, ErrNoLeader, r.tp)
+		}
+		id = p.Leader
+		if r.name == RefFollowerOf {
+			id = -1
+			for _, b := range p.Replicas {
+				if b != p.Leader && (id < 0 || b < id) {
+					id = b
+				}
+			}
+			if id < 0 {
+				return 0, fmt.Errorf("%s: %w: %s has no replica besides its leader %d", r, ErrNoFollower, r.tp, p.Leader)
+			}
+		}
 	default:
 		id = r.id
 	}

@@ -130,3 +130,38 @@ func TestConditionsWithFollower(t *testing.T) {
 		t.Errorf("caught-up names nodes")
 	}
 }
+
+// leader-of and follower-of name a partition's brokers from the committed
+// metadata; a partition that is not there, or has no leader, says so.
+func TestPartitionNodeRefs(t *testing.T) {
+	v := view.View{
+		Nodes: []view.Node{{ID: 1, Kind: view.KindController}, {ID: 101, Kind: view.KindBroker}, {ID: 102, Kind: view.KindBroker}, {ID: 103, Kind: view.KindBroker}},
+		Topics: []view.Topic{{Name: "pay-ments", Partitions: []view.Partition{
+			{Partition: 0, Leader: 102, Replicas: []int32{103, 102, 101}, Isr: []int32{103, 102, 101}},
+			{Partition: 1, Leader: view.NoLeader, Replicas: []int32{101}},
+		}}},
+	}
+	for in, want := range map[string]int32{"leader-of:pay-ments-0": 102, "follower-of:pay-ments-0": 101, "LEADER-OF:pay-ments-0": 102} {
+		r, err := ParseNodeRef(in)
+		if err != nil {
+			t.Fatalf("ParseNodeRef(%q): %v", in, err)
+		}
+		if id, err := r.Resolve(&v); err != nil || id != want {
+			t.Errorf("%s = %d, %v; want %d", in, id, err, want)
+		}
+	}
+	if r, _ := ParseNodeRef("leader-of:pay-ments-0"); r.String() != "leader-of:pay-ments-0" {
+		t.Errorf("String() = %q", r)
+	}
+	for in, want := range map[string]error{"leader-of:pay-ments-1": ErrNoLeader, "leader-of:pay-ments-7": ErrNoPartition, "follower-of:other-0": ErrNoPartition} {
+		r, _ := ParseNodeRef(in)
+		if _, err := r.Resolve(&v); !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %v", in, err, want)
+		}
+	}
+	for _, in := range []string{"leader-of:", "leader-of:orders", "leaders-of:orders-0", "follower-of:orders-x"} {
+		if _, err := ParseNodeRef(in); err == nil {
+			t.Errorf("ParseNodeRef(%q) accepted", in)
+		}
+	}
+}
