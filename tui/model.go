@@ -78,6 +78,11 @@ type Model struct {
 	flow    flowModel
 	links   linksModel
 	brokers brokersModel
+	// pane is what the brokers' place shows: brokers, partitions or
+	// fetcher threads.
+	pane       dataPane
+	partitions partitionsModel
+	fetchers   fetchersModel
 	events  eventsModel
 	status  statusModel
 	help    helpModel
@@ -189,6 +194,7 @@ func (m *Model) apply(v view.View, evs []cluster.Event) {
 	first := !m.hasView
 	m.view, m.hasView = v, true
 	m.flow.add(&m.view)
+	m.partitions.add(&m.view)
 	m.events.add(evs...)
 	for i := len(evs) - 1; i >= 0; i-- {
 		if evs[i].Kind == cluster.EventSay {

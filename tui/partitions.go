@@ -1,0 +1,182 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
+)
+
+// wentBackShown is how long, in view time, a replica whose log end went
+// back keeps its mark: long enough to be seen after the truncation, short
+// enough that the mark means "just now".
+const wentBackShown = 10_000 // milliseconds
+
+// replicaKey names one replica of one partition.
+type replicaKey struct {
+	topic     string
+	partition int32
+	broker    int32
+}
+
+// replicaMemory is what the screen remembers of a replica across views:
+// its last known log end, and when it last went back and from where. The
+// view only says where a log ends now; a truncation is a log end lower
+// than a previous one.
+type replicaMemory struct {
+	logEnd       int64
+	wentBackFrom int64
+	wentBackAt   int64 // the view's timestamp, Unix milliseconds; 0 if never
+}
+
+// partitionsModel is the partitions table: each partition's leader epoch
+// and high watermark, and each replica as its broker holds it (its log
+// end, how far behind the leader's it is, whether it is in the ISR, and
+// whether its log end just went back).
+type partitionsModel struct {
+	replicas map[replicaKey]replicaMemory
+}
+
+// add remembers the replicas' log ends of view v. A replica its broker
+// does not host keeps its last known log end, so that one that comes
+// back shorter (a wiped disk, a truncation at restart) shows as going
+// back too.
+func (m *partitionsModel) add(v *view.View) {
+	if m.replicas == nil {
+		m.replicas = map[replicaKey]replicaMemory{}
+	}
+	for _, t := range v.Topics {
+		for _, p := range t.Partitions {
+			for _, r := range p.ReplicaStates {
+				if !r.Hosted || r.LogEndOffset < 0 {
+					continue
+				}
+				k := replicaKey{t.Name, p.Partition, r.Broker}
+				mem, seen := m.replicas[k]
+				if seen && r.LogEndOffset < mem.logEnd {
+					mem.wentBackFrom, mem.wentBackAt = mem.logEnd, v.Timestamp
+				}
+				mem.logEnd = r.LogEndOffset
+				m.replicas[k] = mem
+			}
+		}
+	}
+}
+
+// wentBack says from where replica k's log end went back, if it did
+// within wentBackShown before now.
+func (m *partitionsModel) wentBack(k replicaKey, now int64) (from int64, ok bool) {
+	mem, seen := m.replicas[k]
+	if !seen || mem.wentBackAt == 0 || now-mem.wentBackAt > wentBackShown {
+		return 0, false
+	}
+	return mem.wentBackFrom, true
+}
+
+// Column widths of the partitions table.
+const (
+	partNameWidth = 10
+	partCellWidth = 17
+)
+
+// view renders the table in w cells and at most h lines.
+func (m *partitionsModel) view(st *Styles, v *view.View, w, h int) block {
+	out := block{paneSection(st, "Partitions: ISR, high watermark, each replica's log end", panePartitions, w)}
+	if h < 2 {
+		return out
+	}
+	if len(v.Topics) == 0 {
+		return append(out, st.Dim.Render(clip("no topics yet — press T to create one", w)))
+	}
+	var rows block
+	for _, t := range v.Topics {
+		if len(t.Partitions) == 0 {
+			rows = append(rows, st.Dim.Render(clip(fmt.Sprintf("topic %s: no partitions", t.Name), w)))
+		}
+		for i := range t.Partitions {
+			rows = append(rows, clip(m.partitionLine(st, v, t.Name, &t.Partitions[i]), w))
+		}
+	}
+	out = append(out, st.Label.Render(clip(fmt.Sprintf("%-*s %5s %7s  %s", partNameWidth, "PARTITION", "EPOCH", "HWM", "REPLICAS: log end, behind the leader by"), w)))
+	room := h - len(out)
+	legend := "* leader  ✗ out of the ISR  ↓N log end went back from N (truncated)"
+	if room >= len(rows)+1 {
+		room-- // the legend fits under the rows
+	} else {
+		legend = ""
+	}
+	for i, r := range rows {
+		if i == room-1 && len(rows) > room {
+			out = append(out, st.Dim.Render(clip(fmt.Sprintf("… %d more partitions (a taller window shows them)", len(rows)-i), w)))
+			break
+		}
+		if i >= room {
+			break
+		}
+		out = append(out, r)
+	}
+	if legend != "" {
+		out = append(out, st.Dim.Render(clip(legend, w)))
+	}
+	return out
+}
+
+// partitionLine is one partition's row: its name, leader epoch, high
+// watermark, then a cell per replica in the order of its replicas.
+func (m *partitionsModel) partitionLine(st *Styles, v *view.View, topic string, p *view.Partition) string {
+	name := fit(fmt.Sprintf("%s-%d", topic, p.Partition), partNameWidth)
+	hwm := offset(p.HighWatermark)
+	if p.Leader == view.NoLeader {
+		hwm = st.Err.Render("offline")
+	}
+	// Lags are against the leader's log end as the leader's broker holds
+	// it; unknown while the leader replica is not hosted.
+	leaderEnd := int64(-1)
+	for _, r := range p.ReplicaStates {
+		if r.Broker == p.Leader && r.Hosted {
+			leaderEnd = r.LogEndOffset
+		}
+	}
+	cells := make([]string, 0, len(p.ReplicaStates))
+	for _, r := range p.ReplicaStates {
+		cells = append(cells, m.replicaCell(st, v, topic, p, r, leaderEnd))
+	}
+	return strings.TrimRight(fmt.Sprintf("%s %5d %7s  %s", name, p.LeaderEpoch, fitLeft(hwm, 7), strings.Join(cells, "")), " ")
+}
+
+// replicaCell is one replica: its broker, marked as the leader or as out
+// of the ISR; its log end or why it has none; how far behind the
+// leader's it is, or that it just went back.
+func (m *partitionsModel) replicaCell(st *Styles, v *view.View, topic string, p *view.Partition, r view.PartitionReplica, leaderEnd int64) string {
+	inIsr := slices.Contains(p.Isr, r.Broker)
+	mark := " "
+	id := fmt.Sprintf("%d", r.Broker)
+	switch {
+	case r.Broker == p.Leader:
+		mark = "*"
+		id = st.OK.Render(id)
+	case !inIsr:
+		mark = "✗"
+		id = st.Err.Render(id)
+	}
+	if !inIsr && r.Broker == p.Leader {
+		mark = st.Err.Render("✗") // a leader outside its ISR: never hidden behind the star
+	}
+	if !r.Hosted {
+		return fit(mark+id+" "+st.Err.Render("down"), partCellWidth)
+	}
+	end := fmt.Sprintf("%d", r.LogEndOffset)
+	tail := ""
+	if from, ok := m.wentBack(replicaKey{topic, p.Partition, r.Broker}, v.Timestamp); ok {
+		tail = st.Err.Render(fmt.Sprintf("↓%d", from))
+	} else if leaderEnd >= 0 && r.Broker != p.Leader {
+		switch behind := leaderEnd - r.LogEndOffset; {
+		case behind > 0:
+			tail = st.Warn.Render(fmt.Sprintf("-%d", behind))
+		case behind == 0:
+			tail = st.OK.Render("=")
+		}
+	}
+	return fit(mark+id+" "+end+" "+tail, partCellWidth)
+}
