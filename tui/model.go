@@ -83,10 +83,10 @@ type Model struct {
 	pane       dataPane
 	partitions partitionsModel
 	fetchers   fetchersModel
-	events  eventsModel
-	status  statusModel
-	help    helpModel
-	showAll bool
+	events     eventsModel
+	status     statusModel
+	help       helpModel
+	showAll    bool
 	// tab is the panel shown where the screen is too small for all.
 	tab int
 
