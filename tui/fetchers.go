@@ -209,8 +209,12 @@ func threadSummary(st *Styles, parts []view.FetcherPartition) string {
 }
 
 // fetchPartitionLine is one partition of a thread: its phase, the offset
-// its next fetch asks for, how far it lags the leader's high watermark,
-// and the rate it appends at.
+// its next fetch asks for, the leader's high watermark its last answer
+// carried and how far the fetch offset lags it (Kafka's ConsumerLag of the
+// replica), and the rate it appends at. The high watermark is on the line
+// because under acks=all a slow follower holds it back: its lag to the
+// high watermark stays small while it is far behind the leader's log end,
+// which the partitions pane shows.
 func fetchPartitionLine(st *Styles, p *view.FetcherPartition) string {
 	state := st.FetchState(p.State).Render(fit(string(p.State), 10))
 	if p.Delayed {
@@ -227,5 +231,5 @@ func fetchPartitionLine(st *Styles, p *view.FetcherPartition) string {
 	if p.LastError != "" {
 		extra.WriteString(st.Err.Render("  " + p.LastError))
 	}
-	return fmt.Sprintf("    %-10s %s at %7s  lag %s  %10s%s", fmt.Sprintf("%s-%d", p.Topic, p.Partition), state, offset(p.FetchOffset), fitLeft(lag, 5), byteRate(p.BytesPerSec), extra.String())
+	return fmt.Sprintf("    %-10s %s at %7s  hwm %7s  lag %s  %10s%s", fmt.Sprintf("%s-%d", p.Topic, p.Partition), state, offset(p.FetchOffset), offset(p.HighWatermark), fitLeft(lag, 5), byteRate(p.BytesPerSec), extra.String())
 }

@@ -25,7 +25,7 @@ func fetchersView(now int64) view.View {
 			v.Nodes[i].Broker.Fetchers = []view.FetcherThread{{Name: "ReplicaFetcherThread-0-101", SourceBroker: 101, Requests: 55, Errors: 2, LastResponseTimestamp: now - 1500,
 				Partitions: []view.FetcherPartition{
 					{Topic: "orders", Partition: 0, State: view.FetchStateTruncating, FetchOffset: 90, Lag: 30, HighWatermark: 120, Truncations: 1},
-					{Topic: "orders", Partition: 2, State: view.FetchStateFetching, Delayed: true, FetchOffset: 10, Lag: 5, LastError: "NOT_LEADER_OR_FOLLOWER"},
+					{Topic: "orders", Partition: 2, State: view.FetchStateFetching, Delayed: true, FetchOffset: 10, Lag: 5, HighWatermark: -1, LastError: "NOT_LEADER_OR_FOLLOWER"},
 				}}}
 			v.Nodes[i].Broker.DelayedProduces = 3
 			v.Nodes[i].Broker.FailedPartitions = []string{"orders-7"}
@@ -50,11 +50,11 @@ func TestFetchersPanelShowsThreadsAndTheirPartitions(t *testing.T) {
 		"Fetchers: each broker's replica fetcher threads (b: brokers)",
 		"broker 101: 1 thread, 1 partition · purgatory: 0 produce, 1 fetch",
 		"  ReplicaFetcherThread-0-102  102     1      40    0  12ms ago",
-		"    orders-1   Fetching   at      75  lag     0   2.0 KiB/s",
+		"    orders-1   Fetching   at      75  hwm      75  lag     0   2.0 KiB/s",
 		"broker 102: 1 thread, 2 partitions · purgatory: 3 produce, 0 fetch · failed: orders-7",
 		"  ReplicaFetcherThread-0-101  101     2      55    2  1.5s ago",
-		"    orders-0   Truncating at      90  lag    30       0 B/s  truncated 1×",
-		"    orders-2   Delayed    at      10  lag     5       0 B/s  NOT_LEADER_OR_FOLLOWER",
+		"    orders-0   Truncating at      90  hwm     120  lag    30       0 B/s  truncated 1×",
+		"    orders-2   Delayed    at      10  hwm       -  lag     5       0 B/s  NOT_LEADER_OR_FOLLOWER",
 		"broker 103: killed, no fetchers",
 	} {
 		if !strings.Contains(out, want) {
