@@ -102,3 +102,33 @@ func TestFetchersPanelSaysWhyItHasNoThreads(t *testing.T) {
 		t.Errorf("fetchers panel without brokers does not say so:\n%s", out)
 	}
 }
+
+// With num.replica.fetchers at 2 a broker runs two threads per source
+// broker, each with its share of the partitions: the panel shows both,
+// each with its own partitions under it.
+func TestFetchersPanelShowsEveryThreadOfOneSource(t *testing.T) {
+	v := replicationView(1_000_000)
+	part := func(p int32) view.FetcherPartition {
+		return view.FetcherPartition{Topic: "orders", Partition: p, State: view.FetchStateFetching, FetchOffset: 10, HighWatermark: 10}
+	}
+	v.Nodes[3].Broker.Fetchers = []view.FetcherThread{
+		{Name: "ReplicaFetcherThread-0-102", FetcherID: 0, SourceBroker: 102, LastResponseTimestamp: 999_990, Partitions: []view.FetcherPartition{part(0), part(3)}},
+		{Name: "ReplicaFetcherThread-1-102", FetcherID: 1, SourceBroker: 102, LastResponseTimestamp: 999_990, Partitions: []view.FetcherPartition{part(1)}},
+	}
+	out := fetchersText(&v, 100, 20)
+	want := []string{
+		"broker 101: 2 threads, 3 partitions",
+		"  ReplicaFetcherThread-0-102  102     2",
+		"    orders-0 ", "    orders-3 ",
+		"  ReplicaFetcherThread-1-102  102     1",
+		"    orders-1 ",
+	}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(out[at:], w)
+		if i < 0 {
+			t.Fatalf("fetchers panel lacks %q after offset %d, in this order:\n%s", w, at, out)
+		}
+		at += i + len(w)
+	}
+}
