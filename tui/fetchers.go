@@ -132,9 +132,9 @@ func brokerFetchSummary(st *Styles, v *view.View, n *view.Node) string {
 		parts = append(parts, t.Partitions...)
 		oldest = min(oldest, t.LastResponseTimestamp)
 	}
-	last := since(oldest, v.Timestamp)
-	if oldest >= 0 {
-		last = "≤" + last + " ago"
+	last := "≤" + since(oldest, v.Timestamp) + " ago"
+	if oldest < 0 {
+		last = "not all yet" // a thread that has had no answer
 	}
 	s := fmt.Sprintf("%s: %d %s from %s, %d %s, answers %s", st.Value.Render(fmt.Sprintf("broker %d", n.ID)),
 		len(b.Fetchers), plural(int64(len(b.Fetchers)), "thread", "threads"), strings.Join(from, ","),

@@ -13,9 +13,11 @@ import (
 // enough that the mark means "just now".
 const wentBackShown = 10_000 // milliseconds
 
-// replicaKey names one replica of one partition.
+// replicaKey names one replica of one partition. The topic goes by its
+// id: a topic deleted and created again under its name starts new logs,
+// which must not read as going back.
 type replicaKey struct {
-	topic     string
+	topicID   string
 	partition int32
 	broker    int32
 }
@@ -26,8 +28,9 @@ type replicaKey struct {
 // than a previous one.
 type replicaMemory struct {
 	logEnd       int64
+	wentBack     bool
 	wentBackFrom int64
-	wentBackAt   int64 // the view's timestamp, Unix milliseconds; 0 if never
+	wentBackAt   int64 // the view's timestamp, Unix milliseconds
 }
 
 // partitionsModel is the partitions table: each partition's leader epoch
@@ -41,34 +44,36 @@ type partitionsModel struct {
 // add remembers the replicas' log ends of view v. A replica its broker
 // does not host keeps its last known log end, so that one that comes
 // back shorter (a wiped disk, a truncation at restart) shows as going
-// back too.
+// back too; a replica no longer in the view (its topic deleted, the
+// replica moved) is forgotten.
 func (m *partitionsModel) add(v *view.View) {
-	if m.replicas == nil {
-		m.replicas = map[replicaKey]replicaMemory{}
-	}
+	seen := make(map[replicaKey]replicaMemory, len(m.replicas))
 	for _, t := range v.Topics {
 		for _, p := range t.Partitions {
 			for _, r := range p.ReplicaStates {
-				if !r.Hosted || r.LogEndOffset < 0 {
+				k := replicaKey{t.ID, p.Partition, r.Broker}
+				mem, known := m.replicas[k]
+				if !known && (!r.Hosted || r.LogEndOffset < 0) {
 					continue
 				}
-				k := replicaKey{t.Name, p.Partition, r.Broker}
-				mem, seen := m.replicas[k]
-				if seen && r.LogEndOffset < mem.logEnd {
-					mem.wentBackFrom, mem.wentBackAt = mem.logEnd, v.Timestamp
+				if r.Hosted && r.LogEndOffset >= 0 {
+					if known && r.LogEndOffset < mem.logEnd {
+						mem.wentBack, mem.wentBackFrom, mem.wentBackAt = true, mem.logEnd, v.Timestamp
+					}
+					mem.logEnd = r.LogEndOffset
 				}
-				mem.logEnd = r.LogEndOffset
-				m.replicas[k] = mem
+				seen[k] = mem
 			}
 		}
 	}
+	m.replicas = seen
 }
 
 // wentBack says from where replica k's log end went back, if it did
 // within wentBackShown before now.
 func (m *partitionsModel) wentBack(k replicaKey, now int64) (from int64, ok bool) {
 	mem, seen := m.replicas[k]
-	if !seen || mem.wentBackAt == 0 || now-mem.wentBackAt > wentBackShown {
+	if !seen || !mem.wentBack || now-mem.wentBackAt > wentBackShown {
 		return 0, false
 	}
 	return mem.wentBackFrom, true
@@ -90,12 +95,12 @@ func (m *partitionsModel) view(st *Styles, v *view.View, w, h int) block {
 		return append(out, st.Dim.Render(clip("no topics yet — press T to create one", w)))
 	}
 	var rows block
-	for _, t := range v.Topics {
+	for ti, t := range v.Topics {
 		if len(t.Partitions) == 0 {
 			rows = append(rows, st.Dim.Render(clip(fmt.Sprintf("topic %s: no partitions", t.Name), w)))
 		}
 		for i := range t.Partitions {
-			rows = append(rows, clip(m.partitionLine(st, v, t.Name, &t.Partitions[i]), w))
+			rows = append(rows, clip(m.partitionLine(st, v, &v.Topics[ti], &t.Partitions[i]), w))
 		}
 	}
 	out = append(out, st.Label.Render(clip(fmt.Sprintf("%-*s %5s %7s  %s", partNameWidth, "PARTITION", "EPOCH", "HWM", "REPLICAS: log end, behind the leader by"), w)))
@@ -124,8 +129,8 @@ func (m *partitionsModel) view(st *Styles, v *view.View, w, h int) block {
 
 // partitionLine is one partition's row: its name, leader epoch, high
 // watermark, then a cell per replica in the order of its replicas.
-func (m *partitionsModel) partitionLine(st *Styles, v *view.View, topic string, p *view.Partition) string {
-	name := fit(fmt.Sprintf("%s-%d", topic, p.Partition), partNameWidth)
+func (m *partitionsModel) partitionLine(st *Styles, v *view.View, t *view.Topic, p *view.Partition) string {
+	name := fit(fmt.Sprintf("%s-%d", t.Name, p.Partition), partNameWidth)
 	hwm := offset(p.HighWatermark)
 	if p.Leader == view.NoLeader {
 		hwm = st.Err.Render("offline")
@@ -140,7 +145,7 @@ func (m *partitionsModel) partitionLine(st *Styles, v *view.View, topic string, 
 	}
 	cells := make([]string, 0, len(p.ReplicaStates))
 	for _, r := range p.ReplicaStates {
-		cells = append(cells, m.replicaCell(st, v, topic, p, r, leaderEnd))
+		cells = append(cells, m.replicaCell(st, v, t.ID, p, r, leaderEnd))
 	}
 	return strings.TrimRight(fmt.Sprintf("%s %5d %7s  %s", name, p.LeaderEpoch, fitLeft(hwm, 7), strings.Join(cells, "")), " ")
 }
@@ -148,7 +153,7 @@ func (m *partitionsModel) partitionLine(st *Styles, v *view.View, topic string, 
 // replicaCell is one replica: its broker, marked as the leader or as out
 // of the ISR; its log end or why it has none; how far behind the
 // leader's it is, or that it just went back.
-func (m *partitionsModel) replicaCell(st *Styles, v *view.View, topic string, p *view.Partition, r view.PartitionReplica, leaderEnd int64) string {
+func (m *partitionsModel) replicaCell(st *Styles, v *view.View, topicID string, p *view.Partition, r view.PartitionReplica, leaderEnd int64) string {
 	inIsr := slices.Contains(p.Isr, r.Broker)
 	mark := " "
 	id := fmt.Sprintf("%d", r.Broker)
@@ -161,14 +166,14 @@ func (m *partitionsModel) replicaCell(st *Styles, v *view.View, topic string, p 
 		id = st.Err.Render(id)
 	}
 	if !inIsr && r.Broker == p.Leader {
-		mark = st.Err.Render("✗") // a leader outside its ISR: never hidden behind the star
+		mark = "*" + st.Err.Render("✗") // a leader outside its ISR, as a view taken mid-change may hold
 	}
 	if !r.Hosted {
 		return fit(mark+id+" "+st.Err.Render("down"), partCellWidth)
 	}
 	end := fmt.Sprintf("%d", r.LogEndOffset)
 	tail := ""
-	if from, ok := m.wentBack(replicaKey{topic, p.Partition, r.Broker}, v.Timestamp); ok {
+	if from, ok := m.wentBack(replicaKey{topicID, p.Partition, r.Broker}, v.Timestamp); ok {
 		tail = st.Err.Render(fmt.Sprintf("↓%d", from))
 	} else if leaderEnd >= 0 && r.Broker != p.Leader {
 		switch behind := leaderEnd - r.LogEndOffset; {

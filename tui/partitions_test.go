@@ -23,7 +23,7 @@ func replicationView(now int64) view.View {
 		return view.PartitionReplica{Broker: id, Hosted: true, LogEndOffset: end, HighWatermark: end, Leading: leading, LeaderLogEndOffset: -1, LeaderLastCaughtUpTimestamp: -1}
 	}
 	down := view.PartitionReplica{Broker: 103, LogStartOffset: -1, LogEndOffset: -1, HighWatermark: -1, LeaderLogEndOffset: -1, LeaderLastCaughtUpTimestamp: -1}
-	v.Topics = []view.Topic{{Name: "orders", OnBrokers: []int32{101, 102}, Partitions: []view.Partition{
+	v.Topics = []view.Topic{{Name: "orders", ID: "T3JkZXJzT3JkZXJzT3JkZQ", OnBrokers: []int32{101, 102}, Partitions: []view.Partition{
 		{Partition: 0, Leader: 101, LeaderEpoch: 2, Replicas: []int32{101, 102, 103}, Isr: []int32{101, 102}, HighWatermark: 90,
 			ReplicaStates: []view.PartitionReplica{hosted(101, 120, true), hosted(102, 90, false), down}},
 		{Partition: 1, Leader: 102, LeaderEpoch: 0, Replicas: []int32{102, 101, 103}, Isr: []int32{102, 101, 103}, HighWatermark: 75,
@@ -125,5 +125,26 @@ func TestPartitionsPanelSaysWhyOrWhatItHides(t *testing.T) {
 	}
 	if !strings.Contains(out, "… 7 more partitions") {
 		t.Errorf("a short partitions panel does not say what it hides:\n%s", out)
+	}
+}
+
+// A topic deleted and created again under its name has new, shorter logs:
+// they do not read as going back, and the deleted topic's replicas are
+// forgotten.
+func TestPartitionsPanelTellsARecreatedTopicFromATruncation(t *testing.T) {
+	v := replicationView(1_000_000)
+	var m partitionsModel
+	m.add(&v)
+	again := replicationView(1_000_500)
+	again.Topics[0].ID = "TmV3T3JkZXJzTmV3T3JkZQ"
+	again.Topics[0].Partitions[0].ReplicaStates[1].LogEndOffset = 3
+	m.add(&again)
+	if out := partitionsText(&m, &again, 80, 10); strings.Contains(out, "↓90") {
+		t.Errorf("a recreated topic's new log reads as going back:\n%s", out)
+	}
+	for k := range m.replicas {
+		if k.topicID == v.Topics[0].ID {
+			t.Errorf("the deleted topic's replica %+v is still remembered", k)
+		}
 	}
 }
