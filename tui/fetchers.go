@@ -226,10 +226,10 @@ func fetchPartitionLine(st *Styles, p *view.FetcherPartition) string {
 	}
 	var extra strings.Builder
 	if p.Truncations > 0 {
-		extra.WriteString(st.Warn.Render(fmt.Sprintf("  truncated %d×", p.Truncations)))
+		extra.WriteString(st.Warn.Render(fmt.Sprintf(" truncated %d×", p.Truncations)))
 	}
 	if p.LastError != "" {
-		extra.WriteString(st.Err.Render("  " + p.LastError))
+		extra.WriteString(st.Err.Render(" " + p.LastError))
 	}
-	return fmt.Sprintf("    %-10s %s at %7s  hwm %7s  lag %s  %10s%s", fmt.Sprintf("%s-%d", p.Topic, p.Partition), state, offset(p.FetchOffset), offset(p.HighWatermark), fitLeft(lag, 5), byteRate(p.BytesPerSec), extra.String())
+	return fmt.Sprintf("   %-10s %s at %6s hwm %6s lag %s %9s%s", fmt.Sprintf("%s-%d", p.Topic, p.Partition), state, offset(p.FetchOffset), offset(p.HighWatermark), fitLeft(lag, 5), byteRate(p.BytesPerSec), extra.String())
 }

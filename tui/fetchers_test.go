@@ -50,11 +50,11 @@ func TestFetchersPanelShowsThreadsAndTheirPartitions(t *testing.T) {
 		"Fetchers: each broker's replica fetcher threads (b: brokers)",
 		"broker 101: 1 thread, 1 partition · purgatory: 0 produce, 1 fetch",
 		"  ReplicaFetcherThread-0-102  102     1      40    0  12ms ago",
-		"    orders-1   Fetching   at      75  hwm      75  lag     0   2.0 KiB/s",
+		"   orders-1   Fetching   at     75 hwm     75 lag     0 2.0 KiB/s",
 		"broker 102: 1 thread, 2 partitions · purgatory: 3 produce, 0 fetch · failed: orders-7",
 		"  ReplicaFetcherThread-0-101  101     2      55    2  1.5s ago",
-		"    orders-0   Truncating at      90  hwm     120  lag    30       0 B/s  truncated 1×",
-		"    orders-2   Delayed    at      10  hwm       -  lag     5       0 B/s  NOT_LEADER_OR_FOLLOWER",
+		"   orders-0   Truncating at     90 hwm    120 lag    30     0 B/s truncated 1×",
+		"   orders-2   Delayed    at     10 hwm      - lag     5     0 B/s NOT_LEADER_OR_FOLLOWER",
 		"broker 103: killed, no fetchers",
 	} {
 		if !strings.Contains(out, want) {
@@ -119,9 +119,9 @@ func TestFetchersPanelShowsEveryThreadOfOneSource(t *testing.T) {
 	want := []string{
 		"broker 101: 2 threads, 3 partitions",
 		"  ReplicaFetcherThread-0-102  102     2",
-		"    orders-0 ", "    orders-3 ",
+		"   orders-0 ", "   orders-3 ",
 		"  ReplicaFetcherThread-1-102  102     1",
-		"    orders-1 ",
+		"   orders-1 ",
 	}
 	at := 0
 	for _, w := range want {

@@ -38,7 +38,7 @@ type recordedFrame struct {
 }
 
 // recordings are the runs testdata holds.
-var recordings = []string{"steady", "leader-kill", "partition", "majority-gone", "broker-fenced", "replication", "replica-down", "replica-rejoin", "replica-slow"}
+var recordings = []string{"steady", "leader-kill", "partition", "majority-gone", "broker-fenced", "replication", "replica-down", "replica-rejoin", "replica-slow", "replica-truncate"}
 
 // goldenScreen is a golden screen: the frames of one recording or more,
 // replayed one after the other, the last of them cut to its first frames
@@ -58,8 +58,9 @@ type goldenScreen struct {
 // broker 103 just killed, its replicas down but still in the ISRs; 103
 // fenced and out of every ISR, a new leader for the partition it led;
 // 103 started again and back in every ISR; the link between 103 and one
-// leader slowed, that thread's partitions behind; each as partitions and
-// as fetcher threads.
+// leader slowed, that thread's partitions behind; that leader killed, 103
+// elected with the shorter log and the other follower truncated to it;
+// each as partitions and as fetcher threads.
 var goldenScreens = []goldenScreen{
 	{"steady", []string{"steady"}, 0, paneBrokers},
 	{"leader-down", []string{"steady", "leader-kill"}, 2, paneBrokers},
@@ -77,6 +78,8 @@ var goldenScreens = []goldenScreen{
 	{"replica-rejoin-fetchers", []string{"replication", "replica-down", "replica-rejoin"}, 0, paneFetchers},
 	{"replica-slow-partitions", []string{"replication", "replica-down", "replica-rejoin", "replica-slow"}, 0, panePartitions},
 	{"replica-slow-fetchers", []string{"replication", "replica-down", "replica-rejoin", "replica-slow"}, 0, paneFetchers},
+	{"replica-truncate-partitions", []string{"replica-slow", "replica-truncate"}, 0, panePartitions},
+	{"replica-truncate-fetchers", []string{"replica-slow", "replica-truncate"}, 0, paneFetchers},
 }
 
 func recordingPath(name string) string { return filepath.Join("testdata", name+".json") }

@@ -15,7 +15,7 @@ import (
 func replayed(t *testing.T, w, h int) *Model {
 	t.Helper()
 	var r recording
-	for _, name := range []string{"replication", "replica-down", "replica-rejoin", "replica-slow"} {
+	for _, name := range []string{"replication", "replica-down", "replica-rejoin", "replica-slow", "replica-truncate"} {
 		part := loadRecording(t, name)
 		r.Started, r.Select = part.Started, part.Select
 		r.Frames = append(r.Frames, part.Frames...)

@@ -27,10 +27,10 @@ type replicaKey struct {
 // view only says where a log ends now; a truncation is a log end lower
 // than a previous one.
 type replicaMemory struct {
-	logEnd       int64
-	wentBack     bool
-	wentBackFrom int64
-	wentBackAt   int64 // the view's timestamp, Unix milliseconds
+	logEnd                   int64
+	wentBack                 bool
+	wentBackFrom, wentBackTo int64
+	wentBackAt               int64 // the view's timestamp, Unix milliseconds
 }
 
 // partitionsModel is the partitions table: each partition's leader epoch
@@ -58,7 +58,7 @@ func (m *partitionsModel) add(v *view.View) {
 				}
 				if r.Hosted && r.LogEndOffset >= 0 {
 					if known && r.LogEndOffset < mem.logEnd {
-						mem.wentBack, mem.wentBackFrom, mem.wentBackAt = true, mem.logEnd, v.Timestamp
+						mem.wentBack, mem.wentBackFrom, mem.wentBackTo, mem.wentBackAt = true, mem.logEnd, r.LogEndOffset, v.Timestamp
 					}
 					mem.logEnd = r.LogEndOffset
 				}
@@ -69,20 +69,20 @@ func (m *partitionsModel) add(v *view.View) {
 	m.replicas = seen
 }
 
-// wentBack says from where replica k's log end went back, if it did
-// within wentBackShown before now.
-func (m *partitionsModel) wentBack(k replicaKey, now int64) (from int64, ok bool) {
+// wentBack says from where to where replica k's log end went back, if it
+// did within wentBackShown before now.
+func (m *partitionsModel) wentBack(k replicaKey, now int64) (from, to int64, ok bool) {
 	mem, seen := m.replicas[k]
 	if !seen || !mem.wentBack || now-mem.wentBackAt > wentBackShown {
-		return 0, false
+		return 0, 0, false
 	}
-	return mem.wentBackFrom, true
+	return mem.wentBackFrom, mem.wentBackTo, true
 }
 
 // Column widths of the partitions table.
 const (
 	partNameWidth = 10
-	partCellWidth = 17
+	partCellWidth = 18
 )
 
 // view renders the table in w cells and at most h lines.
@@ -103,9 +103,9 @@ func (m *partitionsModel) view(st *Styles, v *view.View, w, h int) block {
 			rows = append(rows, clip(m.partitionLine(st, v, &v.Topics[ti], &t.Partitions[i]), w))
 		}
 	}
-	out = append(out, st.Label.Render(clip(fmt.Sprintf("%-*s %5s %7s  %s", partNameWidth, "PARTITION", "EPOCH", "HWM", "REPLICAS: log end, behind the leader by"), w)))
+	out = append(out, st.Label.Render(clip(fmt.Sprintf("%-*s %5s %7s %s", partNameWidth, "PARTITION", "EPOCH", "HWM", "REPLICAS: log end, behind the leader by"), w)))
 	room := h - len(out)
-	legend := "* leader  ✗ out of the ISR  ↓N log end went back from N (truncated)"
+	legend := "* leader  ✗ out of the ISR  ↓A→B log end went back from A to B (truncated)"
 	if room >= len(rows)+1 {
 		room-- // the legend fits under the rows
 	} else {
@@ -147,7 +147,7 @@ func (m *partitionsModel) partitionLine(st *Styles, v *view.View, t *view.Topic,
 	for _, r := range p.ReplicaStates {
 		cells = append(cells, m.replicaCell(st, v, t.ID, p, r, leaderEnd))
 	}
-	return strings.TrimRight(fmt.Sprintf("%s %5d %7s  %s", name, p.LeaderEpoch, fitLeft(hwm, 7), strings.Join(cells, "")), " ")
+	return strings.TrimRight(fmt.Sprintf("%s %5d %7s %s", name, p.LeaderEpoch, fitLeft(hwm, 7), strings.Join(cells, "")), " ")
 }
 
 // replicaCell is one replica: its broker, marked as the leader or as out
@@ -173,8 +173,8 @@ func (m *partitionsModel) replicaCell(st *Styles, v *view.View, topicID string, 
 	}
 	end := fmt.Sprintf("%d", r.LogEndOffset)
 	tail := ""
-	if from, ok := m.wentBack(replicaKey{topicID, p.Partition, r.Broker}, v.Timestamp); ok {
-		tail = st.Err.Render(fmt.Sprintf("↓%d", from))
+	if from, to, ok := m.wentBack(replicaKey{topicID, p.Partition, r.Broker}, v.Timestamp); ok {
+		tail = st.Err.Render(fmt.Sprintf("↓%d→%d", from, to))
 	} else if leaderEnd >= 0 && r.Broker != p.Leader {
 		switch behind := leaderEnd - r.LogEndOffset; {
 		case behind > 0:

@@ -47,8 +47,8 @@ func TestPartitionsPanelShowsIsrHighWatermarkAndLogEnds(t *testing.T) {
 	out := partitionsText(&m, &v, 80, 10)
 	for _, want := range []string{
 		"Partitions: ISR, high watermark, each replica's log end (b: fetchers)",
-		"orders-0       2      90  *101 120          102 90 -30      ✗103 down",
-		"orders-1       0      75  *102 75           101 75 =         103 down",
+		"orders-0       2      90 *101 120           102 90 -30       ✗103 down",
+		"orders-1       0      75 *102 75            101 75 =          103 down",
 		"* leader  ✗ out of the ISR",
 	} {
 		if !strings.Contains(out, want) {
@@ -70,13 +70,13 @@ func TestPartitionsPanelMarksALogEndThatWentBack(t *testing.T) {
 	v := replicationView(now)
 	var m partitionsModel
 	m.add(&v)
-	if out := partitionsText(&m, &v, 80, 10); strings.Contains(out, "↓") && !strings.Contains(out, "↓N") {
+	if out := partitionsText(&m, &v, 80, 10); strings.Contains(out, "↓") && !strings.Contains(out, "↓A→B") {
 		t.Fatalf("a replica is marked as gone back before any did:\n%s", out)
 	}
 	later := replicationView(now + 500)
 	later.Topics[0].Partitions[0].ReplicaStates[1].LogEndOffset = 70
 	m.add(&later)
-	if out := partitionsText(&m, &later, 80, 10); !strings.Contains(out, " 102 70 ↓90") {
+	if out := partitionsText(&m, &later, 80, 10); !strings.Contains(out, " 102 70 ↓90→70") {
 		t.Errorf("the follower that went back from 90 to 70 is not marked:\n%s", out)
 	}
 	gone := replicationView(now + 500 + wentBackShown + 1)
@@ -99,7 +99,7 @@ func TestPartitionsPanelRemembersLogEndsAcrossARestart(t *testing.T) {
 	back := replicationView(1_000_200)
 	back.Topics[0].Partitions[1].ReplicaStates[2] = view.PartitionReplica{Broker: 103, Hosted: true, LogEndOffset: 0}
 	m.add(&back)
-	if out := partitionsText(&m, &back, 80, 10); !strings.Contains(out, " 103 0 ↓75") {
+	if out := partitionsText(&m, &back, 80, 10); !strings.Contains(out, " 103 0 ↓75→0") {
 		t.Errorf("a replica back with a shorter log is not marked:\n%s", out)
 	}
 }

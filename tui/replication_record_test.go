@@ -84,27 +84,69 @@ func TestRecordReplication(t *testing.T) {
 	back.Select = replicaBroker
 	rec.save("replica-rejoin", back)
 
-	// Slow the link between 103 and one of the leaders: the thread that
-	// fetches from it answers late and its partitions fall behind, while
-	// 103's thread for the other leader keeps up.
-	slowFrom := sourceOf(rec.last, replicaBroker)
+	// Slow the link between 103 and the leader of a partition whose
+	// preferred replica is 103: the thread that fetches from that leader
+	// answers late and its partitions fall behind, while 103's thread for
+	// the other leader keeps up; acks=all holds the high watermark back.
+	slowFrom, tp := preferredElsewhere(rec.last, "orders", replicaBroker)
+	if slowFrom < 0 {
+		t.Fatalf("no partition of orders prefers 103 and is led elsewhere: %+v", rec.last.Topics)
+	}
 	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActLink, Node: condition.NodeID(replicaBroker), Peer: condition.NodeID(slowFrom), DelayMs: 400}); err != nil {
 		t.Fatal(err)
 	}
-	rec.until("103 behind on a partition", 30*time.Second, func(v *view.View) bool { return behind(v, "orders", replicaBroker) > 5 })
+	rec.until("103 behind on "+tp.String(), 30*time.Second, func(v *view.View) bool { return behind(v, "orders", replicaBroker) > 5 })
 	rec.frames(2 * time.Second)
 	slow := rec.cut()
 	slow.Select = replicaBroker
 	rec.save("replica-slow", slow)
+
+	// Kill that leader: the controller elects the first live replica of
+	// the ISR in replica order, 103, whose log is the shorter; the other
+	// follower's log ends past it, in the old epoch, so it truncates to
+	// the new leader's log end (a DivergingEpoch) before it fetches again.
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: condition.NodeID(slowFrom)}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until("a follower of "+tp.String()+" truncated", 30*time.Second, func(v *view.View) bool { return truncations(v, tp) > 0 })
+	rec.frames(2 * time.Second)
+	trunc := rec.cut()
+	trunc.Select = replicaBroker
+	rec.save("replica-truncate", trunc)
 }
 
-// sourceOf is the source broker of broker id's first fetcher thread.
-func sourceOf(v view.View, id int32) int32 {
-	n, ok := v.Node(id)
-	if !ok || n.Broker == nil || len(n.Broker.Fetchers) == 0 {
-		return -1
+// preferredElsewhere finds a partition of topic whose first replica is id
+// but which another broker leads, and returns that leader.
+func preferredElsewhere(v view.View, topic string, id int32) (int32, view.TopicPartition) {
+	t, ok := v.Topic(topic)
+	if !ok {
+		return -1, view.TopicPartition{}
 	}
-	return n.Broker.Fetchers[0].SourceBroker
+	for _, p := range t.Partitions {
+		if len(p.Replicas) > 0 && p.Replicas[0] == id && p.Leader != id && p.Leader != view.NoLeader {
+			return p.Leader, view.TopicPartition{Topic: topic, Partition: p.Partition}
+		}
+	}
+	return -1, view.TopicPartition{}
+}
+
+// truncations counts the truncations of partition tp in every broker's
+// fetchers.
+func truncations(v *view.View, tp view.TopicPartition) int64 {
+	var n int64
+	for _, node := range v.Nodes {
+		if node.Broker == nil {
+			continue
+		}
+		for _, t := range node.Broker.Fetchers {
+			for _, p := range t.Partitions {
+				if p.Topic == tp.Topic && p.Partition == tp.Partition {
+					n += p.Truncations
+				}
+			}
+		}
+	}
+	return n
 }
 
 // behind is how far broker id's replicas of topic are behind their
