@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster/view"
@@ -143,9 +144,17 @@ func (m *partitionsModel) partitionLine(st *Styles, v *view.View, t *view.Topic,
 			leaderEnd = r.LogEndOffset
 		}
 	}
-	cells := make([]string, 0, len(p.ReplicaStates))
-	for _, r := range p.ReplicaStates {
-		cells = append(cells, m.replicaCell(st, v, t.ID, p, r, leaderEnd))
+	// The cells follow the registration's replicas; a replica the view
+	// has no state for (a view from before the data plane) shows as
+	// unknown rather than down.
+	cells := make([]string, 0, len(p.Replicas))
+	for _, id := range p.Replicas {
+		i := slices.IndexFunc(p.ReplicaStates, func(r view.PartitionReplica) bool { return r.Broker == id })
+		if i < 0 {
+			cells = append(cells, fit(replicaMark(st, p, id)+" "+st.Dim.Render("?"), partCellWidth))
+			continue
+		}
+		cells = append(cells, m.replicaCell(st, v, t.ID, p, p.ReplicaStates[i], leaderEnd))
 	}
 	return strings.TrimRight(fmt.Sprintf("%s %5d %7s %s", name, p.LeaderEpoch, fitLeft(hwm, 7), strings.Join(cells, "")), " ")
 }
@@ -154,22 +163,9 @@ func (m *partitionsModel) partitionLine(st *Styles, v *view.View, t *view.Topic,
 // of the ISR; its log end or why it has none; how far behind the
 // leader's it is, or that it just went back.
 func (m *partitionsModel) replicaCell(st *Styles, v *view.View, topicID string, p *view.Partition, r view.PartitionReplica, leaderEnd int64) string {
-	inIsr := slices.Contains(p.Isr, r.Broker)
-	mark := " "
-	id := fmt.Sprintf("%d", r.Broker)
-	switch {
-	case r.Broker == p.Leader:
-		mark = "*"
-		id = st.OK.Render(id)
-	case !inIsr:
-		mark = "✗"
-		id = st.Err.Render(id)
-	}
-	if !inIsr && r.Broker == p.Leader {
-		mark = "*" + st.Err.Render("✗") // a leader outside its ISR, as a view taken mid-change may hold
-	}
+	id := replicaMark(st, p, r.Broker)
 	if !r.Hosted {
-		return fit(mark+id+" "+st.Err.Render("down"), partCellWidth)
+		return fit(id+" "+st.Err.Render("down"), partCellWidth)
 	}
 	end := fmt.Sprintf("%d", r.LogEndOffset)
 	tail := ""
@@ -183,5 +179,21 @@ func (m *partitionsModel) replicaCell(st *Styles, v *view.View, topicID string, 
 			tail = st.OK.Render("=")
 		}
 	}
-	return fit(mark+id+" "+end+" "+tail, partCellWidth)
+	return fit(id+" "+end+" "+tail, partCellWidth)
+}
+
+// replicaMark is a replica's broker id, starred if it leads, crossed if it
+// is out of the ISR.
+func replicaMark(st *Styles, p *view.Partition, broker int32) string {
+	inIsr := slices.Contains(p.Isr, broker)
+	id := strconv.Itoa(int(broker))
+	switch {
+	case broker == p.Leader && !inIsr:
+		return "*" + st.Err.Render("✗"+id) // a leader outside its ISR, as a view taken mid-change may hold
+	case broker == p.Leader:
+		return "*" + st.OK.Render(id)
+	case !inIsr:
+		return st.Err.Render("✗" + id)
+	}
+	return " " + id
 }

@@ -148,3 +148,15 @@ func TestPartitionsPanelTellsARecreatedTopicFromATruncation(t *testing.T) {
 		}
 	}
 }
+
+// A replica the view has no state for shows as unknown, not as down, and
+// the cells follow the registration's replica order.
+func TestPartitionsPanelReplicaWithoutState(t *testing.T) {
+	v := replicationView(1_000_000)
+	v.Topics[0].Partitions[1].ReplicaStates = v.Topics[0].Partitions[1].ReplicaStates[:1]
+	var m partitionsModel
+	m.add(&v)
+	if out := partitionsText(&m, &v, 80, 10); !strings.Contains(out, "orders-1       0      75 *102 75            101 ?             103 ?") {
+		t.Errorf("replicas without state are not shown as unknown:\n%s", out)
+	}
+}
