@@ -19,7 +19,7 @@ type fetchersModel struct{}
 // fetcherLine is one line of the panel, with its depth: a broker, one of
 // its threads, or one of a thread's partitions.
 type fetcherLine struct {
-	depth int
+	depth lineDepth
 	text  string
 	// short is the line when the lines under it are left out for room: a
 	// thread with the most its partitions lag, a broker with its
@@ -27,8 +27,11 @@ type fetcherLine struct {
 	short string
 }
 
+// lineDepth is how deep a fetchers line sits: broker, thread, partition.
+type lineDepth int
+
 const (
-	depthBroker = iota
+	depthBroker lineDepth = iota
 	depthThread
 	depthPartition
 )
@@ -77,7 +80,7 @@ func (fetchersModel) view(st *Styles, v *view.View, w, h int) block {
 
 // keepDepth keeps the lines down to depth, the deepest kept ones in their
 // short form if short.
-func keepDepth(lines []fetcherLine, depth int, short bool) []fetcherLine {
+func keepDepth(lines []fetcherLine, depth lineDepth, short bool) []fetcherLine {
 	var out []fetcherLine
 	for _, l := range lines {
 		if l.depth > depth {
