@@ -18,9 +18,11 @@ import (
 )
 
 // A recording is a run of a playground as the screen pulled it: the views
-// and the events of successive pulls. TestRecord writes them from a real
-// cluster; TestGolden replays them through the screen and compares what
-// it draws with testdata/TestGolden/*.golden (go test ./tui -update
+// and the events of successive pulls. TestRecord, TestRecordMajorityGone
+// and TestRecordReplication write them from a real cluster
+// (KRAFTLAB_TUI_RECORD=1 go test -run 'TestRecord' ./tui records them all);
+// TestGolden replays them through the screen and compares what it draws
+// with testdata/TestGolden/*.golden (go test ./tui -run TestGolden -update
 // rewrites those).
 type recording struct {
 	// Source says what produced the views.
