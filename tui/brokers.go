@@ -20,7 +20,7 @@ type brokersModel struct{}
 
 // view renders the table in w cells and at most h lines.
 func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
-	out := block{section(st, "Brokers: lifecycle, fencing, metadata lag", w)}
+	out := block{paneSection(st, "Brokers: lifecycle, fencing, metadata lag", paneBrokers, w)}
 	if h < 2 {
 		return out
 	}

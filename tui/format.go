@@ -137,3 +137,14 @@ func besides(gap int, widths []int, blocks ...block) block {
 	}
 	return out
 }
+
+// byteRate prints a rate in bytes per second, in binary units.
+func byteRate(bps float64) string {
+	switch {
+	case bps < 1024:
+		return fmt.Sprintf("%.0f B/s", bps)
+	case bps < 1024*1024:
+		return fmt.Sprintf("%.1f KiB/s", bps/1024)
+	}
+	return fmt.Sprintf("%.1f MiB/s", bps/(1024*1024))
+}

@@ -18,9 +18,11 @@ import (
 )
 
 // A recording is a run of a playground as the screen pulled it: the views
-// and the events of successive pulls. TestRecord writes them from a real
-// cluster; TestGolden replays them through the screen and compares what
-// it draws with testdata/TestGolden/*.golden (go test ./tui -update
+// and the events of successive pulls. TestRecord, TestRecordMajorityGone
+// and TestRecordReplication write them from a real cluster
+// (KRAFTLAB_TUI_RECORD=1 go test -run 'TestRecord' ./tui records them all);
+// TestGolden replays them through the screen and compares what it draws
+// with testdata/TestGolden/*.golden (go test ./tui -run TestGolden -update
 // rewrites those).
 type recording struct {
 	// Source says what produced the views.
@@ -38,29 +40,48 @@ type recordedFrame struct {
 }
 
 // recordings are the runs testdata holds.
-var recordings = []string{"steady", "leader-kill", "partition", "majority-gone", "broker-fenced"}
+var recordings = []string{"steady", "leader-kill", "partition", "majority-gone", "broker-fenced", "replication", "replica-down", "replica-rejoin", "replica-slow", "replica-truncate"}
 
 // goldenScreen is a golden screen: the frames of one recording or more,
 // replayed one after the other, the last of them cut to its first frames
-// (0: all of them).
+// (0: all of them), with the data pane pane in front.
 type goldenScreen struct {
 	name   string
 	replay []string
 	frames int
+	pane   dataPane
 }
 
 // goldenScreens are the screens the golden files show: steady state; just
 // after a leader kill, the followers still following the dead leader;
 // the election; the new leader; a partition of the leader; two of three
-// voters killed; an isolated broker fenced.
+// voters killed; an isolated broker fenced. Then the data plane: a topic
+// of replication factor 3 a client writes to, every replica caught up;
+// broker 103 just killed, its replicas down but still in the ISRs; 103
+// fenced and out of every ISR, a new leader for the partition it led;
+// 103 started again and back in every ISR; the link between 103 and one
+// leader slowed, that thread's partitions behind; that leader killed, 103
+// elected with the shorter log and the other follower truncated to it;
+// each as partitions and as fetcher threads.
 var goldenScreens = []goldenScreen{
-	{"steady", []string{"steady"}, 0},
-	{"leader-down", []string{"steady", "leader-kill"}, 2},
-	{"election", []string{"steady", "leader-kill"}, 4},
-	{"leader-kill", []string{"leader-kill"}, 0},
-	{"partition", []string{"partition"}, 0},
-	{"majority-gone", []string{"majority-gone"}, 0},
-	{"broker-fenced", []string{"broker-fenced"}, 0},
+	{"steady", []string{"steady"}, 0, paneBrokers},
+	{"leader-down", []string{"steady", "leader-kill"}, 2, paneBrokers},
+	{"election", []string{"steady", "leader-kill"}, 4, paneBrokers},
+	{"leader-kill", []string{"leader-kill"}, 0, paneBrokers},
+	{"partition", []string{"partition"}, 0, paneBrokers},
+	{"majority-gone", []string{"majority-gone"}, 0, paneBrokers},
+	{"broker-fenced", []string{"broker-fenced"}, 0, paneBrokers},
+	{"replication-partitions", []string{"replication"}, 0, panePartitions},
+	{"replication-fetchers", []string{"replication"}, 0, paneFetchers},
+	{"replica-killed-partitions", []string{"replication", "replica-down"}, 2, panePartitions},
+	{"replica-out-partitions", []string{"replication", "replica-down"}, 0, panePartitions},
+	{"replica-out-fetchers", []string{"replication", "replica-down"}, 0, paneFetchers},
+	{"replica-rejoin-partitions", []string{"replication", "replica-down", "replica-rejoin"}, 0, panePartitions},
+	{"replica-rejoin-fetchers", []string{"replication", "replica-down", "replica-rejoin"}, 0, paneFetchers},
+	{"replica-slow-partitions", []string{"replication", "replica-down", "replica-rejoin", "replica-slow"}, 0, panePartitions},
+	{"replica-slow-fetchers", []string{"replication", "replica-down", "replica-rejoin", "replica-slow"}, 0, paneFetchers},
+	{"replica-truncate-partitions", []string{"replica-slow", "replica-truncate"}, 0, panePartitions},
+	{"replica-truncate-fetchers", []string{"replica-slow", "replica-truncate"}, 0, paneFetchers},
 }
 
 func recordingPath(name string) string { return filepath.Join("testdata", name+".json") }
@@ -106,7 +127,14 @@ func TestGolden(t *testing.T) {
 		}
 		for _, size := range [][2]int{{80, 24}, {160, 48}} {
 			t.Run(fmt.Sprintf("%s/%dx%d", g.name, size[0], size[1]), func(t *testing.T) {
-				golden.RequireEqual(t, []byte(replay(r, size[0], size[1]).View()+"\n"))
+				m := replay(r, size[0], size[1])
+				if g.pane != paneBrokers {
+					m.pane = g.pane
+					if m.tabbed() {
+						m.tab = dataTab
+					}
+				}
+				golden.RequireEqual(t, []byte(m.View()+"\n"))
 			})
 		}
 	}

@@ -17,7 +17,7 @@ type KeyMap struct {
 
 	Partition, Isolate, Heal, HealAll, Link key.Binding
 
-	Load, Topic, Pause, Tab, ScrollUp, ScrollDown, Follow key.Binding
+	Load, Topic, Pause, Tab, Pane, ScrollUp, ScrollDown, Follow key.Binding
 
 	Help, Quit key.Binding
 
@@ -58,6 +58,7 @@ func DefaultKeyMap() KeyMap {
 		Topic:      b("T", "create a topic", "T"),
 		Pause:      b("space", "pause", " "),
 		Tab:        b("tab", "next panel", "tab"),
+		Pane:       b("b", "brokers/partitions/fetchers", "b"),
 		ScrollUp:   b("pgup/[", "older events", "pgup", "["),
 		ScrollDown: b("pgdn/]", "newer events", "pgdown", "]"),
 		Follow:     b("end/G", "newest events", "end", "G"),
@@ -80,7 +81,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the help shown by ?, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Leader, k.Help, k.Quit},
+		{k.Up, k.Down, k.Leader, k.Pane, k.Help, k.Quit},
 		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe},
 		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link},
 		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow, k.Load, k.Topic},

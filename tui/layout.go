@@ -29,6 +29,8 @@ type frame struct {
 	nodeAt map[int]int32
 	// tabbed says the panels share one place and tab switches them.
 	tabbed bool
+	// tabs counts the tabs when tabbed.
+	tabs int
 }
 
 // String joins the lines.
@@ -95,7 +97,7 @@ func (m *Model) compose() frame {
 		{"Commit", func(pw, ph int) block { return m.commit.view(st, v, pw, ph) }},
 		{"Flow", func(pw, ph int) block { return m.flow.view(st, v, pw, ph) }},
 		{"Links", func(pw, ph int) block { return m.links.view(st, v, pw, ph) }},
-		{"Brokers", func(pw, ph int) block { return m.brokers.view(st, v, pw, ph) }},
+		{m.pane.String(), func(pw, ph int) block { return m.dataView(st, v, pw, ph) }},
 	}
 	events := panel{"Events", func(pw, ph int) block { return m.events.view(st, pw, ph) }}
 	const tall = 200 // a height no panel fills: renders a panel whole, to measure it
@@ -151,7 +153,7 @@ func (m *Model) compose() frame {
 			tabs = append(append([]panel{}, panels...), events)
 			tabH = rest - 1
 		}
-		f.tabbed = true
+		f.tabbed, f.tabs = true, len(tabs)
 		cur := tabs[m.tab%len(tabs)]
 		body = append(body, m.tabBar(tabs, cur.name, w))
 		body = append(body, cur.render(w, tabH)...)
@@ -163,12 +165,31 @@ func (m *Model) compose() frame {
 	return f
 }
 
+// dataView renders the data pane the pane key chose.
+func (m *Model) dataView(st *Styles, v *view.View, w, h int) block {
+	switch m.pane {
+	case panePartitions:
+		return m.partitions.view(st, v, w, h)
+	case paneFetchers:
+		return m.fetchers.view(st, v, w, h)
+	}
+	return m.brokers.view(st, v, w, h)
+}
+
 // tabbed reports whether the screen, as its panels are laid out now (the
 // full help closed), shows one panel at a time, which tab switches.
 func (m *Model) tabbed() bool {
 	c := *m
 	c.showAll = false
 	return c.compose().tabbed
+}
+
+// tabCount is how many tabs the screen has now, the full help closed; 1
+// when it is not tabbed.
+func (m *Model) tabCount() int {
+	c := *m
+	c.showAll = false
+	return max(c.compose().tabs, 1)
 }
 
 // keysOverlay is the full help: every key, in as many rows of columns as

@@ -78,10 +78,15 @@ type Model struct {
 	flow    flowModel
 	links   linksModel
 	brokers brokersModel
-	events  eventsModel
-	status  statusModel
-	help    helpModel
-	showAll bool
+	// pane is what the brokers' place shows: brokers, partitions or
+	// fetcher threads.
+	pane       dataPane
+	partitions partitionsModel
+	fetchers   fetchersModel
+	events     eventsModel
+	status     statusModel
+	help       helpModel
+	showAll    bool
 	// tab is the panel shown where the screen is too small for all.
 	tab int
 
@@ -189,6 +194,7 @@ func (m *Model) apply(v view.View, evs []cluster.Event) {
 	first := !m.hasView
 	m.view, m.hasView = v, true
 	m.flow.add(&m.view)
+	m.partitions.add(&m.view)
 	m.events.add(evs...)
 	for i := len(evs) - 1; i >= 0; i-- {
 		if evs[i].Kind == cluster.EventSay {

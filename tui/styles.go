@@ -33,6 +33,7 @@ type Styles struct {
 	roles  map[view.Role]lipgloss.Style
 	states map[view.State]lipgloss.Style
 	events map[cluster.EventKind]lipgloss.Style
+	fetch  map[view.FetchState]lipgloss.Style
 	// Help styles the help bar.
 	Help help.Styles
 }
@@ -114,6 +115,10 @@ func DefaultStyles() *Styles {
 			eventUI:                       fg(colWhite),
 		},
 	}
+	s.fetch = map[view.FetchState]lipgloss.Style{
+		view.FetchStateFetching:   fg(colGreen),
+		view.FetchStateTruncating: lipgloss.NewStyle().Bold(true).Foreground(colYellow),
+	}
 	s.Help = help.Styles{
 		ShortKey:       lipgloss.NewStyle().Bold(true),
 		ShortDesc:      lipgloss.NewStyle(),
@@ -134,3 +139,6 @@ func (s *Styles) State(state view.State) lipgloss.Style { return s.states[state]
 
 // Event styles an event kind.
 func (s *Styles) Event(kind cluster.EventKind) lipgloss.Style { return s.events[kind] }
+
+// FetchState styles a partition's phase in its fetcher thread.
+func (s *Styles) FetchState(state view.FetchState) lipgloss.Style { return s.fetch[state] }
