@@ -119,8 +119,11 @@ func (o *produceOptions) producerOpts() []kgo.Opt {
 		kgo.RequiredAcks(acksOf(produceAcks[o.acks])),
 		kgo.RecordDeliveryTimeout(produceTimeout),
 		// A refusal such as NOT_ENOUGH_REPLICAS is retriable; retry a few
-		// times, then show it rather than hide it behind the timeout.
+		// times, then show it rather than hide it behind the timeout. The
+		// client retries after refreshing metadata, which it otherwise
+		// does at most every 5s: the retries would outlast the timeout.
 		kgo.RecordRetries(4),
+		kgo.MetadataMinAge(200 * time.Millisecond),
 		kgo.UnknownTopicRetries(2),
 	}
 	if o.partition >= 0 {
@@ -262,7 +265,7 @@ func produceError(err error, topic, acks string, written int) error {
 	case ke == kerr.NotEnoughReplicas || ke == kerr.NotEnoughReplicasAfterAppend:
 		return failedf("produce to %s refused%s: %s: the ISR is smaller than min.insync.replicas, so acks=%s cannot be met (kraftlab topics describe %s shows the ISR)", topic, done, ke.Message, acks, topic)
 	case errors.Is(err, kgo.ErrRecordTimeout):
-		return failedf("produce to %s timed out%s after %v: no leader answered (kraftlab topics describe %s shows the leaders)", topic, done, produceTimeout, topic)
+		return failedf("produce to %s timed out%s after %v: no leader accepted the records (kraftlab topics describe %s shows the leaders)", topic, done, produceTimeout, topic)
 	case ke != nil:
 		return failedf("produce to %s refused%s: %s: %s", topic, done, ke.Message, ke.Description)
 	}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
+)
+
+// On the real engine: 50 records produced with acks=all come back from
+// the beginning, every replica's log ends at the high watermark of 50, and
+// each follower's fetcher thread has caught up.
+func TestProduceConsumeOnTheRealEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real playground")
+	}
+	h := newHarness(t)
+	h.serveReal("default", 3, 3)
+	code, out, errOut := h.run("wait", "unfenced", "101", "--timeout", "30s")
+	expectRun(t, "wait unfenced", code, out, errOut, ExitOK)
+	for _, b := range []string{"102", "103"} {
+		code, out, errOut = h.run("wait", "unfenced", b, "--timeout", "30s")
+		expectRun(t, "wait unfenced "+b, code, out, errOut, ExitOK)
+	}
+	code, out, errOut = h.run("topics", "create", "orders", "--partitions", "1", "--replication-factor", "3")
+	expectRun(t, "topics create", code, out, errOut, ExitOK)
+	code, out, errOut = h.run("wait", "topic", "orders", "on", "all", "brokers", "--timeout", "30s")
+	expectRun(t, "wait topic", code, out, errOut, ExitOK)
+
+	code, out, errOut = h.run("produce", "orders", "--count", "50", "--acks", "all", "--size", "20")
+	expectRun(t, "produce --count 50", code, out, errOut, ExitOK, "produced 50 records of 20 B to orders with acks=all", "partition 0: 50 records, offsets 0..49")
+
+	code, out, errOut = h.run("consume", "orders", "--from-beginning", "--max", "50", "--json", "--timeout", "10s")
+	expectRun(t, "consume --from-beginning", code, out, errOut, ExitOK)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 50 {
+		t.Fatalf("consume: %d records, want 50:\n%s\n%s", len(lines), out, errOut)
+	}
+	for i, l := range lines {
+		var r consumedRecord
+		if err := json.Unmarshal([]byte(l), &r); err != nil || r.Offset != int64(i) || !strings.HasPrefix(r.Value, "record-") || len(r.Value) != 20 {
+			t.Fatalf("record %d: %v %+v", i, err, r)
+		}
+	}
+
+	code, out, errOut = h.run("wait", "in-sync", "orders-0", "--timeout", "30s")
+	expectRun(t, "wait in-sync", code, out, errOut, ExitOK, "hwm 50, log ends 101:50 102:50 103:50")
+	code, out, errOut = h.run("expect", "hwm", "orders-0", "==", "50")
+	expectRun(t, "expect hwm", code, out, errOut, ExitOK)
+	code, out, errOut = h.run("topics", "describe", "orders")
+	expectRun(t, "topics describe", code, out, errOut, ExitOK, "HWM", "50   101:50 102:50 103:50")
+
+	// The leader's followers fetch from it; their threads have caught up.
+	var leader string
+	for _, b := range []string{"101", "102", "103"} {
+		if c, _, _ := h.run("expect", "partition-leader", "orders-0", "==", b); c == ExitOK {
+			leader = b
+		}
+	}
+	for _, b := range []string{"101", "102", "103"} {
+		if b == leader {
+			continue
+		}
+		code, out, errOut = h.run("wait", "fetcher-lag", b, "==", "0", "--timeout", "30s")
+		expectRun(t, "wait fetcher-lag "+b, code, out, errOut, ExitOK)
+		code, out, errOut = h.run("fetchers", b)
+		expectRun(t, "fetchers "+b, code, out, errOut, ExitOK, "ReplicaFetcherThread-0-"+leader+" from broker "+leader, "orders-0   Fetching  50")
+	}
+	code, out, errOut = h.run("fetchers", leader)
+	expectRun(t, "fetchers on the leader", code, out, errOut, ExitOK, "no fetcher threads: it follows no partition")
+}
+
+// A topic whose min.insync.replicas the ISR no longer meets refuses
+// acks=all with NOT_ENOUGH_REPLICAS, which produce shows by name (exit 1);
+// acks=1 still goes through.
+func TestProduceShowsNotEnoughReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real playground")
+	}
+	h := newHarness(t)
+	pg := h.serveReal("default", 3, 2)
+	for _, b := range []string{"101", "102"} {
+		code, out, errOut := h.run("wait", "unfenced", b, "--timeout", "30s")
+		expectRun(t, "wait unfenced "+b, code, out, errOut, ExitOK)
+	}
+	// topics create takes no configs: a Kafka client sets this one.
+	var seeds []string
+	for _, n := range pg.View().Nodes {
+		if n.Kind == view.KindBroker {
+			seeds = append(seeds, n.Listener)
+		}
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	minISR := "2"
+	resp, err := kadm.NewClient(cl).CreateTopic(testContext(t), 1, 2, map[string]*string{"min.insync.replicas": &minISR}, "strict")
+	cl.Close()
+	if err != nil || resp.Err != nil {
+		t.Fatalf("create strict: %v %v", err, resp.Err)
+	}
+	code, out, errOut := h.run("wait", "in-sync", "strict-0", "--timeout", "30s")
+	expectRun(t, "wait in-sync", code, out, errOut, ExitOK)
+
+	var follower string
+	for _, b := range []string{"101", "102"} {
+		if c, _, _ := h.run("expect", "partition-leader", "strict-0", "!=", b); c == ExitOK {
+			follower = b
+		}
+	}
+	code, out, errOut = h.run("kill", follower)
+	expectRun(t, "kill the follower", code, out, errOut, ExitOK)
+	code, out, errOut = h.run("wait", "isr", "strict-0", "size", "==", "1", "--timeout", "30s")
+	expectRun(t, "wait the ISR to shrink", code, out, errOut, ExitOK)
+
+	code, out, errOut = h.run("produce", "strict", "--count", "1")
+	expectRun(t, "produce acks=all", code, out, errOut, ExitFailed, "produce to strict refused: NOT_ENOUGH_REPLICAS: the ISR is smaller than min.insync.replicas, so acks=all cannot be met")
+	code, out, errOut = h.run("produce", "strict", "--count", "1", "--acks", "1")
+	expectRun(t, "produce acks=1", code, out, errOut, ExitOK, "partition 0: 1 records, offsets 0..0")
+}
