@@ -30,7 +30,8 @@ ISR while it stays caught up (replica.lag.time.max.ms). Because one request
 carries all of a thread's partitions, a partition the leader is slow to answer
 delays its thread-mates, but not the partitions of another thread:
 num.replica.fetchers threads per leader spread the partitions, each placed by
-Kafka's hash of its topic and partition.
+Kafka's hash of its topic and partition (the playground runs Kafka's default,
+one thread per leader broker).
 
 Per thread: its source (leader) broker, the Fetch requests it sent and those
 that failed whole, the record bytes it appended and its last answer's age. Per
@@ -122,13 +123,13 @@ func writeFetchers(w io.Writer, rows []fetcherRow, now int64) error {
 			fmt.Fprintf(w, "broker %d: not running (%s)\n", r.ID, r.Node)
 			continue
 		}
-		fmt.Fprintf(w, "broker %d: %s; purgatories: %d delayed produces, %d delayed fetches\n", r.ID, threadCount(len(r.Fetchers)), r.DelayedProduces, r.DelayedFetches)
+		threads := threadCount(len(r.Fetchers))
+		if len(r.Fetchers) == 0 {
+			threads = "no fetcher threads: it follows no partition"
+		}
+		fmt.Fprintf(w, "broker %d: %s; purgatories: %d delayed produces, %d delayed fetches\n", r.ID, threads, r.DelayedProduces, r.DelayedFetches)
 		if len(r.FailedPartitions) > 0 {
 			fmt.Fprintf(w, "  failed partitions (no thread fetches them until metadata adds them again): %s\n", strings.Join(r.FailedPartitions, ", "))
-		}
-		if len(r.Fetchers) == 0 {
-			fmt.Fprintln(w, "  no fetcher threads: it follows no partition")
-			continue
 		}
 		for _, th := range r.Fetchers {
 			if err := writeThread(w, th, now); err != nil {

@@ -2,12 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kraftlab/kraftlab/cluster/clustertest"
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
@@ -122,4 +125,53 @@ func TestProduceShowsNotEnoughReplicas(t *testing.T) {
 	expectRun(t, "produce acks=all", code, out, errOut, ExitFailed, "produce to strict refused: NOT_ENOUGH_REPLICAS: the ISR is smaller than min.insync.replicas, so acks=all cannot be met")
 	code, out, errOut = h.run("produce", "strict", "--count", "1", "--acks", "1")
 	expectRun(t, "produce acks=1", code, out, errOut, ExitOK, "partition 0: 1 records, offsets 0..0")
+}
+
+// produce and consume refuse bad flags, unknown topics and partitions with
+// one line, before they dial a broker.
+func TestProduceConsumeRefuseBadInput(t *testing.T) {
+	h := newHarness(t)
+	h.serve("default", clustertest.Options{})
+	code, out, errOut := h.run("topics", "create", "orders", "--partitions", "2")
+	expectRun(t, "topics create", code, out, errOut, ExitOK)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"produce"}, "produce takes one TOPIC, got nothing"},
+		{[]string{"produce", "orders", "--acks", "most"}, `bad --acks "most": want all, 1 or 0`},
+		{[]string{"produce", "orders", "--size", "10"}, "--size sizes the records of --count"},
+		{[]string{"produce", "orders", "--count", "-1"}, "--count must be between 1 and 1000000, got -1"},
+		{[]string{"produce", "orders", "--count", "1", "--size", "2000000"}, "--size must be between 0 and 1.0 MiB"},
+		{[]string{"produce", "orders", "--partition", "-2"}, "--partition must be 0 or more"},
+		{[]string{"produce", "nope", "--count", "1"}, `no topic "nope"; the topics are: orders`},
+		{[]string{"produce", "orders", "--count", "1", "--partition", "2"}, "topic orders has partitions 0..1, not 2"},
+		{[]string{"consume", "orders", "--from-beginning", "--offset", "3"}, "--from-beginning and --offset both say where to start"},
+		{[]string{"consume", "orders", "--offset", "-3"}, "--offset must be 0 or more"},
+		{[]string{"consume", "orders", "--timeout", "0s"}, "--timeout must be positive"},
+		{[]string{"consume", "orders", "--max", "-1"}, "--max must be 0 (no limit) or more"},
+		{[]string{"consume", "nope"}, `no topic "nope"`},
+	} {
+		code, out, errOut := h.run(tc.args...)
+		expectRun(t, strings.Join(tc.args, " "), code, out, errOut, ExitUsage, tc.want)
+	}
+}
+
+// In a scenario, produce takes --count (a line has no stdin), and
+// consume --max is a fine line.
+func TestProduceAndConsumeAsScenarioLines(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.txt")
+	bad := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(good, []byte("topics create orders\nproduce orders --count 50 --acks all\nconsume orders --from-beginning --max 50\nwait hwm orders-0 == 50\nwait in-sync orders-0\nwait fetcher-lag 101 == 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("produce orders\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := h.run("scenario", "check", good)
+	expectRun(t, "scenario check good", code, out, errOut, ExitOK)
+	code, out, errOut = h.run("scenario", "check", bad)
+	expectRun(t, "scenario check bad", code, out, errOut, ExitUsage, "bad.txt:1", "in a scenario, produce needs --count N")
 }
