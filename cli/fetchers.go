@@ -40,8 +40,11 @@ where it agrees with the leader, as a returning old leader does), "delayed"
 while it backs off after an error (replica.fetch.backoff.ms), the FETCH OFFSET
 its next fetch asks for, the epoch of the last batch it appended, LAG (the
 leader's high watermark less the fetch offset: Kafka's MaxLag is the largest),
-the leader's high watermark, the rate of bytes appended, records appended,
-truncations and the last error.`,
+the leader's high watermark as its last answer said (a fetch behind the
+leader's own: the follower learns that it moved the high watermark from the
+answer to its next fetch), the rate of record bytes appended (batches as the
+producer sent them, compressed or not), records appended, truncations and
+the last error.`,
 		Example: indentExample("kraftlab fetchers\nkraftlab fetchers 102\nkraftlab fetchers --json"),
 		Args:    fetchersArgs,
 	}

@@ -175,3 +175,48 @@ func TestProduceAndConsumeAsScenarioLines(t *testing.T) {
 	code, out, errOut = h.run("scenario", "check", bad)
 	expectRun(t, "scenario check bad", code, out, errOut, ExitUsage, "bad.txt:1", "in a scenario, produce needs --count N")
 }
+
+// On the real engine, the data-plane conditions follow a follower that
+// is killed and leaves the ISR while records are produced, then returns,
+// catches up from its fetcher and rejoins.
+func TestFollowerLeavesAndRejoinsTheISR(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real playground")
+	}
+	h := newHarness(t)
+	h.serveReal("default", 3, 3)
+	step := func(want int, args ...string) string {
+		t.Helper()
+		code, out, errOut := h.run(args...)
+		expectRun(t, strings.Join(args, " "), code, out, errOut, want)
+		return out
+	}
+	for _, b := range []string{"101", "102", "103"} {
+		step(ExitOK, "wait", "unfenced", b, "--timeout", "30s")
+	}
+	step(ExitOK, "topics", "create", "orders", "--partitions", "1", "--replication-factor", "3")
+	step(ExitOK, "wait", "in-sync", "orders-0", "--timeout", "30s")
+	step(ExitOK, "produce", "orders", "--count", "50")
+	step(ExitOK, "wait", "in-sync", "orders-0", "--timeout", "30s")
+	follower := ""
+	for _, b := range []string{"101", "102", "103"} {
+		if c, _, _ := h.run("expect", "partition-leader", "orders-0", "!=", b); c == ExitOK {
+			follower = b
+		}
+	}
+
+	step(ExitOK, "kill", follower)
+	step(ExitOK, "wait", "isr", "orders-0", "size", "==", "2", "--timeout", "30s")
+	step(ExitOK, "produce", "orders", "--count", "50")
+	step(ExitOK, "expect", "hwm", "orders-0", "==", "100")
+	step(ExitOK, "expect", "log-end", "orders-0", follower, "<", "0") // not hosted: its broker is down
+	step(ExitFailed, "expect", "in-sync", "orders-0")
+
+	step(ExitOK, "start", follower)
+	out := step(ExitOK, "wait", "in-sync", "orders-0", "--timeout", "30s")
+	if !strings.Contains(out, "hwm 100") {
+		t.Errorf("in-sync with the high watermark elsewhere: %s", out)
+	}
+	step(ExitOK, "expect", "log-end", "orders-0", follower, "==", "100")
+	step(ExitOK, "wait", "fetcher-lag", follower, "==", "0", "--timeout", "30s")
+}

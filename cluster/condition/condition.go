@@ -507,6 +507,7 @@ var forms = []struct{ word, form string }{
 	{"log-end", "log-end TOPIC-P BROKER OP V, e.g. log-end orders-0 102 == 50"},
 	{"fetcher-lag", "fetcher-lag BROKER OP V, e.g. fetcher-lag 102 == 0"},
 	{"in-sync", "in-sync TOPIC-P"},
+	{"truncations", "truncations TOPIC-P BROKER OP V, e.g. truncations orders-0 101 >= 1"},
 }
 
 // closestForm names the form a bad condition was most likely meant to be:

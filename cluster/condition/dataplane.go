@@ -16,13 +16,15 @@ const (
 	condReplicaLogEnd
 	condFetcherLag
 	condInSync
+	condTruncations
 )
 
 // dataPlaneForms are the data-plane conditions' lines of Forms.
 const dataPlaneForms = `  hwm T-P OP V                   partition T-P's high watermark on its leader (-1 while no broker leads it)
   log-end T-P N OP V             the log end offset of broker N's replica of T-P (-1 when not hosted)
   fetcher-lag N OP V             broker N's largest fetcher partition lag (Kafka's MaxLag; 0 without fetchers)
-  in-sync T-P                    every replica is in T-P's ISR and every hosted log ends at its high watermark`
+  in-sync T-P                    every replica is in T-P's ISR and every hosted log ends at its high watermark
+  truncations T-P N OP V         times broker N's fetcher cut its replica of T-P back (since it last became a follower)`
 
 // parseDataPlaneCondition parses the conditions that start with word, or
 // reports ok false when word starts none of them. hwm with a partition is
@@ -43,9 +45,9 @@ func parseDataPlaneCondition(word string, t []string) (c Condition, ok bool, err
 		}
 		v, err := partitionOperand(t[3])
 		return Condition{kind: condPartitionHWM, tp: tp, op: o, value: v}, true, err
-	case "log-end":
+	case "log-end", "truncations":
 		if len(t) != 5 {
-			return Condition{}, true, errors.New("want log-end TOPIC-P BROKER OP V, e.g. log-end orders-0 102 == 50")
+			return Condition{}, true, fmt.Errorf("want %s TOPIC-P BROKER OP V, e.g. %s orders-0 102 %s", word, word, map[string]string{"log-end": "== 50", "truncations": ">= 1"}[word])
 		}
 		tp, err := view.ParseTopicPartition(t[1])
 		if err != nil {
@@ -60,7 +62,11 @@ func parseDataPlaneCondition(word string, t []string) (c Condition, ok bool, err
 			return Condition{}, true, err
 		}
 		v, err := partitionOperand(t[4])
-		return Condition{kind: condReplicaLogEnd, tp: tp, node: ref, op: o, value: v}, true, err
+		k := condReplicaLogEnd
+		if word == "truncations" {
+			k = condTruncations
+		}
+		return Condition{kind: k, tp: tp, node: ref, op: o, value: v}, true, err
 	case "fetcher-lag":
 		if len(t) != 4 {
 			return Condition{}, true, errors.New("want fetcher-lag BROKER OP V, e.g. fetcher-lag 102 == 0")
@@ -115,6 +121,8 @@ func (c Condition) dataPlaneString() (string, bool) {
 		return fmt.Sprintf("fetcher-lag %s %s %s", c.node, c.op, c.value), true
 	case condInSync:
 		return fmt.Sprintf("in-sync %s", c.tp), true
+	case condTruncations:
+		return fmt.Sprintf("truncations %s %s %s %s", c.tp, c.node, c.op, c.value), true
 	}
 	return "", false
 }
@@ -126,6 +134,8 @@ func (c Condition) evalDataPlane(v *view.View) (holds bool, saw string, err erro
 		holds, saw, err = c.evalPartitionData(v)
 	case condFetcherLag:
 		holds, saw, err = c.evalFetcherLag(v)
+	case condTruncations:
+		holds, saw, err = c.evalTruncations(v)
 	default:
 		return false, "", nil, false
 	}
@@ -225,4 +235,29 @@ func (c Condition) evalFetcherLag(v *view.View) (bool, string, error) {
 		return false, fmt.Sprintf("%s; %d partitions not answered yet", saw, unknown), nil
 	}
 	return c.op.holds(lag, c.value.n), saw, nil
+}
+
+// evalTruncations counts the truncations of broker N's fetcher partition
+// T-P: 0 when no thread of it fetches T-P (it leads it, or follows none).
+func (c Condition) evalTruncations(v *view.View) (bool, string, error) {
+	id, err := c.node.Resolve(v)
+	if err != nil {
+		return false, "", err
+	}
+	n, _ := v.Node(id)
+	if n.Kind != view.KindBroker {
+		return false, "", fmt.Errorf("node %d is a %s; truncations T-P N is about brokers", id, n.Kind)
+	}
+	if n.State != view.StateRunning || n.Broker == nil {
+		return false, fmt.Sprintf("broker %d is %s: no fetchers", id, n.State), nil
+	}
+	have, where := int64(0), fmt.Sprintf("no fetcher thread of broker %d fetches %s", id, c.tp)
+	for _, th := range n.Broker.Fetchers {
+		for _, fp := range th.Partitions {
+			if fp.Topic == c.tp.Topic && fp.Partition == c.tp.Partition {
+				have, where = fp.Truncations, fmt.Sprintf("%s on %s: %s, fetch offset %d", c.tp, th.Name, fp.State, fp.FetchOffset)
+			}
+		}
+	}
+	return c.op.holds(have, c.value.n), fmt.Sprintf("broker %d truncations %d (want %s %d); %s", id, have, c.op, c.value.n, where), nil
 }

@@ -22,7 +22,7 @@ func dataPlaneView() view.View {
 	(*p)[1].ReplicaStates = []view.PartitionReplica{{Broker: 103, LogEndOffset: -1, HighWatermark: -1}}
 	v.Nodes[3].Broker.Fetchers = []view.FetcherThread{}
 	v.Nodes[5].Broker.Fetchers = []view.FetcherThread{{Name: "ReplicaFetcherThread-0-101", SourceBroker: 101, Partitions: []view.FetcherPartition{
-		{Topic: "orders", Partition: 0, State: view.FetchStateFetching, FetchOffset: 47, Lag: 3, HighWatermark: 50},
+		{Topic: "orders", Partition: 0, State: view.FetchStateFetching, FetchOffset: 47, Lag: 3, HighWatermark: 50, Truncations: 1},
 	}}}
 	return v
 }
@@ -47,6 +47,8 @@ func TestDataPlaneConditions(t *testing.T) {
 		{"fetcher-lag 102 == 0", false, "broker 102 is killed: no fetchers"},
 		{"in-sync orders-0", false, "isr [101]"},
 		{"in-sync orders-1", false, "hwm -1"},
+		{"truncations orders-0 103 >= 1", true, "broker 103 truncations 1 (want >= 1); orders-0 on ReplicaFetcherThread-0-101: Fetching, fetch offset 47"},
+		{"truncations orders-0 101 == 0", true, "no fetcher thread of broker 101 fetches orders-0"},
 		// hwm without a partition is still the metadata log's.
 		{"hwm == 100", true, "hwm 100"},
 	}
@@ -94,9 +96,10 @@ func TestInSyncAndFetcherLagFollowTheFollower(t *testing.T) {
 func TestDataPlaneConditionsRefuseWhatCannotHold(t *testing.T) {
 	v := derived(dataPlaneView(), nil)
 	for cond, want := range map[string]string{
-		"fetcher-lag 2 == 0":        "node 2 is a controller; fetcher-lag is about brokers",
-		"fetcher-lag 999 == 0":      "unknown node",
-		"log-end orders-0 999 == 0": "unknown node",
+		"fetcher-lag 2 == 0":         "node 2 is a controller; fetcher-lag is about brokers",
+		"fetcher-lag 999 == 0":       "unknown node",
+		"log-end orders-0 999 == 0":  "unknown node",
+		"truncations orders-0 1 > 0": "node 1 is a controller",
 	} {
 		c, err := Parse(cond)
 		if err != nil {
@@ -122,6 +125,7 @@ func TestParseDataPlaneConditionErrors(t *testing.T) {
 		"in-sync":                      "want in-sync TOPIC-P",
 		"in-sync orders-x":             `"x" is not a partition number`,
 		"fetcher-lagg 102 == 0":        "closest form: fetcher-lag BROKER OP V",
+		"truncations orders-0 >= 1":    "want truncations TOPIC-P BROKER OP V, e.g. truncations orders-0 102 >= 1",
 		"insync orders-0":              "closest form: in-sync TOPIC-P",
 	} {
 		_, err := Parse(in)
