@@ -61,7 +61,9 @@ func completeCondition(e *env) cobra.CompletionFunc {
 		none := cobra.ShellCompDirectiveNoFileComp
 		switch {
 		case len(args) == 0:
-			return []string{"leader", "new-leader", "epoch", "hwm", "caught-up", "node"}, none
+			return []string{"leader", "new-leader", "epoch", "hwm", "caught-up", "node", "log-end", "fetcher-lag", "in-sync", "truncations"}, none
+		case args[0] == "fetcher-lag" && len(args) == 1:
+			return nodeCompletions(e, cmd), none
 		case args[0] == "node" && len(args) == 1:
 			return nodeCompletions(e, cmd), none
 		case args[0] == "node" && len(args) == 2:

@@ -98,8 +98,8 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 			root.AddCommand(c)
 		}
 	}
-	add("run", newUpCommand(e), newDownCommand(e), newScenarioCommand(e), newLoadCommand(e))
-	add("look", newStatusCommand(e), newNodesCommand(e), newBrokersCommand(e), newTopicsCommand(e), newMetadataCommand(e), newMetricsCommand(e), newEventsCommand(e))
+	add("run", newUpCommand(e), newDownCommand(e), newScenarioCommand(e), newLoadCommand(e), newProduceCommand(e), newConsumeCommand(e))
+	add("look", newStatusCommand(e), newNodesCommand(e), newBrokersCommand(e), newFetchersCommand(e), newTopicsCommand(e), newMetadataCommand(e), newMetricsCommand(e), newEventsCommand(e))
 	add("break", newNodeActionCommands(e)...)
 	add("break", newResignCommand(e), newPartitionCommand(e), newHealCommand(e), newLinkCommand(e))
 	add("check", newWaitCommand(e, false), newWaitCommand(e, true))

@@ -94,11 +94,17 @@ func newTopicsListCommand(e *env) *cobra.Command {
 func newTopicsDescribeCommand(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "describe [NAME...]",
-		Short: "Describe topics' partitions: leader, leader epoch, replicas, ISR",
+		Short: "Describe topics' partitions: leader, leader epoch, ISR, high watermark, replicas' log ends",
 		Long: `Describe prints every partition of the named topics (all topics without a
 name) as the committed metadata holds it, as kafka-topics --describe does:
-its leader (none when no in-sync replica is unfenced), leader epoch,
-replicas and in-sync replicas.`,
+its leader (none when no in-sync replica is unfenced), leader epoch and
+in-sync replicas. Beside the metadata it shows the data: HWM is the high
+watermark on the leader's broker (- while no running broker leads), the
+offset below which records are committed and consumers may read; REPLICAS
+lists each replica as BROKER:LOG-END-OFFSET as that broker's own log holds
+it (- when the broker does not run or has not opened it). A follower
+behind the high watermark is catching up; one that stays behind longer than
+replica.lag.time.max.ms leaves the ISR.`,
 		Example: indentExample("kraftlab topics describe orders\nkraftlab topics describe --json"),
 	}
 	addJSONFlag(cmd)
@@ -169,13 +175,33 @@ func writePartitions(w io.Writer, ts []view.Topic) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOPIC\tPARTITION\tLEADER\tEPOCH\tREPLICAS\tISR")
+	fmt.Fprintln(tw, "TOPIC\tPARTITION\tLEADER\tEPOCH\tISR\tHWM\tREPLICAS (BROKER:LOG END)")
 	for _, t := range ts {
 		for _, p := range t.Partitions {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\n", t.Name, p.Partition, idOrNone(p.Leader), p.LeaderEpoch, joinIDs(p.Replicas), joinIDs(p.Isr))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\n", t.Name, p.Partition, idOrNone(p.Leader), p.LeaderEpoch, joinIDs(p.Isr), int64OrDash(p.HighWatermark), replicaLogEnds(&p))
 		}
 	}
 	return tw.Flush()
+}
+
+// replicaLogEnds spells each replica as BROKER:LOG-END-OFFSET, the log end
+// as the replica's own broker holds it: - when that broker does not run
+// or has not opened the replica.
+func replicaLogEnds(p *view.Partition) string {
+	if len(p.Replicas) == 0 {
+		return "-"
+	}
+	s := make([]string, len(p.Replicas))
+	for i, id := range p.Replicas {
+		end := "-"
+		for _, r := range p.ReplicaStates {
+			if r.Broker == id && r.Hosted {
+				end = fmt.Sprint(r.LogEndOffset)
+			}
+		}
+		s[i] = fmt.Sprintf("%d:%s", id, end)
+	}
+	return strings.Join(s, " ")
 }
 
 func idOrNone(id int32) string {

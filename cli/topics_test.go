@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
@@ -30,7 +31,7 @@ func TestTopicsCommands(t *testing.T) {
 	code, out, errOut = h.run("topics", "list")
 	expectRun(t, "topics list", code, out, errOut, ExitOK, "TOPIC", "orders", "101")
 	code, out, errOut = h.run("topics", "describe", "orders")
-	expectRun(t, "topics describe", code, out, errOut, ExitOK, "TOPIC   PARTITION  LEADER  EPOCH  REPLICAS  ISR", "orders  1          101")
+	expectRun(t, "topics describe", code, out, errOut, ExitOK, "TOPIC   PARTITION  LEADER  EPOCH  ISR  HWM  REPLICAS (BROKER:LOG END)", "orders  1          101     0      101  0    101:0")
 	code, out, errOut = h.run("topics", "describe", "nope")
 	expectRun(t, "topics describe unknown", code, out, errOut, ExitUsage, `no topic "nope"; the topics are: orders`)
 	code, out, errOut = h.run("topics", "describe", "--json")
@@ -38,6 +39,15 @@ func TestTopicsCommands(t *testing.T) {
 	var topics []view.Topic
 	if err := json.Unmarshal([]byte(out), &topics); err != nil || len(topics) != 1 || len(topics[0].Partitions) != 2 {
 		t.Fatalf("topics describe --json: %v %s", err, out)
+	}
+	// The data plane's fields come with the view's.
+	if p := topics[0].Partitions[0]; p.HighWatermark != 0 || len(p.ReplicaStates) != 1 || !p.ReplicaStates[0].Hosted || !p.ReplicaStates[0].Leading {
+		t.Fatalf("topics describe --json lacks the high watermark or the replicas: %s", out)
+	}
+	for _, name := range []string{`"highWatermark"`, `"replicaStates"`, `"logEndOffset"`, `"leaderLogEndOffset"`} {
+		if !strings.Contains(out, name) {
+			t.Errorf("topics describe --json lacks %s", name)
+		}
 	}
 
 	code, out, errOut = h.run("wait", "partition-leader", "orders-0", "==", "101", "--timeout", "5s")

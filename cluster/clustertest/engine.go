@@ -349,6 +349,7 @@ func (e *Engine) View() view.View {
 		}
 	}
 	v.Topics = e.topicViews()
+	e.fillFetchers(&v)
 	return v
 }
 

@@ -67,7 +67,8 @@ func (e *Engine) topicViews() []view.Topic {
 				t.leaders[p] = leader
 				t.epochs[p]++
 			}
-			tv.Partitions = append(tv.Partitions, view.Partition{Partition: int32(p), Leader: leader, LeaderEpoch: t.epochs[p], Replicas: replicas, Isr: isr})
+			tv.Partitions = append(tv.Partitions, view.Partition{Partition: int32(p), Leader: leader, LeaderEpoch: t.epochs[p], Replicas: replicas, Isr: isr,
+				HighWatermark: e.partitionHWM(leader), ReplicaStates: e.replicaStates(replicas, leader)})
 		}
 		out = append(out, tv)
 	}

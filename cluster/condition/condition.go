@@ -17,16 +17,17 @@ const Forms = `  leader                         a leader is known
   leader == N | leader != N      a leader is known and it is (not) node N
   new-leader                     a leader in an epoch above the baseline's (see below)
   epoch OP V                     the leader's epoch compared with V
-  hwm OP V                       the leader's high watermark compared with V
+  hwm OP V                       the metadata log leader's high watermark compared with V
   caught-up                      every running voter and broker is at the leader's log end offset
                                  and every unfenced broker has applied all committed metadata
   node NODE role [!=] ROLE       ROLE: Leader Follower Candidate Prospective Unattached Resigned Observer
   node NODE state [!=] STATE     STATE: running killed stopped isolated failed
   node NODE FIELD OP V           FIELD: epoch log-end hwm log-start lag truncations snapshots-loaded
 ` + metadataForms + `
+` + dataPlaneForms + `
 OP is one of == != > >= < <=. NODE is a node ID, leader, follower,
-old-leader or target. V is a number, or for epoch, hwm and log-end
-"baseline" or "baseline+K": the leader's epoch (for epoch) or high watermark
+old-leader or target; N and BROKER a broker's ID. V is a number, or for
+epoch, hwm OP V and node NODE hwm/log-end "baseline" or "baseline+K": the leader's epoch (for epoch) or high watermark
 (for hwm and log-end) just before the last kill, stop, isolate, resign or
 wipe. old-leader is the leader then, target the node it acted on, follower
 the running follower of the current leader with the lowest ID (a wait
@@ -152,6 +153,9 @@ func parseTokens(t []string) (Condition, error) {
 		return Condition{}, errors.New("empty condition")
 	}
 	word := strings.ToLower(t[0])
+	if c, ok, err := parseDataPlaneCondition(word, t); ok {
+		return c, err
+	}
 	switch word {
 	case "leader":
 		if len(t) == 1 {
@@ -176,6 +180,9 @@ func parseTokens(t []string) (Condition, error) {
 		return Condition{kind: condCaughtUp}, nil
 	case "epoch", "hwm":
 		if len(t) != 3 {
+			if word == "hwm" {
+				return Condition{}, errors.New("want hwm OP V (the metadata log's) or hwm TOPIC-P OP V (a partition's), e.g. hwm > 3")
+			}
 			return Condition{}, fmt.Errorf("want %s OP V, e.g. %s > 3", word, word)
 		}
 		o, err := parseOp(t[1])
@@ -312,6 +319,9 @@ func (c Condition) String() string {
 	if s, ok := c.metadataString(); ok {
 		return s
 	}
+	if s, ok := c.dataPlaneString(); ok {
+		return s
+	}
 	switch c.kind {
 	case condLeader:
 		return "leader"
@@ -344,6 +354,9 @@ func (c Condition) String() string {
 // baseline yet): waiting longer would not help.
 func (c Condition) Eval(v *view.View) (ok bool, saw string, err error) {
 	if holds, saw, err, ok := c.evalMetadata(v); ok {
+		return holds, saw, err
+	}
+	if holds, saw, err, ok := c.evalDataPlane(v); ok {
 		return holds, saw, err
 	}
 	switch c.kind {
@@ -481,7 +494,7 @@ var forms = []struct{ word, form string }{
 	{"leader", "leader, leader == N or leader != N"},
 	{"new-leader", "new-leader"},
 	{"epoch", "epoch OP V, e.g. epoch > baseline"},
-	{"hwm", "hwm OP V, e.g. hwm >= baseline+5"},
+	{"hwm", "hwm OP V, e.g. hwm >= baseline+5, or hwm TOPIC-P OP V, e.g. hwm orders-0 >= 50"},
 	{"caught-up", "caught-up"},
 	{"node", "node NODE role ROLE, node NODE state STATE or node NODE FIELD OP V"},
 	{"fenced", "fenced NODE"},
@@ -491,6 +504,10 @@ var forms = []struct{ word, form string }{
 	{"topic", "topic T on all brokers"},
 	{"partition-leader", "partition-leader TOPIC-P != N"},
 	{"isr", "isr TOPIC-P size >= K"},
+	{"log-end", "log-end TOPIC-P BROKER OP V, e.g. log-end orders-0 102 == 50"},
+	{"fetcher-lag", "fetcher-lag BROKER OP V, e.g. fetcher-lag 102 == 0"},
+	{"in-sync", "in-sync TOPIC-P"},
+	{"truncations", "truncations TOPIC-P BROKER OP V, e.g. truncations orders-0 101 >= 1"},
 }
 
 // closestForm names the form a bad condition was most likely meant to be:

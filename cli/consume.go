@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// consumeFetchMaxWait is how long a broker may hold an empty fetch: short,
+// so that --timeout is kept to within it.
+const consumeFetchMaxWait = 250 * time.Millisecond
+
+type consumeOptions struct {
+	fromBeginning bool
+	offset        int64
+	partition     int32
+	max           int
+	timeout       time.Duration
+}
+
+// consumedRecord is one record in consume --json.
+type consumedRecord struct {
+	Topic       string  `json:"topic"`
+	Partition   int32   `json:"partition"`
+	Offset      int64   `json:"offset"`
+	LeaderEpoch int32   `json:"leaderEpoch"`
+	Timestamp   int64   `json:"timestamp"`
+	Key         *string `json:"key"`
+	Value       string  `json:"value"`
+}
+
+func newConsumeCommand(e *env) *cobra.Command {
+	o := &consumeOptions{}
+	cmd := &cobra.Command{
+		Use:   "consume TOPIC",
+		Short: "Read records from a topic, as kafka-console-consumer does",
+		Long: `Consume reads records from the playground's brokers with a real Kafka client
+(franz-go), with no consumer group: it fetches every partition (or
+--partition) from its leader and prints each record's partition, offset, key
+and value. A consumer only sees records below the high watermark, the ones
+every in-sync replica has: a record acks=1 wrote to the leader alone is not
+visible until the followers fetched it.
+
+It starts at the end of each partition (only new records) unless
+--from-beginning or --offset says otherwise, and stops after --max records,
+or when nothing new came for --timeout.`,
+		Example: indentExample("kraftlab consume orders --from-beginning\nkraftlab consume orders --partition 0 --offset 10 --max 5\nkraftlab consume orders --from-beginning --max 50 --json"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := exactArgs(1, "one TOPIC", "kraftlab consume orders --from-beginning")(cmd, args); err != nil {
+				return err
+			}
+			return o.validate(cmd)
+		},
+	}
+	addJSONFlag(cmd)
+	cmd.Flags().BoolVar(&o.fromBeginning, "from-beginning", false, "start at each partition's log start offset")
+	cmd.Flags().Int64Var(&o.offset, "offset", -1, "start at this offset of each partition (default: the end)")
+	cmd.Flags().Int32Var(&o.partition, "partition", -1, "read only this partition (default: all)")
+	cmd.Flags().IntVar(&o.max, "max", 0, "stop after this many records (default: no limit)")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Second, "stop when nothing new came for this long")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		cl, err := newBrokerClient(e, cmd, args[0], o.partition, o.consumerOpts(args[0])...)
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		n, err := o.consume(cmd.Context(), cmd.OutOrStdout(), cl, wantJSON(cmd))
+		if err != nil {
+			return err
+		}
+		if !wantJSON(cmd) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "consumed %s from %s\n", plural(int64(n), "record"), args[0])
+		}
+		return nil
+	}
+	return cmd
+}
+
+func (o *consumeOptions) validate(cmd *cobra.Command) error {
+	if o.fromBeginning && cmd.Flags().Changed("offset") {
+		return usagef("--from-beginning and --offset both say where to start; give one")
+	}
+	if cmd.Flags().Changed("offset") && o.offset < 0 {
+		return usagef("--offset must be 0 or more, got %d", o.offset)
+	}
+	if cmd.Flags().Changed("partition") && o.partition < 0 {
+		return usagef("--partition must be 0 or more, got %d", o.partition)
+	}
+	if o.max < 0 {
+		return usagef("--max must be 0 (no limit) or more, got %d", o.max)
+	}
+	if o.timeout <= 0 {
+		return usagef("--timeout must be positive, got %v", o.timeout)
+	}
+	return nil
+}
+
+// start is where each partition is read from.
+func (o *consumeOptions) start() kgo.Offset {
+	switch {
+	case o.fromBeginning:
+		return kgo.NewOffset().AtStart()
+	case o.offset >= 0:
+		return kgo.NewOffset().At(o.offset)
+	}
+	return kgo.NewOffset().AtEnd()
+}
+
+func (o *consumeOptions) consumerOpts(topic string) []kgo.Opt {
+	opts := []kgo.Opt{kgo.FetchMaxWait(consumeFetchMaxWait)}
+	if o.partition >= 0 {
+		return append(opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {o.partition: o.start()}}))
+	}
+	return append(opts, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(o.start()))
+}
+
+// consume prints records until o.max of them or o.timeout without one.
+func (o *consumeOptions) consume(ctx context.Context, w io.Writer, cl *kgo.Client, asJSON bool) (int, error) {
+	n := 0
+	enc := json.NewEncoder(w)
+	for o.max == 0 || n < o.max {
+		pollCtx, cancel := context.WithTimeout(ctx, o.timeout)
+		want := 0
+		if o.max > 0 {
+			want = o.max - n
+		}
+		fetches := cl.PollRecords(pollCtx, want)
+		cancel()
+		if ctx.Err() != nil {
+			return n, ctx.Err()
+		}
+		for _, fe := range fetches.Errors() {
+			if errors.Is(fe.Err, context.DeadlineExceeded) || errors.Is(fe.Err, context.Canceled) {
+				continue
+			}
+			return n, failedf("fetch %s-%d: %v", fe.Topic, fe.Partition, fe.Err)
+		}
+		if fetches.NumRecords() == 0 {
+			return n, nil // nothing new for o.timeout
+		}
+		var err error
+		fetches.EachRecord(func(r *kgo.Record) {
+			if err != nil || (o.max > 0 && n >= o.max) {
+				return
+			}
+			n++
+			if asJSON {
+				err = enc.Encode(recordJSON(r))
+				return
+			}
+			key := "-"
+			if r.Key != nil {
+				key = string(r.Key)
+			}
+			_, err = fmt.Fprintf(w, "partition %d offset %d key %s: %s\n", r.Partition, r.Offset, key, r.Value)
+		})
+		if err != nil {
+			return n, fmt.Errorf("print records: %w", err)
+		}
+	}
+	return n, nil
+}
+
+func recordJSON(r *kgo.Record) consumedRecord {
+	c := consumedRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, LeaderEpoch: r.LeaderEpoch, Timestamp: r.Timestamp.UnixMilli(), Value: string(r.Value)}
+	if r.Key != nil {
+		k := string(r.Key)
+		c.Key = &k
+	}
+	return c
+}

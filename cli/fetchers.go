@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
+)
+
+func newFetchersCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "fetchers [BROKER]",
+		Short: "Show each broker's replica fetcher threads and the partitions they fetch",
+		Long: `Fetchers shows how followers replicate: every running broker's
+ReplicaFetcherThreads (Kafka's name ReplicaFetcherThread-<fetcherId>-<source
+broker>), one thread per leader broker and fetcher id, and each partition the
+thread fetches.
+
+A thread loops: it sends its leader one Fetch request carrying every partition
+it holds, appends what comes back, and sends the next. That next Fetch is the
+acknowledgement: the leader learns the follower's log end offset from the fetch
+offset it asks for, advances the high watermark, and keeps the follower in the
+ISR while it stays caught up (replica.lag.time.max.ms). Because one request
+carries all of a thread's partitions, a partition the leader is slow to answer
+delays its thread-mates, but not the partitions of another thread:
+num.replica.fetchers threads per leader spread the partitions, each placed by
+Kafka's hash of its topic and partition (the playground runs Kafka's default,
+one thread per leader broker).
+
+Per thread: its source (leader) broker, the Fetch requests it sent and those
+that failed whole, the record bytes it appended and its last answer's age. Per
+partition: STATE Fetching or Truncating (the follower must cut its log back to
+where it agrees with the leader, as a returning old leader does), "delayed"
+while it backs off after an error (replica.fetch.backoff.ms), the FETCH OFFSET
+its next fetch asks for, the epoch of the last batch it appended, LAG (the
+leader's high watermark less the fetch offset: Kafka's MaxLag is the largest),
+the leader's high watermark as its last answer said (a fetch behind the
+leader's own: the follower learns that it moved the high watermark from the
+answer to its next fetch), the rate of record bytes appended (batches as the
+producer sent them, compressed or not), records appended, truncations and
+the last error.`,
+		Example: indentExample("kraftlab fetchers\nkraftlab fetchers 102\nkraftlab fetchers --json"),
+		Args:    fetchersArgs,
+	}
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		v, err := fetchView(e, cmd)
+		if err != nil {
+			return err
+		}
+		rows, err := fetcherRows(&v, args)
+		if err != nil {
+			return err
+		}
+		if wantJSON(cmd) {
+			return printJSON(cmd.OutOrStdout(), rows)
+		}
+		return writeFetchers(cmd.OutOrStdout(), rows, v.Timestamp)
+	}
+	return cmd
+}
+
+// fetchersArgs accepts no argument or one broker ID.
+func fetchersArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return usagef("fetchers takes no BROKER or one, got %d (%s); e.g.: kraftlab fetchers 102", len(args), strings.Join(args, " "))
+	}
+	for _, a := range args {
+		if _, err := strconv.ParseInt(a, 10, 32); err != nil {
+			return usagef("bad broker %q: want a broker ID, e.g. 102", a)
+		}
+	}
+	return nil
+}
+
+// fetcherRow is one broker in fetchers --json: its id and playground state
+// with its threads and purgatories as the view holds them.
+type fetcherRow struct {
+	ID               int32                `json:"nodeId"`
+	Node             view.State           `json:"nodeState"`
+	Fetchers         []view.FetcherThread `json:"fetchers"`
+	FailedPartitions []string             `json:"failedPartitions,omitempty"`
+	DelayedProduces  int                  `json:"delayedProduces"`
+	DelayedFetches   int                  `json:"delayedFetches"`
+}
+
+// fetcherRows is every broker, or the one args names.
+func fetcherRows(v *view.View, args []string) ([]fetcherRow, error) {
+	rows := []fetcherRow{}
+	var brokers []string
+	for _, n := range v.Nodes {
+		if n.Kind != view.KindBroker {
+			continue
+		}
+		brokers = append(brokers, fmt.Sprint(n.ID))
+		if len(args) == 1 && args[0] != fmt.Sprint(n.ID) {
+			continue
+		}
+		r := fetcherRow{ID: n.ID, Node: n.State, Fetchers: []view.FetcherThread{}}
+		if b := n.Broker; b != nil {
+			if b.Fetchers != nil {
+				r.Fetchers = b.Fetchers
+			}
+			r.FailedPartitions, r.DelayedProduces, r.DelayedFetches = b.FailedPartitions, b.DelayedProduces, b.DelayedFetches
+		}
+		rows = append(rows, r)
+	}
+	if len(args) == 1 && len(rows) == 0 {
+		return nil, usagef("no broker %s; the brokers are: %s", args[0], strings.Join(brokers, ", "))
+	}
+	return rows, nil
+}
+
+func writeFetchers(w io.Writer, rows []fetcherRow, now int64) error {
+	for i, r := range rows {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if r.Node != view.StateRunning {
+			fmt.Fprintf(w, "broker %d: not running (%s)\n", r.ID, r.Node)
+			continue
+		}
+		threads := threadCount(len(r.Fetchers))
+		if len(r.Fetchers) == 0 {
+			threads = "no fetcher threads: it follows no partition"
+		}
+		fmt.Fprintf(w, "broker %d: %s; purgatories: %d delayed produces, %d delayed fetches\n", r.ID, threads, r.DelayedProduces, r.DelayedFetches)
+		if len(r.FailedPartitions) > 0 {
+			fmt.Fprintf(w, "  failed partitions (no thread fetches them until metadata adds them again): %s\n", strings.Join(r.FailedPartitions, ", "))
+		}
+		for _, th := range r.Fetchers {
+			if err := writeThread(w, th, now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func threadCount(n int) string {
+	if n == 1 {
+		return "1 fetcher thread"
+	}
+	return fmt.Sprintf("%d fetcher threads", n)
+}
+
+func writeThread(w io.Writer, th view.FetcherThread, now int64) error {
+	fmt.Fprintf(w, "  %s from broker %d: %d requests, %d errors, %s appended, last answer %s\n",
+		th.Name, th.SourceBroker, th.Requests, th.Errors, humanize.Bytes(uint64(max(th.Bytes, 0))), ago(th.LastResponseTimestamp, now))
+	if len(th.Partitions) == 0 {
+		_, err := fmt.Fprintln(w, "    no partitions")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "    PARTITION\tSTATE\tFETCH OFFSET\tLAST EPOCH\tLAG\tHWM\tBYTES/S\tRECORDS\tTRUNCATIONS\tLAST ERROR")
+	for _, p := range th.Partitions {
+		state := string(p.State)
+		if p.Delayed {
+			state += " (delayed)"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n",
+			view.TopicPartition{Topic: p.Topic, Partition: p.Partition}, state, p.FetchOffset, epochOrDash(p.LastFetchedEpoch),
+			int64OrDash(p.Lag), int64OrDash(p.HighWatermark), humanize.Bytes(uint64(max(p.BytesPerSec, 0)))+"/s", p.Records, p.Truncations, orDash(p.LastError))
+	}
+	return tw.Flush()
+}
+
+func epochOrDash(e int32) string {
+	if e < 0 {
+		return "-"
+	}
+	return fmt.Sprint(e)
+}
