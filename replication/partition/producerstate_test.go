@@ -182,4 +182,3 @@ func TestFollowerKeepsProducerStateForFailover(t *testing.T) {
 		t.Fatalf("producers after a full truncation: %+v", got)
 	}
 }
-
