@@ -155,9 +155,11 @@ func (m *producerIDManager) handleResponse(resp kmsg.Response, err error) {
 		m.backoffUntil = time.Now().Add(producerIDRetryBackoff)
 		return
 	}
-	r := resp.(*kmsg.AllocateProducerIDsResponse)
+	r, ok := resp.(*kmsg.AllocateProducerIDsResponse)
 	var bad error
 	switch {
+	case !ok:
+		bad = fmt.Errorf("answered with %T", resp)
 	case r.ErrorCode != 0:
 		bad = kerr.ErrorForCode(r.ErrorCode)
 	case r.ProducerIDStart <= m.current.first+m.current.size-1:

@@ -12,7 +12,7 @@ import (
 // hands a broker (Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE).
 const ProducerIDBlockSize = 1000
 
-// allocateProducerIds is Kafka's ProducerIdControlManager.generateNextProducerId:
+// allocateProducerIds is Kafka's ProducerIdControlManager.generateNextProducerID:
 // the broker must hold its current epoch; it gets the block that starts at
 // the working image's next producer id (0 before any), and the
 // ProducerIdsRecord that moves the next id past it is written before the
@@ -32,6 +32,6 @@ func (c *QuorumController) allocateProducerIds(r *kmsg.AllocateProducerIDsReques
 		return outcome{resp: resp}
 	}
 	resp.ProducerIDStart, resp.ProducerIDLen = first, ProducerIDBlockSize
-	rec := &record.ProducerIdsRecord{BrokerID: r.BrokerID, BrokerEpoch: r.BrokerEpoch, NextProducerId: first + ProducerIDBlockSize}
+	rec := &record.ProducerIdsRecord{BrokerID: r.BrokerID, BrokerEpoch: r.BrokerEpoch, NextProducerID: first + ProducerIDBlockSize}
 	return outcome{records: []record.Record{rec}, resp: resp}
 }

@@ -31,7 +31,7 @@ func TestAllocateProducerIdsHandsOutConsecutiveBlocks(t *testing.T) {
 	}
 	recs := h.records()
 	last, ok := recs[len(recs)-1].(*record.ProducerIdsRecord)
-	if !ok || *last != (record.ProducerIdsRecord{BrokerID: 101, BrokerEpoch: epochs[101], NextProducerId: 3000}) {
+	if !ok || *last != (record.ProducerIdsRecord{BrokerID: 101, BrokerEpoch: epochs[101], NextProducerID: 3000}) {
 		t.Fatalf("last record %+v, want broker 101's ProducerIdsRecord to 3000", recs[len(recs)-1])
 	}
 }
@@ -55,7 +55,7 @@ func TestAllocateProducerIdsRefusals(t *testing.T) {
 	if got := h.image().ProducerIds().NextProducerID(); got != -1 {
 		t.Fatalf("refusals moved the next producer id to %d", got)
 	}
-	h.commitRecords([]record.Record{&record.ProducerIdsRecord{BrokerID: 101, NextProducerId: math.MaxInt64 - 1000}})
+	h.commitRecords([]record.Record{&record.ProducerIdsRecord{BrokerID: 101, NextProducerID: math.MaxInt64 - 1000}})
 	h.sync()
 	if resp := h.do(allocate(101, epochs[101])).(*kmsg.AllocateProducerIDsResponse); resp.ErrorCode != 0 || resp.ProducerIDStart != math.MaxInt64-1000 {
 		t.Fatalf("the last whole block: %+v", resp)

@@ -7,7 +7,7 @@ import (
 )
 
 // ProducerIdsImage is where the next block of producer ids starts (Kafka's
-// ProducerIdsImage): the NextProducerId of the last ProducerIdsRecord, or
+// ProducerIdsImage): the NextProducerID of the last ProducerIdsRecord, or
 // -1 before the controller handed out any block.
 type ProducerIdsImage struct {
 	nextProducerID int64
@@ -29,7 +29,7 @@ func (p ProducerIdsImage) records() []record.Record {
 	if p.IsEmpty() {
 		return nil
 	}
-	return []record.Record{&record.ProducerIdsRecord{BrokerID: -1, BrokerEpoch: -1, NextProducerId: p.nextProducerID}}
+	return []record.Record{&record.ProducerIdsRecord{BrokerID: -1, BrokerEpoch: -1, NextProducerID: p.nextProducerID}}
 }
 
 // replayProducerIds moves the next producer id. Outside a snapshot it
@@ -41,11 +41,11 @@ func (d *MetadataDelta) replayProducerIds(r *record.ProducerIdsRecord) error {
 		cur = d.producerIds.nextProducerID
 	}
 	switch {
-	case r.NextProducerId < 0:
-		return fmt.Errorf("next producer id %d is negative", r.NextProducerId)
-	case !d.snapshot && cur >= 0 && r.NextProducerId <= cur:
-		return fmt.Errorf("next producer id %d is not above the current %d", r.NextProducerId, cur)
+	case r.NextProducerID < 0:
+		return fmt.Errorf("next producer id %d is negative", r.NextProducerID)
+	case !d.snapshot && cur >= 0 && r.NextProducerID <= cur:
+		return fmt.Errorf("next producer id %d is not above the current %d", r.NextProducerID, cur)
 	}
-	d.producerIds = &ProducerIdsImage{nextProducerID: r.NextProducerId}
+	d.producerIds = &ProducerIdsImage{nextProducerID: r.NextProducerID}
 	return nil
 }

@@ -14,14 +14,14 @@ func TestProducerIdsMoveForwardOnly(t *testing.T) {
 	if got := Empty.ProducerIds().NextProducerID(); got != -1 {
 		t.Fatalf("empty image's next producer id = %d, want -1", got)
 	}
-	img := replayAll(t, Empty, 1, &record.ProducerIdsRecord{BrokerID: 101, BrokerEpoch: 3, NextProducerId: 1000})
-	img = replayAll(t, img, 2, &record.ProducerIdsRecord{BrokerID: 102, BrokerEpoch: 4, NextProducerId: 2000})
+	img := replayAll(t, Empty, 1, &record.ProducerIdsRecord{BrokerID: 101, BrokerEpoch: 3, NextProducerID: 1000})
+	img = replayAll(t, img, 2, &record.ProducerIdsRecord{BrokerID: 102, BrokerEpoch: 4, NextProducerID: 2000})
 	if got := img.ProducerIds().NextProducerID(); got != 2000 {
 		t.Fatalf("next producer id = %d, want 2000", got)
 	}
 	for _, next := range []int64{2000, 1000, -5} {
 		d := NewMetadataDelta(img)
-		err := d.Replay(&record.ProducerIdsRecord{BrokerID: 101, NextProducerId: next})
+		err := d.Replay(&record.ProducerIdsRecord{BrokerID: 101, NextProducerID: next})
 		if !errors.Is(err, ErrInconsistent) {
 			t.Fatalf("next producer id %d over 2000: err = %v, want ErrInconsistent", next, err)
 		}
@@ -41,7 +41,7 @@ func TestProducerIdsInSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	last, ok := recs[len(recs)-1].(*record.ProducerIdsRecord)
-	if !ok || *last != (record.ProducerIdsRecord{BrokerID: -1, BrokerEpoch: -1, NextProducerId: 1000}) {
+	if !ok || *last != (record.ProducerIdsRecord{BrokerID: -1, BrokerEpoch: -1, NextProducerID: 1000}) {
 		t.Fatalf("snapshot's last record = %+v, want the ProducerIdsRecord of 1000", recs[len(recs)-1])
 	}
 	for _, base := range []*MetadataImage{Empty, img} {

@@ -2,7 +2,7 @@ package record
 
 // ProducerIdsRecord (apiKey 15, version 0) hands a block of producer ids to
 // a broker: the active controller writes one per AllocateProducerIds, and
-// NextProducerId is the first id of the block after it, so replaying the
+// NextProducerID is the first id of the block after it, so replaying the
 // log tells every controller where the next block starts.
 type ProducerIdsRecord struct {
 	Version int16
@@ -10,8 +10,8 @@ type ProducerIdsRecord struct {
 	BrokerID int32
 	// BrokerEpoch is that broker's epoch when it asked (-1 by default).
 	BrokerEpoch int64
-	// NextProducerId is the first id not yet handed out.
-	NextProducerId int64
+	// NextProducerID is the first id not yet handed out.
+	NextProducerID int64
 }
 
 // APIKey is KeyProducerIds.
@@ -23,7 +23,7 @@ func (r *ProducerIdsRecord) RecordVersion() int16 { return r.Version }
 func (r *ProducerIdsRecord) encode(w *writer) {
 	w.int32(r.BrokerID)
 	w.int64(r.BrokerEpoch)
-	w.int64(r.NextProducerId)
+	w.int64(r.NextProducerID)
 	w.uvarint(0)
 }
 
@@ -31,7 +31,7 @@ func (r *ProducerIdsRecord) decode(rd *reader, v int16) {
 	r.Version = v
 	r.BrokerID = rd.int32()
 	r.BrokerEpoch = rd.int64()
-	r.NextProducerId = rd.int64()
+	r.NextProducerID = rd.int64()
 	rd.noTags()
 }
 
@@ -41,5 +41,5 @@ func (r *ProducerIdsRecord) json(w *JSONWriter) {
 	w.Key("brokerEpoch")
 	w.Int(r.BrokerEpoch)
 	w.Key("nextProducerId")
-	w.Int(r.NextProducerId)
+	w.Int(r.NextProducerID)
 }

@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -31,7 +32,10 @@ const (
 // BatchMetadata is one batch a producer appended (Kafka's BatchMetadata):
 // its sequence range and the offsets it took.
 type BatchMetadata struct {
-	FirstSeq, LastSeq       int32
+	// FirstSeq and LastSeq are the sequences of its first and last
+	// records (LastSeq wraps past MaxInt32 to 0).
+	FirstSeq, LastSeq int32
+	// FirstOffset and LastOffset are the offsets the log gave them.
 	FirstOffset, LastOffset int64
 	// Timestamp is the batch's max timestamp.
 	Timestamp int64
@@ -40,9 +44,13 @@ type BatchMetadata struct {
 // ProducerStateEntry is what a replica knows of one producer id (Kafka's
 // ProducerStateEntry): its epoch and its last batches, oldest first.
 type ProducerStateEntry struct {
-	ProducerID    int64
+	// ProducerID is the id InitProducerId handed the producer.
+	ProducerID int64
+	// ProducerEpoch is the epoch of its last batch.
 	ProducerEpoch int16
-	Batches       []BatchMetadata
+	// Batches are its last batches of that epoch, at most
+	// NumBatchesToRetain, oldest first.
+	Batches []BatchMetadata
 }
 
 func (e *ProducerStateEntry) lastSeq() int32 { return e.Batches[len(e.Batches)-1].LastSeq }
@@ -233,14 +241,6 @@ func (p *Partition) Producers() []ProducerStateEntry {
 		c.Batches = slices.Clone(e.Batches)
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(a, b ProducerStateEntry) int {
-		switch {
-		case a.ProducerID < b.ProducerID:
-			return -1
-		case a.ProducerID > b.ProducerID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b ProducerStateEntry) int { return cmp.Compare(a.ProducerID, b.ProducerID) })
 	return out
 }
