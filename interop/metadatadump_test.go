@@ -64,6 +64,7 @@ func everyRecord() []record.Record {
 		&record.ConfigRecord{ResourceType: record.ResourceBroker, Name: "log.retention.ms"},
 		&record.FeatureLevelRecord{Name: record.MetadataVersionFeature, FeatureLevel: record.MetadataVersion4_4IV2},
 		&record.NoOpRecord{},
+		&record.ProducerIdsRecord{BrokerID: 101, BrokerEpoch: 5, NextProducerID: 2000},
 		record.NewPartitionChangeRecord(topic, 0),
 	)
 	for v := int16(0); v <= 2; v++ {

@@ -61,6 +61,8 @@ func shellRecords() []record.Record {
 		&record.ConfigRecord{ResourceType: record.ResourceBroker, Name: "log.retention.ms", Value: s("1000")},
 		&record.ConfigRecord{ResourceType: record.ResourceBroker, ResourceName: "101", Name: "num.io.threads", Value: s("4")},
 		&record.ConfigRecord{ResourceType: record.ResourceBrokerLogger, ResourceName: "101", Name: "kafka.raft", Value: s("DEBUG")},
+		&record.ProducerIdsRecord{BrokerID: 101, BrokerEpoch: 5, NextProducerID: 1000},
+		&record.ProducerIdsRecord{BrokerID: 99, BrokerEpoch: 2, NextProducerID: 2000},
 	}
 }
 

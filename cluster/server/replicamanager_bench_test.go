@@ -12,7 +12,21 @@ import (
 // BenchmarkAcksAllProduce measures one acks=all produce of one record,
 // answered once both followers of a partition replicated on three
 // brokers fetched it: the round trip a parked follower fetch shortens.
+// The idempotent case is kgo's default, so each batch also passes the
+// leader's producer-state check.
 func BenchmarkAcksAllProduce(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		opts []kgo.Opt
+	}{
+		{"plain", []kgo.Opt{kgo.DisableIdempotentWrite()}},
+		{"idempotent", nil},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchAcksAllProduce(b, tc.opts...) })
+	}
+}
+
+func benchAcksAllProduce(b *testing.B, opts ...kgo.Opt) {
 	ts := startClusterWith(b, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
 		c.Broker.HeartbeatInterval = 100 * time.Millisecond
 	})
@@ -20,8 +34,8 @@ func BenchmarkAcksAllProduce(b *testing.B) {
 		s := ts.byID[id]
 		waitFor(b, "broker RUNNING", func() bool { return s.Lifecycle().State() == BrokerRunning })
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(ts.brokerAddrs(101, 102, 103)...), kgo.DisableIdempotentWrite(),
-		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.DefaultProduceTopic("bench"), kgo.ProducerLinger(0))
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(ts.brokerAddrs(101, 102, 103)...),
+		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.DefaultProduceTopic("bench"), kgo.ProducerLinger(0)}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -229,6 +229,7 @@ func (s *Server) Start(ctx context.Context) error {
 	var fwd *forwarder
 	var ctl *controller.QuorumController
 	var rm *ReplicaManager
+	var pids *producerIDManager
 	s.parts = nil
 	switch s.cfg.Kind {
 	case Controller:
@@ -262,6 +263,11 @@ func (s *Server) Start(ctx context.Context) error {
 			fwd.close()
 			return err
 		}
+		if pids, err = s.newProducerIDManager(mux, fwd.ch); err != nil {
+			rm.Close()
+			fwd.close()
+			return err
+		}
 	}
 	var lm *LifecycleManager
 	stopParts := func() {
@@ -273,6 +279,9 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 		if rm != nil {
 			rm.Close()
+		}
+		if pids != nil {
+			pids.close()
 		}
 		if fwd != nil {
 			fwd.close()

@@ -156,7 +156,7 @@ func TestBrokerServesNoVoterAPIs(t *testing.T) {
 			t.Errorf("broker advertises %s: %v", kmsg.NameForKey(api.Int16()), broker)
 		}
 	}
-	for _, api := range []kmsg.Key{kmsg.DescribeQuorum, kmsg.Metadata, kmsg.DescribeCluster, kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.CreatePartitions, kmsg.Produce, kmsg.Fetch, kmsg.ListOffsets, kmsg.OffsetForLeaderEpoch} {
+	for _, api := range []kmsg.Key{kmsg.DescribeQuorum, kmsg.Metadata, kmsg.DescribeCluster, kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.CreatePartitions, kmsg.Produce, kmsg.Fetch, kmsg.ListOffsets, kmsg.OffsetForLeaderEpoch, kmsg.InitProducerID} {
 		if !slices.Contains(broker, api.Int16()) {
 			t.Errorf("broker does not advertise %s: %v", kmsg.NameForKey(api.Int16()), broker)
 		}

@@ -42,7 +42,7 @@ public class ImageTree {
         Tree p = new Tree();
         MetadataImageNode root = new MetadataImageNode(image);
         p.enterNode("image");
-        for (String name : List.of("cluster", "configs", "features", "provenance", "topics")) {
+        for (String name : List.of("cluster", "configs", "features", "producerIds", "provenance", "topics")) {
             p.enterNode(name);
             root.child(name).print(p);
             p.leaveNode();

@@ -14,6 +14,7 @@ var fuzzAPIs = []func() kmsg.Request{
 	func() kmsg.Request { return kmsg.NewPtrBrokerHeartbeatRequest() },
 	func() kmsg.Request { return kmsg.NewPtrDeleteTopicsRequest() },
 	func() kmsg.Request { return kmsg.NewPtrCreatePartitionsRequest() },
+	func() kmsg.Request { return kmsg.NewPtrAllocateProducerIDsRequest() },
 }
 
 // fuzzSeed encodes req as the fuzzer reads it: API index, version, body.
@@ -31,6 +32,7 @@ func FuzzRequests(f *testing.F) {
 	f.Add(fuzzSeed(1, registration(104)))
 	f.Add(fuzzSeed(1, registration(101)))
 	f.Add(fuzzSeed(3, heartbeat(101, 3, 100)))
+	f.Add(fuzzSeed(6, allocate(101, 3)))
 	ap := kmsg.NewPtrAlterPartitionRequest()
 	ap.Version = 3
 	ap.BrokerID, ap.BrokerEpoch = 101, 3

@@ -17,6 +17,7 @@ var APIs = []wire.APIRange{
 	{Key: kmsg.BrokerRegistration.Int16(), MinVersion: 0, MaxVersion: 4, MembersOnly: true},
 	{Key: kmsg.BrokerHeartbeat.Int16(), MinVersion: 0, MaxVersion: 2, MembersOnly: true},
 	{Key: kmsg.AlterPartition.Int16(), MinVersion: 2, MaxVersion: 3, MembersOnly: true},
+	{Key: kmsg.AllocateProducerIDs.Int16(), MinVersion: 0, MaxVersion: 0, MembersOnly: true},
 	{Key: kmsg.CreateTopics.Int16(), MinVersion: 2, MaxVersion: 7},
 	{Key: kmsg.DeleteTopics.Int16(), MinVersion: 1, MaxVersion: 6},
 	{Key: kmsg.CreatePartitions.Int16(), MinVersion: 0, MaxVersion: 3},
@@ -67,6 +68,8 @@ func (c *QuorumController) handle(body kmsg.Request, respond func(kmsg.Response)
 		o = c.processBrokerHeartbeat(b)
 	case *kmsg.AlterPartitionRequest:
 		o = c.alterPartition(b)
+	case *kmsg.AllocateProducerIDsRequest:
+		o = c.allocateProducerIds(b)
 	case *kmsg.CreateTopicsRequest:
 		o = c.createTopics(b)
 	case *kmsg.DeleteTopicsRequest:
@@ -130,6 +133,10 @@ func errorResponse(req kmsg.Request, code int16, msg string) kmsg.Response {
 		return r
 	case *kmsg.AlterPartitionRequest:
 		r := kmsg.NewPtrAlterPartitionResponse()
+		r.ErrorCode = code
+		return r
+	case *kmsg.AllocateProducerIDsRequest:
+		r := kmsg.NewPtrAllocateProducerIDsResponse()
 		r.ErrorCode = code
 		return r
 	case *kmsg.CreateTopicsRequest:

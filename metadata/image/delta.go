@@ -21,6 +21,8 @@ type MetadataDelta struct {
 	cluster  *ClusterDelta
 	topics   *TopicsDelta
 	configs  *ConfigurationsDelta
+	// producerIds is the next producer id replayed, nil if none was.
+	producerIds *ProducerIdsImage
 }
 
 // NewMetadataDelta starts a delta of log records on img.
@@ -119,6 +121,8 @@ func (d *MetadataDelta) replay(r record.Record) error {
 		d.configsDelta().replay(r)
 	case *record.FeatureLevelRecord:
 		return d.featuresDelta().replay(r)
+	case *record.ProducerIdsRecord:
+		return d.replayProducerIds(r)
 	case *record.NoOpRecord:
 		// Nothing to apply: it only moves the offset.
 	default:
@@ -151,6 +155,9 @@ func (d *MetadataDelta) Apply(p MetadataProvenance) *MetadataImage {
 	}
 	if d.configs != nil {
 		next.configs = d.configs.apply()
+	}
+	if d.producerIds != nil {
+		next.producerIds = *d.producerIds
 	}
 	return &next
 }

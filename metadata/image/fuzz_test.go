@@ -27,6 +27,7 @@ func FuzzReplay(f *testing.F) {
 	f.Add(seed(c, &record.RemoveTopicRecord{TopicID: orders}))
 	f.Add(seed(&record.TopicRecord{Name: "x", TopicID: topicID(9)}, partition(topicID(9), 0, 101), fence(101, 5, record.FencingFence)))
 	f.Add(seed(&record.UnregisterBrokerRecord{BrokerID: 102, BrokerEpoch: 6}, &record.ConfigRecord{ResourceType: record.ResourceTopic, ResourceName: "orders", Name: "a"}))
+	f.Add(seed(&record.ProducerIdsRecord{BrokerID: 101, BrokerEpoch: 5, NextProducerID: 2000}, &record.ProducerIdsRecord{BrokerID: 102, NextProducerID: 1500}))
 	base := cluster(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := NewMetadataDelta(base)

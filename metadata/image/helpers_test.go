@@ -62,6 +62,7 @@ func cluster(t testing.TB) *MetadataImage {
 		partition(clicks, 0, 103),
 		&record.ConfigRecord{ResourceType: record.ResourceTopic, ResourceName: "orders", Name: "retention.ms", Value: str("60000")},
 		&record.ConfigRecord{ResourceType: record.ResourceBroker, ResourceName: "", Name: "log.retention.ms", Value: str("1")},
+		&record.ProducerIdsRecord{BrokerID: 101, BrokerEpoch: 5, NextProducerID: 1000},
 		&record.NoOpRecord{},
 	)
 }

@@ -9,15 +9,18 @@ type MetadataImage struct {
 	cluster    *ClusterImage
 	topics     *TopicsImage
 	configs    *ConfigurationsImage
+	// producerIds is a value: one int64 costs less than a pointer to it.
+	producerIds ProducerIdsImage
 }
 
 // Empty is the image before the first record.
 var Empty = &MetadataImage{
-	provenance: EmptyProvenance,
-	features:   emptyFeatures,
-	cluster:    emptyCluster,
-	topics:     emptyTopics,
-	configs:    emptyConfigs,
+	provenance:  EmptyProvenance,
+	features:    emptyFeatures,
+	cluster:     emptyCluster,
+	topics:      emptyTopics,
+	configs:     emptyConfigs,
+	producerIds: emptyProducerIds,
 }
 
 // Provenance says which record the image ends with.
@@ -35,14 +38,19 @@ func (m *MetadataImage) Topics() *TopicsImage { return m.topics }
 // Configs holds the dynamic configs of topics, brokers and the cluster.
 func (m *MetadataImage) Configs() *ConfigurationsImage { return m.configs }
 
+// ProducerIds is where the next block of producer ids starts.
+func (m *MetadataImage) ProducerIds() ProducerIdsImage { return m.producerIds }
+
 // IsEmpty reports whether the image holds no state (whatever its
 // provenance).
 func (m *MetadataImage) IsEmpty() bool {
-	return m.features.IsEmpty() && m.cluster.IsEmpty() && m.topics.IsEmpty() && m.configs.IsEmpty()
+	return m.features.IsEmpty() && m.cluster.IsEmpty() && m.topics.IsEmpty() && m.configs.IsEmpty() &&
+		m.producerIds.IsEmpty()
 }
 
 // Equal reports whether two images hold the same state and provenance.
 func (m *MetadataImage) Equal(o *MetadataImage) bool {
 	return m.provenance == o.provenance && m.features.Equal(o.features) &&
-		m.cluster.Equal(o.cluster) && m.topics.Equal(o.topics) && m.configs.Equal(o.configs)
+		m.cluster.Equal(o.cluster) && m.topics.Equal(o.topics) && m.configs.Equal(o.configs) &&
+		m.producerIds == o.producerIds
 }

@@ -10,7 +10,8 @@ import (
 
 // Records writes the image as the records of a metadata snapshot, in
 // Kafka's order (MetadataImage.write): the features, metadata.version
-// first; the brokers; each topic followed by its partitions; the configs.
+// first; the brokers; each topic followed by its partitions; the configs;
+// the next producer id.
 // Records are written at the versions the image's metadata.version calls
 // for (the newest if it has none). It fails, as Kafka's ImageWriterOptions
 // does by default, when that version cannot hold part of the image.
@@ -44,7 +45,8 @@ func (m *MetadataImage) Records() ([]record.Record, error) {
 			out = append(out, r)
 		}
 	}
-	return append(out, m.configs.records()...), nil
+	out = append(out, m.configs.records()...)
+	return append(out, m.producerIds.records()...), nil
 }
 
 // canHold reports a field of a RegisterBrokerRecord its version lacks.

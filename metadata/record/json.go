@@ -114,6 +114,8 @@ func AppendJSON(w *JSONWriter, r Record) error {
 		w.Int(int64(r.FeatureLevel))
 	case *BrokerRegistrationChangeRecord:
 		r.json(w)
+	case *ProducerIdsRecord:
+		r.json(w)
 	case *NoOpRecord:
 	default:
 		return fmt.Errorf("%w: %s has no JSON form", ErrUnknown, k)

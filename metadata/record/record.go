@@ -17,6 +17,7 @@ const (
 	KeyUnfenceBroker            APIKey = 8
 	KeyRemoveTopic              APIKey = 9
 	KeyFeatureLevel             APIKey = 12
+	KeyProducerIds              APIKey = 15
 	KeyBrokerRegistrationChange APIKey = 17
 	KeyNoOp                     APIKey = 20
 )
@@ -52,6 +53,7 @@ var keys = map[APIKey]keyInfo{
 	KeyUnfenceBroker:            {"UnfenceBrokerRecord", 0, func() Record { return new(UnfenceBrokerRecord) }},
 	KeyRemoveTopic:              {"RemoveTopicRecord", 0, func() Record { return new(RemoveTopicRecord) }},
 	KeyFeatureLevel:             {"FeatureLevelRecord", 0, func() Record { return new(FeatureLevelRecord) }},
+	KeyProducerIds:              {"ProducerIdsRecord", 0, func() Record { return new(ProducerIdsRecord) }},
 	KeyBrokerRegistrationChange: {"BrokerRegistrationChangeRecord", 3, func() Record { return new(BrokerRegistrationChangeRecord) }},
 	KeyNoOp:                     {"NoOpRecord", 0, func() Record { return new(NoOpRecord) }},
 }

@@ -66,6 +66,9 @@ func TestGoldenBytes(t *testing.T) {
 	}{
 		{"NoOpRecord v0: frame, apiKey 20 = 0x14, v0, no tagged fields",
 			&NoOpRecord{}, "01 14 00  00"},
+		{"ProducerIdsRecord v0: apiKey 15 = 0x0f, broker 101, epoch 7, next id 2000 = 0x7d0, no tags",
+			&ProducerIdsRecord{BrokerID: 101, BrokerEpoch: 7, NextProducerID: 2000},
+			"01 0f 00  00000065 0000000000000007 00000000000007d0  00"},
 		{"TopicRecord v0: Name compact \"foo\" (len 3+1), TopicId, no tags",
 			&TopicRecord{Name: "foo", TopicID: topicA},
 			"01 02 00  04 666f6f  " + uuidA + "  00"},

@@ -67,6 +67,8 @@ func samples() []Record {
 		&ConfigRecord{ResourceType: ResourceBroker, ResourceName: "101", Name: "x", Value: str("")},
 		&FeatureLevelRecord{Name: MetadataVersionFeature, FeatureLevel: MetadataVersion4_4IV2},
 		&NoOpRecord{},
+		&ProducerIdsRecord{BrokerID: 101, BrokerEpoch: 42, NextProducerID: 2000},
+		&ProducerIdsRecord{BrokerID: 102, BrokerEpoch: -1, NextProducerID: 1 << 62},
 	)
 	for v := int16(0); v <= 2; v++ {
 		r := &PartitionRecord{

@@ -28,6 +28,15 @@
 // past the high watermark and the leader epoch's start offset), one at a time;
 // ApplyPartitionState commits what the controller decided.
 //
+// # Producer state
+//
+// Each replica keeps, per idempotent producer id, its epoch and its last
+// NumBatchesToRetain batches (Kafka's ProducerStateManager). The leader
+// drops a retried batch (AppendInfo.Duplicate, with the original's
+// offsets) and refuses an older epoch or a sequence gap; followers record
+// what they replicate, so a new leader drops retries too; truncation and
+// opening rebuild the state from the log.
+//
 // # Follower
 //
 // MakeFollower records the new leader and epoch but does not truncate: the

@@ -4,7 +4,7 @@ import "fmt"
 
 // AppendAsFollower appends batches fetched from the leader, with the
 // offsets and leader epochs the leader gave them; their epochs enter the
-// epoch cache. They must start at the log end offset (storage checks them
+// epoch cache and their producers' sequences the producer state. They must start at the log end offset (storage checks them
 // whole, CRC included); on any error nothing is appended. A replica that
 // does not follow refuses with NOT_LEADER_OR_FOLLOWER.
 func (p *Partition) AppendAsFollower(batches []byte) error {
@@ -19,30 +19,44 @@ func (p *Partition) AppendAsFollower(batches []byte) error {
 	if err := p.log.AppendAsFollower(batches); err != nil {
 		return fmt.Errorf("partition %s: append as follower: %w", p.name, storageError(err))
 	}
+	// The producers' state follows the leader's log, so that this replica
+	// still finds a retried batch once it leads.
+	if _, err := p.producers.updateFromBatches(batches); err != nil {
+		if rerr := p.producers.rebuild(p.log); rerr != nil {
+			return fmt.Errorf("partition %s: producer state after append: %w", p.name, rerr)
+		}
+	}
 	return nil
 }
 
 // TruncateTo removes the log from offset on (whole batches: a point inside
 // a batch cuts at its start), as a follower does at the divergence point;
-// the high watermark comes down with the log end. Truncating below the log
-// start is an error.
+// the high watermark comes down with the log end, and the producer state
+// is read again from what is left. Truncating below the log start is an
+// error.
 func (p *Partition) TruncateTo(offset int64) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.role == RoleLeader {
 		return fmt.Errorf("partition %s: a leader never truncates its log: %w", p.name, errNotLeaderOrFollower)
 	}
+	leo := p.log.LogEndOffset()
 	if err := p.log.TruncateTo(offset); err != nil {
 		return fmt.Errorf("partition %s: truncate to %d: %w", p.name, offset, err)
 	}
 	p.hwm = min(p.hwm, p.log.LogEndOffset())
+	if p.log.LogEndOffset() < leo {
+		if err := p.producers.rebuild(p.log); err != nil {
+			return fmt.Errorf("partition %s: truncate to %d: %w", p.name, offset, err)
+		}
+	}
 	return nil
 }
 
 // TruncateFullyAndStartAt empties the log and starts it at offset, as a
 // follower does whose fetch offset fell below the leader's log start
 // (Kafka's UnifiedLog.truncateFullyAndStartAt); the high watermark starts
-// there too.
+// there too, and no producer state is left.
 func (p *Partition) TruncateFullyAndStartAt(offset int64) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -52,6 +66,7 @@ func (p *Partition) TruncateFullyAndStartAt(offset int64) error {
 	if err := p.log.TruncateFullyAndStartAt(offset); err != nil {
 		return fmt.Errorf("partition %s: truncate fully and start at %d: %w", p.name, offset, err)
 	}
+	clear(p.producers.producers)
 	p.hwm = p.log.LogEndOffset()
 	return nil
 }

@@ -3,6 +3,7 @@ package partition
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"reflect"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -62,6 +63,10 @@ func FuzzAppendAsLeader(f *testing.F) {
 	f.Add(producerBatch(3, "b", 5))
 	f.Add([]byte{})
 	f.Add(make([]byte, 61))
+	f.Add(idemBatch(5, 0, 0, 2, "i"))
+	f.Add(idemBatch(5, 0, 2, 1, "j"))
+	f.Add(idemBatch(5, 1, 0, 1, "k"))
+	f.Add(setProducer(producerBatch(1, "t", 0), 6, 0, 0, true))
 	dir := f.TempDir()
 	p := open(f, dir, 1, 1)
 	leader(f, p, []int32{1})
@@ -74,9 +79,20 @@ func FuzzAppendAsLeader(f *testing.F) {
 			}
 			return
 		}
+		if info.Duplicate && p.LogEndOffset() != before {
+			t.Fatalf("a duplicate moved the log end from %d to %d", before, p.LogEndOffset())
+		}
 		res, err := p.Read(FetchParams{ReplicaID: -1, FetchOffset: info.FirstOffset, CurrentLeaderEpoch: NoEpoch, LastFetchedEpoch: NoEpoch, MaxBytes: 1, Isolation: IsolationLogEnd})
 		if err != nil || len(res.Records) == 0 {
 			t.Fatalf("an appended batch does not read back: %v", err)
+		}
+		// The state kept while appending is the state the log gives back.
+		again := newProducerStateManager()
+		if err := again.rebuild(p.log); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again.producers, p.producers.producers) {
+			t.Fatalf("producer state %v, but the log rebuilds %v", p.Producers(), again.producers)
 		}
 	})
 }

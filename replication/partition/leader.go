@@ -19,6 +19,9 @@ type AppendInfo struct {
 	// HighWatermarkMoved: the append moved the high watermark (an ISR of
 	// the leader alone), so delayed operations may complete.
 	HighWatermarkMoved bool
+	// Duplicate: the batch was a producer's retry of one the log already
+	// holds; nothing was appended, and the offsets are the original's.
+	Duplicate bool
 }
 
 // AppendAsLeader appends one producer batch (Kafka's appendRecordsToLeader).
@@ -27,8 +30,14 @@ type AppendInfo struct {
 // MESSAGE_TOO_LARGE), an acks=-1 produce is refused with NOT_ENOUGH_REPLICAS
 // while the committed ISR is smaller than min.insync.replicas, and the log
 // assigns the offsets and stamps the leader epoch, rewriting batch in place
-// (the CRC does not cover either). With acks=-1 the caller waits for the high
-// watermark to pass LastOffset (CheckEnoughReplicasReachOffset, DelayedProduce).
+// (the CRC does not cover either). An idempotent producer's batch is checked
+// against its producer state first (see producerStateManager.duplicateOrCheck:
+// INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_TXN_STATE),
+// and a retry of one of its last NumBatchesToRetain batches is not appended
+// again: it answers with the original's offsets and Duplicate set. With
+// acks=-1 the caller waits for the high watermark to pass LastOffset
+// (CheckEnoughReplicasReachOffset, DelayedProduce), a duplicate's too: the
+// original may not be committed yet.
 func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Time) (AppendInfo, error) {
 	if requiredAcks != 0 && requiredAcks != 1 && requiredAcks != -1 {
 		return AppendInfo{}, fmt.Errorf("partition %s: acks %d: %w", p.name, requiredAcks, kerr.InvalidRequiredAcks)
@@ -45,10 +54,22 @@ func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Ti
 		return AppendInfo{}, fmt.Errorf("partition %s: ISR %v is smaller than min.insync.replicas %d: %w",
 			p.name, p.isr.committed, p.cfg.MinInsyncReplicas, kerr.NotEnoughReplicas)
 	}
+	h := readProducerHeader(batch)
+	dup, isDup, err := p.producers.duplicateOrCheck(h)
+	if err != nil {
+		return AppendInfo{}, fmt.Errorf("partition %s: %w", p.name, err)
+	}
+	if isDup {
+		return AppendInfo{
+			FirstOffset: dup.FirstOffset, LastOffset: dup.LastOffset, LogStartOffset: p.log.LogStartOffset(),
+			LeaderEpoch: p.leaderEpoch, Duplicate: true,
+		}, nil
+	}
 	first, last, err := p.log.AppendBatchesAsLeader(batch, p.leaderEpoch)
 	if err != nil {
 		return AppendInfo{}, fmt.Errorf("partition %s: append: %w", p.name, storageError(err))
 	}
+	p.producers.update(h, first, last)
 	return AppendInfo{
 		FirstOffset: first, LastOffset: last, LogStartOffset: p.log.LogStartOffset(), LeaderEpoch: p.leaderEpoch,
 		HighWatermarkMoved: p.maybeIncrementHighWatermark(now),

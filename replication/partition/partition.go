@@ -54,6 +54,8 @@ type Partition struct {
 	leaderEpochStart int64
 	hwm              int64
 	remotes          map[int32]*replicaState
+	// producers is the idempotent producers' state as the log holds it.
+	producers producerStateManager
 }
 
 // DirName is the name of a replica's directory, as Kafka names it.
@@ -91,6 +93,11 @@ func New(cfg Config) (*Partition, error) {
 		leaderID: -1, leaderEpoch: -1, partitionEpoch: -1,
 		leaderEpochStart: -1,
 		remotes:          map[int32]*replicaState{},
+		producers:        newProducerStateManager(),
+	}
+	if err := p.producers.rebuild(log); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("open partition %s: %w", name, err)
 	}
 	p.hwm = min(max(cfg.HighWatermark, log.LogStartOffset()), log.LogEndOffset())
 	return p, nil

@@ -29,6 +29,8 @@ type simCluster struct {
 	acked                     []ackedBatch
 	produced, ackedN, refused int
 	steps                     int
+	// producers are idempotent producers retrying across leader changes.
+	producers []*simProducer
 }
 
 type ackedBatch struct {
@@ -38,7 +40,8 @@ type ackedBatch struct {
 
 func newSim(t *testing.T, seed uint64) *simCluster {
 	c := &simCluster{t: t, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), now: t0,
-		reps: map[int32]*Partition{}, ids: []int32{1, 2, 3}, pg: NewPurgatory[*Partition]()}
+		reps: map[int32]*Partition{}, ids: []int32{1, 2, 3}, pg: NewPurgatory[*Partition](),
+		producers: []*simProducer{newSimProducer(1000), newSimProducer(1001)}}
 	for _, id := range c.ids {
 		c.reps[id] = open(t, t.TempDir(), id, 2)
 	}
@@ -75,6 +78,8 @@ func (c *simCluster) elect(id int32) {
 func (c *simCluster) step() {
 	lead := c.reps[c.leader]
 	switch n := c.rng.IntN(100); {
+	case n < 12: // an idempotent producer's turn
+		c.producers[c.rng.IntN(len(c.producers))].step(c)
 	case n < 25: // a produce
 		acks := []int16{-1, -1, 1}[c.rng.IntN(3)]
 		info, err := lead.AppendAsLeader(producerBatch(1+c.rng.IntN(4), fmt.Sprint(c.produced), c.now.UnixMilli()), acks, c.now)
@@ -202,6 +207,7 @@ func (c *simCluster) check() {
 	if c.steps%50 != 0 {
 		return
 	}
+	c.checkExactlyOnce()
 	for _, a := range c.acked {
 		for _, id := range c.isr {
 			if got := batchAt(c.t, c.reps[id], a.offset); !bytes.Equal(got, a.raw) {
@@ -257,7 +263,9 @@ func batchAt(t testing.TB, p *Partition, offset int64) []byte {
 // Leader and followers exchange fetches, produces, ISR changes and leader
 // changes at random; every step keeps the high watermark monotonic within
 // a leadership, the committed prefix equal on every ISR member, and every
-// acknowledged acks=-1 batch on every leader that follows.
+// acknowledged acks=-1 batch on every leader that follows. Idempotent
+// producers resend unacknowledged batches across leader changes; no batch
+// of theirs is ever in the leader's log twice.
 func TestRandomizedReplication(t *testing.T) {
 	seeds := []uint64{1, 2, 3, 4, 5}
 	if !testing.Short() {
@@ -278,10 +286,17 @@ func TestRandomizedReplication(t *testing.T) {
 					return
 				}
 			}
-			if c.ackedN == 0 || c.refused == 0 {
-				t.Fatalf("the run exercised too little: %d produced, %d acknowledged, %d refused", c.produced, c.ackedN, c.refused)
+			c.checkExactlyOnce()
+			var idemAcked, retries, dups int
+			for _, p := range c.producers {
+				idemAcked, retries, dups = idemAcked+len(p.acked), retries+p.retries, dups+p.dups
 			}
-			t.Logf("seed %d: %d produced, %d acknowledged acks=-1, %d refused, final ISR %v epoch %d", seed, c.produced, c.ackedN, c.refused, c.isr, c.leaderEpoch)
+			if c.ackedN == 0 || c.refused == 0 || idemAcked == 0 || dups == 0 {
+				t.Fatalf("the run exercised too little: %d produced, %d acknowledged, %d refused; idempotent: %d acknowledged, %d duplicates dropped",
+					c.produced, c.ackedN, c.refused, idemAcked, dups)
+			}
+			t.Logf("seed %d: %d produced, %d acknowledged acks=-1, %d refused, final ISR %v epoch %d; idempotent: %d batches acknowledged once, %d resent, %d duplicates dropped",
+				seed, c.produced, c.ackedN, c.refused, c.isr, c.leaderEpoch, idemAcked, retries, dups)
 		})
 	}
 }

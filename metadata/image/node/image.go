@@ -16,20 +16,22 @@ const (
 	clusterName     = "cluster"
 	topicsName      = "topics"
 	configsName     = "configs"
+	producerIdsName = "producerIds"
+	nextProducerID  = "nextProducerId"
 	metadataVersion = "metadataVersion"
 	finalizedPrefix = "finalized_"
 )
 
 // imageNode is /image (Kafka's MetadataImageNode). Kafka's also has
-// clientQuotas, producerIds, acls, scram and delegationToken; kraftlab's
-// image holds none of them.
+// clientQuotas, acls, scram and delegationToken; kraftlab's image holds
+// none of them.
 type imageNode struct {
 	dir
 	img *image.MetadataImage
 }
 
 func (imageNode) ChildNames() []string {
-	return []string{provenanceName, featuresName, clusterName, topicsName, configsName}
+	return []string{provenanceName, featuresName, clusterName, topicsName, configsName, producerIdsName}
 }
 
 func (n imageNode) Child(name string) Node {
@@ -44,11 +46,31 @@ func (n imageNode) Child(name string) Node {
 		return topicsNode{t: n.img.Topics()}
 	case configsName:
 		return configsNode{c: n.img.Configs()}
+	case producerIdsName:
+		return producerIdsNode{p: n.img.ProducerIds()}
 	}
 	return nil
 }
 
 func (n imageNode) Print(p Printer) { printChildren(n, p) }
+
+// producerIdsNode is /image/producerIds (Kafka's ProducerIdsImageNode): its
+// one file is the next producer id, -1 before any block was handed out.
+type producerIdsNode struct {
+	dir
+	p image.ProducerIdsImage
+}
+
+func (producerIdsNode) ChildNames() []string { return []string{nextProducerID} }
+
+func (n producerIdsNode) Child(name string) Node {
+	if name == nextProducerID {
+		return leafOf("%d", n.p.NextProducerID())
+	}
+	return nil
+}
+
+func (n producerIdsNode) Print(p Printer) { printChildren(n, p) }
 
 // provenanceLeaf is ProvenanceNode's text: the last offset, its epoch and
 // its append time in Java's ISO_ZONED_DATE_TIME at zone UTC.

@@ -96,7 +96,7 @@ func TestListAsKafka(t *testing.T) {
 		want []string
 	}{
 		{"/", []string{"image"}},
-		{"/image", []string{"cluster", "configs", "features", "provenance", "topics"}},
+		{"/image", []string{"cluster", "configs", "features", "producerIds", "provenance", "topics"}},
 		{"/image/features", []string{"finalized_group.version", "metadataVersion"}},
 		{"/image/cluster", []string{"brokers", "controllers"}},
 		{"/image/cluster/brokers", []string{"101", "102"}},
