@@ -238,12 +238,17 @@ func (c *metaCluster) brokerSeeds() []string {
 	return out
 }
 
-// benchProducer is a kgo producer of the benchmark's records. Idempotence
-// is off: the brokers do not serve InitProducerId yet.
+// benchProducer is a kgo producer of the benchmark's records: idempotent
+// under acks=all, as Kafka's clients are by default (idempotence needs
+// acks=all).
 func (c *metaCluster) benchProducer(topic string, acks Acks) (*kgo.Client, error) {
-	return kgo.NewClient(kgo.SeedBrokers(c.brokerSeeds()...), kgo.DefaultProduceTopic(topic),
-		kgo.RequiredAcks(acks.kgo()), kgo.DisableIdempotentWrite(), kgo.ProducerLinger(0),
-		kgo.MaxBufferedRecords(produceBuffered), kgo.ClientID("kraftlab-bench-produce"))
+	opts := []kgo.Opt{kgo.SeedBrokers(c.brokerSeeds()...), kgo.DefaultProduceTopic(topic),
+		kgo.RequiredAcks(acks.kgo()), kgo.ProducerLinger(0),
+		kgo.MaxBufferedRecords(produceBuffered), kgo.ClientID("kraftlab-bench-produce")}
+	if acks != AcksAll {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+	}
+	return kgo.NewClient(opts...)
 }
 
 // runProduceCase produces records of size bytes for cfg.Duration while a

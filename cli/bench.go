@@ -308,7 +308,8 @@ Then the catch-up part: a follower of a 1-partition topic is stopped while
 hosting its replica to holding its leader's log end: the replica fetcher's
 MB/s and the CPU per replicated MB.
 
-Idempotence is off: the brokers do not serve InitProducerId yet.`,
+Under acks=all the producer is idempotent, as Kafka's clients are by
+default; acks=1 cannot be.`,
 		Example:     indentExample("kraftlab bench produce\nkraftlab bench produce --quick\nkraftlab bench produce --acks all --sizes 1024 --duration 10s --json"),
 		Args:        cobra.NoArgs,
 		Annotations: annotations,

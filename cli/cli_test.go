@@ -158,7 +158,7 @@ func TestUpServesUntilDown(t *testing.T) {
 	for _, want := range []string{
 		`kraftlab playground "default" is up: 3 controllers, 1 brokers, profile fast`,
 		"controllers  1=127.0.0.1:19001  2=127.0.0.1:19002  3=127.0.0.1:19003",
-		"brokers      127.0.0.1:19101   (101..101; e.g. kcat -b 127.0.0.1:19101 -L: Metadata, topics, Produce and Fetch; no idempotent producers or consumer groups yet)",
+		"brokers      127.0.0.1:19101   (101..101; e.g. kcat -b 127.0.0.1:19101 -L: Metadata, topics, Produce and Fetch; idempotent producers; no transactions or consumer groups yet)",
 		"control      " + filepath.Join(h.home, "default", "control.sock"),
 		"election", "killed node 1", `playground "default" is down`,
 	} {

@@ -23,7 +23,7 @@ func TestMetadataBrowse(t *testing.T) {
 		t.Errorf("metadata /: %q, want the root's one child", out)
 	}
 	code, out, errOut = h.run("metadata", "/image")
-	expectRun(t, "metadata /image", code, out, errOut, ExitOK, "cluster\nconfigs\nfeatures\nprovenance\ntopics\n")
+	expectRun(t, "metadata /image", code, out, errOut, ExitOK, "cluster\nconfigs\nfeatures\nproducerIds\nprovenance\ntopics\n")
 	code, out, errOut = h.run("metadata", "/image/topics/byName/orders/1", "--node", "101")
 	expectRun(t, "metadata partition file", code, out, errOut, ExitOK, "PartitionRegistration(replicas=[101]", "leader=101")
 	code, out, errOut = h.run("metadata", "/image/features/metadataVersion")

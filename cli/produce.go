@@ -110,12 +110,12 @@ func (o *produceOptions) validate(cmd *cobra.Command, inScenario bool) error {
 	return nil
 }
 
-// producerOpts are the producer's client options. Idempotence is off
-// because the brokers do not serve InitProducerId yet; this is the one
-// place to switch it on (drop DisableIdempotentWrite for acks=all).
+// producerOpts are the producer's client options. With acks=all the
+// producer is idempotent, as Kafka's clients are by default (the broker
+// hands it a producer id and drops a retried batch it already holds);
+// idempotence needs acks=all, so acks 1 and 0 turn it off.
 func (o *produceOptions) producerOpts() []kgo.Opt {
 	opts := []kgo.Opt{
-		kgo.DisableIdempotentWrite(),
 		kgo.RequiredAcks(acksOf(produceAcks[o.acks])),
 		kgo.RecordDeliveryTimeout(produceTimeout),
 		// A refusal such as NOT_ENOUGH_REPLICAS is retriable; retry a few
@@ -125,6 +125,9 @@ func (o *produceOptions) producerOpts() []kgo.Opt {
 		kgo.RecordRetries(4),
 		kgo.MetadataMinAge(200 * time.Millisecond),
 		kgo.UnknownTopicRetries(2),
+	}
+	if produceAcks[o.acks] != -1 {
+		opts = append(opts, kgo.DisableIdempotentWrite())
 	}
 	if o.partition >= 0 {
 		opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))

@@ -289,7 +289,7 @@ func writeBanner(w io.Writer, p *playground) {
 	fmt.Fprintf(w, "  controllers  %s\n", strings.Join(controllers, "  "))
 	if len(brokers) > 0 {
 		// The bootstrap servers of users' own Kafka tools.
-		fmt.Fprintf(w, "  brokers      %s   (101..%d; e.g. kcat -b %s -L: Metadata, topics, Produce and Fetch; no idempotent producers or consumer groups yet)\n", strings.Join(brokers, ","), 100+cfg.Brokers, brokers[0])
+		fmt.Fprintf(w, "  brokers      %s   (101..%d; e.g. kcat -b %s -L: Metadata, topics, Produce and Fetch; idempotent producers; no transactions or consumer groups yet)\n", strings.Join(brokers, ","), 100+cfg.Brokers, brokers[0])
 	}
 	data := cfg.DataDir + " (kept)"
 	if p.tmpData != "" {

@@ -18,10 +18,9 @@ const (
 	consoleConsumer = "org.apache.kafka.tools.consumer.ConsoleConsumer"
 )
 
-// javaProducerProperties are the Java producer's settings for the tests.
-// Idempotence (the Java client's default) is off: kraftlab's brokers do
-// not serve InitProducerId yet.
-var javaProducerProperties = []string{"--producer-property", "acks=all", "--producer-property", "enable.idempotence=false"}
+// javaProducerProperties are the Java producer's settings for the tests:
+// acks=all, and idempotence, the Java client's default, stated anyway.
+var javaProducerProperties = []string{"--producer-property", "acks=all", "--producer-property", "enable.idempotence=true"}
 
 // produceWithJava sends lines, one record each, through
 // kafka-console-producer and returns once the tool has closed its
