@@ -37,6 +37,7 @@ type ReplicaManager struct {
 	peers       *brokerChannel
 	fetchers    *fetcher.Manager
 	lagTimeMax  time.Duration
+	minInsync   int
 	flush       storage.FlushPolicy
 
 	// produces holds acks=-1 produces waiting for their high watermarks,
@@ -90,8 +91,12 @@ type replicaManagerConfig struct {
 	// lagTimeMax is replica.lag.time.max.ms; zero takes the partition's
 	// default.
 	lagTimeMax time.Duration
-	// fetchWaitMax is replica.fetch.wait.max.ms; zero takes Kafka's.
-	fetchWaitMax time.Duration
+	// minInsync is the broker's own min.insync.replicas, below the topic's
+	// and the dynamic cluster default; zero takes the partition's default.
+	minInsync int
+	// fetchers holds the replica fetchers' settings (num.replica.fetchers,
+	// replica.fetch.*); the manager fills in who it is and how to send.
+	fetchers fetcher.Config
 	// flush is the partition logs' flush policy: the node's, so that a
 	// Kill loses what it loses from the metadata log.
 	flush storage.FlushPolicy
@@ -105,7 +110,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 	rm := &ReplicaManager{
 		id: cfg.id, dir: cfg.dir, log: cfg.log.With("part", "replica-manager"),
 		brokerEpoch: cfg.brokerEpoch, controller: cfg.controller, ctl: cfg.ctl,
-		lagTimeMax: cfg.lagTimeMax, flush: cfg.flush,
+		lagTimeMax: cfg.lagTimeMax, minInsync: cfg.minInsync, flush: cfg.flush,
 		produces: partition.NewPurgatory[*partition.Partition](),
 		fetches:  partition.NewPurgatory[*partition.Partition](),
 		hosted:   map[fetcher.TopicPartition]*hostedReplica{},
@@ -123,13 +128,9 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		rm.checkpointed = map[fetcher.TopicPartition]int64{}
 	}
 	rm.peers = newBrokerChannel(cfg.client, rm.brokerAddr)
-	m, err := fetcher.NewManager(fetcher.Config{
-		BrokerID:     cfg.id,
-		BrokerEpoch:  cfg.brokerEpoch,
-		Send:         rm.peers.send,
-		FetchWaitMax: cfg.fetchWaitMax,
-		Logger:       rm.log,
-	})
+	fc := cfg.fetchers
+	fc.BrokerID, fc.BrokerEpoch, fc.Send, fc.Logger = cfg.id, cfg.brokerEpoch, rm.peers.send, rm.log
+	m, err := fetcher.NewManager(fc)
 	if err != nil {
 		return nil, fmt.Errorf("replica fetchers: %w", err)
 	}
@@ -315,7 +316,7 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 		Topic: tp.Topic, TopicID: topicID, Partition: tp.Partition,
 		Dir: rm.dir, LocalBrokerID: rm.id,
 		Log:               storage.Options{FlushPolicy: rm.flush},
-		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic),
+		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic, rm.minInsync),
 		ReplicaLagTimeMax: rm.lagTimeMax,
 		ReplicaEligible:   rm.isrEligible,
 		HighWatermark:     rm.checkpointed[tp],
@@ -330,10 +331,11 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 	return h, nil
 }
 
-// minInsyncReplicas is the topic's min.insync.replicas, else the
-// cluster's default, else 0 (the partition's default). It is read when the
-// replica is opened: a later change applies from the next start.
-func minInsyncReplicas(img *image.MetadataImage, topic string) int {
+// minInsyncReplicas is the topic's min.insync.replicas, else the dynamic
+// cluster default, else the broker's own (static) one: Kafka's order.
+// It is read when the replica is opened: a later change applies from the
+// next start.
+func minInsyncReplicas(img *image.MetadataImage, topic string, static int) int {
 	for _, res := range []image.ConfigResource{{Type: record.ResourceTopic, Name: topic}, {Type: record.ResourceBroker}} {
 		c := img.Configs().Resource(res)
 		if c == nil {
@@ -345,7 +347,7 @@ func minInsyncReplicas(img *image.MetadataImage, topic string) int {
 			}
 		}
 	}
-	return 0
+	return static
 }
 
 // isrEligible is Kafka's isReplicaIsrEligible: a broker registered,
