@@ -145,11 +145,12 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 
 // publisher is the loader publisher that hands every image to the
 // manager's goroutine; it never blocks the raft loop. An image whose
-// delta changed no topic is not reconciled: no replica can change.
+// delta changed no topic and no config is not reconciled: no replica can
+// change.
 func (rm *ReplicaManager) publisher() loader.Publisher {
 	return loader.PublisherFuncs{Update: func(delta *image.MetadataDelta, img *image.MetadataImage, _ loader.Manifest) {
 		rm.img.Store(img)
-		if delta == nil || delta.TopicsDelta() != nil {
+		if delta == nil || delta.TopicsDelta() != nil || delta.ConfigurationsDelta() != nil {
 			signal(rm.changed)
 		}
 	}}
@@ -218,6 +219,13 @@ func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
 			if err != nil {
 				rm.log.Error("cannot host partition", "partition", tp, "err", err)
 				continue
+			}
+			if n := minInsyncReplicas(img, tp.Topic, rm.minInsync); n != h.p.MinInsyncReplicas() {
+				// A config change: Kafka's Partition takes it at once.
+				if err := h.p.SetMinInsyncReplicas(n); err == nil {
+					rm.log.Info("min.insync.replicas changed", "partition", tp, "minInsyncReplicas", n)
+					touched = append(touched, h.p)
+				}
 			}
 			st := h.p.State()
 			if reg.Leader == rm.id {
@@ -333,8 +341,9 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 
 // minInsyncReplicas is the topic's min.insync.replicas, else the dynamic
 // cluster default, else the broker's own (static) one: Kafka's order.
-// It is read when the replica is opened: a later change applies from the
-// next start.
+// Each image is checked against the open replicas, so a change applies at
+// once. A value that is not a positive number is skipped, as the
+// controller refuses it.
 func minInsyncReplicas(img *image.MetadataImage, topic string, static int) int {
 	for _, res := range []image.ConfigResource{{Type: record.ResourceTopic, Name: topic}, {Type: record.ResourceBroker}} {
 		c := img.Configs().Resource(res)
@@ -346,6 +355,9 @@ func minInsyncReplicas(img *image.MetadataImage, topic string, static int) int {
 				return n
 			}
 		}
+	}
+	if static <= 0 {
+		return partition.DefaultMinInsyncReplicas
 	}
 	return static
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -219,5 +220,26 @@ func TestUncleanElectionIsKafkasPartitionChange(t *testing.T) {
 	if c, unclean := partitionChange(record.Uuid{1}, 0, &image.PartitionRegistration{Replicas: []int32{1, 2}, Isr: []int32{1}, Leader: record.NoLeader}, nil,
 		func(int32) bool { return false }, electionUnclean, v); c != nil || unclean {
 		t.Fatalf("no live replica: %+v, %v", c, unclean)
+	}
+}
+
+func TestCreateTopicRefusesBadValuesOfTheConfigsTheDataPlaneReads(t *testing.T) {
+	h, _ := cluster(t, 3, Config{})
+	for _, c := range []struct{ key, value, want string }{
+		{"min.insync.replicas", "two", "Invalid value two for configuration min.insync.replicas: Not a number of type INT"},
+		{"min.insync.replicas", "0", "Invalid value 0 for configuration min.insync.replicas: Value must be at least 1"},
+		{"unclean.leader.election.enable", "yes", "Invalid value yes for configuration unclean.leader.election.enable: Expected value to be either true or false"},
+	} {
+		r := createTopic("bad", 1, 1)
+		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
+		cfg.Name, cfg.Value = c.key, kmsg.StringPtr(c.value)
+		r.Topics[0].Configs = []kmsg.CreateTopicsRequestTopicConfig{cfg}
+		rt := h.do(r).(*kmsg.CreateTopicsResponse).Topics[0]
+		if rt.ErrorCode != kerr.InvalidConfig.Code || rt.ErrorMessage == nil || *rt.ErrorMessage != c.want {
+			t.Errorf("%s=%s: error %d %v, want INVALID_CONFIG %q", c.key, c.value, rt.ErrorCode, rt.ErrorMessage, c.want)
+		}
+	}
+	if h.image().Topics().TopicByName("bad") != nil {
+		t.Error("a refused topic was created")
 	}
 }
