@@ -36,6 +36,7 @@ type ReplicaManager struct {
 	ctl         *controllerChannel
 	peers       *brokerChannel
 	fetchers    *fetcher.Manager
+	quotas      replicationQuotas
 	lagTimeMax  time.Duration
 	minInsync   int
 	flush       storage.FlushPolicy
@@ -118,6 +119,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		changed:  make(chan struct{}, 1),
 		isrWake:  make(chan struct{}, 1),
 		deadline: make(chan struct{}, 1),
+		quotas:   newReplicationQuotas(),
 	}
 	rm.img.Store(image.Empty)
 	var err error
@@ -130,6 +132,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 	rm.peers = newBrokerChannel(cfg.client, rm.brokerAddr)
 	fc := cfg.fetchers
 	fc.BrokerID, fc.BrokerEpoch, fc.Send, fc.Logger = cfg.id, cfg.brokerEpoch, rm.peers.send, rm.log
+	fc.Quota = rm.quotas.follower
 	m, err := fetcher.NewManager(fc)
 	if err != nil {
 		return nil, fmt.Errorf("replica fetchers: %w", err)
@@ -204,6 +207,7 @@ func (rm *ReplicaManager) runMetadata() {
 // applyImage makes the hosted partitions what img assigns this broker
 // (Kafka's ReplicaManager.applyDelta with becomeLeader and becomeFollower).
 func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
+	rm.applyQuotaConfigs(img)
 	want := map[fetcher.TopicPartition]bool{}
 	toFetch := map[fetcher.TopicPartition]fetcher.InitialFetchState{}
 	var stopFetch []fetcher.TopicPartition
@@ -479,6 +483,11 @@ type ReplicaManagerStats struct {
 	// DelayedProduces and DelayedFetches count the requests waiting in
 	// purgatory.
 	DelayedProduces, DelayedFetches int
+	// LeaderThrottledBytesPerSec and FollowerThrottledBytesPerSec are the
+	// measured rates of throttled replication (sent as leader, fetched as
+	// follower) that the replication quotas bound (Kafka's byte-rate of
+	// the LeaderReplication and FollowerReplication quota types).
+	LeaderThrottledBytesPerSec, FollowerThrottledBytesPerSec float64
 }
 
 // Stats is a snapshot of the hosted replicas and the fetchers.
@@ -489,7 +498,9 @@ func (rm *ReplicaManager) Stats() ReplicaManagerStats {
 		ps = append(ps, h.p)
 	}
 	rm.mu.RUnlock()
-	out := ReplicaManagerStats{Fetchers: rm.fetchers.Stats(), DelayedProduces: rm.produces.Len(), DelayedFetches: rm.fetches.Len()}
+	now := time.Now()
+	out := ReplicaManagerStats{Fetchers: rm.fetchers.Stats(), DelayedProduces: rm.produces.Len(), DelayedFetches: rm.fetches.Len(),
+		LeaderThrottledBytesPerSec: rm.quotas.leader.Rate(now), FollowerThrottledBytesPerSec: rm.quotas.follower.Rate(now)}
 	for _, p := range ps {
 		st := p.State()
 		out.Partitions = append(out.Partitions, ReplicaStats{
