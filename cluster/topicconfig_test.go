@@ -16,6 +16,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
 	"github.com/kraftlab/kraftlab/internal/poll"
+	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/storage"
 )
 
@@ -55,7 +56,9 @@ func produceTo(t *testing.T, addr, topic string, acks int16) int16 {
 // A topic created with min.insync.replicas=3 over three brokers, through
 // the real engine: acks=all is accepted while the three replicas are in
 // sync, refused with NOT_ENOUGH_REPLICAS once a follower's broker is
-// killed and leaves the ISR, and acks=1 still goes through.
+// killed and leaves the ISR, and acks=1 still goes through. The brokers
+// run num.replica.fetchers=2 from --set: the topic's two partitions,
+// whose hashes differ by one, replicate on both fetcher threads.
 func TestRealEngineTopicConfigsAtCreation(t *testing.T) {
 	cfg, err := cluster.NewConfig(1, 3, cluster.ProfileFast, []string{"num.replica.fetchers=2"}, "")
 	if err != nil {
@@ -69,12 +72,34 @@ func TestRealEngineTopicConfigsAtCreation(t *testing.T) {
 	for _, b := range []string{"101", "102", "103"} {
 		waitCond(t, p, "unfenced "+b)
 	}
-	res := do(t, p, cluster.Action{Kind: cluster.ActCreateTopic, Topic: "strict", Partitions: 1, ReplicationFactor: 3,
+	res := do(t, p, cluster.Action{Kind: cluster.ActCreateTopic, Topic: "strict", Partitions: 2, ReplicationFactor: 3,
 		Configs: map[string]string{"min.insync.replicas": "3"}})
 	if !strings.Contains(res.Message, "configs min.insync.replicas=3") {
 		t.Errorf("create message %q does not name the config", res.Message)
 	}
+	waitCond(t, p, "isr strict-1 size >= 3")
 	v := waitCond(t, p, "isr strict-0 size >= 3")
+	ids := map[int]bool{}
+	poll.Until(t, 15*time.Second, "both fetcher threads replicating strict", func() bool {
+		v = p.View()
+		for idx := range int32(2) {
+			part, _ := v.Partition("strict", idx)
+			want := fmt.Sprintf("ReplicaFetcherThread-%d-%d", fetcher.FetcherID(fetcher.TopicPartition{Topic: "strict", Partition: idx}, 2), part.Leader)
+			for _, nv := range v.Nodes {
+				if nv.Broker == nil {
+					continue
+				}
+				for _, th := range nv.Broker.Fetchers {
+					for _, fp := range th.Partitions {
+						if th.Name == want && fp.Topic == "strict" && fp.Partition == idx {
+							ids[th.FetcherID] = true
+						}
+					}
+				}
+			}
+		}
+		return ids[0] && ids[1]
+	}, func() string { return fmt.Sprintf("fetcher ids seen: %v", ids) })
 	part, _ := v.Partition("strict", 0)
 	leader := part.Leader
 	addr := map[int32]string{}
