@@ -38,18 +38,30 @@ controller places the replicas over the unfenced brokers, makes each
 partition's first replica its leader and all of them its ISR, and refuses
 with Kafka's error a name that exists or is invalid, or a replication
 factor above the unfenced brokers. Without flags the controller's
-num.partitions and default.replication.factor (1 and 1) apply.`,
-		Example: indentExample("kraftlab topics create orders --partitions 3 --replication-factor 2"),
+num.partitions and default.replication.factor (1 and 1) apply.
+
+--config KEY=VALUE (repeatable) sets a topic config, as kafka-topics does:
+the controller writes one ConfigRecord each. The data plane acts on
+min.insync.replicas (acks=all produces are refused while the ISR is
+smaller) and unclean.leader.election.enable (with no ISR member alive,
+the controller elects a live replica outside the ISR, which may lose
+records); both override the cluster defaults set with up --set.`,
+		Example: indentExample("kraftlab topics create orders --partitions 3 --replication-factor 2\nkraftlab topics create payments -r 3 --config min.insync.replicas=2 --config unclean.leader.election.enable=false"),
 		Args:    exactArgs(1, "one topic NAME", "kraftlab topics create orders"),
 	}
 	addJSONFlag(cmd)
 	parts := cmd.Flags().Int32P("partitions", "p", 0, "number of partitions (default: the controller's num.partitions)")
 	rf := cmd.Flags().Int16P("replication-factor", "r", 0, "replicas per partition (default: the controller's default.replication.factor)")
+	configs := cmd.Flags().StringArray("config", nil, "a topic config KEY=VALUE, e.g. min.insync.replicas=2 (repeatable)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if cmd.Flags().Changed("partitions") && *parts < 1 || cmd.Flags().Changed("replication-factor") && *rf < 1 {
 			return usagef("--partitions and --replication-factor must be at least 1")
 		}
-		return doAction(e, cmd, cluster.Action{Kind: cluster.ActCreateTopic, Topic: args[0], Partitions: *parts, ReplicationFactor: *rf})
+		cfg, err := topicConfigs(*configs)
+		if err != nil {
+			return err
+		}
+		return doAction(e, cmd, cluster.Action{Kind: cluster.ActCreateTopic, Topic: args[0], Partitions: *parts, ReplicationFactor: *rf, Configs: cfg})
 	}
 	return cmd
 }

@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -20,7 +21,7 @@ func TestNodeRefJSON(t *testing.T) {
 		t.Errorf("JSON %s", b)
 	}
 	var back cluster.Action
-	if err := json.Unmarshal(b, &back); err != nil || back != a {
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, a) {
 		t.Errorf("round trip %+v, %v", back, err)
 	}
 	b, _ = json.Marshal(cluster.Action{Kind: cluster.ActResign})

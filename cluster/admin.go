@@ -42,7 +42,14 @@ func (e *engine) CreateTopic(ctx context.Context, spec TopicSpec) error {
 		return err
 	}
 	defer adm.Close()
-	resp, err := adm.CreateTopic(ctx, spec.Partitions, spec.ReplicationFactor, nil, spec.Name)
+	var configs map[string]*string
+	if len(spec.Configs) > 0 {
+		configs = make(map[string]*string, len(spec.Configs))
+		for k, v := range spec.Configs {
+			configs[k] = &v
+		}
+	}
+	resp, err := adm.CreateTopic(ctx, spec.Partitions, spec.ReplicationFactor, configs, spec.Name)
 	return refusal(err, resp.ErrMessage)
 }
 

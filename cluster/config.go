@@ -156,6 +156,44 @@ type Timing struct {
 	// BrokerHeartbeatInterval is broker.heartbeat.interval.ms: how often a
 	// broker sends BrokerHeartbeat to the active controller.
 	BrokerHeartbeatInterval time.Duration
+
+	// The data plane: how brokers replicate partitions.
+
+	// NumReplicaFetchers is num.replica.fetchers: the fetcher threads a
+	// broker runs per leader broker; a partition's thread is a hash of its
+	// name.
+	NumReplicaFetchers int64
+	// ReplicaLagTimeMax is replica.lag.time.max.ms: a follower that has not
+	// caught up with its leader for this long leaves the ISR.
+	ReplicaLagTimeMax time.Duration
+	// ReplicaFetchWaitMax is replica.fetch.wait.max.ms: how long a leader
+	// parks a follower's fetch that has less than ReplicaFetchMinBytes.
+	ReplicaFetchWaitMax time.Duration
+	// ReplicaFetchBackoff is replica.fetch.backoff.ms: how long a
+	// partition waits after a fetch error.
+	ReplicaFetchBackoff time.Duration
+	// ReplicaFetchMinBytes is replica.fetch.min.bytes: what a follower's
+	// fetch waits for before it is answered.
+	ReplicaFetchMinBytes int64
+	// ReplicaFetchMaxBytes is replica.fetch.max.bytes: the bytes a fetch
+	// asks for per partition (a larger first batch still comes whole).
+	ReplicaFetchMaxBytes int64
+	// ReplicaFetchResponseMaxBytes is replica.fetch.response.max.bytes:
+	// the bytes a fetch asks for in all.
+	ReplicaFetchResponseMaxBytes int64
+	// MinInsyncReplicas is min.insync.replicas, the cluster's default: an
+	// acks=all produce is refused while the ISR is smaller. A topic's own
+	// config, or a dynamic cluster default, overrides it.
+	MinInsyncReplicas int64
+	// UncleanLeaderElectionEnable is unclean.leader.election.enable, the
+	// cluster's default: when no ISR member is alive, the controller may
+	// elect a live replica outside the ISR, losing what only the ISR had.
+	// A topic's own config overrides it.
+	UncleanLeaderElectionEnable bool
+	// UncleanLeaderElectionInterval is unclean.leader.election.interval.ms
+	// (an internal key in Kafka): how often the active controller looks
+	// for leaderless partitions that allow an unclean election.
+	UncleanLeaderElectionInterval time.Duration
 }
 
 // Timing profile names.
@@ -192,6 +230,17 @@ var kafkaTiming = func() Timing {
 		SnapshotMaxInterval:       time.Hour,
 		BrokerSessionTimeout:      9 * time.Second,
 		BrokerHeartbeatInterval:   2 * time.Second,
+
+		NumReplicaFetchers:            1,
+		ReplicaLagTimeMax:             30 * time.Second,
+		ReplicaFetchWaitMax:           500 * time.Millisecond,
+		ReplicaFetchBackoff:           time.Second,
+		ReplicaFetchMinBytes:          1,
+		ReplicaFetchMaxBytes:          mib,
+		ReplicaFetchResponseMaxBytes:  10 * mib,
+		MinInsyncReplicas:             1,
+		UncleanLeaderElectionEnable:   false,
+		UncleanLeaderElectionInterval: 5 * time.Minute,
 	}
 }()
 
@@ -209,6 +258,10 @@ var kafkaTiming = func() Timing {
 //   - brokers heartbeat every 1.5 s and are fenced after 6 s without one
 //     (Kafka's 2 s and 9 s, about the same 1:4.5): a cut-off broker is
 //     fenced within a few seconds, after several missed heartbeats.
+//   - a stuck follower leaves the ISR after 6 s (Kafka's 30 s), checked
+//     every 3 s, so a shrink shows within ten seconds of a kill; fetches
+//     keep Kafka's 500 ms wait, well under it. An unclean election, when
+//     a topic allows one, comes within 5 s (Kafka looks every 5 min).
 var workshopTiming = Timing{
 	ElectionTimeout:           2000 * time.Millisecond,
 	FetchTimeout:              4000 * time.Millisecond,
@@ -223,6 +276,17 @@ var workshopTiming = Timing{
 	SnapshotMaxInterval:       time.Hour,
 	BrokerSessionTimeout:      6 * time.Second,
 	BrokerHeartbeatInterval:   1500 * time.Millisecond,
+
+	NumReplicaFetchers:            1,
+	ReplicaLagTimeMax:             6 * time.Second,
+	ReplicaFetchWaitMax:           500 * time.Millisecond,
+	ReplicaFetchBackoff:           time.Second,
+	ReplicaFetchMinBytes:          1,
+	ReplicaFetchMaxBytes:          mib,
+	ReplicaFetchResponseMaxBytes:  10 * mib,
+	MinInsyncReplicas:             1,
+	UncleanLeaderElectionEnable:   false,
+	UncleanLeaderElectionInterval: 5 * time.Second,
 }
 
 // fastTiming is for tests and scenarios: Kafka's quorum timing divided by
@@ -230,6 +294,9 @@ var workshopTiming = Timing{
 // 1/4 ratio of parked-fetch wait and NoOpRecord interval to the fetch
 // timeout. Writes are not fsynced. If spurious elections show up under the
 // race detector on a busy 2-core machine, raise the fetch timeout first.
+// The data plane is scaled less than the quorum: a follower leaves the ISR
+// after 1.5 s, because a fetcher starved of CPU for a few hundred
+// milliseconds must not flap the ISR of a test that did not ask for it.
 var fastTiming = Timing{
 	ElectionTimeout:           100 * time.Millisecond,
 	FetchTimeout:              200 * time.Millisecond,
@@ -244,6 +311,17 @@ var fastTiming = Timing{
 	SnapshotMaxInterval:       time.Hour,
 	BrokerSessionTimeout:      900 * time.Millisecond,
 	BrokerHeartbeatInterval:   200 * time.Millisecond,
+
+	NumReplicaFetchers:            1,
+	ReplicaLagTimeMax:             1500 * time.Millisecond,
+	ReplicaFetchWaitMax:           50 * time.Millisecond,
+	ReplicaFetchBackoff:           100 * time.Millisecond,
+	ReplicaFetchMinBytes:          1,
+	ReplicaFetchMaxBytes:          mib,
+	ReplicaFetchResponseMaxBytes:  10 * mib,
+	MinInsyncReplicas:             1,
+	UncleanLeaderElectionEnable:   false,
+	UncleanLeaderElectionInterval: 200 * time.Millisecond,
 }
 
 // ProfileTiming returns a profile's timing.
@@ -303,15 +381,18 @@ func (t Timing) Validate() error {
 	rel := []struct {
 		ok          bool
 		small, big  string
+		relation    string
 		explanation string
 	}{
-		{t.FetchMaxWait < t.FetchTimeout, keyFetchMaxWait, keyFetchTimeout, "a follower whose fetch is parked would time out and start an election"},
-		{t.FetchMaxWait < t.RequestTimeout, keyFetchMaxWait, keyRequestTimeout, "a parked fetch would time out as a request"},
+		{t.FetchMaxWait < t.FetchTimeout, keyFetchMaxWait, keyFetchTimeout, "less than", "a follower whose fetch is parked would time out and start an election"},
+		{t.FetchMaxWait < t.RequestTimeout, keyFetchMaxWait, keyRequestTimeout, "less than", "a parked fetch would time out as a request"},
+		// Kafka's KafkaConfig refuses this one too.
+		{t.ReplicaFetchWaitMax <= t.ReplicaLagTimeMax, keyReplicaFetchWaitMax, keyReplicaLagTimeMax, "at most", "a follower whose fetch is parked would fall out of the ISR"},
 	}
 	for _, r := range rel {
 		if !r.ok {
-			return fmt.Errorf("%s must be less than %s (%s=%s, %s=%s): otherwise %s",
-				r.small, r.big, r.small, t.mustGet(r.small), r.big, t.mustGet(r.big), r.explanation)
+			return fmt.Errorf("%s must be %s %s (%s=%s, %s=%s): otherwise %s",
+				r.small, r.relation, r.big, r.small, t.mustGet(r.small), r.big, t.mustGet(r.big), r.explanation)
 		}
 	}
 	// Kafka only logs an error for this one; the playground refuses it.
@@ -354,7 +435,7 @@ type Setting struct {
 }
 
 // Settings lists every configuration key that --set accepts, in the order
-// a reader meets them: quorum, then metadata log.
+// a reader meets them: quorum, metadata log, brokers, then the data plane.
 func Settings() []Setting {
 	out := make([]Setting, len(settings))
 	for i, s := range settings {
@@ -378,6 +459,9 @@ const (
 	keyFetchMaxWait      = "kraftlab.quorum.fetch.max.wait.ms"
 	keySessionTimeout    = "broker.session.timeout.ms"
 	keyHeartbeatInterval = "broker.heartbeat.interval.ms"
+
+	keyReplicaLagTimeMax   = "replica.lag.time.max.ms"
+	keyReplicaFetchWaitMax = "replica.fetch.wait.max.ms"
 )
 
 // maxMillis bounds every duration: a day is far beyond anything a
@@ -394,8 +478,10 @@ type setting struct {
 	dur func(*Timing) *time.Duration
 	num func(*Timing) *int64
 	max int64 // largest allowed number (num only)
-	// flush marks the one word-valued key.
+	// flush marks the flush policy's key, valued always or never.
 	flush bool
+	// boolean is a true|false key's field.
+	boolean func(*Timing) *bool
 }
 
 var settings = []setting{
@@ -424,7 +510,31 @@ var settings = []setting{
 		dur: func(t *Timing) *time.Duration { return &t.BrokerSessionTimeout }},
 	{key: keyHeartbeatInterval, min: 1, doc: "how often a broker sends BrokerHeartbeat to the active controller",
 		dur: func(t *Timing) *time.Duration { return &t.BrokerHeartbeatInterval }},
+	{key: "num.replica.fetchers", min: 1, max: maxReplicaFetchers, doc: "replica fetcher threads per leader broker on each broker",
+		num: func(t *Timing) *int64 { return &t.NumReplicaFetchers }},
+	{key: keyReplicaLagTimeMax, min: 1, doc: "a follower not caught up with its leader for this long leaves the ISR",
+		dur: func(t *Timing) *time.Duration { return &t.ReplicaLagTimeMax }},
+	{key: keyReplicaFetchWaitMax, min: 1, doc: "a leader parks a follower's fetch with too little data this long",
+		dur: func(t *Timing) *time.Duration { return &t.ReplicaFetchWaitMax }},
+	{key: "replica.fetch.backoff.ms", min: 1, doc: "a partition whose fetch failed waits this long before the next",
+		dur: func(t *Timing) *time.Duration { return &t.ReplicaFetchBackoff }},
+	{key: "replica.fetch.min.bytes", min: 1, max: maxBytes, doc: "a follower's fetch is answered once this much data is there (or the wait ends)",
+		num: func(t *Timing) *int64 { return &t.ReplicaFetchMinBytes }},
+	{key: "replica.fetch.max.bytes", min: 1, max: maxBytes, doc: "bytes a follower fetches per partition per request (a bigger first batch still comes)",
+		num: func(t *Timing) *int64 { return &t.ReplicaFetchMaxBytes }},
+	{key: "replica.fetch.response.max.bytes", min: 1, max: maxBytes, doc: "bytes a follower fetches per request in all",
+		num: func(t *Timing) *int64 { return &t.ReplicaFetchResponseMaxBytes }},
+	{key: "min.insync.replicas", min: 1, max: MaxBrokers, doc: "cluster default: acks=all produces are refused while the ISR is smaller; a topic config overrides it",
+		num: func(t *Timing) *int64 { return &t.MinInsyncReplicas }},
+	{key: "unclean.leader.election.enable", doc: "cluster default: with no ISR member alive, elect a live replica outside the ISR (may lose data); a topic config overrides it",
+		boolean: func(t *Timing) *bool { return &t.UncleanLeaderElectionEnable }},
+	{key: "unclean.leader.election.interval.ms", min: 1, doc: "how often the active controller looks for leaderless partitions that allow an unclean election (internal in Kafka)",
+		dur: func(t *Timing) *time.Duration { return &t.UncleanLeaderElectionInterval }},
 }
+
+// maxReplicaFetchers bounds num.replica.fetchers: each is a goroutine and
+// a connection per leader broker.
+const maxReplicaFetchers = 64
 
 func settingByKey(key string) (setting, bool) {
 	for _, s := range settings {
@@ -439,6 +549,8 @@ func (s setting) unit() string {
 	switch {
 	case s.flush:
 		return storage.FlushAlways.String() + "|" + storage.FlushNever.String()
+	case s.boolean != nil:
+		return "true|false"
 	case s.dur != nil:
 		return "ms"
 	case strings.HasSuffix(s.key, ".bytes") || strings.HasSuffix(s.key, "between.snapshots"):
@@ -464,6 +576,18 @@ func (s setting) set(t *Timing, value string) error {
 		}
 		return fmt.Errorf("bad value %q for %s: want %s or %s", value, s.key, storage.FlushAlways, storage.FlushNever)
 	}
+	if s.boolean != nil {
+		// Kafka's ConfigDef takes either word in any case.
+		switch strings.ToLower(value) {
+		case "true":
+			*s.boolean(t) = true
+		case "false":
+			*s.boolean(t) = false
+		default:
+			return fmt.Errorf("bad value %q for %s: want true or false", value, s.key)
+		}
+		return nil
+	}
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil {
 		return fmt.Errorf("bad value %q for %s: want a whole number of %s, e.g. %s (Kafka's default)", value, s.key, s.unit(), s.get(&kafkaTiming))
@@ -483,6 +607,8 @@ func (s setting) get(t *Timing) string {
 	switch {
 	case s.flush:
 		return t.Flush.String()
+	case s.boolean != nil:
+		return strconv.FormatBool(*s.boolean(t))
 	case s.dur != nil:
 		return fmt.Sprint(s.dur(t).Milliseconds())
 	}
@@ -495,6 +621,9 @@ func (s setting) check(t *Timing) error {
 		if t.Flush != storage.FlushAlways && t.Flush != storage.FlushNever {
 			return fmt.Errorf("bad value %v for %s: want %s or %s", t.Flush, s.key, storage.FlushAlways, storage.FlushNever)
 		}
+		return nil
+	}
+	if s.boolean != nil {
 		return nil
 	}
 	var n int64

@@ -24,6 +24,17 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"metadata.log.max.snapshot.interval.ms":           "3600000",
 		"broker.session.timeout.ms":                       "9000",
 		"broker.heartbeat.interval.ms":                    "2000",
+		// ReplicationConfigs, ServerLogConfigs and LogConfig's defaults.
+		"num.replica.fetchers":                "1",
+		"replica.lag.time.max.ms":             "30000",
+		"replica.fetch.wait.max.ms":           "500",
+		"replica.fetch.backoff.ms":            "1000",
+		"replica.fetch.min.bytes":             "1",
+		"replica.fetch.max.bytes":             "1048576",
+		"replica.fetch.response.max.bytes":    "10485760",
+		"min.insync.replicas":                 "1",
+		"unclean.leader.election.enable":      "false",
+		"unclean.leader.election.interval.ms": "300000",
 	}
 	tm, err := ProfileTiming(ProfileKafka)
 	if err != nil {
@@ -118,7 +129,13 @@ func TestSetErrors(t *testing.T) {
 		{"controller.quorum.fetch.timeout.ms=-5", []string{"between 1"}},
 		{"controller.quorum.election.timeout.ms=99999999999", []string{"between 1 and 86400000"}},
 		{"metadata.log.max.record.bytes.between.snapshots=2147483648", []string{"between 1 and 1073741824 bytes"}},
-		{"replica.lag.time.max.ms=30000", []string{`unknown config key "replica.lag.time.max.ms"`}},
+		{"replica.lag.time.mx.ms=30000", []string{`unknown config key "replica.lag.time.mx.ms"`, "did you mean replica.lag.time.max.ms?"}},
+		{"num.replica.fetchers=0", []string{"bad value 0 for num.replica.fetchers", "between 1 and 64"}},
+		{"num.replica.fetchers=65", []string{"between 1 and 64"}},
+		{"replica.fetch.max.bytes=0", []string{"bad value 0 for replica.fetch.max.bytes", "between 1 and 1073741824 bytes"}},
+		{"min.insync.replicas=0", []string{"bad value 0 for min.insync.replicas", "between 1 and 99"}},
+		{"unclean.leader.election.enable=yes", []string{`bad value "yes" for unclean.leader.election.enable`, "want true or false"}},
+		{"replica.fetch.wait.max.ms=7000", []string{"replica.fetch.wait.max.ms must be at most replica.lag.time.max.ms", "=7000", "=6000", "fall out of the ISR"}},
 		{"broker.heartbeat.interval.ms=5000", []string{"broker.heartbeat.interval.ms must be at most half of broker.session.timeout.ms", "=5000", "=6000"}},
 		{"kraftlab.quorum.flush=sometimes", []string{`bad value "sometimes"`, "always or never"}},
 		{"kraftlab.quorum.fetch.max.wait.ms=5000", []string{"kraftlab.quorum.fetch.max.wait.ms must be less than controller.quorum.fetch.timeout.ms", "=5000", "=4000"}},
@@ -187,6 +204,41 @@ func TestValidateCatchesDirectStructEdits(t *testing.T) {
 	tm.Flush = storage.FlushInterval // not one a playground takes
 	if err := tm.Validate(); err == nil {
 		t.Error("bad flush policy accepted")
+	}
+}
+
+func TestDataPlaneSettings(t *testing.T) {
+	c, err := NewConfig(3, 3, ProfileFast, []string{
+		"num.replica.fetchers=4",
+		"replica.lag.time.max.ms=2500",
+		"replica.fetch.max.bytes=65536",
+		"min.insync.replicas=2",
+		"unclean.leader.election.enable=TRUE", // Kafka takes either case
+	}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := c.Timing
+	if tm.NumReplicaFetchers != 4 || tm.ReplicaLagTimeMax != 2500*time.Millisecond || tm.ReplicaFetchMaxBytes != 65536 ||
+		tm.MinInsyncReplicas != 2 || !tm.UncleanLeaderElectionEnable {
+		t.Errorf("data-plane overrides not applied: %+v", tm)
+	}
+	if got, _ := tm.Get("unclean.leader.election.enable"); got != "true" {
+		t.Errorf("Get(unclean.leader.election.enable) = %q", got)
+	}
+	for _, name := range Profiles() {
+		p, _ := ProfileTiming(name)
+		// The ISR check runs every lag/2, and a parked follower fetch must
+		// not count as lagging.
+		if p.ReplicaFetchWaitMax*2 > p.ReplicaLagTimeMax {
+			t.Errorf("profile %s: fetch wait %v is too close to the lag time %v", name, p.ReplicaFetchWaitMax, p.ReplicaLagTimeMax)
+		}
+	}
+	// The workshop promise: an ISR shrink (lag time, checked every lag/2)
+	// shows within about ten seconds.
+	w, _ := ProfileTiming(ProfileWorkshop)
+	if d := w.ReplicaLagTimeMax * 3 / 2; d > 10*time.Second {
+		t.Errorf("workshop ISR shrink takes up to %v", d)
 	}
 }
 

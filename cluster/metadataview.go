@@ -51,7 +51,7 @@ func (e *engine) metadataViews(v *view.View) {
 		if nv.Metadata != nil {
 			nv.Metadata.LastChange = n.changes.last.Load()
 			if c := n.srv.Controller(); c != nil {
-				cm := view.ControllerMetrics(c.Metrics())
+				cm := controllerMetricsView(c.Metrics())
 				nv.ControllerMetrics = &cm
 			}
 		}

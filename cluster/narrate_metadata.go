@@ -73,6 +73,9 @@ func narrateController(id int32, ev controller.Event) (kind EventKind, node int3
 		return EventTopicCreated, id, fmt.Sprintf("committed topic %s's growth to %d partitions", ev.Topic, ev.Partitions), true
 	case controller.EventPartitionChanged:
 		return EventPartitionChange, id, fmt.Sprintf("%s-%d: leader %s, isr %s (%s)", ev.Topic, ev.Partition, leaderWord(ev.Leader), idList(ev.Isr), ev.Reason), true
+	case controller.EventUncleanLeaderElection:
+		return EventPartitionChange, id, fmt.Sprintf("%s-%d: UNCLEAN leader election: no member of isr %s alive, so broker %d, outside it, leads with isr %s; records only the old isr had may be lost",
+			ev.Topic, ev.Partition, idList(ev.LastIsr), ev.Leader, idList(ev.Isr)), true
 	}
 	return "", 0, "", false
 }

@@ -70,6 +70,9 @@ type Action struct {
 	Topic             string `json:"topic,omitempty"`
 	Partitions        int32  `json:"partitions,omitempty"`
 	ReplicationFactor int16  `json:"replicationFactor,omitempty"`
+	// Configs are create-topic's topic configs (kafka-topics --config),
+	// e.g. min.insync.replicas or unclean.leader.election.enable.
+	Configs map[string]string `json:"configs,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.

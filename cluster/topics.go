@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +28,38 @@ type TopicSpec struct {
 	Name              string
 	Partitions        int32
 	ReplicationFactor int16
+	// Configs are the topic's configs, written by the controller as
+	// ConfigRecords with the topic.
+	Configs map[string]string
+}
+
+// Bounds of a create-topic's configs: generous for a playground, and
+// within what a Kafka string carries.
+const (
+	maxTopicConfigs      = 64
+	maxTopicConfigKey    = 255
+	maxTopicConfigValue  = 32767
+	topicConfigsExample  = "--config min.insync.replicas=2"
+	topicConfigKeyLetter = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+)
+
+// checkTopicConfigs refuses configs no Kafka topic could have: too many,
+// an empty or odd key, a value too long for the wire.
+func checkTopicConfigs(a Action) error {
+	if len(a.Configs) > maxTopicConfigs {
+		return errorf(ErrBadAction, "%s: %d configs, at most %d", a.Kind, len(a.Configs), maxTopicConfigs)
+	}
+	for _, k := range slices.Sorted(maps.Keys(a.Configs)) {
+		switch {
+		case k == "":
+			return errorf(ErrBadAction, "%s: a config needs a name, e.g. %s", a.Kind, topicConfigsExample)
+		case len(k) > maxTopicConfigKey || strings.Trim(k, topicConfigKeyLetter) != "":
+			return errorf(ErrBadAction, "%s: bad config name %.100q: want letters, digits, '.', '_' or '-', e.g. %s", a.Kind, k, topicConfigsExample)
+		case len(a.Configs[k]) > maxTopicConfigValue:
+			return errorf(ErrBadAction, "%s: config %s's value is %d bytes, at most %d", a.Kind, k, len(a.Configs[k]), maxTopicConfigValue)
+		}
+	}
+	return nil
 }
 
 // topicString spells the topic actions as their CLI lines.
@@ -38,6 +72,9 @@ func (a Action) topicString() (string, bool) {
 		}
 		if a.ReplicationFactor > 0 {
 			s += fmt.Sprintf(" --replication-factor %d", a.ReplicationFactor)
+		}
+		for _, k := range slices.Sorted(maps.Keys(a.Configs)) {
+			s += fmt.Sprintf(" --config %s=%s", k, a.Configs[k])
 		}
 		return s, true
 	case ActDeleteTopic:
@@ -54,6 +91,9 @@ func (p *Playground) doTopic(ctx context.Context, a Action) (Result, error) {
 		return Result{}, errorf(ErrBadAction, "%s: name the topic", a.Kind)
 	}
 	if a.Kind == ActDeleteTopic {
+		if len(a.Configs) > 0 {
+			return Result{}, errorf(ErrBadAction, "%s takes no configs", a.Kind)
+		}
 		if err := p.engine.DeleteTopic(ctx, a.Topic); err != nil {
 			return Result{}, fmt.Errorf("delete topic %s: %w", a.Topic, err)
 		}
@@ -61,9 +101,13 @@ func (p *Playground) doTopic(ctx context.Context, a Action) (Result, error) {
 		p.publish(EventTopicDeleted, 0, msg)
 		return Result{Message: msg}, nil
 	}
-	spec := TopicSpec{Name: a.Topic, Partitions: orDefault(a.Partitions), ReplicationFactor: int16(orDefault(int32(a.ReplicationFactor)))}
+	spec := TopicSpec{Name: a.Topic, Partitions: orDefault(a.Partitions), ReplicationFactor: int16(orDefault(int32(a.ReplicationFactor))),
+		Configs: maps.Clone(a.Configs)}
 	if spec.Partitions < -1 || spec.ReplicationFactor < -1 {
 		return Result{}, errorf(ErrBadAction, "%s: partitions and replication factor must be at least 1", a)
+	}
+	if err := checkTopicConfigs(a); err != nil {
+		return Result{}, err
 	}
 	if err := p.engine.CreateTopic(ctx, spec); err != nil {
 		return Result{}, fmt.Errorf("create topic %s: %w", a.Topic, err)
@@ -73,6 +117,13 @@ func (p *Playground) doTopic(ctx context.Context, a Action) (Result, error) {
 		if t, ok := v.Topic(a.Topic); ok && len(t.Partitions) > 0 {
 			msg = fmt.Sprintf("topic %s created: %d partitions, replication factor %d", a.Topic, len(t.Partitions), len(t.Partitions[0].Replicas))
 		}
+	}
+	if len(spec.Configs) > 0 {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(spec.Configs)) {
+			kv = append(kv, k+"="+spec.Configs[k])
+		}
+		msg += ", configs " + strings.Join(kv, ", ")
 	}
 	p.publish(EventTopicCreated, 0, msg)
 	return Result{Message: msg}, nil

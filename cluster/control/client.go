@@ -131,7 +131,7 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 		body = loadBody{RecordsPerSec: a.RecordsPerSec, RecordBytes: a.RecordBytes}
 	case cluster.ActCreateTopic:
 		path = "/v1/topics"
-		body = topicBody{Topic: a.Topic, Partitions: a.Partitions, ReplicationFactor: a.ReplicationFactor}
+		body = topicBody{Topic: a.Topic, Partitions: a.Partitions, ReplicationFactor: a.ReplicationFactor, Configs: a.Configs}
 	case cluster.ActDeleteTopic:
 		path = fmt.Sprintf("/v1/topics/%s/delete", url.PathEscape(a.Topic))
 	default:

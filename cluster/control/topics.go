@@ -18,9 +18,11 @@ type topicBody struct {
 	Topic             string `json:"topic"`
 	Partitions        int32  `json:"partitions"`
 	ReplicationFactor int16  `json:"replicationFactor"`
+	// Configs are the topic's configs; the playground bounds them.
+	Configs map[string]string `json:"configs,omitempty"`
 }
 
-const topicWant = `{"topic": "NAME", "partitions": P, "replicationFactor": R}`
+const topicWant = `{"topic": "NAME", "partitions": P, "replicationFactor": R, "configs": {"KEY": "VALUE"}}`
 
 func (s *Server) createTopic(w http.ResponseWriter, r *http.Request) {
 	var body topicBody
@@ -28,7 +30,7 @@ func (s *Server) createTopic(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	s.act(w, r, cluster.Action{Kind: cluster.ActCreateTopic, Topic: body.Topic, Partitions: body.Partitions, ReplicationFactor: body.ReplicationFactor})
+	s.act(w, r, cluster.Action{Kind: cluster.ActCreateTopic, Topic: body.Topic, Partitions: body.Partitions, ReplicationFactor: body.ReplicationFactor, Configs: body.Configs})
 }
 
 func (s *Server) deleteTopic(w http.ResponseWriter, r *http.Request) {

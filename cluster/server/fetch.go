@@ -21,6 +21,9 @@ type fetchPart struct {
 	resp   *kmsg.FetchResponseTopicPartition
 	p      *partition.Partition
 	params partition.FetchParams
+	// throttled: the leader quota held this follower's records back at
+	// the last read.
+	throttled bool
 }
 
 // handleFetch is Kafka's handleFetchRequest with
@@ -117,12 +120,18 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 	var waits []partition.FetchWait
 	var keys []*partition.Partition
 	for _, part := range parts {
-		if part.p != nil {
+		if part.p == nil {
+			continue
+		}
+		keys = append(keys, part.p)
+		if !part.throttled {
+			// A throttled partition's bytes do not count toward MinBytes
+			// (Kafka's DelayedFetch), so its fetch waits out MaxWait
+			// instead of coming back empty at once.
 			waits = append(waits, partition.FetchWait{Partition: part.p, Params: part.params, LeaderEpoch: part.p.LeaderEpoch()})
-			keys = append(keys, part.p)
 		}
 	}
-	if len(waits) == 0 {
+	if len(keys) == 0 {
 		respond(resp)
 		return
 	}
@@ -138,7 +147,8 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 // minOneMessage). It returns the bytes read and whether the fetch must be
 // answered at once: an error or a diverging log the fetcher must hear of.
 func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Time) (total int, urgent bool) {
-	for _, part := range parts {
+	for i := range parts {
+		part := &parts[i]
 		rp, p := part.resp, part.p
 		if p == nil {
 			urgent = urgent || rp.ErrorCode != 0
@@ -161,6 +171,16 @@ func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Ti
 		}
 		rp.ErrorCode = 0
 		rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = res.HighWatermark, res.LastStableOffset, res.LogStartOffset
+		part.throttled = false
+		if params.ReplicaID >= 0 && len(res.Records) > 0 && rm.isLeaderThrottled(p) {
+			if rm.shouldLeaderThrottle(p, params.ReplicaID, now) {
+				// Kafka's readFromLog with shouldLeaderThrottle: the
+				// positions, no records.
+				res.Records, part.throttled = nil, true
+			} else {
+				rm.quotas.leader.Record(now, int64(len(res.Records)))
+			}
+		}
 		rp.RecordBatches = res.Records
 		total += len(res.Records)
 		if res.DivergingEpoch != nil {

@@ -211,6 +211,7 @@ var forwardedAPIs = []forwardedAPI{
 			return false
 		},
 	},
+	incrementalAlterConfigsForward,
 }
 
 // forwarder is a broker's part that sends the controller's APIs

@@ -36,7 +36,9 @@ type ReplicaManager struct {
 	ctl         *controllerChannel
 	peers       *brokerChannel
 	fetchers    *fetcher.Manager
+	quotas      replicationQuotas
 	lagTimeMax  time.Duration
+	minInsync   int
 	flush       storage.FlushPolicy
 
 	// produces holds acks=-1 produces waiting for their high watermarks,
@@ -90,8 +92,12 @@ type replicaManagerConfig struct {
 	// lagTimeMax is replica.lag.time.max.ms; zero takes the partition's
 	// default.
 	lagTimeMax time.Duration
-	// fetchWaitMax is replica.fetch.wait.max.ms; zero takes Kafka's.
-	fetchWaitMax time.Duration
+	// minInsync is the broker's own min.insync.replicas, below the topic's
+	// and the dynamic cluster default; zero takes the partition's default.
+	minInsync int
+	// fetchers holds the replica fetchers' settings (num.replica.fetchers,
+	// replica.fetch.*); the manager fills in who it is and how to send.
+	fetchers fetcher.Config
 	// flush is the partition logs' flush policy: the node's, so that a
 	// Kill loses what it loses from the metadata log.
 	flush storage.FlushPolicy
@@ -105,7 +111,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 	rm := &ReplicaManager{
 		id: cfg.id, dir: cfg.dir, log: cfg.log.With("part", "replica-manager"),
 		brokerEpoch: cfg.brokerEpoch, controller: cfg.controller, ctl: cfg.ctl,
-		lagTimeMax: cfg.lagTimeMax, flush: cfg.flush,
+		lagTimeMax: cfg.lagTimeMax, minInsync: cfg.minInsync, flush: cfg.flush,
 		produces: partition.NewPurgatory[*partition.Partition](),
 		fetches:  partition.NewPurgatory[*partition.Partition](),
 		hosted:   map[fetcher.TopicPartition]*hostedReplica{},
@@ -113,6 +119,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		changed:  make(chan struct{}, 1),
 		isrWake:  make(chan struct{}, 1),
 		deadline: make(chan struct{}, 1),
+		quotas:   newReplicationQuotas(),
 	}
 	rm.img.Store(image.Empty)
 	var err error
@@ -123,13 +130,10 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		rm.checkpointed = map[fetcher.TopicPartition]int64{}
 	}
 	rm.peers = newBrokerChannel(cfg.client, rm.brokerAddr)
-	m, err := fetcher.NewManager(fetcher.Config{
-		BrokerID:     cfg.id,
-		BrokerEpoch:  cfg.brokerEpoch,
-		Send:         rm.peers.send,
-		FetchWaitMax: cfg.fetchWaitMax,
-		Logger:       rm.log,
-	})
+	fc := cfg.fetchers
+	fc.BrokerID, fc.BrokerEpoch, fc.Send, fc.Logger = cfg.id, cfg.brokerEpoch, rm.peers.send, rm.log
+	fc.Quota = rm.quotas.follower
+	m, err := fetcher.NewManager(fc)
 	if err != nil {
 		return nil, fmt.Errorf("replica fetchers: %w", err)
 	}
@@ -144,11 +148,12 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 
 // publisher is the loader publisher that hands every image to the
 // manager's goroutine; it never blocks the raft loop. An image whose
-// delta changed no topic is not reconciled: no replica can change.
+// delta changed no topic and no config is not reconciled: no replica can
+// change.
 func (rm *ReplicaManager) publisher() loader.Publisher {
 	return loader.PublisherFuncs{Update: func(delta *image.MetadataDelta, img *image.MetadataImage, _ loader.Manifest) {
 		rm.img.Store(img)
-		if delta == nil || delta.TopicsDelta() != nil {
+		if delta == nil || delta.TopicsDelta() != nil || delta.ConfigurationsDelta() != nil {
 			signal(rm.changed)
 		}
 	}}
@@ -202,6 +207,7 @@ func (rm *ReplicaManager) runMetadata() {
 // applyImage makes the hosted partitions what img assigns this broker
 // (Kafka's ReplicaManager.applyDelta with becomeLeader and becomeFollower).
 func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
+	rm.applyQuotaConfigs(img)
 	want := map[fetcher.TopicPartition]bool{}
 	toFetch := map[fetcher.TopicPartition]fetcher.InitialFetchState{}
 	var stopFetch []fetcher.TopicPartition
@@ -217,6 +223,13 @@ func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
 			if err != nil {
 				rm.log.Error("cannot host partition", "partition", tp, "err", err)
 				continue
+			}
+			if n := minInsyncReplicas(img, tp.Topic, rm.minInsync); n != h.p.MinInsyncReplicas() {
+				// A config change: Kafka's Partition takes it at once.
+				if err := h.p.SetMinInsyncReplicas(n); err == nil {
+					rm.log.Info("min.insync.replicas changed", "partition", tp, "minInsyncReplicas", n)
+					touched = append(touched, h.p)
+				}
 			}
 			st := h.p.State()
 			if reg.Leader == rm.id {
@@ -315,7 +328,7 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 		Topic: tp.Topic, TopicID: topicID, Partition: tp.Partition,
 		Dir: rm.dir, LocalBrokerID: rm.id,
 		Log:               storage.Options{FlushPolicy: rm.flush},
-		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic),
+		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic, rm.minInsync),
 		ReplicaLagTimeMax: rm.lagTimeMax,
 		ReplicaEligible:   rm.isrEligible,
 		HighWatermark:     rm.checkpointed[tp],
@@ -330,10 +343,12 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 	return h, nil
 }
 
-// minInsyncReplicas is the topic's min.insync.replicas, else the
-// cluster's default, else 0 (the partition's default). It is read when the
-// replica is opened: a later change applies from the next start.
-func minInsyncReplicas(img *image.MetadataImage, topic string) int {
+// minInsyncReplicas is the topic's min.insync.replicas, else the dynamic
+// cluster default, else the broker's own (static) one: Kafka's order.
+// Each image is checked against the open replicas, so a change applies at
+// once. A value that is not a positive number is skipped, as the
+// controller refuses it.
+func minInsyncReplicas(img *image.MetadataImage, topic string, static int) int {
 	for _, res := range []image.ConfigResource{{Type: record.ResourceTopic, Name: topic}, {Type: record.ResourceBroker}} {
 		c := img.Configs().Resource(res)
 		if c == nil {
@@ -345,7 +360,10 @@ func minInsyncReplicas(img *image.MetadataImage, topic string) int {
 			}
 		}
 	}
-	return 0
+	if static <= 0 {
+		return partition.DefaultMinInsyncReplicas
+	}
+	return static
 }
 
 // isrEligible is Kafka's isReplicaIsrEligible: a broker registered,
@@ -465,6 +483,11 @@ type ReplicaManagerStats struct {
 	// DelayedProduces and DelayedFetches count the requests waiting in
 	// purgatory.
 	DelayedProduces, DelayedFetches int
+	// LeaderThrottledBytesPerSec and FollowerThrottledBytesPerSec are the
+	// measured rates of throttled replication (sent as leader, fetched as
+	// follower) that the replication quotas bound (Kafka's byte-rate of
+	// the LeaderReplication and FollowerReplication quota types).
+	LeaderThrottledBytesPerSec, FollowerThrottledBytesPerSec float64
 }
 
 // Stats is a snapshot of the hosted replicas and the fetchers.
@@ -475,7 +498,9 @@ func (rm *ReplicaManager) Stats() ReplicaManagerStats {
 		ps = append(ps, h.p)
 	}
 	rm.mu.RUnlock()
-	out := ReplicaManagerStats{Fetchers: rm.fetchers.Stats(), DelayedProduces: rm.produces.Len(), DelayedFetches: rm.fetches.Len()}
+	now := time.Now()
+	out := ReplicaManagerStats{Fetchers: rm.fetchers.Stats(), DelayedProduces: rm.produces.Len(), DelayedFetches: rm.fetches.Len(),
+		LeaderThrottledBytesPerSec: rm.quotas.leader.Rate(now), FollowerThrottledBytesPerSec: rm.quotas.follower.Rate(now)}
 	for _, p := range ps {
 		st := p.State()
 		out.Partitions = append(out.Partitions, ReplicaStats{

@@ -15,6 +15,7 @@ import (
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 )
@@ -62,12 +63,19 @@ type ControllerConfig struct {
 	// and default.replication.factor; 0 means Kafka's 1.
 	DefaultNumPartitions     int32
 	DefaultReplicationFactor int16
+	// UncleanLeaderElectionEnable is unclean.leader.election.enable, the
+	// cluster default a topic's config overrides.
+	UncleanLeaderElectionEnable bool
+	// UncleanLeaderElectionInterval is unclean.leader.election.interval.ms;
+	// 0 means Kafka's 5 min.
+	UncleanLeaderElectionInterval time.Duration
 	// OnEvent, if set, receives the controller's events, from its
 	// goroutine; it must not block.
 	OnEvent func(controller.Event)
 }
 
-// BrokerConfig configures a broker's lifecycle manager.
+// BrokerConfig configures a broker's lifecycle manager and its
+// ReplicaManager. Zero values take Kafka's defaults.
 type BrokerConfig struct {
 	// HeartbeatInterval is broker.heartbeat.interval.ms; 0 means Kafka's
 	// 2 s.
@@ -80,6 +88,21 @@ type BrokerConfig struct {
 	// ReplicaFetchWaitMax is replica.fetch.wait.max.ms; 0 means Kafka's
 	// 500 ms.
 	ReplicaFetchWaitMax time.Duration
+	// NumReplicaFetchers is num.replica.fetchers; 0 means Kafka's 1.
+	NumReplicaFetchers int
+	// ReplicaFetchBackoff is replica.fetch.backoff.ms; 0 means Kafka's 1 s.
+	ReplicaFetchBackoff time.Duration
+	// ReplicaFetchMinBytes, ReplicaFetchMaxBytes and
+	// ReplicaFetchResponseMaxBytes are replica.fetch.min.bytes (1),
+	// replica.fetch.max.bytes (1 MiB) and replica.fetch.response.max.bytes
+	// (10 MiB).
+	ReplicaFetchMinBytes         int32
+	ReplicaFetchMaxBytes         int32
+	ReplicaFetchResponseMaxBytes int32
+	// MinInsyncReplicas is min.insync.replicas from the broker's own
+	// configuration: the default below a topic's config and the dynamic
+	// cluster default. 0 means Kafka's 1.
+	MinInsyncReplicas int
 }
 
 // Server is one node of the cluster: a listener, the dispatcher behind it
@@ -404,6 +427,8 @@ func (s *Server) newController(mux *wire.Mux) (*controller.QuorumController, err
 		NoOpInterval:             c.NoOpInterval,
 		DefaultNumPartitions:     c.DefaultNumPartitions,
 		DefaultReplicationFactor: c.DefaultReplicationFactor,
+		UncleanLeaderElection:    c.UncleanLeaderElectionEnable,
+		UncleanElectionInterval:  c.UncleanLeaderElectionInterval,
 		OnEvent:                  c.OnEvent,
 		Logger:                   s.log,
 	})
@@ -467,12 +492,20 @@ func (s *Server) newReplicaManager(mux *wire.Mux, ch *controllerChannel) (*Repli
 			}
 			return -1
 		},
-		controller:   func() int32 { return s.raft.Status().LeaderID },
-		ctl:          ch,
-		client:       ch.cfg,
-		lagTimeMax:   s.cfg.Broker.ReplicaLagTimeMax,
-		fetchWaitMax: s.cfg.Broker.ReplicaFetchWaitMax,
-		flush:        s.cfg.Raft.Flush,
+		controller: func() int32 { return s.raft.Status().LeaderID },
+		ctl:        ch,
+		client:     ch.cfg,
+		lagTimeMax: s.cfg.Broker.ReplicaLagTimeMax,
+		minInsync:  s.cfg.Broker.MinInsyncReplicas,
+		fetchers: fetcher.Config{
+			NumReplicaFetchers:    s.cfg.Broker.NumReplicaFetchers,
+			FetchWaitMax:          s.cfg.Broker.ReplicaFetchWaitMax,
+			FetchMinBytes:         s.cfg.Broker.ReplicaFetchMinBytes,
+			FetchMaxBytes:         s.cfg.Broker.ReplicaFetchMaxBytes,
+			FetchResponseMaxBytes: s.cfg.Broker.ReplicaFetchResponseMaxBytes,
+			FetchBackoff:          s.cfg.Broker.ReplicaFetchBackoff,
+		},
+		flush: s.cfg.Raft.Flush,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", s.id, err)

@@ -67,7 +67,9 @@ func (c *QuorumController) alterPartition(r *kmsg.AlterPartitionRequest) outcome
 			for i, m := range members {
 				isr[i] = m.id
 			}
-			ch := partitionChange(topic.ID(), pd.Partition, p, isr, acceptableLeader(img, -1, -1), v)
+			// The sender leads and is in its ISR, so Kafka's unclean
+			// fallback never applies here.
+			ch, _ := partitionChange(topic.ID(), pd.Partition, p, isr, acceptableLeader(img, -1, -1), electionOnline, v)
 			if pd.LeaderRecoveryState != p.LeaderRecoveryState {
 				if ch == nil {
 					ch = record.NewPartitionChangeRecord(topic.ID(), pd.Partition)

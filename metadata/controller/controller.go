@@ -19,6 +19,8 @@ const (
 	DefaultSessionTimeout = 9 * time.Second
 	// DefaultNoOpInterval is metadata.max.idle.interval.ms.
 	DefaultNoOpInterval = 500 * time.Millisecond
+	// DefaultUncleanElectionInterval is unclean.leader.election.interval.ms.
+	DefaultUncleanElectionInterval = 5 * time.Minute
 )
 
 // Config configures a QuorumController.
@@ -45,6 +47,16 @@ type Config struct {
 	// DefaultReplicationFactor is default.replication.factor, used by
 	// CreateTopics asking for -1; 0 means 1.
 	DefaultReplicationFactor int16
+	// UncleanLeaderElection is unclean.leader.election.enable from the
+	// controller's own configuration: the default below a topic's config
+	// and the dynamic cluster default (ConfigurationControlManager's
+	// getTopicConfig order).
+	UncleanLeaderElection bool
+	// UncleanElectionInterval is unclean.leader.election.interval.ms: how
+	// often the active controller tries unclean elections for leaderless
+	// partitions (Kafka's electUnclean periodic task). 0 means
+	// DefaultUncleanElectionInterval.
+	UncleanElectionInterval time.Duration
 	// OnEvent, if set, hears every Event, on the controller's goroutine:
 	// it must not block nor call back into the controller's loop.
 	OnEvent func(Event)
@@ -94,10 +106,14 @@ type state struct {
 	nextOffset    int64
 	nextNoOp      time.Time
 	nextFenceScan time.Time
-	heartbeats    map[int32]*brokerHeartbeat
-	timedOut      int64
-	lastCommitted int64
-	closing       bool
+	nextUnclean   time.Time
+	// uncleanElections counts the unclean elections committed since the
+	// controller started.
+	uncleanElections int64
+	heartbeats       map[int32]*brokerHeartbeat
+	timedOut         int64
+	lastCommitted    int64
+	closing          bool
 	// counted is the topics image the partition counts are of.
 	counted             *image.TopicsImage
 	partitions, offline int
@@ -121,6 +137,12 @@ func newController(cfg Config, app appendFunc) (*QuorumController, error) {
 	}
 	if cfg.SessionTimeout < 0 {
 		return nil, fmt.Errorf("controller: negative session timeout %v", cfg.SessionTimeout)
+	}
+	if cfg.UncleanElectionInterval < 0 {
+		return nil, fmt.Errorf("controller: negative unclean leader election interval %v", cfg.UncleanElectionInterval)
+	}
+	if cfg.UncleanElectionInterval == 0 {
+		cfg.UncleanElectionInterval = DefaultUncleanElectionInterval
 	}
 	if cfg.DefaultNumPartitions <= 0 {
 		cfg.DefaultNumPartitions = 1
@@ -149,6 +171,7 @@ func newController(cfg Config, app appendFunc) (*QuorumController, error) {
 	if cfg.NoOpInterval > 0 {
 		c.tickEvery = min(c.tickEvery, cfg.NoOpInterval)
 	}
+	c.tickEvery = min(c.tickEvery, cfg.UncleanElectionInterval)
 	c.activeEpoch.Store(-1)
 	c.st = state{
 		committed:     image.Empty,
@@ -225,7 +248,8 @@ func (c *QuorumController) drain() {
 	c.publish()
 }
 
-// timers runs what is due: a session scan and an idle no-op.
+// timers runs what is due: a session scan, unclean elections and an idle
+// no-op.
 func (c *QuorumController) timers() {
 	if !c.st.active {
 		return
@@ -234,6 +258,10 @@ func (c *QuorumController) timers() {
 	if !now.Before(c.st.nextFenceScan) {
 		c.st.nextFenceScan = now.Add(c.tickEvery)
 		c.maybeFenceStaleBroker(now)
+	}
+	if !now.Before(c.st.nextUnclean) {
+		c.st.nextUnclean = now.Add(c.cfg.UncleanElectionInterval)
+		c.maybeElectUncleanLeaders()
 	}
 	if c.cfg.NoOpInterval > 0 && !now.Before(c.st.nextNoOp) {
 		c.st.nextNoOp = now.Add(c.cfg.NoOpInterval)

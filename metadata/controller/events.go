@@ -40,6 +40,12 @@ const (
 	// EventPartitionChanged: the leader or ISR of Topic-Partition changed;
 	// Leader is the new leader and Reason says why.
 	EventPartitionChanged
+	// EventUncleanLeaderElection: no member of Topic-Partition's ISR
+	// (LastIsr) was alive and the topic allows unclean.leader.election.enable,
+	// so Leader, a replica outside the ISR, was elected and made the ISR
+	// alone (Isr), in LeaderRecoveryState RECOVERING: what only LastIsr
+	// held may be lost.
+	EventUncleanLeaderElection
 )
 
 var eventKindNames = map[EventKind]string{
@@ -54,6 +60,7 @@ var eventKindNames = map[EventKind]string{
 	EventTopicDeleted:             "topic-deleted",
 	EventPartitionsCreated:        "partitions-created",
 	EventPartitionChanged:         "partition-changed",
+	EventUncleanLeaderElection:    "unclean-leader-election",
 }
 
 // String is the kind's name, e.g. "broker-unfenced".
@@ -82,5 +89,7 @@ type Event struct {
 	Partitions  int32
 	Leader      int32
 	Isr         []int32
-	Reason      string
+	// LastIsr is the ISR before an unclean election.
+	LastIsr []int32
+	Reason  string
 }

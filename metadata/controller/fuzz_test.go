@@ -15,6 +15,7 @@ var fuzzAPIs = []func() kmsg.Request{
 	func() kmsg.Request { return kmsg.NewPtrDeleteTopicsRequest() },
 	func() kmsg.Request { return kmsg.NewPtrCreatePartitionsRequest() },
 	func() kmsg.Request { return kmsg.NewPtrAllocateProducerIDsRequest() },
+	func() kmsg.Request { return kmsg.NewPtrIncrementalAlterConfigsRequest() },
 }
 
 // fuzzSeed encodes req as the fuzzer reads it: API index, version, body.
@@ -45,6 +46,9 @@ func FuzzRequests(f *testing.F) {
 	cp.Version = 3
 	cp.Topics = []kmsg.CreatePartitionsRequestTopic{{Topic: "fixed", Count: 4, Assignment: []kmsg.CreatePartitionsRequestTopicAssignment{{Replicas: []int32{101, 102}}}}}
 	f.Add(fuzzSeed(5, cp))
+	f.Add(fuzzSeed(7, alterConfigs(false,
+		resource(kmsg.ConfigResourceTypeTopic, "fixed", op(kmsg.IncrementalAlterConfigOpAppend, "leader.replication.throttled.replicas", kmsg.StringPtr("0:101,*"))),
+		resource(kmsg.ConfigResourceTypeBroker, "", op(kmsg.IncrementalAlterConfigOpSet, "unclean.leader.election.enable", kmsg.StringPtr("true"))))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 2 {
 			return

@@ -28,6 +28,10 @@ type Metrics struct {
 	// TimedOutBrokerHeartbeatCount counts brokers fenced because their
 	// session timed out, since the controller started.
 	TimedOutBrokerHeartbeatCount int64 `json:"TimedOutBrokerHeartbeatCount"`
+	// UncleanLeaderElectionsPerSec counts the unclean leader elections
+	// this controller committed since it started: the count of Kafka's
+	// kafka.controller:type=ControllerStats meter of that name.
+	UncleanLeaderElectionsPerSec int64 `json:"UncleanLeaderElectionsPerSec"`
 }
 
 // BrokerHeartbeatState is what the active controller knows of one
@@ -63,6 +67,7 @@ func (c *QuorumController) publish() {
 		LastAppliedRecordOffset:      st.committed.Provenance().LastContainedOffset,
 		LastCommittedRecordOffset:    st.lastCommitted,
 		TimedOutBrokerHeartbeatCount: st.timedOut,
+		UncleanLeaderElectionsPerSec: st.uncleanElections,
 		GlobalTopicCount:             img.Topics().Len(),
 	}
 	if st.active {

@@ -23,40 +23,63 @@ func acceptableLeader(img *image.MetadataImage, removing, adding int32) func(int
 	}
 }
 
+// election is how a partition change may pick its leader (Kafka's
+// PartitionChangeBuilder.Election, without PREFERRED).
+type election int
+
+const (
+	// electionOnline elects only from the target ISR.
+	electionOnline election = iota
+	// electionUnclean falls back, when no ISR member is acceptable, to the
+	// first acceptable replica outside it: the topic allows
+	// unclean.leader.election.enable.
+	electionUnclean
+)
+
 // partitionChange builds the PartitionChangeRecord that moves partition p
 // to targetIsr and elects a leader, as Kafka's PartitionChangeBuilder does
-// with eligible leader replicas off and ONLINE election: the current leader
-// stays if it is in the target ISR and acceptable, else the first replica
-// that is; none gives NoLeader. With ELR off the ISR never becomes empty:
-// a target of none keeps the ISR (its last member stays). nil means no
-// change.
+// with eligible leader replicas off: the current leader stays if it is in
+// the target ISR and acceptable, else the first replica that is; with
+// electionUnclean and none, the first acceptable replica at all, with the
+// ISR forced to it alone and the leader marked RECOVERING (it may lack
+// records the ISR had). No leader gives NoLeader. With ELR off the ISR
+// never becomes empty: a target of none keeps the ISR (its last member
+// stays). nil means no change; unclean says the leader came from outside
+// the ISR.
 func partitionChange(topic record.Uuid, id int32, p *image.PartitionRegistration, targetIsr []int32,
-	acceptable func(int32) bool, v versions) *record.PartitionChangeRecord {
+	acceptable func(int32) bool, el election, v versions) (c *record.PartitionChangeRecord, unclean bool) {
 	valid := func(r int32) bool { return slices.Contains(targetIsr, r) && acceptable(r) }
 	leader := record.NoLeader
 	if p.Leader >= 0 && valid(p.Leader) {
 		leader = p.Leader
-	} else {
-		for _, r := range p.Replicas {
-			if valid(r) {
-				leader = r
-				break
-			}
+	} else if i := slices.IndexFunc(p.Replicas, valid); i >= 0 {
+		leader = p.Replicas[i]
+	} else if el == electionUnclean {
+		if i := slices.IndexFunc(p.Replicas, acceptable); i >= 0 {
+			leader, unclean = p.Replicas[i], true
 		}
 	}
-	c := record.NewPartitionChangeRecord(topic, id)
+	c = record.NewPartitionChangeRecord(topic, id)
 	c.Version = v.partitionChange
 	changed := false
 	if leader != p.Leader {
 		c.Leader, changed = leader, true
 	}
-	if len(targetIsr) > 0 && !slices.Equal(targetIsr, p.Isr) {
+	switch {
+	case unclean:
+		// Kafka's tryElection: the ISR is forced to the new leader alone.
+		// That may lose data, hence RECOVERING.
+		c.Isr = []int32{leader}
+		if p.LeaderRecoveryState != record.LeaderRecovering {
+			c.LeaderRecoveryState = record.LeaderRecovering
+		}
+	case len(targetIsr) > 0 && !slices.Equal(targetIsr, p.Isr):
 		c.Isr, changed = slices.Clone(targetIsr), true
 	}
 	if !changed {
-		return nil
+		return nil, false
 	}
-	return c
+	return c, unclean
 }
 
 // without is isr without r.
@@ -84,6 +107,21 @@ func changeEvent(topic string, c *record.PartitionChangeRecord, p *image.Partiti
 		Leader: leader, Isr: slices.Clone(isr), Reason: reason}
 }
 
+// uncleanEvent reports an unclean election once it commits.
+func uncleanEvent(topic string, c *record.PartitionChangeRecord, p *image.PartitionRegistration, reason string) Event {
+	return Event{Kind: EventUncleanLeaderElection, Topic: topic, TopicID: c.TopicID, Partition: c.PartitionID,
+		Leader: c.Leader, Isr: slices.Clone(c.Isr), LastIsr: slices.Clone(p.Isr), Reason: reason}
+}
+
+// changeEvents are the events of a change: an unclean election is told
+// as such before the change itself.
+func changeEvents(topic string, c *record.PartitionChangeRecord, p *image.PartitionRegistration, unclean bool, reason string) []Event {
+	if unclean {
+		return []Event{uncleanEvent(topic, c, p, reason), changeEvent(topic, c, p, reason+", unclean election")}
+	}
+	return []Event{changeEvent(topic, c, p, reason)}
+}
+
 // removeBrokerFromIsrs is Kafka's generateLeaderAndIsrUpdates with a broker
 // to remove: every partition whose ISR holds it loses it (keeping a last
 // member), and those it led elect another leader.
@@ -99,9 +137,9 @@ func (c *QuorumController) removeBrokerFromIsrs(img *image.MetadataImage, id int
 			if !p.InIsr(id) && p.Leader != id {
 				continue
 			}
-			if ch := partitionChange(t.ID(), pid, p, without(p.Isr, id), ok, v); ch != nil {
+			if ch, unclean := partitionChange(t.ID(), pid, p, without(p.Isr, id), ok, c.electionFor(img, name), v); ch != nil {
 				recs = append(recs, ch)
-				evs = append(evs, changeEvent(name, ch, p, reason))
+				evs = append(evs, changeEvents(name, ch, p, unclean, reason)...)
 			}
 		}
 	}
@@ -110,7 +148,8 @@ func (c *QuorumController) removeBrokerFromIsrs(img *image.MetadataImage, id int
 
 // electLeaderless elects leaders, now that broker id is acceptable, for the
 // partitions that have none (Kafka's handleBrokerUnfenced over
-// partitionsWithNoLeader).
+// partitionsWithNoLeader): from the ISR, or, where the topic allows an
+// unclean election and no ISR member is alive, from the other replicas.
 func (c *QuorumController) electLeaderless(img *image.MetadataImage, id int32, reason string) ([]record.Record, []Event) {
 	v := c.versions(img)
 	ok := acceptableLeader(img, -1, id)
@@ -120,12 +159,12 @@ func (c *QuorumController) electLeaderless(img *image.MetadataImage, id int32, r
 		t := img.Topics().TopicByName(name)
 		for _, pid := range t.PartitionIDs() {
 			p := t.Partition(pid)
-			if p.HasLeader() || !p.InIsr(id) {
+			if p.HasLeader() || !p.HasReplica(id) {
 				continue
 			}
-			if ch := partitionChange(t.ID(), pid, p, p.Isr, ok, v); ch != nil {
+			if ch, unclean := partitionChange(t.ID(), pid, p, p.Isr, ok, c.electionFor(img, name), v); ch != nil {
 				recs = append(recs, ch)
-				evs = append(evs, changeEvent(name, ch, p, reason))
+				evs = append(evs, changeEvents(name, ch, p, unclean, reason)...)
 			}
 		}
 	}

@@ -123,6 +123,9 @@ func (c *QuorumController) batchDone(b *batch) {
 	}
 	b.waiters = nil
 	for _, ev := range b.events {
+		if ev.Kind == EventUncleanLeaderElection {
+			st.uncleanElections++
+		}
 		c.emit(ev)
 	}
 	c.dropCommitted()

@@ -21,6 +21,7 @@ var APIs = []wire.APIRange{
 	{Key: kmsg.CreateTopics.Int16(), MinVersion: 2, MaxVersion: 7},
 	{Key: kmsg.DeleteTopics.Int16(), MinVersion: 1, MaxVersion: 6},
 	{Key: kmsg.CreatePartitions.Int16(), MinVersion: 0, MaxVersion: 3},
+	{Key: kmsg.IncrementalAlterConfigs.Int16(), MinVersion: 0, MaxVersion: 1},
 }
 
 // Register registers the controller's APIs on the node's mux.
@@ -76,6 +77,8 @@ func (c *QuorumController) handle(body kmsg.Request, respond func(kmsg.Response)
 		o = c.deleteTopics(b)
 	case *kmsg.CreatePartitionsRequest:
 		o = c.createPartitions(b)
+	case *kmsg.IncrementalAlterConfigsRequest:
+		o = c.incrementalAlterConfigs(b)
 	default:
 		// The mux routes only the APIs registered here, decoded by kmsg
 		// as their own types.
@@ -169,6 +172,8 @@ func errorResponse(req kmsg.Request, code int16, msg string) kmsg.Response {
 			r.Topics = append(r.Topics, rt)
 		}
 		return r
+	case *kmsg.IncrementalAlterConfigsRequest:
+		return alterConfigsError(b, code, m)
 	}
 	return nil
 }
