@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,7 +17,6 @@ import (
 
 // truncationRepro runs the test of an old leader's truncation, which the
 // engine does not pass yet.
-var truncationRepro = flag.Bool("truncation-repro", false, "run TestOldLeaderTruncatesWhenItReturns")
 
 // On the real engine: 50 records produced with acks=all come back from
 // the beginning, every replica's log ends at the high watermark of 50, and
@@ -238,9 +236,6 @@ func TestFollowerLeavesAndRejoinsTheISR(t *testing.T) {
 func TestOldLeaderTruncatesWhenItReturns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real playground")
-	}
-	if !*truncationRepro {
-		t.Skip("the engine does not truncate here yet: the new leader, whose log is empty, answers the old leader's fetch (last fetched epoch 0, offset 10) with an undefined DivergingEpoch (-1, -1) where Kafka answers (0, 0), and the fetcher ignores it and fetches again at once; run with -truncation-repro")
 	}
 	h := newHarness(t)
 	h.serveReal("default", 3, 3)

@@ -175,10 +175,11 @@ func TestProduceErrorsAndOffsets(t *testing.T) {
 		ot.Partitions = append(ot.Partitions, p)
 	}
 	oe.Topics = []kmsg.OffsetForLeaderEpochRequestTopic{ot}
-	// Every batch is of leader epoch 3: it ends at the log end, and no
-	// epoch at or below 2 is known.
+	// Every batch is of leader epoch 3: it ends at the log end, and epoch
+	// 2, below every epoch of the log, ends where epoch 3 starts (Kafka's
+	// LeaderEpochFileCache.endOffsetFor).
 	eps := rm.offsetForLeaderEpoch(oe).Topics[0].Partitions
-	if eps[0].ErrorCode != 0 || eps[0].LeaderEpoch != 3 || eps[0].EndOffset != 9 || eps[1].ErrorCode != 0 || eps[1].EndOffset != -1 {
+	if eps[0].ErrorCode != 0 || eps[0].LeaderEpoch != 3 || eps[0].EndOffset != 9 || eps[1].ErrorCode != 0 || eps[1].LeaderEpoch != 2 || eps[1].EndOffset != 0 {
 		t.Fatalf("OffsetForLeaderEpoch 3, 2 = %+v", eps)
 	}
 }

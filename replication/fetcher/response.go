@@ -69,6 +69,10 @@ func (t *Thread) processFetchRequest(f *replicaFetch) {
 			}
 			st.lastFetch = now
 			switch code := rp.ErrorCode; {
+			case code == 0 && rp.DivergingEpoch.Epoch >= 0 && rp.DivergingEpoch.EndOffset < 0:
+				// A divergence the leader cannot place: fetching again at
+				// once would get the same answer at once, a hot loop.
+				t.delayLocked(s.tp, now, fmt.Sprintf("leader found epoch %d diverging with no end offset", rp.DivergingEpoch.Epoch))
 			case code == 0 && rp.DivergingEpoch.Epoch >= 0:
 				// Records are not appended and the high watermark is not
 				// moved until the truncation is done: the next fetch does it.
@@ -171,8 +175,6 @@ func (t *Thread) truncateOnDivergingEpoch(tp TopicPartition, st *partitionState,
 	leo := st.replica.LogEndOffset()
 	var offset int64
 	switch followerEnd, followerEpoch, ok := st.replica.EndOffsetForEpoch(epoch); {
-	case endOffset < 0:
-		offset = st.FetchOffset
 	case !ok:
 		offset = min(endOffset, leo)
 	case followerEpoch != epoch:

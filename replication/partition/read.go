@@ -96,6 +96,11 @@ func (p *Partition) Read(f FetchParams) (FetchResult, error) {
 	res := FetchResult{HighWatermark: p.hwm, LastStableOffset: p.hwm, LogStartOffset: p.log.LogStartOffset(), LogEndOffset: p.log.LogEndOffset()}
 	if f.LastFetchedEpoch >= 0 {
 		end := p.endOffsetForEpoch(f.LastFetchedEpoch)
+		if end.EndOffset < 0 || end.Epoch < 0 {
+			// Kafka's validateFetchOffsetAndMaybeGetDivergingEpoch: a
+			// DivergingEpoch of (-1, -1) would read as none on the wire.
+			return FetchResult{}, fmt.Errorf("partition %s: no end offset for last fetched epoch %d: %w", p.name, f.LastFetchedEpoch, kerr.OffsetOutOfRange)
+		}
 		if end.Epoch < f.LastFetchedEpoch || end.EndOffset < f.FetchOffset {
 			res.DivergingEpoch = &end
 			return res, nil
@@ -146,15 +151,45 @@ func (p *Partition) checkCurrentLeaderEpoch(epoch int32) error {
 	return nil
 }
 
-// endOffsetForEpoch answers from the epoch cache, with the leader's current
-// epoch counted from its start even before it has written a batch (Kafka
-// assigns it in the cache at makeLeader).
+// endOffsetForEpoch is Kafka's LeaderEpochFileCache.endOffsetFor over the
+// log's epochs, with a leader's current epoch starting at its start even
+// before it has written a batch (Kafka assigns the epoch's start offset
+// when the replica becomes leader): the asked epoch if it is the latest,
+// with the log end; else the largest epoch at most the asked one (or the
+// asked one itself when the log starts after it) with the start of the
+// next epoch; (-1, -1) when no epoch follows it.
 func (p *Partition) endOffsetForEpoch(epoch int32) EpochEndOffset {
-	if p.role == RoleLeader && p.leaderEpoch > p.log.LastEpoch() && epoch >= p.leaderEpoch {
-		return EpochEndOffset{Epoch: p.leaderEpoch, EndOffset: p.log.LogEndOffset()}
+	entries := p.log.Epochs()
+	if p.role == RoleLeader && p.leaderEpoch > p.log.LastEpoch() {
+		entries = append(entries, storage.EpochEntry{Epoch: p.leaderEpoch, StartOffset: p.leaderEpochStart})
 	}
-	e, end := p.log.EndOffsetForEpoch(epoch)
-	return EpochEndOffset{Epoch: e, EndOffset: end}
+	return kafkaEndOffsetFor(entries, epoch, p.log.LogEndOffset())
+}
+
+func kafkaEndOffsetFor(entries []storage.EpochEntry, epoch int32, logEndOffset int64) EpochEndOffset {
+	undefined := EpochEndOffset{Epoch: NoEpoch, EndOffset: -1}
+	if epoch < 0 || len(entries) == 0 {
+		return undefined
+	}
+	if entries[len(entries)-1].Epoch == epoch {
+		return EpochEndOffset{Epoch: epoch, EndOffset: logEndOffset}
+	}
+	higher := -1 // the first entry after epoch
+	for i, e := range entries {
+		if e.Epoch > epoch {
+			higher = i
+			break
+		}
+	}
+	switch higher {
+	case -1:
+		return undefined
+	case 0:
+		// The log starts after epoch: the follower keeps what it has
+		// below the first epoch the leader holds.
+		return EpochEndOffset{Epoch: epoch, EndOffset: entries[0].StartOffset}
+	}
+	return EpochEndOffset{Epoch: entries[higher-1].Epoch, EndOffset: entries[higher].StartOffset}
 }
 
 // LastOffsetForLeaderEpoch answers OffsetForLeaderEpoch (Kafka's

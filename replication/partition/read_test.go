@@ -125,10 +125,12 @@ func TestReadLimitsAndErrors(t *testing.T) {
 		}
 	}
 	// A fetch offset past the end of the follower's epoch diverges even
-	// with the offset inside the log.
+	// with the offset inside the log: epoch 0, below every epoch here,
+	// ends where the first one starts (Kafka's endOffsetFor), so the
+	// follower truncates to 0.
 	res := read(FetchParams{ReplicaID: 2, FetchOffset: 8, CurrentLeaderEpoch: 1, LastFetchedEpoch: 0})
-	if res.DivergingEpoch == nil || *res.DivergingEpoch != (EpochEndOffset{-1, -1}) {
-		t.Fatalf("unknown epoch 0: diverging %+v, want (-1, -1)", res.DivergingEpoch)
+	if res.DivergingEpoch == nil || *res.DivergingEpoch != (EpochEndOffset{0, 0}) {
+		t.Fatalf("epoch 0 before the log's first: diverging %+v, want (0, 0)", res.DivergingEpoch)
 	}
 
 	if _, err := p.MakeFollower(2, 2, 2, []int32{1, 2}, []int32{1, 2}); err != nil {
