@@ -17,11 +17,11 @@ func TestKafkaEndOffsetFor(t *testing.T) {
 		epoch   int32
 		want    EpochEndOffset
 	}{
-		{log, 4, EpochEndOffset{4, 100}},          // the latest: the log end
-		{log, 3, EpochEndOffset{3, 70}},           // ends where 4 starts
-		{log, 2, EpochEndOffset{1, 40}},           // unknown: the largest below, to the next start
-		{log, 0, EpochEndOffset{0, 0}},            // below every epoch: where the first starts
-		{log, 5, EpochEndOffset{NoEpoch, -1}},     // above every epoch
+		{log, 4, EpochEndOffset{4, 100}},      // the latest: the log end
+		{log, 3, EpochEndOffset{3, 70}},       // ends where 4 starts
+		{log, 2, EpochEndOffset{1, 40}},       // unknown: the largest below, to the next start
+		{log, 0, EpochEndOffset{0, 0}},        // below every epoch: where the first starts
+		{log, 5, EpochEndOffset{NoEpoch, -1}}, // above every epoch
 		{log, NoEpoch, EpochEndOffset{NoEpoch, -1}},
 		{nil, 0, EpochEndOffset{NoEpoch, -1}},
 		// A new leader of epoch 1 with an empty log: its epoch starts at 0.
