@@ -101,8 +101,8 @@ func writeBrokers(w io.Writer, v *view.View) error {
 	}
 	for _, n := range v.Nodes {
 		if m := n.ControllerMetrics; m != nil && m.ActiveControllerCount == 1 {
-			_, err := fmt.Fprintf(w, "\nactive controller %d (kafka.controller:type=KafkaController): ActiveBrokerCount %d, FencedBrokerCount %d, GlobalTopicCount %d, GlobalPartitionCount %d, OfflinePartitionsCount %d, TimedOutBrokerHeartbeatCount %d, LastCommittedRecordOffset %d\n",
-				n.ID, m.ActiveBrokerCount, m.FencedBrokerCount, m.GlobalTopicCount, m.GlobalPartitionCount, m.OfflinePartitionsCount, m.TimedOutBrokerHeartbeatCount, m.LastCommittedRecordOffset)
+			_, err := fmt.Fprintf(w, "\nactive controller %d (kafka.controller:type=KafkaController): ActiveBrokerCount %d, FencedBrokerCount %d, GlobalTopicCount %d, GlobalPartitionCount %d, OfflinePartitionsCount %d, TimedOutBrokerHeartbeatCount %d, UncleanLeaderElectionsPerSec %d (a count), LastCommittedRecordOffset %d\n",
+				n.ID, m.ActiveBrokerCount, m.FencedBrokerCount, m.GlobalTopicCount, m.GlobalPartitionCount, m.OfflinePartitionsCount, m.TimedOutBrokerHeartbeatCount, m.UncleanLeaderElectionsPerSec, m.LastCommittedRecordOffset)
 			return err
 		}
 	}

@@ -6,8 +6,7 @@ import (
 )
 
 // controllerMetricsView copies the controller's metrics that the view
-// shows. UncleanLeaderElectionsPerSec is not among them yet: the view
-// (cluster/view) has no field for it.
+// shows.
 func controllerMetricsView(m controller.Metrics) view.ControllerMetrics {
 	return view.ControllerMetrics{
 		ActiveControllerCount:        m.ActiveControllerCount,
@@ -19,5 +18,6 @@ func controllerMetricsView(m controller.Metrics) view.ControllerMetrics {
 		LastAppliedRecordOffset:      m.LastAppliedRecordOffset,
 		LastCommittedRecordOffset:    m.LastCommittedRecordOffset,
 		TimedOutBrokerHeartbeatCount: m.TimedOutBrokerHeartbeatCount,
+		UncleanLeaderElectionsPerSec: m.UncleanLeaderElectionsPerSec,
 	}
 }

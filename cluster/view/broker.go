@@ -86,6 +86,10 @@ type ControllerMetrics struct {
 	// TimedOutBrokerHeartbeatCount counts the brokers it fenced because
 	// their session timed out, since it started.
 	TimedOutBrokerHeartbeatCount int64 `json:"TimedOutBrokerHeartbeatCount"`
+	// UncleanLeaderElectionsPerSec counts, since it started, the leaders
+	// it elected from outside a partition's ISR (Kafka's ControllerStats
+	// meter of that name, as a count).
+	UncleanLeaderElectionsPerSec int64 `json:"UncleanLeaderElectionsPerSec"`
 }
 
 // ExternalBroker is a registered broker that is not one of the
