@@ -26,12 +26,15 @@ const Forms = `  leader                         a leader is known
 ` + metadataForms + `
 ` + dataPlaneForms + `
 OP is one of == != > >= < <=. NODE is a node ID, leader, follower,
-old-leader or target; N and BROKER a broker's ID. V is a number, or for
+old-leader, target, leader-of:T-P or follower-of:T-P; N and BROKER a
+broker's ID, leader-of:T-P or follower-of:T-P. V is a number, or for
 epoch, hwm OP V and node NODE hwm/log-end "baseline" or "baseline+K": the leader's epoch (for epoch) or high watermark
 (for hwm and log-end) just before the last kill, stop, isolate, resign or
 wipe. old-leader is the leader then, target the node it acted on, follower
 the running follower of the current leader with the lowest ID (a wait
-waits for one).`
+waits for one); leader-of:T-P is the broker leading partition T-P,
+follower-of:T-P its replica with the lowest ID that does not lead it
+(while it has no leader, the lowest outside its ISR).`
 
 type condKind int
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,7 +44,8 @@ const RefsHelp = `leader (the current leader), follower (the running follower of
 current leader with the lowest id), old-leader (the leader before the last
 kill, stop, isolate, resign or wipe), target (the node that action
 targeted), leader-of:TOPIC-P (the broker leading that partition) or
-follower-of:TOPIC-P (its replica with the lowest id that does not lead it)`
+follower-of:TOPIC-P (its replica with the lowest id that does not lead it;
+while it has no leader, the lowest outside its ISR)`
 
 // NodeRef names a node as users write it: a node ID, "leader" (the current
 // leader), "follower" (the running follower of the current leader with
@@ -167,20 +169,15 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 		if !ok {
 			return 0, fmt.Errorf("%s: %w %s in the committed metadata", r, ErrNoPartition, r.tp)
 		}
-		if p.Leader == view.NoLeader {
-			return 0, fmt.Errorf("%s: %w: %s has no leader right now", r, ErrNoLeader, r.tp)
+		if r.name == RefLeaderOf {
+			if p.Leader == view.NoLeader {
+				return 0, fmt.Errorf("%s: %w: %s has no leader right now", r, ErrNoLeader, r.tp)
+			}
+			id = p.Leader
+			break
 		}
-		id = p.Leader
-		if r.name == RefFollowerOf {
-			id = -1
-			for _, b := range p.Replicas {
-				if b != p.Leader && (id < 0 || b < id) {
-					id = b
-				}
-			}
-			if id < 0 {
-				return 0, fmt.Errorf("%s: %w: %s has no replica besides its leader %d", r, ErrNoFollower, r.tp, p.Leader)
-			}
+		if id = partitionFollower(p); id < 0 {
+			return 0, fmt.Errorf("%s: %w: %s has no replica besides its leader %d", r, ErrNoFollower, r.tp, p.Leader)
 		}
 	default:
 		id = r.id
@@ -189,6 +186,28 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 		return 0, unknownNodeError(v, id)
 	}
 	return id, nil
+}
+
+// partitionFollower is the replica of p with the lowest ID that does not
+// lead it; while it has no leader, the lowest outside its ISR (the one an
+// unclean election would need), else the lowest. -1 if none.
+func partitionFollower(p *view.Partition) int32 {
+	lowest := func(ok func(int32) bool) int32 {
+		id := int32(-1)
+		for _, b := range p.Replicas {
+			if ok(b) && (id < 0 || b < id) {
+				id = b
+			}
+		}
+		return id
+	}
+	if p.Leader != view.NoLeader {
+		return lowest(func(b int32) bool { return b != p.Leader })
+	}
+	if id := lowest(func(b int32) bool { return !slices.Contains(p.Isr, b) }); id >= 0 {
+		return id
+	}
+	return lowest(func(int32) bool { return true })
 }
 
 // follower is the running voter with the lowest ID that follows the

@@ -139,9 +139,10 @@ func TestPartitionNodeRefs(t *testing.T) {
 		Topics: []view.Topic{{Name: "pay-ments", Partitions: []view.Partition{
 			{Partition: 0, Leader: 102, Replicas: []int32{103, 102, 101}, Isr: []int32{103, 102, 101}},
 			{Partition: 1, Leader: view.NoLeader, Replicas: []int32{101}},
+			{Partition: 2, Leader: view.NoLeader, Replicas: []int32{101, 102, 103}, Isr: []int32{101}},
 		}}},
 	}
-	for in, want := range map[string]int32{"leader-of:pay-ments-0": 102, "follower-of:pay-ments-0": 101, "LEADER-OF:pay-ments-0": 102} {
+	for in, want := range map[string]int32{"leader-of:pay-ments-0": 102, "follower-of:pay-ments-0": 101, "LEADER-OF:pay-ments-0": 102, "follower-of:pay-ments-2": 102, "follower-of:pay-ments-1": 101} {
 		r, err := ParseNodeRef(in)
 		if err != nil {
 			t.Fatalf("ParseNodeRef(%q): %v", in, err)
