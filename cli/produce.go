@@ -39,6 +39,9 @@ type produceOptions struct {
 	partition int32
 	count     int
 	size      int
+	// expectError is the Kafka error the produce must be refused with
+	// (--expect-error), "" when it must succeed.
+	expectError string
 }
 
 func newProduceCommand(e *env) *cobra.Command {
@@ -60,8 +63,12 @@ record's partition and offset. With --count N it sends N records of --size
 bytes and prints a summary. --key sets every record's key (the key picks
 the partition); --partition sends to one partition.
 
-The records are not idempotent yet: the producer asks for no producer id.`,
-		Example: indentExample("echo hello | kraftlab produce orders\nkraftlab produce orders --count 50 --acks all\nkraftlab produce orders --key user-7 --partition 0"),
+With acks=all the producer is idempotent, as Kafka's clients are by
+default: the broker gives it a producer id and drops a retried batch it
+already holds. --expect-error NAME turns the line around for scripts and
+scenarios: it succeeds only when the leader refuses the records with that
+Kafka error, e.g. NOT_ENOUGH_REPLICAS.`,
+		Example: indentExample("echo hello | kraftlab produce orders\nkraftlab produce orders --count 50 --acks all\nkraftlab produce orders --key user-7 --partition 0\nkraftlab produce orders --count 1 --expect-error NOT_ENOUGH_REPLICAS"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := exactArgs(1, "one TOPIC", "kraftlab produce orders --count 10")(cmd, args); err != nil {
 				return err
@@ -74,6 +81,7 @@ The records are not idempotent yet: the producer asks for no producer id.`,
 	cmd.Flags().Int32Var(&o.partition, "partition", -1, "send every record to this partition (default: the partitioner picks)")
 	cmd.Flags().IntVar(&o.count, "count", 0, "send this many generated records instead of reading stdin")
 	cmd.Flags().IntVar(&o.size, "size", 100, "bytes of each generated record's value, with --count")
+	cmd.Flags().StringVar(&o.expectError, "expect-error", "", "succeed only if the records are refused with this Kafka error, e.g. NOT_ENOUGH_REPLICAS")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		cl, err := newBrokerClient(e, cmd, args[0], o.partition, o.producerOpts()...)
 		if err != nil {
@@ -94,6 +102,9 @@ func (o *produceOptions) validate(cmd *cobra.Command, inScenario bool) error {
 	}
 	if cmd.Flags().Changed("partition") && o.partition < 0 {
 		return usagef("--partition must be 0 or more, got %d", o.partition)
+	}
+	if o.expectError != "" && kerr.TypedErrorForCode(kerrCode(o.expectError)) == nil {
+		return usagef("bad --expect-error %q: want a Kafka error name, e.g. NOT_ENOUGH_REPLICAS", o.expectError)
 	}
 	if o.count < 0 || o.count > maxProduceCount {
 		return usagef("--count must be between 1 and %d, got %d", maxProduceCount, o.count)
@@ -168,7 +179,7 @@ func (o *produceOptions) produceLines(ctx context.Context, w io.Writer, in io.Re
 	for sc.Scan() {
 		r := o.record(topic, []byte(sc.Text()))
 		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
-			return produceError(err, topic, o.acks, n)
+			return o.refused(w, err, topic, n)
 		}
 		n++
 		if o.acks == "0" {
@@ -206,7 +217,10 @@ func (o *produceOptions) produceCount(ctx context.Context, w io.Writer, cl *kgo.
 		ok++
 	}
 	if firstErr != nil {
-		return produceError(firstErr, topic, o.acks, ok)
+		return o.refused(w, firstErr, topic, ok)
+	}
+	if o.expectError != "" {
+		return failedf("produce to %s: all %d records were written, but --expect-error wanted them refused with %s", topic, o.count, o.expectError)
 	}
 	fmt.Fprintf(w, "produced %d records of %s to %s with acks=%s\n", o.count, humanize.Bytes(uint64(o.size)), topic, o.acks)
 	if o.acks == "0" {
@@ -253,6 +267,17 @@ func generatedValue(i, size int) []byte {
 		pad[j] = '.'
 	}
 	return append(v, pad...)
+}
+
+// refused reports a produce that failed: as expected when the leader's
+// error is --expect-error's, else as produceError says.
+func (o *produceOptions) refused(w io.Writer, err error, topic string, written int) error {
+	var ke *kerr.Error
+	if o.expectError != "" && errors.As(err, &ke) && ke.Message == o.expectError {
+		_, werr := fmt.Fprintf(w, "refused as expected: %s: %s (%d records written before it)\n", ke.Message, ke.Description, written)
+		return werr
+	}
+	return produceError(err, topic, o.acks, written)
 }
 
 // produceError says why a record was not written, with Kafka's error name
@@ -305,4 +330,14 @@ func newBrokerClient(e *env, cmd *cobra.Command, topic string, partition int32, 
 		return nil, fmt.Errorf("kafka client: %w", err)
 	}
 	return cl, nil
+}
+
+// kerrCode is the code of the Kafka error named name, 0 if none is.
+func kerrCode(name string) int16 {
+	for code := int16(1); code < 200; code++ {
+		if e := kerr.TypedErrorForCode(code); e != nil && e.Message == name {
+			return code
+		}
+	}
+	return 0
 }

@@ -131,8 +131,14 @@ func TestProduceShowsNotEnoughReplicas(t *testing.T) {
 
 	code, out, errOut = h.run("produce", "strict", "--count", "1")
 	expectRun(t, "produce acks=all", code, out, errOut, ExitFailed, "produce to strict refused: NOT_ENOUGH_REPLICAS: the ISR is smaller than min.insync.replicas, so acks=all cannot be met")
+	code, out, errOut = h.run("produce", "strict", "--count", "1", "--expect-error", "NOT_ENOUGH_REPLICAS")
+	expectRun(t, "produce --expect-error", code, out, errOut, ExitOK, "refused as expected: NOT_ENOUGH_REPLICAS")
 	code, out, errOut = h.run("produce", "strict", "--count", "1", "--acks", "1")
 	expectRun(t, "produce acks=1", code, out, errOut, ExitOK, "partition 0: 1 records, offsets 0..0")
+	code, out, errOut = h.run("produce", "strict", "--count", "1", "--acks", "1", "--expect-error", "NOT_ENOUGH_REPLICAS")
+	expectRun(t, "produce --expect-error that is written", code, out, errOut, ExitFailed, "all 1 records were written, but --expect-error wanted them refused with NOT_ENOUGH_REPLICAS")
+	code, out, errOut = h.run("produce", "strict", "--count", "1", "--expect-error", "NOT_A_KAFKA_ERROR")
+	expectRun(t, "produce --expect-error unknown", code, out, errOut, ExitUsage, `bad --expect-error "NOT_A_KAFKA_ERROR"`)
 }
 
 // produce and consume refuse bad flags, unknown topics and partitions with

@@ -101,11 +101,13 @@ func partitionOperand(s string) (operand, error) {
 	return parseOperand(s, false)
 }
 
-// parseBrokerID reads a broker's node ID: leader, follower and the other
-// words name controllers of the metadata quorum, not brokers.
+// parseBrokerID reads a broker: its node ID, leader-of:T-P or
+// follower-of:T-P. leader, follower and the other words name controllers
+// of the metadata quorum, not brokers.
 func parseBrokerID(s string) (NodeRef, error) {
-	if _, err := strconv.ParseInt(s, 10, 32); err != nil {
-		return NodeRef{}, fmt.Errorf("bad broker %q: want a broker's node ID, e.g. 102", s)
+	lower := strings.ToLower(s)
+	if _, err := strconv.ParseInt(s, 10, 32); err != nil && !strings.HasPrefix(lower, RefLeaderOf+":") && !strings.HasPrefix(lower, RefFollowerOf+":") {
+		return NodeRef{}, fmt.Errorf("bad broker %q: want a broker's node ID, e.g. 102, or %s:TOPIC-P or %s:TOPIC-P", s, RefLeaderOf, RefFollowerOf)
 	}
 	return ParseNodeRef(s)
 }
