@@ -3,13 +3,13 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
+	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
@@ -66,14 +66,15 @@ the last error.`,
 	return cmd
 }
 
-// fetchersArgs accepts no argument or one broker ID.
+// fetchersArgs accepts no argument or one broker: an ID or a reference
+// (target, leader-of:T-P, follower-of:T-P).
 func fetchersArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 1 {
 		return usagef("fetchers takes no BROKER or one, got %d (%s); e.g.: kraftlab fetchers 102", len(args), strings.Join(args, " "))
 	}
 	for _, a := range args {
-		if _, err := strconv.ParseInt(a, 10, 32); err != nil {
-			return usagef("bad broker %q: want a broker ID, e.g. 102", a)
+		if _, err := condition.ParseBrokerRef(a); err != nil {
+			return usagef("%v", err)
 		}
 	}
 	return nil
@@ -93,6 +94,14 @@ type fetcherRow struct {
 // fetcherRows is every broker, or the one args names.
 func fetcherRows(v *view.View, args []string) ([]fetcherRow, error) {
 	rows := []fetcherRow{}
+	if len(args) == 1 {
+		ref, _ := condition.ParseBrokerRef(args[0]) // checked by fetchersArgs
+		id, err := ref.Resolve(v)
+		if err != nil {
+			return nil, failedf("fetchers %s: %v", args[0], err)
+		}
+		args = []string{fmt.Sprint(id)}
+	}
 	var brokers []string
 	for _, n := range v.Nodes {
 		if n.Kind != view.KindBroker {

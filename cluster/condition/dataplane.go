@@ -53,7 +53,7 @@ func parseDataPlaneCondition(word string, t []string) (c Condition, ok bool, err
 		if err != nil {
 			return Condition{}, true, err
 		}
-		ref, err := parseBrokerID(t[2])
+		ref, err := ParseBrokerRef(t[2])
 		if err != nil {
 			return Condition{}, true, err
 		}
@@ -71,7 +71,7 @@ func parseDataPlaneCondition(word string, t []string) (c Condition, ok bool, err
 		if len(t) != 4 {
 			return Condition{}, true, errors.New("want fetcher-lag BROKER OP V, e.g. fetcher-lag 102 == 0")
 		}
-		ref, err := parseBrokerID(t[1])
+		ref, err := ParseBrokerRef(t[1])
 		if err != nil {
 			return Condition{}, true, err
 		}
@@ -101,13 +101,14 @@ func partitionOperand(s string) (operand, error) {
 	return parseOperand(s, false)
 }
 
-// parseBrokerID reads a broker: its node ID, leader-of:T-P or
-// follower-of:T-P. leader, follower and the other words name controllers
-// of the metadata quorum, not brokers.
-func parseBrokerID(s string) (NodeRef, error) {
+// ParseBrokerRef reads a reference to a broker: its node ID, target (the node the last
+// kill, stop, isolate or wipe acted on), leader-of:T-P or
+// follower-of:T-P. leader, follower and old-leader name controllers of
+// the metadata quorum, not brokers.
+func ParseBrokerRef(s string) (NodeRef, error) {
 	lower := strings.ToLower(s)
-	if _, err := strconv.ParseInt(s, 10, 32); err != nil && !strings.HasPrefix(lower, RefLeaderOf+":") && !strings.HasPrefix(lower, RefFollowerOf+":") {
-		return NodeRef{}, fmt.Errorf("bad broker %q: want a broker's node ID, e.g. 102, or %s:TOPIC-P or %s:TOPIC-P", s, RefLeaderOf, RefFollowerOf)
+	if _, err := strconv.ParseInt(s, 10, 32); err != nil && lower != RefTarget && !strings.HasPrefix(lower, RefLeaderOf+":") && !strings.HasPrefix(lower, RefFollowerOf+":") {
+		return NodeRef{}, fmt.Errorf("bad broker %q: want a broker's node ID, e.g. 102, %s, %s:TOPIC-P or %s:TOPIC-P", s, RefTarget, RefLeaderOf, RefFollowerOf)
 	}
 	return ParseNodeRef(s)
 }
