@@ -33,8 +33,8 @@ epoch, hwm OP V and node NODE hwm/log-end "baseline" or "baseline+K": the leader
 wipe. old-leader is the leader then, target the node it acted on, follower
 the running follower of the current leader with the lowest ID (a wait
 waits for one); leader-of:T-P is the broker leading partition T-P,
-follower-of:T-P its replica with the lowest ID that does not lead it
-(while it has no leader, the lowest outside its ISR).`
+follower-of:T-P its in-sync follower with the lowest ID (while it has no
+leader, its replica with the lowest ID outside the ISR).`
 
 type condKind int
 

@@ -44,8 +44,8 @@ const RefsHelp = `leader (the current leader), follower (the running follower of
 current leader with the lowest id), old-leader (the leader before the last
 kill, stop, isolate, resign or wipe), target (the node that action
 targeted), leader-of:TOPIC-P (the broker leading that partition) or
-follower-of:TOPIC-P (its replica with the lowest id that does not lead it;
-while it has no leader, the lowest outside its ISR)`
+follower-of:TOPIC-P (its in-sync follower with the lowest id; while it has
+no leader, its replica with the lowest id outside the ISR)`
 
 // NodeRef names a node as users write it: a node ID, "leader" (the current
 // leader), "follower" (the running follower of the current leader with
@@ -188,9 +188,10 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 	return id, nil
 }
 
-// partitionFollower is the replica of p with the lowest ID that does not
-// lead it; while it has no leader, the lowest outside its ISR (the one an
-// unclean election would need), else the lowest. -1 if none.
+// partitionFollower is the in-sync replica of p with the lowest ID that
+// does not lead it, else the lowest that does not lead it; while it has no
+// leader, the lowest outside its ISR (the one an unclean election would
+// need), else the lowest. -1 if none.
 func partitionFollower(p *view.Partition) int32 {
 	lowest := func(ok func(int32) bool) int32 {
 		id := int32(-1)
@@ -202,6 +203,9 @@ func partitionFollower(p *view.Partition) int32 {
 		return id
 	}
 	if p.Leader != view.NoLeader {
+		if id := lowest(func(b int32) bool { return b != p.Leader && slices.Contains(p.Isr, b) }); id >= 0 {
+			return id
+		}
 		return lowest(func(b int32) bool { return b != p.Leader })
 	}
 	if id := lowest(func(b int32) bool { return !slices.Contains(p.Isr, b) }); id >= 0 {

@@ -140,9 +140,10 @@ func TestPartitionNodeRefs(t *testing.T) {
 			{Partition: 0, Leader: 102, Replicas: []int32{103, 102, 101}, Isr: []int32{103, 102, 101}},
 			{Partition: 1, Leader: view.NoLeader, Replicas: []int32{101}},
 			{Partition: 2, Leader: view.NoLeader, Replicas: []int32{101, 102, 103}, Isr: []int32{101}},
+			{Partition: 3, Leader: 103, Replicas: []int32{101, 102, 103}, Isr: []int32{103, 102}},
 		}}},
 	}
-	for in, want := range map[string]int32{"leader-of:pay-ments-0": 102, "follower-of:pay-ments-0": 101, "LEADER-OF:pay-ments-0": 102, "follower-of:pay-ments-2": 102, "follower-of:pay-ments-1": 101} {
+	for in, want := range map[string]int32{"leader-of:pay-ments-0": 102, "follower-of:pay-ments-0": 101, "LEADER-OF:pay-ments-0": 102, "follower-of:pay-ments-2": 102, "follower-of:pay-ments-1": 101, "follower-of:pay-ments-3": 102} {
 		r, err := ParseNodeRef(in)
 		if err != nil {
 			t.Fatalf("ParseNodeRef(%q): %v", in, err)

@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/kraftlab/kraftlab/replication/partition"
 	"github.com/kraftlab/kraftlab/replication/wire"
@@ -21,8 +23,68 @@ func (m *producerIDManager) register(mux *wire.Mux) error {
 	return nil
 }
 
+// maxInitProducerIDPark bounds how long an InitProducerId waits for the
+// broker's first block before it is answered COORDINATOR_LOAD_IN_PROGRESS.
+const maxInitProducerIDPark = time.Second
+
+// parkedInit is an InitProducerId waiting for a block.
+type parkedInit struct {
+	req   *wire.Request
+	timer *time.Timer
+}
+
+// handleInitProducerID answers at once, except when the broker has no
+// producer id block yet: Kafka answers COORDINATOR_LOAD_IN_PROGRESS then
+// and the client retries after its backoff; here the request waits (up to
+// maxInitProducerIDPark) for the block it set off, so the first producer
+// of a broker starts a client backoff sooner.
 func (m *producerIDManager) handleInitProducerID(req *wire.Request) {
-	req.Respond(m.initProducerID(req.Body.(*kmsg.InitProducerIDRequest)))
+	resp := m.initProducerID(req.Body.(*kmsg.InitProducerIDRequest))
+	if resp.ErrorCode != kerr.CoordinatorLoadInProgress.Code {
+		req.Respond(resp)
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.nextBlock != nil || m.ctx.Err() != nil {
+		// A block came meanwhile (or the broker stops): answer again now.
+		go req.Respond(m.initProducerID(req.Body.(*kmsg.InitProducerIDRequest)))
+		return
+	}
+	p := &parkedInit{req: req}
+	p.timer = time.AfterFunc(maxInitProducerIDPark, func() { m.unpark(p, resp) })
+	m.parked = append(m.parked, p)
+}
+
+// unpark answers p with resp unless a block answered it first.
+func (m *producerIDManager) unpark(p *parkedInit, resp *kmsg.InitProducerIDResponse) {
+	m.mu.Lock()
+	i := slices.Index(m.parked, p)
+	if i >= 0 {
+		m.parked = slices.Delete(m.parked, i, i+1)
+	}
+	m.mu.Unlock()
+	if i >= 0 {
+		p.req.Respond(resp)
+	}
+}
+
+// answerParkedLocked answers every parked InitProducerId now that a block
+// is there. m.mu is held; the answers are sent outside it.
+func (m *producerIDManager) answerParkedLocked() {
+	parked := m.parked
+	m.parked = nil
+	if len(parked) == 0 {
+		return
+	}
+	// Whoever takes a request off m.parked answers it: its timer, once
+	// stopped or fired, finds it gone.
+	go func() {
+		for _, p := range parked {
+			p.timer.Stop()
+			p.req.Respond(m.initProducerID(p.req.Body.(*kmsg.InitProducerIDRequest)))
+		}
+	}()
 }
 
 // initProducerID is KafkaApis.handleInitProducerIdRequest with the

@@ -68,6 +68,9 @@ type producerIDManager struct {
 	nextBlock    *producerIDBlock
 	inFlight     bool
 	backoffUntil time.Time
+	// parked are InitProducerIds that came while no block was there;
+	// each is answered when a block arrives or its wait ends.
+	parked []*parkedInit
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -176,13 +179,22 @@ func (m *producerIDManager) handleResponse(resp kmsg.Response, err error) {
 	// inFlight stays set until the block is swapped in, as Kafka's
 	// requestInFlight does.
 	m.nextBlock = &producerIDBlock{first: r.ProducerIDStart, size: int64(r.ProducerIDLen), next: r.ProducerIDStart}
+	m.answerParkedLocked()
 }
 
 // close stops any request in flight and waits for it.
 func (m *producerIDManager) close() {
 	m.mu.Lock()
 	m.cancel()
+	parked := m.parked
+	m.parked = nil
 	m.mu.Unlock()
+	for _, p := range parked {
+		p.timer.Stop()
+		resp := kmsg.NewPtrInitProducerIDResponse()
+		resp.ProducerID, resp.ProducerEpoch, resp.ErrorCode = -1, -1, kerr.CoordinatorLoadInProgress.Code
+		p.req.Respond(resp)
+	}
 	m.wg.Wait()
 }
 
