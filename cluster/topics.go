@@ -115,7 +115,7 @@ func (p *Playground) doTopic(ctx context.Context, a Action) (Result, error) {
 	msg := fmt.Sprintf("topic %s created", a.Topic)
 	if v := p.View(); len(v.Topics) > 0 {
 		if t, ok := v.Topic(a.Topic); ok && len(t.Partitions) > 0 {
-			msg = fmt.Sprintf("topic %s created: %d partitions, replication factor %d", a.Topic, len(t.Partitions), len(t.Partitions[0].Replicas))
+			msg = fmt.Sprintf("topic %s created: %d %s, replication factor %d", a.Topic, len(t.Partitions), plural(len(t.Partitions), "partition"), len(t.Partitions[0].Replicas))
 		}
 	}
 	if len(spec.Configs) > 0 {

@@ -235,7 +235,11 @@ func (c Condition) evalFetcherLag(v *view.View) (bool, string, error) {
 	}
 	if unknown > 0 {
 		// A partition before its first answer has no lag yet: waiting helps.
-		return false, fmt.Sprintf("%s; %d partitions not answered yet", saw, unknown), nil
+		noun := "partitions"
+		if unknown == 1 {
+			noun = "partition"
+		}
+		return false, fmt.Sprintf("%s; %d %s not answered yet", saw, unknown, noun), nil
 	}
 	return c.op.holds(lag, c.value.n), saw, nil
 }

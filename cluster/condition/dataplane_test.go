@@ -88,7 +88,7 @@ func TestInSyncAndFetcherLagFollowTheFollower(t *testing.T) {
 	}
 	v.Nodes[5].Broker.Fetchers[0].Partitions[0].Lag = -1
 	c, _ := Parse("fetcher-lag 103 <= 10")
-	if ok, saw, _ := c.Eval(&v); ok || !strings.Contains(saw, "1 partitions not answered yet") {
+	if ok, saw, _ := c.Eval(&v); ok || !strings.Contains(saw, "1 partition not answered yet") {
 		t.Errorf("fetcher-lag before the first answer = %v (%s), want false", ok, saw)
 	}
 }
