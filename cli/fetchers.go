@@ -152,6 +152,14 @@ func writeFetchers(w io.Writer, rows []fetcherRow, now int64) error {
 	return nil
 }
 
+// countOf spells n things, "1 request" or "2 requests".
+func countOf(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
 func threadCount(n int) string {
 	if n == 1 {
 		return "1 fetcher thread"
@@ -160,8 +168,8 @@ func threadCount(n int) string {
 }
 
 func writeThread(w io.Writer, th view.FetcherThread, now int64) error {
-	fmt.Fprintf(w, "  %s from broker %d: %d requests, %d errors, %s appended, last answer %s\n",
-		th.Name, th.SourceBroker, th.Requests, th.Errors, humanize.Bytes(uint64(max(th.Bytes, 0))), ago(th.LastResponseTimestamp, now))
+	fmt.Fprintf(w, "  %s from broker %d: %s, %s, %s appended, last answer %s\n",
+		th.Name, th.SourceBroker, countOf(th.Requests, "request"), countOf(th.Errors, "error"), humanize.Bytes(uint64(max(th.Bytes, 0))), ago(th.LastResponseTimestamp, now))
 	if len(th.Partitions) == 0 {
 		_, err := fmt.Fprintln(w, "    no partitions")
 		return err

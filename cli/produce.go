@@ -60,8 +60,9 @@ acks=1 answers once the leader's own log has it, acks=0 not at all.
 
 Without --count it reads stdin and sends one record per line, printing each
 record's partition and offset. With --count N it sends N records of --size
-bytes and prints a summary. --key sets every record's key (the key picks
-the partition); --partition sends to one partition.
+bytes, spread round the partitions, and prints a summary. --key sets every
+record's key (the key picks the partition); --partition sends to one
+partition.
 
 With acks=all the producer is idempotent, as Kafka's clients are by
 default: the broker gives it a producer id and drops a retried batch it
@@ -140,8 +141,14 @@ func (o *produceOptions) producerOpts() []kgo.Opt {
 	if produceAcks[o.acks] != -1 {
 		opts = append(opts, kgo.DisableIdempotentWrite())
 	}
-	if o.partition >= 0 {
+	switch {
+	case o.partition >= 0:
 		opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	case o.count > 0 && o.key == "":
+		// Generated records go round the partitions, so that every
+		// partition (and every fetcher thread) gets some; the default
+		// sticky partitioner would put a whole --count in one batch.
+		opts = append(opts, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
 	}
 	return opts
 }
