@@ -46,6 +46,25 @@ func NewClusterID() string {
 // StartController formats dir with kafka-storage and starts kafka.Kafka
 // with a controller.properties of its own; extra lines go at its end.
 func StartController(ctx context.Context, k *Kafka, dir string, extra ...string) (*Controller, error) {
+	return startController(ctx, k, dir, nil, "PLAINTEXT", extra...)
+}
+
+// StartSCRAMController is StartController with SASL/SCRAM-SHA-256 on the
+// CONTROLLER listener, the credentials of user and password written by
+// kafka-storage format --add-scram, as a kraftlab node authenticates.
+func StartSCRAMController(ctx context.Context, k *Kafka, dir, user, password string, extra ...string) (*Controller, error) {
+	jaas := fmt.Sprintf(`org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";`, user, password)
+	extra = append([]string{
+		"sasl.enabled.mechanisms=SCRAM-SHA-256",
+		"sasl.mechanism.controller.protocol=SCRAM-SHA-256",
+		"listener.name.controller.sasl.enabled.mechanisms=SCRAM-SHA-256",
+		"listener.name.controller.scram-sha-256.sasl.jaas.config=" + jaas,
+	}, extra...)
+	scram := fmt.Sprintf("SCRAM-SHA-256=[name=%s,password=%s]", user, password)
+	return startController(ctx, k, dir, []string{"--add-scram", scram}, "SASL_PLAINTEXT", extra...)
+}
+
+func startController(ctx context.Context, k *Kafka, dir string, formatArgs []string, protocol string, extra ...string) (*Controller, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -61,7 +80,7 @@ func StartController(ctx context.Context, k *Kafka, dir string, extra ...string)
 		"controller.quorum.voters=1@127.0.0.1:" + port,
 		"controller.listener.names=CONTROLLER",
 		"listeners=CONTROLLER://127.0.0.1:" + port,
-		"listener.security.protocol.map=CONTROLLER:PLAINTEXT",
+		"listener.security.protocol.map=CONTROLLER:" + protocol,
 		"log.dirs=" + c.LogDir,
 	}, extra...), "\n") + "\n"
 	propsFile := filepath.Join(dir, "controller.properties")
@@ -75,7 +94,7 @@ func StartController(ctx context.Context, k *Kafka, dir string, extra ...string)
 	}
 	kk := *k
 	kk.JVMOptions = append(append([]string{}, k.JVMOptions...), "-Dlog4j2.configurationFile="+logCfg)
-	if r := kk.Run(ctx, 2*time.Minute, MainStorage, "format", "--cluster-id="+c.ClusterID, "--config", propsFile); r.Err != nil {
+	if r := kk.Run(ctx, 2*time.Minute, MainStorage, append([]string{"format", "--cluster-id=" + c.ClusterID, "--config", propsFile}, formatArgs...)...); r.Err != nil {
 		return nil, fmt.Errorf("kafka-storage format: %v: %s%s", r.Err, r.Stdout, r.Stderr)
 	}
 	c.out, err = os.Create(filepath.Join(dir, "controller.stdout"))
