@@ -33,6 +33,7 @@ const (
 	MainKafka             = "kafka.Kafka"                                     // kafka-server-start
 	MainTopics            = "org.apache.kafka.tools.TopicCommand"             // kafka-topics
 	MainCluster           = "org.apache.kafka.tools.ClusterTool"              // kafka-cluster
+	MainConfigs           = "org.apache.kafka.tools.ConfigCommand"            // kafka-configs
 )
 
 // EnvCache names the cache folder, overriding the default.
