@@ -43,8 +43,11 @@ leader's high watermark less the fetch offset: Kafka's MaxLag is the largest),
 the leader's high watermark as its last answer said (a fetch behind the
 leader's own: the follower learns that it moved the high watermark from the
 answer to its next fetch), the rate of record bytes appended (batches as the
-producer sent them, compressed or not), records appended, truncations and
-the last error.`,
+producer sent them, compressed or not), THROTTLED (the broker's follower
+replication quota counts it: follower.replication.throttled.replicas, set
+with kafka-configs), records appended, truncations and the last error.
+Above a broker's threads, when it has throttled replicas, the measured
+throttled rates it serves as a leader and fetches as a follower.`,
 		Example: indentExample("kraftlab fetchers\nkraftlab fetchers 102\nkraftlab fetchers --json"),
 		Args:    fetchersArgs,
 	}
@@ -89,6 +92,9 @@ type fetcherRow struct {
 	FailedPartitions []string             `json:"failedPartitions,omitempty"`
 	DelayedProduces  int                  `json:"delayedProduces"`
 	DelayedFetches   int                  `json:"delayedFetches"`
+	// The measured throttled replication rates (view.Broker's).
+	LeaderThrottledBytesPerSec   float64 `json:"leaderThrottledBytesPerSec"`
+	FollowerThrottledBytesPerSec float64 `json:"followerThrottledBytesPerSec"`
 }
 
 // fetcherRows is every broker, or the one args names.
@@ -117,6 +123,7 @@ func fetcherRows(v *view.View, args []string) ([]fetcherRow, error) {
 				r.Fetchers = b.Fetchers
 			}
 			r.FailedPartitions, r.DelayedProduces, r.DelayedFetches = b.FailedPartitions, b.DelayedProduces, b.DelayedFetches
+			r.LeaderThrottledBytesPerSec, r.FollowerThrottledBytesPerSec = b.LeaderThrottledBytesPerSec, b.FollowerThrottledBytesPerSec
 		}
 		rows = append(rows, r)
 	}
@@ -140,6 +147,10 @@ func writeFetchers(w io.Writer, rows []fetcherRow, now int64) error {
 			threads = "no fetcher threads: it follows no partition"
 		}
 		fmt.Fprintf(w, "broker %d: %s; purgatories: %d delayed produces, %d delayed fetches\n", r.ID, threads, r.DelayedProduces, r.DelayedFetches)
+		if r.LeaderThrottledBytesPerSec > 0 || r.FollowerThrottledBytesPerSec > 0 {
+			fmt.Fprintf(w, "  throttled replication: %s/s served as leader, %s/s fetched as follower\n",
+				humanize.Bytes(uint64(r.LeaderThrottledBytesPerSec)), humanize.Bytes(uint64(r.FollowerThrottledBytesPerSec)))
+		}
 		if len(r.FailedPartitions) > 0 {
 			fmt.Fprintf(w, "  failed partitions (no thread fetches them until metadata adds them again): %s\n", strings.Join(r.FailedPartitions, ", "))
 		}
@@ -175,15 +186,19 @@ func writeThread(w io.Writer, th view.FetcherThread, now int64) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "    PARTITION\tSTATE\tFETCH OFFSET\tLAST EPOCH\tLAG\tHWM\tBYTES/S\tRECORDS\tTRUNCATIONS\tLAST ERROR")
+	fmt.Fprintln(tw, "    PARTITION\tSTATE\tFETCH OFFSET\tLAST EPOCH\tLAG\tHWM\tBYTES/S\tTHROTTLED\tRECORDS\tTRUNCATIONS\tLAST ERROR")
 	for _, p := range th.Partitions {
 		state := string(p.State)
 		if p.Delayed {
 			state += " (delayed)"
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n",
+		throttled := "no"
+		if p.Throttled {
+			throttled = "yes"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n",
 			view.TopicPartition{Topic: p.Topic, Partition: p.Partition}, state, p.FetchOffset, epochOrDash(p.LastFetchedEpoch),
-			int64OrDash(p.Lag), int64OrDash(p.HighWatermark), humanize.Bytes(uint64(max(p.BytesPerSec, 0)))+"/s", p.Records, p.Truncations, orDash(p.LastError))
+			int64OrDash(p.Lag), int64OrDash(p.HighWatermark), humanize.Bytes(uint64(max(p.BytesPerSec, 0)))+"/s", throttled, p.Records, p.Truncations, orDash(p.LastError))
 	}
 	return tw.Flush()
 }

@@ -76,6 +76,7 @@ func dataPlaneViews(v *view.View, stats map[int32]server.ReplicaManagerStats) {
 			continue
 		}
 		nv.Broker.DelayedProduces, nv.Broker.DelayedFetches = st.DelayedProduces, st.DelayedFetches
+		nv.Broker.LeaderThrottledBytesPerSec, nv.Broker.FollowerThrottledBytesPerSec = st.LeaderThrottledBytesPerSec, st.FollowerThrottledBytesPerSec
 		for _, th := range st.Fetchers.Threads {
 			nv.Broker.Fetchers = append(nv.Broker.Fetchers, fetcherThreadView(th))
 		}
@@ -97,7 +98,7 @@ func fetcherThreadView(th fetcher.ThreadStats) view.FetcherThread {
 			Topic: p.Topic, Partition: p.Partition, State: fetchState(p.State), Delayed: p.Delayed,
 			FetchOffset: p.FetchOffset, LastFetchedEpoch: p.LastFetchedEpoch, CurrentLeaderEpoch: p.CurrentLeaderEpoch,
 			Lag: -1, HighWatermark: p.HighWatermark, BytesPerSec: p.BytesPerSec, Records: p.Records, Bytes: p.Bytes,
-			Truncations: p.Truncations, LastError: p.LastError,
+			Truncations: p.Truncations, LastError: p.LastError, Throttled: p.Throttled,
 		}
 		if p.HasLag {
 			fp.Lag = p.Lag

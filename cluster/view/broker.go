@@ -63,6 +63,12 @@ type Broker struct {
 	// purgatories: acks=all produces for the ISR, fetches for bytes.
 	DelayedProduces int `json:"delayedProduces"`
 	DelayedFetches  int `json:"delayedFetches"`
+	// LeaderThrottledBytesPerSec and FollowerThrottledBytesPerSec are the
+	// measured rates of throttled replication it serves as a leader and
+	// fetches as a follower, the rates leader.replication.throttled.rate
+	// and follower.replication.throttled.rate bound.
+	LeaderThrottledBytesPerSec   float64 `json:"leaderThrottledBytesPerSec"`
+	FollowerThrottledBytesPerSec float64 `json:"followerThrottledBytesPerSec"`
 }
 
 // ControllerMetrics is a controller's kafka.controller:type=KafkaController

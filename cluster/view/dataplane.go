@@ -86,4 +86,8 @@ type FetcherPartition struct {
 	// LastError is the last error the leader answered or appending met,
 	// empty if none.
 	LastError string `json:"lastError,omitempty"`
+	// Throttled: the broker's follower replication quota counts this
+	// partition (follower.replication.throttled.replicas), so it is left
+	// out of fetches while the quota is exceeded and it lags.
+	Throttled bool `json:"throttled"`
 }

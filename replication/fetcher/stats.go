@@ -24,6 +24,11 @@ type PartitionStats struct {
 	Truncations int64
 	// LastError is the last error the leader sent or appending met, "" if none.
 	LastError string
+	// Throttled: the follower replication quota counts the partition's
+	// bytes (follower.replication.throttled.replicas names it), so while
+	// the quota is exceeded and the partition lags, it is left out of
+	// fetches.
+	Throttled bool
 }
 
 // ThreadStats is a snapshot of one fetcher thread, for views.

@@ -241,6 +241,7 @@ func (t *Thread) Stats() ThreadStats {
 			LogEndOffset: st.replica.LogEndOffset(), HighWatermark: st.highWater,
 			LastFetchTime: st.lastFetch, BytesPerSec: st.bytesPerSec.rate(now),
 			Records: st.records, Bytes: st.bytes, Truncations: st.truncations, LastError: st.lastError,
+			Throttled: t.cfg.Quota != nil && t.cfg.Quota.IsThrottled(tp),
 		})
 	}
 	slices.SortFunc(s.Partitions, func(a, b PartitionStats) int {
