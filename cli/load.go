@@ -14,9 +14,10 @@ import (
 
 func newLoadCommand(e *env) *cobra.Command {
 	var size byteSize = cluster.DefaultLoadRecordBytes
+	var topic string
 	cmd := &cobra.Command{
-		Use:   "load [RATE [--size BYTES] | stop]",
-		Short: "Start, change or stop a background load of records on the leader",
+		Use:   "load [RATE [--size BYTES] | stop] [--topic TOPIC]",
+		Short: "Start, change or stop a background load: metadata records on the leader, or --topic records through the brokers",
 		Long: `Load makes the playground append RATE records a second to the metadata log
 on the current leader, each of --size bytes, as a producer would: the log
 end offsets and the high watermark move, and followers and observers have
@@ -31,19 +32,33 @@ unknown, as with Kafka's NOT_LEADER_OR_FOLLOWER. Records the rate called
 for while there was no leader, or while too much waited to commit, count
 as skipped.
 
+With --topic TOPIC the load goes through the data plane instead: a real
+Kafka client (franz-go, acks=all, idempotent) produces RATE records a second
+of --size bytes to the topic, round the partitions, so that the partition
+leaders' logs and high watermarks and the followers' fetcher threads move
+(kraftlab fetchers, kraftlab topics describe, b on the live screen). The
+client follows partition leaders across failures by itself; records it
+gives up on count as failed, those the rate called for while a second's
+worth waited for answers as skipped. One topic load runs at a time, beside
+the metadata load.
+
 "load RATE" starts the load or changes its rate, "load stop" (or "load 0")
 stops it, and "load" alone shows it. At most ` + strconv.Itoa(cluster.MaxLoadRate) + ` records/s, records of at
 most ` + humanize.IBytes(cluster.MaxLoadRecordBytes) + `, and at most ` + humanize.IBytes(cluster.MaxLoadBytesPerSec) + `/s in all.`,
-		Example:           indentExample("kraftlab load 200\nkraftlab load 5000 --size 1KiB\nkraftlab load\nkraftlab load stop"),
+		Example:           indentExample("kraftlab load 200\nkraftlab load 5000 --size 1KiB\nkraftlab load\nkraftlab load stop\nkraftlab load 500 --topic orders\nkraftlab load stop --topic orders"),
 		ValidArgsFunction: cobra.FixedCompletions([]string{"stop\tstop the load", "100\trecords per second"}, cobra.ShellCompDirectiveNoFileComp),
 	}
 	cmd.Flags().Var(&size, "size", "size of each record, e.g. 100, 1KiB or 4kB")
+	cmd.Flags().StringVar(&topic, "topic", "", "produce to this topic through the brokers instead of appending metadata records")
 	addJSONFlag(cmd)
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 1 {
 			return usagef("load takes a RATE or stop, got %d arguments; e.g.: kraftlab load 200", len(args))
 		}
 		if len(args) == 0 {
+			if cmd.Flags().Changed("topic") {
+				return usagef("load --topic needs a RATE or stop; e.g.: kraftlab load 200 --topic %s", topic)
+			}
 			if cmd.Flags().Changed("size") {
 				return usagef("load --size needs a RATE; e.g.: kraftlab load 200 --size %d", int(size))
 			}
@@ -66,7 +81,7 @@ most ` + humanize.IBytes(cluster.MaxLoadRecordBytes) + `, and at most ` + humani
 			return showLoad(e, cmd)
 		}
 		rate, _ := loadRate(args[0])
-		a := cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: rate}
+		a := cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: rate, Topic: topic}
 		if rate > 0 {
 			a.RecordBytes = int(size)
 		}
@@ -99,7 +114,10 @@ func showLoad(e *env, cmd *cobra.Command) error {
 		return err
 	}
 	if wantJSON(cmd) {
-		return printJSON(cmd.OutOrStdout(), v.Load)
+		return printJSON(cmd.OutOrStdout(), struct {
+			view.Load
+			Topic view.TopicLoad `json:"topicLoad"`
+		}{v.Load, v.TopicLoad})
 	}
 	writeLoad(cmd.OutOrStdout(), &v)
 	return nil
@@ -111,6 +129,13 @@ func writeLoad(w io.Writer, v *view.View) {
 	fmt.Fprintf(w, "  records committed %d, failed %d, skipped %d, in flight %d\n", l.Committed, l.Failed, l.Skipped, l.InFlight)
 	if l.LastError != "" {
 		fmt.Fprintf(w, "  last failure %s: %s\n", ago(l.LastErrorTimestamp, v.Timestamp), l.LastError)
+	}
+	if t := v.TopicLoad; t.On() {
+		fmt.Fprintf(w, "topic load %s to topic %s\n", view.LoadRate(t.RecordsPerSec, t.RecordBytes), t.Topic)
+		fmt.Fprintf(w, "  records acknowledged %d, failed %d, skipped %d, in flight %d\n", t.Acked, t.Failed, t.Skipped, t.InFlight)
+		if t.LastError != "" {
+			fmt.Fprintf(w, "  last failure %s: %s\n", ago(t.LastErrorTimestamp, v.Timestamp), t.LastError)
+		}
 	}
 }
 

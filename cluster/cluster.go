@@ -38,6 +38,9 @@ type engine struct {
 
 	load *loadGen
 
+	topicLoadMu sync.Mutex // guards topicLoad
+	topicLoad   *topicLoad // nil while off
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -297,6 +300,7 @@ func (e *engine) SetLinks(changes []LinkChange) error {
 // and removes a temporary data folder.
 func (e *engine) Close() error {
 	e.closeOnce.Do(func() {
+		e.closeTopicLoad()
 		if e.load != nil {
 			e.load.close()
 		}

@@ -62,6 +62,12 @@ type Engine interface {
 	// would. It follows the leader across elections, pauses while there
 	// is none, and reports what it did in view.View's Load. It returns at once.
 	SetLoad(ctx context.Context, recordsPerSec, recordBytes int) error
+	// SetTopicLoad starts, changes or (recordsPerSec 0) stops the
+	// background load of a topic: records of recordBytes bytes produced
+	// to it through the brokers by a real Kafka client, recordsPerSec of
+	// them a second. It reports what it did in view.View's TopicLoad and
+	// returns at once.
+	SetTopicLoad(ctx context.Context, topic string, recordsPerSec, recordBytes int) error
 	// CreateTopic asks the active controller to create a topic, through a
 	// running broker as a Kafka client would (CreateTopics, forwarded),
 	// and returns once the controller committed it. A refusal wraps

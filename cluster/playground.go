@@ -97,6 +97,9 @@ func (a Action) String() string {
 	case a.Kind == ActLoad:
 		s += fmt.Sprintf(" %d --size %d", a.RecordsPerSec, a.loadBytes())
 	}
+	if a.Kind == ActLoad && a.Topic != "" {
+		s += " --topic " + a.Topic
+	}
 	return s
 }
 
@@ -474,6 +477,9 @@ func (p *Playground) doLoad(ctx context.Context, v *view.View, a Action) (Result
 	if err := ValidateLoad(a.RecordsPerSec, size); err != nil {
 		return Result{}, errorf(ErrBadAction, "%v", err)
 	}
+	if a.Topic != "" {
+		return p.doTopicLoad(ctx, v, a, size)
+	}
 	was := v.Load
 	if err := p.engine.SetLoad(ctx, a.RecordsPerSec, size); err != nil {
 		return Result{}, fmt.Errorf("load: %w", err)
@@ -488,6 +494,30 @@ func (p *Playground) doLoad(ctx context.Context, v *view.View, a Action) (Result
 		msg = fmt.Sprintf("load started: %s, appended on the leader", view.LoadRate(a.RecordsPerSec, size))
 	default:
 		msg = fmt.Sprintf("load changed: %s (was %s)", view.LoadRate(a.RecordsPerSec, size), view.LoadRate(was.RecordsPerSec, was.RecordBytes))
+	}
+	p.publish(EventLoad, 0, msg)
+	return Result{Message: msg}, nil
+}
+
+// doTopicLoad starts, changes or stops the topic load.
+func (p *Playground) doTopicLoad(ctx context.Context, v *view.View, a Action, size int) (Result, error) {
+	was := v.TopicLoad
+	if a.RecordsPerSec == 0 && was.Topic != "" && was.Topic != a.Topic {
+		return Result{}, errorf(ErrBadAction, "the topic load produces to %s, not %s: kraftlab load stop --topic %s", was.Topic, a.Topic, was.Topic)
+	}
+	if err := p.engine.SetTopicLoad(ctx, a.Topic, a.RecordsPerSec, size); err != nil {
+		return Result{}, fmt.Errorf("load --topic %s: %w", a.Topic, err)
+	}
+	var msg string
+	switch {
+	case a.RecordsPerSec == 0 && !was.On():
+		msg = "topic load is already off"
+	case a.RecordsPerSec == 0:
+		msg = fmt.Sprintf("topic load stopped (%d records acknowledged by %s's leaders)", was.Acked, was.Topic)
+	case !was.On():
+		msg = fmt.Sprintf("topic load started: %s, produced to topic %s through the brokers (acks=all, idempotent)", view.LoadRate(a.RecordsPerSec, size), a.Topic)
+	default:
+		msg = fmt.Sprintf("topic load changed: %s to topic %s (was %s to %s)", view.LoadRate(a.RecordsPerSec, size), a.Topic, view.LoadRate(was.RecordsPerSec, was.RecordBytes), was.Topic)
 	}
 	p.publish(EventLoad, 0, msg)
 	return Result{Message: msg}, nil

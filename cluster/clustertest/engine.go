@@ -54,6 +54,8 @@ type node struct {
 
 // Engine is the model. Its methods are safe for concurrent use.
 type Engine struct {
+	// topicLoad is the topic load's settings (guarded by mu).
+	topicLoad view.TopicLoad
 	mu          sync.Mutex
 	cfg         cluster.Config
 	events      *cluster.Events
@@ -281,6 +283,21 @@ func (e *Engine) loadDue(now time.Time) int64 {
 	return n
 }
 
+// SetTopicLoad implements cluster.Engine: the model moves no records, so
+// it keeps the settings and counts nothing.
+func (e *Engine) SetTopicLoad(_ context.Context, topic string, recordsPerSec, recordBytes int) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.takeFailure(); err != nil {
+		return err
+	}
+	e.topicLoad = view.TopicLoad{}
+	if recordsPerSec > 0 {
+		e.topicLoad = view.TopicLoad{Topic: topic, RecordsPerSec: recordsPerSec, RecordBytes: recordBytes}
+	}
+	return nil
+}
+
 // SetLoad implements cluster.Engine.
 func (e *Engine) SetLoad(_ context.Context, recordsPerSec, recordBytes int) error {
 	e.mu.Lock()
@@ -306,7 +323,7 @@ func (e *Engine) View() view.View {
 	if !e.closed {
 		e.settle(now)
 	}
-	v := view.View{ClusterID: "kraftlab-test-cluster", Timestamp: now.UnixMilli(), Load: e.load.view}
+	v := view.View{ClusterID: "kraftlab-test-cluster", Timestamp: now.UnixMilli(), Load: e.load.view, TopicLoad: e.topicLoad}
 	for _, id := range e.order {
 		n := e.nodes[id]
 		nv := view.Node{

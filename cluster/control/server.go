@@ -367,9 +367,11 @@ func (s *Server) linkAction(w http.ResponseWriter, r *http.Request) {
 type loadBody struct {
 	RecordsPerSec int `json:"recordsPerSec"`
 	RecordBytes   int `json:"recordBytes"`
+	// Topic, if set, makes it the topic load, through the brokers.
+	Topic string `json:"topic,omitempty"`
 }
 
-const loadWant = `{"recordsPerSec": N, "recordBytes": B}`
+const loadWant = `{"recordsPerSec": N, "recordBytes": B, "topic": T}`
 
 // check keeps each field in the range the playground takes (recordBytes 0
 // is the default size).
@@ -397,7 +399,7 @@ func (s *Server) load(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	s.act(w, r, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: body.RecordsPerSec, RecordBytes: body.RecordBytes})
+	s.act(w, r, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: body.RecordsPerSec, RecordBytes: body.RecordBytes, Topic: body.Topic})
 }
 
 func (s *Server) act(w http.ResponseWriter, r *http.Request, a cluster.Action) {

@@ -59,3 +59,38 @@ func (l Load) String() string {
 func LoadRate(recordsPerSec, recordBytes int) string {
 	return fmt.Sprintf("%d rec/s of %s", recordsPerSec, humanize.IBytes(uint64(recordBytes)))
 }
+
+// TopicLoad is the background load of a topic: records produced through
+// the data plane by a real Kafka client (franz-go) on the playground's
+// brokers, so that partition offsets, high watermarks and fetchers move.
+type TopicLoad struct {
+	// Topic is the topic the load produces to, "" while it is off.
+	Topic string `json:"topic,omitempty"`
+	// RecordsPerSec and RecordBytes are the rate and each record's value
+	// size.
+	RecordsPerSec int `json:"recordsPerSec"`
+	RecordBytes   int `json:"recordBytes"`
+	// Acked counts the records the partition leaders acknowledged
+	// (acks=all, idempotent), Failed those the client gave up on, Skipped
+	// those the rate called for while too many waited for an answer.
+	Acked   int64 `json:"ackedRecords"`
+	Failed  int64 `json:"failedRecords"`
+	Skipped int64 `json:"skippedRecords"`
+	// InFlight counts the records sent and not yet answered.
+	InFlight int64 `json:"inFlightRecords"`
+	// LastError is the client's last error, and LastErrorTimestamp when it
+	// came (Unix milliseconds, 0 if never).
+	LastError          string `json:"lastError,omitempty"`
+	LastErrorTimestamp int64  `json:"lastErrorTimestamp,omitempty"`
+}
+
+// On reports whether the topic load runs.
+func (l TopicLoad) On() bool { return l.Topic != "" && l.RecordsPerSec > 0 }
+
+// String says what the topic load does, in a few words.
+func (l TopicLoad) String() string {
+	if !l.On() {
+		return "off"
+	}
+	return fmt.Sprintf("%s to topic %s (%d acked, %d failed)", LoadRate(l.RecordsPerSec, l.RecordBytes), l.Topic, l.Acked, l.Failed)
+}

@@ -40,8 +40,10 @@ type View struct {
 	Baseline *Baseline `json:"baseline"`
 	Nodes    []Node    `json:"nodes"`
 	Links    []Link    `json:"links"`
-	// Load is the background load.
+	// Load is the background load of the metadata log.
 	Load Load `json:"load"`
+	// TopicLoad is the background load of a topic, through the brokers.
+	TopicLoad TopicLoad `json:"topicLoad"`
 	// Topics are the topics of the active controller's committed
 	// metadata, by name; empty while no controller is active.
 	Topics []Topic `json:"topics"`
