@@ -55,7 +55,7 @@ type node struct {
 // Engine is the model. Its methods are safe for concurrent use.
 type Engine struct {
 	// topicLoad is the topic load's settings (guarded by mu).
-	topicLoad view.TopicLoad
+	topicLoad   view.TopicLoad
 	mu          sync.Mutex
 	cfg         cluster.Config
 	events      *cluster.Events
