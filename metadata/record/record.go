@@ -20,6 +20,11 @@ const (
 	KeyProducerIds              APIKey = 15
 	KeyBrokerRegistrationChange APIKey = 17
 	KeyNoOp                     APIKey = 20
+	KeyBeginTransaction         APIKey = 23
+	KeyEndTransaction           APIKey = 24
+	KeyAbortTransaction         APIKey = 25
+	KeyRegisterController       APIKey = 27
+	KeyUnregisterController     APIKey = 29
 )
 
 // Record is one metadata record: a Go type per Kafka record, encoded at the
@@ -56,6 +61,11 @@ var keys = map[APIKey]keyInfo{
 	KeyProducerIds:              {"ProducerIdsRecord", 0, func() Record { return new(ProducerIdsRecord) }},
 	KeyBrokerRegistrationChange: {"BrokerRegistrationChangeRecord", 3, func() Record { return new(BrokerRegistrationChangeRecord) }},
 	KeyNoOp:                     {"NoOpRecord", 0, func() Record { return new(NoOpRecord) }},
+	KeyBeginTransaction:         {"BeginTransactionRecord", 0, func() Record { return new(BeginTransactionRecord) }},
+	KeyEndTransaction:           {"EndTransactionRecord", 0, func() Record { return new(EndTransactionRecord) }},
+	KeyAbortTransaction:         {"AbortTransactionRecord", 0, func() Record { return new(AbortTransactionRecord) }},
+	KeyRegisterController:       {"RegisterControllerRecord", 0, func() Record { return new(RegisterControllerRecord) }},
+	KeyUnregisterController:     {"UnregisterControllerRecord", 0, func() Record { return new(UnregisterControllerRecord) }},
 }
 
 // String is the record type's name in Kafka, or "apiKey N" for one this

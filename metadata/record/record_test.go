@@ -103,6 +103,23 @@ func TestGoldenBytes(t *testing.T) {
 				Features:  []BrokerFeature{}, Fenced: true},
 			"01 00 04  00000065  00  " + uuidA + "  0000000000000005  02  0a 504c41494e54455854  0a 3132372e302e302e31  2384  0000  00" +
 				"  01  00  01  00  00"},
+		{"BeginTransactionRecord v0: apiKey 23 = 0x17; Name is tag 0, nullable, default null: one tagged field, tag 0, size 4, compact \"Boo\"",
+			&BeginTransactionRecord{Name: str("Boo")},
+			"01 17 00  01  00 04 04 426f6f"},
+		{"BeginTransactionRecord v0 without a name: null is the default, so no tagged field",
+			&BeginTransactionRecord{}, "01 17 00  00"},
+		{"EndTransactionRecord v0: apiKey 24 = 0x18, no fields",
+			&EndTransactionRecord{}, "01 18 00  00"},
+		{"AbortTransactionRecord v0: apiKey 25 = 0x19, Reason \"\" (not null: tag 0, size 1, compact empty string 01)",
+			&AbortTransactionRecord{Reason: str("")}, "01 19 00  01  00 01 01"},
+		{"RegisterControllerRecord v0: apiKey 27 = 0x1b, controller 3000 = 0xbb8, incarnation, not zk-migration-ready, one endpoint CONTROLLER localhost:9093 (0x2385) SASL_PLAINTEXT (2), one feature metadata.version 7-33, no tags",
+			&RegisterControllerRecord{ControllerID: 3000, IncarnationID: topicA,
+				EndPoints: []ControllerEndpoint{{Name: "CONTROLLER", Host: "localhost", Port: 9093, SecurityProtocol: SecurityProtocolSASLPlain}},
+				Features:  []ControllerFeature{{Name: MetadataVersionFeature, MinSupportedVersion: 7, MaxSupportedVersion: 33}}},
+			"01 1b 00  00000bb8  " + uuidA + "  00  02  0b 434f4e54524f4c4c4552  0a 6c6f63616c686f7374  2385  0002  00" +
+				"  02  11 6d657461646174612e76657273696f6e  0007  0021  00  00"},
+		{"UnregisterControllerRecord v0: apiKey 29 = 0x1d, controller 3000",
+			&UnregisterControllerRecord{ControllerID: 3000}, "01 1d 00  00000bb8  00"},
 		{"ConfigRecord v0: type 2 (topic), \"t\", \"retention.ms\" (12+1 = 0x0d), null value (00)",
 			&ConfigRecord{ResourceType: ResourceTopic, ResourceName: "t", Name: "retention.ms"},
 			"01 04 00  02  02 74  0d 726574656e74696f6e2e6d73  00  00"},
@@ -136,6 +153,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"frame version 0", "00 14 00 00", ErrUnknown, "frame version 0"},
 		{"frame version 2", "02 14 00 00", ErrUnknown, "frame version 2"},
 		{"unknown apiKey 6", "01 06 00 00", ErrUnknown, "apiKey 6"},
+		{"RegisterControllerRecord version 1", "01 1b 01 00", ErrUnknown, "RegisterControllerRecord version 1"},
 		{"apiKey too large", "01 ffff03 00 00", ErrMalformed, "too large"},
 		{"version too new", "01 14 01 00", ErrUnknown, "NoOpRecord version 1"},
 		{"garbage after", "01 14 00 00 00", ErrMalformed, "NoOpRecord v0: 1 byte(s) of garbage"},
@@ -147,6 +165,9 @@ func TestDecodeRefuses(t *testing.T) {
 		{"known tag with spare bytes", "01 11 00 00000001 0000000000000001 01 00 02 0100", ErrMalformed, "BrokerRegistrationChangeRecord v0: tagged field 0: 1 bytes left over"},
 		{"known tag too short", "01 05 00 00000000" + strings.Repeat("00", 16) + "01 01 02 0000", ErrMalformed, "PartitionChangeRecord v0: tagged field 1: unexpected end"},
 		{"string too long", "01 02 00 ffff02", ErrMalformed, "invalid length"},
+		{"transaction name with a byte to spare", "01 17 00 01 00 03 01 00 00", ErrMalformed, "BeginTransactionRecord v0: tagged field 0: 2 bytes left over"},
+		{"null controller endpoints", "01 1b 00 00000001" + strings.Repeat("00", 16) + "00 00 01 00", ErrMalformed, "RegisterControllerRecord v0: non-nullable field EndPoints was serialized as null"},
+		{"unknown apiKey 26", "01 1a 00 00", ErrUnknown, "apiKey 26"},
 	}
 	for _, c := range cases {
 		_, err := Decode(unhex(t, c.hex))

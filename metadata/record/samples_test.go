@@ -103,5 +103,23 @@ func samples() []Record {
 		out = append(out, r)
 	}
 	out = append(out, NewPartitionChangeRecord(topicA, 0))
+	out = append(out,
+		&BeginTransactionRecord{Name: str("Bootstrap records")},
+		&BeginTransactionRecord{},
+		&BeginTransactionRecord{Name: str("")},
+		&EndTransactionRecord{},
+		&AbortTransactionRecord{Reason: str("controller failover")},
+		&AbortTransactionRecord{},
+		&RegisterControllerRecord{
+			ControllerID: 3000, IncarnationID: NewUuid(9, 10), ZkMigrationReady: true,
+			EndPoints: []ControllerEndpoint{{Name: "CONTROLLER", Host: "localhost", Port: 9093, SecurityProtocol: SecurityProtocolSASLPlain}},
+			Features: []ControllerFeature{
+				{Name: MetadataVersionFeature, MinSupportedVersion: 7, MaxSupportedVersion: 33},
+				{Name: "kraft.version", MinSupportedVersion: 0, MaxSupportedVersion: 1},
+			},
+		},
+		&RegisterControllerRecord{ControllerID: -1, EndPoints: []ControllerEndpoint{}, Features: []ControllerFeature{}},
+		&UnregisterControllerRecord{ControllerID: 3000},
+	)
 	return out
 }
