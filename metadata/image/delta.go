@@ -43,7 +43,8 @@ func (d *MetadataDelta) Image() *MetadataImage { return d.image }
 // FeaturesDelta is the delta's feature changes, nil if none were replayed.
 func (d *MetadataDelta) FeaturesDelta() *FeaturesDelta { return d.features }
 
-// ClusterDelta is the delta's broker changes, nil if none were replayed.
+// ClusterDelta is the delta's broker and controller changes, nil if none
+// were replayed.
 func (d *MetadataDelta) ClusterDelta() *ClusterDelta { return d.cluster }
 
 // TopicsDelta is the delta's topic changes, nil if none were replayed.
@@ -123,8 +124,18 @@ func (d *MetadataDelta) replay(r record.Record) error {
 		return d.featuresDelta().replay(r)
 	case *record.ProducerIdsRecord:
 		return d.replayProducerIds(r)
+	case *record.RegisterControllerRecord:
+		return d.clusterDelta().replayRegisterController(r)
+	case *record.UnregisterControllerRecord:
+		d.clusterDelta().replayUnregisterController(r)
 	case *record.NoOpRecord:
 		// Nothing to apply: it only moves the offset.
+	case *record.BeginTransactionRecord, *record.EndTransactionRecord, *record.AbortTransactionRecord:
+		// Transactions are the loader's to bracket (Kafka's
+		// MetadataBatchLoader); reaching the delta, a marker is out of
+		// place (in a snapshot, say), as Kafka's MetadataDelta.replay
+		// refuses it.
+		return errors.New("a transaction marker is for the log's loader, not an image")
 	default:
 		return fmt.Errorf("no image holds %T", r)
 	}

@@ -61,6 +61,10 @@ func TestFilesPrintAsKafka(t *testing.T) {
 			"listeners=[Endpoint(listenerName='PLAINTEXT', securityProtocol=PLAINTEXT, host='127.0.0.1', port=9292)], " +
 			"supportedFeatures={transaction.version: 0+}, rack=Optional.empty, fenced=false, " +
 			"inControlledShutdown=false, isMigratingZkBroker=false, directories=[], cordonedDirectories=[G7u7u7u7u7siIiIiIiIiIg])"},
+		{"/image/cluster/controllers/3000", "ControllerRegistration(id=3000, incarnationId=AAAAAAAAAAsAAAAAAAAADA, zkMigrationReady=false, " +
+			"listeners=[Endpoint(listenerName='CONTROLLER', securityProtocol=SASL_PLAINTEXT, host='localhost', port=9093), " +
+			"Endpoint(listenerName='CONTROLLER_SSL', securityProtocol=SSL, host='localhost', port=9094)], " +
+			"supportedFeatures={kraft.version: 0-1, metadata.version: 7-33})"},
 		{"/image/topics/byName/t/0", "PartitionRegistration(replicas=[101, 102], directories=[qqqqqqqqqqoREREREREREQ, G7u7u7u7u7siIiIiIiIiIg], " +
 			"isr=[101, 102], removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=101, leaderRecoveryState=RECOVERED, leaderEpoch=2, partitionEpoch=5)"},
 		{"/image/topics/byName/t/1", "PartitionRegistration(replicas=[102, 101], directories=[G7u7u7u7u7siIiIiIiIiIg, qqqqqqqqqqoREREREREREQ], " +
@@ -100,7 +104,7 @@ func TestListAsKafka(t *testing.T) {
 		{"/image/features", []string{"finalized_group.version", "metadataVersion"}},
 		{"/image/cluster", []string{"brokers", "controllers"}},
 		{"/image/cluster/brokers", []string{"101", "102"}},
-		{"/image/cluster/controllers", nil},
+		{"/image/cluster/controllers", []string{"3000"}},
 		{"/image/topics", []string{"byId", "byName"}},
 		{"/image/topics/byName", []string{"empty", "t"}},
 		{"/image/topics/byId", []string{"AQIDBAUGBwgJCgsMDQ4PEA", "f_________8AAAAAAAAAAg"}},
@@ -130,6 +134,7 @@ func TestFindNamesTheMissingPart(t *testing.T) {
 		{"/image/clientQuotas", ErrNoSuchNode, "no such node: /image/clientQuotas"},
 		{"/image/cluster/brokers/103", ErrNoSuchNode, "no such node: /image/cluster/brokers/103"},
 		{"/image/cluster/brokers/x1", ErrNoSuchNode, "no such node: /image/cluster/brokers/x1"},
+		{"/image/cluster/controllers/3001", ErrNoSuchNode, "no such node: /image/cluster/controllers/3001"},
 		{"/image/topics/byName/t/2", ErrNoSuchNode, "no such node: /image/topics/byName/t/2"},
 		{"/image/topics/byId/AAAA", ErrNoSuchNode, "no such node: /image/topics/byId/AAAA"},
 		{"/image/configs/TOPICS:t", ErrNoSuchNode, "no such node: /image/configs/TOPICS:t"},
