@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"unicode"
@@ -123,6 +124,24 @@ func AppendJSON(w *JSONWriter, r Record) error {
 		optionalTextJSON(w, "reason", r.Reason)
 	case *RegisterControllerRecord:
 		r.json(w)
+	case *UserScramCredentialRecord:
+		w.Key("name")
+		w.String(r.Name)
+		w.Key("mechanism")
+		w.Int(int64(r.Mechanism))
+		w.Key("salt")
+		w.String(base64.StdEncoding.EncodeToString(r.Salt))
+		w.Key("storedKey")
+		w.String(base64.StdEncoding.EncodeToString(r.StoredKey))
+		w.Key("serverKey")
+		w.String(base64.StdEncoding.EncodeToString(r.ServerKey))
+		w.Key("iterations")
+		w.Int(int64(r.Iterations))
+	case *RemoveUserScramCredentialRecord:
+		w.Key("name")
+		w.String(r.Name)
+		w.Key("mechanism")
+		w.Int(int64(r.Mechanism))
 	case *UnregisterControllerRecord:
 		w.Key("controllerId")
 		w.Int(int64(r.ControllerID))

@@ -118,6 +118,11 @@ func TestGoldenBytes(t *testing.T) {
 				Features:  []ControllerFeature{{Name: MetadataVersionFeature, MinSupportedVersion: 7, MaxSupportedVersion: 33}}},
 			"01 1b 00  00000bb8  " + uuidA + "  00  02  0b 434f4e54524f4c4c4552  0a 6c6f63616c686f7374  2385  0002  00" +
 				"  02  11 6d657461646174612e76657273696f6e  0007  0021  00  00"},
+		{"UserScramCredentialRecord v0: apiKey 11 = 0x0b, Name \"u\", mechanism 1 (SCRAM-SHA-256), compact bytes salt [aa], storedKey [] (01), serverKey [bb cc], iterations 4096 = 0x1000",
+			&UserScramCredentialRecord{Name: "u", Mechanism: ScramSHA256, Salt: []byte{0xaa}, StoredKey: []byte{}, ServerKey: []byte{0xbb, 0xcc}, Iterations: 4096},
+			"01 0b 00  02 75  01  02 aa  01  03 bbcc  00001000  00"},
+		{"RemoveUserScramCredentialRecord v0: apiKey 22 = 0x16, Name \"u\", mechanism 2",
+			&RemoveUserScramCredentialRecord{Name: "u", Mechanism: ScramSHA512}, "01 16 00  02 75  02  00"},
 		{"UnregisterControllerRecord v0: apiKey 29 = 0x1d, controller 3000",
 			&UnregisterControllerRecord{ControllerID: 3000}, "01 1d 00  00000bb8  00"},
 		{"ConfigRecord v0: type 2 (topic), \"t\", \"retention.ms\" (12+1 = 0x0d), null value (00)",
@@ -168,6 +173,8 @@ func TestDecodeRefuses(t *testing.T) {
 		{"transaction name with a byte to spare", "01 17 00 01 00 03 01 00 00", ErrMalformed, "BeginTransactionRecord v0: tagged field 0: 2 bytes left over"},
 		{"null controller endpoints", "01 1b 00 00000001" + strings.Repeat("00", 16) + "00 00 01 00", ErrMalformed, "RegisterControllerRecord v0: non-nullable field EndPoints was serialized as null"},
 		{"unknown apiKey 26", "01 1a 00 00", ErrUnknown, "apiKey 26"},
+		{"null SCRAM salt", "01 0b 00 02 75 01 00", ErrMalformed, "UserScramCredentialRecord v0: non-nullable field Salt was serialized as null"},
+		{"SCRAM salt past the end", "01 0b 00 02 75 01 05 aa", ErrMalformed, "UserScramCredentialRecord v0: unexpected end"},
 	}
 	for _, c := range cases {
 		_, err := Decode(unhex(t, c.hex))

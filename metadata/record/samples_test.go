@@ -120,6 +120,10 @@ func samples() []Record {
 		},
 		&RegisterControllerRecord{ControllerID: -1, EndPoints: []ControllerEndpoint{}, Features: []ControllerFeature{}},
 		&UnregisterControllerRecord{ControllerID: 3000},
+		&UserScramCredentialRecord{Name: "kraftlab-member", Mechanism: ScramSHA256, Salt: []byte("salt"),
+			StoredKey: []byte{0, 1, 0xfe, 0xff}, ServerKey: []byte{9}, Iterations: 4096},
+		&UserScramCredentialRecord{Name: "", Mechanism: ScramSHA512, Salt: []byte{}, StoredKey: []byte{}, ServerKey: []byte{}},
+		&RemoveUserScramCredentialRecord{Name: "kraftlab-member", Mechanism: ScramSHA256},
 	)
 	return out
 }
