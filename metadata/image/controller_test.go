@@ -121,3 +121,37 @@ func TestTransactionMarkersAreNotTheDeltas(t *testing.T) {
 		}
 	}
 }
+
+func scram(user string, mechanism int8, iterations int32) *record.UserScramCredentialRecord {
+	return &record.UserScramCredentialRecord{Name: user, Mechanism: mechanism, Salt: []byte("salt-" + user),
+		StoredKey: []byte{1, 2}, ServerKey: []byte{3}, Iterations: iterations}
+}
+
+func TestScramCredentialsReplayAndSnapshot(t *testing.T) {
+	img := replayAll(t, cluster(t), 11,
+		scram("bob", record.ScramSHA512, 8192), scram("alice", record.ScramSHA256, 4096), scram("bob", record.ScramSHA256, 4096))
+	if got := img.Scram().Users(record.ScramSHA256); len(got) != 2 || got[0] != "alice" {
+		t.Fatalf("SHA-256 users %v", got)
+	}
+	if c := img.Scram().Credential(record.ScramSHA512, "bob"); c == nil || c.Iterations != 8192 || string(c.Salt) != "salt-bob" {
+		t.Fatalf("bob's SHA-512 credential %+v", c)
+	}
+	recs, err := img.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back := load(t, Empty, recs, img.Provenance(), false); !back.Equal(img) {
+		t.Error("the snapshot's records do not rebuild the credentials")
+	}
+	next := replayAll(t, img, 12, &record.RemoveUserScramCredentialRecord{Name: "bob", Mechanism: record.ScramSHA512},
+		&record.RemoveUserScramCredentialRecord{Name: "nobody", Mechanism: record.ScramSHA256})
+	if next.Scram().Credential(record.ScramSHA512, "bob") != nil || len(next.Scram().Users(record.ScramSHA256)) != 2 {
+		t.Errorf("after removing bob's SHA-512: %v", next.Scram().Users(record.ScramSHA512))
+	}
+	if img.Scram().Credential(record.ScramSHA512, "bob") == nil {
+		t.Error("the earlier image changed")
+	}
+	if err := NewMetadataDelta(Empty).Replay(scram("x", 3, 1)); !errors.Is(err, ErrInconsistent) || !strings.Contains(err.Error(), "unknown SCRAM mechanism 3") {
+		t.Errorf("mechanism 3: %v", err)
+	}
+}

@@ -21,6 +21,7 @@ type MetadataDelta struct {
 	cluster  *ClusterDelta
 	topics   *TopicsDelta
 	configs  *ConfigurationsDelta
+	scram    *ScramDelta
 	// producerIds is the next producer id replayed, nil if none was.
 	producerIds *ProducerIdsImage
 }
@@ -75,6 +76,17 @@ func (d *MetadataDelta) topicsDelta() *TopicsDelta {
 	return d.topics
 }
 
+// ScramDelta is the delta's SCRAM credential changes, nil if none were
+// replayed.
+func (d *MetadataDelta) ScramDelta() *ScramDelta { return d.scram }
+
+func (d *MetadataDelta) scramDelta() *ScramDelta {
+	if d.scram == nil {
+		d.scram = newScramDelta(d.image.scram)
+	}
+	return d.scram
+}
+
 func (d *MetadataDelta) configsDelta() *ConfigurationsDelta {
 	if d.configs == nil {
 		d.configs = newConfigurationsDelta(d.image.configs)
@@ -124,6 +136,10 @@ func (d *MetadataDelta) replay(r record.Record) error {
 		return d.featuresDelta().replay(r)
 	case *record.ProducerIdsRecord:
 		return d.replayProducerIds(r)
+	case *record.UserScramCredentialRecord:
+		return d.scramDelta().replay(r)
+	case *record.RemoveUserScramCredentialRecord:
+		return d.scramDelta().replayRemove(r)
 	case *record.RegisterControllerRecord:
 		return d.clusterDelta().replayRegisterController(r)
 	case *record.UnregisterControllerRecord:
@@ -152,6 +168,7 @@ func (d *MetadataDelta) Apply(p MetadataProvenance) *MetadataImage {
 		d.clusterDelta().finishSnapshot()
 		d.topicsDelta().finishSnapshot()
 		d.configsDelta().finishSnapshot()
+		d.scramDelta().finishSnapshot()
 	}
 	next := *d.image
 	next.provenance = p
@@ -166,6 +183,9 @@ func (d *MetadataDelta) Apply(p MetadataProvenance) *MetadataImage {
 	}
 	if d.configs != nil {
 		next.configs = d.configs.apply()
+	}
+	if d.scram != nil {
+		next.scram = d.scram.apply()
 	}
 	if d.producerIds != nil {
 		next.producerIds = *d.producerIds

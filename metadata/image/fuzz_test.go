@@ -32,6 +32,8 @@ func FuzzReplay(f *testing.F) {
 		EndPoints: []record.ControllerEndpoint{{Name: "CONTROLLER", Host: "h", Port: 9093}},
 		Features:  []record.ControllerFeature{{Name: record.MetadataVersionFeature, MinSupportedVersion: 7, MaxSupportedVersion: 33}}}
 	f.Add(seed(reg, &record.UnregisterControllerRecord{ControllerID: 3000}, reg))
+	f.Add(seed(&record.UserScramCredentialRecord{Name: "u", Mechanism: record.ScramSHA256, Salt: []byte{1}, StoredKey: []byte{2}, ServerKey: []byte{3}, Iterations: 4096},
+		&record.RemoveUserScramCredentialRecord{Name: "u", Mechanism: record.ScramSHA256}))
 	base := cluster(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := NewMetadataDelta(base)

@@ -10,8 +10,8 @@ import (
 
 // Records writes the image as the records of a metadata snapshot, in
 // Kafka's order (MetadataImage.write): the features, metadata.version
-// first; the brokers, then the controllers; each topic followed by its partitions; the configs;
-// the next producer id.
+// first; the brokers, then the controllers; each topic followed by its
+// partitions; the configs; the next producer id; the SCRAM credentials.
 // Records are written at the versions the image's metadata.version calls
 // for (the newest if it has none). It fails, as Kafka's ImageWriterOptions
 // does by default, when that version cannot hold part of the image.
@@ -54,7 +54,11 @@ func (m *MetadataImage) Records() ([]record.Record, error) {
 		}
 	}
 	out = append(out, m.configs.records()...)
-	return append(out, m.producerIds.records()...), nil
+	out = append(out, m.producerIds.records()...)
+	if !m.scram.IsEmpty() && mv != 0 && mv < mv3_5IV2 {
+		return nil, fmt.Errorf("metadata.version %d: SCRAM credentials need metadata.version %d or later", mv, mv3_5IV2)
+	}
+	return append(out, m.scram.records()...), nil
 }
 
 // canHold reports a field of a RegisterBrokerRecord its version lacks.

@@ -23,15 +23,15 @@ const (
 )
 
 // imageNode is /image (Kafka's MetadataImageNode). Kafka's also has
-// clientQuotas, acls, scram and delegationToken; kraftlab's image holds
-// none of them.
+// clientQuotas, acls and delegationToken; kraftlab's image holds none of
+// them.
 type imageNode struct {
 	dir
 	img *image.MetadataImage
 }
 
 func (imageNode) ChildNames() []string {
-	return []string{provenanceName, featuresName, clusterName, topicsName, configsName, producerIdsName}
+	return []string{provenanceName, featuresName, clusterName, topicsName, configsName, producerIdsName, scramName}
 }
 
 func (n imageNode) Child(name string) Node {
@@ -48,6 +48,8 @@ func (n imageNode) Child(name string) Node {
 		return configsNode{c: n.img.Configs()}
 	case producerIdsName:
 		return producerIdsNode{p: n.img.ProducerIds()}
+	case scramName:
+		return scramNode{s: n.img.Scram()}
 	}
 	return nil
 }

@@ -70,6 +70,7 @@ func TestFilesPrintAsKafka(t *testing.T) {
 		{"/image/topics/byName/t/1", "PartitionRegistration(replicas=[102, 101], directories=[G7u7u7u7u7siIiIiIiIiIg, qqqqqqqqqqoREREREREREQ], " +
 			"isr=[102], removingReplicas=[], addingReplicas=[], elr=[101], lastKnownElr=[], leader=102, leaderRecoveryState=RECOVERING, leaderEpoch=0, partitionEpoch=0)"},
 		{"/image/topics/byName/t/id", "AQIDBAUGBwgJCgsMDQ4PEA"},
+		{"/image/scram/SCRAM-SHA-256/kraftlab-member", "ScramCredentialData(salt=[redacted], storedKey=[redacted], serverKey=[redacted], iterations=[redacted])"},
 		{"/image/topics/byId/AQIDBAUGBwgJCgsMDQ4PEA/name", "t"},
 		{"image/topics/./byName/../byName/t/name", "t"},
 		{"/image/configs/TOPIC:t/retention.ms", "604800000"},
@@ -100,7 +101,10 @@ func TestListAsKafka(t *testing.T) {
 		want []string
 	}{
 		{"/", []string{"image"}},
-		{"/image", []string{"cluster", "configs", "features", "producerIds", "provenance", "topics"}},
+		{"/image", []string{"cluster", "configs", "features", "producerIds", "provenance", "scram", "topics"}},
+		{"/image/scram", []string{"SCRAM-SHA-256", "SCRAM-SHA-512"}},
+		{"/image/scram/SCRAM-SHA-256", []string{"kraftlab-member"}},
+		{"/image/scram/SCRAM-SHA-512", nil},
 		{"/image/features", []string{"finalized_group.version", "metadataVersion"}},
 		{"/image/cluster", []string{"brokers", "controllers"}},
 		{"/image/cluster/brokers", []string{"101", "102"}},
