@@ -238,3 +238,12 @@ func FuzzFind(f *testing.F) {
 		_ = Stringify(n)
 	})
 }
+
+// TestScramListedOnlyWithCredentials: an image without SCRAM credentials
+// (every image kraftlab's own controllers write) lists no scram directory.
+func TestScramListedOnlyWithCredentials(t *testing.T) {
+	img := replay(t, 0, 0)
+	if got := List(find(t, img, "/image")); slices.Contains(got, "scram") {
+		t.Errorf("ls /image: %q", got)
+	}
+}
