@@ -16,6 +16,7 @@ import (
 	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/partition"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 )
 
@@ -143,7 +144,9 @@ func TestKraftlabBrokerFollowsKafkaController(t *testing.T) {
 // 0 (kafka-storage format --feature NAME=0), Kafka accepts its
 // BrokerRegistration and unfences it once it has caught up; the broker
 // reaches RUNNING and its own loader sees its registration, unfenced, in
-// Kafka's log.
+// Kafka's log. kafka-topics --create through the kraftlab broker is
+// forwarded to Kafka's controller, which places the partitions on it; the
+// broker applies Kafka's TopicRecord and PartitionRecords and leads them.
 func TestKraftlabBrokerRegistersWithKafkaController(t *testing.T) {
 	k := needKafka(t)
 	features := []string{"group.version=0", "transaction.version=0", "share.version=0", "streams.version=0", "eligible.leader.replicas.version=0"}
@@ -164,6 +167,27 @@ func TestKraftlabBrokerRegistersWithKafkaController(t *testing.T) {
 	}, why)
 	if l := b.srv.Loader(); l.Err() != nil || l.Metrics().MetadataLoadErrorCount != 0 {
 		t.Errorf("loader err %v, metrics %+v", l.Err(), l.Metrics())
+	}
+
+	if r := runTool(t, k, MainTopics, "--bootstrap-server", b.srv.Addr(), "--create", "--topic", "on-kafka", "--partitions", "2", "--replication-factor", "1"); r.Err != nil {
+		t.Fatalf("kafka-topics --create through the kraftlab broker: %v\n%s", r.Err, why())
+	}
+	poll.Until(t, 30*time.Second, "the broker applies Kafka's topic and leads its partitions", func() bool {
+		ti := b.srv.Loader().Image().Topics().TopicByName("on-kafka")
+		if ti == nil || len(ti.PartitionIDs()) != 2 {
+			return false
+		}
+		leading := 0
+		for _, r := range b.srv.ReplicaManager().Stats().Partitions {
+			if r.Topic == "on-kafka" && r.Role == partition.RoleLeader && ti.Partition(r.Partition) != nil && ti.Partition(r.Partition).Leader == 101 {
+				leading++
+			}
+		}
+		return leading == 2
+	}, why)
+	r := runTool(t, k, MainTopics, "--bootstrap-server", b.srv.Addr(), "--describe", "--topic", "on-kafka")
+	if r.Err != nil || strings.Count(r.Stdout, "Leader: 101\tReplicas: 101\tIsr: 101") != 2 {
+		t.Errorf("kafka-topics --describe: %v\n%s%s", r.Err, r.Stdout, r.Stderr)
 	}
 }
 
