@@ -53,6 +53,14 @@ func StartController(ctx context.Context, k *Kafka, dir string, extra ...string)
 // CONTROLLER listener, the credentials of user and password written by
 // kafka-storage format --add-scram, as a kraftlab node authenticates.
 func StartSCRAMController(ctx context.Context, k *Kafka, dir, user, password string, extra ...string) (*Controller, error) {
+	return StartSCRAMControllerWithFeatures(ctx, k, dir, user, password, nil, extra...)
+}
+
+// StartSCRAMControllerWithFeatures is StartSCRAMController with features
+// finalized at the given levels when formatting ("name=level", each a
+// kafka-storage format --feature), e.g. "group.version=0" to leave out a
+// feature Kafka's bootstrap would otherwise finalize.
+func StartSCRAMControllerWithFeatures(ctx context.Context, k *Kafka, dir, user, password string, features []string, extra ...string) (*Controller, error) {
 	jaas := fmt.Sprintf(`org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";`, user, password)
 	extra = append([]string{
 		"sasl.enabled.mechanisms=SCRAM-SHA-256",
@@ -61,7 +69,11 @@ func StartSCRAMController(ctx context.Context, k *Kafka, dir, user, password str
 		"listener.name.controller.scram-sha-256.sasl.jaas.config=" + jaas,
 	}, extra...)
 	scram := fmt.Sprintf("SCRAM-SHA-256=[name=%s,password=%s]", user, password)
-	return startController(ctx, k, dir, []string{"--add-scram", scram}, "SASL_PLAINTEXT", extra...)
+	format := []string{"--add-scram", scram}
+	for _, f := range features {
+		format = append(format, "--feature", f)
+	}
+	return startController(ctx, k, dir, format, "SASL_PLAINTEXT", extra...)
 }
 
 func startController(ctx context.Context, k *Kafka, dir string, formatArgs []string, protocol string, extra ...string) (*Controller, error) {

@@ -66,6 +66,17 @@ func everyRecord() []record.Record {
 		&record.NoOpRecord{},
 		&record.ProducerIdsRecord{BrokerID: 101, BrokerEpoch: 5, NextProducerID: 2000},
 		record.NewPartitionChangeRecord(topic, 0),
+		&record.BeginTransactionRecord{Name: &val},
+		&record.BeginTransactionRecord{},
+		&record.EndTransactionRecord{},
+		&record.AbortTransactionRecord{Reason: &val},
+		&record.AbortTransactionRecord{},
+		&record.RegisterControllerRecord{ControllerID: 3000, IncarnationID: topic, ZkMigrationReady: true,
+			EndPoints: []record.ControllerEndpoint{{Name: "CONTROLLER", Host: "localhost", Port: 9093, SecurityProtocol: record.SecurityProtocolSASLPlain}},
+			Features:  []record.ControllerFeature{{Name: record.MetadataVersionFeature, MinSupportedVersion: 7, MaxSupportedVersion: 33}}},
+		&record.UnregisterControllerRecord{ControllerID: 3000},
+		&record.UserScramCredentialRecord{Name: "kraftlab-member", Mechanism: record.ScramSHA256, Salt: []byte("salt"), StoredKey: []byte{0, 1, 0xfe, 0xff}, ServerKey: []byte{9}, Iterations: 4096},
+		&record.RemoveUserScramCredentialRecord{Name: "kraftlab-member", Mechanism: record.ScramSHA512},
 	)
 	for v := int16(0); v <= 2; v++ {
 		p := &record.PartitionRecord{

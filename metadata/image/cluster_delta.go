@@ -8,14 +8,45 @@ import (
 	"github.com/kraftlab/kraftlab/metadata/record"
 )
 
-// ClusterDelta collects broker registration changes.
+// ClusterDelta collects broker and controller registration changes.
 type ClusterDelta struct {
-	image   *ClusterImage
-	changed map[int32]*BrokerRegistration // nil: unregistered
+	image              *ClusterImage
+	changed            map[int32]*BrokerRegistration     // nil: unregistered
+	changedControllers map[int32]*ControllerRegistration // nil: unregistered
 }
 
 func newClusterDelta(img *ClusterImage) *ClusterDelta {
-	return &ClusterDelta{image: img, changed: map[int32]*BrokerRegistration{}}
+	return &ClusterDelta{image: img, changed: map[int32]*BrokerRegistration{}, changedControllers: map[int32]*ControllerRegistration{}}
+}
+
+// Controller is controller id's registration as the delta has it, nil if
+// none.
+func (d *ClusterDelta) Controller(id int32) *ControllerRegistration {
+	if c, ok := d.changedControllers[id]; ok {
+		return c
+	}
+	return d.image.Controller(id)
+}
+
+// ChangedControllers lists the ids of the controllers the delta registers
+// or unregisters, sorted.
+func (d *ClusterDelta) ChangedControllers() []int32 {
+	return slices.Sorted(maps.Keys(d.changedControllers))
+}
+
+func (d *ClusterDelta) replayRegisterController(r *record.RegisterControllerRecord) error {
+	c, err := controllerFromRecord(r)
+	if err != nil {
+		return err
+	}
+	d.changedControllers[c.ID] = c
+	return nil
+}
+
+// replayUnregisterController removes a registration; as in Kafka, one
+// that is not there is no error.
+func (d *ClusterDelta) replayUnregisterController(r *record.UnregisterControllerRecord) {
+	d.changedControllers[r.ControllerID] = nil
 }
 
 // Broker is broker id's registration as the delta has it, nil if none.
@@ -110,6 +141,11 @@ func (d *ClusterDelta) finishSnapshot() {
 			d.changed[id] = nil
 		}
 	}
+	for id := range d.image.controllers {
+		if _, ok := d.changedControllers[id]; !ok {
+			d.changedControllers[id] = nil
+		}
+	}
 }
 
 func (d *ClusterDelta) apply() *ClusterImage {
@@ -121,5 +157,16 @@ func (d *ClusterDelta) apply() *ClusterImage {
 			next[id] = b
 		}
 	}
-	return &ClusterImage{brokers: next}
+	controllers := d.image.controllers
+	if len(d.changedControllers) > 0 {
+		controllers = maps.Clone(controllers)
+		for id, c := range d.changedControllers {
+			if c == nil {
+				delete(controllers, id)
+			} else {
+				controllers[id] = c
+			}
+		}
+	}
+	return &ClusterImage{brokers: next, controllers: controllers}
 }

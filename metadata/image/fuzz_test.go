@@ -28,6 +28,12 @@ func FuzzReplay(f *testing.F) {
 	f.Add(seed(&record.TopicRecord{Name: "x", TopicID: topicID(9)}, partition(topicID(9), 0, 101), fence(101, 5, record.FencingFence)))
 	f.Add(seed(&record.UnregisterBrokerRecord{BrokerID: 102, BrokerEpoch: 6}, &record.ConfigRecord{ResourceType: record.ResourceTopic, ResourceName: "orders", Name: "a"}))
 	f.Add(seed(&record.ProducerIdsRecord{BrokerID: 101, BrokerEpoch: 5, NextProducerID: 2000}, &record.ProducerIdsRecord{BrokerID: 102, NextProducerID: 1500}))
+	reg := &record.RegisterControllerRecord{ControllerID: 3000, IncarnationID: topicID(3),
+		EndPoints: []record.ControllerEndpoint{{Name: "CONTROLLER", Host: "h", Port: 9093}},
+		Features:  []record.ControllerFeature{{Name: record.MetadataVersionFeature, MinSupportedVersion: 7, MaxSupportedVersion: 33}}}
+	f.Add(seed(reg, &record.UnregisterControllerRecord{ControllerID: 3000}, reg))
+	f.Add(seed(&record.UserScramCredentialRecord{Name: "u", Mechanism: record.ScramSHA256, Salt: []byte{1}, StoredKey: []byte{2}, ServerKey: []byte{3}, Iterations: 4096},
+		&record.RemoveUserScramCredentialRecord{Name: "u", Mechanism: record.ScramSHA256}))
 	base := cluster(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := NewMetadataDelta(base)

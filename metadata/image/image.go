@@ -9,6 +9,7 @@ type MetadataImage struct {
 	cluster    *ClusterImage
 	topics     *TopicsImage
 	configs    *ConfigurationsImage
+	scram      *ScramImage
 	// producerIds is a value: one int64 costs less than a pointer to it.
 	producerIds ProducerIdsImage
 }
@@ -20,6 +21,7 @@ var Empty = &MetadataImage{
 	cluster:     emptyCluster,
 	topics:      emptyTopics,
 	configs:     emptyConfigs,
+	scram:       emptyScram,
 	producerIds: emptyProducerIds,
 }
 
@@ -38,6 +40,9 @@ func (m *MetadataImage) Topics() *TopicsImage { return m.topics }
 // Configs holds the dynamic configs of topics, brokers and the cluster.
 func (m *MetadataImage) Configs() *ConfigurationsImage { return m.configs }
 
+// Scram holds the SCRAM credentials.
+func (m *MetadataImage) Scram() *ScramImage { return m.scram }
+
 // ProducerIds is where the next block of producer ids starts.
 func (m *MetadataImage) ProducerIds() ProducerIdsImage { return m.producerIds }
 
@@ -45,12 +50,12 @@ func (m *MetadataImage) ProducerIds() ProducerIdsImage { return m.producerIds }
 // provenance).
 func (m *MetadataImage) IsEmpty() bool {
 	return m.features.IsEmpty() && m.cluster.IsEmpty() && m.topics.IsEmpty() && m.configs.IsEmpty() &&
-		m.producerIds.IsEmpty()
+		m.producerIds.IsEmpty() && m.scram.IsEmpty()
 }
 
 // Equal reports whether two images hold the same state and provenance.
 func (m *MetadataImage) Equal(o *MetadataImage) bool {
 	return m.provenance == o.provenance && m.features.Equal(o.features) &&
 		m.cluster.Equal(o.cluster) && m.topics.Equal(o.topics) && m.configs.Equal(o.configs) &&
-		m.producerIds == o.producerIds
+		m.producerIds == o.producerIds && m.scram.Equal(o.scram)
 }

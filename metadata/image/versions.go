@@ -5,7 +5,9 @@ import "github.com/kraftlab/kraftlab/metadata/record"
 // Feature levels of metadata.version where record versions change
 // (Kafka's MetadataVersion).
 const (
+	mv3_5IV2 int16 = 11 // SCRAM credentials: UserScramCredentialRecord
 	mv3_4IV0 int16 = 8  // RegisterBrokerRecord v2 (IsMigratingZkBroker)
+	mv3_7IV0 int16 = 15 // controller registration: RegisterControllerRecord v0
 	mv3_7IV2 int16 = 17 // directory assignment: RegisterBrokerRecord v3, PartitionRecord v1
 	mv4_0IV1 int16 = 23 // ELR: PartitionRecord v2
 	mv4_3IV0 int16 = 30 // cordoned log dirs: RegisterBrokerRecord v4

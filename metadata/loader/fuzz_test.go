@@ -11,11 +11,13 @@ import (
 // FuzzLoader feeds arbitrary bytes to a loader that holds a small image:
 // as a whole batch, as a record value inside a valid batch, and as a
 // snapshot record. It never panics, and either applies (the image moves
-// past the input) or stops with a load error that it counts.
+// past the input), waits inside a metadata transaction the input opened,
+// or stops with a load error that it counts.
 func FuzzLoader(f *testing.F) {
 	w := newLogWriter(f)
 	orders := topic("orders", 1)
-	for _, r := range []record.Record{orders, partition(orders.TopicID, 1, 1, 2), config("orders", "k", "v"), &record.NoOpRecord{}, record.NewPartitionChangeRecord(orders.TopicID, 0)} {
+	for _, r := range []record.Record{orders, partition(orders.TopicID, 1, 1, 2), config("orders", "k", "v"), &record.NoOpRecord{}, record.NewPartitionChangeRecord(orders.TopicID, 0),
+		begin(), end(), abort(), &record.RegisterControllerRecord{ControllerID: 1, EndPoints: []record.ControllerEndpoint{{Name: "C", Host: "h", Port: 1}}}} {
 		v, err := record.Encode(r)
 		if err != nil {
 			f.Fatal(err)
@@ -24,6 +26,7 @@ func FuzzLoader(f *testing.F) {
 	}
 	f.Add(w.records(topic("clicks", 2)).Raw)
 	f.Add(w.control().Raw)
+	f.Add(w.records(begin(), topic("t", 3), end()).Raw)
 	f.Add([]byte{1, 2, 0, 5})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		prefix := func() (*Loader, *logWriter) {
@@ -36,8 +39,10 @@ func FuzzLoader(f *testing.F) {
 		check := func(what string, l *Loader, want int64) {
 			m := l.Metrics()
 			applied := l.Image().Provenance().LastContainedOffset >= want
-			if applied == (l.Err() != nil) || (l.Err() != nil) != (m.MetadataLoadErrorCount == 1) {
-				t.Fatalf("%s: applied %v, err %v, load errors %d", what, applied, l.Err(), m.MetadataLoadErrorCount)
+			stopped, waiting := l.Err() != nil, l.pending.inTransaction
+			ok := applied && !stopped && !waiting || waiting && !applied && !stopped || stopped && !applied && m.MetadataLoadErrorCount >= 1
+			if !ok {
+				t.Fatalf("%s: applied %v, in a transaction %v, err %v, load errors %d", what, applied, waiting, l.Err(), m.MetadataLoadErrorCount)
 			}
 		}
 

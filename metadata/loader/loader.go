@@ -37,6 +37,10 @@ type Loader struct {
 
 	// Loop goroutine only.
 	img *image.MetadataImage
+	// aligned is the last published image that ends a batch: snapshots
+	// are taken of it, never of one that ends inside a batch.
+	aligned *image.MetadataImage
+	pending pending
 	// failed is the load error that stopped the loader, nil while it
 	// applies.
 	failed error
@@ -69,9 +73,11 @@ func New(cfg Config) *Loader {
 		cfg:           cfg,
 		log:           cfg.Logger.With("node", cfg.NodeID, "part", "loader"),
 		img:           image.Empty,
+		aligned:       image.Empty,
 		pendingReplay: true,
 		metrics:       Metrics{LastAppliedRecordOffset: -1, LastAppliedRecordTimestamp: -1},
 	}
+	l.pending.reset(image.Empty)
 	l.published.Store(image.Empty)
 	l.leader.Store(&noLeader)
 	return l
@@ -103,44 +109,28 @@ func (l *Loader) Err() error {
 }
 
 // HandleCommit implements quorum.Listener: it replays the batches and
-// publishes one image holding them all.
+// publishes one image holding them all, unless they end inside a metadata
+// transaction: then the image waits for the transaction's end.
 func (l *Loader) HandleCommit(batches []storage.Batch) {
 	if l.failed != nil || l.shutdown || len(batches) == 0 {
 		return
 	}
 	start := time.Now()
-	delta := image.NewMetadataDelta(l.img)
-	done, recs, err := replayBatches(delta, batches)
-	if err != nil && done > 0 {
-		// Publish what came before the failing batch, batch-aligned as
-		// every image is: replay those batches again on a clean delta
-		// (the failing batch's earlier records are in the first one).
-		delta = image.NewMetadataDelta(l.img)
-		_, recs, _ = replayBatches(delta, batches[:done])
+	for i := range batches {
+		if err := l.loadBatch(&batches[i]); err != nil {
+			l.pending.elapsed += time.Since(start)
+			// Publish every record before the failing one, unless they
+			// end inside a transaction, which never finished.
+			if !l.pending.inTransaction && !l.pending.isEmpty() {
+				l.publishPending(l.pending.last)
+			}
+			l.fail(err)
+			return
+		}
 	}
-	if done > 0 {
-		good := batches[:done]
-		last := &good[done-1]
-		prov := image.MetadataProvenance{
-			LastContainedOffset:    last.LastOffset(),
-			LastContainedEpoch:     last.PartitionLeaderEpoch,
-			LastContainedLogTimeMs: last.MaxTimestamp,
-			IsOffsetBatchAligned:   true,
-		}
-		var size int64
-		for i := range good {
-			size += int64(good[i].Size())
-		}
-		img := delta.Apply(prov)
-		m := Manifest{
-			Kind: LogDelta, Provenance: prov, Leader: l.Leader(), Elapsed: time.Since(start),
-			Batches: done, Records: recs, FirstOffset: good[0].FirstOffset, Bytes: size,
-		}
-		l.publish(delta, img, m)
-		l.addReplayed(recs, prov.LastContainedOffset)
-	}
-	if err != nil {
-		l.fail(err)
+	l.pending.elapsed += time.Since(start)
+	if !l.pending.inTransaction {
+		l.publishPending(l.pending.last)
 	}
 }
 
@@ -156,34 +146,6 @@ func (e *loadError) Error() string {
 }
 
 func (e *loadError) Unwrap() error { return e.err }
-
-// replayBatches replays batches into delta and returns how many whole
-// batches it replayed, their metadata records, and the error of the record
-// that stopped it.
-func replayBatches(delta *image.MetadataDelta, batches []storage.Batch) (done, records int, err error) {
-	for i := range batches {
-		b := &batches[i]
-		recs, err := b.Records()
-		if err != nil {
-			return i, records, &loadError{offset: b.FirstOffset, recordType: "batch", err: fmt.Errorf("decode the batch: %w", err)}
-		}
-		if b.IsControl() {
-			// LeaderChange and the snapshot markers hold no metadata.
-			continue
-		}
-		for _, rec := range recs {
-			r, err := record.Decode(rec.Value)
-			if err != nil {
-				return i, records, &loadError{offset: rec.Offset, recordType: recordType(rec.Value), err: err}
-			}
-			if err := delta.Replay(r); err != nil {
-				return i, records, &loadError{offset: rec.Offset, recordType: record.Name(r), err: err}
-			}
-			records++
-		}
-	}
-	return len(batches), records, nil
-}
 
 // recordType names the type a framed record's header claims, for a record
 // that did not decode.
@@ -228,6 +190,9 @@ func (l *Loader) HandleLoadSnapshot(s raft.Snapshot) {
 		IsOffsetBatchAligned:   true,
 	}
 	img := delta.Apply(prov)
+	// A snapshot ends any transaction the log was in: the snapshot holds
+	// only what was committed.
+	l.pending.reset(img)
 	l.publish(delta, img, Manifest{
 		Kind: SnapshotLoad, Provenance: prov, Leader: l.Leader(), Elapsed: time.Since(start),
 		Snapshot: s.ID, SnapshotRecords: len(s.Records),
@@ -247,20 +212,24 @@ func (l *Loader) HandleLeaderChange(le raft.LeaderAndEpoch) {
 	}
 }
 
-// SnapshotRecords implements quorum.Listener: the published image as
-// framed records, at the offset after the last one it holds.
+// SnapshotRecords implements quorum.Listener: the last published image
+// that ends a batch, as framed records, at the offset after the last one
+// it holds. (Images published before a BeginTransactionRecord, or before a
+// record that stopped the loader, may end inside a batch; as Kafka's
+// SnapshotGenerator, the loader snapshots none of them.)
 func (l *Loader) SnapshotRecords() (int64, [][]byte, error) {
-	recs, err := l.img.Records()
+	img := l.aligned
+	recs, err := img.Records()
 	if err != nil {
-		return 0, nil, fmt.Errorf("write image %v as records: %w", l.img.Provenance(), err)
+		return 0, nil, fmt.Errorf("write image %v as records: %w", img.Provenance(), err)
 	}
 	out := make([][]byte, len(recs))
 	for i, r := range recs {
 		if out[i], err = record.Encode(r); err != nil {
-			return 0, nil, fmt.Errorf("encode %s of image %v: %w", record.Name(r), l.img.Provenance(), err)
+			return 0, nil, fmt.Errorf("encode %s of image %v: %w", record.Name(r), img.Provenance(), err)
 		}
 	}
-	return l.img.Provenance().LastContainedOffset + 1, out, nil
+	return img.Provenance().LastContainedOffset + 1, out, nil
 }
 
 // BeginShutdown implements quorum.Listener: the loader publishes nothing
@@ -269,6 +238,9 @@ func (l *Loader) BeginShutdown() { l.shutdown = true }
 
 func (l *Loader) publish(delta *image.MetadataDelta, img *image.MetadataImage, m Manifest) {
 	l.img = img
+	if img.Provenance().IsOffsetBatchAligned {
+		l.aligned = img
+	}
 	l.published.Store(img)
 	prov := img.Provenance()
 	mv, _ := img.Features().MetadataVersion()

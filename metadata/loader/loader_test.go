@@ -73,8 +73,9 @@ func TestControlBatchesMoveTheOffsetOnly(t *testing.T) {
 	}
 }
 
-// A record Replay refuses stops the loader there: the batches before its
-// batch are published, nothing after, and the error names offset and type.
+// A record Replay refuses stops the loader there: every record before it
+// is published (the image then ends inside the failing batch), nothing
+// after, and the error names offset and type.
 func TestReplayErrorStopsAtTheRecord(t *testing.T) {
 	w := newLogWriter(t)
 	ev := &events{}
@@ -86,17 +87,18 @@ func TestReplayErrorStopsAtTheRecord(t *testing.T) {
 	after := w.records(topic("later", 4))
 	l.HandleCommit([]storage.Batch{good, bad, after})
 
-	if got := l.Image().Provenance().LastContainedOffset; got != 0 {
-		t.Errorf("published up to offset %d, want 0 (the batch before the bad one)", got)
+	want := image.MetadataProvenance{LastContainedOffset: 1, LastContainedEpoch: 1, LastContainedLogTimeMs: bad.MaxTimestamp}
+	if got := l.Image().Provenance(); got != want {
+		t.Errorf("published %v, want %v (the record before the bad one)", got, want)
 	}
-	if l.Image().Topics().TopicByName("clicks") != nil {
-		t.Error("a record of the failing batch was published")
+	if l.Image().Topics().TopicByName("clicks") == nil || l.Image().Topics().TopicByName("later") != nil {
+		t.Error("not exactly the records before the failing one were published")
 	}
 	errs := ev.of(EventLoadError)
 	if len(errs) != 1 || errs[0].Offset != 2 || errs[0].RecordType != "PartitionChangeRecord" || errs[0].Node != 7 || !errors.Is(errs[0].Err, image.ErrInconsistent) {
 		t.Fatalf("load error events %v", errs)
 	}
-	if m := l.Metrics(); m.MetadataLoadErrorCount != 1 || m.LastAppliedRecordOffset != 0 {
+	if m := l.Metrics(); m.MetadataLoadErrorCount != 1 || m.LastAppliedRecordOffset != 1 {
 		t.Errorf("metrics %+v", m)
 	}
 	if l.Err() == nil {
@@ -104,11 +106,13 @@ func TestReplayErrorStopsAtTheRecord(t *testing.T) {
 	}
 	// Nothing past the record, ever.
 	l.HandleCommit([]storage.Batch{w.records(topic("even-later", 5))})
-	if got := l.Image().Provenance().LastContainedOffset; got != 0 || len(pub.images) != 1 {
+	if got := l.Image().Provenance().LastContainedOffset; got != 1 || len(pub.images) != 1 {
 		t.Errorf("after the error: offset %d, %d images published", got, len(pub.images))
 	}
-	if end, _, err := l.SnapshotRecords(); err != nil || end != 1 {
-		t.Errorf("snapshot of a stopped loader at %d (%v), want its last image's end 1", end, err)
+	// The image ends inside a batch, so a snapshot is of the last image
+	// that ends one: none here.
+	if end, recs, err := l.SnapshotRecords(); err != nil || end != 0 || len(recs) != 0 {
+		t.Errorf("snapshot of a stopped loader at %d with %d records (%v), want the empty image's", end, len(recs), err)
 	}
 }
 

@@ -20,7 +20,8 @@ type Metrics struct {
 	// of the call to Metrics; 0 before the first record.
 	LastAppliedRecordLagMs int64 `json:"last-applied-record-lag-ms"`
 	// MetadataLoadErrorCount counts the records and snapshots that could
-	// not be decoded or replayed: each stops the loader.
+	// not be decoded or replayed, each of which stops the loader, and the
+	// transaction markers out of place, which it goes past.
 	MetadataLoadErrorCount int64 `json:"metadata-load-error-count"`
 	// MetadataApplyErrorCount counts the publishers that failed (panicked)
 	// on an image they were handed.

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"unicode"
@@ -116,7 +117,34 @@ func AppendJSON(w *JSONWriter, r Record) error {
 		r.json(w)
 	case *ProducerIdsRecord:
 		r.json(w)
-	case *NoOpRecord:
+	case *NoOpRecord, *EndTransactionRecord:
+	case *BeginTransactionRecord:
+		optionalTextJSON(w, "name", r.Name)
+	case *AbortTransactionRecord:
+		optionalTextJSON(w, "reason", r.Reason)
+	case *RegisterControllerRecord:
+		r.json(w)
+	case *UserScramCredentialRecord:
+		w.Key("name")
+		w.String(r.Name)
+		w.Key("mechanism")
+		w.Int(int64(r.Mechanism))
+		w.Key("salt")
+		w.String(base64.StdEncoding.EncodeToString(r.Salt))
+		w.Key("storedKey")
+		w.String(base64.StdEncoding.EncodeToString(r.StoredKey))
+		w.Key("serverKey")
+		w.String(base64.StdEncoding.EncodeToString(r.ServerKey))
+		w.Key("iterations")
+		w.Int(int64(r.Iterations))
+	case *RemoveUserScramCredentialRecord:
+		w.Key("name")
+		w.String(r.Name)
+		w.Key("mechanism")
+		w.Int(int64(r.Mechanism))
+	case *UnregisterControllerRecord:
+		w.Key("controllerId")
+		w.Int(int64(r.ControllerID))
 	default:
 		return fmt.Errorf("%w: %s has no JSON form", ErrUnknown, k)
 	}
@@ -296,5 +324,15 @@ func (r *BrokerRegistrationChangeRecord) json(w *JSONWriter) {
 	if v >= 3 && r.CordonedLogDirs != nil {
 		w.Key("cordonedLogDirs")
 		w.Uuids(r.CordonedLogDirs)
+	}
+}
+
+// optionalTextJSON prints a tagged nullable string whose default is null:
+// left out when null, as the converter leaves out a tagged field at its
+// default.
+func optionalTextJSON(w *JSONWriter, key string, s *string) {
+	if s != nil {
+		w.Key(key)
+		w.String(*s)
 	}
 }

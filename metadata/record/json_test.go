@@ -56,6 +56,8 @@ func TestTypeName(t *testing.T) {
 		KeyNoOp:                     "NO_OP_RECORD",
 		KeyFeatureLevel:             "FEATURE_LEVEL_RECORD",
 		KeyTopic:                    "TOPIC_RECORD",
+		KeyBeginTransaction:         "BEGIN_TRANSACTION_RECORD",
+		KeyRegisterController:       "REGISTER_CONTROLLER_RECORD",
 		APIKey(99):                  "apiKey 99",
 	} {
 		if got := k.TypeName(); got != want {
@@ -81,6 +83,9 @@ func TestJSONTaggedDefaultsLeftOut(t *testing.T) {
 		{&PartitionRecord{Version: 0, PartitionID: 0, TopicID: ZeroUuid, Leader: NoLeader, LeaderEpoch: 0, PartitionEpoch: 0},
 			`{"partitionId":0,"topicId":"AAAAAAAAAAAAAAAAAAAAAA","replicas":[],"isr":[],"removingReplicas":[],"addingReplicas":[],"leader":-1,"leaderEpoch":0,"partitionEpoch":0}`},
 		{&NoOpRecord{}, `{}`},
+		{&BeginTransactionRecord{}, `{}`},
+		{&BeginTransactionRecord{Name: str("Bootstrap records")}, `{"name":"Bootstrap records"}`},
+		{&AbortTransactionRecord{Reason: str("")}, `{"reason":""}`},
 	} {
 		got, err := JSON(tc.r)
 		if err != nil {

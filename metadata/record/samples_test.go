@@ -103,5 +103,27 @@ func samples() []Record {
 		out = append(out, r)
 	}
 	out = append(out, NewPartitionChangeRecord(topicA, 0))
+	out = append(out,
+		&BeginTransactionRecord{Name: str("Bootstrap records")},
+		&BeginTransactionRecord{},
+		&BeginTransactionRecord{Name: str("")},
+		&EndTransactionRecord{},
+		&AbortTransactionRecord{Reason: str("controller failover")},
+		&AbortTransactionRecord{},
+		&RegisterControllerRecord{
+			ControllerID: 3000, IncarnationID: NewUuid(9, 10), ZkMigrationReady: true,
+			EndPoints: []ControllerEndpoint{{Name: "CONTROLLER", Host: "localhost", Port: 9093, SecurityProtocol: SecurityProtocolSASLPlain}},
+			Features: []ControllerFeature{
+				{Name: MetadataVersionFeature, MinSupportedVersion: 7, MaxSupportedVersion: 33},
+				{Name: "kraft.version", MinSupportedVersion: 0, MaxSupportedVersion: 1},
+			},
+		},
+		&RegisterControllerRecord{ControllerID: -1, EndPoints: []ControllerEndpoint{}, Features: []ControllerFeature{}},
+		&UnregisterControllerRecord{ControllerID: 3000},
+		&UserScramCredentialRecord{Name: "kraftlab-member", Mechanism: ScramSHA256, Salt: []byte("salt"),
+			StoredKey: []byte{0, 1, 0xfe, 0xff}, ServerKey: []byte{9}, Iterations: 4096},
+		&UserScramCredentialRecord{Name: "", Mechanism: ScramSHA512, Salt: []byte{}, StoredKey: []byte{}, ServerKey: []byte{}},
+		&RemoveUserScramCredentialRecord{Name: "kraftlab-member", Mechanism: ScramSHA256},
+	)
 	return out
 }

@@ -30,10 +30,9 @@ func (n clusterNode) Child(name string) Node {
 	case brokersName:
 		return brokersNode{c: n.c}
 	case controllersName:
-		// Kafka's controllers register themselves (KIP-919) and are
-		// listed here; kraftlab's image has no controller registrations,
-		// so the directory is there, and empty.
-		return controllersNode{}
+		// Only a Kafka controller registers itself (KIP-919); on a log
+		// kraftlab's controllers wrote, the directory is empty.
+		return controllersNode{c: n.c}
 	}
 	return nil
 }
@@ -69,12 +68,65 @@ func (n brokersNode) Child(name string) Node {
 
 func (n brokersNode) Print(p Printer) { printChildren(n, p) }
 
-// controllersNode is /image/cluster/controllers, empty in kraftlab.
-type controllersNode struct{ dir }
+// controllersNode is /image/cluster/controllers
+// (ClusterImageControllersNode): a file per controller id.
+type controllersNode struct {
+	dir
+	c *image.ClusterImage
+}
 
-func (controllersNode) ChildNames() []string { return nil }
-func (controllersNode) Child(string) Node    { return nil }
-func (n controllersNode) Print(p Printer)    { printChildren(n, p) }
+func (n controllersNode) ChildNames() []string {
+	var names []string
+	for _, id := range n.c.ControllerIDs() {
+		names = append(names, strconv.Itoa(int(id)))
+	}
+	return names
+}
+
+func (n controllersNode) Child(name string) Node {
+	id, ok := parseInt32(name)
+	if !ok {
+		return nil
+	}
+	c := n.c.Controller(id)
+	if c == nil {
+		return nil
+	}
+	return leaf(controllerString(c))
+}
+
+func (n controllersNode) Print(p Printer) { printChildren(n, p) }
+
+// controllerString is Kafka's ControllerRegistration.toString: listeners
+// and features sorted by name (the image keeps them so).
+func controllerString(c *image.ControllerRegistration) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "ControllerRegistration(id=%d, incarnationId=%s, zkMigrationReady=%t, listeners=[", c.ID, c.IncarnationID, c.ZkMigrationReady)
+	for i, l := range c.Listeners {
+		if i > 0 {
+			s.WriteString(", ")
+		}
+		writeEndpoint(&s, l.Name, l.SecurityProtocol, l.Host, l.Port)
+	}
+	s.WriteString("], supportedFeatures={")
+	for i, f := range c.SupportedFeatures {
+		if i > 0 {
+			s.WriteString(", ")
+		}
+		fmt.Fprintf(&s, "%s: %s", f.Name, versionRange(f.MinSupportedVersion, f.MaxSupportedVersion))
+	}
+	s.WriteString("})")
+	return s.String()
+}
+
+// writeEndpoint is Kafka's Endpoint.toString.
+func writeEndpoint(s *strings.Builder, name string, protocol int16, host string, port uint16) {
+	proto, ok := securityProtocols[protocol]
+	if !ok {
+		proto = "null" // SecurityProtocol.forId of an unknown id
+	}
+	fmt.Fprintf(s, "Endpoint(listenerName='%s', securityProtocol=%s, host='%s', port=%d)", name, proto, host, port)
+}
 
 // parseInt32 reads a child name as Java's Integer.parseInt does (an
 // optional sign, decimal digits).
@@ -102,11 +154,7 @@ func brokerString(b *image.BrokerRegistration) string {
 		if i > 0 {
 			s.WriteString(", ")
 		}
-		proto, ok := securityProtocols[l.SecurityProtocol]
-		if !ok {
-			proto = "null" // SecurityProtocol.forId of an unknown id
-		}
-		fmt.Fprintf(&s, "Endpoint(listenerName='%s', securityProtocol=%s, host='%s', port=%d)", l.Name, proto, l.Host, l.Port)
+		writeEndpoint(&s, l.Name, l.SecurityProtocol, l.Host, l.Port)
 	}
 	s.WriteString("], supportedFeatures={")
 	fs := slices.SortedStableFunc(slices.Values(b.SupportedFeatures), func(x, y record.BrokerFeature) int { return cmp.Compare(x.Name, y.Name) })

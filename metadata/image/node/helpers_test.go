@@ -50,6 +50,18 @@ func small(t testing.TB) *image.MetadataImage {
 	return replay(t, 41, 1767225600123,
 		&record.FeatureLevelRecord{Name: record.MetadataVersionFeature, FeatureLevel: record.MetadataVersion4_4IV2},
 		&record.FeatureLevelRecord{Name: "group.version", FeatureLevel: 1},
+		&record.UserScramCredentialRecord{Name: "kraftlab-member", Mechanism: record.ScramSHA256, Salt: []byte{1}, StoredKey: []byte{2}, ServerKey: []byte{3}, Iterations: 4096},
+		&record.RegisterControllerRecord{
+			ControllerID: 3000, IncarnationID: record.NewUuid(11, 12),
+			EndPoints: []record.ControllerEndpoint{
+				{Name: "CONTROLLER_SSL", Host: "localhost", Port: 9094, SecurityProtocol: record.SecurityProtocolSSL},
+				{Name: "CONTROLLER", Host: "localhost", Port: 9093, SecurityProtocol: record.SecurityProtocolSASLPlain},
+			},
+			Features: []record.ControllerFeature{
+				{Name: record.MetadataVersionFeature, MinSupportedVersion: 7, MaxSupportedVersion: 33},
+				{Name: "kraft.version", MinSupportedVersion: 0, MaxSupportedVersion: 1},
+			},
+		},
 		&record.RegisterBrokerRecord{
 			Version: record.RegisterBrokerVersion, BrokerID: 101, IncarnationID: record.NewUuid(7, 8), BrokerEpoch: 5,
 			EndPoints: []record.BrokerEndpoint{

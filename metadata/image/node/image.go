@@ -23,15 +23,21 @@ const (
 )
 
 // imageNode is /image (Kafka's MetadataImageNode). Kafka's also has
-// clientQuotas, acls, scram and delegationToken; kraftlab's image holds
-// none of them.
+// clientQuotas, acls and delegationToken; kraftlab's image holds none of
+// them. scram is listed only when the image holds a credential: kraftlab's
+// own controllers never write one, so on their logs the tree stays as it
+// was.
 type imageNode struct {
 	dir
 	img *image.MetadataImage
 }
 
-func (imageNode) ChildNames() []string {
-	return []string{provenanceName, featuresName, clusterName, topicsName, configsName, producerIdsName}
+func (n imageNode) ChildNames() []string {
+	names := []string{provenanceName, featuresName, clusterName, topicsName, configsName, producerIdsName}
+	if !n.img.Scram().IsEmpty() {
+		names = append(names, scramName)
+	}
+	return names
 }
 
 func (n imageNode) Child(name string) Node {
@@ -48,6 +54,8 @@ func (n imageNode) Child(name string) Node {
 		return configsNode{c: n.img.Configs()}
 	case producerIdsName:
 		return producerIdsNode{p: n.img.ProducerIds()}
+	case scramName:
+		return scramNode{s: n.img.Scram()}
 	}
 	return nil
 }

@@ -61,11 +61,16 @@ func TestFilesPrintAsKafka(t *testing.T) {
 			"listeners=[Endpoint(listenerName='PLAINTEXT', securityProtocol=PLAINTEXT, host='127.0.0.1', port=9292)], " +
 			"supportedFeatures={transaction.version: 0+}, rack=Optional.empty, fenced=false, " +
 			"inControlledShutdown=false, isMigratingZkBroker=false, directories=[], cordonedDirectories=[G7u7u7u7u7siIiIiIiIiIg])"},
+		{"/image/cluster/controllers/3000", "ControllerRegistration(id=3000, incarnationId=AAAAAAAAAAsAAAAAAAAADA, zkMigrationReady=false, " +
+			"listeners=[Endpoint(listenerName='CONTROLLER', securityProtocol=SASL_PLAINTEXT, host='localhost', port=9093), " +
+			"Endpoint(listenerName='CONTROLLER_SSL', securityProtocol=SSL, host='localhost', port=9094)], " +
+			"supportedFeatures={kraft.version: 0-1, metadata.version: 7-33})"},
 		{"/image/topics/byName/t/0", "PartitionRegistration(replicas=[101, 102], directories=[qqqqqqqqqqoREREREREREQ, G7u7u7u7u7siIiIiIiIiIg], " +
 			"isr=[101, 102], removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=101, leaderRecoveryState=RECOVERED, leaderEpoch=2, partitionEpoch=5)"},
 		{"/image/topics/byName/t/1", "PartitionRegistration(replicas=[102, 101], directories=[G7u7u7u7u7siIiIiIiIiIg, qqqqqqqqqqoREREREREREQ], " +
 			"isr=[102], removingReplicas=[], addingReplicas=[], elr=[101], lastKnownElr=[], leader=102, leaderRecoveryState=RECOVERING, leaderEpoch=0, partitionEpoch=0)"},
 		{"/image/topics/byName/t/id", "AQIDBAUGBwgJCgsMDQ4PEA"},
+		{"/image/scram/SCRAM-SHA-256/kraftlab-member", "ScramCredentialData(salt=[redacted], storedKey=[redacted], serverKey=[redacted], iterations=[redacted])"},
 		{"/image/topics/byId/AQIDBAUGBwgJCgsMDQ4PEA/name", "t"},
 		{"image/topics/./byName/../byName/t/name", "t"},
 		{"/image/configs/TOPIC:t/retention.ms", "604800000"},
@@ -96,11 +101,14 @@ func TestListAsKafka(t *testing.T) {
 		want []string
 	}{
 		{"/", []string{"image"}},
-		{"/image", []string{"cluster", "configs", "features", "producerIds", "provenance", "topics"}},
+		{"/image", []string{"cluster", "configs", "features", "producerIds", "provenance", "scram", "topics"}},
+		{"/image/scram", []string{"SCRAM-SHA-256", "SCRAM-SHA-512"}},
+		{"/image/scram/SCRAM-SHA-256", []string{"kraftlab-member"}},
+		{"/image/scram/SCRAM-SHA-512", nil},
 		{"/image/features", []string{"finalized_group.version", "metadataVersion"}},
 		{"/image/cluster", []string{"brokers", "controllers"}},
 		{"/image/cluster/brokers", []string{"101", "102"}},
-		{"/image/cluster/controllers", nil},
+		{"/image/cluster/controllers", []string{"3000"}},
 		{"/image/topics", []string{"byId", "byName"}},
 		{"/image/topics/byName", []string{"empty", "t"}},
 		{"/image/topics/byId", []string{"AQIDBAUGBwgJCgsMDQ4PEA", "f_________8AAAAAAAAAAg"}},
@@ -130,6 +138,7 @@ func TestFindNamesTheMissingPart(t *testing.T) {
 		{"/image/clientQuotas", ErrNoSuchNode, "no such node: /image/clientQuotas"},
 		{"/image/cluster/brokers/103", ErrNoSuchNode, "no such node: /image/cluster/brokers/103"},
 		{"/image/cluster/brokers/x1", ErrNoSuchNode, "no such node: /image/cluster/brokers/x1"},
+		{"/image/cluster/controllers/3001", ErrNoSuchNode, "no such node: /image/cluster/controllers/3001"},
 		{"/image/topics/byName/t/2", ErrNoSuchNode, "no such node: /image/topics/byName/t/2"},
 		{"/image/topics/byId/AAAA", ErrNoSuchNode, "no such node: /image/topics/byId/AAAA"},
 		{"/image/configs/TOPICS:t", ErrNoSuchNode, "no such node: /image/configs/TOPICS:t"},
@@ -228,4 +237,13 @@ func FuzzFind(f *testing.F) {
 		_ = Cat(n)
 		_ = Stringify(n)
 	})
+}
+
+// TestScramListedOnlyWithCredentials: an image without SCRAM credentials
+// (every image kraftlab's own controllers write) lists no scram directory.
+func TestScramListedOnlyWithCredentials(t *testing.T) {
+	img := replay(t, 0, 0)
+	if got := List(find(t, img, "/image")); slices.Contains(got, "scram") {
+		t.Errorf("ls /image: %q", got)
+	}
 }
