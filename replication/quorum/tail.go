@@ -6,10 +6,11 @@ import (
 	"github.com/kraftlab/kraftlab/storage"
 )
 
-// tailMaxBytes bounds the memory the log's tail keeps: a few Fetch
-// responses' worth of the newest batches, which is what the listener and
-// caught-up followers read.
-const tailMaxBytes = 4 << 20
+// tailMaxBytes bounds the memory the log's tail keeps, the size of each
+// buffer it fills: the newest batches, which is what the listener and
+// caught-up followers read. A buffer is allocated whole and never grown,
+// so appending costs one copy of the bytes.
+const tailMaxBytes = 1 << 20
 
 // tail keeps the newest batches of the log in memory as they were
 // appended, so that the reads a running node makes of what it just wrote
@@ -32,9 +33,10 @@ type tailBatch struct {
 	pos  int
 }
 
-// reset empties the tail, which then starts at offset.
+// reset empties the tail, which then starts at offset. The buffer goes
+// (its bytes may be in use), the index of batches is the tail's own.
 func (t *tail) reset(offset int64) {
-	t.raw, t.batches = nil, nil
+	t.raw, t.batches = nil, t.batches[:0]
 	t.base, t.end = offset, offset
 }
 
@@ -46,8 +48,9 @@ func (t *tail) add(raw []byte) {
 	if err != nil {
 		return
 	}
-	if base != t.end || len(t.raw)+len(raw) > tailMaxBytes {
+	if base != t.end || len(t.raw)+len(raw) > cap(t.raw) {
 		t.reset(base)
+		t.raw = make([]byte, 0, max(tailMaxBytes, len(raw)))
 	}
 	for pos := 0; pos < len(raw); {
 		b, last, _, size, err := storage.PeekBatch(raw[pos:])
