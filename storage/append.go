@@ -180,20 +180,20 @@ func (l *Log) closeIndex(s *segment) error {
 	return err
 }
 
-// writeIndexes writes every entry not yet in an index file (all of them
-// name flushed batches when it is called) and closes the index files of
-// the segments before the active one.
-func (l *Log) writeIndexes() error {
+// writeIndexes writes every entry of a batch below flushed not yet in an
+// index file (the index names flushed batches alone) and closes the index
+// files of the segments before the active one once they are whole.
+func (l *Log) writeIndexes(flushed int64) error {
 	for i := len(l.segs) - 1; i >= 0; i-- {
 		s := l.segs[i]
 		if i < len(l.segs)-1 && s.indexWritten == len(s.index) && s.indexFile == nil {
 			break // older segments were written whole at their roll
 		}
 		var err error
-		if l.scratch, err = s.writeIndex(l.scratch); err != nil {
+		if l.scratch, err = s.writeIndexBelow(l.scratch, flushed); err != nil {
 			return err
 		}
-		if i < len(l.segs)-1 {
+		if i < len(l.segs)-1 && s.indexWritten == len(s.index) {
 			if err := l.closeIndex(s); err != nil {
 				return err
 			}

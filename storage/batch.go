@@ -320,10 +320,13 @@ func decodeRecord(src []byte, baseOffset, baseTimestamp int64) (Record, int, err
 
 // Batches iterates over the whole batches in b, verifying each. It stops at
 // the first error, which it returns with the position of the bad batch.
+// The *Batch handed to fn is only valid during the call (one value is
+// reused for every batch); its Raw aliases b.
 func Batches(b []byte, fn func(pos int, batch *Batch) error) error {
-	pos := 0
-	for pos < len(b) {
-		batch, err := DecodeBatch(b[pos:])
+	var batch Batch
+	for pos := 0; pos < len(b); {
+		var err error
+		batch, err = DecodeBatch(b[pos:])
 		if err != nil {
 			return fmt.Errorf("batch at position %d: %w", pos, err)
 		}

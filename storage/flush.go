@@ -3,24 +3,63 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
-// Flush makes everything appended so far flushed: under FlushAlways and
-// FlushInterval it fsyncs now; under FlushNever it only advances
-// LastFlushedOffset, since the data is already with the operating system.
+// Flush makes everything appended before it was called flushed: under
+// FlushAlways and FlushInterval it fsyncs now; under FlushNever it only
+// advances LastFlushedOffset, since the data is already with the operating
+// system. The fsync runs without the log's lock, so appends and reads on
+// other goroutines go on meanwhile, as Kafka's leader appends while its
+// previous batch is being flushed; LastFlushedOffset moves only to the end
+// the fsync covered. Flushes run one at a time, and truncations wait for
+// the one running.
 func (l *Log) Flush() error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	l.mu.Lock()
+	if l.err != nil {
+		l.mu.Unlock()
+		return l.err
+	}
+	if !l.sync() {
+		defer l.mu.Unlock()
+		return l.flushLocked()
+	}
+	end := l.leo()
+	// Unsynced segments are the newest ones: the active segment and any
+	// rolled since the last fsync. They are marked clean before the fsync,
+	// so that an append meanwhile marks the active one dirty again.
+	var dirty []*segment
+	for i := len(l.segs) - 1; i >= 0 && l.segs[i].dirty; i-- {
+		l.segs[i].dirty = false
+		dirty = append(dirty, l.segs[i])
+	}
+	l.mu.Unlock()
+	var err error
+	for _, s := range dirty {
+		if err = s.file.Sync(); err != nil {
+			err = fmt.Errorf("flush %s: %w", s.path, err)
+			break
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err != nil {
+		for _, s := range dirty {
+			s.dirty = true
+		}
+		return err
+	}
 	if l.err != nil {
 		return l.err
 	}
-	return l.flushLocked()
+	return l.markSynced(end)
 }
 
 func (l *Log) flushLocked() error {
+	end := l.leo()
 	if l.sync() {
-		// Unsynced segments are the newest ones: the active segment and any
-		// rolled since the last fsync.
 		for i := len(l.segs) - 1; i >= 0 && l.segs[i].dirty; i-- {
 			s := l.segs[i]
 			if err := s.file.Sync(); err != nil {
@@ -28,20 +67,35 @@ func (l *Log) flushLocked() error {
 			}
 			s.dirty = false
 		}
-		l.lastSync = l.opts.Now()
-		// Only a flush that fsyncs writes the index: under FlushNever the
-		// quorum flushes after every append, and the index can wait for
-		// roll or close since Open rebuilds one that is short of its segment.
-		if err := l.writeIndexes(); err != nil {
-			return fmt.Errorf("flush: %w", err)
-		}
+		return l.markSynced(end)
 	}
 	if l.epochsDirty {
-		if err := l.writeEpochs(l.leo()); err != nil {
+		if err := l.writeEpochs(end); err != nil {
 			return fmt.Errorf("flush: %w", err)
 		}
 	}
-	l.flushed = l.leo()
+	l.flushed = end
+	return nil
+}
+
+// markSynced records that the segments hold the log up to end durably:
+// the index entries and epochs of those batches are written, and the
+// flushed offset moves there (never back: an inline flush of a later
+// append may have passed it).
+func (l *Log) markSynced(end int64) error {
+	l.lastSync = l.opts.Now()
+	// Only a flush that fsyncs writes the index: under FlushNever the
+	// quorum flushes after every append, and the index can wait for
+	// roll or close since Open rebuilds one that is short of its segment.
+	if err := l.writeIndexes(end); err != nil {
+		return fmt.Errorf("flush: %w", err)
+	}
+	if l.epochsDirty {
+		if err := l.writeEpochs(end); err != nil {
+			return fmt.Errorf("flush: %w", err)
+		}
+	}
+	l.flushed = max(l.flushed, end)
 	return nil
 }
 
@@ -49,6 +103,8 @@ func (l *Log) flushLocked() error {
 // and closes its files. The Log is unusable afterwards. Closing a log that
 // failed closes its files and returns the failure.
 func (l *Log) Close() error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -61,7 +117,7 @@ func (l *Log) Close() error {
 	err := l.flushLocked()
 	if err == nil {
 		// Under FlushNever the flush left the index unwritten.
-		err = l.writeIndexes()
+		err = l.writeIndexes(math.MaxInt64)
 	}
 	if idx := l.active().indexFile; err == nil && idx != nil && l.sync() {
 		err = idx.Sync()
@@ -78,6 +134,8 @@ func (l *Log) Close() error {
 // stay unwritten. The Log is unusable afterwards; Open recovers the files
 // as it would after a real crash.
 func (l *Log) Crash() error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {

@@ -216,3 +216,48 @@ func TestFlushNeverIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestFlushWhileAppending flushes on one goroutine while another appends
+// (rolling segments and starting epochs), as the quorum's leader does with
+// its fsync off its loop: each Flush makes durable at least what was
+// appended before it began, the flushed offset never moves back or past
+// the end, and a crash keeps exactly the flushed batches, with their index
+// and epochs.
+func TestFlushWhileAppending(t *testing.T) {
+	opts := small
+	opts.FlushPolicy, opts.FlushInterval = FlushInterval, 1<<62
+	l := openLog(t, t.TempDir(), opts)
+	stop := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(errs)
+		last := int64(0)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			before := l.LogEndOffset()
+			if err := l.Flush(); err != nil {
+				errs <- err
+				return
+			}
+			f := l.LastFlushedOffset()
+			if f < before || f < last || f > l.LogEndOffset() {
+				errs <- fmt.Errorf("flushed offset %d after a flush begun at end %d (previously %d, end now %d)", f, before, last, l.LogEndOffset())
+				return
+			}
+			last = f
+		}
+	}()
+	for i := range 60 {
+		mustAppend(t, l, int32(1+i/20), records(fmt.Sprint(i), 1+i%3, 40))
+	}
+	close(stop)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, l, 4, records("unflushed", 2, 40))
+	crashAndReopen(t, l, opts)
+}

@@ -100,6 +100,11 @@ type Log struct {
 	dir  string
 	opts Options
 
+	// flushMu is held by Flush across its fsync, which runs without mu so
+	// that appends and reads go on meanwhile (group commit); whatever
+	// closes or removes segment files takes it first (flushMu before mu).
+	flushMu sync.Mutex
+
 	mu          sync.RWMutex
 	segs        []*segment // by base offset; the last one is active
 	start       int64

@@ -14,6 +14,8 @@ import (
 // in the removed tail. An offset at or past the log end changes nothing; one
 // below the log start is an error (see TruncateFullyAndStartAt).
 func (l *Log) TruncateTo(offset int64) error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -85,6 +87,8 @@ func (l *Log) truncateLocked(offset int64) error {
 // start reaches the log end, the active segment is replaced by an empty one
 // and the log holds no batches; the epoch cache keeps the epoch of the end.
 func (l *Log) AdvanceLogStart(offset int64) error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -127,6 +131,8 @@ func (l *Log) TruncateFullyAndStartAt(offset int64) error {
 	if offset < 0 {
 		return fmt.Errorf("truncate fully: negative offset %d", offset)
 	}
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {

@@ -19,6 +19,10 @@ import (
 type DiskLog struct {
 	*storage.Log
 	snaps *storage.Snapshots
+	// tail serves reads of the newest batches from memory; enc is the
+	// buffer leader batches are encoded in.
+	tail tail
+	enc  []byte
 }
 
 var _ raft.Log = (*DiskLog)(nil)
@@ -34,7 +38,62 @@ func OpenDiskLog(dir string, opts storage.Options) (*DiskLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DiskLog{Log: log, snaps: snaps}, nil
+	d := &DiskLog{Log: log, snaps: snaps}
+	d.tail.reset(log.LogEndOffset())
+	return d, nil
+}
+
+// AppendAsLeader implements raft.Log. The batch is encoded here, so that
+// the tail keeps its bytes for the reads that follow.
+func (d *DiskLog) AppendAsLeader(records []storage.Record, epoch int32, timestampMs int64) (base, last int64, err error) {
+	return d.appendLeader(records, epoch, timestampMs, false)
+}
+
+// AppendControl implements raft.Log.
+func (d *DiskLog) AppendControl(records []storage.Record, epoch int32, timestampMs int64) (base, last int64, err error) {
+	return d.appendLeader(records, epoch, timestampMs, true)
+}
+
+func (d *DiskLog) appendLeader(records []storage.Record, epoch int32, ts int64, control bool) (int64, int64, error) {
+	if len(records) == 0 {
+		return 0, 0, errors.New("append: no records")
+	}
+	if epoch < 0 {
+		return 0, 0, fmt.Errorf("append: negative leader epoch %d", epoch)
+	}
+	// The node is the log's only writer, so the batch gets this offset.
+	end := d.Log.LogEndOffset()
+	d.enc = storage.AppendBatch(d.enc[:0], storage.BatchSpec{BaseOffset: end, LeaderEpoch: epoch, Control: control, Timestamp: ts}, records)
+	base, last, err := d.Log.AppendBatchesAsLeader(d.enc, epoch)
+	if err != nil {
+		return 0, 0, err
+	}
+	if base != end {
+		d.tail.reset(-1) // not the bytes encoded: read them from the file
+	} else {
+		d.tail.add(d.enc)
+	}
+	if cap(d.enc) > tailMaxBytes {
+		d.enc = nil
+	}
+	return base, last, nil
+}
+
+// AppendAsFollower implements raft.Log.
+func (d *DiskLog) AppendAsFollower(batches []byte) error {
+	if err := d.Log.AppendAsFollower(batches); err != nil {
+		return err
+	}
+	d.tail.add(batches)
+	return nil
+}
+
+// Read implements raft.Log, from the tail when it holds offset.
+func (d *DiskLog) Read(offset int64, maxBytes int) ([]byte, error) {
+	if b, ok := d.tail.read(offset, maxBytes); ok {
+		return b, nil
+	}
+	return d.Log.Read(offset, maxBytes)
 }
 
 // LastFlushedOffset implements raft.Log. Nothing below the log start can
@@ -79,9 +138,11 @@ func (d *DiskLog) TruncateTo(offset int64) error {
 	if err := d.checkBoundary(offset); err != nil {
 		return fmt.Errorf("truncate to %d: %w", offset, err)
 	}
+	d.tail.reset(-1)
 	if err := d.Log.TruncateTo(offset); err != nil {
 		return err
 	}
+	d.tail.reset(d.Log.LogEndOffset())
 	return nil
 }
 
@@ -117,15 +178,26 @@ func (d *DiskLog) AdvanceLogStart(offset int64) error {
 	if err := d.checkBoundary(offset); err != nil {
 		return fmt.Errorf("advance log start to %d: %w", offset, err)
 	}
+	if d.tail.base < offset {
+		d.tail.reset(-1)
+	}
 	if err := d.Log.AdvanceLogStart(offset); err != nil {
 		return err
+	}
+	if d.tail.end < 0 {
+		d.tail.reset(d.Log.LogEndOffset())
 	}
 	return nil
 }
 
 // TruncateFullyAndStartAt implements raft.Log.
 func (d *DiskLog) TruncateFullyAndStartAt(offset int64) error {
-	return d.Log.TruncateFullyAndStartAt(offset)
+	d.tail.reset(-1)
+	if err := d.Log.TruncateFullyAndStartAt(offset); err != nil {
+		return err
+	}
+	d.tail.reset(offset)
+	return nil
 }
 
 // LatestSnapshot implements raft.Log.

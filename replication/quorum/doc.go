@@ -25,10 +25,18 @@
 //
 // A timer set to raft's NextDeadline calls Tick. After each batch of items
 // the loop sends raft's outbox, then, if raft.Node.NeedsFlush, flushes the
-// log (an fsync under FlushAlways) and calls Flushed: responses leave
-// before the fsync, as Kafka's leader lets parked fetches return before it
-// flushes, and a follower's next Fetch, which acknowledges what it wrote,
-// leaves after it.
+// log and calls Flushed: responses leave before the fsync, as Kafka's
+// leader lets parked fetches return before it flushes, and a follower's
+// next Fetch, which acknowledges what it wrote, leaves after it. Under
+// FlushAlways the fsync runs on a goroutine of its own, one at a time,
+// and its end comes back through the mailbox: the loop keeps serving
+// Fetches and taking appends meanwhile, and the appends that arrive during
+// one fsync are made durable by the next together (group commit). The
+// leader's records count toward the high watermark only once flushed.
+//
+// The log (DiskLog) keeps its newest batches in memory as they were
+// appended, so the listener's committed batches and a caught-up
+// follower's Fetch are served without reading the file.
 //
 // # Disk layout
 //

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/storage"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -47,6 +48,12 @@ type instance struct {
 	// commitEpoch.
 	commits     []*Commit
 	commitEpoch int32
+
+	// flushing: a flush of the log runs on its own goroutine (group
+	// commit under FlushAlways); flushed is closed when it returns.
+	flushing  bool
+	flushed   chan struct{}
+	failFlush error
 
 	// Graceful shutdown.
 	stopping     bool
@@ -202,6 +209,9 @@ func (in *instance) settle(now time.Time) error {
 	if in.sm.err != nil {
 		return in.sm.err
 	}
+	if in.failFlush != nil {
+		return in.failFlush
+	}
 	in.maybeAutoSnapshot(now)
 	for {
 		if out := in.raft.Outbox(); len(out) > 0 {
@@ -210,9 +220,15 @@ func (in *instance) settle(now time.Time) error {
 				in.dispatch(now, m)
 			}
 		}
-		if !in.raft.NeedsFlush() {
+		if !in.raft.NeedsFlush() || in.flushing {
 			break
 		}
+		if in.cfg.Flush != storage.FlushNever {
+			in.startFlush()
+			break
+		}
+		// Under FlushNever a flush only marks the data flushed: no I/O to
+		// overlap, so it is done inline rather than handed off.
 		if err := in.log.Flush(); err != nil {
 			return fmt.Errorf("flush the log: %w", err)
 		}
@@ -225,6 +241,40 @@ func (in *instance) settle(now time.Time) error {
 	}
 	in.observe(now)
 	return nil
+}
+
+// startFlush fsyncs the log on another goroutine, so that the loop goes on
+// serving Fetches and taking appends meanwhile; the appends that arrive
+// during one fsync are made durable together by the next (group commit).
+// raft learns of the flush when it is done: a leader counts its own log
+// end toward the high watermark only up to the flushed offset, and a
+// follower's next Fetch, which acknowledges its log, waits for it.
+func (in *instance) startFlush() {
+	in.flushing = true
+	in.flushed = make(chan struct{})
+	done := in.flushed
+	go func() {
+		defer close(done)
+		err := in.log.Flush()
+		in.box.push(item{fn: func(in *instance, now time.Time, gone error) {
+			if gone == nil {
+				in.flushDone(now, err)
+			}
+		}})
+	}()
+}
+
+// flushDone tells raft a flush ended; the loop's settle starts the next
+// one if records arrived meanwhile.
+func (in *instance) flushDone(now time.Time, err error) {
+	in.flushing = false
+	if err != nil {
+		in.failFlush = fmt.Errorf("flush the log: %w", err)
+		return
+	}
+	if err := in.check(in.raft.Flushed(now)); err != nil {
+		in.failFlush = err
+	}
 }
 
 // dispatch sends one message of raft's outbox: a response goes back on the
@@ -434,6 +484,10 @@ func (in *instance) exit() {
 	}
 	in.sm.beginShutdown()
 	in.cancel()
+	if in.flushing {
+		// The log is closed or crashed below, after the fsync returns.
+		<-in.flushed
+	}
 	for _, c := range in.clients {
 		c.Close()
 	}
