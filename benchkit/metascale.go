@@ -131,6 +131,22 @@ func liveHeap() uint64 {
 	return ms.HeapAlloc
 }
 
+// settledHeap is liveHeap once it stops falling: a cluster the run just
+// closed may still be letting go of memory, which would otherwise come off
+// the image's measure.
+func settledHeap() uint64 {
+	h := liveHeap()
+	for range 10 {
+		time.Sleep(20 * time.Millisecond)
+		n := liveHeap()
+		if n >= h {
+			return n
+		}
+		h = n
+	}
+	return h
+}
+
 // runScale measures an image of n partitions: its memory, a snapshot of
 // it written and loaded by every loader, and cfg.ScaleChanges changes
 // applied on every loader.
@@ -143,7 +159,7 @@ func runScale(cfg MetadataConfig, n int, progress io.Writer) (Scale, error) {
 	}
 
 	recs := scaleRecords(n, brokers)
-	before := liveHeap()
+	before := settledHeap()
 	delta := image.NewMetadataDelta(image.Empty)
 	for _, r := range recs {
 		if err := delta.Replay(r); err != nil {
