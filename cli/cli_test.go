@@ -478,6 +478,17 @@ load 10 --size 2MiB
 	}
 	code, out, errOut = h.run("scenario", "check", good)
 	expectRun(t, "scenario check", code, out, errOut, ExitOK, "1 scenario file is valid\n")
+
+	// An up line's --set is checked against the profile the scenario will
+	// run, fast unless the line names one: a fetch timeout of 1 s suits
+	// the fast profile's 50 ms parked-fetch wait, not the workshop's 1 s.
+	dir = t.TempDir()
+	fast := writeFile(t, dir, "fast.txt", "up --controllers 3 --brokers 0 --set controller.quorum.fetch.timeout.ms=1000\nwait leader\n")
+	code, out, errOut = h.run("scenario", "check", fast)
+	expectRun(t, "scenario check of a fast up line", code, out, errOut, ExitOK, "1 scenario file is valid\n")
+	workshop := writeFile(t, dir, "workshop.txt", "up --controllers 3 --brokers 0 --profile workshop --set controller.quorum.fetch.timeout.ms=1000\nwait leader\n")
+	code, out, errOut = h.run("scenario", "check", workshop)
+	expectRun(t, "scenario check of a workshop up line", code, out, errOut, ExitUsage, "kraftlab.quorum.fetch.max.wait.ms must be less than controller.quorum.fetch.timeout.ms")
 }
 
 // Every example parses and every line of it is a valid command;

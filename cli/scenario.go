@@ -433,6 +433,14 @@ func (e *env) checkLine(args []string) error {
 		return errors.New("--session has no place in a scenario line: every line runs against the scenario's own playground")
 	}
 	if cmd.Name() == "up" {
+		if !cmd.Flags().Changed("profile") {
+			// A scenario's playground runs the fast profile unless its up
+			// line names one: check the line's --set against that, not
+			// against up's own default.
+			if err := cmd.Flags().Set("profile", scenarioProfile); err != nil {
+				return err
+			}
+		}
 		return cmd.ValidateArgs(cmd.Flags().Args())
 	}
 	for c := cmd; c != nil; c = c.Parent() {
