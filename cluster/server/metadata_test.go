@@ -25,6 +25,13 @@ func TestBrokersRegisterAndServeKafkaClients(t *testing.T) {
 	})
 	b := ts.byID[101]
 	waitFor(t, "broker 101 RUNNING", func() bool { return b.Lifecycle().State() == BrokerRunning })
+	// RUNNING comes with the heartbeat answer; the broker's own image, which
+	// its Metadata answers from, learns of the unfencing when its loader
+	// applies the record, a moment later.
+	waitFor(t, "broker 101 unfenced in its own image", func() bool {
+		r := b.image().Cluster().Broker(101)
+		return r != nil && !r.Fenced
+	})
 
 	// A short metadata age: kadm answers ListTopics from kgo's cache of
 	// the last Metadata (here ListBrokers', from before the topic).
