@@ -76,21 +76,8 @@ func (r *RegisterBrokerRecord) encode(w *writer) {
 	}
 	w.uuid(r.IncarnationID)
 	w.int64(r.BrokerEpoch)
-	w.arrayLen(len(r.EndPoints), false, false)
-	for _, e := range r.EndPoints {
-		w.string("EndPoints.Name", e.Name)
-		w.string("EndPoints.Host", e.Host)
-		w.uint16(e.Port)
-		w.int16(e.SecurityProtocol)
-		w.uvarint(0)
-	}
-	w.arrayLen(len(r.Features), false, false)
-	for _, f := range r.Features {
-		w.string("Features.Name", f.Name)
-		w.int16(f.MinSupportedVersion)
-		w.int16(f.MaxSupportedVersion)
-		w.uvarint(0)
-	}
+	encodeEndpoints(w, r.EndPoints)
+	encodeFeatures(w, r.Features)
 	w.nullableString("Rack", r.Rack)
 	w.bool(r.Fenced)
 	if v >= 1 {
@@ -115,29 +102,8 @@ func (r *RegisterBrokerRecord) decode(rd *reader, v int16) {
 	}
 	r.IncarnationID = rd.uuid()
 	r.BrokerEpoch = rd.int64()
-	// An endpoint is at least 7 bytes (two empty strings, port, protocol,
-	// no tags), a feature at least 6.
-	if n, ok := rd.arrayLen("EndPoints", false, 7); ok {
-		r.EndPoints = make([]BrokerEndpoint, n)
-		for i := range r.EndPoints {
-			e := &r.EndPoints[i]
-			e.Name = rd.string("EndPoints.Name")
-			e.Host = rd.string("EndPoints.Host")
-			e.Port = rd.uint16()
-			e.SecurityProtocol = rd.int16()
-			rd.noTags()
-		}
-	}
-	if n, ok := rd.arrayLen("Features", false, 6); ok {
-		r.Features = make([]BrokerFeature, n)
-		for i := range r.Features {
-			f := &r.Features[i]
-			f.Name = rd.string("Features.Name")
-			f.MinSupportedVersion = rd.int16()
-			f.MaxSupportedVersion = rd.int16()
-			rd.noTags()
-		}
-	}
+	r.EndPoints = decodeEndpoints(rd)
+	r.Features = decodeFeatures(rd)
 	r.Rack = rd.nullableString("Rack")
 	r.Fenced = rd.bool()
 	if v >= 1 {
@@ -236,4 +202,64 @@ func (r *UnfenceBrokerRecord) decode(rd *reader, v int16) {
 	r.ID = rd.int32()
 	r.Epoch = rd.int64()
 	rd.noTags()
+}
+
+// The endpoint and feature arrays of RegisterBrokerRecord and
+// RegisterControllerRecord, which Kafka's schemas spell the same.
+
+func encodeEndpoints(w *writer, eps []BrokerEndpoint) {
+	w.arrayLen(len(eps), false, false)
+	for _, e := range eps {
+		w.string("EndPoints.Name", e.Name)
+		w.string("EndPoints.Host", e.Host)
+		w.uint16(e.Port)
+		w.int16(e.SecurityProtocol)
+		w.uvarint(0)
+	}
+}
+
+func encodeFeatures(w *writer, fs []BrokerFeature) {
+	w.arrayLen(len(fs), false, false)
+	for _, f := range fs {
+		w.string("Features.Name", f.Name)
+		w.int16(f.MinSupportedVersion)
+		w.int16(f.MaxSupportedVersion)
+		w.uvarint(0)
+	}
+}
+
+// decodeEndpoints reads an endpoint array: an endpoint is at least 7
+// bytes (two empty strings, port, protocol, no tags).
+func decodeEndpoints(rd *reader) []BrokerEndpoint {
+	n, ok := rd.arrayLen("EndPoints", false, 7)
+	if !ok {
+		return nil
+	}
+	eps := make([]BrokerEndpoint, n)
+	for i := range eps {
+		e := &eps[i]
+		e.Name = rd.string("EndPoints.Name")
+		e.Host = rd.string("EndPoints.Host")
+		e.Port = rd.uint16()
+		e.SecurityProtocol = rd.int16()
+		rd.noTags()
+	}
+	return eps
+}
+
+// decodeFeatures reads a feature array: a feature is at least 6 bytes.
+func decodeFeatures(rd *reader) []BrokerFeature {
+	n, ok := rd.arrayLen("Features", false, 6)
+	if !ok {
+		return nil
+	}
+	fs := make([]BrokerFeature, n)
+	for i := range fs {
+		f := &fs[i]
+		f.Name = rd.string("Features.Name")
+		f.MinSupportedVersion = rd.int16()
+		f.MaxSupportedVersion = rd.int16()
+		rd.noTags()
+	}
+	return fs
 }

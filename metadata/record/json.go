@@ -181,34 +181,8 @@ func (r *RegisterBrokerRecord) json(w *JSONWriter) {
 	w.String(r.IncarnationID.String())
 	w.Key("brokerEpoch")
 	w.Int(r.BrokerEpoch)
-	w.Key("endPoints")
-	w.BeginArray()
-	for _, e := range r.EndPoints {
-		w.Begin()
-		w.Key("name")
-		w.String(e.Name)
-		w.Key("host")
-		w.String(e.Host)
-		w.Key("port")
-		w.Int(int64(e.Port))
-		w.Key("securityProtocol")
-		w.Int(int64(e.SecurityProtocol))
-		w.End()
-	}
-	w.EndArray()
-	w.Key("features")
-	w.BeginArray()
-	for _, f := range r.Features {
-		w.Begin()
-		w.Key("name")
-		w.String(f.Name)
-		w.Key("minSupportedVersion")
-		w.Int(int64(f.MinSupportedVersion))
-		w.Key("maxSupportedVersion")
-		w.Int(int64(f.MaxSupportedVersion))
-		w.End()
-	}
-	w.EndArray()
+	endpointsJSON(w, r.EndPoints)
+	featuresJSON(w, r.Features)
 	w.Key("rack")
 	if r.Rack == nil {
 		w.Null()
@@ -335,4 +309,40 @@ func optionalTextJSON(w *JSONWriter, key string, s *string) {
 		w.Key(key)
 		w.String(*s)
 	}
+}
+
+// endpointsJSON and featuresJSON write the endpoint and feature arrays of
+// the broker and controller registrations.
+func endpointsJSON(w *JSONWriter, eps []BrokerEndpoint) {
+	w.Key("endPoints")
+	w.BeginArray()
+	for _, e := range eps {
+		w.Begin()
+		w.Key("name")
+		w.String(e.Name)
+		w.Key("host")
+		w.String(e.Host)
+		w.Key("port")
+		w.Int(int64(e.Port))
+		w.Key("securityProtocol")
+		w.Int(int64(e.SecurityProtocol))
+		w.End()
+	}
+	w.EndArray()
+}
+
+func featuresJSON(w *JSONWriter, fs []BrokerFeature) {
+	w.Key("features")
+	w.BeginArray()
+	for _, f := range fs {
+		w.Begin()
+		w.Key("name")
+		w.String(f.Name)
+		w.Key("minSupportedVersion")
+		w.Int(int64(f.MinSupportedVersion))
+		w.Key("maxSupportedVersion")
+		w.Int(int64(f.MaxSupportedVersion))
+		w.End()
+	}
+	w.EndArray()
 }
