@@ -197,19 +197,7 @@ func TestFollowerLeavesAndRejoinsTheISR(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real playground")
 	}
-	h := newHarness(t)
-	h.serveReal("default", 3, 3)
-	step := func(want int, args ...string) string {
-		t.Helper()
-		code, out, errOut := h.run(args...)
-		expectRun(t, strings.Join(args, " "), code, out, errOut, want)
-		return out
-	}
-	for _, b := range []string{"101", "102", "103"} {
-		step(ExitOK, "wait", "unfenced", b, "--timeout", "30s")
-	}
-	step(ExitOK, "topics", "create", "orders", "--partitions", "1", "--replication-factor", "3")
-	step(ExitOK, "wait", "in-sync", "orders-0", "--timeout", "30s")
+	h, step := realOrders(t)
 	step(ExitOK, "produce", "orders", "--count", "50")
 	step(ExitOK, "wait", "in-sync", "orders-0", "--timeout", "30s")
 	follower := ""
@@ -243,19 +231,7 @@ func TestOldLeaderTruncatesWhenItReturns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real playground")
 	}
-	h := newHarness(t)
-	h.serveReal("default", 3, 3)
-	step := func(want int, args ...string) string {
-		t.Helper()
-		code, out, errOut := h.run(args...)
-		expectRun(t, strings.Join(args, " "), code, out, errOut, want)
-		return out
-	}
-	for _, b := range []string{"101", "102", "103"} {
-		step(ExitOK, "wait", "unfenced", b, "--timeout", "30s")
-	}
-	step(ExitOK, "topics", "create", "orders", "--partitions", "1", "--replication-factor", "3")
-	step(ExitOK, "wait", "in-sync", "orders-0", "--timeout", "30s")
+	h, step := realOrders(t)
 	var leader string
 	var followers []string
 	for _, b := range []string{"101", "102", "103"} {
@@ -277,4 +253,25 @@ func TestOldLeaderTruncatesWhenItReturns(t *testing.T) {
 	step(ExitOK, "wait", "truncations", "orders-0", leader, ">=", "1", "--timeout", "30s")
 	step(ExitOK, "wait", "in-sync", "orders-0", "--timeout", "30s")
 	step(ExitOK, "expect", "log-end", "orders-0", leader, "==", "0")
+}
+
+// realOrders starts a real playground of 3 controllers and 3 brokers with
+// topic orders (1 partition, 3 replicas) in sync, and returns a step that
+// runs a command and expects its exit code.
+func realOrders(t *testing.T) (*harness, func(want int, args ...string) string) {
+	t.Helper()
+	h := newHarness(t)
+	h.serveReal("default", 3, 3)
+	step := func(want int, args ...string) string {
+		t.Helper()
+		code, out, errOut := h.run(args...)
+		expectRun(t, strings.Join(args, " "), code, out, errOut, want)
+		return out
+	}
+	for _, b := range []string{"101", "102", "103"} {
+		step(ExitOK, "wait", "unfenced", b, "--timeout", "30s")
+	}
+	step(ExitOK, "topics", "create", "orders", "--partitions", "1", "--replication-factor", "3")
+	step(ExitOK, "wait", "in-sync", "orders-0", "--timeout", "30s")
+	return h, step
 }
