@@ -141,6 +141,9 @@ kraftlab lesson elections --print > my-lesson.txt`),
 		if err != nil {
 			return err
 		}
+		if !noPause && onTerminal(e) {
+			return runLessonScreen(e, cmd, *l, s, profile)
+		}
 		return runScenarios(e, cmd, []string{s.File}, scenarioOptions{profile: profile, step: !noPause, noPause: noPause, explain: noPause, scripts: []*scenario.Script{s}})
 	}
 	return cmd

@@ -57,7 +57,8 @@ func (m *Model) compose() frame {
 		// The lesson's band sits right above the status line; the panels
 		// lay themselves out in what is left. The full help takes its
 		// place while it shows.
-		footer = append(m.lesson.view(st, w, min(lessonHeight(h), max(h-len(footer)-1, 0))), footer...)
+		band := m.lesson.height(st, w, min(lessonHeight(h), max(h-len(footer)-1, 0)))
+		footer = append(m.lesson.view(st, w, band), footer...)
 	}
 	var top block
 	if m.hasView {

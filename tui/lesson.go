@@ -254,11 +254,10 @@ func (m *lessonModel) scrollBy(n, w int) {
 	m.scroll = min(max(m.scroll+n, 0), max(len(m.explanation(w))-1, 0))
 }
 
-// lessonHeight is the band the panel takes on a screen h lines high: two
+// lessonHeight is the most the panel takes on a screen h lines high: two
 // fifths of it, so that at 80x24 a question's verdict, its evidence and
 // the lesson's words fit with the quorum table and a panel still on
 // screen; at most 12 lines, which a section of the shipped lessons fills.
-// It does not follow its text, so the panels above do not jump each step.
 func lessonHeight(h int) int { return min(max(h*2/5, 7), 12) }
 
 // wrapHanging wraps text to w cells after prefix, the lines after the
@@ -297,7 +296,41 @@ func (m lessonModel) view(st *Styles, w, h int) block {
 		return append(out, m.prompt(st, w, false))[:max(h, 0)]
 	}
 
-	var fixed block
+	fixed, ran := m.parts(st, w)
+	explain := m.explanation(w)
+	eRoom := room - len(fixed) - len(ran)
+	if eRoom < len(explain) && len(ran) > 0 {
+		eRoom += len(ran) // the explanation before the latest result
+		ran = nil
+	}
+	if len(explain) > 0 {
+		eRoom = max(eRoom, 1)
+	} else {
+		eRoom = 0
+	}
+	window, cut := m.explainWindow(st, explain, eRoom, w)
+	body := append(window, fixed...)
+	body = append(body, ran...)
+	if over := len(body) - room; over > 0 {
+		// Too much for the band: the newest lines stay, a marker says
+		// that some are cut.
+		body = append(block{st.Dim.Render(clip(fmt.Sprintf("↑ %d more lines above", over+1), w))}, body[over+1:]...)
+	}
+	out = append(out, body...)
+	for len(out) < h-1 {
+		out = append(out, "")
+	}
+	out = append(out, m.prompt(st, w, cut))
+	for i, l := range out {
+		out[i] = clip(l, w)
+	}
+	return out
+}
+
+// parts are the panel's lines under the explanation at width w: the
+// question, the verdict with its evidence and the lesson's words (fixed),
+// and the latest result (ran), which gives way to the explanation.
+func (m lessonModel) parts(st *Styles, w int) (fixed, ran block) {
 	if q := m.ask; q != nil {
 		for _, l := range wrapHanging("? ", q.text, w) {
 			fixed = append(fixed, st.Question.Render(l))
@@ -348,39 +381,18 @@ func (m lessonModel) view(st *Styles, w, h int) block {
 			fixed = append(fixed, st.Event(cluster.EventSay).Render(l))
 		}
 	}
-	var ran block
 	if r := m.last; r != nil && m.verdict == nil {
 		ran = block{m.resultLine(st, *r, w)}
 	}
+	return fixed, ran
+}
 
-	explain := m.explanation(w)
-	eRoom := room - len(fixed) - len(ran)
-	if eRoom < len(explain) && len(ran) > 0 {
-		eRoom += len(ran) // the explanation before the latest result
-		ran = nil
-	}
-	if len(explain) > 0 {
-		eRoom = max(eRoom, 1)
-	} else {
-		eRoom = 0
-	}
-	window, cut := m.explainWindow(st, explain, eRoom, w)
-	body := append(window, fixed...)
-	body = append(body, ran...)
-	if over := len(body) - room; over > 0 {
-		// Too much for the band: the newest lines stay, a marker says
-		// that some are cut.
-		body = append(block{st.Dim.Render(clip(fmt.Sprintf("↑ %d more lines above", over+1), w))}, body[over+1:]...)
-	}
-	out = append(out, body...)
-	for len(out) < h-1 {
-		out = append(out, "")
-	}
-	out = append(out, m.prompt(st, w, cut))
-	for i, l := range out {
-		out[i] = clip(l, w)
-	}
-	return out
+// height is the band the panel needs at width w, at most most lines and
+// at least 4: it shrinks to what it shows, so that on a small screen the
+// panels above keep the room it does not need.
+func (m lessonModel) height(st *Styles, w, most int) int {
+	fixed, ran := m.parts(st, w)
+	return min(max(2+len(m.explanation(w))+len(fixed)+len(ran), 4), most)
 }
 
 // explanation is the current explanation, wrapped to w cells.
