@@ -474,7 +474,11 @@ func (m lessonModel) prompt(st *Styles, w int, cut bool) string {
 	case lessonWaitEnter:
 		line = k("enter") + " runs line " + fmt.Sprint(m.next) + ": " + st.Value.Render(m.nextCmd)
 	case lessonWaitChoice:
-		line = k(fmt.Sprintf("1-%d", len(m.ask.choices))) + " your prediction (a number)"
+		n := 0
+		if m.ask != nil {
+			n = len(m.ask.choices)
+		}
+		line = k(fmt.Sprintf("1-%d", n)) + " your prediction (a number)"
 	case lessonOver:
 		if m.end.passed {
 			line = st.OK.Render("the lesson is over: "+m.end.summary) + "  " + k("q") + " quits"
@@ -498,10 +502,10 @@ func (m *Model) onLessonKey(msg tea.KeyMsg) bool {
 			m.opts.Lesson.answer(0)
 			return true
 		}
-		switch l.phase {
-		case lessonWaitChoice:
+		switch {
+		case l.phase == lessonWaitChoice && l.ask != nil:
 			m.status.set(levelWarn, fmt.Sprintf("first predict: press a number from 1 to %d", len(l.ask.choices)))
-		case lessonOver:
+		case l.phase == lessonOver:
 			m.status.set(levelInfo, "the lesson is over; q quits")
 		default:
 			m.status.set(levelInfo, "a line is running; enter runs the next one once it is done")
@@ -513,7 +517,7 @@ func (m *Model) onLessonKey(msg tea.KeyMsg) bool {
 			m.opts.Lesson.answer(n)
 			return true
 		}
-		if l.phase == lessonWaitChoice {
+		if l.phase == lessonWaitChoice && l.ask != nil {
 			m.status.set(levelWarn, fmt.Sprintf("%d is not a choice: press a number from 1 to %d", n, len(l.ask.choices)))
 		} else {
 			m.status.set(levelInfo, "no question waits for an answer now")
