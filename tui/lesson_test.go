@@ -10,7 +10,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
 
+	"github.com/kraftlab/kraftlab/cluster/clustertest"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 )
 
@@ -330,5 +332,46 @@ func TestLessonKeysInHelp(t *testing.T) {
 	press(t, plain, "?", "enter", "2")
 	if plain.lesson.phase != lessonStarting || strings.Contains(plain.View(), "question") {
 		t.Errorf("a screen without a lesson took lesson keys:\n%s", plain.View())
+	}
+}
+
+// The lesson panel in a real program (teatest), on the in-test engine:
+// the feed reaches the screen from Init on, Enter and a number drive the
+// run, and quitting mid-lesson ends the run's wait once the screen is
+// closed (as Run closes it).
+func TestFlowLesson(t *testing.T) {
+	pg, _ := openPlayground(t, 3, 1, clustertest.Options{})
+	l := NewLesson("Pull replication: a follower's Fetch is its acknowledgement.", 6)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	m := New(ctx, pg, Options{Interval: 20 * time.Millisecond, OwnsCluster: true, Lesson: l})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	done := lessonRun(t, l)
+	enter := tea.KeyMsg{Type: tea.KeyEnter}
+
+	waitFor(t, tm, "enter runs line 11")
+	tm.Send(enter)
+	waitFor(t, tm, "enter runs line 12")
+	tm.Send(enter)
+	waitFor(t, tm, "1-3 your prediction")
+	tm.Type("2")
+	waitFor(t, tm, "enter runs line 16")
+	tm.Send(enter)
+	waitFor(t, tm, "enter runs line 17")
+	tm.Send(enter)
+	waitFor(t, tm, "your prediction held", "see line 17")
+
+	final := quit(t, tm)
+	l.Close()
+	if final.lesson.phase != lessonWaitEnter || final.lesson.next != 18 {
+		t.Errorf("the screen ended at phase %d before line %d, want the wait before line 18", final.lesson.phase, final.lesson.next)
+	}
+	select {
+	case rep := <-done:
+		if f := rep.Files[0]; f.OK || f.Failure.Line != 18 || !strings.Contains(f.Failure.Message, ErrScreenClosed.Error()) {
+			t.Errorf("the run after quitting: %+v", f.Failure)
+		}
+	case <-time.After(flowWait):
+		t.Fatal("the run still waits after the screen quit")
 	}
 }
