@@ -95,7 +95,7 @@ func runLessonScreen(e *env, cmd *cobra.Command, l lesson, s *scenario.Script, p
 	go func() {
 		rep := r.Run(runCtx, []*scenario.Script{s})
 		if f := rep.Files[0]; f.OK {
-			link.Finish(true, fmt.Sprintf("all %s ran", plural(int64(len(f.Steps)), "line")))
+			link.Finish(true, fmt.Sprintf("all %s ran; %s", plural(int64(len(f.Steps)), "line"), score(link)))
 		} else {
 			link.Finish(false, fmt.Sprintf("%s: %s", f.Failure.Pos, firstLineOf(f.Failure.Message)))
 		}
@@ -120,13 +120,19 @@ func runLessonScreen(e *env, cmd *cobra.Command, l lesson, s *scenario.Script, p
 	case stopErr != nil:
 		return usagef("shut the lesson's playground down: %v", stopErr)
 	case f.OK:
-		fmt.Fprintf(w, "lesson %s done; its playground is down\n", l.name)
+		fmt.Fprintf(w, "lesson %s done (%s); its playground is down\n", l.name, score(link))
 		return nil
 	case runCtx.Err() != nil: // quit mid-lesson, or kraftlab down, or a signal
 		fmt.Fprintf(w, "left lesson %s at %s, before its end; its playground is down\n", l.name, f.Failure.Pos)
 		return nil
 	}
 	return &exitError{code: f.ExitCode, err: fmt.Errorf("lesson %s stopped at %s: %s", l.name, f.Failure.Pos, f.Failure.Message)}
+}
+
+// score says how many of a lesson's predictions held.
+func score(l *tui.Lesson) string {
+	held, judged := l.Score()
+	return fmt.Sprintf("%d of %d predictions held", held, judged)
 }
 
 // firstLineOf is s up to its first newline.

@@ -80,7 +80,7 @@ func TestLessonEndToEndInTmux(t *testing.T) {
 	if len(asked) != 3 || held != 2 || missed != 1 {
 		t.Fatalf("asked %q, %d held and %d missed; want the 3 questions, 2 held and 1 missed; the end:\n%s", asked, held, missed, screen)
 	}
-	if !strings.Contains(screen, "the lesson is over: all 17 lines ran") {
+	if !strings.Contains(screen, "the lesson is over: all 17 lines ran; 2 of 3 predictions held") {
 		t.Fatalf("the end does not say that every line ran:\n%s", screen)
 	}
 
@@ -88,7 +88,7 @@ func TestLessonEndToEndInTmux(t *testing.T) {
 	p.waitFor("the quit question", func(s string) bool { return strings.Contains(s, "Quit and stop the playground?") })
 	p.keys("y")
 	screen = p.waitFor("kraftlab to exit", func(s string) bool { return strings.Contains(s, "[kraftlab exited") })
-	if !strings.Contains(screen, "[kraftlab exited 0]") || !strings.Contains(screen, "lesson replication done; its playground is down") ||
+	if !strings.Contains(screen, "[kraftlab exited 0]") || !strings.Contains(screen, "lesson replication done (2 of 3 predictions held); its playground is down") ||
 		!strings.Contains(screen, "--- PASS cli/lessons/1-replication.txt") {
 		t.Fatalf("kraftlab lesson did not end cleanly:\n%s", screen)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 
@@ -196,6 +197,9 @@ func TestLessonPanelWalksALesson(t *testing.T) {
 		if !strings.Contains(m.View(), "the lesson is over: every line ran") {
 			t.Fatalf("no end:\n%s", m.View())
 		}
+		if held, judged := l.Score(); judged != 1 || held != map[string]int{"2": 1, "1": 0}[c.choice] {
+			t.Errorf("choice %s: score %d of %d", c.choice, held, judged)
+		}
 	}
 }
 
@@ -314,6 +318,37 @@ func TestLongExplanationScrolls(t *testing.T) {
 	}
 	if m.lesson.phase != lessonWaitEnter {
 		t.Fatal("scrolling went on with the lesson")
+	}
+}
+
+// The screen with a lesson panel fits every size, in every phase: exactly
+// h lines, none wider than w.
+func TestLessonFitsEverySize(t *testing.T) {
+	for _, g := range goldenLessons {
+		m, l := lessonScreen(t, 80, 24)
+		done := lessonRun(t, l)
+		for _, k := range g.keys {
+			untilLesson(t, m, l, map[bool]lessonPhase{true: lessonWaitChoice, false: lessonWaitEnter}[k != "enter"])
+			press(t, m, k)
+		}
+		untilLesson(t, m, l, g.until)
+		for _, size := range [][2]int{{20, 6}, {30, 8}, {40, 12}, {80, 24}, {100, 30}, {120, 30}, {160, 48}, {250, 80}, {80, 60}} {
+			for _, help := range []bool{false, true} {
+				m.showAll = help
+				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+				lines := screenLines(m)
+				if len(lines) != size[1] {
+					t.Errorf("%s at %dx%d (full help %v): %d lines", g.name, size[0], size[1], help, len(lines))
+				}
+				for i, line := range lines {
+					if w := lipgloss.Width(line); w > size[0] {
+						t.Errorf("%s at %dx%d: line %d is %d wide: %q", g.name, size[0], size[1], i, w, line)
+					}
+				}
+			}
+		}
+		l.Close()
+		<-done
 	}
 }
 

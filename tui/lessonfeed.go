@@ -33,6 +33,10 @@ type Lesson struct {
 	reply  chan int
 	closed chan struct{}
 	once   sync.Once
+
+	mu sync.Mutex
+	// held and judged count the verdicts, for Score.
+	held, judged int
 }
 
 // NewLesson returns the link for a lesson titled title, of steps lines
@@ -164,8 +168,22 @@ func (l *Lesson) Ran(st scenario.Step, sr *scenario.StepReport) {
 	l.show(msg)
 }
 
+// Score is how many of the predictions judged so far held, and how many
+// were judged (a question nobody answered counts as judged, not held).
+func (l *Lesson) Score() (held, judged int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.held, l.judged
+}
+
 // Judged shows whether the prediction held (scenario.Narrator).
 func (l *Lesson) Judged(v scenario.Verdict) {
+	l.mu.Lock()
+	l.judged++
+	if v.Held() {
+		l.held++
+	}
+	l.mu.Unlock()
 	msg := lessonVerdictMsg{got: v.Got, answer: v.Ask.Answer, right: v.Ask.Right(), evidence: append([]int(nil), v.Evidence...)}
 	if v.Got > 0 && v.Got <= len(v.Ask.Choices) {
 		msg.said = strings.TrimSpace(v.Ask.Choices[v.Got-1])
