@@ -57,6 +57,7 @@ func runLessonScreen(e *env, cmd *cobra.Command, l lesson, s *scenario.Script, p
 	if err != nil {
 		return usagef("lesson %s: %v", l.name, err)
 	}
+	fmt.Fprintf(cmd.OutOrStdout(), "lesson %s: starting its playground (%s, session %s)…\n", l.name, shape(cfg), session.Name)
 	started := time.Now()
 	p, err := startPlayground(ctx, e, session, cfg)
 	if err != nil {
