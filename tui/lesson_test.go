@@ -371,9 +371,10 @@ func TestLessonKeysInHelp(t *testing.T) {
 }
 
 // The lesson panel in a real program (teatest), on the in-test engine:
-// the feed reaches the screen from Init on, Enter and a number drive the
-// run, and quitting mid-lesson ends the run's wait once the screen is
-// closed (as Run closes it).
+// the feed reaches the screen from Init on, the screen's own keys still
+// act between lines (a kill), Enter and a number drive the run, and
+// quitting mid-lesson ends the run's wait once the screen is closed (as
+// Run closes it).
 func TestFlowLesson(t *testing.T) {
 	pg, _ := openPlayground(t, 3, 1, clustertest.Options{})
 	l := NewLesson("Pull replication: a follower's Fetch is its acknowledgement.", 6)
@@ -384,7 +385,11 @@ func TestFlowLesson(t *testing.T) {
 	done := lessonRun(t, l)
 	enter := tea.KeyMsg{Type: tea.KeyEnter}
 
-	waitFor(t, tm, "enter runs line 11")
+	waitFor(t, tm, "enter runs line 11", "leader 1")
+	// Between lines the screen's own keys work: kill the leader.
+	tm.Type("l")
+	tm.Type("x")
+	waitFor(t, tm, "killed node 1")
 	tm.Send(enter)
 	waitFor(t, tm, "enter runs line 12")
 	tm.Send(enter)
