@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -314,7 +315,7 @@ func (m lessonModel) view(st *Styles, w, h int) block {
 	if over := len(body) - room; over > 0 {
 		// Too much for the band: the newest lines stay, a marker says
 		// that some are cut.
-		body = append(block{st.Dim.Render(clip(fmt.Sprintf("↑ %d more lines above", over+1), w))}, body[over+1:]...)
+		body = append(block{st.Dim.Render(clip(fmt.Sprintf("↑ %d lines above (a taller window shows them)", over+1), w))}, body[over+1:]...)
 	}
 	out = append(out, body...)
 	for len(out) < h-1 {
@@ -364,6 +365,7 @@ func (m lessonModel) parts(st *Styles, w int) (fixed, ran block) {
 		for _, l := range wrapHanging("", text, w) {
 			fixed = append(fixed, style.Render(l))
 		}
+		var look []string
 		for _, line := range v.evidence {
 			r, ok := m.result(line)
 			if !ok {
@@ -374,6 +376,14 @@ func (m lessonModel) parts(st *Styles, w int) (fixed, ran block) {
 				see += ": " + r.firstOut
 			}
 			fixed = append(fixed, st.Dim.Render(clip(see, w)))
+			if where := onScreen(r.text, r.firstOut); where != "" && !slices.Contains(look, where) {
+				look = append(look, where)
+			}
+		}
+		if len(look) > 0 {
+			for _, l := range wrapHanging("  on screen: ", strings.Join(look, "; "), w) {
+				fixed = append(fixed, st.Value.Render(l))
+			}
 		}
 	}
 	for _, s := range m.said {

@@ -184,7 +184,7 @@ func TestLessonPanelWalksALesson(t *testing.T) {
 		untilLesson(t, m, l, lessonWaitEnter) // before status
 		screen = strings.Join(strings.Fields(m.View()), " ")
 		for _, want := range []string{c.want, "see line 16, isolate follower: isolated node 2", "see line 17, wait hwm >= baseline+5: ok: hwm 47",
-			"» The HWM went on with two of three voters"} {
+			"on screen: the header's HWM and the Commit panel", "» The HWM went on with two of three voters"} {
 			if !strings.Contains(screen, want) {
 				t.Fatalf("choice %s: no %q in\n%s", c.choice, want, m.View())
 			}
