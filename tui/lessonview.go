@@ -38,10 +38,10 @@ func wrapHanging(prefix, text string, w int) []string {
 	return lines
 }
 
-// view renders the panel in exactly h lines of w cells: the title, the
-// explanation (scrolled, with markers where it is cut), the question, the
-// verdict with its evidence, the latest result, and last what the keys
-// do now.
+// view renders the panel in exactly h lines of at most w cells: the
+// title, the explanation (scrolled, with markers where it is cut), the
+// question, the verdict with its evidence, the latest result, and last
+// what the keys do now.
 func (m lessonModel) view(st *Styles, w, h int) block {
 	title := "Lesson"
 	if m.step > 0 && m.steps > 0 {
