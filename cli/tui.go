@@ -117,7 +117,7 @@ func runLessonScreen(e *env, cmd *cobra.Command, l lesson, s *scenario.Script, p
 	f := rep.Files[0]
 	switch {
 	case screenErr != nil:
-		return usagef("%v", screenErr)
+		return usagef("%v; to run the lesson in the shell instead: kraftlab lesson %s | cat", screenErr, l.name)
 	case stopErr != nil:
 		return usagef("shut the lesson's playground down: %v", stopErr)
 	case f.OK:
