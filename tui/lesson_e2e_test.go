@@ -18,7 +18,7 @@ var verdictRE = regexp.MustCompile(`(?m)^(✔ your prediction held|✘ it did no
 // number answers each question (2 each time: right for the first and
 // third, wrong for the second), the panel says whether each prediction
 // held, the lesson ends, and quitting stops its playground and prints
-// what ran.
+// what ran; then it quits lesson 2 at its first question.
 func TestLessonEndToEndInTmux(t *testing.T) {
 	tmux, dir, bin := buildForTmux(t)
 	p := &pane{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock")}
@@ -91,5 +91,27 @@ func TestLessonEndToEndInTmux(t *testing.T) {
 	if !strings.Contains(screen, "[kraftlab exited 0]") || !strings.Contains(screen, "lesson replication done (2 of 3 predictions held); its playground is down") ||
 		!strings.Contains(screen, "--- PASS cli/lessons/1-replication.txt") {
 		t.Fatalf("kraftlab lesson did not end cleanly:\n%s", screen)
+	}
+
+	// Quitting mid-lesson, at a question, stops the lesson and its
+	// playground: the process ends at once, and says where it left off.
+	q := &pane{t: t, tmux: tmux, sock: p.sock, target: "mid"}
+	q.run("new-session", "-d", "-s", "mid", "-x", "80", "-y", "24", strings.Replace(cmd, "lesson 1", "lesson 2", 1))
+	for {
+		s := q.waitFor("a question or the next line", func(s string) bool {
+			return strings.Contains(s, "your prediction (a number)") || strings.Contains(s, "enter runs line") || strings.Contains(s, "[kraftlab exited")
+		})
+		if strings.Contains(s, "your prediction (a number)") || strings.Contains(s, "[kraftlab exited") {
+			break
+		}
+		q.run("send-keys", "-t", q.name(), "Enter")
+		time.Sleep(150 * time.Millisecond)
+	}
+	q.keys("q")
+	q.waitFor("the quit question", func(s string) bool { return strings.Contains(s, "Quit and stop the playground?") })
+	q.keys("y")
+	screen = q.waitFor("kraftlab to exit mid-lesson", func(s string) bool { return strings.Contains(s, "[kraftlab exited") })
+	if !strings.Contains(screen, "[kraftlab exited 0]") || !regexp.MustCompile(`left lesson elections at cli/lessons/2-elections.txt:\d+, before its end; its`).MatchString(screen) {
+		t.Fatalf("quitting mid-lesson did not end it cleanly:\n%s", screen)
 	}
 }
