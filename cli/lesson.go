@@ -59,21 +59,35 @@ func newLessonCommand(e *env) *cobra.Command {
 		Use:   "lesson [NAME]",
 		Short: "List the lessons, or run one: explanations, predictions to make, a real playground",
 		Long: `Without NAME, lesson lists the lessons kraftlab ships. With NAME (or its
-number), it runs that lesson on a fresh playground as "kraftlab scenario
-run --step" would: it shows each explanation, waits for Enter before each
-line, and at each question (an ask line) reads your prediction, a number
-and Enter; after the line it asked about it says whether your prediction
-held, and why.
+number), it runs that lesson on a fresh playground of its own.
+
+On a terminal, lesson opens the live screen (as "kraftlab up" does) with a
+lesson panel at its bottom that walks the lesson: it shows the explanation
+above the next line, and Enter runs the line. At a question (an ask line)
+it lists the choices and you press a choice's number to predict; after the
+lines it asked about, the panel says whether your prediction held and
+points at the lines whose results show it, with the lesson's own words.
+Between lines every other key of the screen works (kill, isolate, link,
+load...); { and } scroll a long explanation, ? lists the keys. When the
+lesson ends, or stops at a line that failed, the screen stays until you
+quit it (q, then y); quitting, even mid-lesson, stops the lesson and its
+playground, and then prints what ran.
+
+Without a terminal (a pipe, a script), it runs as "kraftlab scenario run
+--step" would, in the shell: it shows each explanation, waits for Enter
+before each line, and at each question reads your prediction, a number and
+Enter; after the line it asked about it says whether your prediction held,
+and why.
 
 Lessons run with the workshop profile (their up lines say so): elections
-and timeouts take seconds, as slow as a person can watch them on
-"kraftlab tui --session NAME", and --profile fast runs them in a few
-seconds instead. --no-pause shows the explanations without waiting and
-answers every question with the right answer.
+and timeouts take seconds, as slow as a person can watch them, and
+--profile fast runs them in a few seconds instead. --no-pause runs in the
+shell without waiting: it shows the explanations and answers every question
+with the right answer.
 
 The lessons are scenario files. To write your own, print one (kraftlab
 lesson NAME --print), change it, and run it with
-"kraftlab scenario run --step FILE".`,
+"kraftlab scenario run --step FILE", beside "kraftlab tui --session NAME".`,
 		Example: indentExample(`kraftlab lesson
 kraftlab lesson replication
 kraftlab lesson 2 --profile fast
@@ -140,6 +154,9 @@ kraftlab lesson elections --print > my-lesson.txt`),
 		s, err := loadLesson(e, *l)
 		if err != nil {
 			return err
+		}
+		if !noPause && onTerminal(e) {
+			return runLessonScreen(e, cmd, *l, s, profile)
 		}
 		return runScenarios(e, cmd, []string{s.File}, scenarioOptions{profile: profile, step: !noPause, noPause: noPause, explain: noPause, scripts: []*scenario.Script{s}})
 	}

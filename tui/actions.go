@@ -125,6 +125,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case modeLink:
 		return m.onLinkKey(msg)
 	}
+	if m.opts.Lesson != nil && m.onLessonKey(msg) {
+		return nil
+	}
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):

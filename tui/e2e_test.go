@@ -19,29 +19,7 @@ import (
 // KRAFTLAB_TUI_CAPTURE=DIR it also writes the three captures (steady
 // state, after the leader kill, during the partition) to DIR.
 func TestEndToEndInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: skipping the end-to-end test (it builds the binary and runs a cluster)")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("tmux is not installed, so the end-to-end screen test cannot run (.ci/run installs it: apt-get install tmux)")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go tool is not on PATH, so the kraftlab binary cannot be built")
-	}
-	// A short folder: it holds the playground's control socket, whose path
-	// must fit in a Unix socket address.
-	dir, err := os.MkdirTemp("", "kltui")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "kraftlab")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/kraftlab/kraftlab").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-
+	tmux, dir, bin := buildForTmux(t)
 	p := &pane{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock")}
 	t.Cleanup(p.close)
 	cmd := fmt.Sprintf("env KRAFTLAB_HOME=%s %s up --profile fast --controllers 3 --brokers 1; echo \"[kraftlab exited $?]\"; sleep 600", dir, bin)
@@ -150,6 +128,37 @@ func TestEndToEndInTmux(t *testing.T) {
 	if !strings.Contains(screen, `playground "default" shut down`) || !strings.Contains(screen, "[tui exited 0]") {
 		t.Fatalf("kraftlab tui did not end with the playground:\n%s", screen)
 	}
+}
+
+// buildForTmux skips the test where it cannot run (-short, no tmux, no go
+// tool), else builds the kraftlab binary into a fresh folder. It returns
+// tmux's path, the folder (for KRAFTLAB_HOME and tmux's socket) and the
+// binary.
+func buildForTmux(t *testing.T) (tmux, dir, bin string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping the end-to-end test (it builds the binary and runs a cluster)")
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed, so the end-to-end screen test cannot run (.ci/run installs it: apt-get install tmux)")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go tool is not on PATH, so the kraftlab binary cannot be built")
+	}
+	// A short folder: it holds the playground's control socket, whose path
+	// must fit in a Unix socket address.
+	dir, err = os.MkdirTemp("", "kltui")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin = filepath.Join(dir, "kraftlab")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/kraftlab/kraftlab").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return tmux, dir, bin
 }
 
 // pane is a tmux session on its own server socket, so the test never

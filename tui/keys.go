@@ -21,6 +21,11 @@ type KeyMap struct {
 
 	Help, Quit key.Binding
 
+	// The lesson panel's keys, enabled only on a lesson's screen: Enter
+	// runs the next line, a number answers the question, { and } scroll
+	// the explanation. None of them means anything else on the screen.
+	Next, Choose, LessonUp, LessonDown key.Binding
+
 	// Pick mode: choosing the second node of a link action.
 	PickPrev, PickNext, Confirm, Cancel key.Binding
 }
@@ -66,6 +71,11 @@ func DefaultKeyMap() KeyMap {
 		Help: b("?", "keys", "?"),
 		Quit: b("q", "quit", "q", "ctrl+c"),
 
+		Next:       b("enter", "lesson: next line", "enter"),
+		Choose:     b("1-9", "lesson: predict", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		LessonUp:   b("{", "lesson text up", "{"),
+		LessonDown: b("}", "lesson text down", "}"),
+
 		PickPrev: b("←/k", "previous node", "left", "up", "k", "h"),
 		PickNext: b("→/j", "next node", "right", "down", "j", "l"),
 		Confirm:  b("enter", "confirm", "enter"),
@@ -75,17 +85,30 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the one-line help bar.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Help, k.Quit, k.Up, k.Kill, k.Start, k.Partition, k.HealAll, k.Resign, k.Pause, k.Isolate, k.Snapshot}
+	return []key.Binding{k.Help, k.Quit, k.Next, k.Choose, k.Up, k.Kill, k.Start, k.Partition, k.HealAll, k.Resign, k.Pause, k.Isolate, k.Snapshot}
 }
 
 // FullHelp is the help shown by ?, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
+	groups := [][]key.Binding{
 		{k.Up, k.Down, k.Leader, k.Pane, k.Help, k.Quit},
 		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe},
 		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link},
 		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow, k.Load, k.Topic},
 	}
+	if k.Next.Enabled() {
+		groups = append(groups, []key.Binding{k.Next, k.Choose, k.LessonUp, k.LessonDown})
+	}
+	return groups
+}
+
+// withoutLesson disables the lesson panel's keys, for a screen without a
+// lesson.
+func (k KeyMap) withoutLesson() KeyMap {
+	for _, b := range []*key.Binding{&k.Next, &k.Choose, &k.LessonUp, &k.LessonDown} {
+		b.SetEnabled(false)
+	}
+	return k
 }
 
 // pickKeys is the help shown while a second node is picked.

@@ -53,6 +53,13 @@ func (m *Model) compose() frame {
 	}
 	st := m.st
 	footer := m.footer(w, h)
+	if m.opts.Lesson != nil && !(m.showAll && m.mode == modeNormal) {
+		// The lesson's band sits right above the status line; the panels
+		// lay themselves out in what is left. The full help takes its
+		// place while it shows.
+		band := m.lesson.height(st, w, min(lessonHeight(h), max(h-len(footer)-1, 0)))
+		footer = append(m.lesson.view(st, w, band), footer...)
+	}
 	var top block
 	if m.hasView {
 		top = m.header.view(st, &m.view, m.paused, w)

@@ -34,6 +34,9 @@ type Options struct {
 	OwnsCluster bool
 	// Styles are the screen's styles; nil means DefaultStyles().
 	Styles *Styles
+	// Lesson, when set, shows the lesson panel, fed by a lesson's run
+	// (see Lesson); nil shows none.
+	Lesson *Lesson
 }
 
 // mode is what the keys do now.
@@ -86,7 +89,9 @@ type Model struct {
 	events     eventsModel
 	status     statusModel
 	help       helpModel
-	showAll    bool
+	// lesson is the lesson panel, when opts.Lesson is set.
+	lesson  lessonModel
+	showAll bool
 	// tab is the panel shown where the screen is too small for all.
 	tab int
 
@@ -112,13 +117,19 @@ func New(ctx context.Context, ctrl cluster.Operator, opts Options) *Model {
 	// A steady cursor: a blinking one would redraw the screen twice a
 	// second for nothing.
 	form.Cursor.SetMode(cursor.CursorStatic)
-	return &Model{
+	m := &Model{
 		ctx: ctx, ctrl: ctrl, opts: opts, st: st, keys: DefaultKeyMap(),
 		header: headerModel{started: opts.Started},
 		quorum: quorumModel{selected: -1},
 		help:   newHelpModel(st),
 		form:   form,
 	}
+	if opts.Lesson != nil {
+		m.lesson = newLessonModel(opts.Lesson)
+	} else {
+		m.keys = m.keys.withoutLesson()
+	}
+	return m
 }
 
 // Init starts the one chain of pulls. It sets no window title: bubbletea
@@ -126,7 +137,11 @@ func New(ctx context.Context, ctrl cluster.Operator, opts Options) *Model {
 // with the first frame that the race detector caught.
 func (m *Model) Init() tea.Cmd {
 	m.pollSeq = 1
-	return poll(m.ctx, m.ctrl, m.pollSeq, m.after, 0)
+	pull := poll(m.ctx, m.ctrl, m.pollSeq, m.after, 0)
+	if m.opts.Lesson != nil {
+		return tea.Batch(pull, m.opts.Lesson.listen())
+	}
+	return pull
 }
 
 // Quitting reports whether the user asked to quit.
@@ -146,6 +161,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case actionMsg:
 		m.onAction(msg)
 		return m, nil
+	case lessonMsg:
+		msg.apply(&m.lesson)
+		return m, m.opts.Lesson.listen()
 	case tea.KeyMsg:
 		return m, m.onKey(msg)
 	case tea.MouseMsg:

@@ -22,6 +22,9 @@ func Run(ctx context.Context, ctrl cluster.Operator, opts Options) (quit bool, e
 	m := New(ctx, ctrl, opts)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithAltScreen(), tea.WithMouseCellMotion())
 	_, err = p.Run()
+	if opts.Lesson != nil {
+		opts.Lesson.Close() // nobody can press a key for the lesson any more
+	}
 	if (errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) || errors.Is(err, tea.ErrInterrupted) {
 		err = nil // ended from outside: kraftlab down, Ctrl-C sent as a signal
 	}

@@ -25,6 +25,7 @@ type Styles struct {
 	Warn     lipgloss.Style
 	Err      lipgloss.Style
 	Paused   lipgloss.Style
+	Question lipgloss.Style // a lesson's question
 
 	BarFilled lipgloss.Style // a voter's log up to its position
 	BarBehind lipgloss.Style // a voter's log below the high watermark's scale
@@ -66,6 +67,7 @@ func DefaultStyles() *Styles {
 		Warn:      fg(colYellow),
 		Err:       lipgloss.NewStyle().Bold(true).Foreground(colRed),
 		Paused:    lipgloss.NewStyle().Bold(true).Reverse(true).Foreground(colYellow),
+		Question:  lipgloss.NewStyle().Bold(true).Foreground(colCyan),
 		BarFilled: fg(colGreen),
 		BarBehind: fg(colGray),
 		BarHWM:    lipgloss.NewStyle().Bold(true).Foreground(colYellow),

@@ -76,7 +76,7 @@ type pendingAsk struct {
 	// got is the learner's choice; 0 when nobody answered.
 	got int
 	// evidence are the numbers of the lines whose output shows the outcome.
-	evidence []string
+	evidence []int
 	// waits is how many lines are still to run before the verdict.
 	waits int
 }
@@ -104,6 +104,9 @@ func (r *Runner) askLine(ctx context.Context, st Step, steps []Step, i int, out 
 		}
 	}
 	fmt.Fprintf(out, "%s\n", a.Question)
+	if r.Narrator != nil {
+		r.Narrator.Asked(st, a)
+	}
 	r.promptf("%9s  ? %s\n", "", a.Question)
 	for k, c := range a.Choices {
 		r.promptf("%9s    %d) %s\n", "", k+1, c)
@@ -144,13 +147,20 @@ func (r *Runner) whyNotAsking() string {
 // verdict says whether the prediction held, pointing at the lines that
 // show it.
 func (r *Runner) verdict(p *pendingAsk) {
+	if r.Narrator != nil {
+		r.Narrator.Judged(Verdict{Pos: p.pos, Ask: p.ask, Got: p.got, Evidence: p.evidence})
+	}
+	lines := make([]string, len(p.evidence))
+	for i, l := range p.evidence {
+		lines[i] = strconv.Itoa(l)
+	}
 	see := ""
-	switch n := len(p.evidence); n {
+	switch n := len(lines); n {
 	case 0:
 	case 1:
-		see = " (see line " + p.evidence[0] + " above)"
+		see = " (see line " + lines[0] + " above)"
 	default:
-		see = " (see lines " + strings.Join(p.evidence[:n-1], ", ") + " and " + p.evidence[n-1] + " above)"
+		see = " (see lines " + strings.Join(lines[:n-1], ", ") + " and " + lines[n-1] + " above)"
 	}
 	switch {
 	case p.got == 0:

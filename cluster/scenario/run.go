@@ -53,6 +53,9 @@ type Runner struct {
 	// fail, not wait, when standard input ended; the ask line then gives
 	// the answer and goes on. nil: ask lines never wait.
 	ReadLine func(ctx context.Context) (string, error)
+	// Narrator, when set, is told what the run shows as values, for a
+	// screen that draws them (see Narrator); nil tells nobody.
+	Narrator Narrator
 }
 
 // PauseCommand is the scenario line that waits for Enter: pause [TEXT].
@@ -239,6 +242,9 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 		for _, c := range s.Header {
 			r.promptf("%s\n", strings.TrimRight("# "+c, " "))
 		}
+		if r.Narrator != nil {
+			r.Narrator.Header(s.File, s.Header)
+		}
 	}
 	defer func() {
 		if err := stop(); err != nil && fr.OK {
@@ -250,6 +256,9 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 
 	var pending *pendingAsk
 	for i, st := range s.Steps {
+		if r.Narrator != nil {
+			r.Narrator.Next(st)
+		}
 		if r.Step && st.Args[0] == AskCommand || r.Explain && !r.Step {
 			// The answer is the ask line's Enter; Explain never waits.
 			if len(st.Comment) > 0 {
@@ -308,9 +317,12 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 			}
 		}
 		fr.Steps = append(fr.Steps, sr)
+		if r.Narrator != nil {
+			r.Narrator.Ran(st, sr)
+		}
 		if pending != nil && st.Args[0] != AskCommand && err == nil {
 			if st.Args[0] != "say" && st.Args[0] != "sleep" && st.Args[0] != PauseCommand {
-				pending.evidence = append(pending.evidence, fmt.Sprint(st.Line))
+				pending.evidence = append(pending.evidence, st.Line)
 			}
 			if pending.waits--; pending.waits <= 0 {
 				r.verdict(pending)

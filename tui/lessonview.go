@@ -1,0 +1,262 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// How the lesson panel draws: a band of at most lessonHeight lines, the
+// explanation on top, then the question, the verdict and its evidence,
+// and last what the keys do now.
+
+// lessonHeight is the most the panel takes on a screen h lines high: two
+// fifths of it, so that at 80x24 a question's verdict, its evidence and
+// the lesson's words fit with the quorum table and a panel still on
+// screen; at most 12 lines, which a section of the shipped lessons fills.
+func lessonHeight(h int) int { return min(max(h*2/5, 7), 12) }
+
+// wrapHanging wraps text to w cells after prefix, the lines after the
+// first indented to line up under the text.
+func wrapHanging(prefix, text string, w int) []string {
+	pw := lipgloss.Width(prefix)
+	lines := wrapWords(text, max(w-pw, 1))
+	for i := range lines {
+		if i == 0 {
+			lines[i] = prefix + lines[i]
+		} else {
+			lines[i] = strings.Repeat(" ", pw) + lines[i]
+		}
+	}
+	if len(lines) == 0 {
+		lines = []string{prefix}
+	}
+	return lines
+}
+
+// view renders the panel in exactly h lines of at most w cells: the
+// title, the explanation (scrolled, with markers where it is cut), the
+// question, the verdict with its evidence, the latest result, and last
+// what the keys do now.
+func (m lessonModel) view(st *Styles, w, h int) block {
+	title := "Lesson"
+	if m.step > 0 && m.steps > 0 {
+		title = fmt.Sprintf("Lesson · step %d of %d", min(m.step, m.steps), m.steps)
+	}
+	if m.title != "" {
+		title += " · " + m.title
+	}
+	out := block{section(st, title, w)}
+	room := h - 2
+	if room <= 0 {
+		return append(out, m.prompt(st, w, false))[:max(h, 0)]
+	}
+
+	fixed, ran := m.parts(st, w)
+	explain := m.explanation(w)
+	eRoom := room - len(fixed) - len(ran)
+	if eRoom < len(explain) && len(ran) > 0 {
+		eRoom += len(ran) // the explanation before the latest result
+		ran = nil
+	}
+	if len(explain) > 0 {
+		eRoom = max(eRoom, 1)
+	} else {
+		eRoom = 0
+	}
+	window, cut := m.explainWindow(st, explain, eRoom, w)
+	body := append(window, fixed...)
+	body = append(body, ran...)
+	if over := len(body) - room; over > 0 {
+		// Too much for the band: the newest lines stay, a marker says
+		// that some are cut.
+		body = append(block{st.Dim.Render(clip(fmt.Sprintf("↑ %d lines above (a taller window shows them)", over+1), w))}, body[over+1:]...)
+	}
+	out = append(out, body...)
+	for len(out) < h-1 {
+		out = append(out, "")
+	}
+	out = append(out, m.prompt(st, w, cut))
+	for i, l := range out {
+		out[i] = clip(l, w)
+	}
+	return out
+}
+
+// parts are the panel's lines under the explanation at width w: the
+// question, the verdict with its evidence and the lesson's words (fixed),
+// and the latest result (ran), which gives way to the explanation.
+func (m lessonModel) parts(st *Styles, w int) (fixed, ran block) {
+	if q := m.ask; q != nil {
+		for _, l := range wrapHanging("? ", q.text, w) {
+			fixed = append(fixed, st.Question.Render(l))
+		}
+		if m.verdict == nil {
+			for i, c := range q.choices {
+				mark := "  "
+				if q.got == i+1 {
+					mark = "▶ "
+				}
+				for _, l := range wrapHanging(fmt.Sprintf("%s%d) ", mark, i+1), c, w) {
+					if q.got == i+1 {
+						l = st.Value.Render(l)
+					}
+					fixed = append(fixed, l)
+				}
+			}
+		}
+	}
+	if v := m.verdict; v != nil {
+		var text string
+		style := st.OK
+		switch {
+		case v.got == 0:
+			text, style = "= the answer was "+v.right, st.Value
+		case v.got == v.answer:
+			text = "✔ your prediction held: " + v.right
+		default:
+			text, style = fmt.Sprintf("✘ it did not: you said %d) %s; what happened is %s", v.got, v.said, v.right), st.Warn
+		}
+		for _, l := range wrapHanging("", text, w) {
+			fixed = append(fixed, style.Render(l))
+		}
+		var look []string
+		for _, line := range v.evidence {
+			r, ok := m.result(line)
+			if !ok {
+				continue
+			}
+			see := fmt.Sprintf("  see line %d, %s", r.line, r.text)
+			if r.firstOut != "" && r.outLines == 1 {
+				see += ": " + r.firstOut
+			}
+			fixed = append(fixed, st.Dim.Render(clip(see, w)))
+			if where := onScreen(r.text, r.firstOut); where != "" && !slices.Contains(look, where) {
+				look = append(look, where)
+			}
+		}
+		if len(look) > 0 {
+			for _, l := range wrapHanging("  on screen: ", strings.Join(look, "; "), w) {
+				fixed = append(fixed, st.Value.Render(l))
+			}
+		}
+	}
+	for _, s := range m.said {
+		for _, l := range wrapHanging("", s, w) {
+			fixed = append(fixed, st.Event(cluster.EventSay).Render(l))
+		}
+	}
+	if r := m.last; r != nil && m.verdict == nil {
+		ran = block{m.resultLine(st, *r, w)}
+	}
+	return fixed, ran
+}
+
+// height is the band the panel needs at width w, at most most lines and
+// at least 4: it shrinks to what it shows, so that on a small screen the
+// panels above keep the room it does not need.
+func (m lessonModel) height(st *Styles, w, most int) int {
+	fixed, ran := m.parts(st, w)
+	return min(max(2+len(m.explanation(w))+len(fixed)+len(ran), 4), most)
+}
+
+// explanation is the current explanation, wrapped to w cells.
+func (m lessonModel) explanation(w int) []string {
+	var lines []string
+	for _, c := range m.explain {
+		if strings.TrimSpace(c) == "" {
+			lines = append(lines, "")
+			continue
+		}
+		// Keep the comment's own indentation: lessons indent their lists.
+		ind := len(c) - len(strings.TrimLeft(c, " "))
+		lines = append(lines, wrapHanging(strings.Repeat(" ", ind), strings.TrimSpace(c), w)...)
+	}
+	return lines
+}
+
+// explainWindow shows room lines of the explanation from the scroll
+// position, with a marker line at a cut end saying how much is hidden and
+// which key shows it; it reports whether the text is cut.
+func (m lessonModel) explainWindow(st *Styles, lines []string, room, w int) (block, bool) {
+	n := len(lines)
+	switch {
+	case room <= 0:
+		return nil, n > 0
+	case n <= room:
+		return block(lines), false
+	case room <= 2:
+		// No room for marker lines: the last line shown ends with one.
+		top := min(m.scroll, n-room)
+		out := append(block{}, lines[top:top+room]...)
+		out[room-1] = clip(out[room-1], max(w-2, 1)) + st.Dim.Render(" …")
+		return out, true
+	}
+	// With the marker above, the last page shows room-1 lines.
+	top := min(m.scroll, n-room+1)
+	var out block
+	if top > 0 {
+		out = append(out, st.Dim.Render(clip(fmt.Sprintf("↑ %d lines above ({ shows them)", top), w)))
+	}
+	rows := room - len(out)
+	if top+rows < n {
+		rows-- // room for the marker below
+	}
+	out = append(out, lines[top:top+rows]...)
+	if below := n - top - rows; below > 0 {
+		out = append(out, st.Dim.Render(clip(fmt.Sprintf("↓ %d more lines (} shows them)", below), w)))
+	}
+	return out, true
+}
+
+// resultLine is a line's result in one line.
+func (m lessonModel) resultLine(st *Styles, r lessonResult, w int) string {
+	switch {
+	case !r.ok:
+		return st.Err.Render(clip(fmt.Sprintf("✘ line %d, %s, failed: %s", r.line, r.text, r.err), w))
+	case r.outLines == 1:
+		return st.Dim.Render(clip(fmt.Sprintf("ran line %d, %s: %s", r.line, r.text, r.firstOut), w))
+	case r.outLines > 1:
+		return st.Dim.Render(clip(fmt.Sprintf("ran line %d, %s (%d lines printed; the panels above show the same)", r.line, r.text, r.outLines), w))
+	}
+	return st.Dim.Render(clip(fmt.Sprintf("ran line %d, %s", r.line, r.text), w))
+}
+
+// prompt is the panel's last line: what the lesson does now, and the key
+// that goes on.
+func (m lessonModel) prompt(st *Styles, w int, cut bool) string {
+	k := st.Help.ShortKey.Render
+	var line string
+	switch m.phase {
+	case lessonStarting:
+		line = st.Dim.Render("the lesson is starting…")
+	case lessonRunning:
+		if m.nextAsk {
+			line = st.Dim.Render("the question…")
+		} else {
+			line = st.Warn.Render(fmt.Sprintf("running line %d: %s…", m.next, m.nextCmd))
+		}
+	case lessonWaitEnter:
+		line = k("enter") + " runs line " + fmt.Sprint(m.next) + ": " + st.Value.Render(m.nextCmd)
+	case lessonWaitChoice:
+		n := 0
+		if m.ask != nil {
+			n = len(m.ask.choices)
+		}
+		line = k(fmt.Sprintf("1-%d", n)) + " your prediction (a number)"
+	case lessonOver:
+		if m.end.passed {
+			line = st.OK.Render("the lesson is over: "+m.end.summary) + "  " + k("q") + " quits"
+		} else {
+			line = st.Err.Render("the lesson stopped: "+m.end.summary) + "  " + k("q") + " quits"
+		}
+	}
+	if cut {
+		line += st.Dim.Render("   { } scroll the text")
+	}
+	return clip(line, w)
+}
