@@ -55,9 +55,9 @@ func startKraftlabPeer(ctx context.Context, bin, dir string, controllers, broker
 	return &kraftlabPeer{p: p, ctl: control.NewClient(s)}, nil
 }
 
-func (k *kraftlabPeer) brokers() []string              { return k.p.Brokers }
+func (k *kraftlabPeer) brokers() []string             { return k.p.Brokers }
 func (k *kraftlabPeer) controllers() map[int32]string { return k.p.Controllers }
-func (k *kraftlabPeer) pids() []int                    { return []int{k.p.cmd.Process.Pid} }
+func (k *kraftlabPeer) pids() []int                   { return []int{k.p.cmd.Process.Pid} }
 
 func (k *kraftlabPeer) kill(ctx context.Context, id int32) error {
 	_, err := k.ctl.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: condition.NodeID(id)})
@@ -77,9 +77,9 @@ func (k *kraftlabPeer) stop(ctx context.Context) error {
 // kafkaPeer is an Apache Kafka cluster, one JVM per node.
 type kafkaPeer struct{ c *KafkaCluster }
 
-func (k kafkaPeer) brokers() []string              { return k.c.BrokerAddrs() }
+func (k kafkaPeer) brokers() []string             { return k.c.BrokerAddrs() }
 func (k kafkaPeer) controllers() map[int32]string { return k.c.ControllerAddrs() }
-func (k kafkaPeer) pids() []int                    { return k.c.PIDs() }
+func (k kafkaPeer) pids() []int                   { return k.c.PIDs() }
 
 func (k kafkaPeer) kill(_ context.Context, id int32) error {
 	n := k.c.Node(id)
