@@ -93,10 +93,15 @@ func killActiveOnce(ctx context.Context, pc peerCluster, controllers int, topic 
 	}
 	defer closeAll(rest)
 	// Connect first, so that neither system pays for a dial in the
-	// measurement.
+	// measurement. A controller started again in the last round may
+	// have caught up through its raft client before its listener takes
+	// clients, as Kafka's does.
 	for _, p := range rest {
-		if _, err := p.request(ctx, kmsg.NewPtrApiVersionsRequest()); err != nil {
-			return s, fmt.Errorf("controller %d before the kill: %w", ids[p], err)
+		if err := pollUntil(ctx, fmt.Sprintf("controller %d to take clients", ids[p]), 20*time.Millisecond, func(ctx context.Context) (bool, error) {
+			_, err := p.request(ctx, kmsg.NewPtrApiVersionsRequest())
+			return err == nil, err
+		}); err != nil {
+			return s, err
 		}
 	}
 	t0 := time.Now()
