@@ -2,6 +2,7 @@ package interop
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +68,7 @@ func TestPeerComparison(t *testing.T) {
 			t.Errorf("table lacks %q", want)
 		}
 	}
-	if strings.Contains(out, "errors:") || strings.Contains(out, "\terror") {
+	if strings.Contains(out, "errors:") || regexp.MustCompile(`\berror\b`).MatchString(out) {
 		t.Error("table reports errors")
 	}
 }
