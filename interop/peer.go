@@ -210,11 +210,11 @@ func runPeerSystem(ctx context.Context, k *Kafka, bin string, cfg PeerConfig, sy
 		}
 		pc = kafkaPeer{c}
 	default:
-		flush := "never"
+		flush, fsynced := "never", "never"
 		if sys == SystemKraftlabFsync {
-			flush = "always"
+			flush, fsynced = "always", "on every append"
 		}
-		sr.Setup = fmt.Sprintf("kraftlab up --profile kafka --set kraftlab.quorum.flush=%s: %d controllers and %d brokers in one process; partition and metadata logs fsynced %s", flush, cfg.Controllers, cfg.Brokers, map[string]string{"never": "never", "always": "on every append"}[flush])
+		sr.Setup = fmt.Sprintf("kraftlab up --profile kafka --set kraftlab.quorum.flush=%s: %d controllers and %d brokers in one process; partition and metadata logs fsynced %s", flush, cfg.Controllers, cfg.Brokers, fsynced)
 		p, err := startKraftlabPeer(ctx, bin, dir, cfg.Controllers, cfg.Brokers, []string{"kraftlab.quorum.flush=" + flush})
 		if err != nil {
 			return fail(err)
