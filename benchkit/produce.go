@@ -52,6 +52,10 @@ func (a Acks) kgo() kgo.Acks {
 // queue's.
 const produceBuffered = 2000
 
+// warmUpKey marks the record a produce case sends before its clock
+// starts, so that the consumer leaves it out of the end-to-end latency.
+const warmUpKey = "kraftlab-bench-warm-up"
+
 // minProduceRecordBytes is the smallest record: its value carries the
 // time it was produced, for the end-to-end latency.
 const minProduceRecordBytes = 8
@@ -207,7 +211,7 @@ func RunProduce(ctx context.Context, cfg ProduceConfig, progress io.Writer) (Pro
 			if err := c.createTopicsRetrying(ctx, []string{topic}, int32(cfg.Partitions), rf); err != nil {
 				return rep, err
 			}
-			pc, err := runProduceCase(ctx, c, cfg, topic, size, acks)
+			pc, err := runProduceCase(ctx, ProduceWorkload{Seeds: c.brokerSeeds(), Topic: topic, RecordBytes: size, Acks: acks, Duration: cfg.Duration})
 			if err != nil {
 				return rep, fmt.Errorf("%d B, acks=%s: %w", size, acks, err)
 			}
@@ -242,7 +246,11 @@ func (c *metaCluster) brokerSeeds() []string {
 // under acks=all, as Kafka's clients are by default (idempotence needs
 // acks=all).
 func (c *metaCluster) benchProducer(topic string, acks Acks) (*kgo.Client, error) {
-	opts := []kgo.Opt{kgo.SeedBrokers(c.brokerSeeds()...), kgo.DefaultProduceTopic(topic),
+	return benchProducer(c.brokerSeeds(), topic, acks)
+}
+
+func benchProducer(seeds []string, topic string, acks Acks) (*kgo.Client, error) {
+	opts := []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic(topic),
 		kgo.RequiredAcks(acks.kgo()), kgo.ProducerLinger(0),
 		kgo.MaxBufferedRecords(produceBuffered), kgo.ClientID("kraftlab-bench-produce")}
 	if acks != AcksAll {
@@ -251,16 +259,17 @@ func (c *metaCluster) benchProducer(topic string, acks Acks) (*kgo.Client, error
 	return kgo.NewClient(opts...)
 }
 
-// runProduceCase produces records of size bytes for cfg.Duration while a
+// runProduceCase produces records of w.RecordBytes for w.Duration while a
 // consumer reads them back.
-func runProduceCase(ctx context.Context, c *metaCluster, cfg ProduceConfig, topic string, size int, acks Acks) (ProduceCase, error) {
+func runProduceCase(ctx context.Context, w ProduceWorkload) (ProduceCase, error) {
+	topic, size, acks, cpuTime := w.Topic, w.RecordBytes, w.Acks, w.cpuMeter()
 	pc := ProduceCase{RecordBytes: size, Acks: acks}
-	prod, err := c.benchProducer(topic, acks)
+	prod, err := benchProducer(w.Seeds, topic, acks)
 	if err != nil {
 		return pc, err
 	}
 	defer prod.Close()
-	cons, err := kgo.NewClient(kgo.SeedBrokers(c.brokerSeeds()...), kgo.ConsumeTopics(topic),
+	cons, err := kgo.NewClient(kgo.SeedBrokers(w.Seeds...), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100*time.Millisecond),
 		kgo.ClientID("kraftlab-bench-consume"))
 	if err != nil {
@@ -283,7 +292,12 @@ func runProduceCase(ctx context.Context, c *metaCluster, cfg ProduceConfig, topi
 			now := time.Now()
 			fs.EachRecord(func(r *kgo.Record) {
 				if len(r.Value) >= 8 {
-					e2e.record(now.Sub(time.Unix(0, int64(binary.BigEndian.Uint64(r.Value)))))
+					// The warm-up record is read but not timed: it waits
+					// for the new partitions' followers to start fetching
+					// and the clock has not started.
+					if string(r.Key) != warmUpKey {
+						e2e.record(now.Sub(time.Unix(0, int64(binary.BigEndian.Uint64(r.Value)))))
+					}
 					n++
 					read.Add(1)
 				}
@@ -296,14 +310,14 @@ func runProduceCase(ctx context.Context, c *metaCluster, cfg ProduceConfig, topi
 	// starts.
 	v := make([]byte, size)
 	binary.BigEndian.PutUint64(v, uint64(time.Now().UnixNano()))
-	if err := prod.ProduceSync(ctx, &kgo.Record{Value: v}).FirstErr(); err != nil {
+	if err := prod.ProduceSync(ctx, &kgo.Record{Key: []byte(warmUpKey), Value: v}).FirstErr(); err != nil {
 		return pc, fmt.Errorf("warm-up: %w", err)
 	}
 	const warm = 1
-	cpu0, _ := cpuTime()
+	cpu0, cpuOK0 := cpuTime()
 	start := time.Now()
 	var last atomic.Int64 // unix ns of the last acknowledgement
-	for time.Since(start) < cfg.Duration && ctx.Err() == nil && failed.Load() == 0 {
+	for time.Since(start) < w.Duration && ctx.Err() == nil && failed.Load() == 0 {
 		v := make([]byte, size)
 		sent := time.Now()
 		binary.BigEndian.PutUint64(v, uint64(sent.UnixNano()))
@@ -330,7 +344,7 @@ func runProduceCase(ctx context.Context, c *metaCluster, cfg ProduceConfig, topi
 	}
 	pc.Records = acked.Load()
 	pc.Seconds = time.Unix(0, last.Load()).Sub(start).Seconds()
-	cpu1, _ := cpuTime()
+	cpu1, cpuOK1 := cpuTime()
 	// The consumer must read every acknowledged record.
 	err = waitUntil(ctx, "the consumer to read every record", func() bool { return read.Load() >= warm+pc.Records })
 	stopConsumer()
@@ -341,7 +355,7 @@ func runProduceCase(ctx context.Context, c *metaCluster, cfg ProduceConfig, topi
 	pc.RecordsPerSec = float64(pc.Records) / pc.Seconds
 	pc.MBPerSec = pc.RecordsPerSec * float64(size) / 1e6
 	pc.Produce, pc.EndToEnd = produceLat.summary(), e2e.summary()
-	if mb := float64(pc.Records) * float64(size) / 1e6; mb > 0 {
+	if mb := float64(pc.Records) * float64(size) / 1e6; mb > 0 && cpuOK0 && cpuOK1 {
 		pc.CPUPerMB = time.Duration(float64(cpu1-cpu0) / mb)
 	}
 	return pc, nil
