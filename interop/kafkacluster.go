@@ -1,0 +1,239 @@
+package interop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// KafkaCluster is a real Apache Kafka cluster in KRaft mode on 127.0.0.1:
+// controllers 1..N (a static quorum, controller.quorum.voters, as
+// kraftlab's) and brokers 101..100+M, every listener PLAINTEXT. Each node
+// is its own JVM and can be killed, stopped and started again on the same
+// data folder.
+type KafkaCluster struct {
+	ClusterID string
+	// Nodes holds every node, controllers first, each by its id.
+	Nodes map[int32]*KafkaNode
+	k     *Kafka
+}
+
+// KafkaNode is one Kafka process of a KafkaCluster.
+type KafkaNode struct {
+	ID         int32
+	Controller bool
+	// Addr is its one listener: CONTROLLER for a controller, PLAINTEXT
+	// for a broker.
+	Addr string
+	// Dir holds its properties, logs and LogDir.
+	Dir, LogDir string
+
+	k     *Kafka
+	props string
+	mu    sync.Mutex
+	cmd   *exec.Cmd
+	done  chan error
+	out   *os.File
+}
+
+// KafkaClusterShape is what StartKafkaCluster starts: how many nodes and
+// the lines every node's properties end with.
+type KafkaClusterShape struct {
+	Controllers, Brokers int
+	// Extra lines go at the end of every node's properties (a controller
+	// ignores broker-only keys and the reverse).
+	Extra []string
+}
+
+// freeAddr picks a free port of 127.0.0.1.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// StartKafkaCluster formats every node's folder under dir for one new
+// cluster id with kafka-storage and starts them all; it returns once every
+// process runs, not once the quorum has a leader.
+func StartKafkaCluster(ctx context.Context, k *Kafka, dir string, shape KafkaClusterShape) (*KafkaCluster, error) {
+	c := &KafkaCluster{ClusterID: NewClusterID(), Nodes: map[int32]*KafkaNode{}, k: k}
+	var ids []int32
+	for i := 1; i <= shape.Controllers; i++ {
+		ids = append(ids, int32(i))
+	}
+	for i := 1; i <= shape.Brokers; i++ {
+		ids = append(ids, int32(100+i))
+	}
+	var voters []string
+	for _, id := range ids {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		n := &KafkaNode{ID: id, Controller: id <= int32(shape.Controllers), Addr: addr, Dir: filepath.Join(dir, fmt.Sprintf("node-%d", id)), k: k}
+		n.LogDir = filepath.Join(n.Dir, "kafka-logs")
+		c.Nodes[id] = n
+		if n.Controller {
+			voters = append(voters, fmt.Sprintf("%d@%s", id, addr))
+		}
+	}
+	for _, id := range ids {
+		n := c.Nodes[id]
+		lines := []string{
+			"node.id=" + strconv.Itoa(int(id)),
+			"controller.quorum.voters=" + strings.Join(voters, ","),
+			"controller.listener.names=CONTROLLER",
+			"log.dirs=" + n.LogDir,
+		}
+		if n.Controller {
+			lines = append(lines, "process.roles=controller",
+				"listeners=CONTROLLER://"+n.Addr,
+				"listener.security.protocol.map=CONTROLLER:PLAINTEXT")
+		} else {
+			lines = append(lines, "process.roles=broker",
+				"listeners=PLAINTEXT://"+n.Addr,
+				"inter.broker.listener.name=PLAINTEXT",
+				"listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT")
+		}
+		if err := n.writeConfig(append(lines, shape.Extra...)); err != nil {
+			return nil, err
+		}
+	}
+	// Formatting is a JVM per node: run them side by side.
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() { errs[i] = c.Nodes[id].format(ctx, c.ClusterID) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if err := c.Nodes[id].Start(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (n *KafkaNode) writeConfig(lines []string) error {
+	if err := os.MkdirAll(n.Dir, 0o755); err != nil {
+		return err
+	}
+	n.props = filepath.Join(n.Dir, "server.properties")
+	if err := os.WriteFile(n.props, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	logCfg := filepath.Join(n.Dir, "log4j2.properties")
+	if err := os.WriteFile(logCfg, fmt.Appendf(nil, log4j2, filepath.Join(n.Dir, "server.log")), 0o644); err != nil {
+		return err
+	}
+	kk := *n.k
+	kk.JVMOptions = append(append([]string{}, n.k.JVMOptions...), "-Dlog4j2.configurationFile="+logCfg)
+	n.k = &kk
+	return nil
+}
+
+func (n *KafkaNode) format(ctx context.Context, clusterID string) error {
+	if r := n.k.Run(ctx, 2*time.Minute, MainStorage, "format", "--cluster-id="+clusterID, "--config", n.props); r.Err != nil {
+		return fmt.Errorf("kafka-storage format node %d: %v: %s%s", n.ID, r.Err, r.Stdout, r.Stderr)
+	}
+	return nil
+}
+
+// Start runs the node's JVM on its data folder, as it was left.
+func (n *KafkaNode) Start() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd != nil {
+		return fmt.Errorf("kafka node %d already runs", n.ID)
+	}
+	out, err := os.OpenFile(filepath.Join(n.Dir, "stdout"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := n.k.Command(context.Background(), n.Dir, MainKafka, n.props)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		return fmt.Errorf("start kafka node %d: %w", n.ID, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait(); out.Close() }()
+	n.cmd, n.done, n.out = cmd, done, out
+	return nil
+}
+
+// Running reports whether the node's process was started and not ended.
+func (n *KafkaNode) Running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cmd != nil
+}
+
+// Kill ends the process with SIGKILL, as kraftlab's kill ends a node at
+// once, and waits for it.
+func (n *KafkaNode) Kill() error { return n.end(syscall.SIGKILL, 0) }
+
+// Stop ends the process with SIGTERM, Kafka's clean shutdown (a leading
+// controller resigns with EndQuorumEpoch first), and waits for it, killing
+// it after timeout.
+func (n *KafkaNode) Stop(timeout time.Duration) error { return n.end(syscall.SIGTERM, timeout) }
+
+func (n *KafkaNode) end(sig syscall.Signal, timeout time.Duration) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd == nil {
+		return fmt.Errorf("kafka node %d does not run", n.ID)
+	}
+	n.cmd.Process.Signal(sig)
+	var err error
+	if timeout > 0 {
+		select {
+		case <-n.done:
+		case <-time.After(timeout):
+			n.cmd.Process.Kill()
+			<-n.done
+			err = fmt.Errorf("kafka node %d did not stop within %v of %v", n.ID, timeout, sig)
+		}
+	} else {
+		<-n.done
+	}
+	n.cmd = nil
+	return err
+}
+
+// Log is the last n lines of what the node logged.
+func (n *KafkaNode) Log(lines int) string {
+	b, _ := os.ReadFile(filepath.Join(n.Dir, "server.log"))
+	o, _ := os.ReadFile(filepath.Join(n.Dir, "stdout"))
+	return lastLines(string(b)+stripSLF4J(string(o)), lines)
+}
+
+// QuorumStateFile is the node's __cluster_metadata-0/quorum-state.
+func (n *KafkaNode) QuorumStateFile() string {
+	return filepath.Join(n.LogDir, "__cluster_metadata-0", "quorum-state")
+}
+
+// Close kills every node that still runs.
+func (c *KafkaCluster) Close() {
+	for _, n := range c.Nodes {
+		if n.Running() {
+			n.Kill()
+		}
+	}
+}

@@ -1,0 +1,660 @@
+package interop
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kraftlab/kraftlab/internal/poll"
+)
+
+// sameTimings are the configs both systems take, by Kafka's names: on top
+// of Kafka's defaults (kraftlab runs its kafka profile, whose quorum
+// timing is Kafka's: fetch timeout 2 s, election timeout 1 s, NoOpRecord
+// every 500 ms), brokers heartbeat every second and are fenced after 4 s,
+// and a follower leaves the ISR after 5 s, so that fencing and ISR changes
+// come within seconds on both.
+var sameTimings = []string{
+	"broker.session.timeout.ms=4000",
+	"broker.heartbeat.interval.ms=1000",
+	"replica.lag.time.max.ms=5000",
+}
+
+// fact is one comparable thing a tool or a file said at a step, phrased
+// relative to the scenario's start ("L0", "E0+1", "grew"), so that two
+// clusters whose ids and offsets differ by chance agree on it. An info
+// fact is printed but not compared (a timing).
+type fact struct {
+	key, value string
+	info       bool
+}
+
+// run is one system's side of the scenarios.
+type run struct {
+	sys System
+	k   *Kafka
+	// labels name nodes by their part in the scenario (L0 the leader at
+	// its start, L1 the next one, P0 the partition's first leader).
+	labels   map[int32]string
+	epoch0   int32
+	lastHWM  int64
+	steps    map[string][]fact
+	toolLogs []string
+	mu       sync.Mutex
+}
+
+func (r *run) label(id int32) string {
+	if id < 0 {
+		return "none"
+	}
+	if l, ok := r.labels[id]; ok {
+		return l
+	}
+	if slices.Contains(r.sys.Controllers(), id) {
+		return "other voter"
+	}
+	return strconv.Itoa(int(id)) // brokers keep their ids: 101, 102 on both
+}
+
+func (r *run) labelsOf(ids []int32) string {
+	var ls []string
+	for _, id := range ids {
+		ls = append(ls, r.label(id))
+	}
+	return strings.Join(ls, ",")
+}
+
+func (r *run) sortedLabels(ids []int32) string {
+	var ls []string
+	for _, id := range ids {
+		ls = append(ls, r.label(id))
+	}
+	slices.Sort(ls)
+	return strings.Join(ls, ",")
+}
+
+func (r *run) epoch(e int64) string {
+	switch d := e - int64(r.epoch0); {
+	case d == 0:
+		return "E0"
+	case d > 0:
+		return fmt.Sprintf("E0+%d", d)
+	default:
+		return fmt.Sprintf("E0%d", d)
+	}
+}
+
+// tool runs one of Kafka's tools against the system's lowest running
+// broker and keeps its output for the log.
+func (r *run) tool(ctx context.Context, main string, args ...string) (string, error) {
+	_, boot, err := runningBroker(r.sys)
+	if err != nil {
+		return "", err
+	}
+	if main == MainCluster { // its sub-command comes first
+		args = append([]string{args[0], "--bootstrap-server", boot}, args[1:]...)
+	} else {
+		args = append([]string{"--bootstrap-server", boot}, args...)
+	}
+	res := r.k.Run(ctx, 90*time.Second, main, args...)
+	r.mu.Lock()
+	r.toolLogs = append(r.toolLogs, fmt.Sprintf("[%s] $ %s (%.1fs, %v)\n%s%s", r.sys.Name(), strings.Join(res.Args, " "), res.Took.Seconds(), res.Err, indent(res.Stdout), indent(res.Stderr)))
+	r.mu.Unlock()
+	if res.Err != nil {
+		return res.Stdout, fmt.Errorf("%s: %v: %s", strings.Join(res.Args, " "), res.Err, lastLines(res.Stdout+res.Stderr, 5))
+	}
+	return res.Stdout, nil
+}
+
+// observer reads one thing of a system at a step.
+type observer func(ctx context.Context, r *run) ([]fact, error)
+
+// quorumStatus is `kafka-metadata-quorum describe --status`: who leads,
+// in which epoch, whether the high watermark grew since the last look,
+// and the voters and observers.
+func quorumStatus(ctx context.Context, r *run) ([]fact, error) {
+	out, err := r.tool(ctx, MainMetadataQuorum, "describe", "--status")
+	if err != nil {
+		return nil, err
+	}
+	_, v := ParseStatus(out)
+	leader, ok1 := atoi(v["LeaderId"])
+	epoch, ok2 := atoi(v["LeaderEpoch"])
+	hwm, ok3 := atoi(v["HighWatermark"])
+	if !ok1 || !ok2 || !ok3 {
+		return nil, fmt.Errorf("describe --status: no LeaderId, LeaderEpoch or HighWatermark in %q", out)
+	}
+	moved := "grew"
+	switch {
+	case hwm == r.lastHWM:
+		moved = "same"
+	case hwm < r.lastHWM:
+		moved = "fell"
+	}
+	r.lastHWM = hwm
+	facts := []fact{
+		{key: "quorum leader", value: r.label(int32(leader))},
+		{key: "quorum epoch", value: r.epoch(epoch)},
+		{key: "high watermark", value: moved},
+	}
+	for _, key := range []string{"CurrentVoters", "CurrentObservers"} {
+		var nodes []quorumNode
+		if err := json.Unmarshal([]byte(v[key]), &nodes); err != nil {
+			return nil, fmt.Errorf("describe --status %s: %w", key, err)
+		}
+		var ids []int32
+		for _, n := range nodes {
+			ids = append(ids, n.ID)
+		}
+		facts = append(facts, fact{key: key, value: r.sortedLabels(ids)})
+	}
+	return facts, nil
+}
+
+// quorumReplication is `kafka-metadata-quorum describe --replication`:
+// every replica's status and whether it is caught up (lag at most 5, a
+// few NoOpRecords) or behind.
+func quorumReplication(ctx context.Context, r *run) ([]fact, error) {
+	out, err := r.tool(ctx, MainMetadataQuorum, "describe", "--replication")
+	if err != nil {
+		return nil, err
+	}
+	_, rows := ParseTable(out)
+	var facts []fact
+	for _, row := range rows {
+		id, ok1 := atoi(row["NodeId"])
+		lag, ok2 := atoi(row["Lag"])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("describe --replication: row %v", row)
+		}
+		pos := fmt.Sprintf("lag %d", lag)
+		switch running := r.sys.Running(int32(id)); {
+		case running && lag <= 5:
+			pos = "caught up"
+		case !running && lag > 0:
+			pos = "behind"
+		}
+		facts = append(facts, fact{key: "replica " + r.label(int32(id)), value: row["Status"] + ", " + pos})
+	}
+	slices.SortFunc(facts, func(a, b fact) int { return strings.Compare(a.key, b.key) })
+	return facts, nil
+}
+
+// quorumState reads the quorum-state file of the node the label names.
+func quorumState(label string) observer {
+	return func(_ context.Context, r *run) ([]fact, error) {
+		id, ok := r.idOf(label)
+		if !ok {
+			return nil, fmt.Errorf("no node is %s", label)
+		}
+		q, err := ReadQuorumStateFile(r.sys.QuorumStateFile(id))
+		if err != nil {
+			return nil, err
+		}
+		return []fact{
+			{key: "quorum-state " + label, value: fmt.Sprintf("leaderId %s, leaderEpoch %s, votedId %s", r.label(q.LeaderID), r.epoch(int64(q.LeaderEpoch)), r.label(q.VotedID))},
+			{key: "quorum-state keys", value: strings.Join(q.Keys, ",")},
+		}, nil
+	}
+}
+
+// endpoints is `kafka-cluster list-endpoints --include-fenced-brokers`:
+// every registered broker and its fencing.
+func endpoints(ctx context.Context, r *run) ([]fact, error) {
+	out, err := r.tool(ctx, MainCluster, "list-endpoints", "--include-fenced-brokers")
+	if err != nil {
+		return nil, err
+	}
+	_, rows := ParseTable(out)
+	var facts []fact
+	for _, row := range rows {
+		id, _ := atoi(row["ID"])
+		facts = append(facts, fact{key: "broker " + r.label(int32(id)), value: row["STATE"]})
+	}
+	return facts, nil
+}
+
+// topicDescribe is `kafka-topics --describe --topic`: partition 0's
+// leader, replicas and ISR, in the order printed.
+func topicDescribe(topic string) observer {
+	return func(ctx context.Context, r *run) ([]fact, error) {
+		out, err := r.tool(ctx, MainTopics, "--describe", "--topic", topic)
+		if err != nil {
+			return nil, err
+		}
+		ts := ParseTopicsDescribe(out)
+		if len(ts) != 1 || len(ts[0].Partitions) != 1 {
+			return nil, fmt.Errorf("kafka-topics --describe %s: %q", topic, out)
+		}
+		p := ts[0].Partitions[0]
+		return []fact{
+			{key: "partition leader", value: r.label(p.Leader)},
+			{key: "replicas", value: r.labelsOf(p.Replicas)},
+			{key: "isr", value: r.labelsOf(p.Isr)},
+		}, nil
+	}
+}
+
+func (r *run) idOf(label string) (int32, bool) {
+	for id, l := range r.labels {
+		if l == label {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// lockstep runs each step of a scenario on both systems before the next:
+// the action on both, then each one's wait, then the same tools on both at
+// once, so one system's waits overlap the other's.
+type lockstep struct {
+	t        *testing.T
+	ctx      context.Context
+	scenario string
+	runs     []*run
+	order    []string // steps in order
+}
+
+func (l *lockstep) each(f func(r *run) error) {
+	l.t.Helper()
+	for _, r := range l.runs {
+		if err := f(r); err != nil {
+			l.t.Fatalf("%s on %s: %v", l.scenario, r.sys.Name(), err)
+		}
+	}
+}
+
+// wait polls cond on each system (at most every 100 ms: each look is a
+// request) until it holds, or fails the test after timeout.
+func (l *lockstep) wait(what string, timeout time.Duration, cond func(r *run) (bool, string)) {
+	l.t.Helper()
+	for _, r := range l.runs {
+		var last string
+		next := time.Time{}
+		ok := false
+		start := time.Now()
+		poll.Until(l.t, timeout, fmt.Sprintf("%s: %s on %s", l.scenario, what, r.sys.Name()), func() bool {
+			if time.Now().Before(next) {
+				return false
+			}
+			next = time.Now().Add(100 * time.Millisecond)
+			ok, last = cond(r)
+			return ok
+		}, func() string { return "last seen: " + last })
+		l.t.Logf("%s: %s on %s after %.1fs (%s)", l.scenario, what, r.sys.Name(), time.Since(start).Seconds(), last)
+	}
+}
+
+// observe runs the observers on both systems at once and records what
+// they said under step.
+func (l *lockstep) observe(step string, obs ...observer) {
+	l.t.Helper()
+	l.order = append(l.order, step)
+	errs := make([]error, len(l.runs))
+	var wg sync.WaitGroup
+	for i, r := range l.runs {
+		wg.Go(func() {
+			for _, o := range obs {
+				fs, err := o(l.ctx, r)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				r.steps[step] = append(r.steps[step], fs...)
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			l.t.Fatalf("%s, step %q on %s: %v", l.scenario, step, l.runs[i].sys.Name(), err)
+		}
+	}
+}
+
+// note records an info fact (printed, not compared) on one run.
+func (r *run) note(step, key, value string) {
+	r.steps[step] = append(r.steps[step], fact{key: key, value: value, info: true})
+}
+
+// knownDifference is a line of testdata/samescenario-known.tsv: a fact
+// where kraftlab and Kafka differ on purpose or by a bug written down,
+// and the row of docs/design.md's "Differences from Kafka" table (its
+// first cell's start) that says why.
+type knownDifference struct {
+	scenario, step, key, kraftlab, kafka, row string
+}
+
+func readKnownDifferences(t *testing.T) []knownDifference {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "samescenario-known.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	design, err := os.ReadFile(filepath.Join("..", "docs", "design.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var known []knownDifference
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		c := strings.Split(line, "\t")
+		if len(c) != 6 {
+			t.Fatalf("samescenario-known.tsv:%d: %d tab-separated fields, want 6", n, len(c))
+		}
+		if !strings.Contains(string(design), "\n| "+c[5]) {
+			t.Errorf("samescenario-known.tsv:%d: docs/design.md has no table row starting %q", n, c[5])
+		}
+		known = append(known, knownDifference{c[0], c[1], c[2], c[3], c[4], c[5]})
+	}
+	return known
+}
+
+// compare prints the step-by-step table of both systems' facts and fails
+// the test on every difference the known list does not name.
+func (l *lockstep) compare(known []knownDifference) {
+	l.t.Helper()
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
+	fmt.Fprintf(w, "step\tfact\tkraftlab\tkafka\t\n")
+	var unexpected []string
+	for _, step := range l.order {
+		kl, kf := l.runs[0].steps[step], l.runs[1].steps[step]
+		var keys []string
+		for _, f := range append(slices.Clone(kl), kf...) {
+			if !slices.Contains(keys, f.key) {
+				keys = append(keys, f.key)
+			}
+		}
+		for _, key := range keys {
+			a, aok := findFact(kl, key)
+			k, kok := findFact(kf, key)
+			verdict := "same"
+			switch {
+			case a.info || k.info:
+				verdict = "(timing, not compared)"
+			case aok && kok && a.value == k.value:
+			default:
+				if !aok {
+					a.value = "-"
+				}
+				if !kok {
+					k.value = "-"
+				}
+				i := slices.IndexFunc(known, func(d knownDifference) bool {
+					return d.scenario == l.scenario && d.step == step && d.key == key && d.kraftlab == a.value && d.kafka == k.value
+				})
+				if i >= 0 {
+					verdict = "KNOWN: " + known[i].row
+				} else {
+					verdict = "DIFFERENT"
+					unexpected = append(unexpected, strings.Join([]string{l.scenario, step, key, a.value, k.value}, "\t"))
+				}
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", step, key, a.value, k.value, verdict)
+			step = ""
+		}
+	}
+	w.Flush()
+	l.t.Logf("%s, step by step:\n%s", l.scenario, b.String())
+	for _, u := range unexpected {
+		l.t.Errorf("unexpected difference (fix it, or add it to testdata/samescenario-known.tsv with its docs/design.md row):\n%s", u)
+	}
+}
+
+func findFact(fs []fact, key string) (fact, bool) {
+	for _, f := range fs {
+		if f.key == key {
+			return f, true
+		}
+	}
+	return fact{}, false
+}
+
+// quorumLeader polls the leader's DescribeQuorum answer.
+func quorumLeader(r *run) (QuorumLeader, string) {
+	q, err := DescribeQuorumLeader(r.sys)
+	if err != nil {
+		return q, err.Error()
+	}
+	return q, fmt.Sprintf("leader %d epoch %d hwm %d", q.Leader, q.Epoch, q.HighWatermark)
+}
+
+// begin starts a scenario on both systems: it waits for a leader whose
+// epoch no longer moves and names it L0.
+func (l *lockstep) begin() {
+	l.t.Helper()
+	l.wait("a quorum leader", time.Minute, func(r *run) (bool, string) {
+		q, s := quorumLeader(r)
+		return q.Leader > 0, s
+	})
+	for _, r := range l.runs {
+		q, _ := quorumLeader(r)
+		r.labels = map[int32]string{q.Leader: "L0"}
+		r.epoch0 = q.Epoch
+		r.lastHWM = q.HighWatermark
+		r.steps = map[string][]fact{}
+	}
+}
+
+// newLeader waits until a voter other than L0 leads and names it L1.
+func (l *lockstep) newLeader(timeout time.Duration) {
+	l.t.Helper()
+	l.wait("a new quorum leader", timeout, func(r *run) (bool, string) {
+		q, s := quorumLeader(r)
+		return q.Leader > 0 && r.label(q.Leader) != "L0", s
+	})
+	for _, r := range l.runs {
+		q, _ := quorumLeader(r)
+		r.labels[q.Leader] = "L1"
+	}
+}
+
+// rejoined waits until the quorum leader sees node label caught up.
+func (l *lockstep) caughtUp(label string, timeout time.Duration) {
+	l.t.Helper()
+	l.wait(label+" caught up", timeout, func(r *run) (bool, string) {
+		id, _ := r.idOf(label)
+		q, err := DescribeQuorum(r.sys.Addr(mustLeader(r)))
+		if err != nil || len(q.Topics) != 1 || len(q.Topics[0].Partitions) != 1 {
+			return false, fmt.Sprint(err)
+		}
+		p := q.Topics[0].Partitions[0]
+		for _, v := range p.CurrentVoters {
+			if v.ReplicaID == id {
+				return v.LogEndOffset >= p.HighWatermark-5 && v.LogEndOffset > 0, fmt.Sprintf("%s at %d, hwm %d", label, v.LogEndOffset, p.HighWatermark)
+			}
+		}
+		return false, fmt.Sprintf("%s not among the voters", label)
+	})
+}
+
+func mustLeader(r *run) int32 {
+	q, _ := quorumLeader(r)
+	return q.Leader
+}
+
+// The scenarios, each a lockstep over both systems, in the order they
+// run on the shared clusters; each leaves every node running.
+
+func leaderKill(l *lockstep) {
+	l.begin()
+	l.observe("start", quorumStatus)
+	var killed [2]time.Time
+	for i, r := range l.runs {
+		id, _ := r.idOf("L0")
+		if err := r.sys.Kill(l.ctx, id); err != nil {
+			l.t.Fatal(err)
+		}
+		killed[i] = time.Now()
+	}
+	l.newLeader(30 * time.Second)
+	for i, r := range l.runs {
+		r.note("L0 killed", "election took", fmt.Sprintf("%.1fs", time.Since(killed[i]).Seconds()))
+	}
+	l.observe("L0 killed", quorumStatus, quorumReplication, quorumState("L0"), quorumState("L1"))
+	l.each(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Start(l.ctx, id) })
+	l.caughtUp("L0", time.Minute)
+	l.observe("L0 restarted", quorumStatus, quorumReplication, quorumState("L0"))
+}
+
+func gracefulResignation(l *lockstep) {
+	l.begin()
+	l.observe("start", quorumStatus)
+	var stopped [2]time.Time
+	for i, r := range l.runs {
+		id, _ := r.idOf("L0")
+		start := time.Now()
+		if err := r.sys.Stop(l.ctx, id); err != nil {
+			l.t.Fatal(err)
+		}
+		stopped[i] = start
+	}
+	l.newLeader(30 * time.Second)
+	for i, r := range l.runs {
+		r.note("L0 stopped", "stop to new leader", fmt.Sprintf("%.1fs", time.Since(stopped[i]).Seconds()))
+	}
+	l.observe("L0 stopped", quorumStatus, quorumReplication, quorumState("L0"))
+	l.each(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Start(l.ctx, id) })
+	l.caughtUp("L0", time.Minute)
+	l.observe("L0 restarted", quorumStatus, quorumState("L0"))
+}
+
+func fenced(r *run, id int32) (bool, string) {
+	f, err := BrokerFencing(r.sys)
+	if err != nil {
+		return false, err.Error()
+	}
+	v, ok := f[id]
+	return ok && v, fmt.Sprint(f)
+}
+
+func brokerFenced(l *lockstep) {
+	l.begin()
+	l.observe("start", endpoints)
+	l.each(func(r *run) error { return r.sys.Kill(l.ctx, 102) })
+	l.wait("broker 102 fenced", 30*time.Second, func(r *run) (bool, string) { return fenced(r, 102) })
+	l.observe("102 killed", endpoints, quorumReplication)
+	l.each(func(r *run) error { return r.sys.Start(l.ctx, 102) })
+	l.wait("broker 102 unfenced", time.Minute, func(r *run) (bool, string) {
+		f, s := fenced(r, 102)
+		return !f && strings.Contains(s, "102:false"), s
+	})
+	l.observe("102 restarted", endpoints)
+}
+
+func partitionLeaderKill(l *lockstep) {
+	const topic = "orders"
+	l.begin()
+	l.each(func(r *run) error {
+		_, err := r.tool(l.ctx, MainTopics, "--create", "--topic", topic, "--partitions", "1", "--replication-factor", "2")
+		return err
+	})
+	l.wait("ISR of 2", 30*time.Second, func(r *run) (bool, string) {
+		p, err := PartitionLeader(r.sys, topic)
+		return err == nil && p.Leader > 0 && len(p.Isr) == 2, fmt.Sprint(p, err)
+	})
+	for _, r := range l.runs {
+		p, _ := PartitionLeader(r.sys, topic)
+		r.labels[p.Leader] = "P0"
+		for _, id := range p.Replicas {
+			if id != p.Leader {
+				r.labels[id] = "P1"
+			}
+		}
+	}
+	l.observe("created", topicDescribe(topic))
+	l.each(func(r *run) error { id, _ := r.idOf("P0"); return r.sys.Kill(l.ctx, id) })
+	l.wait("a new partition leader", 30*time.Second, func(r *run) (bool, string) {
+		p, err := PartitionLeader(r.sys, topic)
+		return err == nil && p.Leader > 0 && r.label(p.Leader) != "P0", fmt.Sprint(p, err)
+	})
+	l.observe("P0 killed", topicDescribe(topic), endpoints)
+	l.each(func(r *run) error { id, _ := r.idOf("P0"); return r.sys.Start(l.ctx, id) })
+	l.wait("P0 back in the ISR", time.Minute, func(r *run) (bool, string) {
+		p, err := PartitionLeader(r.sys, topic)
+		return err == nil && len(p.Isr) == 2, fmt.Sprint(p, err)
+	})
+	l.observe("P0 restarted", topicDescribe(topic), endpoints)
+}
+
+// TestSameScenariosOnKafkaAndKraftlab runs the failure scenarios on a
+// kraftlab playground and on a real Kafka 4.4 cluster of the same shape
+// (3 controllers, 2 brokers, the same timings) step by step, reads both
+// with Kafka's own tools and the quorum-state files, and fails on any
+// difference testdata/samescenario-known.tsv does not list.
+func TestSameScenariosOnKafkaAndKraftlab(t *testing.T) {
+	k := needKafka(t)
+	known := readKnownDifferences(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+
+	var kc *KafkaCluster
+	var kerr error
+	started := make(chan struct{})
+	go func() { // the JVMs start while the playground does
+		defer close(started)
+		kc, kerr = StartKafkaCluster(ctx, k, filepath.Join(dir, "kafka"), KafkaClusterShape{Controllers: 3, Brokers: 2, Extra: sameTimings})
+	}()
+	p := startPlayground(t, KraftlabUpArgs(3, 2, sameTimings)...)
+	<-started
+	if kerr != nil {
+		t.Fatal(kerr)
+	}
+	kafkaSys := KafkaSystem{C: kc}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, id := range kafkaSys.Controllers() {
+				t.Logf("kafka node %d's log:\n%s", id, indent(kc.Nodes[id].Log(30)))
+			}
+		}
+		kc.Close()
+	})
+	runs := []*run{{sys: NewKraftlabSystem(p), k: k}, {sys: kafkaSys, k: k}}
+	for _, r := range runs {
+		r.labels = map[int32]string{}
+	}
+	for _, sc := range []struct {
+		name string
+		run  func(*lockstep)
+	}{
+		{"leader kill", leaderKill},
+		{"graceful resignation", gracefulResignation},
+		{"broker fenced", brokerFenced},
+		{"partition leader killed", partitionLeaderKill},
+	} {
+		ok := t.Run(sc.name, func(t *testing.T) {
+			l := &lockstep{t: t, ctx: ctx, scenario: sc.name, runs: runs}
+			defer func() {
+				if t.Failed() {
+					for _, r := range runs {
+						t.Logf("%s's tools:\n%s", r.sys.Name(), strings.Join(r.toolLogs, ""))
+					}
+				}
+				for _, r := range runs {
+					r.toolLogs = nil
+				}
+			}()
+			sc.run(l)
+			l.compare(known)
+		})
+		if !ok {
+			break // the next scenario needs every node running again
+		}
+	}
+}
