@@ -24,7 +24,11 @@ type KafkaCluster struct {
 	ClusterID string
 	// Nodes holds every node, controllers first, each by its id.
 	Nodes map[int32]*KafkaNode
-	k     *Kafka
+	// Proxies stand in front of each controller's listener, when the
+	// shape asked for them; rules say which nodes they cut off.
+	Proxies map[int32]*NodeProxy
+	rules   LinkRules
+	k       *Kafka
 }
 
 // KafkaNode is one Kafka process of a KafkaCluster.
@@ -52,6 +56,12 @@ type KafkaClusterShape struct {
 	// Extra lines go at the end of every node's properties (a controller
 	// ignores broker-only keys and the reverse).
 	Extra []string
+	// Proxied puts a NodeProxy in front of every controller: each
+	// advertises its proxy and controller.quorum.voters names the
+	// proxies, so that Isolate can cut a node off. Controllers open no
+	// connections to brokers, so these carry every link a quorum and its
+	// observers use.
+	Proxied bool
 }
 
 // freeAddr picks a free port of 127.0.0.1.
@@ -76,7 +86,6 @@ func StartKafkaCluster(ctx context.Context, k *Kafka, dir string, shape KafkaClu
 	for i := 1; i <= shape.Brokers; i++ {
 		ids = append(ids, int32(100+i))
 	}
-	var voters []string
 	for _, id := range ids {
 		addr, err := freeAddr()
 		if err != nil {
@@ -85,9 +94,23 @@ func StartKafkaCluster(ctx context.Context, k *Kafka, dir string, shape KafkaClu
 		n := &KafkaNode{ID: id, Controller: id <= int32(shape.Controllers), Addr: addr, Dir: filepath.Join(dir, fmt.Sprintf("node-%d", id)), k: k}
 		n.LogDir = filepath.Join(n.Dir, "kafka-logs")
 		c.Nodes[id] = n
-		if n.Controller {
-			voters = append(voters, fmt.Sprintf("%d@%s", id, addr))
+	}
+	var voters []string
+	for v := int32(1); v <= int32(shape.Controllers); v++ {
+		addr := c.Nodes[v].Addr
+		if shape.Proxied {
+			if c.Proxies == nil {
+				c.Proxies = map[int32]*NodeProxy{}
+			}
+			p, err := NewNodeProxy(v, addr, &c.rules)
+			if err != nil {
+				c.Close()
+				return nil, err
+			}
+			c.Proxies[v] = p
+			addr = p.Addr
 		}
+		voters = append(voters, fmt.Sprintf("%d@%s", v, addr))
 	}
 	for _, id := range ids {
 		n := c.Nodes[id]
@@ -101,6 +124,9 @@ func StartKafkaCluster(ctx context.Context, k *Kafka, dir string, shape KafkaClu
 			lines = append(lines, "process.roles=controller",
 				"listeners=CONTROLLER://"+n.Addr,
 				"listener.security.protocol.map=CONTROLLER:PLAINTEXT")
+			if p := c.Proxies[id]; p != nil {
+				lines = append(lines, "advertised.listeners=CONTROLLER://"+p.Addr)
+			}
 		} else {
 			lines = append(lines, "process.roles=broker",
 				"listeners=PLAINTEXT://"+n.Addr,
@@ -119,6 +145,7 @@ func StartKafkaCluster(ctx context.Context, k *Kafka, dir string, shape KafkaClu
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
+		c.Close()
 		return nil, err
 	}
 	for _, id := range ids {
@@ -229,11 +256,83 @@ func (n *KafkaNode) QuorumStateFile() string {
 	return filepath.Join(n.LogDir, "__cluster_metadata-0", "quorum-state")
 }
 
-// Close kills every node that still runs.
+// Kill ends node id at once (SIGKILL); its proxy, if any, stops
+// listening too.
+func (c *KafkaCluster) Kill(id int32) error {
+	n, err := c.node(id)
+	if err != nil {
+		return err
+	}
+	err = n.Kill()
+	if p := c.Proxies[id]; p != nil {
+		p.Pause()
+	}
+	return err
+}
+
+// Stop shuts node id down cleanly (SIGTERM, killed after timeout); its
+// proxy, if any, stops listening once it has.
+func (c *KafkaCluster) Stop(id int32, timeout time.Duration) error {
+	n, err := c.node(id)
+	if err != nil {
+		return err
+	}
+	err = n.Stop(timeout)
+	if p := c.Proxies[id]; p != nil {
+		p.Pause()
+	}
+	return err
+}
+
+// Start runs node id again, its proxy first.
+func (c *KafkaCluster) Start(id int32) error {
+	n, err := c.node(id)
+	if err != nil {
+		return err
+	}
+	if p := c.Proxies[id]; p != nil {
+		if err := p.Resume(); err != nil {
+			return err
+		}
+	}
+	return n.Start()
+}
+
+func (c *KafkaCluster) node(id int32) (*KafkaNode, error) {
+	if n := c.Nodes[id]; n != nil {
+		return n, nil
+	}
+	return nil, fmt.Errorf("kafka cluster has no node %d", id)
+}
+
+// Isolate cuts every link to and from node id. It needs a Proxied
+// cluster.
+func (c *KafkaCluster) Isolate(id int32) error {
+	if len(c.Proxies) == 0 {
+		return errors.New("kafka cluster has no proxies to cut links with (start it Proxied)")
+	}
+	c.rules.set(id, true)
+	for _, p := range c.Proxies {
+		p.Enforce()
+	}
+	return nil
+}
+
+// Heal lets every link through again.
+func (c *KafkaCluster) Heal() {
+	c.rules.mu.Lock()
+	clear(c.rules.isolated)
+	c.rules.mu.Unlock()
+}
+
+// Close kills every node that still runs and closes the link proxies.
 func (c *KafkaCluster) Close() {
 	for _, n := range c.Nodes {
 		if n.Running() {
 			n.Kill()
 		}
+	}
+	for _, p := range c.Proxies {
+		p.Close()
 	}
 }

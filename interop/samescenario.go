@@ -37,6 +37,10 @@ type System interface {
 	Kill(ctx context.Context, id int32) error
 	Stop(ctx context.Context, id int32) error
 	Start(ctx context.Context, id int32) error
+	// Isolate cuts every link between node id and the other nodes (the
+	// harness still reaches it); Heal restores every link.
+	Isolate(ctx context.Context, id int32) error
+	Heal(ctx context.Context) error
 	// QuorumStateFile is the path of node id's quorum-state file.
 	QuorumStateFile(id int32) string
 	// Close ends the whole system.
@@ -123,6 +127,18 @@ func (s *KraftlabSystem) Start(ctx context.Context, id int32) error {
 	return s.act(ctx, "start", id, false)
 }
 
+// Isolate runs `kraftlab isolate ID`.
+func (s *KraftlabSystem) Isolate(ctx context.Context, id int32) error {
+	_, err := s.P.Run(ctx, "isolate", strconv.Itoa(int(id)))
+	return err
+}
+
+// Heal runs `kraftlab heal`.
+func (s *KraftlabSystem) Heal(ctx context.Context) error {
+	_, err := s.P.Run(ctx, "heal")
+	return err
+}
+
 // QuorumStateFile is node id's quorum-state in the playground's data.
 func (s *KraftlabSystem) QuorumStateFile(id int32) string {
 	return filepath.Join(s.P.MetadataDir(id), "quorum-state")
@@ -166,39 +182,21 @@ func (s KafkaSystem) Addr(id int32) string {
 // Running reports whether node id's process runs.
 func (s KafkaSystem) Running(id int32) bool { n := s.C.Nodes[id]; return n != nil && n.Running() }
 
-func (s KafkaSystem) node(id int32) (*KafkaNode, error) {
-	if n := s.C.Nodes[id]; n != nil {
-		return n, nil
-	}
-	return nil, fmt.Errorf("kafka cluster has no node %d", id)
-}
-
 // Kill sends node id SIGKILL.
-func (s KafkaSystem) Kill(_ context.Context, id int32) error {
-	n, err := s.node(id)
-	if err != nil {
-		return err
-	}
-	return n.Kill()
-}
+func (s KafkaSystem) Kill(_ context.Context, id int32) error { return s.C.Kill(id) }
 
-// Stop sends node id SIGTERM and waits up to 60 s for its clean shutdown.
-func (s KafkaSystem) Stop(_ context.Context, id int32) error {
-	n, err := s.node(id)
-	if err != nil {
-		return err
-	}
-	return n.Stop(time.Minute)
-}
+// Stop sends node id SIGTERM and waits up to a minute for its clean
+// shutdown.
+func (s KafkaSystem) Stop(_ context.Context, id int32) error { return s.C.Stop(id, time.Minute) }
 
 // Start runs node id's JVM again.
-func (s KafkaSystem) Start(_ context.Context, id int32) error {
-	n, err := s.node(id)
-	if err != nil {
-		return err
-	}
-	return n.Start()
-}
+func (s KafkaSystem) Start(_ context.Context, id int32) error { return s.C.Start(id) }
+
+// Isolate cuts node id's link proxies.
+func (s KafkaSystem) Isolate(_ context.Context, id int32) error { return s.C.Isolate(id) }
+
+// Heal restores every link proxy.
+func (s KafkaSystem) Heal(context.Context) error { s.C.Heal(); return nil }
 
 // QuorumStateFile is node id's quorum-state.
 func (s KafkaSystem) QuorumStateFile(id int32) string {
@@ -219,29 +217,49 @@ type QuorumLeader struct {
 }
 
 // DescribeQuorumLeader asks every running controller of sys for
-// DescribeQuorum and returns the answer of the one that leads (only the
-// leader answers without error).
+// DescribeQuorum and returns the answer of the one that leads in the
+// highest epoch (only a leader answers without error; an isolated old
+// leader may still answer for its older epoch).
 func DescribeQuorumLeader(sys System) (QuorumLeader, error) {
 	var errs []error
+	var best QuorumLeader
 	for _, id := range sys.Controllers() {
 		if !sys.Running(id) {
 			continue
 		}
-		r, err := DescribeQuorum(sys.Addr(id))
+		p, err := QuorumView(sys, id)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("controller %d: %w", id, err))
+			errs = append(errs, err)
 			continue
 		}
-		if r.ErrorCode != 0 || len(r.Topics) != 1 || len(r.Topics[0].Partitions) != 1 {
-			continue
+		if p.ErrorCode == 0 && p.LeaderID == id && p.LeaderEpoch > best.Epoch {
+			best = QuorumLeader{Leader: p.LeaderID, Epoch: p.LeaderEpoch, HighWatermark: p.HighWatermark}
 		}
-		p := r.Topics[0].Partitions[0]
-		if p.ErrorCode != 0 || p.LeaderID != id {
-			continue
-		}
-		return QuorumLeader{Leader: p.LeaderID, Epoch: p.LeaderEpoch, HighWatermark: p.HighWatermark}, nil
 	}
-	return QuorumLeader{}, fmt.Errorf("no running controller of %s answers DescribeQuorum as leader: %w", sys.Name(), errors.Join(errs...))
+	if best.Leader == 0 {
+		return best, fmt.Errorf("no running controller of %s answers DescribeQuorum as leader: %w", sys.Name(), errors.Join(errs...))
+	}
+	return best, nil
+}
+
+// QuorumView is controller id's DescribeQuorum answer for
+// __cluster_metadata-0: the leader's view, or the partition's error code
+// (NOT_LEADER_OR_FOLLOWER, 6) from any other node.
+func QuorumView(sys System, id int32) (kmsg.DescribeQuorumResponseTopicPartition, error) {
+	r, err := DescribeQuorum(sys.Addr(id))
+	if err != nil {
+		return kmsg.DescribeQuorumResponseTopicPartition{}, fmt.Errorf("controller %d: %w", id, err)
+	}
+	if len(r.Topics) != 1 || len(r.Topics[0].Partitions) != 1 {
+		p := kmsg.NewDescribeQuorumResponseTopicPartition()
+		p.ErrorCode = r.ErrorCode
+		return p, nil
+	}
+	p := r.Topics[0].Partitions[0]
+	if p.ErrorCode == 0 {
+		p.ErrorCode = r.ErrorCode
+	}
+	return p, nil
 }
 
 // runningBroker is the lowest running broker's listener.

@@ -2,6 +2,7 @@ package interop
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,7 +37,9 @@ var sameTimings = []string{
 // fact is printed but not compared (a timing).
 type fact struct {
 	key, value string
-	info       bool
+	// notCompared says why the fact is only printed (a timing, an order
+	// that carries nothing); empty for a compared fact.
+	notCompared string
 }
 
 // run is one system's side of the scenarios.
@@ -45,8 +48,12 @@ type run struct {
 	k   *Kafka
 	// labels name nodes by their part in the scenario (L0 the leader at
 	// its start, L1 the next one, P0 the partition's first leader).
-	labels   map[int32]string
-	epoch0   int32
+	labels map[int32]string
+	// epoch0 is the quorum's epoch at the scenario's start, epoch1 the
+	// one its next leader won (0 before): after a kill two followers time
+	// out together and may split their first vote, so how far the epoch
+	// moved is printed, not compared.
+	epoch0, epoch1 int32
 	lastHWM  int64
 	steps    map[string][]fact
 	toolLogs []string
@@ -87,6 +94,10 @@ func (r *run) epoch(e int64) string {
 	switch d := e - int64(r.epoch0); {
 	case d == 0:
 		return "E0"
+	case d == 1 && e == int64(r.epoch1):
+		return epochBoth // one election, no split vote
+	case r.epoch1 != 0 && e == int64(r.epoch1):
+		return "E1"
 	case d > 0:
 		return fmt.Sprintf("E0+%d", d)
 	default:
@@ -177,11 +188,11 @@ func quorumReplication(ctx context.Context, r *run) ([]fact, error) {
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("describe --replication: row %v", row)
 		}
-		pos := fmt.Sprintf("lag %d", lag)
-		switch running := r.sys.Running(int32(id)); {
-		case running && lag <= 5:
+		pos := "lag 0"
+		switch {
+		case lag <= 5 && r.sys.Running(int32(id)):
 			pos = "caught up"
-		case !running && lag > 0:
+		case lag > 0:
 			pos = "behind"
 		}
 		facts = append(facts, fact{key: "replica " + r.label(int32(id)), value: row["Status"] + ", " + pos})
@@ -240,7 +251,8 @@ func topicDescribe(topic string) observer {
 		return []fact{
 			{key: "partition leader", value: r.label(p.Leader)},
 			{key: "replicas", value: r.labelsOf(p.Replicas)},
-			{key: "isr", value: r.labelsOf(p.Isr)},
+			{key: "isr", value: r.sortedLabels(p.Isr)},
+			{key: "isr as printed", value: r.labelsOf(p.Isr), notCompared: "order, see docs/design.md"},
 		}, nil
 	}
 }
@@ -265,34 +277,64 @@ type lockstep struct {
 	order    []string // steps in order
 }
 
-func (l *lockstep) each(f func(r *run) error) {
+// each runs an action on both systems at once (a clean stop takes
+// seconds) and returns when each began; it fails the test if one fails.
+func (l *lockstep) each(f func(r *run) error) []time.Time {
 	l.t.Helper()
-	for _, r := range l.runs {
-		if err := f(r); err != nil {
-			l.t.Fatalf("%s on %s: %v", l.scenario, r.sys.Name(), err)
+	began := make([]time.Time, len(l.runs))
+	errs := make([]error, len(l.runs))
+	var wg sync.WaitGroup
+	for i, r := range l.runs {
+		wg.Go(func() { began[i] = time.Now(); errs[i] = f(r) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			l.t.Fatalf("%s on %s: %v", l.scenario, l.runs[i].sys.Name(), err)
 		}
 	}
+	return began
 }
 
-// wait polls cond on each system (at most every 100 ms: each look is a
-// request) until it holds, or fails the test after timeout.
-func (l *lockstep) wait(what string, timeout time.Duration, cond func(r *run) (bool, string)) {
+// wait polls cond on every system (all in one loop, at most every 100 ms:
+// each look is a request) until it holds on all, and returns when it first
+// held on each; it fails the test after timeout.
+func (l *lockstep) wait(what string, timeout time.Duration, cond func(r *run) (bool, string)) []time.Time {
 	l.t.Helper()
-	for _, r := range l.runs {
-		var last string
-		next := time.Time{}
-		ok := false
-		start := time.Now()
-		poll.Until(l.t, timeout, fmt.Sprintf("%s: %s on %s", l.scenario, what, r.sys.Name()), func() bool {
-			if time.Now().Before(next) {
-				return false
+	start := time.Now()
+	held := make([]time.Time, len(l.runs))
+	last := make([]string, len(l.runs))
+	next := time.Time{}
+	poll.Until(l.t, timeout, fmt.Sprintf("%s: %s", l.scenario, what), func() bool {
+		if time.Now().Before(next) {
+			return false
+		}
+		next = time.Now().Add(100 * time.Millisecond)
+		all := true
+		for i, r := range l.runs {
+			if !held[i].IsZero() {
+				continue
 			}
-			next = time.Now().Add(100 * time.Millisecond)
-			ok, last = cond(r)
-			return ok
-		}, func() string { return "last seen: " + last })
-		l.t.Logf("%s: %s on %s after %.1fs (%s)", l.scenario, what, r.sys.Name(), time.Since(start).Seconds(), last)
+			ok, s := cond(r)
+			last[i] = s
+			if ok {
+				held[i] = time.Now()
+			} else {
+				all = false
+			}
+		}
+		return all
+	}, func() string {
+		var b strings.Builder
+		for i, r := range l.runs {
+			fmt.Fprintf(&b, "%s last seen: %s\n", r.sys.Name(), last[i])
+		}
+		return b.String()
+	})
+	for i, r := range l.runs {
+		l.t.Logf("%s: %s on %s after %.1fs (%s)", l.scenario, what, r.sys.Name(), held[i].Sub(start).Seconds(), last[i])
 	}
+	return held
 }
 
 // observe runs the observers on both systems at once and records what
@@ -324,7 +366,7 @@ func (l *lockstep) observe(step string, obs ...observer) {
 
 // note records an info fact (printed, not compared) on one run.
 func (r *run) note(step, key, value string) {
-	r.steps[step] = append(r.steps[step], fact{key: key, value: value, info: true})
+	r.steps[step] = append(r.steps[step], fact{key: key, value: value, notCompared: "timing"})
 }
 
 // knownDifference is a line of testdata/samescenario-known.tsv: a fact
@@ -386,9 +428,9 @@ func (l *lockstep) compare(known []knownDifference) {
 			k, kok := findFact(kf, key)
 			verdict := "same"
 			switch {
-			case a.info || k.info:
-				verdict = "(timing, not compared)"
-			case aok && kok && a.value == k.value:
+			case a.notCompared != "" || k.notCompared != "":
+				verdict = "(not compared: " + cmp.Or(a.notCompared, k.notCompared) + ")"
+			case aok && kok && sameValue(a.value, k.value):
 			default:
 				if !aok {
 					a.value = "-"
@@ -415,6 +457,27 @@ func (l *lockstep) compare(known []knownDifference) {
 	for _, u := range unexpected {
 		l.t.Errorf("unexpected difference (fix it, or add it to testdata/samescenario-known.tsv with its docs/design.md row):\n%s", u)
 	}
+}
+
+// epochBoth is an epoch that is both E1 (the next leader's) and E0+1:
+// it matches either.
+const epochBoth = "E1=E0+1"
+
+// sameValue compares two facts' values, epochBoth matching E1 or E0+1.
+func sameValue(a, b string) bool {
+	for _, x := range epochVariants(a) {
+		if slices.Contains(epochVariants(b), x) {
+			return true
+		}
+	}
+	return false
+}
+
+func epochVariants(v string) []string {
+	if !strings.Contains(v, epochBoth) {
+		return []string{v}
+	}
+	return []string{strings.ReplaceAll(v, epochBoth, "E1"), strings.ReplaceAll(v, epochBoth, "E0+1")}
 }
 
 func findFact(fs []fact, key string) (fact, bool) {
@@ -446,22 +509,29 @@ func (l *lockstep) begin() {
 	for _, r := range l.runs {
 		q, _ := quorumLeader(r)
 		r.labels = map[int32]string{q.Leader: "L0"}
-		r.epoch0 = q.Epoch
+		r.epoch0, r.epoch1 = q.Epoch, 0
 		r.lastHWM = q.HighWatermark
 		r.steps = map[string][]fact{}
 	}
 }
 
-// newLeader waits until a voter other than L0 leads and names it L1.
-func (l *lockstep) newLeader(timeout time.Duration) {
+// newLeader waits until a voter other than L0 leads, names it L1 and
+// notes under step how long it took from began and how far the epoch
+// moved.
+func (l *lockstep) newLeader(timeout time.Duration, step string, began []time.Time) {
 	l.t.Helper()
-	l.wait("a new quorum leader", timeout, func(r *run) (bool, string) {
+	held := l.wait("a new quorum leader", timeout, func(r *run) (bool, string) {
 		q, s := quorumLeader(r)
 		return q.Leader > 0 && r.label(q.Leader) != "L0", s
 	})
 	for _, r := range l.runs {
 		q, _ := quorumLeader(r)
 		r.labels[q.Leader] = "L1"
+		r.epoch1 = q.Epoch
+	}
+	for i, r := range l.runs {
+		r.note(step, "to new leader", fmt.Sprintf("%.1fs", held[i].Sub(began[i]).Seconds()))
+		r.note(step, "E1 - E0", fmt.Sprintf("+%d", r.epoch1-r.epoch0))
 	}
 }
 
@@ -495,18 +565,8 @@ func mustLeader(r *run) int32 {
 func leaderKill(l *lockstep) {
 	l.begin()
 	l.observe("start", quorumStatus)
-	var killed [2]time.Time
-	for i, r := range l.runs {
-		id, _ := r.idOf("L0")
-		if err := r.sys.Kill(l.ctx, id); err != nil {
-			l.t.Fatal(err)
-		}
-		killed[i] = time.Now()
-	}
-	l.newLeader(30 * time.Second)
-	for i, r := range l.runs {
-		r.note("L0 killed", "election took", fmt.Sprintf("%.1fs", time.Since(killed[i]).Seconds()))
-	}
+	killed := l.each(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Kill(l.ctx, id) })
+	l.newLeader(30*time.Second, "L0 killed", killed)
 	l.observe("L0 killed", quorumStatus, quorumReplication, quorumState("L0"), quorumState("L1"))
 	l.each(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Start(l.ctx, id) })
 	l.caughtUp("L0", time.Minute)
@@ -516,19 +576,8 @@ func leaderKill(l *lockstep) {
 func gracefulResignation(l *lockstep) {
 	l.begin()
 	l.observe("start", quorumStatus)
-	var stopped [2]time.Time
-	for i, r := range l.runs {
-		id, _ := r.idOf("L0")
-		start := time.Now()
-		if err := r.sys.Stop(l.ctx, id); err != nil {
-			l.t.Fatal(err)
-		}
-		stopped[i] = start
-	}
-	l.newLeader(30 * time.Second)
-	for i, r := range l.runs {
-		r.note("L0 stopped", "stop to new leader", fmt.Sprintf("%.1fs", time.Since(stopped[i]).Seconds()))
-	}
+	stopped := l.each(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Stop(l.ctx, id) })
+	l.newLeader(30*time.Second, "L0 stopped", stopped)
 	l.observe("L0 stopped", quorumStatus, quorumReplication, quorumState("L0"))
 	l.each(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Start(l.ctx, id) })
 	l.caughtUp("L0", time.Minute)
@@ -547,8 +596,11 @@ func fenced(r *run, id int32) (bool, string) {
 func brokerFenced(l *lockstep) {
 	l.begin()
 	l.observe("start", endpoints)
-	l.each(func(r *run) error { return r.sys.Kill(l.ctx, 102) })
-	l.wait("broker 102 fenced", 30*time.Second, func(r *run) (bool, string) { return fenced(r, 102) })
+	killed := l.each(func(r *run) error { return r.sys.Kill(l.ctx, 102) })
+	held := l.wait("broker 102 fenced", 30*time.Second, func(r *run) (bool, string) { return fenced(r, 102) })
+	for i, r := range l.runs {
+		r.note("102 killed", "kill to fenced", fmt.Sprintf("%.1fs", held[i].Sub(killed[i]).Seconds()))
+	}
 	l.observe("102 killed", endpoints, quorumReplication)
 	l.each(func(r *run) error { return r.sys.Start(l.ctx, 102) })
 	l.wait("broker 102 unfenced", time.Minute, func(r *run) (bool, string) {
@@ -579,11 +631,14 @@ func partitionLeaderKill(l *lockstep) {
 		}
 	}
 	l.observe("created", topicDescribe(topic))
-	l.each(func(r *run) error { id, _ := r.idOf("P0"); return r.sys.Kill(l.ctx, id) })
-	l.wait("a new partition leader", 30*time.Second, func(r *run) (bool, string) {
+	killed := l.each(func(r *run) error { id, _ := r.idOf("P0"); return r.sys.Kill(l.ctx, id) })
+	held := l.wait("a new partition leader", 30*time.Second, func(r *run) (bool, string) {
 		p, err := PartitionLeader(r.sys, topic)
 		return err == nil && p.Leader > 0 && r.label(p.Leader) != "P0", fmt.Sprint(p, err)
 	})
+	for i, r := range l.runs {
+		r.note("P0 killed", "kill to new partition leader", fmt.Sprintf("%.1fs", held[i].Sub(killed[i]).Seconds()))
+	}
 	l.observe("P0 killed", topicDescribe(topic), endpoints)
 	l.each(func(r *run) error { id, _ := r.idOf("P0"); return r.sys.Start(l.ctx, id) })
 	l.wait("P0 back in the ISR", time.Minute, func(r *run) (bool, string) {
@@ -591,6 +646,43 @@ func partitionLeaderKill(l *lockstep) {
 		return err == nil && len(p.Isr) == 2, fmt.Sprint(p, err)
 	})
 	l.observe("P0 restarted", topicDescribe(topic), endpoints)
+}
+
+// leaderView is controller label's own DescribeQuorum answer, asked of it
+// directly (the harness's connection is not one of the cut links): "leader"
+// while it believes it leads, else the partition's error code.
+func leaderView(label string) observer {
+	return func(_ context.Context, r *run) ([]fact, error) {
+		id, _ := r.idOf(label)
+		p, err := QuorumView(r.sys, id)
+		if err != nil {
+			return nil, err
+		}
+		v := "leader in " + r.epoch(int64(p.LeaderEpoch))
+		if p.ErrorCode != 0 {
+			v = fmt.Sprintf("error %d", p.ErrorCode)
+		}
+		return []fact{{key: "DescribeQuorum at " + label, value: v}}, nil
+	}
+}
+
+func isolatedLeader(l *lockstep) {
+	l.begin()
+	l.observe("start", quorumStatus)
+	cut := l.each(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Isolate(l.ctx, id) })
+	l.newLeader(30*time.Second, "L0 isolated", cut)
+	resigned := l.wait("L0 stepped down", 30*time.Second, func(r *run) (bool, string) {
+		id, _ := r.idOf("L0")
+		p, err := QuorumView(r.sys, id)
+		return err == nil && p.ErrorCode != 0, fmt.Sprintf("error code %d, %v", p.ErrorCode, err)
+	})
+	for i, r := range l.runs {
+		r.note("L0 isolated", "cut to L0 stepping down", fmt.Sprintf("%.1fs", resigned[i].Sub(cut[i]).Seconds()))
+	}
+	l.observe("L0 isolated", quorumStatus, quorumReplication, quorumState("L0"), leaderView("L0"))
+	l.each(func(r *run) error { return r.sys.Heal(l.ctx) })
+	l.caughtUp("L0", time.Minute)
+	l.observe("healed", quorumStatus, quorumReplication, quorumState("L0"), leaderView("L0"))
 }
 
 // TestSameScenariosOnKafkaAndKraftlab runs the failure scenarios on a
@@ -609,7 +701,7 @@ func TestSameScenariosOnKafkaAndKraftlab(t *testing.T) {
 	started := make(chan struct{})
 	go func() { // the JVMs start while the playground does
 		defer close(started)
-		kc, kerr = StartKafkaCluster(ctx, k, filepath.Join(dir, "kafka"), KafkaClusterShape{Controllers: 3, Brokers: 2, Extra: sameTimings})
+		kc, kerr = StartKafkaCluster(ctx, k, filepath.Join(dir, "kafka"), KafkaClusterShape{Controllers: 3, Brokers: 2, Extra: sameTimings, Proxied: true})
 	}()
 	p := startPlayground(t, KraftlabUpArgs(3, 2, sameTimings)...)
 	<-started
@@ -637,6 +729,7 @@ func TestSameScenariosOnKafkaAndKraftlab(t *testing.T) {
 		{"graceful resignation", gracefulResignation},
 		{"broker fenced", brokerFenced},
 		{"partition leader killed", partitionLeaderKill},
+		{"isolated leader", isolatedLeader},
 	} {
 		ok := t.Run(sc.name, func(t *testing.T) {
 			l := &lockstep{t: t, ctx: ctx, scenario: sc.name, runs: runs}
