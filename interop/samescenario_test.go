@@ -54,10 +54,10 @@ type run struct {
 	// out together and may split their first vote, so how far the epoch
 	// moved is printed, not compared.
 	epoch0, epoch1 int32
-	lastHWM  int64
-	steps    map[string][]fact
-	toolLogs []string
-	mu       sync.Mutex
+	lastHWM        int64
+	steps          map[string][]fact
+	toolLogs       []string
+	mu             sync.Mutex
 }
 
 func (r *run) label(id int32) string {
