@@ -251,10 +251,11 @@ func (n *KafkaNode) Log(lines int) string {
 	return lastLines(string(b)+stripSLF4J(string(o)), lines)
 }
 
+// MetadataDir is the node's __cluster_metadata-0 folder.
+func (n *KafkaNode) MetadataDir() string { return filepath.Join(n.LogDir, "__cluster_metadata-0") }
+
 // QuorumStateFile is the node's __cluster_metadata-0/quorum-state.
-func (n *KafkaNode) QuorumStateFile() string {
-	return filepath.Join(n.LogDir, "__cluster_metadata-0", "quorum-state")
-}
+func (n *KafkaNode) QuorumStateFile() string { return filepath.Join(n.MetadataDir(), "quorum-state") }
 
 // Kill ends node id at once (SIGKILL); its proxy, if any, stops
 // listening too.

@@ -41,6 +41,13 @@ type System interface {
 	// harness still reaches it); Heal restores every link.
 	Isolate(ctx context.Context, id int32) error
 	Heal(ctx context.Context) error
+	// Snapshot makes controller id snapshot its metadata log and let the
+	// log start follow; LogStart reads where its log now starts, from the
+	// files it keeps (see each implementation).
+	Snapshot(ctx context.Context, id int32) error
+	LogStart(id int32) (int64, error)
+	// MetadataDir is node id's __cluster_metadata-0 folder.
+	MetadataDir(id int32) string
 	// QuorumStateFile is the path of node id's quorum-state file.
 	QuorumStateFile(id int32) string
 	// Close ends the whole system.
@@ -139,6 +146,23 @@ func (s *KraftlabSystem) Heal(ctx context.Context) error {
 	return err
 }
 
+// Snapshot runs `kraftlab snapshot ID`, which moves the log start to the
+// snapshot at once.
+func (s *KraftlabSystem) Snapshot(ctx context.Context, id int32) error {
+	_, err := s.P.Run(ctx, "snapshot", strconv.Itoa(int(id)))
+	return err
+}
+
+// LogStart is the metadata log's log-start-offset-checkpoint (kraftlab's
+// storage keeps one, as Kafka's partitions do); without it the log starts
+// at 0.
+func (s *KraftlabSystem) LogStart(id int32) (int64, error) {
+	return readLogStartCheckpoint(filepath.Join(s.P.MetadataDir(id), "log-start-offset-checkpoint"))
+}
+
+// MetadataDir is node id's __cluster_metadata-0 in the playground's data.
+func (s *KraftlabSystem) MetadataDir(id int32) string { return s.P.MetadataDir(id) }
+
 // QuorumStateFile is node id's quorum-state in the playground's data.
 func (s *KraftlabSystem) QuorumStateFile(id int32) string {
 	return filepath.Join(s.P.MetadataDir(id), "quorum-state")
@@ -197,6 +221,39 @@ func (s KafkaSystem) Isolate(_ context.Context, id int32) error { return s.C.Iso
 
 // Heal restores every link proxy.
 func (s KafkaSystem) Heal(context.Context) error { s.C.Heal(); return nil }
+
+// Snapshot does nothing: Kafka has no tool that makes a node snapshot.
+// Its timers do it (metadata.log.max.snapshot.interval.ms), and its log
+// cleaner, every 60 s (KafkaRaftClient's RaftMetadataLogCleanerManager),
+// moves the log start to the newest snapshot once the older ones are past
+// metadata.max.retention.ms.
+func (s KafkaSystem) Snapshot(context.Context, int32) error { return nil }
+
+// LogStart is the end offset of the node's oldest snapshot, or 0 without
+// one: Kafka keeps no log start file for the metadata log, and its
+// cleaner moves the log start to a snapshot as it forgets every older one
+// (KafkaRaftLog.deleteBeforeSnapshot).
+func (s KafkaSystem) LogStart(id int32) (int64, error) {
+	n, err := s.node(id)
+	if err != nil {
+		return 0, err
+	}
+	offs, err := SnapshotOffsets(n.MetadataDir())
+	if err != nil || len(offs) == 0 {
+		return 0, err
+	}
+	return offs[0], nil
+}
+
+func (s KafkaSystem) node(id int32) (*KafkaNode, error) { return s.C.node(id) }
+
+// MetadataDir is node id's __cluster_metadata-0 folder.
+func (s KafkaSystem) MetadataDir(id int32) string {
+	if n := s.C.Nodes[id]; n != nil {
+		return n.MetadataDir()
+	}
+	return ""
+}
 
 // QuorumStateFile is node id's quorum-state.
 func (s KafkaSystem) QuorumStateFile(id int32) string {
@@ -357,6 +414,56 @@ func ReadQuorumStateFile(path string) (QuorumStateFile, error) {
 	}
 	slices.Sort(q.Keys)
 	return q, nil
+}
+
+// SnapshotOffsets lists the end offsets of the snapshots in a metadata
+// log folder (<offset>-<epoch>.checkpoint, the name both write), lowest
+// first; snapshots marked for deletion are left out.
+func SnapshotOffsets(dir string) ([]int64, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var offs []int64
+	for _, e := range ents {
+		stem, ok := strings.CutSuffix(e.Name(), ".checkpoint")
+		if !ok {
+			continue
+		}
+		off, _, ok := strings.Cut(stem, "-")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(off, 10, 64)
+		if err != nil {
+			continue
+		}
+		offs = append(offs, n)
+	}
+	slices.Sort(offs)
+	return offs, nil
+}
+
+// readLogStartCheckpoint reads a log-start-offset-checkpoint file (a
+// version line, a count line, the offset); without the file the log
+// starts at 0.
+func readLogStartCheckpoint(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	lines := strings.Fields(string(b))
+	if len(lines) != 3 {
+		return 0, fmt.Errorf("%s: %d fields, want version, count and offset", path, len(lines))
+	}
+	n, err := strconv.ParseInt(lines[2], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, nil
 }
 
 // KraftlabUpArgs are the `kraftlab up` flags of a playground whose

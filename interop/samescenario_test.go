@@ -31,6 +31,16 @@ var sameTimings = []string{
 	"replica.lag.time.max.ms=5000",
 }
 
+// kafkaSnapshots make Kafka's nodes snapshot every second and let their
+// cleaner forget a snapshot (and the log below the next one) a second
+// after its last record; kraftlab moves the log start when it snapshots
+// (docs/design.md, "Differences from Kafka"), so `kraftlab snapshot` does
+// the same at once.
+var kafkaSnapshots = []string{
+	"metadata.log.max.snapshot.interval.ms=1000",
+	"metadata.max.retention.ms=1000",
+}
+
 // fact is one comparable thing a tool or a file said at a step, phrased
 // relative to the scenario's start ("L0", "E0+1", "grew"), so that two
 // clusters whose ids and offsets differ by chance agree on it. An info
@@ -54,6 +64,8 @@ type run struct {
 	// out together and may split their first vote, so how far the epoch
 	// moved is printed, not compared.
 	epoch0, epoch1 int32
+	// fEnd is the log end offset of the follower F when it was killed.
+	fEnd int64
 	lastHWM        int64
 	steps          map[string][]fact
 	toolLogs       []string
@@ -685,6 +697,85 @@ func isolatedLeader(l *lockstep) {
 	l.observe("healed", quorumStatus, quorumReplication, quorumState("L0"), leaderView("L0"))
 }
 
+// logStart says where node label's metadata log starts, against F's end
+// at its kill, and whether a snapshot ends there (the node can serve from
+// its log start on only with one).
+func logStart(label string) observer {
+	return func(_ context.Context, r *run) ([]fact, error) {
+		id, _ := r.idOf(label)
+		start, err := r.sys.LogStart(id)
+		if err != nil {
+			return nil, err
+		}
+		offs, err := SnapshotOffsets(r.sys.MetadataDir(id))
+		if err != nil {
+			return nil, err
+		}
+		where := "at or below F's end at its kill"
+		if start > r.fEnd {
+			where = "above F's end at its kill"
+		}
+		snap := "no snapshot ends there"
+		if slices.Contains(offs, start) {
+			snap = "a snapshot ends there"
+		}
+		return []fact{{key: "log start of " + label, value: where + ", " + snap}}, nil
+	}
+}
+
+// voterEnd is voter id's log end offset as the quorum leader last saw it.
+func voterEnd(r *run, id int32) (int64, error) {
+	p, err := QuorumView(r.sys, mustLeader(r))
+	if err != nil {
+		return 0, err
+	}
+	for _, v := range p.CurrentVoters {
+		if v.ReplicaID == id {
+			return v.LogEndOffset, nil
+		}
+	}
+	return 0, fmt.Errorf("voter %d not in the leader's DescribeQuorum answer", id)
+}
+
+func followerBehindSnapshot(l *lockstep) {
+	l.begin()
+	for _, r := range l.runs {
+		for _, id := range r.sys.Controllers() {
+			if r.label(id) != "L0" {
+				r.labels[id] = "F" // the lowest follower
+				break
+			}
+		}
+	}
+	l.observe("start", quorumStatus)
+	l.each(func(r *run) error { id, _ := r.idOf("F"); return r.sys.Kill(l.ctx, id) })
+	for _, r := range l.runs {
+		id, _ := r.idOf("F")
+		end, err := voterEnd(r, id)
+		if err != nil {
+			l.t.Fatal(err)
+		}
+		r.fEnd = end
+	}
+	l.wait("the high watermark past F's end", 30*time.Second, func(r *run) (bool, string) {
+		q, s := quorumLeader(r)
+		return q.HighWatermark > r.fEnd+2, s
+	})
+	began := l.each(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Snapshot(l.ctx, id) })
+	held := l.wait("L0's log start past F's end", 100*time.Second, func(r *run) (bool, string) {
+		id, _ := r.idOf("L0")
+		start, err := r.sys.LogStart(id)
+		return err == nil && start > r.fEnd, fmt.Sprintf("log start %d, F's end %d, %v", start, r.fEnd, err)
+	})
+	for i, r := range l.runs {
+		r.note("L0 snapshotted", "to L0's log start past F", fmt.Sprintf("%.1fs", held[i].Sub(began[i]).Seconds()))
+	}
+	l.observe("L0 snapshotted", quorumReplication, logStart("L0"))
+	l.each(func(r *run) error { id, _ := r.idOf("F"); return r.sys.Start(l.ctx, id) })
+	l.caughtUp("F", time.Minute)
+	l.observe("F restarted", quorumStatus, quorumReplication, logStart("F"), quorumState("F"))
+}
+
 // TestSameScenariosOnKafkaAndKraftlab runs the failure scenarios on a
 // kraftlab playground and on a real Kafka 4.4 cluster of the same shape
 // (3 controllers, 2 brokers, the same timings) step by step, reads both
@@ -701,7 +792,7 @@ func TestSameScenariosOnKafkaAndKraftlab(t *testing.T) {
 	started := make(chan struct{})
 	go func() { // the JVMs start while the playground does
 		defer close(started)
-		kc, kerr = StartKafkaCluster(ctx, k, filepath.Join(dir, "kafka"), KafkaClusterShape{Controllers: 3, Brokers: 2, Extra: sameTimings, Proxied: true})
+		kc, kerr = StartKafkaCluster(ctx, k, filepath.Join(dir, "kafka"), KafkaClusterShape{Controllers: 3, Brokers: 2, Extra: append(slices.Clone(sameTimings), kafkaSnapshots...), Proxied: true})
 	}()
 	p := startPlayground(t, KraftlabUpArgs(3, 2, sameTimings)...)
 	<-started
@@ -730,6 +821,7 @@ func TestSameScenariosOnKafkaAndKraftlab(t *testing.T) {
 		{"broker fenced", brokerFenced},
 		{"partition leader killed", partitionLeaderKill},
 		{"isolated leader", isolatedLeader},
+		{"follower behind a snapshot", followerBehindSnapshot},
 	} {
 		ok := t.Run(sc.name, func(t *testing.T) {
 			l := &lockstep{t: t, ctx: ctx, scenario: sc.name, runs: runs}
