@@ -65,11 +65,11 @@ type run struct {
 	// moved is printed, not compared.
 	epoch0, epoch1 int32
 	// fEnd is the log end offset of the follower F when it was killed.
-	fEnd int64
-	lastHWM        int64
-	steps          map[string][]fact
-	toolLogs       []string
-	mu             sync.Mutex
+	fEnd     int64
+	lastHWM  int64
+	steps    map[string][]fact
+	toolLogs []string
+	mu       sync.Mutex
 }
 
 func (r *run) label(id int32) string {
