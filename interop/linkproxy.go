@@ -127,7 +127,7 @@ func sender(frame []byte) int32 {
 		return -1
 	}
 	v, err := strconv.ParseInt(id, 10, 32)
-	if err != nil {
+	if err != nil || v < 0 {
 		return -1
 	}
 	return int32(v)
