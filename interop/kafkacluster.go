@@ -45,8 +45,7 @@ type KafkaNode struct {
 	props string
 	mu    sync.Mutex
 	cmd   *exec.Cmd
-	done  chan error
-	out   *os.File
+	done  chan struct{} // closed when cmd's process has ended
 }
 
 // KafkaClusterShape is what StartKafkaCluster starts: how many nodes and
@@ -199,17 +198,26 @@ func (n *KafkaNode) Start() error {
 		out.Close()
 		return fmt.Errorf("start kafka node %d: %w", n.ID, err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait(); out.Close() }()
-	n.cmd, n.done, n.out = cmd, done, out
+	done := make(chan struct{})
+	go func() { cmd.Wait(); out.Close(); close(done) }()
+	n.cmd, n.done = cmd, done
 	return nil
 }
 
-// Running reports whether the node's process was started and not ended.
+// Running reports whether the node's process was started and has not
+// ended, by the harness or by itself.
 func (n *KafkaNode) Running() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.cmd != nil
+	if n.cmd == nil {
+		return false
+	}
+	select {
+	case <-n.done:
+		return false
+	default:
+		return true
+	}
 }
 
 // Kill ends the process with SIGKILL, as kraftlab's kill ends a node at
@@ -223,28 +231,33 @@ func (n *KafkaNode) Stop(timeout time.Duration) error { return n.end(syscall.SIG
 
 func (n *KafkaNode) end(sig syscall.Signal, timeout time.Duration) error {
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.cmd == nil {
+	cmd, done := n.cmd, n.done
+	n.mu.Unlock()
+	if cmd == nil {
 		return fmt.Errorf("kafka node %d does not run", n.ID)
 	}
-	n.cmd.Process.Signal(sig)
+	cmd.Process.Signal(sig)
 	var err error
 	if timeout > 0 {
 		select {
-		case <-n.done:
+		case <-done:
 		case <-time.After(timeout):
-			n.cmd.Process.Kill()
-			<-n.done
+			cmd.Process.Kill()
+			<-done
 			err = fmt.Errorf("kafka node %d did not stop within %v of %v", n.ID, timeout, sig)
 		}
 	} else {
-		<-n.done
+		<-done
 	}
+	n.mu.Lock()
 	n.cmd = nil
+	n.mu.Unlock()
 	return err
 }
 
-// Log is the last n lines of what the node logged.
+// Log is the last n lines of what the node logged and printed. (The
+// jars the harness fetches hold no SLF4J binding, so Kafka's own logging
+// is silent; what shows is what the JVM printed, such as a fatal error.)
 func (n *KafkaNode) Log(lines int) string {
 	b, _ := os.ReadFile(filepath.Join(n.Dir, "server.log"))
 	o, _ := os.ReadFile(filepath.Join(n.Dir, "stdout"))
