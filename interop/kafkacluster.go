@@ -41,11 +41,12 @@ type KafkaNode struct {
 	// Dir holds its properties, logs and LogDir.
 	Dir, LogDir string
 
-	k     *Kafka
-	props string
-	mu    sync.Mutex
-	cmd   *exec.Cmd
-	done  chan struct{} // closed when cmd's process has ended
+	k      *Kafka
+	props  string
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when cmd's process has ended
+	ending bool          // told to end: no longer counts as running
 }
 
 // KafkaClusterShape is what StartKafkaCluster starts: how many nodes and
@@ -205,11 +206,12 @@ func (n *KafkaNode) Start() error {
 }
 
 // Running reports whether the node's process was started and has not
-// ended, by the harness or by itself.
+// ended, by the harness or by itself; a node told to end no longer runs
+// (so that nothing asks it in the middle of its shutdown).
 func (n *KafkaNode) Running() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.cmd == nil {
+	if n.cmd == nil || n.ending {
 		return false
 	}
 	select {
@@ -232,6 +234,7 @@ func (n *KafkaNode) Stop(timeout time.Duration) error { return n.end(syscall.SIG
 func (n *KafkaNode) end(sig syscall.Signal, timeout time.Duration) error {
 	n.mu.Lock()
 	cmd, done := n.cmd, n.done
+	n.ending = cmd != nil
 	n.mu.Unlock()
 	if cmd == nil {
 		return fmt.Errorf("kafka node %d does not run", n.ID)
@@ -250,7 +253,7 @@ func (n *KafkaNode) end(sig syscall.Signal, timeout time.Duration) error {
 		<-done
 	}
 	n.mu.Lock()
-	n.cmd = nil
+	n.cmd, n.ending = nil, false
 	n.mu.Unlock()
 	return err
 }
@@ -342,9 +345,7 @@ func (c *KafkaCluster) Heal() {
 // Close kills every node that still runs and closes the link proxies.
 func (c *KafkaCluster) Close() {
 	for _, n := range c.Nodes {
-		if n.Running() {
-			n.Kill()
-		}
+		n.Kill() // a node that does not run says so; nothing to do
 	}
 	for _, p := range c.Proxies {
 		p.Close()

@@ -109,14 +109,24 @@ func (s *KraftlabSystem) Running(id int32) bool {
 	return !s.stopped[id]
 }
 
+// act runs a node command. A node counts as down from the moment it is
+// told to go (so that nothing asks a node in the middle of its
+// shutdown), and as up once it has started.
 func (s *KraftlabSystem) act(ctx context.Context, verb string, id int32, stopped bool) error {
+	if stopped {
+		s.setStopped(id, true)
+	}
 	if _, err := s.P.Run(ctx, verb, strconv.Itoa(int(id))); err != nil {
 		return err
 	}
+	s.setStopped(id, stopped)
+	return nil
+}
+
+func (s *KraftlabSystem) setStopped(id int32, stopped bool) {
 	s.mu.Lock()
 	s.stopped[id] = stopped
 	s.mu.Unlock()
-	return nil
 }
 
 // Kill runs `kraftlab kill ID`.

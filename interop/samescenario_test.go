@@ -335,6 +335,29 @@ func (l *lockstep) each(f func(r *run) error) []time.Time {
 	return began
 }
 
+// eachAsync starts an action on both systems, like each, but returns at
+// once with when each began and a func that waits for both and fails the
+// test if one failed: a clean stop takes seconds, and what it changes is
+// watched meanwhile.
+func (l *lockstep) eachAsync(f func(r *run) error) ([]time.Time, func()) {
+	began := make([]time.Time, len(l.runs))
+	errs := make([]error, len(l.runs))
+	var wg sync.WaitGroup
+	for i, r := range l.runs {
+		began[i] = time.Now()
+		wg.Go(func() { errs[i] = f(r) })
+	}
+	return began, func() {
+		l.t.Helper()
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				l.t.Fatalf("%s on %s: %v", l.scenario, l.runs[i].sys.Name(), err)
+			}
+		}
+	}
+}
+
 // wait polls cond on every system (all in one loop, at most every 100 ms:
 // each look is a request) until it holds on all, and returns when it first
 // held on each; it fails the test after timeout.
@@ -456,18 +479,29 @@ func readKnownDifferences(t *testing.T) []knownDifference {
 // the test on every difference the known list does not name.
 func (l *lockstep) compare(known []knownDifference) {
 	l.t.Helper()
+	table, unexpected := compareSteps(l.scenario, l.order, l.runs[0].steps, l.runs[1].steps, known)
+	l.t.Logf("%s, step by step:\n%s", l.scenario, table)
+	for _, u := range unexpected {
+		l.t.Errorf("unexpected difference (fix it, or add it to testdata/samescenario-known.tsv with its docs/design.md row):\n%s", u)
+	}
+}
+
+// compareSteps lays kraftlab's and Kafka's facts side by side, step by
+// step in order, and returns the table and every difference not known,
+// each as a line of samescenario-known.tsv without its row.
+func compareSteps(scenario string, order []string, kraftlab, kafka map[string][]fact, known []knownDifference) (table string, unexpected []string) {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
 	fmt.Fprintf(w, "step\tfact\tkraftlab\tkafka\t\n")
-	var unexpected []string
-	for _, step := range l.order {
-		kl, kf := l.runs[0].steps[step], l.runs[1].steps[step]
+	for _, step := range order {
+		kl, kf := kraftlab[step], kafka[step]
 		var keys []string
 		for _, f := range append(slices.Clone(kl), kf...) {
 			if !slices.Contains(keys, f.key) {
 				keys = append(keys, f.key)
 			}
 		}
+		shown := step // the step's name heads its first row only
 		for _, key := range keys {
 			a, aok := findFact(kl, key)
 			k, kok := findFact(kf, key)
@@ -484,24 +518,21 @@ func (l *lockstep) compare(known []knownDifference) {
 					k.value = "-"
 				}
 				i := slices.IndexFunc(known, func(d knownDifference) bool {
-					return d.scenario == l.scenario && d.step == step && d.key == key && d.kraftlab == a.value && d.kafka == k.value
+					return d.scenario == scenario && d.step == step && d.key == key && d.kraftlab == a.value && d.kafka == k.value
 				})
 				if i >= 0 {
 					verdict = "KNOWN: " + known[i].row
 				} else {
 					verdict = "DIFFERENT"
-					unexpected = append(unexpected, strings.Join([]string{l.scenario, step, key, a.value, k.value}, "\t"))
+					unexpected = append(unexpected, strings.Join([]string{scenario, step, key, a.value, k.value}, "\t"))
 				}
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", step, key, a.value, k.value, verdict)
-			step = ""
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", shown, key, a.value, k.value, verdict)
+			shown = ""
 		}
 	}
 	w.Flush()
-	l.t.Logf("%s, step by step:\n%s", l.scenario, b.String())
-	for _, u := range unexpected {
-		l.t.Errorf("unexpected difference (fix it, or add it to testdata/samescenario-known.tsv with its docs/design.md row):\n%s", u)
-	}
+	return b.String(), unexpected
 }
 
 // epochBoth is an epoch that is both E1 (the next leader's) and E0+1:
@@ -621,8 +652,9 @@ func leaderKill(l *lockstep) {
 func gracefulResignation(l *lockstep) {
 	l.begin()
 	l.observe("start", quorumStatus)
-	stopped := l.each(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Stop(l.ctx, id) })
+	stopped, done := l.eachAsync(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Stop(l.ctx, id) })
 	l.newLeader(30*time.Second, "L0 stopped", stopped)
+	done()
 	l.observe("L0 stopped", quorumStatus, quorumReplication, quorumState("L0"))
 	l.each(func(r *run) error { id, _ := r.idOf("L0"); return r.sys.Start(l.ctx, id) })
 	l.caughtUp("L0", time.Minute)
@@ -655,9 +687,11 @@ func brokerFenced(l *lockstep) {
 	l.observe("102 restarted", endpoints)
 }
 
-func partitionLeaderKill(l *lockstep) {
-	const topic = "orders"
-	l.begin()
+// createPartition creates topic with one partition of two replicas on
+// both systems, waits for its ISR of two and names its leader P0 and its
+// follower P1.
+func (l *lockstep) createPartition(topic string) {
+	l.t.Helper()
 	l.each(func(r *run) error {
 		_, err := r.tool(l.ctx, MainTopics, "--create", "--topic", topic, "--partitions", "1", "--replication-factor", "2")
 		return err
@@ -675,6 +709,12 @@ func partitionLeaderKill(l *lockstep) {
 			}
 		}
 	}
+}
+
+func partitionLeaderKill(l *lockstep) {
+	const topic = "orders"
+	l.begin()
+	l.createPartition(topic)
 	l.observe("created", topicDescribe(topic))
 	killed := l.each(func(r *run) error { id, _ := r.idOf("P0"); return r.sys.Kill(l.ctx, id) })
 	held := l.wait("a new partition leader", 30*time.Second, func(r *run) (bool, string) {
@@ -689,6 +729,39 @@ func partitionLeaderKill(l *lockstep) {
 	l.wait("P0 back in the ISR", time.Minute, func(r *run) (bool, string) {
 		p, err := PartitionLeader(r.sys, topic)
 		return err == nil && len(p.Isr) == 2, fmt.Sprint(p, err)
+	})
+	l.observe("P0 restarted", topicDescribe(topic), endpoints)
+}
+
+// partitionLeaderStopped stops the partition leader's broker cleanly:
+// its controlled shutdown (BrokerHeartbeat WantShutDown) should move the
+// leadership before it goes, then the broker is fenced.
+func partitionLeaderStopped(l *lockstep) {
+	const topic = "payments"
+	l.begin()
+	l.createPartition(topic)
+	l.observe("created", topicDescribe(topic))
+	stopped, done := l.eachAsync(func(r *run) error { id, _ := r.idOf("P0"); return r.sys.Stop(l.ctx, id) })
+	moved := l.wait("a new partition leader", 30*time.Second, func(r *run) (bool, string) {
+		p, err := PartitionLeader(r.sys, topic)
+		return err == nil && p.Leader > 0 && r.label(p.Leader) != "P0", fmt.Sprint(p, err)
+	})
+	fencedAt := l.wait("P0 fenced", 30*time.Second, func(r *run) (bool, string) { id, _ := r.idOf("P0"); return fenced(r, id) })
+	done()
+	for i, r := range l.runs {
+		r.note("P0 stopped", "stop to new partition leader", fmt.Sprintf("%.1fs", moved[i].Sub(stopped[i]).Seconds()))
+		r.note("P0 stopped", "stop to P0 fenced", fmt.Sprintf("%.1fs", fencedAt[i].Sub(stopped[i]).Seconds()))
+	}
+	l.observe("P0 stopped", topicDescribe(topic), endpoints)
+	l.each(func(r *run) error { id, _ := r.idOf("P0"); return r.sys.Start(l.ctx, id) })
+	l.wait("P0 back in the ISR", time.Minute, func(r *run) (bool, string) {
+		p, err := PartitionLeader(r.sys, topic)
+		return err == nil && len(p.Isr) == 2, fmt.Sprint(p, err)
+	})
+	l.wait("P0 unfenced", time.Minute, func(r *run) (bool, string) {
+		id, _ := r.idOf("P0")
+		f, s := fenced(r, id)
+		return !f && strings.Contains(s, strconv.Itoa(int(id))+":false"), s
 	})
 	l.observe("P0 restarted", topicDescribe(topic), endpoints)
 }
@@ -853,9 +926,11 @@ func TestSameScenariosOnKafkaAndKraftlab(t *testing.T) {
 		{"graceful resignation", gracefulResignation},
 		{"broker fenced", brokerFenced},
 		{"partition leader killed", partitionLeaderKill},
+		{"partition leader stopped", partitionLeaderStopped},
 		{"isolated leader", isolatedLeader},
 		{"follower behind a snapshot", followerBehindSnapshot},
 	} {
+		finished := false // a difference fails a scenario that ran to its end
 		ok := t.Run(sc.name, func(t *testing.T) {
 			l := &lockstep{t: t, ctx: ctx, scenario: sc.name, runs: runs}
 			defer func() {
@@ -869,9 +944,10 @@ func TestSameScenariosOnKafkaAndKraftlab(t *testing.T) {
 				}
 			}()
 			sc.run(l)
+			finished = true
 			l.compare(known)
 		})
-		if !ok {
+		if !ok && !finished {
 			break // the next scenario needs every node running again
 		}
 	}
