@@ -66,7 +66,7 @@ type run struct {
 	epoch0, epoch1 int32
 	// fEnd is the log end offset of the follower F when it was killed.
 	fEnd     int64
-	lastHWM  int64
+	lastHWM  int64 // at the last describe --status of this scenario, -1 before it
 	steps    map[string][]fact
 	toolLogs []string
 	retried  int // tool runs that failed once, this step
@@ -175,6 +175,8 @@ func quorumStatus(ctx context.Context, r *run) ([]fact, error) {
 	}
 	moved := "grew"
 	switch {
+	case r.lastHWM < 0:
+		moved = "first look" // a scenario's first read: nothing to compare with yet
 	case hwm == r.lastHWM:
 		moved = "same"
 	case hwm < r.lastHWM:
@@ -586,7 +588,7 @@ func (l *lockstep) begin() {
 		q, _ := quorumLeader(r)
 		r.labels = map[int32]string{q.Leader: "L0"}
 		r.epoch0, r.epoch1 = q.Epoch, 0
-		r.lastHWM = q.HighWatermark
+		r.lastHWM = -1
 		r.steps = map[string][]fact{}
 	}
 }
