@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // A Kafka 4.4 voter does not keep to controller.quorum.voters for its
@@ -135,10 +136,14 @@ func sender(frame []byte) int32 {
 
 func (p *NodeProxy) forward(c net.Conn) {
 	defer c.Close()
+	// A client speaks first (ApiVersions); one that does not within 10 s
+	// is dropped, so that Close never waits on it.
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	first, err := readFrame(c)
 	if err != nil {
 		return
 	}
+	c.SetReadDeadline(time.Time{})
 	from := sender(first)
 	if !p.track(c, from) {
 		return
