@@ -328,7 +328,7 @@ func (c *KafkaCluster) Isolate(id int32) error {
 	if len(c.Proxies) == 0 {
 		return errors.New("kafka cluster has no proxies to cut links with (start it Proxied)")
 	}
-	c.rules.set(id, true)
+	c.rules.SetIsolated(id, true)
 	for _, p := range c.Proxies {
 		p.Enforce()
 	}
@@ -337,9 +337,7 @@ func (c *KafkaCluster) Isolate(id int32) error {
 
 // Heal lets every link through again.
 func (c *KafkaCluster) Heal() {
-	c.rules.mu.Lock()
-	clear(c.rules.isolated)
-	c.rules.mu.Unlock()
+	c.rules.HealAll()
 }
 
 // Close kills every node that still runs and closes the link proxies.

@@ -34,13 +34,22 @@ func (r *LinkRules) cut(from, to int32) bool {
 	return r.isolated[to] || (from >= 0 && r.isolated[from])
 }
 
-func (r *LinkRules) set(id int32, isolated bool) {
+// SetIsolated cuts (or restores) every link to and from node id; the
+// proxies act on it at their next Enforce and at every new connection.
+func (r *LinkRules) SetIsolated(id int32, isolated bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.isolated == nil {
 		r.isolated = map[int32]bool{}
 	}
 	r.isolated[id] = isolated
+}
+
+// HealAll restores every link.
+func (r *LinkRules) HealAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.isolated)
 }
 
 // NodeProxy forwards every connection to one node's listener and drops

@@ -98,7 +98,7 @@ func TestNodeProxyCutsAnIsolatedNodesLinksAndHeals(t *testing.T) {
 
 	// Isolating node 2 ends its connection to node 1 and refuses its next
 	// one, while node 3's and the unnamed client's carry on.
-	rules.set(2, true)
+	rules.SetIsolated(2, true)
 	p.Enforce()
 	if err := from2.roundTrip(); err == nil {
 		t.Error("node 2's connection still carries requests after node 2 was isolated")
@@ -113,7 +113,7 @@ func TestNodeProxyCutsAnIsolatedNodesLinksAndHeals(t *testing.T) {
 	}
 
 	// Isolating node 1 itself cuts every connection to it.
-	rules.set(1, true)
+	rules.SetIsolated(1, true)
 	p.Enforce()
 	for _, c := range []*peer{from3, tool} {
 		if err := c.roundTrip(); err == nil {
@@ -121,9 +121,7 @@ func TestNodeProxyCutsAnIsolatedNodesLinksAndHeals(t *testing.T) {
 		}
 	}
 
-	rules.mu.Lock()
-	clear(rules.isolated)
-	rules.mu.Unlock()
+	rules.HealAll()
 	if err := dialPeer(t, p.Addr, "raft-client-2").roundTrip(); err != nil {
 		t.Errorf("node 2 after heal: %v", err)
 	}
