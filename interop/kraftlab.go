@@ -38,10 +38,11 @@ type Playground struct {
 	Controllers map[int32]string
 	Brokers     []string
 
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  bytes.Buffer // everything up printed
-	done chan error
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	out   bytes.Buffer // everything up printed
+	done  chan error
+	ended chan struct{} // closed once up's process has ended
 }
 
 var (
@@ -57,7 +58,7 @@ func StartPlayground(ctx context.Context, bin, home, dataDir string, upArgs ...s
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
 	}
-	p := &Playground{Bin: bin, Home: home, Session: "interop", DataDir: dataDir, LogFile: filepath.Join(home, "server.log"), Controllers: map[int32]string{}, done: make(chan error, 1)}
+	p := &Playground{Bin: bin, Home: home, Session: "interop", DataDir: dataDir, LogFile: filepath.Join(home, "server.log"), Controllers: map[int32]string{}, done: make(chan error, 1), ended: make(chan struct{})}
 	args := append([]string{"up", "--headless", "--data-dir", dataDir, "--log-file", p.LogFile}, upArgs...)
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Env = p.env()
@@ -66,7 +67,7 @@ func StartPlayground(ctx context.Context, bin, home, dataDir string, upArgs ...s
 	if err := p.cmd.Start(); err != nil {
 		return nil, err
 	}
-	go func() { err := p.cmd.Wait(); pw.Close(); p.done <- err }()
+	go func() { err := p.cmd.Wait(); pw.Close(); close(p.ended); p.done <- err }()
 	banner := make(chan error, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
@@ -116,6 +117,17 @@ func StartPlayground(ctx context.Context, bin, home, dataDir string, upArgs ...s
 
 func (p *Playground) env() []string {
 	return append(os.Environ(), "KRAFTLAB_HOME="+p.Home, "KRAFTLAB_SESSION="+p.Session)
+}
+
+// Ended reports whether up's process has ended (read without racing the
+// goroutine that waits for it).
+func (p *Playground) Ended() bool {
+	select {
+	case <-p.ended:
+		return true
+	default:
+		return false
+	}
 }
 
 // Output is what up printed so far.

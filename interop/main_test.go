@@ -80,7 +80,7 @@ func startPlayground(t *testing.T, upArgs ...string) *Playground {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
+		if !p.Ended() {
 			p.Down(context.Background())
 		}
 	})

@@ -204,7 +204,7 @@ func runPeerSystem(ctx context.Context, k *Kafka, bin string, cfg PeerConfig, sy
 			return fail(errors.New("no Kafka here"))
 		}
 		sr.Setup = fmt.Sprintf("Apache Kafka %s, %d controller and %d broker JVMs (process.roles one each), -Xmx%s -Xms%[4]s each, G1 as kafka-server-start; partition logs not fsynced (log.flush.interval.* never), metadata log fsynced per batch", KafkaVersion, cfg.Controllers, cfg.Brokers, cfg.Heap)
-		c, err := StartKafkaCluster(ctx, k, dir, KafkaClusterConfig{Controllers: cfg.Controllers, Brokers: cfg.Brokers, Heap: cfg.Heap})
+		c, err := StartKafkaCluster(ctx, k, dir, KafkaClusterShape{Controllers: cfg.Controllers, Brokers: cfg.Brokers, Heap: cfg.Heap})
 		if err != nil {
 			return fail(err)
 		}

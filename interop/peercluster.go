@@ -86,8 +86,7 @@ func (k kafkaPeer) kill(_ context.Context, id int32) error {
 	if n == nil {
 		return fmt.Errorf("no kafka node %d", id)
 	}
-	n.Kill()
-	return nil
+	return n.Kill()
 }
 
 func (k kafkaPeer) start(_ context.Context, id int32) error {
@@ -98,7 +97,7 @@ func (k kafkaPeer) start(_ context.Context, id int32) error {
 	return n.Start()
 }
 
-func (k kafkaPeer) stop(context.Context) error { k.c.Stop(); return nil }
+func (k kafkaPeer) stop(context.Context) error { k.c.Close(); return nil }
 
 // pinned is a franz-go client that sends every request to the one node
 // it was given, bypassing franz-go's routing: the comparison asks each
