@@ -78,4 +78,3 @@ func (p *Partition) CheckFlushed(requiredOffset int64) (done bool, err error) {
 	}
 	return p.log.LastFlushedOffset() >= requiredOffset, nil
 }
-
