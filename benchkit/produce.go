@@ -73,9 +73,10 @@ type ProduceConfig struct {
 	CatchUpBytes int64
 	// Dir holds the cluster's folder; empty means a fresh temporary one.
 	Dir string
-	// CPUProfile, BlockProfile and MutexProfile, when set, are files the
-	// run writes those profiles of its produce cases to.
-	CPUProfile, BlockProfile, MutexProfile string
+	// CPUProfile, BlockProfile, MutexProfile and TraceFile, when set,
+	// are files the run writes those profiles (and an execution trace) of
+	// its produce cases to.
+	CPUProfile, BlockProfile, MutexProfile, TraceFile string
 }
 
 // DefaultProduceConfig is `bench produce` without flags: 3 brokers, a

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // blockProfileRate samples one blocking event per this many nanoseconds
@@ -15,9 +16,10 @@ const blockProfileRate = 10_000
 
 // produceProfiles are the profiles `bench produce` writes of its cases:
 // CPU to see what the engine spends, block and mutex to see where a
-// produce waits (the process is not CPU-bound).
+// produce waits (the process is not CPU-bound), and an execution trace to
+// follow one produce across the goroutines that handle it.
 type produceProfiles struct {
-	cpu            *os.File
+	cpu, trace     *os.File
 	block, mutex   string
 	blocking, muxd bool
 }
@@ -36,6 +38,17 @@ func startProduceProfiles(cfg ProduceConfig) (*produceProfiles, error) {
 		}
 		p.cpu = f
 	}
+	if cfg.TraceFile != "" {
+		f, err := os.Create(cfg.TraceFile)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			p.stop()
+			return nil, fmt.Errorf("trace: %w", err)
+		}
+		p.trace = f
+	}
 	if p.block != "" {
 		runtime.SetBlockProfileRate(blockProfileRate)
 		p.blocking = true
@@ -53,6 +66,10 @@ func (p *produceProfiles) stop() error {
 	if p.cpu != nil {
 		pprof.StopCPUProfile()
 		err = p.cpu.Close()
+	}
+	if p.trace != nil {
+		trace.Stop()
+		err = errors.Join(err, p.trace.Close())
 	}
 	if p.blocking {
 		err = errors.Join(err, writeProfile("block", p.block))

@@ -328,6 +328,7 @@ default; acks=1 cannot be.`,
 	fl.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the produce cases to this file")
 	fl.StringVar(&cfg.BlockProfile, "blockprofile", "", "write a block profile (where goroutines wait) of the produce cases to this file")
 	fl.StringVar(&cfg.MutexProfile, "mutexprofile", "", "write a mutex contention profile of the produce cases to this file")
+	fl.StringVar(&cfg.TraceFile, "trace", "", "write an execution trace of the produce cases to this file (go tool trace)")
 	addJSONFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if quick {
