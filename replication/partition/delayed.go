@@ -3,6 +3,8 @@ package partition
 import (
 	"fmt"
 
+	"github.com/kraftlab/kraftlab/storage"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -143,12 +145,31 @@ func (p *Partition) LeaderEpoch() int32 {
 // bytesAvailable is how many bytes, up to limit, a fetch could read now;
 // interrupt is true when the fetch should be answered at once whatever it
 // holds: an error, a diverging log, or a leader epoch other than epoch.
+//
+// A fetch that needs no more than a batch header's worth (fetch.min.bytes
+// of 1, the default of followers and consumers) is satisfied by any batch
+// it may read, so the records are not read just to be counted: the fetch
+// that completes reads them once.
 func (p *Partition) bytesAvailable(f FetchParams, epoch int32, limit int) (n int, interrupt bool) {
-	if p.LeaderEpoch() != epoch {
+	p.mu.Lock()
+	if p.leaderEpoch != epoch {
+		p.mu.Unlock()
 		return 0, true
 	}
+	res, maxOffset, err := p.readPositionsLocked(f)
+	p.mu.Unlock()
+	switch {
+	case err != nil || res.DivergingEpoch != nil:
+		return 0, true
+	case f.FetchOffset >= maxOffset:
+		return 0, false
+	case limit <= storage.BatchHeaderSize:
+		// Whole batches end at maxOffset (a high watermark and a log end
+		// are batch boundaries), and each is at least a header long.
+		return limit, false
+	}
 	f.MaxBytes = min(f.MaxBytes, limit)
-	res, err := p.Read(f)
+	res, err = p.Read(f)
 	if err != nil || res.DivergingEpoch != nil {
 		return 0, true
 	}

@@ -83,39 +83,9 @@ type FetchResult struct {
 func (p *Partition) Read(f FetchParams) (FetchResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.role != RoleLeader {
-		return FetchResult{}, fmt.Errorf("partition %s: broker %d does not lead: %w", p.name, p.cfg.LocalBrokerID, errNotLeaderOrFollower)
-	}
-	follower := f.ReplicaID >= 0
-	if _, ok := p.remotes[f.ReplicaID]; follower && !ok {
-		return FetchResult{}, fmt.Errorf("partition %s: broker %d is not a follower of %v: %w", p.name, f.ReplicaID, p.replicas, errNotLeaderOrFollower)
-	}
-	if err := p.checkCurrentLeaderEpoch(f.CurrentLeaderEpoch); err != nil {
-		return FetchResult{}, err
-	}
-	res := FetchResult{HighWatermark: p.hwm, LastStableOffset: p.hwm, LogStartOffset: p.log.LogStartOffset(), LogEndOffset: p.log.LogEndOffset()}
-	if f.LastFetchedEpoch >= 0 {
-		end := p.endOffsetForEpoch(f.LastFetchedEpoch)
-		if end.EndOffset < 0 || end.Epoch < 0 {
-			// Kafka's validateFetchOffsetAndMaybeGetDivergingEpoch: a
-			// DivergingEpoch of (-1, -1) would read as none on the wire.
-			return FetchResult{}, fmt.Errorf("partition %s: no end offset for last fetched epoch %d: %w", p.name, f.LastFetchedEpoch, kerr.OffsetOutOfRange)
-		}
-		if end.Epoch < f.LastFetchedEpoch || end.EndOffset < f.FetchOffset {
-			res.DivergingEpoch = &end
-			return res, nil
-		}
-	}
-	if f.FetchOffset < res.LogStartOffset || f.FetchOffset > res.LogEndOffset {
-		return FetchResult{}, fmt.Errorf("partition %s: fetch offset %d outside [%d, %d]: %w",
-			p.name, f.FetchOffset, res.LogStartOffset, res.LogEndOffset, kerr.OffsetOutOfRange)
-	}
-	maxOffset := res.LogEndOffset
-	if !follower {
-		maxOffset = p.hwm // Kafka gives consumers no log-end isolation
-	}
-	if f.FetchOffset >= maxOffset {
-		return res, nil
+	res, maxOffset, err := p.readPositionsLocked(f)
+	if err != nil || res.DivergingEpoch != nil || f.FetchOffset >= maxOffset {
+		return res, err
 	}
 	raw, err := p.log.Read(f.FetchOffset, f.MaxBytes)
 	if err != nil {
@@ -123,6 +93,45 @@ func (p *Partition) Read(f FetchParams) (FetchResult, error) {
 	}
 	res.Records = below(raw, maxOffset)
 	return res, nil
+}
+
+// readPositionsLocked checks a fetch as Read does and returns the
+// partition's positions for its answer and the offset it may read up to
+// (exclusive): the log end for a follower, the high watermark for a
+// consumer.
+func (p *Partition) readPositionsLocked(f FetchParams) (FetchResult, int64, error) {
+	if p.role != RoleLeader {
+		return FetchResult{}, 0, fmt.Errorf("partition %s: broker %d does not lead: %w", p.name, p.cfg.LocalBrokerID, errNotLeaderOrFollower)
+	}
+	follower := f.ReplicaID >= 0
+	if _, ok := p.remotes[f.ReplicaID]; follower && !ok {
+		return FetchResult{}, 0, fmt.Errorf("partition %s: broker %d is not a follower of %v: %w", p.name, f.ReplicaID, p.replicas, errNotLeaderOrFollower)
+	}
+	if err := p.checkCurrentLeaderEpoch(f.CurrentLeaderEpoch); err != nil {
+		return FetchResult{}, 0, err
+	}
+	res := FetchResult{HighWatermark: p.hwm, LastStableOffset: p.hwm, LogStartOffset: p.log.LogStartOffset(), LogEndOffset: p.log.LogEndOffset()}
+	if f.LastFetchedEpoch >= 0 {
+		end := p.endOffsetForEpoch(f.LastFetchedEpoch)
+		if end.EndOffset < 0 || end.Epoch < 0 {
+			// Kafka's validateFetchOffsetAndMaybeGetDivergingEpoch: a
+			// DivergingEpoch of (-1, -1) would read as none on the wire.
+			return FetchResult{}, 0, fmt.Errorf("partition %s: no end offset for last fetched epoch %d: %w", p.name, f.LastFetchedEpoch, kerr.OffsetOutOfRange)
+		}
+		if end.Epoch < f.LastFetchedEpoch || end.EndOffset < f.FetchOffset {
+			res.DivergingEpoch = &end
+			return res, 0, nil
+		}
+	}
+	if f.FetchOffset < res.LogStartOffset || f.FetchOffset > res.LogEndOffset {
+		return FetchResult{}, 0, fmt.Errorf("partition %s: fetch offset %d outside [%d, %d]: %w",
+			p.name, f.FetchOffset, res.LogStartOffset, res.LogEndOffset, kerr.OffsetOutOfRange)
+	}
+	maxOffset := res.LogEndOffset
+	if !follower {
+		maxOffset = p.hwm // Kafka gives consumers no log-end isolation
+	}
+	return res, maxOffset, nil
 }
 
 // below keeps the whole batches of raw that end before maxOffset.
