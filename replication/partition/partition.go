@@ -58,6 +58,9 @@ type Partition struct {
 	producers producerStateManager
 	// deferredFlush: appends do not fsync, Flush does (FlushAlways).
 	deferredFlush bool
+	// tail is the newest batches this leader appended, which fetches
+	// read from memory.
+	tail leaderTail
 }
 
 // DirName is the name of a replica's directory, as Kafka names it.

@@ -59,7 +59,8 @@ type EpochEndOffset struct {
 // FetchResult is the answer to one partition of a fetch.
 type FetchResult struct {
 	// Records are whole batches, raw as stored; the first may hold offsets
-	// below FetchOffset.
+	// below FetchOffset. They may be the leader's in-memory copy of its
+	// newest batches: read them, never write them.
 	Records          []byte
 	HighWatermark    int64
 	LastStableOffset int64
@@ -87,9 +88,12 @@ func (p *Partition) Read(f FetchParams) (FetchResult, error) {
 	if err != nil || res.DivergingEpoch != nil || f.FetchOffset >= maxOffset {
 		return res, err
 	}
-	raw, err := p.log.Read(f.FetchOffset, f.MaxBytes)
-	if err != nil {
-		return FetchResult{}, fmt.Errorf("partition %s: read at %d: %w", p.name, f.FetchOffset, storageError(err))
+	raw, ok := p.tail.read(f.FetchOffset, f.MaxBytes)
+	if !ok {
+		var err error
+		if raw, err = p.log.Read(f.FetchOffset, f.MaxBytes); err != nil {
+			return FetchResult{}, fmt.Errorf("partition %s: read at %d: %w", p.name, f.FetchOffset, storageError(err))
+		}
 	}
 	res.Records = below(raw, maxOffset)
 	return res, nil
