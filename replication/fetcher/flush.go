@@ -20,6 +20,9 @@ type flushTarget struct {
 // not add up per partition. A replica whose flush fails is given up, as
 // one whose append failed (the log refuses what it cannot make durable).
 func (t *Thread) flush(targets []flushTarget) {
+	if len(targets) == 0 {
+		return
+	}
 	errs := make([]error, len(targets))
 	if len(targets) == 1 {
 		errs[0] = targets[0].replica.Flush()
