@@ -77,6 +77,10 @@ type ProduceConfig struct {
 	CatchUpBytes int64
 	// Dir holds the cluster's folder; empty means a fresh temporary one.
 	Dir string
+	// CPUProfile, BlockProfile, MutexProfile and TraceFile, when set,
+	// are files the run writes those profiles (and an execution trace) of
+	// its produce cases to.
+	CPUProfile, BlockProfile, MutexProfile, TraceFile string
 }
 
 // DefaultProduceConfig is `bench produce` without flags: 3 brokers, a
@@ -205,6 +209,15 @@ func RunProduce(ctx context.Context, cfg ProduceConfig, progress io.Writer) (Pro
 		return rep, err
 	}
 	rf := int16(min(3, cfg.Brokers))
+	prof, err := startProduceProfiles(cfg)
+	if err != nil {
+		return rep, err
+	}
+	defer func() {
+		if perr := prof.stop(); perr != nil {
+			fmt.Fprintf(progress, "profiles: %v\n", perr)
+		}
+	}()
 	for i, acks := range cfg.Acks {
 		for j, size := range cfg.Sizes {
 			topic := fmt.Sprintf("bench-%d-%d", i, j)

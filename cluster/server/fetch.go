@@ -208,7 +208,12 @@ func (rm *ReplicaManager) followerFetched(p *partition.Partition, params partiti
 		rm.produces.CheckAndComplete(p)
 		rm.fetches.CheckAndComplete(p)
 	}
-	if p.HighWatermark() <= params.FetchOffset {
+	// A follower outside the ISR that reached the high watermark may
+	// join it now (or its expansion be sent again); one inside has
+	// nothing to propose (a shrink is the ticker's), and waking the ISR
+	// goroutine on its every fetch would take the manager's lock away
+	// from the produce and fetch paths.
+	if p.HighWatermark() <= params.FetchOffset && !p.InISR(params.ReplicaID) {
 		signal(rm.isrWake)
 	}
 }

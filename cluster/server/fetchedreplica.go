@@ -1,6 +1,8 @@
 package server
 
 import (
+	"time"
+
 	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/replication/partition"
 )
@@ -39,3 +41,10 @@ func (r fetchedReplica) TruncateFullyAndStartAt(offset int64) error {
 }
 
 func (r fetchedReplica) UpdateHighWatermark(hwm int64) { r.p.UpdateHighWatermark(hwm) }
+
+// Flush fsyncs what the fetcher appended, without the partition's lock; a
+// follower's flush moves no high watermark.
+func (r fetchedReplica) Flush() error {
+	_, err := r.p.Flush(time.Now())
+	return err
+}

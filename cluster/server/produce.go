@@ -25,7 +25,9 @@ type producedPartition struct {
 // handleProduce is Kafka's handleProduceRequest with
 // ReplicaManager.appendRecords: each partition's batch goes to its leader
 // replica here; acks=-1 waits in purgatory for the high watermark to pass
-// every batch, up to the request's timeout (REQUEST_TIMED_OUT).
+// every batch, up to the request's timeout (REQUEST_TIMED_OUT). Under a
+// deferred flush (FlushAlways) the append does not fsync: the flusher
+// does, off this goroutine, and acks=1 waits in purgatory for it.
 func (rm *ReplicaManager) handleProduce(req *wire.Request) {
 	rm.produce(req.Body.(*kmsg.ProduceRequest), req.Respond)
 }
@@ -64,13 +66,24 @@ func (rm *ReplicaManager) produce(r *kmsg.ProduceRequest, respond func(kmsg.Resp
 				continue
 			}
 			rp.BaseOffset, rp.LogStartOffset = info.FirstOffset, info.LogStartOffset
+			deferred := p.FlushDeferred()
+			if deferred && !info.Duplicate {
+				rm.flusher.request(p)
+			}
 			if info.HighWatermarkMoved {
 				rm.produces.CheckAndComplete(p)
 			}
 			// Followers parked on this partition have data to fetch now.
 			rm.fetches.CheckAndComplete(p)
-			if r.Acks == -1 {
+			switch {
+			case r.Acks == -1:
 				waits = append(waits, partition.ProduceWait{Partition: p, RequiredOffset: info.LastOffset + 1})
+				waitsAt = append(waitsAt, rp)
+			case r.Acks == 1 && deferred:
+				// Answered once the leader's flush covers the batch, as
+				// when every append fsynced: what acks=1 acknowledged
+				// survives the leader's kill.
+				waits = append(waits, partition.ProduceWait{Partition: p, RequiredOffset: info.LastOffset + 1, LeaderFlush: true})
 				waitsAt = append(waitsAt, rp)
 			}
 		}

@@ -45,6 +45,8 @@ type ReplicaManager struct {
 	// fetches the fetches waiting for MinBytes; both keyed by partition.
 	produces *partition.Purgatory[*partition.Partition]
 	fetches  *partition.Purgatory[*partition.Partition]
+	// flusher fsyncs the leaders' appends off the produce path.
+	flusher *logFlusher
 
 	// img is the last image the loader published; the manager's goroutine
 	// reconciles the hosted partitions with it.
@@ -121,6 +123,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		deadline: make(chan struct{}, 1),
 		quotas:   newReplicationQuotas(),
 	}
+	rm.flusher = newLogFlusher(rm)
 	rm.img.Store(image.Empty)
 	var err error
 	if rm.checkpointed, err = readHighWatermarks(cfg.dir); err != nil {
@@ -240,6 +243,11 @@ func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
 					}
 					rm.log.Info("leading", "partition", tp, "leaderEpoch", reg.LeaderEpoch)
 					touched = append(touched, h.p)
+					if h.p.FlushDeferred() && h.p.NeedsFlush() {
+						// A tail it fetched as a follower and had not
+						// flushed counts once it is durable.
+						rm.flusher.request(h.p)
+					}
 				}
 				if h.fetchingFrom >= 0 {
 					stopFetch = append(stopFetch, tp)
@@ -424,6 +432,7 @@ func (rm *ReplicaManager) Close() {
 		rm.cancel()
 		rm.wg.Wait()
 		rm.fetchers.Close()
+		rm.flusher.close()
 		rm.peers.close()
 		if !rm.crash.Load() {
 			rm.checkpointHighWatermarks()

@@ -26,11 +26,17 @@ var (
 // "waits" (leader, with 102 in the ISR never fetching).
 func replicaRig(t testing.TB) *ReplicaManager {
 	t.Helper()
+	return replicaRigFlushing(t, storage.FlushNever)
+}
+
+// replicaRigFlushing is replicaRig with the partition logs' flush policy.
+func replicaRigFlushing(t testing.TB, flush storage.FlushPolicy) *ReplicaManager {
+	t.Helper()
 	ch := &controllerChannel{from: 101, address: func(int32) (string, bool) { return "", false }, clients: map[int32]*wire.Client{}}
 	rm, err := newReplicaManager(replicaManagerConfig{
 		id: 101, dir: t.TempDir(), log: slog.New(slog.DiscardHandler),
 		brokerEpoch: func() int64 { return 5 }, controller: func() int32 { return -1 },
-		ctl: ch, client: wire.ClientConfig{From: 101}, flush: storage.FlushNever,
+		ctl: ch, client: wire.ClientConfig{From: 101}, flush: flush,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,9 @@
 // the answer appends the records to the local Replica, updates its high
 // watermark, or truncates it on a DivergingEpoch. The next Fetch is the
 // acknowledgement: the leader learns the follower's position from its fetch
-// offset, and nothing else is sent.
+// offset, and nothing else is sent. So before it the thread flushes every
+// replica the answer appended to (Replica.Flush, side by side), and a fetch
+// offset never acknowledges what the follower has not made durable.
 //
 // Because one request carries every partition of a thread, a partition the
 // leader is slow to answer holds back every other partition on the same

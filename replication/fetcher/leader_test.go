@@ -296,6 +296,10 @@ func (f *followerLog) AppendAsFollower(b []byte) error {
 	return f.log.AppendAsFollower(b)
 }
 
+// Flush takes no lock of the fake's: the storage log guards itself, and
+// the thread calls Flush while the replica's other methods may run.
+func (f *followerLog) Flush() error { return f.log.Flush() }
+
 func (f *followerLog) TruncateTo(offset int64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

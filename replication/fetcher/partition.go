@@ -14,7 +14,9 @@ func (tp TopicPartition) String() string { return fmt.Sprintf("%s-%d", tp.Topic,
 // Replica is the local follower replica a fetcher thread feeds
 // (replication/partition satisfies it). Calls for one replica never overlap:
 // they are made under its thread's lock, from the thread's goroutine or from
-// the caller of Manager.AddPartitions or Manager.Stats.
+// the caller of Manager.AddPartitions or Manager.Stats; Flush alone is
+// called without the lock, from the thread's goroutine, while the others
+// may run.
 type Replica interface {
 	// LogEndOffset is the offset the next appended record takes.
 	LogEndOffset() int64
@@ -26,7 +28,13 @@ type Replica interface {
 	// no epoch at or below it.
 	EndOffsetForEpoch(epoch int32) (endOffset int64, foundEpoch int32, ok bool)
 	// AppendAsFollower appends whole v2 batches as the leader sent them.
+	// It need not make them durable: the thread calls Flush before the
+	// fetch whose offset acknowledges them.
 	AppendAsFollower(batches []byte) error
+	// Flush makes what was appended durable, as the replica's flush
+	// policy says (an fsync, or nothing). It must be safe to call while
+	// the replica's other methods run.
+	Flush() error
 	// TruncateTo removes every record at or above offset.
 	TruncateTo(offset int64) error
 	// TruncateFullyAndStartAt empties the log and starts it at offset, for a

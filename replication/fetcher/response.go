@@ -52,6 +52,7 @@ func (t *Thread) processFetchRequest(f *replicaFetch) {
 	}
 	t.lastResponse = now
 	var ranges []outOfRange
+	var appended []flushTarget
 	for i := range fr.Topics {
 		rt := &fr.Topics[i]
 		for j := range rt.Partitions {
@@ -78,7 +79,9 @@ func (t *Thread) processFetchRequest(f *replicaFetch) {
 				// moved until the truncation is done: the next fetch does it.
 				t.truncateOnDivergingEpoch(s.tp, st, rp.DivergingEpoch.Epoch, rp.DivergingEpoch.EndOffset)
 			case code == 0:
-				t.processPartitionData(s.tp, st, rp, now)
+				if t.processPartitionData(s.tp, st, rp, now) {
+					appended = append(appended, flushTarget{s, st.replica})
+				}
 			case code == kerr.OffsetOutOfRange.Code:
 				ranges = append(ranges, outOfRange{s})
 			case code == kerr.FencedLeaderEpoch.Code:
@@ -94,17 +97,20 @@ func (t *Thread) processFetchRequest(f *replicaFetch) {
 		}
 	}
 	t.mu.Unlock()
+	t.flush(appended)
 	for _, r := range ranges {
 		t.handleOutOfRangeError(r)
 	}
 }
 
 // processPartitionData appends one partition's records and takes the
-// leader's high watermark (ReplicaFetcherThread.processPartitionData).
-func (t *Thread) processPartitionData(tp TopicPartition, st *partitionState, rp *kmsg.FetchResponseTopicPartition, now time.Time) {
+// leader's high watermark (ReplicaFetcherThread.processPartitionData). It
+// reports whether it appended: the replica then needs a flush before the
+// next fetch acknowledges the records.
+func (t *Thread) processPartitionData(tp TopicPartition, st *partitionState, rp *kmsg.FetchResponseTopicPartition, now time.Time) (appended bool) {
 	if leo := st.replica.LogEndOffset(); leo != st.FetchOffset {
 		t.markFailedLocked(tp, fmt.Errorf("%w: fetched %d, log end %d", errOffsetMismatch, st.FetchOffset, leo))
-		return
+		return false
 	}
 	batches, records, err := batchesUpToEpoch(rp.RecordBatches, st.CurrentLeaderEpoch)
 	if err == nil && len(batches) > 0 {
@@ -116,10 +122,10 @@ func (t *Thread) processPartitionData(tp TopicPartition, st *partitionState, rp 
 			// this partition after the backoff, without stopping the others.
 			t.log.Warn("invalid records in fetch", "partition", tp, "offset", st.FetchOffset, "err", err)
 			t.delayLocked(tp, now, err.Error())
-			return
+			return false
 		}
 		t.markFailedLocked(tp, fmt.Errorf("append to %s at %d: %w", tp, st.FetchOffset, err))
-		return
+		return false
 	}
 	st.replica.UpdateHighWatermark(rp.HighWatermark)
 	st.highWater = rp.HighWatermark
@@ -138,6 +144,7 @@ func (t *Thread) processPartitionData(tp TopicPartition, st *partitionState, rp 
 	if q := t.cfg.Quota; q != nil && q.IsThrottled(tp) {
 		q.record(now, int64(len(batches)))
 	}
+	return len(batches) > 0
 }
 
 // batchesUpToEpoch returns the whole batches at the start of b whose leader

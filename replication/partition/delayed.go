@@ -3,15 +3,22 @@ package partition
 import (
 	"fmt"
 
+	"github.com/kraftlab/kraftlab/storage"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // ProduceWait is one partition of a DelayedProduce: an acks=-1 append
-// waiting for the high watermark to pass it.
+// waiting for the high watermark to pass it, or an acks=1 append waiting
+// for the leader's deferred flush to cover it.
 type ProduceWait struct {
 	Partition *Partition
 	// RequiredOffset is the appended batch's LastOffset + 1.
 	RequiredOffset int64
+	// LeaderFlush: an acks=1 append, done once the leader's log is
+	// durable past RequiredOffset (CheckFlushed) rather than once the
+	// high watermark passes it.
+	LeaderFlush bool
 	// Err is the partition's outcome once the operation completed: nil,
 	// NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER, or
 	// REQUEST_TIMED_OUT at the deadline.
@@ -20,7 +27,8 @@ type ProduceWait struct {
 }
 
 // DelayedProduce is an acks=-1 Produce waiting for its partitions' high
-// watermarks (Kafka's DelayedProduce). Watch it under each partition's
+// watermarks (Kafka's DelayedProduce), or an acks=1 one waiting for its
+// leaders' deferred flushes. Watch it under each partition's
 // pointer; it completes when every partition is done.
 type DelayedProduce struct {
 	Waits []ProduceWait
@@ -45,7 +53,11 @@ func (d *DelayedProduce) TryComplete() bool {
 		if w.done {
 			continue
 		}
-		w.done, w.Err = w.Partition.CheckEnoughReplicasReachOffset(w.RequiredOffset)
+		if w.LeaderFlush {
+			w.done, w.Err = w.Partition.CheckFlushed(w.RequiredOffset)
+		} else {
+			w.done, w.Err = w.Partition.CheckEnoughReplicasReachOffset(w.RequiredOffset)
+		}
 		all = all && w.done
 	}
 	return all
@@ -56,7 +68,11 @@ func (d *DelayedProduce) TryComplete() bool {
 func (d *DelayedProduce) OnComplete(expired bool) {
 	for i := range d.Waits {
 		if w := &d.Waits[i]; !w.done {
-			w.done, w.Err = true, fmt.Errorf("partition %s: high watermark did not reach %d in time: %w", w.Partition.name, w.RequiredOffset, kerr.RequestTimedOut)
+			what := "high watermark"
+			if w.LeaderFlush {
+				what = "flushed offset"
+			}
+			w.done, w.Err = true, fmt.Errorf("partition %s: %s did not reach %d in time: %w", w.Partition.name, what, w.RequiredOffset, kerr.RequestTimedOut)
 		}
 	}
 	if d.Done != nil {
@@ -129,12 +145,31 @@ func (p *Partition) LeaderEpoch() int32 {
 // bytesAvailable is how many bytes, up to limit, a fetch could read now;
 // interrupt is true when the fetch should be answered at once whatever it
 // holds: an error, a diverging log, or a leader epoch other than epoch.
+//
+// A fetch that needs no more than a batch header's worth (fetch.min.bytes
+// of 1, the default of followers and consumers) is satisfied by any batch
+// it may read, so the records are not read just to be counted: the fetch
+// that completes reads them once.
 func (p *Partition) bytesAvailable(f FetchParams, epoch int32, limit int) (n int, interrupt bool) {
-	if p.LeaderEpoch() != epoch {
+	p.mu.Lock()
+	if p.leaderEpoch != epoch {
+		p.mu.Unlock()
 		return 0, true
 	}
+	res, maxOffset, err := p.readPositionsLocked(f)
+	p.mu.Unlock()
+	switch {
+	case err != nil || res.DivergingEpoch != nil:
+		return 0, true
+	case f.FetchOffset >= maxOffset:
+		return 0, false
+	case limit <= storage.BatchHeaderSize:
+		// Whole batches end at maxOffset (a high watermark and a log end
+		// are batch boundaries), and each is at least a header long.
+		return limit, false
+	}
 	f.MaxBytes = min(f.MaxBytes, limit)
-	res, err := p.Read(f)
+	res, err = p.Read(f)
 	if err != nil || res.DivergingEpoch != nil {
 		return 0, true
 	}

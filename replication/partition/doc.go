@@ -12,7 +12,12 @@
 // change should be followed by is returned to the caller (the high
 // watermark moved, so delayed produces and fetches may complete; an ISR
 // change to send with AlterPartition). Methods are safe for concurrent use:
-// one mutex guards the state, and the log does its own I/O under it.
+// one mutex guards the state, and the log does its own I/O under it, except
+// for Flush: under FlushAlways appends do not fsync, and Flush does without
+// the replica's lock, one fsync for every append before it (group commit).
+// A leader's own records then count toward the high watermark only once
+// flushed, so the caller must call Flush after appending (NeedsFlush says
+// whether there is anything to flush).
 //
 // # Leader
 //

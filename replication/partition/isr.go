@@ -161,3 +161,13 @@ func checkISR(replicas, isr []int32) error {
 	}
 	return nil
 }
+
+// InISR says whether replicaID is in the last committed ISR. A follower
+// in it has no expansion to propose (a shrink is found on a timer), so its
+// fetches need not wake whoever proposes ISR changes; one outside it, with
+// an expansion pending or not, may.
+func (p *Partition) InISR(replicaID int32) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Contains(p.isr.committed, replicaID)
+}

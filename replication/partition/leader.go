@@ -70,6 +70,7 @@ func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Ti
 		return AppendInfo{}, fmt.Errorf("partition %s: append: %w", p.name, storageError(err))
 	}
 	p.producers.update(h, first, last)
+	p.tail.add(batch)
 	return AppendInfo{
 		FirstOffset: first, LastOffset: last, LogStartOffset: p.log.LogStartOffset(), LeaderEpoch: p.leaderEpoch,
 		HighWatermarkMoved: p.maybeIncrementHighWatermark(now),
@@ -102,7 +103,8 @@ func (p *Partition) UpdateFollowerFetch(replicaID int32, fetchOffset int64, now 
 }
 
 // maybeIncrementHighWatermark is Kafka's maybeIncrementLeaderHW: the high
-// watermark becomes the smallest log end offset among the leader, the
+// watermark becomes the smallest log end offset among the leader (what it
+// flushed, under a deferred flush), the
 // maximal ISR, and the replicas caught up and eligible to join (so that it
 // never passes a replica about to enter the ISR). It only moves forward.
 func (p *Partition) maybeIncrementHighWatermark(now time.Time) bool {
@@ -110,7 +112,7 @@ func (p *Partition) maybeIncrementHighWatermark(now time.Time) bool {
 		return false
 	}
 	leo := p.log.LogEndOffset()
-	hw := leo
+	hw := p.localEnd()
 	for id, r := range p.remotes {
 		if r.leo >= hw {
 			continue

@@ -56,6 +56,11 @@ type Partition struct {
 	remotes          map[int32]*replicaState
 	// producers is the idempotent producers' state as the log holds it.
 	producers producerStateManager
+	// deferredFlush: appends do not fsync, Flush does (FlushAlways).
+	deferredFlush bool
+	// tail is the newest batches this leader appended, which fetches
+	// read from memory.
+	tail leaderTail
 }
 
 // DirName is the name of a replica's directory, as Kafka names it.
@@ -73,7 +78,8 @@ func New(cfg Config) (*Partition, error) {
 	}
 	name := DirName(cfg.Topic, cfg.Partition)
 	dir := filepath.Join(cfg.Dir, name)
-	log, err := storage.Open(dir, cfg.Log)
+	opts, deferred := logOptions(cfg.Log)
+	log, err := storage.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open partition %s: %w", name, err)
 	}
@@ -94,6 +100,7 @@ func New(cfg Config) (*Partition, error) {
 		leaderEpochStart: -1,
 		remotes:          map[int32]*replicaState{},
 		producers:        newProducerStateManager(),
+		deferredFlush:    deferred,
 	}
 	if err := p.producers.rebuild(log); err != nil {
 		log.Close()
@@ -226,6 +233,3 @@ func (p *Partition) LogStartOffset() int64 { return p.log.LogStartOffset() }
 
 // Epochs returns the log's leader-epoch cache.
 func (p *Partition) Epochs() []storage.EpochEntry { return p.log.Epochs() }
-
-// Flush makes everything appended so far durable (storage.Log.Flush).
-func (p *Partition) Flush() error { return p.log.Flush() }

@@ -158,3 +158,29 @@ func TestPurgatoryCompletesEachOperationOnce(t *testing.T) {
 		t.Fatalf("%d waiting, %d keys watched after all completed", pg.Len(), len(pg.watchers))
 	}
 }
+
+// A consumer's parked fetch counts only what lies below the high
+// watermark: an append the followers do not hold yet leaves it waiting,
+// and the follower fetch that commits it completes it.
+func TestDelayedConsumerFetchWaitsForTheHighWatermark(t *testing.T) {
+	p := open(t, t.TempDir(), 1, 1)
+	leader(t, p, []int32{1, 2})
+	pg := NewPurgatory[*Partition]()
+	done := 0
+	op := &DelayedFetch{
+		Waits:    []FetchWait{{Partition: p, LeaderEpoch: p.LeaderEpoch(), Params: FetchParams{ReplicaID: -1, CurrentLeaderEpoch: NoEpoch, LastFetchedEpoch: NoEpoch, MaxBytes: 1 << 20}}},
+		MinBytes: 1,
+		Done:     func(bool) { done++ },
+	}
+	if pg.TryCompleteElseWatch(op, t0.Add(time.Second), op.Keys()...) {
+		t.Fatal("an empty fetch completed")
+	}
+	mustAppend(t, p, 3)
+	if pg.CheckAndComplete(p) != 0 || done != 0 {
+		t.Fatal("a consumer fetch completed on records above the high watermark")
+	}
+	fetch(t, p, 2, 3, t0)
+	if pg.CheckAndComplete(p) != 1 || done != 1 {
+		t.Fatalf("the committing follower fetch did not complete the consumer's (high watermark %d)", p.HighWatermark())
+	}
+}

@@ -59,7 +59,8 @@ type EpochEndOffset struct {
 // FetchResult is the answer to one partition of a fetch.
 type FetchResult struct {
 	// Records are whole batches, raw as stored; the first may hold offsets
-	// below FetchOffset.
+	// below FetchOffset. They may be the leader's in-memory copy of its
+	// newest batches: read them, never write them.
 	Records          []byte
 	HighWatermark    int64
 	LastStableOffset int64
@@ -83,15 +84,35 @@ type FetchResult struct {
 func (p *Partition) Read(f FetchParams) (FetchResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	res, maxOffset, err := p.readPositionsLocked(f)
+	if err != nil || res.DivergingEpoch != nil || f.FetchOffset >= maxOffset {
+		return res, err
+	}
+	raw, ok := p.tail.read(f.FetchOffset, f.MaxBytes)
+	if !ok {
+		var err error
+		if raw, err = p.log.Read(f.FetchOffset, f.MaxBytes); err != nil {
+			return FetchResult{}, fmt.Errorf("partition %s: read at %d: %w", p.name, f.FetchOffset, storageError(err))
+		}
+	}
+	res.Records = below(raw, maxOffset)
+	return res, nil
+}
+
+// readPositionsLocked checks a fetch as Read does and returns the
+// partition's positions for its answer and the offset it may read up to
+// (exclusive): the log end for a follower, the high watermark for a
+// consumer.
+func (p *Partition) readPositionsLocked(f FetchParams) (FetchResult, int64, error) {
 	if p.role != RoleLeader {
-		return FetchResult{}, fmt.Errorf("partition %s: broker %d does not lead: %w", p.name, p.cfg.LocalBrokerID, errNotLeaderOrFollower)
+		return FetchResult{}, 0, fmt.Errorf("partition %s: broker %d does not lead: %w", p.name, p.cfg.LocalBrokerID, errNotLeaderOrFollower)
 	}
 	follower := f.ReplicaID >= 0
 	if _, ok := p.remotes[f.ReplicaID]; follower && !ok {
-		return FetchResult{}, fmt.Errorf("partition %s: broker %d is not a follower of %v: %w", p.name, f.ReplicaID, p.replicas, errNotLeaderOrFollower)
+		return FetchResult{}, 0, fmt.Errorf("partition %s: broker %d is not a follower of %v: %w", p.name, f.ReplicaID, p.replicas, errNotLeaderOrFollower)
 	}
 	if err := p.checkCurrentLeaderEpoch(f.CurrentLeaderEpoch); err != nil {
-		return FetchResult{}, err
+		return FetchResult{}, 0, err
 	}
 	res := FetchResult{HighWatermark: p.hwm, LastStableOffset: p.hwm, LogStartOffset: p.log.LogStartOffset(), LogEndOffset: p.log.LogEndOffset()}
 	if f.LastFetchedEpoch >= 0 {
@@ -99,30 +120,22 @@ func (p *Partition) Read(f FetchParams) (FetchResult, error) {
 		if end.EndOffset < 0 || end.Epoch < 0 {
 			// Kafka's validateFetchOffsetAndMaybeGetDivergingEpoch: a
 			// DivergingEpoch of (-1, -1) would read as none on the wire.
-			return FetchResult{}, fmt.Errorf("partition %s: no end offset for last fetched epoch %d: %w", p.name, f.LastFetchedEpoch, kerr.OffsetOutOfRange)
+			return FetchResult{}, 0, fmt.Errorf("partition %s: no end offset for last fetched epoch %d: %w", p.name, f.LastFetchedEpoch, kerr.OffsetOutOfRange)
 		}
 		if end.Epoch < f.LastFetchedEpoch || end.EndOffset < f.FetchOffset {
 			res.DivergingEpoch = &end
-			return res, nil
+			return res, 0, nil
 		}
 	}
 	if f.FetchOffset < res.LogStartOffset || f.FetchOffset > res.LogEndOffset {
-		return FetchResult{}, fmt.Errorf("partition %s: fetch offset %d outside [%d, %d]: %w",
+		return FetchResult{}, 0, fmt.Errorf("partition %s: fetch offset %d outside [%d, %d]: %w",
 			p.name, f.FetchOffset, res.LogStartOffset, res.LogEndOffset, kerr.OffsetOutOfRange)
 	}
 	maxOffset := res.LogEndOffset
 	if !follower {
 		maxOffset = p.hwm // Kafka gives consumers no log-end isolation
 	}
-	if f.FetchOffset >= maxOffset {
-		return res, nil
-	}
-	raw, err := p.log.Read(f.FetchOffset, f.MaxBytes)
-	if err != nil {
-		return FetchResult{}, fmt.Errorf("partition %s: read at %d: %w", p.name, f.FetchOffset, storageError(err))
-	}
-	res.Records = below(raw, maxOffset)
-	return res, nil
+	return res, maxOffset, nil
 }
 
 // below keeps the whole batches of raw that end before maxOffset.

@@ -23,7 +23,7 @@ func TestRecoveryAfterCrashKeepsFlushedData(t *testing.T) {
 	}
 	leader(t, p, []int32{1})
 	mustAppend(t, p, 5)
-	if err := p.Flush(); err != nil {
+	if _, err := p.Flush(now); err != nil {
 		t.Fatal(err)
 	}
 	mustAppend(t, p, 3)

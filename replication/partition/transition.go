@@ -29,6 +29,10 @@ func (p *Partition) MakeLeader(leaderEpoch, partitionEpoch int32, replicas, isr 
 	newLeader := p.role != RoleLeader
 	isNewLeaderEpoch = leaderEpoch > p.leaderEpoch
 	p.setAssignment(replicas, isr)
+	if newLeader {
+		// What it appended as a follower, or led before, is not kept.
+		p.tail.reset()
+	}
 	if isNewLeaderEpoch || newLeader {
 		p.leaderEpochStart = p.log.LogEndOffset()
 		for id, r := range p.remotes {
@@ -48,6 +52,7 @@ func (p *Partition) MakeLeader(leaderEpoch, partitionEpoch int32, replicas, isr 
 func (p *Partition) MakeFollower(leader, leaderEpoch, partitionEpoch int32, replicas, isr []int32) (isNewLeaderEpoch bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.tail.reset()
 	if err := p.checkTransition(leaderEpoch, partitionEpoch, replicas, isr); err != nil {
 		return false, err
 	}
