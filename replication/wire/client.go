@@ -149,9 +149,13 @@ func (c *Client) send(ctx context.Context, k *call) error {
 	c.corr++
 	k.corr = c.corr
 	cc := c.conn
-	if cc == nil || !cc.enqueue(k) {
+	var ok, inline bool
+	if cc != nil {
+		ok, inline = cc.enqueue(k)
+	}
+	if !ok {
 		// The first call is queued before the connection's goroutine
-		// starts, so it cannot find the connection dead.
+		// starts, so it cannot find the connection dead, nor idle.
 		cc = newClientConn(c)
 		cc.enqueue(k)
 		c.conn = cc
@@ -159,6 +163,10 @@ func (c *Client) send(ctx context.Context, k *call) error {
 		go cc.run()
 	}
 	c.mu.Unlock()
+	if inline {
+		// Outside c.mu: the calls enqueued meanwhile queue behind k.
+		cc.writeInline(k)
+	}
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() {
 			cc.finish(k, nil, fmt.Errorf("%s request to %s: %w", kmsg.NameForKey(k.req.Key()), c.name, ctx.Err()))
