@@ -149,13 +149,9 @@ func (c *Client) send(ctx context.Context, k *call) error {
 	c.corr++
 	k.corr = c.corr
 	cc := c.conn
-	var ok, inline bool
-	if cc != nil {
-		ok, inline = cc.enqueue(k)
-	}
-	if !ok {
+	if cc == nil || !cc.enqueue(k) {
 		// The first call is queued before the connection's goroutine
-		// starts, so it cannot find the connection dead, nor idle.
+		// starts, so it cannot find the connection dead.
 		cc = newClientConn(c)
 		cc.enqueue(k)
 		c.conn = cc
@@ -163,10 +159,6 @@ func (c *Client) send(ctx context.Context, k *call) error {
 		go cc.run()
 	}
 	c.mu.Unlock()
-	if inline {
-		// Outside c.mu: the calls enqueued meanwhile queue behind k.
-		cc.writeInline(k)
-	}
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() {
 			cc.finish(k, nil, fmt.Errorf("%s request to %s: %w", kmsg.NameForKey(k.req.Key()), c.name, ctx.Err()))

@@ -8,7 +8,6 @@ import (
 	"net"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -44,13 +43,6 @@ type heldResponse struct {
 // clientConn is one connection of a Client: a goroutine that dials and then
 // writes, one that reads, and, behind Links, one that releases delayed
 // responses. Once dead it stays dead; the Client makes a new one.
-//
-// A request sent while the connection is idle (nothing queued, nobody
-// writing) is written on the sender's goroutine, as far as the socket
-// takes it without waiting, instead of waking the writer: one goroutine
-// hand-off fewer per request. What the socket does not take at once, or a
-// link holds back, goes to the writer goroutine, so a sender never blocks
-// on a slow peer.
 type clientConn struct {
 	cl     *Client
 	closed chan struct{} // closed when the connection dies
@@ -65,20 +57,6 @@ type clientConn struct {
 	queue   []*call         // waiting for the writer
 	pending map[int32]*call // queued or sent, awaiting a response
 	held    []heldResponse  // delayed responses, in release order
-	// writing is set while one goroutine owns the socket's write side:
-	// the writer goroutine, or a sender writing inline.
-	writing bool
-	// inline allows senders to write; set once the connection is dialed
-	// and authenticated, on a socket that can be written without waiting.
-	inline bool
-	// carry is what an inline write left over, and carryAt when it may
-	// go (a link's delay); the writer goroutine takes it, and the
-	// ownership of the write side with it.
-	carry   []byte
-	carryAt time.Time
-	// ibuf is the inline writers' buffer, used by whoever owns writing.
-	ibuf []byte
-	raw  syscall.RawConn
 
 	// setupDeadline bounds dialing and authenticating; set before run.
 	setupDeadline time.Time
@@ -102,86 +80,17 @@ func newClientConn(cl *Client) *clientConn {
 }
 
 // enqueue queues k for the writer, or reports false if the connection died.
-// With inline set, the connection was idle and k is not queued: the caller
-// now owns the write side and must call writeInline(k). Calls are enqueued
-// in correlation order, and the write side's owner writes them in that
-// order.
-func (cc *clientConn) enqueue(k *call) (ok, inline bool) {
+func (cc *clientConn) enqueue(k *call) bool {
 	cc.mu.Lock()
 	if cc.err != nil {
 		cc.mu.Unlock()
-		return false, false
+		return false
 	}
 	cc.pending[k.corr] = k
-	if cc.inline && !cc.writing && len(cc.queue) == 0 {
-		cc.writing = true
-		cc.mu.Unlock()
-		return true, true
-	}
 	cc.queue = append(cc.queue, k)
 	cc.mu.Unlock()
 	signal(cc.wake)
-	return true, false
-}
-
-// writeInline writes k on the caller's goroutine, which owns the write
-// side (enqueue said so), through the link as writeBatch would. Whatever
-// cannot go out at once is handed to the writer goroutine with the write
-// side.
-func (cc *clientConn) writeInline(k *call) {
-	cl := cc.cl
-	buf := appendRequest(cc.ibuf[:0], k.req, k.corr, cl.cfg.ClientID)
-	n, key := len(buf), k.req.Key()
-	var at time.Time
-	if links := cl.cfg.Links; links != nil {
-		v := links.transit(LinkID{cl.cfg.From, cl.cfg.To}, n, k.at)
-		switch {
-		case v.down:
-			cl.reqLink.droppedRequests.add(key, n)
-			cc.die(fmt.Errorf("%s: %w", cl.name, ErrLinkDown))
-			return
-		case v.lost:
-			cl.reqLink.droppedRequests.add(key, n)
-			cc.handBack(buf[:0], time.Time{})
-			return
-		}
-		at = later(v.release, cc.lastSent)
-		cc.lastSent = at
-	}
-	cl.reqLink.requests.add(key, n)
-	cl.node.requestsSent.add(key, n)
-	if time.Until(at) <= 0 {
-		w, err := tryWrite(cc.raw, buf)
-		if err != nil {
-			cc.die(fmt.Errorf("write to %s: %w", cl.name, err))
-			return
-		}
-		buf = buf[w:]
-	}
-	cc.handBack(buf, at)
-}
-
-// handBack ends an inline write: rest, if any, goes to the writer goroutine
-// to send at at, and the write side with it; otherwise the write side is
-// free again and the writer is woken for calls queued meanwhile.
-func (cc *clientConn) handBack(rest []byte, at time.Time) {
-	cc.mu.Lock()
-	if len(rest) > 0 {
-		cc.carry, cc.carryAt = rest, at
-		cc.ibuf = nil // the writer owns rest's array now
-		cc.mu.Unlock()
-		signal(cc.wake)
-		return
-	}
-	if cap(rest) <= allocStep {
-		cc.ibuf = rest[:0]
-	}
-	cc.writing = false
-	queued := len(cc.queue) > 0
-	cc.mu.Unlock()
-	if queued {
-		signal(cc.wake)
-	}
+	return true
 }
 
 // finish ends k with resp or err unless it already ended.
@@ -245,11 +154,10 @@ func (cc *clientConn) run() {
 		cc.die(fmt.Errorf("dial %s: %w", cl.name, err))
 		return
 	}
-	raw := socketOf(nc)
 	cc.mu.Lock()
 	alive := cc.err == nil
 	if alive {
-		cc.nc, cc.raw = nc, raw
+		cc.nc = nc
 	}
 	cc.mu.Unlock()
 	if !alive {
@@ -292,9 +200,6 @@ func (cc *clientConn) writeLoop() {
 			return
 		}
 	}
-	cc.mu.Lock()
-	cc.inline = cc.raw != nil
-	cc.mu.Unlock()
 	for {
 		select {
 		case <-cc.wake:
@@ -302,14 +207,6 @@ func (cc *clientConn) writeLoop() {
 			return
 		}
 		cc.mu.Lock()
-		carry, carryAt := cc.carry, cc.carryAt
-		if carry == nil && cc.writing {
-			// A sender writes inline; it wakes us when it is done.
-			cc.mu.Unlock()
-			continue
-		}
-		cc.carry, cc.carryAt = nil, time.Time{}
-		cc.writing = true
 		for _, k := range cc.queue {
 			if !k.finished { // ended by ctx before it could be sent
 				batch = append(batch, k)
@@ -318,9 +215,6 @@ func (cc *clientConn) writeLoop() {
 		clear(cc.queue)
 		cc.queue = cc.queue[:0]
 		cc.mu.Unlock()
-		if carry != nil && !cc.writeAt(carry, carryAt, timer) {
-			return
-		}
 		var ok bool
 		buf, ok = cc.writeBatch(batch, buf, timer)
 		clear(batch)
@@ -328,28 +222,7 @@ func (cc *clientConn) writeLoop() {
 		if !ok {
 			return
 		}
-		cc.mu.Lock()
-		cc.writing = false
-		queued := len(cc.queue) > 0
-		cc.mu.Unlock()
-		if queued {
-			signal(cc.wake)
-		}
 	}
-}
-
-// writeAt writes b once at has come, and reports false once the connection
-// is dead.
-func (cc *clientConn) writeAt(b []byte, at time.Time, timer *time.Timer) bool {
-	if wait := time.Until(at); wait > 0 {
-		timer.Reset(wait)
-		select {
-		case <-timer.C:
-		case <-cc.closed:
-			return false
-		}
-	}
-	return cc.write(b)
 }
 
 // writeBatch writes the calls of batch through the link, in order, and

@@ -9,7 +9,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -20,12 +19,6 @@ import (
 // decodes and hands requests to the handler, and a writer goroutine, started
 // only while answers are waiting to go out, that sends them in request
 // order. An idle connection costs one goroutine and its read buffer.
-//
-// An answer that completes the head of the queue while nobody writes is
-// written on the answering goroutine (typically the node's event loop), as
-// far as the socket takes it without waiting: no goroutine is started or
-// woken for it. What the socket does not take at once goes to a writer
-// goroutine, so an answering goroutine never blocks on a slow peer.
 type serverConn struct {
 	s      *Server
 	id     uint64
@@ -54,12 +47,6 @@ type serverConn struct {
 	room    chan struct{} // queue has room again
 	// wbuf is the writer's buffer, kept between bursts while small.
 	wbuf []byte
-	// carry is what an inline write left for the writer goroutine.
-	carry []byte
-	// ready holds the answers being written inline; used by whoever owns
-	// writing.
-	ready []*Request
-	raw   syscall.RawConn
 }
 
 // connReadBuffer is the read buffer of a server connection: small frames
@@ -76,7 +63,6 @@ func newServerConn(s *Server, id uint64, nc net.Conn, ip string) *serverConn {
 		ip:     ip,
 		closed: make(chan struct{}),
 		room:   make(chan struct{}, 1),
-		raw:    socketOf(nc),
 	}
 	c.lastWrite.Store(time.Now().UnixNano())
 	return c
@@ -347,77 +333,9 @@ func (c *serverConn) releaseLocked(reqs []*Request) {
 	c.s.decoded.release(charge)
 }
 
-// startWriter writes the answered head of the queue unless someone writes
-// already or the connection is closed: inline, on the caller's goroutine,
-// as far as the socket takes it without waiting, and through a writer
-// goroutine for the rest. The caller holds c.mu, which startWriter may
-// release and take again, and the head of the queue is answered.
+// startWriter starts the writer unless it runs or the connection is closed.
+// The caller holds c.mu and the head of the queue is answered.
 func (c *serverConn) startWriter() {
-	for c.raw != nil && !c.writing && !c.dead {
-		n := 0
-		for n < len(c.queue) && c.queue[n].answered {
-			if c.queue[n].closeAfter {
-				// The close needs c.mu; the writer goroutine does it.
-				c.spawnWriter()
-				return
-			}
-			n++
-		}
-		if n == 0 {
-			return
-		}
-		c.writing = true
-		ready := append(c.ready[:0], c.queue[:n]...)
-		c.ready = nil
-		left := copy(c.queue, c.queue[n:])
-		clear(c.queue[left:])
-		c.queue = c.queue[:left]
-		c.releaseLocked(ready)
-		buf := c.wbuf
-		c.wbuf = nil
-		c.mu.Unlock()
-		signal(c.room)
-		buf = c.appendResponses(buf[:0], ready)
-		clear(ready)
-		w, err := 0, error(nil)
-		if len(buf) > 0 {
-			w, err = tryWrite(c.raw, buf)
-		}
-		if err != nil {
-			if !c.isClosed() {
-				c.s.log.Error("closing connection", "peer", c.peer, "err", fmt.Errorf("write responses: %w", err))
-			}
-			c.close()
-			c.mu.Lock()
-			c.writing = false
-			return
-		}
-		if w > 0 {
-			c.lastWrite.Store(time.Now().UnixNano())
-		}
-		c.mu.Lock()
-		c.ready = ready[:0]
-		if w < len(buf) {
-			c.carry = buf[w:]
-			c.writing = false
-			c.spawnWriter()
-			return
-		}
-		c.writing = false
-		if cap(buf) <= 64<<10 {
-			c.wbuf = buf[:0]
-		}
-		// Go round again for answers that completed the head meanwhile.
-		if len(c.queue) == 0 || !c.queue[0].answered {
-			return
-		}
-	}
-	c.spawnWriter()
-}
-
-// spawnWriter starts the writer goroutine unless one runs or the connection
-// is closed. The caller holds c.mu.
-func (c *serverConn) spawnWriter() {
 	if c.writing || c.dead {
 		return
 	}
@@ -436,22 +354,7 @@ func (c *serverConn) writeLoop() {
 	c.mu.Lock()
 	buf := c.wbuf
 	c.wbuf = nil
-	carry := c.carry
-	c.carry = nil
 	c.mu.Unlock()
-	if len(carry) > 0 {
-		if _, err := c.nc.Write(carry); err != nil {
-			if !c.isClosed() {
-				c.s.log.Error("closing connection", "peer", c.peer, "err", fmt.Errorf("write responses: %w", err))
-			}
-			c.mu.Lock()
-			c.writing = false
-			c.mu.Unlock()
-			c.close()
-			return
-		}
-		c.lastWrite.Store(time.Now().UnixNano())
-	}
 	for {
 		c.mu.Lock()
 		n := 0
@@ -478,7 +381,15 @@ func (c *serverConn) writeLoop() {
 		c.mu.Unlock()
 		signal(c.room)
 		// One write for everything answered so far.
-		buf = c.appendResponses(buf[:0], ready)
+		buf = buf[:0]
+		for _, r := range ready {
+			if r.resp == nil {
+				continue
+			}
+			start := len(buf)
+			buf = appendResponse(buf, r.resp, r.CorrelationID)
+			c.s.counters.responsesSent.add(r.resp.Key(), len(buf)-start)
+		}
 		clear(ready)
 		if len(buf) > 0 {
 			if _, err := c.nc.Write(buf); err != nil {
@@ -504,17 +415,4 @@ func (c *serverConn) writeLoop() {
 			buf = nil // do not pin one huge response's buffer
 		}
 	}
-}
-
-// appendResponses encodes the answers of ready, in order, onto buf.
-func (c *serverConn) appendResponses(buf []byte, ready []*Request) []byte {
-	for _, r := range ready {
-		if r.resp == nil {
-			continue
-		}
-		start := len(buf)
-		buf = appendResponse(buf, r.resp, r.CorrelationID)
-		c.s.counters.responsesSent.add(r.resp.Key(), len(buf)-start)
-	}
-	return buf
 }

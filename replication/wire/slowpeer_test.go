@@ -15,10 +15,8 @@ import (
 // together, so a write of it cannot complete while the peer does not read.
 const bigBytes = 16 << 20
 
-// An answer is written on the answering goroutine only as far as the
-// socket takes it at once: a handler answering a client that stopped
-// reading returns at once, and the client still gets every answer, whole
-// and in order, once it reads.
+// A handler answering a client that stopped reading returns at once, and
+// the client still gets every answer, whole and in order, once it reads.
 func TestRespondDoesNotWaitForAPeerThatStopsReading(t *testing.T) {
 	var responded atomic.Int32
 	payload := bytes.Repeat([]byte{0xab}, bigBytes)
@@ -58,9 +56,8 @@ func fetchAt(offset int64) *kmsg.FetchRequest {
 	return req
 }
 
-// A request is written on the sender's goroutine only as far as the socket
-// takes it at once: Send returns although the server stopped reading, and
-// every request still goes out, whole and in order, once it reads again.
+// Send returns although the server stopped reading, and every request
+// still goes out, whole and in order, once it reads again.
 func TestSendDoesNotWaitForAServerThatStopsReading(t *testing.T) {
 	gate := make(chan struct{})
 	var gateOnce sync.Once
@@ -83,7 +80,7 @@ func TestSendDoesNotWaitForAServerThatStopsReading(t *testing.T) {
 		req.Respond(fetchEcho(b))
 	})})
 	c := newClient(t, ClientConfig{Addr: s.Addr(), From: 1, To: 2})
-	do(t, c, voteRequest(1, true)) // dialed: later requests may go inline
+	do(t, c, voteRequest(1, true)) // dialed before the server stalls
 
 	var (
 		sent    atomic.Bool
