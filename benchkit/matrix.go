@@ -60,7 +60,15 @@ type Result struct {
 	// p50: the loopback round trip for flush never, one fsync for flush always.
 	LatencyOverFloor    float64  `json:"p50OverFloor,omitempty"`
 	CPUSecondsPerRecord *float64 `json:"cpuSecondsPerRecord,omitempty"`
-	AllocsPerRecord     float64  `json:"allocsPerRecord"`
+	// ProcessCores is the process's CPU over the window divided by the
+	// window: how many cores all the voters (and the writers driving them)
+	// kept busy together. They share one process and Go does not account
+	// CPU per goroutine, so no per-voter split is measured.
+	ProcessCores *float64 `json:"processCores,omitempty"`
+	// Machine is how busy the machine's cores were over the window, every
+	// process included.
+	Machine         *MachineLoad `json:"machine,omitempty"`
+	AllocsPerRecord float64      `json:"allocsPerRecord"`
 	// VsReference holds reference ÷ this system for the same case.
 	VsReference *Ratios `json:"vsReference,omitempty"`
 	Error       string  `json:"error,omitempty"`
@@ -224,6 +232,14 @@ func runCase(ctx context.Context, cfg Config, f Factory, k caseKey) Result {
 	if secs > 0 {
 		r.RecordsPerSec = float64(m.Records) / secs
 		r.MBPerSec = r.RecordsPerSec * float64(k.Size) / 1e6
+	}
+	if m.CPUKnown && secs > 0 {
+		v := m.CPU.Seconds() / secs
+		r.ProcessCores = &v
+	}
+	if m.MachineKnown {
+		v := m.Machine
+		r.Machine = &v
 	}
 	if m.Records > 0 {
 		if m.CPUKnown {

@@ -1,9 +1,12 @@
 package benchkit
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -43,4 +46,44 @@ func sleepUntil(t time.Time) {
 		// EINTR (the runtime's preemption signal) just goes round again.
 		_ = unix.Nanosleep(&ts, nil)
 	}
+}
+
+// machineTicks reads the whole machine's CPU time from /proc/stat's first
+// line: every core's, every process's, in clock ticks.
+func machineTicks() (machineCPU, bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return machineCPU{}, false
+	}
+	m, err := parseProcStat(b)
+	return m, err == nil
+}
+
+// parseProcStat reads the aggregate "cpu" line of /proc/stat: user, nice,
+// system, idle, iowait, irq, softirq and steal ticks (guest time is already
+// inside user and nice, so it is not added again).
+func parseProcStat(b []byte) (machineCPU, error) {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	fields := bytes.Fields(line)
+	if len(fields) < 6 || string(fields[0]) != "cpu" {
+		return machineCPU{}, fmt.Errorf("/proc/stat: no aggregate cpu line")
+	}
+	var v [8]uint64
+	for i := range v {
+		if i+1 >= len(fields) {
+			break // older kernels stop before steal
+		}
+		n, err := strconv.ParseUint(string(fields[i+1]), 10, 64)
+		if err != nil {
+			return machineCPU{}, fmt.Errorf("/proc/stat: field %d: %w", i+1, err)
+		}
+		v[i] = n
+	}
+	var m machineCPU
+	for _, n := range v {
+		m.Total += n
+	}
+	m.Idle = v[3]
+	m.IOWait = v[4]
+	return m, nil
 }

@@ -35,6 +35,8 @@ func WriteTable(w io.Writer, rep Report) error {
 		fmtDur(fl.RTT.P50), fmtDur(fl.RTT.P99), fl.RTT.Count)
 	fmt.Fprintf(w, "floor: 4 KiB write + fdatasync in %s   p50 %-8s p99 %-8s (%d syncs)\n",
 		rep.Config.Dir, fmtDur(fl.Fsync.P50), fmtDur(fl.Fsync.P99), fl.Fsync.Count)
+	fmt.Fprintf(w, "cpu µs/rec, proc cores: the whole process's CPU (3 voters and the writers together: they share one process, and Go cannot measure CPU per goroutine, so not per voter) per committed record and per second of the window\n")
+	fmt.Fprintf(w, "busy, iowait: share of all %d cores' time over the window from /proc/stat, other processes included; busy near 100%% means CPU-bound, high iowait disk-bound, both low waiting\n", m.NumCPU)
 	for _, o := range fl.OpenLoop {
 		fmt.Fprintf(w, "floor: open-loop scheduler alone at %d/s (records commit instantly)   p50 %-8s p99 %-8s (%d records)\n",
 			o.Rate, fmtDur(o.Latency.P50), fmtDur(o.Latency.P99), o.Latency.Count)
@@ -61,7 +63,7 @@ func WriteTable(w io.Writer, rep Report) error {
 		if durable {
 			floorName = "fsync"
 		}
-		header := "size\tload\tsystem\trec/s\tMB/s\tp50\tp99\tp99.9\t×floor\tcpu µs/rec\tallocs/rec\terrors\t"
+		header := "size\tload\tsystem\trec/s\tMB/s\tp50\tp99\tp99.9\t×floor\tcpu µs/rec\tproc cores\tbusy\tiowait\tallocs/rec\terrors\t"
 		if compared {
 			fmt.Fprintf(w, "\nflush %s  (×floor = p50 ÷ %s p50;  ÷ columns = %s ÷ this row: above 1 for rec/s, below 1 for p50, p99, cpu favours %s)\n",
 				flushName(durable), floorName, rep.Reference, rep.Reference)
@@ -82,12 +84,19 @@ func WriteTable(w io.Writer, rep Report) error {
 			if r.CPUSecondsPerRecord != nil {
 				cpu = strconv.FormatFloat(*r.CPUSecondsPerRecord*1e6, 'f', 1, 64)
 			}
+			cores, busy, iowait := "-", "-", "-"
+			if r.ProcessCores != nil {
+				cores = strconv.FormatFloat(*r.ProcessCores, 'f', 2, 64)
+			}
+			if r.Machine != nil {
+				busy, iowait = fmtPercent(r.Machine.Busy), fmtPercent(r.Machine.IOWait)
+			}
 			cells = append(cells,
 				strconv.FormatFloat(r.RecordsPerSec, 'f', 0, 64),
 				strconv.FormatFloat(r.MBPerSec, 'f', 2, 64),
 				fmtDur(r.Latency.P50), fmtDur(r.Latency.P99), fmtDur(r.Latency.P999),
 				fmtRatio(r.LatencyOverFloor),
-				cpu,
+				cpu, cores, busy, iowait,
 				strconv.FormatFloat(r.AllocsPerRecord, 'f', 1, 64),
 				strconv.FormatInt(r.Errors, 10),
 			)
@@ -145,6 +154,10 @@ func fmtRatio(v float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64) + "x"
+}
+
+func fmtPercent(v float64) string {
+	return strconv.FormatFloat(v*100, 'f', 0, 64) + "%"
 }
 
 func fmtSize(n int) string {

@@ -16,6 +16,7 @@ func sampleReport() Report {
 			WindowSeconds: 2, Records: int64(rps * 2), RecordsPerSec: rps, MBPerSec: rps * 256 / 1e6,
 			Latency:             Latency{Count: int64(rps * 2), P50: p50, P99: 2 * p50, P999: 3 * p50, Max: 4 * p50},
 			CPUSecondsPerRecord: cpu(c), AllocsPerRecord: 10,
+			ProcessCores: cpu(rps * c), Machine: &MachineLoad{Busy: 0.875, IOWait: 0.0625},
 		}
 	}
 	rep := Report{
@@ -75,6 +76,8 @@ func TestTableSeparatesFlushPoliciesAndShowsRatios(t *testing.T) {
 		"3.00x",  // hashicorp row, flush always
 		"20.00x", // kraftlab never: 400µs over a 20µs round trip
 		"failed", "no stable leader",
+		"1.50", "88%", "6%", // kraftlab never: 150k rec/s at 10 µs is 1.5 cores
+		"not per voter",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

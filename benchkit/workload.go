@@ -60,7 +60,11 @@ type measurement struct {
 	Latency  Latency
 	CPU      time.Duration // process user+system CPU over the window
 	CPUKnown bool
-	Mallocs  uint64 // heap allocations over the window
+	// Machine is how busy every core of the machine was over the window,
+	// other processes included.
+	Machine      MachineLoad
+	MachineKnown bool
+	Mallocs      uint64 // heap allocations over the window
 }
 
 // drive offers records of size bytes to a started sys: a warm-up first, then
@@ -154,6 +158,7 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 
 	sleepCtx(ctx, time.Until(t0))
 	cpu0, cpuOK0 := cpuTime()
+	mach0, machOK0 := machineTicks()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	mallocs0 := ms.Mallocs
@@ -167,6 +172,7 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 	end := time.Now()
 	stopping.Store(true)
 	cpu1, cpuOK1 := cpuTime()
+	mach1, machOK1 := machineTicks()
 	runtime.ReadMemStats(&ms)
 
 	m := measurement{
@@ -174,6 +180,9 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 		CPU:      cpu1 - cpu0,
 		CPUKnown: cpuOK0 && cpuOK1,
 		Mallocs:  ms.Mallocs - mallocs0,
+	}
+	if machOK0 && machOK1 {
+		m.Machine, m.MachineKnown = loadBetween(mach0, mach1)
 	}
 
 	done := make(chan struct{})
