@@ -264,7 +264,7 @@ func (c *metaCluster) benchProducer(topic string, acks Acks) (*kgo.Client, error
 
 func benchProducer(seeds []string, topic string, acks Acks) (*kgo.Client, error) {
 	opts := []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic(topic),
-		kgo.RequiredAcks(acks.kgo()), kgo.ProducerLinger(0),
+		kgo.RequiredAcks(acks.kgo()), kgo.ProducerLinger(0), kgo.ProducerBatchCompression(kgo.NoCompression()),
 		kgo.MaxBufferedRecords(produceBuffered), kgo.ClientID("kraftlab-bench-produce")}
 	if acks != AcksAll {
 		opts = append(opts, kgo.DisableIdempotentWrite())
@@ -321,8 +321,7 @@ func runProduceCase(ctx context.Context, w ProduceWorkload) (ProduceCase, error)
 
 	// Warm up: the client learns the new topic's leaders before the clock
 	// starts.
-	v := make([]byte, size)
-	binary.BigEndian.PutUint64(v, uint64(time.Now().UnixNano()))
+	v := recordValue(size, 0, time.Now())
 	if err := prod.ProduceSync(ctx, &kgo.Record{Key: []byte(warmUpKey), Value: v}).FirstErr(); err != nil {
 		return pc, fmt.Errorf("warm-up: %w", err)
 	}
@@ -330,10 +329,9 @@ func runProduceCase(ctx context.Context, w ProduceWorkload) (ProduceCase, error)
 	cpu0, cpuOK0 := cpuTime()
 	start := time.Now()
 	var last atomic.Int64 // unix ns of the last acknowledgement
-	for time.Since(start) < w.Duration && ctx.Err() == nil && failed.Load() == 0 {
-		v := make([]byte, size)
+	for n := int64(1); time.Since(start) < w.Duration && ctx.Err() == nil && failed.Load() == 0; n++ {
 		sent := time.Now()
-		binary.BigEndian.PutUint64(v, uint64(sent.UnixNano()))
+		v := recordValue(size, n, sent)
 		prod.Produce(ctx, &kgo.Record{Value: v}, func(_ *kgo.Record, err error) {
 			if err != nil {
 				if failed.Add(1) == 1 {
@@ -426,7 +424,7 @@ func runCatchUp(ctx context.Context, c *metaCluster, cfg ProduceConfig) (CatchUp
 	}
 	const size = 1024
 	for produced := int64(0); produced < cfg.CatchUpBytes; produced += size {
-		prod.Produce(ctx, &kgo.Record{Value: make([]byte, size)}, nil)
+		prod.Produce(ctx, &kgo.Record{Value: recordValue(size, produced/size, time.Now())}, nil)
 	}
 	err = prod.Flush(ctx)
 	prod.Close()
