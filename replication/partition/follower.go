@@ -41,7 +41,7 @@ func (p *Partition) TruncateTo(offset int64) error {
 		return fmt.Errorf("partition %s: a leader never truncates its log: %w", p.name, errNotLeaderOrFollower)
 	}
 	leo := p.log.LogEndOffset()
-	p.tail.reset()
+	p.tail.Reset()
 	if err := p.log.TruncateTo(offset); err != nil {
 		return fmt.Errorf("partition %s: truncate to %d: %w", p.name, offset, err)
 	}
@@ -64,7 +64,7 @@ func (p *Partition) TruncateFullyAndStartAt(offset int64) error {
 	if p.role == RoleLeader {
 		return fmt.Errorf("partition %s: a leader never truncates its log: %w", p.name, errNotLeaderOrFollower)
 	}
-	p.tail.reset()
+	p.tail.Reset()
 	if err := p.log.TruncateFullyAndStartAt(offset); err != nil {
 		return fmt.Errorf("partition %s: truncate fully and start at %d: %w", p.name, offset, err)
 	}

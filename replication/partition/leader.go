@@ -70,7 +70,7 @@ func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Ti
 		return AppendInfo{}, fmt.Errorf("partition %s: append: %w", p.name, storageError(err))
 	}
 	p.producers.update(h, first, last)
-	p.tail.add(batch)
+	p.tail.Add(batch)
 	return AppendInfo{
 		FirstOffset: first, LastOffset: last, LogStartOffset: p.log.LogStartOffset(), LeaderEpoch: p.leaderEpoch,
 		HighWatermarkMoved: p.maybeIncrementHighWatermark(now),

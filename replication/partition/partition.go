@@ -60,7 +60,7 @@ type Partition struct {
 	deferredFlush bool
 	// tail is the newest batches this leader appended, which fetches
 	// read from memory.
-	tail leaderTail
+	tail storage.Tail
 }
 
 // DirName is the name of a replica's directory, as Kafka names it.

@@ -88,7 +88,7 @@ func (p *Partition) Read(f FetchParams) (FetchResult, error) {
 	if err != nil || res.DivergingEpoch != nil || f.FetchOffset >= maxOffset {
 		return res, err
 	}
-	raw, ok := p.tail.read(f.FetchOffset, f.MaxBytes)
+	raw, ok := p.tail.Read(f.FetchOffset, f.MaxBytes)
 	if !ok {
 		var err error
 		if raw, err = p.log.Read(f.FetchOffset, f.MaxBytes); err != nil {

@@ -75,7 +75,7 @@ func TestLeaderTailReadsMatchTheLog(t *testing.T) {
 		}
 	}
 	appendSome(400)
-	if _, ok := p.tail.read(p.LogEndOffset()-1, 1); !ok {
+	if _, ok := p.tail.Read(p.LogEndOffset()-1, 1); !ok {
 		t.Fatal("the newest batch is not in the tail")
 	}
 	checkReadsMatchTheLog(t, rng, p)
@@ -94,7 +94,7 @@ func TestLeaderTailReadsMatchTheLog(t *testing.T) {
 	if _, err := p.MakeLeader(3, 3, []int32{1, 2, 3}, []int32{1, 2, 3}, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := p.tail.read(cut, 1); ok {
+	if _, ok := p.tail.Read(cut, 1); ok {
 		t.Fatal("a new leader serves a tail it did not append as leader")
 	}
 	checkReadsMatchTheLog(t, rng, p)

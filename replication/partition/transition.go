@@ -31,7 +31,7 @@ func (p *Partition) MakeLeader(leaderEpoch, partitionEpoch int32, replicas, isr 
 	p.setAssignment(replicas, isr)
 	if newLeader {
 		// What it appended as a follower, or led before, is not kept.
-		p.tail.reset()
+		p.tail.Reset()
 	}
 	if isNewLeaderEpoch || newLeader {
 		p.leaderEpochStart = p.log.LogEndOffset()
@@ -52,7 +52,7 @@ func (p *Partition) MakeLeader(leaderEpoch, partitionEpoch int32, replicas, isr 
 func (p *Partition) MakeFollower(leader, leaderEpoch, partitionEpoch int32, replicas, isr []int32) (isNewLeaderEpoch bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.tail.reset()
+	p.tail.Reset()
 	if err := p.checkTransition(leaderEpoch, partitionEpoch, replicas, isr); err != nil {
 		return false, err
 	}

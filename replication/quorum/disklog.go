@@ -21,7 +21,7 @@ type DiskLog struct {
 	snaps *storage.Snapshots
 	// tail serves reads of the newest batches from memory; enc is the
 	// buffer leader batches are encoded in.
-	tail tail
+	tail storage.Tail
 	enc  []byte
 }
 
@@ -38,9 +38,7 @@ func OpenDiskLog(dir string, opts storage.Options) (*DiskLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &DiskLog{Log: log, snaps: snaps}
-	d.tail.reset(log.LogEndOffset())
-	return d, nil
+	return &DiskLog{Log: log, snaps: snaps}, nil
 }
 
 // AppendAsLeader implements raft.Log. The batch is encoded here, so that
@@ -69,28 +67,32 @@ func (d *DiskLog) appendLeader(records []storage.Record, epoch int32, ts int64, 
 		return 0, 0, err
 	}
 	if base != end {
-		d.tail.reset(-1) // not the bytes encoded: read them from the file
+		d.tail.Reset() // not the bytes encoded: read them from the file
 	} else {
-		d.tail.add(d.enc)
+		d.tail.Add(d.enc)
 	}
-	if cap(d.enc) > tailMaxBytes {
+	if cap(d.enc) > maxEncodeBytes {
 		d.enc = nil
 	}
 	return base, last, nil
 }
+
+// maxEncodeBytes bounds the encoding buffer an append keeps for the next:
+// one outsized batch should not pin its memory for the log's life.
+const maxEncodeBytes = 1 << 20
 
 // AppendAsFollower implements raft.Log.
 func (d *DiskLog) AppendAsFollower(batches []byte) error {
 	if err := d.Log.AppendAsFollower(batches); err != nil {
 		return err
 	}
-	d.tail.add(batches)
+	d.tail.Add(batches)
 	return nil
 }
 
 // Read implements raft.Log, from the tail when it holds offset.
 func (d *DiskLog) Read(offset int64, maxBytes int) ([]byte, error) {
-	if b, ok := d.tail.read(offset, maxBytes); ok {
+	if b, ok := d.tail.Read(offset, maxBytes); ok {
 		return b, nil
 	}
 	return d.Log.Read(offset, maxBytes)
@@ -138,12 +140,8 @@ func (d *DiskLog) TruncateTo(offset int64) error {
 	if err := d.checkBoundary(offset); err != nil {
 		return fmt.Errorf("truncate to %d: %w", offset, err)
 	}
-	d.tail.reset(-1)
-	if err := d.Log.TruncateTo(offset); err != nil {
-		return err
-	}
-	d.tail.reset(d.Log.LogEndOffset())
-	return nil
+	d.tail.Reset()
+	return d.Log.TruncateTo(offset)
 }
 
 // checkBoundary fails unless offset is the base offset of a batch in the
@@ -178,26 +176,16 @@ func (d *DiskLog) AdvanceLogStart(offset int64) error {
 	if err := d.checkBoundary(offset); err != nil {
 		return fmt.Errorf("advance log start to %d: %w", offset, err)
 	}
-	if d.tail.base < offset {
-		d.tail.reset(-1)
+	if base, ok := d.tail.Base(); ok && base < offset {
+		d.tail.Reset()
 	}
-	if err := d.Log.AdvanceLogStart(offset); err != nil {
-		return err
-	}
-	if d.tail.end < 0 {
-		d.tail.reset(d.Log.LogEndOffset())
-	}
-	return nil
+	return d.Log.AdvanceLogStart(offset)
 }
 
 // TruncateFullyAndStartAt implements raft.Log.
 func (d *DiskLog) TruncateFullyAndStartAt(offset int64) error {
-	d.tail.reset(-1)
-	if err := d.Log.TruncateFullyAndStartAt(offset); err != nil {
-		return err
-	}
-	d.tail.reset(offset)
-	return nil
+	d.tail.Reset()
+	return d.Log.TruncateFullyAndStartAt(offset)
 }
 
 // LatestSnapshot implements raft.Log.
