@@ -142,9 +142,15 @@ func closeAll(ps []*pinned) {
 	}
 }
 
-// quorumLeader asks the controller at p for the metadata quorum's leader
-// (DescribeQuorum); -1 when it knows none.
-func quorumLeader(ctx context.Context, p *pinned) (int32, error) {
+// errNoQuorumPartition is a DescribeQuorum answer without the metadata
+// partition.
+var errNoQuorumPartition = errors.New("DescribeQuorum: no __cluster_metadata-0 in the answer")
+
+// quorumPartition asks the controller at p for the metadata quorum
+// (DescribeQuorum) and returns its __cluster_metadata-0 answer, its error
+// codes as errors.
+func quorumPartition(ctx context.Context, p *pinned) (kmsg.DescribeQuorumResponseTopicPartition, error) {
+	var none kmsg.DescribeQuorumResponseTopicPartition
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	t := kmsg.NewDescribeQuorumRequestTopic()
 	t.Topic = "__cluster_metadata"
@@ -152,17 +158,24 @@ func quorumLeader(ctx context.Context, p *pinned) (int32, error) {
 	req.Topics = []kmsg.DescribeQuorumRequestTopic{t}
 	r, err := p.request(ctx, req)
 	if err != nil {
-		return -1, err
+		return none, err
 	}
 	resp := r.(*kmsg.DescribeQuorumResponse)
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return -1, err
+		return none, err
 	}
 	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-		return -1, errors.New("DescribeQuorum: no __cluster_metadata-0 in the answer")
+		return none, errNoQuorumPartition
 	}
 	part := resp.Topics[0].Partitions[0]
-	if err := kerr.ErrorForCode(part.ErrorCode); err != nil {
+	return part, kerr.ErrorForCode(part.ErrorCode)
+}
+
+// quorumLeader asks the controller at p for the metadata quorum's leader;
+// -1 when it knows none.
+func quorumLeader(ctx context.Context, p *pinned) (int32, error) {
+	part, err := quorumPartition(ctx, p)
+	if err != nil {
 		return -1, err
 	}
 	return part.LeaderID, nil
@@ -171,21 +184,15 @@ func quorumLeader(ctx context.Context, p *pinned) (int32, error) {
 // quorumCaughtUp reports whether the controller at p leads and every
 // voter's log end has reached the leader's high watermark.
 func quorumCaughtUp(ctx context.Context, p *pinned, voters int) (bool, error) {
-	req := kmsg.NewPtrDescribeQuorumRequest()
-	t := kmsg.NewDescribeQuorumRequestTopic()
-	t.Topic = "__cluster_metadata"
-	t.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{kmsg.NewDescribeQuorumRequestTopicPartition()}
-	req.Topics = []kmsg.DescribeQuorumRequestTopic{t}
-	r, err := p.request(ctx, req)
+	part, err := quorumPartition(ctx, p)
 	if err != nil {
+		var ke *kerr.Error
+		if errors.As(err, &ke) || errors.Is(err, errNoQuorumPartition) {
+			return false, nil // not the leader (yet): ask again
+		}
 		return false, err
 	}
-	resp := r.(*kmsg.DescribeQuorumResponse)
-	if resp.ErrorCode != 0 || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-		return false, nil
-	}
-	part := resp.Topics[0].Partitions[0]
-	if part.ErrorCode != 0 || len(part.CurrentVoters) != voters {
+	if len(part.CurrentVoters) != voters {
 		return false, nil
 	}
 	for _, v := range part.CurrentVoters {
