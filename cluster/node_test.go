@@ -50,11 +50,26 @@ func waitRejoined(t *testing.T, p *cluster.Playground, old int32) {
 	poll.Until(t, 15*time.Second, fmt.Sprintf("node %d back as a follower", old), func() bool {
 		v := p.View()
 		saw, _ = v.Node(old)
-		return saw != nil && saw.Role == view.RoleFollower || (saw.Role == view.RoleLeader && saw.Epoch > epoch)
-	})
+		return saw != nil && (saw.Role == view.RoleFollower || (saw.Role == view.RoleLeader && saw.Epoch > epoch))
+	}, func() string { return describeNodes(p) })
 	if saw.Role == view.RoleLeader {
 		t.Logf("node %d was elected again at epoch %d after resigning", old, saw.Epoch)
 	}
+}
+
+// describeNodes is every node's state, role, epoch and leader, and the
+// newest events, for a failed wait to say what it saw.
+func describeNodes(p *cluster.Playground) string {
+	v := p.View()
+	var b strings.Builder
+	for _, n := range v.Nodes {
+		fmt.Fprintf(&b, "node %d: %s %s epoch %d leader %d voted %d\n", n.ID, n.State, n.Role, n.Epoch, n.LeaderID, n.VotedID)
+	}
+	evs := p.EventStream().Since(0)
+	for _, e := range evs[max(0, len(evs)-25):] {
+		fmt.Fprintf(&b, "  %+v\n", e)
+	}
+	return b.String()
 }
 
 // waitCond polls the playground until the condition holds.
