@@ -8,17 +8,54 @@ import (
 	"github.com/kraftlab/kraftlab/storage"
 )
 
-// logOptions are the storage options the replica's log opens with. Under
-// FlushAlways the replica, not each append, decides when to fsync
-// (group commit, see Flush): storage's interval policy with an interval no
-// run reaches never fsyncs inside an append, while Flush still does, as
-// the metadata quorum's log is opened.
-func logOptions(o storage.Options) (opts storage.Options, deferred bool) {
-	if o.FlushPolicy != storage.FlushAlways {
-		return o, false
+// flushMode is what makes a replica's appends flushed, so that a kill
+// (Crash) keeps them.
+type flushMode int8
+
+const (
+	// flushInAppend: the storage policy flushes inside appends
+	// (FlushInterval), and Flush on demand.
+	flushInAppend flushMode = iota
+	// flushDeferred (FlushAlways): appends do not fsync; Flush does,
+	// covering every append before it (group commit).
+	flushDeferred
+	// flushOnWrite (FlushNever): each append is marked flushed as soon as
+	// it is written. Nothing is fsynced, but the page cache keeps the
+	// write past the process's death, so a kill loses no partition record
+	// — as the metadata quorum marks its log flushed under FlushNever.
+	flushOnWrite
+)
+
+// logOptions are the storage options the replica's log opens with, and
+// how its appends get flushed. Under FlushAlways the replica, not each
+// append, decides when to fsync (group commit, see Flush): storage's
+// interval policy with an interval no run reaches never fsyncs inside an
+// append, while Flush still does, as the metadata quorum's log is opened.
+func logOptions(o storage.Options) (storage.Options, flushMode) {
+	switch o.FlushPolicy {
+	case storage.FlushAlways:
+		o.FlushPolicy, o.FlushInterval = storage.FlushInterval, math.MaxInt64
+		return o, flushDeferred
+	case storage.FlushNever:
+		return o, flushOnWrite
 	}
-	o.FlushPolicy, o.FlushInterval = storage.FlushInterval, math.MaxInt64
-	return o, true
+	return o, flushInAppend
+}
+
+// flushWritten marks what the append just wrote flushed under
+// flushOnWrite (storage's Flush under FlushNever does no I/O beyond a
+// leader-epoch checkpoint when an epoch began), so that a kill keeps it.
+// Call it with p.mu held, right after the append. A failure means the log
+// can no longer record what it holds: the append is reported failed, so
+// that nothing acknowledges a record a kill would lose.
+func (p *Partition) flushWritten() error {
+	if p.flush != flushOnWrite {
+		return nil
+	}
+	if err := p.log.Flush(); err != nil {
+		return fmt.Errorf("partition %s: flush: %w", p.name, storageError(err))
+	}
+	return nil
 }
 
 // Flush makes everything appended so far durable (storage.Log.Flush) and
@@ -38,7 +75,7 @@ func (p *Partition) Flush(now time.Time) (hwmMoved bool, err error) {
 	if err := p.log.Flush(); err != nil {
 		return false, fmt.Errorf("partition %s: flush: %w", p.name, err)
 	}
-	if !p.deferredFlush {
+	if p.flush != flushDeferred {
 		return false, nil
 	}
 	p.mu.Lock()
@@ -56,12 +93,12 @@ func (p *Partition) NeedsFlush() bool {
 // FlushAlways policy): the caller must then call Flush after appending,
 // and an acks=1 produce is answered only once Flush has covered it
 // (CheckFlushed).
-func (p *Partition) FlushDeferred() bool { return p.deferredFlush }
+func (p *Partition) FlushDeferred() bool { return p.flush == flushDeferred }
 
 // localEnd is the leader's own log end as the high watermark counts it:
 // under a deferred flush, what is durable.
 func (p *Partition) localEnd() int64 {
-	if p.deferredFlush {
+	if p.flush == flushDeferred {
 		return p.log.LastFlushedOffset()
 	}
 	return p.log.LogEndOffset()

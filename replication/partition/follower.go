@@ -4,9 +4,12 @@ import "fmt"
 
 // AppendAsFollower appends batches fetched from the leader, with the
 // offsets and leader epochs the leader gave them; their epochs enter the
-// epoch cache and their producers' sequences the producer state. They must start at the log end offset (storage checks them
-// whole, CRC included); on any error nothing is appended. A replica that
-// does not follow refuses with NOT_LEADER_OR_FOLLOWER.
+// epoch cache and their producers' sequences the producer state. They
+// must start at the log end offset (storage checks them whole, CRC
+// included); if the append fails nothing is appended. A replica that does
+// not follow refuses with NOT_LEADER_OR_FOLLOWER. Under FlushNever the
+// append is flushed as written (flushOnWrite), so a kill keeps it; a
+// failed flush is KAFKA_STORAGE_ERROR, as the fetcher's own Flush.
 func (p *Partition) AppendAsFollower(batches []byte) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -26,7 +29,7 @@ func (p *Partition) AppendAsFollower(batches []byte) error {
 			return fmt.Errorf("partition %s: producer state after append: %w", p.name, rerr)
 		}
 	}
-	return nil
+	return p.flushWritten()
 }
 
 // TruncateTo removes the log from offset on (whole batches: a point inside

@@ -37,7 +37,9 @@ type AppendInfo struct {
 // again: it answers with the original's offsets and Duplicate set. With
 // acks=-1 the caller waits for the high watermark to pass LastOffset
 // (CheckEnoughReplicasReachOffset, DelayedProduce), a duplicate's too: the
-// original may not be committed yet.
+// original may not be committed yet. Under FlushNever the append is
+// flushed as written (flushOnWrite), so a kill of the leader keeps it; a
+// failed flush answers KAFKA_STORAGE_ERROR.
 func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Time) (AppendInfo, error) {
 	if requiredAcks != 0 && requiredAcks != 1 && requiredAcks != -1 {
 		return AppendInfo{}, fmt.Errorf("partition %s: acks %d: %w", p.name, requiredAcks, kerr.InvalidRequiredAcks)
@@ -71,6 +73,9 @@ func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Ti
 	}
 	p.producers.update(h, first, last)
 	p.tail.Add(batch)
+	if err := p.flushWritten(); err != nil {
+		return AppendInfo{}, err
+	}
 	return AppendInfo{
 		FirstOffset: first, LastOffset: last, LogStartOffset: p.log.LogStartOffset(), LeaderEpoch: p.leaderEpoch,
 		HighWatermarkMoved: p.maybeIncrementHighWatermark(now),

@@ -56,8 +56,8 @@ type Partition struct {
 	remotes          map[int32]*replicaState
 	// producers is the idempotent producers' state as the log holds it.
 	producers producerStateManager
-	// deferredFlush: appends do not fsync, Flush does (FlushAlways).
-	deferredFlush bool
+	// flush is what makes appends flushed (the log's flush policy).
+	flush flushMode
 	// tail is the newest batches this leader appended, which fetches
 	// read from memory.
 	tail storage.Tail
@@ -78,7 +78,7 @@ func New(cfg Config) (*Partition, error) {
 	}
 	name := DirName(cfg.Topic, cfg.Partition)
 	dir := filepath.Join(cfg.Dir, name)
-	opts, deferred := logOptions(cfg.Log)
+	opts, flush := logOptions(cfg.Log)
 	log, err := storage.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open partition %s: %w", name, err)
@@ -100,7 +100,7 @@ func New(cfg Config) (*Partition, error) {
 		leaderEpochStart: -1,
 		remotes:          map[int32]*replicaState{},
 		producers:        newProducerStateManager(),
-		deferredFlush:    deferred,
+		flush:            flush,
 	}
 	if err := p.producers.rebuild(log); err != nil {
 		log.Close()
