@@ -17,7 +17,9 @@
 // the replica's lock, one fsync for every append before it (group commit).
 // A leader's own records then count toward the high watermark only once
 // flushed, so the caller must call Flush after appending (NeedsFlush says
-// whether there is anything to flush).
+// whether there is anything to flush). Under FlushNever each append marks
+// itself flushed (no fsync: the page cache outlives the process), so a
+// kill (Crash) keeps every record appended, as it keeps the metadata log's.
 //
 // # Leader
 //

@@ -45,9 +45,9 @@ func logOptions(o storage.Options) (storage.Options, flushMode) {
 // flushWritten marks what the append just wrote flushed under
 // flushOnWrite (storage's Flush under FlushNever does no I/O beyond a
 // leader-epoch checkpoint when an epoch began), so that a kill keeps it.
-// Call it with p.mu held, right after the append. A failure means the log
-// can no longer record what it holds: the append is reported failed, so
-// that nothing acknowledges a record a kill would lose.
+// Call it with p.mu held, right after the append. A failure (a failed or
+// closed log, or an epoch checkpoint it could not write) is reported as
+// the append's, so that nothing acknowledges a record a kill would lose.
 func (p *Partition) flushWritten() error {
 	if p.flush != flushOnWrite {
 		return nil
