@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -70,5 +71,42 @@ func TestMetadataNamesALeaderOnlyOnceItServes(t *testing.T) {
 		if err := <-created; err != nil {
 			t.Fatalf("CreateTopic %s: %v", topic, err)
 		}
+	}
+}
+
+// An image that changes no replica is served at once, unless one that
+// does waits for its reconciliation: then both wait, and the newer one is
+// reconciled too.
+func TestAppliedImageWaitsForReconciliation(t *testing.T) {
+	next := func(img *image.MetadataImage) *image.MetadataImage {
+		return image.NewMetadataDelta(img).Apply(image.EmptyProvenance)
+	}
+	var newest *image.MetadataImage
+	a := appliedImage{img: image.Empty}
+	publish := func(img *image.MetadataImage, reconcile bool) { a.published(img, reconcile, func() { newest = img }) }
+	load := func() *image.MetadataImage { return newest }
+
+	quiet := next(image.Empty)
+	publish(quiet, false)
+	if a.load() != quiet {
+		t.Fatal("an image that changes no replica was not served at once")
+	}
+	topics, after := next(quiet), next(next(quiet))
+	publish(topics, true)
+	publish(after, false)
+	if a.load() != quiet {
+		t.Fatal("an image was served before the reconciliation it waits for")
+	}
+	if a.reconciled(topics, load) {
+		t.Fatal("reconciling an older image reported the newest reconciled")
+	}
+	if a.load() != topics {
+		t.Fatal("the reconciled image is not served")
+	}
+	if !a.reconciled(after, load) || a.load() != after {
+		t.Fatal("the newest image, reconciled, is not served")
+	}
+	if publish(next(after), false); a.load() == after {
+		t.Fatal("with nothing pending, a quiet image waited")
 	}
 }
