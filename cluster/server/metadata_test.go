@@ -53,7 +53,7 @@ func TestBrokersRegisterAndServeKafkaClients(t *testing.T) {
 	}
 	for _, id := range []int32{1, 2, 3, 101} {
 		s := ts.byID[id]
-		waitFor(t, "the topic on every node", func() bool { return s.image().Topics().TopicByName("orders") != nil })
+		waitFor(t, "the topic served by every node", func() bool { return s.servedImage().Topics().TopicByName("orders") != nil })
 	}
 	topics, err := adm.ListTopics(ctx)
 	if err != nil || !topics.Has("orders") || len(topics["orders"].Partitions) != 2 {

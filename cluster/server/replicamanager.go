@@ -51,6 +51,9 @@ type ReplicaManager struct {
 	// img is the last image the loader published; the manager's goroutine
 	// reconciles the hosted partitions with it.
 	img atomic.Pointer[image.MetadataImage]
+	// applied is the newest image whose partitions the manager hosts as
+	// it says: what the broker's Metadata answers from (appliedImage).
+	applied appliedImage
 
 	mu     sync.RWMutex
 	hosted map[fetcher.TopicPartition]*hostedReplica
@@ -125,6 +128,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 	}
 	rm.flusher = newLogFlusher(rm)
 	rm.img.Store(image.Empty)
+	rm.applied.img = image.Empty
 	var err error
 	if rm.checkpointed, err = readHighWatermarks(cfg.dir); err != nil {
 		// The high watermarks start at the log start and catch up from
@@ -155,8 +159,9 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 // change.
 func (rm *ReplicaManager) publisher() loader.Publisher {
 	return loader.PublisherFuncs{Update: func(delta *image.MetadataDelta, img *image.MetadataImage, _ loader.Manifest) {
-		rm.img.Store(img)
-		if delta == nil || delta.TopicsDelta() != nil || delta.ConfigurationsDelta() != nil {
+		reconcile := delta == nil || delta.TopicsDelta() != nil || delta.ConfigurationsDelta() != nil
+		rm.applied.published(img, reconcile, func() { rm.img.Store(img) })
+		if reconcile {
 			signal(rm.changed)
 		}
 	}}
@@ -200,7 +205,12 @@ func (rm *ReplicaManager) runMetadata() {
 		case <-rm.ctx.Done():
 			return
 		case <-rm.changed:
-			rm.applyImage(rm.img.Load(), time.Now())
+			img := rm.img.Load()
+			rm.applyImage(img, time.Now())
+			if !rm.applied.reconciled(img, rm.img.Load) {
+				// A newer image came while this one was applied.
+				signal(rm.changed)
+			}
 		case <-tick.C:
 			rm.checkpointHighWatermarks()
 		}

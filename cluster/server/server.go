@@ -198,6 +198,16 @@ func (s *Server) Lifecycle() *LifecycleManager { return s.lifecycle.Load() }
 // the first start.
 func (s *Server) ReplicaManager() *ReplicaManager { return s.replicas.Load() }
 
+// servedImage is the image a broker answers Metadata from: the one its
+// ReplicaManager has reconciled (see appliedImage), or the loader's
+// before it has a manager.
+func (s *Server) servedImage() *image.MetadataImage {
+	if rm := s.ReplicaManager(); rm != nil && s.Loader() != nil {
+		return rm.AppliedImage()
+	}
+	return s.image()
+}
+
 // image is the current incarnation's published metadata image.
 func (s *Server) image() *image.MetadataImage {
 	if l := s.Loader(); l != nil {
@@ -277,7 +287,7 @@ func (s *Server) Start(ctx context.Context) error {
 		if err := fwd.register(mux); err != nil {
 			return err
 		}
-		if err := cache.Register(mux, s.image, s.cfg.Raft.Raft.ClusterID, s.id, listenerName); err != nil {
+		if err := cache.Register(mux, s.servedImage, s.cfg.Raft.Raft.ClusterID, s.id, listenerName); err != nil {
 			fwd.close()
 			return fmt.Errorf("node %d: %w", s.id, err)
 		}
