@@ -282,6 +282,9 @@ func runProduceCase(ctx context.Context, w ProduceWorkload) (ProduceCase, error)
 		return pc, err
 	}
 	defer prod.Close()
+	if err := waitTopicEverywhere(ctx, prod, topic); err != nil {
+		return pc, err
+	}
 	cons, err := kgo.NewClient(kgo.SeedBrokers(w.Seeds...), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100*time.Millisecond),
 		kgo.ClientID("kraftlab-bench-consume"))
