@@ -52,7 +52,7 @@ func (a Acks) kgo() kgo.Acks {
 // queue's.
 const produceBuffered = 2000
 
-// warmUpKey marks the record a produce case sends before its clock
+// warmUpKey marks the records a produce case sends before its clock
 // starts, so that the consumer leaves it out of the end-to-end latency.
 const warmUpKey = "kraftlab-bench-warm-up"
 
@@ -282,7 +282,8 @@ func runProduceCase(ctx context.Context, w ProduceWorkload) (ProduceCase, error)
 		return pc, err
 	}
 	defer prod.Close()
-	if err := waitTopicEverywhere(ctx, prod, topic); err != nil {
+	partitions, err := waitTopicEverywhere(ctx, prod, topic)
+	if err != nil {
 		return pc, err
 	}
 	cons, err := kgo.NewClient(kgo.SeedBrokers(w.Seeds...), kgo.ConsumeTopics(topic),
@@ -308,9 +309,9 @@ func runProduceCase(ctx context.Context, w ProduceWorkload) (ProduceCase, error)
 			now := time.Now()
 			fs.EachRecord(func(r *kgo.Record) {
 				if len(r.Value) >= 8 {
-					// The warm-up record is read but not timed: it waits
+					// The warm-up records are read but not timed: they wait
 					// for the new partitions' followers to start fetching
-					// and the clock has not started.
+					// and the clock had not started.
 					if string(r.Key) != warmUpKey {
 						e2e.record(now.Sub(time.Unix(0, int64(binary.BigEndian.Uint64(r.Value)))))
 					}
@@ -322,13 +323,16 @@ func runProduceCase(ctx context.Context, w ProduceWorkload) (ProduceCase, error)
 		consumed <- n
 	}()
 
-	// Warm up: the client learns the new topic's leaders before the clock
-	// starts.
+	// Warm up: the client learns the new topic's leaders, and every
+	// partition's followers replicate a record, before the clock starts.
 	v := recordValue(size, 0, time.Now())
 	if err := prod.ProduceSync(ctx, &kgo.Record{Key: []byte(warmUpKey), Value: v}).FirstErr(); err != nil {
 		return pc, fmt.Errorf("warm-up: %w", err)
 	}
-	const warm = 1
+	if err := warmUpFollowers(ctx, w.Seeds, topic, partitions, size); err != nil {
+		return pc, err
+	}
+	warm := int64(1 + partitions)
 	cpu0, cpuOK0 := cpuTime()
 	start := time.Now()
 	var last atomic.Int64 // unix ns of the last acknowledgement
