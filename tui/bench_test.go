@@ -17,13 +17,19 @@ func BenchmarkFrame(b *testing.B) {
 	r := loadRecording(&testing.T{}, "steady")
 	m := New(context.Background(), nil, Options{Started: r.Started})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	drawFrames(b, m, r)
+}
+
+// drawFrames is b.N pulls of the recording's views into m, each drawn:
+// the frames in turn, with time running on across laps.
+func drawFrames(b *testing.B, m *Model, r recording) {
 	n := len(r.Frames)
 	span := r.Frames[n-1].View.Timestamp - r.Frames[0].View.Timestamp + 100
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
 		v := r.Frames[i%n].View
-		v.Timestamp += int64(i/n) * span // time runs on across laps
+		v.Timestamp += int64(i/n) * span
 		m.pollSeq++
 		m.Update(snapshotMsg{seq: m.pollSeq, view: v, events: []cluster.Event{}})
 		_ = m.View()
@@ -41,17 +47,7 @@ func BenchmarkFrameDataPlane(b *testing.B) {
 			m := New(context.Background(), nil, Options{Started: r.Started})
 			m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 			m.pane = p
-			n := len(r.Frames)
-			span := r.Frames[n-1].View.Timestamp - r.Frames[0].View.Timestamp + 100
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				v := r.Frames[i%n].View
-				v.Timestamp += int64(i/n) * span
-				m.pollSeq++
-				m.Update(snapshotMsg{seq: m.pollSeq, view: v, events: []cluster.Event{}})
-				_ = m.View()
-			}
+			drawFrames(b, m, r)
 		})
 	}
 }
@@ -87,17 +83,7 @@ func BenchmarkFrameLesson(b *testing.B) {
 					m.Update(msg)
 				}
 			}
-			n := len(r.Frames)
-			span := r.Frames[n-1].View.Timestamp - r.Frames[0].View.Timestamp + 100
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				v := r.Frames[i%n].View
-				v.Timestamp += int64(i/n) * span
-				m.pollSeq++
-				m.Update(snapshotMsg{seq: m.pollSeq, view: v, events: []cluster.Event{}})
-				_ = m.View()
-			}
+			drawFrames(b, m, r)
 		})
 	}
 }
