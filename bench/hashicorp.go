@@ -167,6 +167,12 @@ func (s *hashicorpSystem) Close() error {
 		for _, t := range s.trans[len(s.nodes):] {
 			errs = append(errs, t.Close())
 		}
+		// Close stops the listeners only: a node's pooled connections to
+		// its peers stay open, and so does each peer's goroutine reading
+		// one, until CloseStreams closes them.
+		for _, t := range s.trans {
+			t.CloseStreams()
+		}
 		for _, b := range s.bolts {
 			errs = append(errs, b.Close())
 		}
