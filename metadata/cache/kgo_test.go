@@ -5,6 +5,8 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -64,7 +66,9 @@ func TestRealClientSeesTheImage(t *testing.T) {
 		partition(clicksID, 0, 2),
 	))
 
-	cl, err := kgo.NewClient(kgo.SeedBrokers(ln.Addr()))
+	// The client's log goes to the test's, so a wait that times out on a
+	// loaded machine says what the client was doing.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(ln.Addr()), kgo.WithLogger(kgo.BasicLogger(newTestLog(t), kgo.LogLevelInfo, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,4 +153,27 @@ func sameSet(a, b []int32) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// testLog writes a client's log lines to the test's log until the test
+// ends (a client goroutine may still log while it closes).
+type testLog struct {
+	t    *testing.T
+	mu   *sync.Mutex
+	done *bool
+}
+
+func newTestLog(t *testing.T) testLog {
+	l := testLog{t: t, mu: new(sync.Mutex), done: new(bool)}
+	t.Cleanup(func() { l.mu.Lock(); *l.done = true; l.mu.Unlock() })
+	return l
+}
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !*l.done {
+		l.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
 }
