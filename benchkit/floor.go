@@ -26,6 +26,11 @@ const (
 type Floors struct {
 	RTT   Latency `json:"rtt"`
 	Fsync Latency `json:"fsync"`
+	// MajorityFsync is one 4 KiB write + fdatasync on each of
+	// DefaultVoters files at once, timed until a majority of them has
+	// synced: the disk's part of a commit when every voter of a quorum
+	// keeps its log on this one disk, where syncs wait for each other.
+	MajorityFsync Latency `json:"majorityFsync"`
 	// OpenLoop is what the open-loop scheduler alone adds to a record's
 	// latency at each rate the run uses: waking on time and handing the
 	// record to a worker.
@@ -100,36 +105,101 @@ func measureRTT(d time.Duration) (Latency, error) {
 // syncing after each write, for about d: the cost of making one small
 // append durable on the disk that holds the benchmark's data.
 func measureFsync(dir string, d time.Duration) (Latency, error) {
-	path := filepath.Join(dir, "fsync-floor")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := newSyncFile(dir, "fsync-floor")
 	if err != nil {
-		return Latency{}, fmt.Errorf("fsync floor: %w", err)
+		return Latency{}, err
 	}
-	defer os.Remove(path)
-	defer f.Close()
-	size := int64(fsyncFile)
-	if err := Preallocate(f, size); err != nil {
-		return Latency{}, fmt.Errorf("fsync floor: preallocate: %w", err)
-	}
+	defer f.close()
 	h := newHistogram()
-	buf := make([]byte, fsyncBytes)
 	deadline := time.Now().Add(d)
-	var off int64
 	for n := 0; n < floorMinimum || time.Now().Before(deadline); n++ {
-		if off+fsyncBytes > size {
-			off = 0
-		}
 		begin := time.Now()
-		if _, err := f.WriteAt(buf, off); err != nil {
-			return Latency{}, fmt.Errorf("fsync floor: write: %w", err)
-		}
-		if err := SyncData(f); err != nil {
-			return Latency{}, fmt.Errorf("fsync floor: sync: %w", err)
+		if err := f.writeAndSync(); err != nil {
+			return Latency{}, err
 		}
 		h.record(time.Since(begin))
-		off += fsyncBytes
 	}
 	return h.summary(), nil
+}
+
+// measureMajorityFsync does what measureFsync does on voters files at
+// once, each round timed until a majority has synced and ended once all
+// have, for about d.
+func measureMajorityFsync(dir string, voters int, d time.Duration) (Latency, error) {
+	files := make([]*syncFile, voters)
+	for i := range files {
+		f, err := newSyncFile(dir, fmt.Sprintf("fsync-floor-%d", i))
+		if err != nil {
+			return Latency{}, err
+		}
+		defer f.close()
+		files[i] = f
+	}
+	majority := voters/2 + 1
+	synced := make(chan error, voters)
+	h := newHistogram()
+	deadline := time.Now().Add(d)
+	for n := 0; n < floorMinimum || time.Now().Before(deadline); n++ {
+		begin := time.Now()
+		for _, f := range files {
+			go func() { synced <- f.writeAndSync() }()
+		}
+		var first error
+		for i := range voters {
+			if err := <-synced; err != nil && first == nil {
+				first = err
+			}
+			if i+1 == majority {
+				h.record(time.Since(begin))
+			}
+		}
+		if first != nil {
+			return Latency{}, first
+		}
+	}
+	return h.summary(), nil
+}
+
+// syncFile is a fresh preallocated file that a floor writes 4 KiB at a
+// time, round and round, so that a sync never also has to grow it.
+type syncFile struct {
+	f   *os.File
+	off int64
+}
+
+func newSyncFile(dir, name string) (*syncFile, error) {
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("fsync floor: %w", err)
+	}
+	if err := Preallocate(f, fsyncFile); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("fsync floor: preallocate: %w", err)
+	}
+	return &syncFile{f: f}, nil
+}
+
+var syncBlock = make([]byte, fsyncBytes)
+
+func (s *syncFile) writeAndSync() error {
+	if s.off+fsyncBytes > fsyncFile {
+		s.off = 0
+	}
+	if _, err := s.f.WriteAt(syncBlock, s.off); err != nil {
+		return fmt.Errorf("fsync floor: write: %w", err)
+	}
+	if err := SyncData(s.f); err != nil {
+		return fmt.Errorf("fsync floor: sync: %w", err)
+	}
+	s.off += fsyncBytes
+	return nil
+}
+
+func (s *syncFile) close() {
+	s.f.Close()
+	os.Remove(s.f.Name())
 }
 
 // measureOpenLoop drives a system that commits every record instantly at

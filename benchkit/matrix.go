@@ -165,6 +165,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (Report, error) {
 	if rep.Floors.Fsync, err = measureFsync(cfg.Dir, cfg.FloorTime); err != nil {
 		return rep, err
 	}
+	fmt.Fprintf(progress, "floor: %d fsyncs at once in %s...\n", DefaultVoters, cfg.Dir)
+	if rep.Floors.MajorityFsync, err = measureMajorityFsync(cfg.Dir, DefaultVoters, cfg.FloorTime); err != nil {
+		return rep, err
+	}
 	seen := map[int]bool{}
 	for _, k := range cfg.cases() {
 		if r := k.Load.Rate; r > 0 && !seen[r] {

@@ -35,6 +35,10 @@ func WriteTable(w io.Writer, rep Report) error {
 		fmtDur(fl.RTT.P50), fmtDur(fl.RTT.P99), fl.RTT.Count)
 	fmt.Fprintf(w, "floor: 4 KiB write + fdatasync in %s   p50 %-8s p99 %-8s (%d syncs)\n",
 		rep.Config.Dir, fmtDur(fl.Fsync.P50), fmtDur(fl.Fsync.P99), fl.Fsync.Count)
+	if fl.MajorityFsync.Count > 0 {
+		fmt.Fprintf(w, "floor: %d of them at once, one file each, until %d have synced (the voters share this disk)   p50 %-8s p99 %-8s (%d rounds)\n",
+			DefaultVoters, DefaultVoters/2+1, fmtDur(fl.MajorityFsync.P50), fmtDur(fl.MajorityFsync.P99), fl.MajorityFsync.Count)
+	}
 	fmt.Fprintf(w, "cpu µs/rec, proc cores: the whole process's CPU (3 voters and the writers together: they share one process, and Go cannot measure CPU per goroutine, so not per voter) per committed record and per second of the window\n")
 	fmt.Fprintf(w, "busy, iowait: share of all %d cores' time over the window from /proc/stat, other processes included; busy near 100%% means CPU-bound, high iowait disk-bound, both low waiting\n", m.NumCPU)
 	for _, o := range fl.OpenLoop {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -17,13 +18,25 @@ import (
 // which the broker forwards to the active controller. The client is not a
 // node, so the playground's link faults do not touch it.
 
-// admin returns an admin client seeded with every running broker.
+// admin returns an admin client seeded with the running brokers that
+// reach a controller, or with every running broker if none does: a broker
+// cut off from the controllers still answers Metadata from its stale
+// image, which may name it the controller to send CreateTopics to, and
+// its forward can only time out.
 func (e *engine) admin() (*kadm.Client, error) {
-	var seeds []string
+	var seeds, cutOff []string
 	for _, n := range e.nodes {
-		if n.kind == view.KindBroker && n.srv.Running() {
-			seeds = append(seeds, n.srv.Addr())
+		if n.kind != view.KindBroker || !n.srv.Running() {
+			continue
 		}
+		if e.reachesController(n.id) {
+			seeds = append(seeds, n.srv.Addr())
+		} else {
+			cutOff = append(cutOff, n.srv.Addr())
+		}
+	}
+	if len(seeds) == 0 {
+		seeds = cutOff
 	}
 	if len(seeds) == 0 {
 		return nil, errorf(ErrNodeState, "no broker is running to send the request to")
@@ -33,6 +46,21 @@ func (e *engine) admin() (*kadm.Client, error) {
 		return nil, fmt.Errorf("admin client: %w", err)
 	}
 	return kadm.NewClient(cl), nil
+}
+
+// reachesController reports whether node id has a link up both ways to a
+// controller.
+func (e *engine) reachesController(id int32) bool {
+	faults := e.links.Faults()
+	for _, c := range e.nodes {
+		if c.kind != view.KindController {
+			continue
+		}
+		if !faults[wire.LinkID{From: id, To: c.id}].Down && !faults[wire.LinkID{From: c.id, To: id}].Down {
+			return true
+		}
+	}
+	return false
 }
 
 // CreateTopic implements Engine.

@@ -2,15 +2,15 @@ package storage
 
 import "sort"
 
-// tailBufferBytes is how full one of a Tail's buffers gets before the
-// next batch starts another; a Tail keeps two, so it holds about the last
-// 1–2 MiB appended (a reader further behind reads the file).
+// tailBufferBytes is how many bytes a Tail keeps besides the buffer
+// filling: it holds about the last 1–2 MiB appended (a reader further
+// behind reads the file).
 const tailBufferBytes = 1 << 20
 
-// tailBuffers is how many buffers a Tail keeps: the one filling and the
-// one before, so that a reader one batch behind when a buffer fills
-// still reads from memory.
-const tailBuffers = 2
+// tailFirstBytes is the capacity of a Tail's first buffer; each next one
+// doubles it, up to tailBufferBytes, so a quiet log keeps little memory
+// and a busy one few buffers.
+const tailFirstBytes = 64 << 10
 
 // Tail keeps the newest batches appended to a log in memory, as they are
 // in the file, so that the reads that follow an append (a metadata
@@ -18,9 +18,10 @@ const tailBuffers = 2
 // followers and consumers, each reading what was just written) cost no
 // read of the file and no buffer of their own: the answer is a slice of
 // the tail. Kafka's leader, too, hands its raft listener the batches it
-// appended. Bytes once handed out are never written again: a buffer only
-// grows past them, and Reset drops the buffers rather than reusing them.
-// It holds whole, contiguous batches up to the log end. The zero Tail is
+// appended. Bytes once handed out are never written again: a buffer is
+// only filled past them (a full one is never grown, which would copy it:
+// the next batch starts a new one), and Reset drops the buffers rather
+// than reusing them. It holds whole, contiguous batches up to the log end. The zero Tail is
 // empty; it is not safe for concurrent use (its log's lock guards it).
 type Tail struct {
 	bufs []tailBuffer
@@ -59,26 +60,41 @@ func (t *Tail) Add(raw []byte) {
 		return
 	}
 	n := len(t.bufs)
-	switch {
-	case n > 0 && t.bufs[n-1].end != base:
+	if n > 0 && t.bufs[n-1].end != base {
 		t.Reset()
 		n = 0
-	case n > 0 && len(t.bufs[n-1].raw) > 0 && len(t.bufs[n-1].raw)+len(raw) > tailBufferBytes:
-		if n == tailBuffers {
-			t.bufs = append(t.bufs[:0], t.bufs[1:]...)
-		}
-	default:
-		if n > 0 {
-			t.bufs[n-1].addBatches(raw)
-			return
-		}
 	}
-	t.bufs = append(t.bufs, tailBuffer{base: base, end: base, raw: make([]byte, 0, len(raw))})
-	t.bufs[len(t.bufs)-1].addBatches(raw)
+	if n > 0 && len(t.bufs[n-1].raw)+len(raw) <= cap(t.bufs[n-1].raw) {
+		t.bufs[n-1].addBatches(raw)
+		return
+	}
+	size := tailFirstBytes
+	if n > 0 {
+		size = min(2*cap(t.bufs[n-1].raw), tailBufferBytes)
+	}
+	t.bufs = append(t.bufs, tailBuffer{base: base, end: base, raw: make([]byte, 0, max(size, len(raw)))})
+	t.bufs[n].addBatches(raw)
+	t.trim()
 }
 
-// addBatches appends raw to the buffer, growing it (a grown buffer is a
-// new array; slices of the old one stay as they were).
+// trim drops the oldest buffers while the ones after them, the filling
+// one included, hold tailBufferBytes.
+func (t *Tail) trim() {
+	kept := 0
+	for i := range t.bufs {
+		kept += len(t.bufs[i].raw)
+	}
+	drop := 0
+	for drop < len(t.bufs)-1 && kept-len(t.bufs[drop].raw) >= tailBufferBytes {
+		kept -= len(t.bufs[drop].raw)
+		drop++
+	}
+	if drop > 0 {
+		t.bufs = append(t.bufs[:0], t.bufs[drop:]...)
+	}
+}
+
+// addBatches appends raw to the buffer, which has room for it.
 func (b *tailBuffer) addBatches(raw []byte) {
 	for pos := 0; pos < len(raw); {
 		base, last, _, size, err := PeekBatch(raw[pos:])

@@ -89,3 +89,33 @@ func TestTailHandsOutBytesItNeverWritesAgain(t *testing.T) {
 		t.Error("bytes handed out were written again")
 	}
 }
+
+// Small appends fill buffers that start small and double, and the tail
+// keeps between 1 and 2 MiB of the newest batches however long it runs.
+func TestTailKeepsTheNewestMiBInFewBuffers(t *testing.T) {
+	var tl Tail
+	one := len(tailBatches(0, 1, 1000))
+	for i := int64(0); i < 10_000; i++ { // about 10 MiB
+		tl.Add(tailBatches(i, 1, 1000))
+		held := 0
+		for _, b := range tl.bufs {
+			held += len(b.raw)
+		}
+		if held > 2*tailBufferBytes+one {
+			t.Fatalf("after %d batches the tail holds %d bytes in %d buffers", i+1, held, len(tl.bufs))
+		}
+		if back := int64(tailBufferBytes/one) - 1; i >= back {
+			if _, ok := tl.Read(i-back, one); !ok {
+				t.Fatalf("after %d batches the one %d back is not served", i+1, back)
+			}
+		}
+	}
+	if len(tl.bufs) > 3 {
+		t.Errorf("the tail keeps %d buffers", len(tl.bufs))
+	}
+	for _, b := range tl.bufs {
+		if len(b.raw) > cap(b.raw) || cap(b.raw) > tailBufferBytes {
+			t.Errorf("a buffer of %d bytes has room for %d", len(b.raw), cap(b.raw))
+		}
+	}
+}

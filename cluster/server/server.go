@@ -41,8 +41,8 @@ type Config struct {
 	// before the new loader is handed any record, so the parts see every
 	// image from the first.
 	Publishers func() []loader.Publisher
-	// OnLoaderEvent, if set, receives the loader's events from the raft
-	// client's loop; it must not block.
+	// OnLoaderEvent, if set, receives the loader's events from its own
+	// goroutine; it must not block.
 	OnLoaderEvent func(loader.Event)
 	// Controller configures a controller's quorum controller.
 	Controller ControllerConfig
@@ -158,7 +158,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.Addr = "127.0.0.1:0"
 	}
 	s := &Server{cfg: cfg, id: id, log: cfg.Logger.With("node", id), addr: cfg.Addr}
-	cfg.Raft.NewListener = s.newLoader
+	// The loader runs on a queue of its own, as Kafka's MetadataLoader
+	// does on its event queue: decoding records and building images stays
+	// off the raft client's loop.
+	cfg.Raft.NewListener = func() quorum.Listener { return quorum.NewListenerQueue(s.newLoader()) }
 	q, err := quorum.NewNode(cfg.Raft)
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", id, err)

@@ -7,7 +7,10 @@
 // record (record.Decode), replays it into an image.MetadataDelta and, at
 // the end of each handful of batches it is handed, applies the delta as
 // the next image and publishes it: Image returns it to any goroutine, and
-// each Publisher is told on the raft client's loop goroutine, in log order.
+// each Publisher is told on the loader's goroutine, in log order. On a
+// server that goroutine is the loader's own (quorum.NewListenerQueue), as
+// Kafka's MetadataLoader works on its own event queue: the raft client's
+// loop only copies the batches to it.
 // Control batches (LeaderChange) hold no metadata: they move the image's
 // offset and nothing else. A snapshot replaces the image with the one its
 // records describe, as image.NewSnapshotDelta over the current image.

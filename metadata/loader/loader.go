@@ -21,21 +21,24 @@ type Config struct {
 	NodeID int32
 	// Publishers are told of every image and leader change, in order.
 	Publishers []Publisher
-	// OnEvent, if set, receives the loader's events on the raft client's
-	// loop goroutine; it must not block.
+	// OnEvent, if set, receives the loader's events on the goroutine that
+	// calls the loader (on a server, its quorum.NewListenerQueue); it must
+	// not block.
 	OnEvent func(Event)
 	// Logger receives the loader's log; nil discards it.
 	Logger *slog.Logger
 }
 
 // Loader is Kafka's MetadataLoader: the quorum.Listener of one incarnation
-// of a node. Its Handle methods and SnapshotRecords belong to the raft
-// client's loop goroutine; Image, Leader and Metrics are safe from any.
+// of a node. Its Handle methods and SnapshotRecords belong to one goroutine
+// at a time (on a server, the quorum.NewListenerQueue that runs it, as
+// Kafka's loader runs on its own event queue); Image, Leader and Metrics
+// are safe from any.
 type Loader struct {
 	cfg Config
 	log *slog.Logger
 
-	// Loop goroutine only.
+	// The calling goroutine only.
 	img *image.MetadataImage
 	// aligned is the last published image that ends a batch: snapshots
 	// are taken of it, never of one that ends inside a batch.

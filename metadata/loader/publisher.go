@@ -5,8 +5,8 @@ import (
 	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
-// Publisher receives every image the loader publishes, on the raft client's
-// loop goroutine, in log order. It must not block.
+// Publisher receives every image the loader publishes, on the loader's
+// goroutine, in log order. It must not block.
 type Publisher interface {
 	// OnMetadataUpdate hands the delta just applied and the new image.
 	OnMetadataUpdate(delta *image.MetadataDelta, img *image.MetadataImage, m Manifest)

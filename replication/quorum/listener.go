@@ -14,7 +14,9 @@ import (
 //
 // Ordering: the listener is handed a committed batch before the Commit of
 // any record in it completes (Commit.Done), so an appender that waits on
-// its Commit finds its records in the listener's state.
+// its Commit finds its records in the listener's state — unless the
+// listener runs on a NewListenerQueue, which applies them a moment later
+// on its own goroutine.
 type Listener interface {
 	// HandleCommit is handed committed batches, control batches included,
 	// in offset order. The batches alias log memory that is only valid

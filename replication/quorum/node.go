@@ -173,6 +173,7 @@ func (n *Node) open() (*instance, error) {
 	seed := uint64(now.UnixNano())
 	rn, err := raft.New(n.cfg.Raft, log, storage.NewQuorumStateFile(dir), in.sm, rand.New(rand.NewPCG(seed, uint64(n.id))), now)
 	if err != nil {
+		in.sm.beginShutdown() // the listener's incarnation ends unstarted
 		log.Close()
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func (n *Node) commitUpTo(hw int64) error {
 		if err != nil {
 			return fmt.Errorf("read committed records at %d: %w", n.listenerNext, err)
 		}
-		var batches []storage.Batch
+		batches := n.committed[:0]
 		next := n.listenerNext
 		err = storage.Batches(data, func(_ int, b *storage.Batch) error {
 			if b.LastOffset() >= hw || b.FirstOffset != next {
@@ -65,6 +65,8 @@ func (n *Node) commitUpTo(hw int64) error {
 		}
 		n.listenerNext = next
 		n.listener.HandleCommit(batches)
+		clear(batches) // the log memory they alias is not kept alive
+		n.committed = batches[:0]
 	}
 	return nil
 }

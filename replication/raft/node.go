@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // Role is a node's state in the quorum (Kafka's EpochState kinds).
@@ -97,6 +99,9 @@ type Node struct {
 	// leader it was told of.
 	listenerNext int64
 	notified     LeaderAndEpoch
+	// committed is commitUpTo's batches, reused: the listener may keep
+	// none of them past its call.
+	committed []storage.Batch
 
 	// events are the changes not yet taken (TakeEvents); reported is the
 	// state EventRoleChanged last reported, hwmEpoch the epoch whose first

@@ -1,0 +1,227 @@
+package quorum
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/storage"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// NewListenerQueue runs l on a goroutine of its own, as each of Kafka's
+// RaftClient listeners (the MetadataLoader, the controller's) hands what
+// the raft thread tells it to an event queue of its own: the raft client's
+// loop only copies committed batches into the queue, so a listener's slow
+// work (decoding records, building a metadata image) never holds up the
+// Fetches, appends and elections the loop serves.
+//
+// The queue keeps Listener's order: l is told everything in the order the
+// loop told the queue. Commits queued back to back reach l as one
+// HandleCommit, so a listener that falls behind catches up in fewer,
+// larger steps. What it loosens is the Commit ordering: a Commit completes
+// once its batch is queued, and l may apply it a moment later, as a
+// Kafka controller's append future completes before its MetadataLoader
+// has published the records. SnapshotRecords waits for l to apply
+// everything queued before it; BeginShutdown waits for l to apply
+// everything queued and to hear BeginShutdown, so nothing of l runs after
+// its incarnation ends.
+func NewListenerQueue(l Listener) Listener {
+	q := &listenerQueue{inner: l, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go q.run()
+	return q
+}
+
+// listenerQueue is NewListenerQueue's Listener. Its Listener methods
+// belong to the raft client's loop; run owns inner.
+type listenerQueue struct {
+	inner Listener
+	mu    sync.Mutex
+	items []queued
+	spare []queued
+	wake  chan struct{} // capacity one: "items are waiting"
+	done  chan struct{} // closed when run returns
+	ended bool          // BeginShutdown was queued (loop only)
+}
+
+// queued is one call for the listener's goroutine: exactly one field set.
+type queued struct {
+	batches  []storage.Batch
+	snapshot *raft.Snapshot
+	leader   *raft.LeaderAndEpoch
+	records  chan<- snapshotRecords
+	shutdown bool
+}
+
+// snapshotRecords is SnapshotRecords' answer.
+type snapshotRecords struct {
+	end     int64
+	records [][]byte
+	err     error
+}
+
+var _ Listener = (*listenerQueue)(nil)
+
+// errListenerEnded: the queue's listener heard BeginShutdown.
+var errListenerEnded = fmt.Errorf("listener has shut down")
+
+func (q *listenerQueue) push(it queued) {
+	q.mu.Lock()
+	q.items = append(q.items, it)
+	first := len(q.items) == 1
+	q.mu.Unlock()
+	if first {
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// HandleCommit implements Listener: the batches are copied, since they
+// alias log memory only valid during the call.
+func (q *listenerQueue) HandleCommit(batches []storage.Batch) {
+	if q.ended || len(batches) == 0 {
+		return
+	}
+	q.push(queued{batches: copyBatches(batches)})
+}
+
+// HandleLoadSnapshot implements Listener.
+func (q *listenerQueue) HandleLoadSnapshot(s raft.Snapshot) {
+	if q.ended {
+		return
+	}
+	s.Records = copyRecords(s.Records)
+	q.push(queued{snapshot: &s})
+}
+
+// HandleLeaderChange implements Listener.
+func (q *listenerQueue) HandleLeaderChange(l raft.LeaderAndEpoch) {
+	if q.ended {
+		return
+	}
+	q.push(queued{leader: &l})
+}
+
+// SnapshotRecords implements Listener: the listener's state once it has
+// applied everything queued before the call.
+func (q *listenerQueue) SnapshotRecords() (int64, [][]byte, error) {
+	if q.ended {
+		return 0, nil, errListenerEnded
+	}
+	reply := make(chan snapshotRecords, 1)
+	q.push(queued{records: reply})
+	r := <-reply
+	return r.end, r.records, r.err
+}
+
+// BeginShutdown implements Listener: it returns once the listener has
+// applied everything queued and heard BeginShutdown itself.
+func (q *listenerQueue) BeginShutdown() {
+	if !q.ended {
+		q.ended = true
+		q.push(queued{shutdown: true})
+	}
+	<-q.done
+}
+
+func (q *listenerQueue) take() []queued {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.items
+	clear(q.spare)
+	q.items, q.spare = q.spare[:0], out
+	return out
+}
+
+func (q *listenerQueue) run() {
+	defer close(q.done)
+	var commit []storage.Batch
+	flush := func() {
+		if len(commit) > 0 {
+			q.inner.HandleCommit(commit)
+			commit = nil
+		}
+	}
+	for range q.wake {
+		for _, it := range q.take() {
+			if it.batches != nil {
+				if commit == nil {
+					commit = it.batches // one commit alone is handed as it came
+				} else {
+					commit = append(commit[:len(commit):len(commit)], it.batches...)
+				}
+				continue
+			}
+			flush()
+			switch {
+			case it.snapshot != nil:
+				q.inner.HandleLoadSnapshot(*it.snapshot)
+			case it.leader != nil:
+				q.inner.HandleLeaderChange(*it.leader)
+			case it.records != nil:
+				end, recs, err := q.inner.SnapshotRecords()
+				it.records <- snapshotRecords{end: end, records: recs, err: err}
+			case it.shutdown:
+				q.inner.BeginShutdown()
+				return
+			}
+		}
+		flush()
+	}
+}
+
+// copyBatches copies batches into one buffer of their own.
+func copyBatches(batches []storage.Batch) []storage.Batch {
+	size := 0
+	for i := range batches {
+		size += len(batches[i].Raw)
+	}
+	buf := make([]byte, 0, size)
+	out := make([]storage.Batch, len(batches))
+	for i := range batches {
+		b := batches[i]
+		// Records is the tail of Raw: the records follow the header.
+		header := len(b.Raw) - len(b.RecordBatch.Records)
+		start := len(buf)
+		buf = append(buf, b.Raw...)
+		b.Raw = buf[start:len(buf):len(buf)]
+		b.RecordBatch.Records = b.Raw[header:]
+		out[i] = b
+	}
+	return out
+}
+
+// copyRecords deep-copies a snapshot's records.
+func copyRecords(recs []storage.Record) []storage.Record {
+	size := 0
+	for i := range recs {
+		size += len(recs[i].Key) + len(recs[i].Value)
+		for _, h := range recs[i].Headers {
+			size += len(h.Value)
+		}
+	}
+	buf := make([]byte, 0, size)
+	keep := func(b []byte) []byte {
+		if b == nil {
+			return nil
+		}
+		start := len(buf)
+		buf = append(buf, b...)
+		return buf[start:len(buf):len(buf)]
+	}
+	out := make([]storage.Record, len(recs))
+	for i, r := range recs {
+		r.Key, r.Value = keep(r.Key), keep(r.Value)
+		if r.Headers != nil {
+			hs := make([]kmsg.Header, len(r.Headers))
+			for j, h := range r.Headers {
+				hs[j] = kmsg.Header{Key: h.Key, Value: keep(h.Value)}
+			}
+			r.Headers = hs
+		}
+		out[i] = r
+	}
+	return out
+}
