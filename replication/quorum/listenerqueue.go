@@ -6,7 +6,6 @@ import (
 
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/storage"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // NewListenerQueue runs l on a goroutine of its own, as each of Kafka's
@@ -22,8 +21,9 @@ import (
 // larger steps. What it loosens is the Commit ordering: a Commit completes
 // once its batch is queued, and l may apply it a moment later, as a
 // Kafka controller's append future completes before its MetadataLoader
-// has published the records. SnapshotRecords waits for l to apply
-// everything queued before it; BeginShutdown waits for l to apply
+// has published the records. HandleLoadSnapshot and SnapshotRecords wait
+// for l to apply everything queued before them and then to do what they
+// ask; BeginShutdown waits for l to apply
 // everything queued and to hear BeginShutdown, so nothing of l runs after
 // its incarnation ends.
 func NewListenerQueue(l Listener) Listener {
@@ -48,6 +48,7 @@ type listenerQueue struct {
 type queued struct {
 	batches  []storage.Batch
 	snapshot *raft.Snapshot
+	loaded   chan<- struct{} // closed once snapshot is loaded
 	leader   *raft.LeaderAndEpoch
 	records  chan<- snapshotRecords
 	shutdown bool
@@ -87,13 +88,17 @@ func (q *listenerQueue) HandleCommit(batches []storage.Batch) {
 	q.push(queued{batches: copyBatches(batches)})
 }
 
-// HandleLoadSnapshot implements Listener.
+// HandleLoadSnapshot implements Listener: it waits for the listener to
+// load the snapshot, whose records alias memory only valid during the
+// call (copying them would double a large image's memory for a rare
+// event).
 func (q *listenerQueue) HandleLoadSnapshot(s raft.Snapshot) {
 	if q.ended {
 		return
 	}
-	s.Records = copyRecords(s.Records)
-	q.push(queued{snapshot: &s})
+	loaded := make(chan struct{})
+	q.push(queued{snapshot: &s, loaded: loaded})
+	<-loaded
 }
 
 // HandleLeaderChange implements Listener.
@@ -158,6 +163,7 @@ func (q *listenerQueue) run() {
 			switch {
 			case it.snapshot != nil:
 				q.inner.HandleLoadSnapshot(*it.snapshot)
+				close(it.loaded)
 			case it.leader != nil:
 				q.inner.HandleLeaderChange(*it.leader)
 			case it.records != nil:
@@ -189,39 +195,6 @@ func copyBatches(batches []storage.Batch) []storage.Batch {
 		b.Raw = buf[start:len(buf):len(buf)]
 		b.RecordBatch.Records = b.Raw[header:]
 		out[i] = b
-	}
-	return out
-}
-
-// copyRecords deep-copies a snapshot's records.
-func copyRecords(recs []storage.Record) []storage.Record {
-	size := 0
-	for i := range recs {
-		size += len(recs[i].Key) + len(recs[i].Value)
-		for _, h := range recs[i].Headers {
-			size += len(h.Value)
-		}
-	}
-	buf := make([]byte, 0, size)
-	keep := func(b []byte) []byte {
-		if b == nil {
-			return nil
-		}
-		start := len(buf)
-		buf = append(buf, b...)
-		return buf[start:len(buf):len(buf)]
-	}
-	out := make([]storage.Record, len(recs))
-	for i, r := range recs {
-		r.Key, r.Value = keep(r.Key), keep(r.Value)
-		if r.Headers != nil {
-			hs := make([]kmsg.Header, len(r.Headers))
-			for j, h := range r.Headers {
-				hs[j] = kmsg.Header{Key: h.Key, Value: keep(h.Value)}
-			}
-			r.Headers = hs
-		}
-		out[i] = r
 	}
 	return out
 }

@@ -84,8 +84,8 @@ func oneBatch(t *testing.T, offset int64, value string) ([]storage.Batch, []byte
 
 // The queue hands its listener every call in order on a goroutine of its
 // own: commits that queued while the listener worked arrive as one,
-// copied out of the memory the caller reuses; SnapshotRecords sees every
-// commit queued before it; BeginShutdown returns once the listener has
+// copied out of the memory the caller reuses; HandleLoadSnapshot and
+// SnapshotRecords see every call queued before them and return once done; BeginShutdown returns once the listener has
 // heard it, and later calls are dropped.
 func TestListenerQueueKeepsOrderAndCopies(t *testing.T) {
 	inner := &callLog{entered: make(chan struct{}), gate: make(chan struct{})}
@@ -102,14 +102,15 @@ func TestListenerQueueKeepsOrderAndCopies(t *testing.T) {
 	q.HandleLeaderChange(raft.LeaderAndEpoch{LeaderID: 2, Epoch: 5})
 	batches, _ := oneBatch(t, 3, "d")
 	q.HandleCommit(batches)
-	snapRec := []storage.Record{{Offset: 9, Value: []byte("image")}}
-	q.HandleLoadSnapshot(raft.Snapshot{ID: raft.SnapshotID{EndOffset: 10, Epoch: 5}, Records: snapRec})
-	copy(snapRec[0].Value, "xxxxx")
-
 	if got := inner.log(); len(got) != 0 {
 		t.Fatalf("the listener finished a call while its first commit was held: %q", got)
 	}
 	close(inner.gate)
+	// A snapshot is loaded before the call returns, after what queued.
+	q.HandleLoadSnapshot(raft.Snapshot{ID: raft.SnapshotID{EndOffset: 10, Epoch: 5}, Records: []storage.Record{{Offset: 9, Value: []byte("image")}}})
+	if got := inner.log(); len(got) != 5 {
+		t.Errorf("after HandleLoadSnapshot returned the listener heard %q", got)
+	}
 	end, _, err := q.SnapshotRecords()
 	if err != nil || end != 10 {
 		t.Fatalf("SnapshotRecords after the queued calls: end %d, %v; want 10", end, err)
