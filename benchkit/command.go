@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 )
 
 // ErrCaseFailed is returned by Main when the report was printed but some
@@ -28,22 +27,17 @@ func Main(ctx context.Context, cfg Config, asJSON bool, stdout, stderr io.Writer
 	} else if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return fmt.Errorf("data folder: %w", err)
 	}
-	if cfg.CPUProfile != "" {
-		f, err := os.Create(cfg.CPUProfile)
-		if err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	prof, err := cfg.Profiles.start()
+	if err != nil {
+		return err
 	}
 	rep, runErr := Run(ctx, cfg, stderr)
+	if perr := prof.stop(); perr != nil {
+		fmt.Fprintf(stderr, "profiles: %v\n", perr)
+	}
 	if runErr != nil && len(rep.Results) == 0 {
 		return runErr
 	}
-	var err error
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -25,7 +25,7 @@ type Flags struct {
 	warmup     time.Duration
 	window     time.Duration
 	floorTime  time.Duration
-	cpuProfile string
+	profiles   Profiles
 	dir        string
 }
 
@@ -42,13 +42,13 @@ func (f *Flags) Register(fs *flag.FlagSet, defaultSystems string) {
 	fs.DurationVar(&f.warmup, "warmup", 500*time.Millisecond, "warm-up before each measured window")
 	fs.DurationVar(&f.window, "duration", 2*time.Second, "measured window of each case")
 	fs.DurationVar(&f.floorTime, "floor-duration", time.Second, "time spent measuring each floor")
-	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	RegisterProfileFlags(fs, &f.profiles, "the whole run")
 	fs.StringVar(&f.dir, "dir", "", "data folder for the durable cases and the fsync floor (default: a fresh temporary folder, removed afterwards)")
 }
 
 // Config checks the flags and builds the run's Config from them.
 func (f *Flags) Config(available []Factory) (Config, error) {
-	cfg := Config{Warmup: f.warmup, Window: f.window, FloorTime: f.floorTime, Dir: f.dir, CPUProfile: f.cpuProfile}
+	cfg := Config{Warmup: f.warmup, Window: f.window, FloorTime: f.floorTime, Dir: f.dir, Profiles: f.profiles}
 	var err error
 	if cfg.Systems, err = SelectSystems(available, f.systems); err != nil {
 		return cfg, err

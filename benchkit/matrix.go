@@ -25,7 +25,8 @@ type Config struct {
 	Window     time.Duration `json:"windowNs"`
 	FloorTime  time.Duration `json:"floorNs"`
 	Dir        string        `json:"dataDir"`
-	CPUProfile string        `json:"-"`
+	// Profiles are the files the run writes Go's profiles of it to.
+	Profiles Profiles `json:"-"`
 }
 
 // caseKey names one figure: every system runs it once.

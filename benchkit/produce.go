@@ -77,10 +77,9 @@ type ProduceConfig struct {
 	CatchUpBytes int64
 	// Dir holds the cluster's folder; empty means a fresh temporary one.
 	Dir string
-	// CPUProfile, BlockProfile, MutexProfile and TraceFile, when set,
-	// are files the run writes those profiles (and an execution trace) of
-	// its produce cases to.
-	CPUProfile, BlockProfile, MutexProfile, TraceFile string
+	// Profiles are the files the run writes Go's profiles of its produce
+	// cases to.
+	Profiles Profiles
 }
 
 // DefaultProduceConfig is `bench produce` without flags: 3 brokers, a
@@ -209,7 +208,7 @@ func RunProduce(ctx context.Context, cfg ProduceConfig, progress io.Writer) (Pro
 		return rep, err
 	}
 	rf := int16(min(3, cfg.Brokers))
-	prof, err := startProduceProfiles(cfg)
+	prof, err := cfg.Profiles.start()
 	if err != nil {
 		return rep, err
 	}

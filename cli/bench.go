@@ -325,10 +325,9 @@ default; acks=1 cannot be.`,
 	fl.Int64Var(&cfg.CatchUpBytes, "catch-up-bytes", cfg.CatchUpBytes, "bytes a stopped follower catches up on (0 skips the catch-up)")
 	fl.StringArrayVar(&set, "set", nil, "override a timing key, as kraftlab up --set (repeatable)")
 	fl.StringVar(&cfg.Dir, "dir", "", "data folder (default: a fresh temporary folder, removed afterwards)")
-	fl.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the produce cases to this file")
-	fl.StringVar(&cfg.BlockProfile, "blockprofile", "", "write a block profile (where goroutines wait) of the produce cases to this file")
-	fl.StringVar(&cfg.MutexProfile, "mutexprofile", "", "write a mutex contention profile of the produce cases to this file")
-	fl.StringVar(&cfg.TraceFile, "trace", "", "write an execution trace of the produce cases to this file (go tool trace)")
+	profiles := flag.NewFlagSet("profiles", flag.ContinueOnError)
+	benchkit.RegisterProfileFlags(profiles, &cfg.Profiles, "the produce cases")
+	fl.AddGoFlagSet(profiles)
 	addJSONFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if quick {
