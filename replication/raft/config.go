@@ -38,7 +38,9 @@ type Config struct {
 	// resending to a destination whose last request failed.
 	RetryBackoff time.Duration
 	// AppendLinger is controller.quorum.append.linger.ms: how long the leader
-	// accumulates appended records before writing them as one batch.
+	// accumulates appended records before writing them as one batch (past
+	// it, the leader goes on gathering until a fetch can take them, at
+	// most 2 ms more).
 	AppendLinger time.Duration
 	// FetchMaxWait is how long the leader parks a Fetch that finds nothing new
 	// (KafkaRaftClient.MAX_FETCH_WAIT_MS, 500 ms; not a user config in Kafka).

@@ -125,6 +125,13 @@ func (n *Node) handleFetchRequest(now time.Time, m Message, req *kmsg.FetchReque
 		n.reply(m, resp)
 		return n.unsafe(false, "Fetch from node %d with epoch %d, which cannot be incremented", fetchReplicaID(req), part.CurrentLeaderEpoch)
 	}
+	if n.role == Leader && !n.lead.drainAt.IsZero() && !now.Before(n.lead.drainAt) {
+		// The records gathered since the linger passed are what this
+		// fetch comes for (drainDue).
+		if err := n.lead.drain(n, now); err != nil {
+			return err
+		}
+	}
 	p := &parkedFetch{
 		m:        m,
 		req:      req,

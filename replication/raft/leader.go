@@ -44,6 +44,7 @@ type leaderState struct {
 	pending      [][]byte
 	pendingBytes int
 	drainAt      time.Time
+	drainNow     bool // the pending records fill a batch: write them at the drain time
 
 	parked          []*parkedFetch
 	resignRequested bool
@@ -212,7 +213,7 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 		n.becomeResigned(now)
 		return now, nil
 	}
-	if !ls.drainAt.IsZero() && !now.Before(ls.drainAt) {
+	if ls.drainDue(n, now) {
 		if err := ls.drain(n, now); err != nil {
 			return now, err
 		}
@@ -230,7 +231,13 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 		}
 		ls.beginQuorumDeadline = now.Add(n.cfg.FetchTimeout / 2)
 	}
-	wake := earliest(ls.beginQuorumDeadline, ls.drainAt)
+	wake := ls.beginQuorumDeadline
+	if !ls.drainAt.IsZero() {
+		wake = earliest(wake, ls.drainAt)
+		if !now.Before(ls.drainAt) {
+			wake = earliest(wake, ls.drainAt.Add(drainDeferMax))
+		}
+	}
 	if len(n.cfg.Voters) > 1 {
 		wake = earliest(wake, ls.checkQuorumDeadline)
 	}
@@ -331,9 +338,9 @@ func (ls *leaderState) failParked(n *Node) {
 }
 
 // Append hands records to the leader of epoch. They are written as one
-// batch when controller.quorum.append.linger.ms has passed since the first
-// of them (or at once when they fill a batch), and offered to the listener
-// once committed. It returns the offset the last record will have. The node
+// batch once controller.quorum.append.linger.ms has passed since the first
+// of them and a fetch can take them (drainDue), or at once when they fill
+// a batch, and offered to the listener once committed. It returns the offset the last record will have. The node
 // keeps the slices until it writes them; the caller must not modify them.
 func (n *Node) Append(now time.Time, epoch int32, records [][]byte) (int64, error) {
 	if err := n.enter(now); err != nil {
@@ -359,12 +366,30 @@ func (n *Node) Append(now time.Time, epoch int32, records [][]byte) (int64, erro
 		ls.drainAt = now.Add(n.cfg.AppendLinger)
 	}
 	if ls.pendingBytes >= int(n.cfg.FetchMaxBytes) {
-		ls.drainAt = now
+		ls.drainAt, ls.drainNow = now, true
 	}
 	if err := n.poll(now); err != nil {
 		return 0, fmt.Errorf("raft node %d: append: %w", n.id, err)
 	}
 	return last, nil
+}
+
+// drainDeferMax bounds how long past its linger the leader keeps gathering
+// appends while no fetch waits for them (see drainDue).
+const drainDeferMax = 2 * time.Millisecond
+
+// drainDue reports whether the accumulated records are to be written now:
+// once the linger has passed, if a fetch is parked to take them, they
+// fill a batch, the leader is the only voter, or drainDeferMax has passed
+// too. In a pull quorum records written while every follower's Fetch is
+// in flight go out only with the next Fetch, so until one arrives
+// (handleFetchRequest drains first) the leader may as well gather more:
+// fewer, larger batches and no added wait.
+func (ls *leaderState) drainDue(n *Node, now time.Time) bool {
+	if ls.drainAt.IsZero() || now.Before(ls.drainAt) {
+		return false
+	}
+	return ls.drainNow || len(ls.parked) > 0 || len(n.cfg.Voters) == 1 || !now.Before(ls.drainAt.Add(drainDeferMax))
 }
 
 // drain writes the accumulated records as batches of at most FetchMaxBytes.
@@ -389,7 +414,7 @@ func (ls *leaderState) drain(n *Node, now time.Time) error {
 		size += len(v) + recordOverhead
 	}
 	write()
-	ls.pending, ls.pendingBytes, ls.drainAt = nil, 0, time.Time{}
+	ls.pending, ls.pendingBytes, ls.drainAt, ls.drainNow = nil, 0, time.Time{}, false
 	if err != nil {
 		return fmt.Errorf("append as leader: %w", err)
 	}
