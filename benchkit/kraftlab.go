@@ -29,7 +29,8 @@ var errKraftlabNotStarted = errors.New("kraftlab: not started")
 // Linger 0 is the setting comparable with the peers: hashicorp/raft and etcd
 // raft write whatever proposals queued while the leader was busy, with no
 // timer, and so does kraftlab's leader at linger 0 (every append that
-// reached its mailbox while it worked goes into one batch and one fetch).
+// reached its mailbox while it worked, or while no follower's Fetch
+// waited, goes into one batch and one fetch).
 // Kafka's controller keeps the 25 ms linger on every append: its
 // BatchAccumulator drains early only for control records (forceDrain), so
 // one writer waits up to 25 ms per record and a closed loop of writers
@@ -42,7 +43,7 @@ func KraftlabFactories() []Factory {
 		{
 			Name:  "kraftlab",
 			New:   func() System { return NewKraftlab("kraftlab", noLinger) },
-			About: "replication/quorum, Kafka's quorum timing, controller.quorum.append.linger.ms=0 (batches what queues while the leader works)",
+			About: "replication/quorum, Kafka's quorum timing, controller.quorum.append.linger.ms=0 (batches what queues while the leader works or no Fetch waits)",
 		},
 		{
 			Name:     "kraftlab-linger",

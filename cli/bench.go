@@ -47,13 +47,15 @@ and an open loop at a fixed rate. A record counts once the leader's high
 watermark covers it. Each case reports records/s, MB/s, commit latency
 p50/p99/p99.9, CPU µs and heap allocations per committed record.
 
-The floors come first: one loopback TCP round trip (64 B ping-pong) and one
-4 KiB write + fdatasync in the data folder; ×floor is the p50 commit latency
-over the matching floor. The machine's noise (other processes, a shared or
+The floors come first: one loopback TCP round trip (64 B ping-pong), one
+4 KiB write + fdatasync in the data folder, and three of those at once until
+two have synced (the disk's part of a commit when the voters share it);
+×floor is the p50 commit latency over the round trip or the one fsync. The machine's noise (other processes, a shared or
 virtual CPU) moves every figure: compare runs made back to back.
 
 kraftlab runs Kafka's quorum timing with controller.quorum.append.linger.ms=0
-(the leader batches whatever queued while it worked); --systems
+(the leader batches whatever queued while it worked or no Fetch waited);
+--systems
 kraftlab-linger adds Kafka's 25 ms linger.`,
 		Example:     indentExample("kraftlab bench quorum\nkraftlab bench quorum --sizes 256 --writers 1,64 --rate 0\nkraftlab bench quorum --json --flush always\ncd bench && go run . quorum    # with hashicorp/raft and etcd raft"),
 		Args:        cobra.NoArgs,

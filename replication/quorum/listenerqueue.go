@@ -2,7 +2,6 @@ package quorum
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/storage"
@@ -27,7 +26,7 @@ import (
 // everything queued and to hear BeginShutdown, so nothing of l runs after
 // its incarnation ends.
 func NewListenerQueue(l Listener) Listener {
-	q := &listenerQueue{inner: l, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	q := &listenerQueue{inner: l, calls: newQueue[queued](), done: make(chan struct{})}
 	go q.run()
 	return q
 }
@@ -36,10 +35,7 @@ func NewListenerQueue(l Listener) Listener {
 // belong to the raft client's loop; run owns inner.
 type listenerQueue struct {
 	inner Listener
-	mu    sync.Mutex
-	items []queued
-	spare []queued
-	wake  chan struct{} // capacity one: "items are waiting"
+	calls *queue[queued]
 	done  chan struct{} // closed when run returns
 	ended bool          // BeginShutdown was queued (loop only)
 }
@@ -66,18 +62,7 @@ var _ Listener = (*listenerQueue)(nil)
 // errListenerEnded: the queue's listener heard BeginShutdown.
 var errListenerEnded = fmt.Errorf("listener has shut down")
 
-func (q *listenerQueue) push(it queued) {
-	q.mu.Lock()
-	q.items = append(q.items, it)
-	first := len(q.items) == 1
-	q.mu.Unlock()
-	if first {
-		select {
-		case q.wake <- struct{}{}:
-		default:
-		}
-	}
-}
+func (q *listenerQueue) push(it queued) { q.calls.push(it) }
 
 // HandleCommit implements Listener: the batches are copied, since they
 // alias log memory only valid during the call.
@@ -131,15 +116,6 @@ func (q *listenerQueue) BeginShutdown() {
 	<-q.done
 }
 
-func (q *listenerQueue) take() []queued {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.items
-	clear(q.spare)
-	q.items, q.spare = q.spare[:0], out
-	return out
-}
-
 func (q *listenerQueue) run() {
 	defer close(q.done)
 	var commit []storage.Batch
@@ -149,8 +125,8 @@ func (q *listenerQueue) run() {
 			commit = nil
 		}
 	}
-	for range q.wake {
-		for _, it := range q.take() {
+	for range q.calls.wake {
+		for _, it := range q.calls.take() {
 			if it.batches != nil {
 				if commit == nil {
 					commit = it.batches // one commit alone is handed as it came

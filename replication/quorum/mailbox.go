@@ -29,53 +29,59 @@ type item struct {
 // mailbox is the loop's queue: pushing never blocks, so the wire layer's
 // goroutines and the node's owners can always hand over work, and the loop
 // takes everything queued at once, which batches appends and flushes.
-type mailbox struct {
+type mailbox = queue[item]
+
+func newMailbox() *mailbox { return newQueue[item]() }
+
+// queue is a list that any goroutine pushes to without waiting and one
+// goroutine takes whole: the raft loop's mailbox, a listener's queue.
+type queue[T any] struct {
 	mu     sync.Mutex
-	items  []item
-	spare  []item
+	items  []T
+	spare  []T
 	closed bool
 	wake   chan struct{} // capacity one: "items are waiting"
 }
 
-func newMailbox() *mailbox { return &mailbox{wake: make(chan struct{}, 1)} }
+func newQueue[T any]() *queue[T] { return &queue[T]{wake: make(chan struct{}, 1)} }
 
-// push queues it and reports whether the loop will see it; after close it
+// push queues it and reports whether the taker will see it; after close it
 // does not.
-func (b *mailbox) push(it item) bool {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+func (q *queue[T]) push(it T) bool {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
 		return false
 	}
-	b.items = append(b.items, it)
-	first := len(b.items) == 1
-	b.mu.Unlock()
+	q.items = append(q.items, it)
+	first := len(q.items) == 1
+	q.mu.Unlock()
 	if first {
 		select {
-		case b.wake <- struct{}{}:
+		case q.wake <- struct{}{}:
 		default:
 		}
 	}
 	return true
 }
 
-// take returns everything queued. The slice is the loop's until its next
+// take returns everything queued. The slice is the taker's until its next
 // take.
-func (b *mailbox) take() []item {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := b.items
-	clear(b.spare)
-	b.items, b.spare = b.spare[:0], out
+func (q *queue[T]) take() []T {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.items
+	clear(q.spare)
+	q.items, q.spare = q.spare[:0], out
 	return out
 }
 
 // close refuses further pushes and returns what was queued.
-func (b *mailbox) close() []item {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.closed = true
-	out := b.items
-	b.items = nil
+func (q *queue[T]) close() []T {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	out := q.items
+	q.items = nil
 	return out
 }
