@@ -1,7 +1,6 @@
 package quorum
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -32,8 +31,6 @@ type instance struct {
 	box  *mailbox
 
 	clients map[int32]*wire.Client
-	ctx     context.Context // ends with the instance: its requests fail
-	cancel  context.CancelFunc
 
 	// pending are the inbound requests raft has not answered yet, by the
 	// ID the loop gave them.
@@ -81,7 +78,6 @@ type instance struct {
 }
 
 func newInstance(n *Node, log *DiskLog) *instance {
-	ctx, cancel := context.WithCancel(context.Background())
 	now := time.Now()
 	in := &instance{
 		n:            n,
@@ -90,8 +86,6 @@ func newInstance(n *Node, log *DiskLog) *instance {
 		log:          log,
 		box:          newMailbox(),
 		clients:      make(map[int32]*wire.Client),
-		ctx:          ctx,
-		cancel:       cancel,
 		pending:      make(map[uint64]*wire.Request),
 		lastSnapshot: now,
 		kill:         make(chan struct{}),
@@ -300,8 +294,9 @@ func (in *instance) dispatch(now time.Time, m raft.Message) {
 }
 
 // send sends a request to a peer; its outcome comes back through the
-// mailbox. The context's deadline is only a backstop: raft times requests
-// out itself, but a request lost on a faulty link must end somewhere.
+// mailbox. The timeout is only a backstop: raft times requests out
+// itself, but a request lost on a faulty link must end somewhere (and the
+// instance's exit closes its clients, which ends every request in flight).
 func (in *instance) send(m raft.Message) {
 	peer, id := m.To, m.ID
 	c, err := in.client(peer)
@@ -309,13 +304,10 @@ func (in *instance) send(m raft.Message) {
 		in.box.push(item{peer: peer, id: id, err: err})
 		return
 	}
-	ctx, cancel := context.WithTimeout(in.ctx, in.cfg.Raft.RequestTimeout)
-	err = c.Send(ctx, m.Request, func(resp kmsg.Response, err error) {
-		cancel()
+	err = c.SendWithin(in.cfg.Raft.RequestTimeout, m.Request, func(resp kmsg.Response, err error) {
 		in.box.push(item{peer: peer, id: id, resp: resp, err: err})
 	})
 	if err != nil {
-		cancel()
 		in.box.push(item{peer: peer, id: id, err: err})
 	}
 }
@@ -483,7 +475,6 @@ func (in *instance) exit() {
 	default:
 	}
 	in.sm.beginShutdown()
-	in.cancel()
 	if in.flushing {
 		// The log is closed or crashed below, after the fsync returns.
 		<-in.flushed

@@ -118,6 +118,18 @@ func (c *Client) Send(ctx context.Context, req kmsg.Request, done func(kmsg.Resp
 	return c.send(ctx, &call{req: req, done: done})
 }
 
+// SendWithin is Send with a timeout instead of a context: done gets
+// context.DeadlineExceeded if no response came within timeout. The
+// connection keeps one timer for all its calls, where a context per call
+// costs a timer and a watch each (a raft client sends a few Fetches per
+// commit).
+func (c *Client) SendWithin(timeout time.Duration, req kmsg.Request, done func(kmsg.Response, error)) error {
+	if req == nil || done == nil {
+		return fmt.Errorf("wire: client %s: SendWithin needs a request and a done func", c.name)
+	}
+	return c.send(context.Background(), &call{req: req, done: done, deadline: time.Now().Add(timeout)})
+}
+
 // Do sends req and waits for its response until ctx ends.
 func (c *Client) Do(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
 	if req == nil {

@@ -152,3 +152,63 @@ func TestClientCloseFailsOutstandingRequests(t *testing.T) {
 		t.Fatalf("Send after Close: %v, want ErrClosed", err)
 	}
 }
+
+// A call sent with a timeout ends with a deadline error when no answer
+// comes in time, leaving the connection alone; answered calls leave
+// nothing behind on the connection, and a short timeout behind a long one
+// still ends first.
+func TestSendWithinTimesOutOnlyTheUnansweredCall(t *testing.T) {
+	parked := make(chan *Request, 4)
+	s, _ := startServer(t, serverOpts{handler: HandlerFunc(func(r *Request) {
+		if r.Body.(*kmsg.VoteRequest).Topics[0].Partitions[0].CandidateEpoch == 1 {
+			parked <- r
+			return
+		}
+		echo(r)
+	})})
+	c := newClient(t, ClientConfig{From: 1, To: 2, Addr: s.Addr()})
+	type outcome struct {
+		resp kmsg.Response
+		err  error
+		at   time.Duration
+	}
+	send := func(epoch int32, timeout time.Duration) chan outcome {
+		out := make(chan outcome, 1)
+		start := time.Now()
+		if err := c.SendWithin(timeout, voteRequest(epoch, true), func(resp kmsg.Response, err error) {
+			out <- outcome{resp, err, time.Since(start)}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	o := <-send(1, 100*time.Millisecond)
+	if !errors.Is(o.err, context.DeadlineExceeded) || o.at < 100*time.Millisecond {
+		t.Fatalf("the unanswered call ended after %v with %v, want a deadline error after 100ms", o.at, o.err)
+	}
+	echo(<-parked) // the late answer is discarded; the connection carries on
+	for i := range 200 {
+		o := <-send(int32(10+i), time.Minute)
+		if o.err != nil {
+			t.Fatalf("call %d: %v", i, o.err)
+		}
+		checkVote(t, o.resp, int32(10+i), true)
+	}
+	c.mu.Lock()
+	cc := c.conn
+	c.mu.Unlock()
+	cc.mu.Lock()
+	left := len(cc.expiring)
+	cc.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d answered calls are still filed for expiry", left)
+	}
+	long, short := send(1, time.Minute), send(1, 50*time.Millisecond)
+	if o := <-short; !errors.Is(o.err, context.DeadlineExceeded) || o.at > 30*time.Second {
+		t.Fatalf("the short call ended after %v with %v", o.at, o.err)
+	}
+	c.Close()
+	if o := <-long; !errors.Is(o.err, ErrClosed) {
+		t.Errorf("the long call on a closed client: %v", o.err)
+	}
+}

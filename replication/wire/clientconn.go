@@ -21,6 +21,9 @@ type call struct {
 	done  func(kmsg.Response, error)
 	reply chan reply
 	at    time.Time // when it was queued, where the link's delay starts
+	// deadline, if set, ends the call with context.DeadlineExceeded
+	// (SendWithin).
+	deadline time.Time
 
 	// Guarded by the connection's mu.
 	finished bool
@@ -57,6 +60,12 @@ type clientConn struct {
 	queue   []*call         // waiting for the writer
 	pending map[int32]*call // queued or sent, awaiting a response
 	held    []heldResponse  // delayed responses, in release order
+	// expiring are the calls with a deadline, in deadline order (finished
+	// ones leave from the front); expiry fires at or before the first
+	// one's deadline. One timer per connection, not one per call.
+	expiring []*call
+	expiry   *time.Timer
+	expiryAt time.Time
 
 	// setupDeadline bounds dialing and authenticating; set before run.
 	setupDeadline time.Time
@@ -88,9 +97,64 @@ func (cc *clientConn) enqueue(k *call) bool {
 	}
 	cc.pending[k.corr] = k
 	cc.queue = append(cc.queue, k)
+	if !k.deadline.IsZero() {
+		cc.addExpiring(k)
+	}
 	cc.mu.Unlock()
 	signal(cc.wake)
 	return true
+}
+
+// addExpiring files k by its deadline: calls sent with one timeout come in
+// deadline order, so this is almost always an append. Called with mu held.
+func (cc *clientConn) addExpiring(k *call) {
+	i := len(cc.expiring)
+	for i > 0 && k.deadline.Before(cc.expiring[i-1].deadline) {
+		i--
+	}
+	cc.expiring = slices.Insert(cc.expiring, i, k)
+	if i == 0 && (cc.expiryAt.IsZero() || k.deadline.Before(cc.expiryAt)) {
+		cc.armExpiry(k.deadline)
+	}
+}
+
+// armExpiry sets the connection's timer for at. Called with mu held.
+func (cc *clientConn) armExpiry(at time.Time) {
+	cc.expiryAt = at
+	d := time.Until(at)
+	if cc.expiry == nil {
+		cc.expiry = time.AfterFunc(d, cc.expire)
+		return
+	}
+	cc.expiry.Reset(d)
+}
+
+// expire ends the calls whose deadline has passed and sets the timer for
+// the next one. The timer is not moved when a call finishes, so it may
+// fire for one already answered: then it only re-arms.
+func (cc *clientConn) expire() {
+	now := time.Now()
+	var due []*call
+	cc.mu.Lock()
+	cc.expiryAt = time.Time{}
+	for len(cc.expiring) > 0 {
+		k := cc.expiring[0]
+		if !k.finished && k.deadline.After(now) {
+			if cc.err == nil {
+				cc.armExpiry(k.deadline)
+			}
+			break
+		}
+		if !k.finished {
+			due = append(due, k)
+		}
+		cc.expiring[0] = nil
+		cc.expiring = cc.expiring[1:]
+	}
+	cc.mu.Unlock()
+	for _, k := range due {
+		cc.finish(k, nil, fmt.Errorf("%s request to %s: %w", kmsg.NameForKey(k.req.Key()), cc.cl.name, context.DeadlineExceeded))
+	}
 }
 
 // finish ends k with resp or err unless it already ended.
@@ -102,6 +166,10 @@ func (cc *clientConn) finish(k *call, resp kmsg.Response, err error) {
 	}
 	k.finished = true
 	delete(cc.pending, k.corr)
+	for len(cc.expiring) > 0 && cc.expiring[0].finished {
+		cc.expiring[0] = nil
+		cc.expiring = cc.expiring[1:]
+	}
 	stop := k.stop
 	cc.mu.Unlock()
 	if stop != nil {
@@ -177,6 +245,9 @@ func (cc *clientConn) run() {
 // the order they were sent.
 func (cc *clientConn) failPending() {
 	cc.mu.Lock()
+	if cc.expiry != nil {
+		cc.expiry.Stop()
+	}
 	err := cc.err
 	calls := make([]*call, 0, len(cc.pending))
 	for _, k := range cc.pending {
