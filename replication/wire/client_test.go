@@ -12,8 +12,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-func TestClientTimeoutThenLateResponseIsDiscarded(t *testing.T) {
-	parked := make(chan *Request, 2)
+// parkingClient is a client of a server that answers every Vote at once
+// but those of epoch 1, which it hands to parked unanswered.
+func parkingClient(t *testing.T, parked chan<- *Request) *Client {
+	t.Helper()
 	s, _ := startServer(t, serverOpts{handler: HandlerFunc(func(r *Request) {
 		if r.Body.(*kmsg.VoteRequest).Topics[0].Partitions[0].CandidateEpoch == 1 {
 			parked <- r
@@ -21,7 +23,12 @@ func TestClientTimeoutThenLateResponseIsDiscarded(t *testing.T) {
 		}
 		echo(r)
 	})})
-	c := newClient(t, ClientConfig{From: 1, To: 2, Addr: s.Addr()})
+	return newClient(t, ClientConfig{From: 1, To: 2, Addr: s.Addr()})
+}
+
+func TestClientTimeoutThenLateResponseIsDiscarded(t *testing.T) {
+	parked := make(chan *Request, 2)
+	c := parkingClient(t, parked)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
@@ -159,14 +166,7 @@ func TestClientCloseFailsOutstandingRequests(t *testing.T) {
 // still ends first.
 func TestSendWithinTimesOutOnlyTheUnansweredCall(t *testing.T) {
 	parked := make(chan *Request, 4)
-	s, _ := startServer(t, serverOpts{handler: HandlerFunc(func(r *Request) {
-		if r.Body.(*kmsg.VoteRequest).Topics[0].Partitions[0].CandidateEpoch == 1 {
-			parked <- r
-			return
-		}
-		echo(r)
-	})})
-	c := newClient(t, ClientConfig{From: 1, To: 2, Addr: s.Addr()})
+	c := parkingClient(t, parked)
 	type outcome struct {
 		resp kmsg.Response
 		err  error
