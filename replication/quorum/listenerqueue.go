@@ -1,7 +1,7 @@
 package quorum
 
 import (
-	"fmt"
+	"errors"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/storage"
@@ -22,9 +22,8 @@ import (
 // Kafka controller's append future completes before its MetadataLoader
 // has published the records. HandleLoadSnapshot and SnapshotRecords wait
 // for l to apply everything queued before them and then to do what they
-// ask; BeginShutdown waits for l to apply
-// everything queued and to hear BeginShutdown, so nothing of l runs after
-// its incarnation ends.
+// ask; BeginShutdown waits for l to apply everything queued and to hear
+// BeginShutdown, so nothing of l runs after its incarnation ends.
 func NewListenerQueue(l Listener) Listener {
 	q := &listenerQueue{inner: l, calls: newQueue[queued](), done: make(chan struct{})}
 	go q.run()
@@ -60,7 +59,7 @@ type snapshotRecords struct {
 var _ Listener = (*listenerQueue)(nil)
 
 // errListenerEnded: the queue's listener heard BeginShutdown.
-var errListenerEnded = fmt.Errorf("listener has shut down")
+var errListenerEnded = errors.New("listener has shut down")
 
 func (q *listenerQueue) push(it queued) { q.calls.push(it) }
 
