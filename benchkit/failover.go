@@ -92,13 +92,16 @@ type FailoverSample struct {
 // Spread summarises a few durations exactly, by the nearest-rank rule:
 // with fewer than 100 samples p99 is the largest.
 type Spread struct {
+	N   int           `json:"n"`
 	P50 time.Duration `json:"p50Ns"`
 	P99 time.Duration `json:"p99Ns"`
+	Min time.Duration `json:"minNs"`
 	Max time.Duration `json:"maxNs"`
 }
 
-// spread takes the nearest-rank percentiles of ds.
-func spread(ds []time.Duration) Spread {
+// SpreadOf takes the nearest-rank percentiles of ds, which it leaves as
+// they are.
+func SpreadOf(ds []time.Duration) Spread {
 	if len(ds) == 0 {
 		return Spread{}
 	}
@@ -108,7 +111,7 @@ func spread(ds []time.Duration) Spread {
 		i := int(q*float64(len(s))+0.999999) - 1
 		return s[min(max(i, 0), len(s)-1)]
 	}
-	return Spread{P50: rank(0.50), P99: rank(0.99), Max: s[len(s)-1]}
+	return Spread{N: len(s), P50: rank(0.50), P99: rank(0.99), Min: s[0], Max: s[len(s)-1]}
 }
 
 // failoverBound is what the profile's timeouts allow the change to take.
@@ -201,7 +204,7 @@ func RunFailover(ctx context.Context, cfg FailoverConfig, progress io.Writer) (F
 	var toLeader, toCommit []time.Duration
 	finish := func(err error) (Failover, error) {
 		res.Rounds = len(res.Samples)
-		res.NewLeader, res.HighWatermark = spread(toLeader), spread(toCommit)
+		res.NewLeader, res.HighWatermark = SpreadOf(toLeader), SpreadOf(toCommit)
 		if err != nil {
 			res.Error = err.Error()
 		}

@@ -84,14 +84,14 @@ func TestSpread(t *testing.T) {
 	for i := 20; i >= 1; i-- {
 		ds = append(ds, time.Duration(i)*time.Millisecond)
 	}
-	s := spread(ds)
+	s := SpreadOf(ds)
 	if s.P50 != 10*time.Millisecond || s.P99 != 20*time.Millisecond || s.Max != 20*time.Millisecond {
 		t.Fatalf("spread of 1..20 ms = %+v", s)
 	}
 	if ds[0] != 20*time.Millisecond {
 		t.Fatal("spread sorted its argument")
 	}
-	if (spread(nil) != Spread{}) {
+	if (SpreadOf(nil) != Spread{}) {
 		t.Fatal("spread of nothing")
 	}
 }

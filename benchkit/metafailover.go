@@ -55,8 +55,8 @@ func runMetaFailover(ctx context.Context, cfg MetadataConfig, partitions int, pr
 	var toCreate, toActive, activation, killTo []time.Duration
 	finish := func(err error) (MetaFailover, error) {
 		res.Rounds = len(res.Samples)
-		res.ElectionToCreate, res.ElectionToActive = spread(toCreate), spread(toActive)
-		res.Activation, res.KillToCreate = spread(activation), spread(killTo)
+		res.ElectionToCreate, res.ElectionToActive = SpreadOf(toCreate), SpreadOf(toActive)
+		res.Activation, res.KillToCreate = SpreadOf(activation), SpreadOf(killTo)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = fmt.Errorf("interrupted: %w", ctx.Err())

@@ -213,14 +213,14 @@ func summarisePropagation(res *Propagation, samples []propagationSample) {
 		}
 		all, gap = append(all, last), append(gap, last-first)
 	}
-	res.AllBrokers, res.EachBroker, res.BrokerSpread, res.Answer = spread(all), spread(each), spread(gap), spread(answers)
+	res.AllBrokers, res.EachBroker, res.BrokerSpread, res.Answer = SpreadOf(all), SpreadOf(each), SpreadOf(gap), SpreadOf(answers)
 	ids := make([]int32, 0, len(perBroker))
 	for id := range perBroker {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	for i, id := range ids {
-		p := spread(perBroker[id]).P50
+		p := SpreadOf(perBroker[id]).P50
 		if i == 0 || p < res.FastestBrokerP50 {
 			res.FastestBroker, res.FastestBrokerP50 = id, p
 		}

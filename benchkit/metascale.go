@@ -223,12 +223,12 @@ func runScale(cfg MetadataConfig, n int, progress io.Writer) (Scale, error) {
 			return fail(fmt.Errorf("loader %d holds %d partitions after the snapshot, want %d", brokers[i], got, n))
 		}
 	}
-	res.SnapshotLoad = spread(loads)
+	res.SnapshotLoad = SpreadOf(loads)
 	snap.Records, buf = nil, nil
 
 	all, one, err := applyChanges(loaders, cfg.ScaleChanges, n, brokers, snap.ID.EndOffset)
 	res.Changes = len(all)
-	res.ChangeAll, res.ChangeOne = spread(all), spread(one)
+	res.ChangeAll, res.ChangeOne = SpreadOf(all), SpreadOf(one)
 	if err != nil {
 		return fail(err)
 	}

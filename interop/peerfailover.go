@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/kraftlab/kraftlab/benchkit"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -21,7 +22,7 @@ type PeerFailover struct {
 	// the control API's kill for kraftlab, whose round trip it includes)
 	// to the first CreateTopics a surviving controller answers without
 	// error.
-	KillToCreate benchSpread         `json:"killToCreateTopics"`
+	KillToCreate benchkit.Spread     `json:"killToCreateTopics"`
 	Samples      []PeerFailoverRound `json:"samples"`
 }
 
@@ -39,7 +40,7 @@ func runPeerFailover(ctx context.Context, pc peerCluster, cfg PeerConfig, name s
 	var kills []time.Duration
 	finish := func(err error) (PeerFailover, error) {
 		res.Rounds = len(res.Samples)
-		res.KillToCreate = spreadOf(kills)
+		res.KillToCreate = benchkit.SpreadOf(kills)
 		return res, err
 	}
 	for i := range cfg.FailoverRounds {

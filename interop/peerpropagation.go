@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"time"
+
+	"github.com/kraftlab/kraftlab/benchkit"
 )
 
 // propagationPollGap is the pause between one broker's Metadata polls:
@@ -22,32 +23,13 @@ type PeerPropagation struct {
 	Changes int `json:"changes"`
 	// Answer is from sending CreateTopics to the controller's answer
 	// (both systems answer once the records commit).
-	Answer benchSpread `json:"createTopicsAnswer"`
+	Answer benchkit.Spread `json:"createTopicsAnswer"`
 	// AllBrokers is from sending to the last broker's first Metadata
 	// answer holding the topic; one sample per change.
-	AllBrokers benchSpread `json:"allBrokers"`
+	AllBrokers benchkit.Spread `json:"allBrokers"`
 	// PollRoundTrip is one Metadata poll's round trip: with
 	// propagationPollGap, how late a poll may see a broker's change.
-	PollRoundTrip benchSpread `json:"pollRoundTrip"`
-}
-
-// benchSpread is a sample's median, 99th percentile and extremes.
-type benchSpread struct {
-	N   int           `json:"n"`
-	P50 time.Duration `json:"p50Ns"`
-	P99 time.Duration `json:"p99Ns"`
-	Min time.Duration `json:"minNs"`
-	Max time.Duration `json:"maxNs"`
-}
-
-func spreadOf(ds []time.Duration) benchSpread {
-	if len(ds) == 0 {
-		return benchSpread{}
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	at := func(q float64) time.Duration { return s[min(len(s)-1, int(q*float64(len(s))))] }
-	return benchSpread{N: len(s), P50: at(0.5), P99: at(0.99), Min: s[0], Max: s[len(s)-1]}
+	PollRoundTrip benchkit.Spread `json:"pollRoundTrip"`
 }
 
 // runPeerPropagation makes cfg.Changes one-partition topics (replication
@@ -57,7 +39,7 @@ func runPeerPropagation(ctx context.Context, pc peerCluster, cfg PeerConfig, nam
 	var answers, all, rtts []time.Duration
 	finish := func(err error) (PeerPropagation, error) {
 		res.Changes = len(all)
-		res.Answer, res.AllBrokers, res.PollRoundTrip = spreadOf(answers), spreadOf(all), spreadOf(rtts)
+		res.Answer, res.AllBrokers, res.PollRoundTrip = benchkit.SpreadOf(answers), benchkit.SpreadOf(all), benchkit.SpreadOf(rtts)
 		return res, err
 	}
 	bs, err := pinnedAll(pc.brokers())

@@ -20,11 +20,11 @@ func TestWritePeerTableRatios(t *testing.T) {
 	}
 	rep := PeerReport{LoopbackMBPerSec: 1000, Systems: []PeerSystemReport{
 		{System: SystemKraftlabFsync, Produce: []benchkit.ProduceCase{pc(300000, 6*time.Millisecond, 20*time.Millisecond)},
-			Propagation: &PeerPropagation{Changes: 20, AllBrokers: benchSpread{P50: 30 * time.Millisecond, P99: 40 * time.Millisecond}},
-			Failover:    &PeerFailover{Rounds: 5, KillToCreate: benchSpread{P50: 2 * time.Second}}},
+			Propagation: &PeerPropagation{Changes: 20, AllBrokers: benchkit.Spread{P50: 30 * time.Millisecond, P99: 40 * time.Millisecond}},
+			Failover:    &PeerFailover{Rounds: 5, KillToCreate: benchkit.Spread{P50: 2 * time.Second}}},
 		{System: SystemKafka, Produce: []benchkit.ProduceCase{pc(100000, 60*time.Millisecond, 400*time.Millisecond)},
-			Propagation: &PeerPropagation{Changes: 20, AllBrokers: benchSpread{P50: 90 * time.Millisecond, P99: 160 * time.Millisecond}},
-			Failover:    &PeerFailover{Rounds: 5, KillToCreate: benchSpread{P50: 2500 * time.Millisecond}}},
+			Propagation: &PeerPropagation{Changes: 20, AllBrokers: benchkit.Spread{P50: 90 * time.Millisecond, P99: 160 * time.Millisecond}},
+			Failover:    &PeerFailover{Rounds: 5, KillToCreate: benchkit.Spread{P50: 2500 * time.Millisecond}}},
 		{System: SystemKraftlab, Error: "start: no banner"},
 	}}
 	var b strings.Builder
