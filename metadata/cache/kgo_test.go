@@ -20,14 +20,14 @@ import (
 )
 
 // serve answers Metadata and DescribeCluster from *img on a real listener
-// through Register, as a broker's Mux does.
-func serve(t *testing.T, img *atomic.Pointer[image.MetadataImage]) *wire.Server {
+// of broker id through Register, as a broker's Mux does.
+func serve(t *testing.T, img *atomic.Pointer[image.MetadataImage], id int32) *wire.Server {
 	t.Helper()
 	mux := wire.NewMux()
-	if err := Register(mux, img.Load, testCluster, 1, "PLAINTEXT"); err != nil {
+	if err := Register(mux, img.Load, testCluster, id, "PLAINTEXT"); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := wire.Listen(wire.ServerConfig{NodeID: 1, ClusterID: testCluster, APIs: mux.APIs(), Handler: mux})
+	ln, err := wire.Listen(wire.ServerConfig{NodeID: id, ClusterID: testCluster, APIs: mux.APIs(), Handler: mux})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,15 +41,17 @@ func serve(t *testing.T, img *atomic.Pointer[image.MetadataImage]) *wire.Server 
 func TestRealClientSeesTheImage(t *testing.T) {
 	var img atomic.Pointer[image.MetadataImage]
 	img.Store(image.Empty)
-	ln := serve(t, &img)
-	host, portText, err := net.SplitHostPort(ln.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, _ := strconv.Atoi(portText)
-	// Every broker advertises the one test listener, so kgo's connections
-	// to each broker land on it.
+	// Each broker has a listener of its own: a client that reaches one
+	// under another's id is told REBOOTSTRAP_REQUIRED (ApiVersions v5).
+	addrs := map[int32]string{}
 	at := func(id int32, epoch int64) *record.RegisterBrokerRecord {
+		ln := serve(t, &img, id)
+		addrs[id] = ln.Addr()
+		host, portText, err := net.SplitHostPort(ln.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, _ := strconv.Atoi(portText)
 		r := register(id, epoch)
 		r.EndPoints = []record.BrokerEndpoint{{Name: "PLAINTEXT", Host: host, Port: uint16(port)}}
 		return r
@@ -68,7 +70,7 @@ func TestRealClientSeesTheImage(t *testing.T) {
 
 	// The client's log goes to the test's, so a wait that times out on a
 	// loaded machine says what the client was doing.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(ln.Addr()), kgo.WithLogger(kgo.BasicLogger(newTestLog(t), kgo.LogLevelInfo, nil)))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs[1]), kgo.WithLogger(kgo.BasicLogger(newTestLog(t), kgo.LogLevelInfo, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +87,8 @@ func TestRealClientSeesTheImage(t *testing.T) {
 		t.Errorf("ListBrokers: %v, want the unfenced [1 2 3]", got)
 	}
 	for _, b := range brokers {
-		if b.Host != host || b.Port != int32(port) {
-			t.Errorf("broker %d at %s:%d, want %s", b.NodeID, b.Host, b.Port, ln.Addr())
+		if got := net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))); got != addrs[b.NodeID] {
+			t.Errorf("broker %d at %s, want %s", b.NodeID, got, addrs[b.NodeID])
 		}
 	}
 
