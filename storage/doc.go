@@ -62,7 +62,12 @@
 // [Log.Recovery]. Damage followed by an intact batch (or by a later segment
 // holding data) is not a crash artefact, and cutting there would silently drop
 // good records, so Open fails with [ErrCorruptLog] naming the file, the byte
-// position and the offset. Nothing that reads bytes from disk panics on them.
+// position and the offset — unless [Options.SetAsideDamage] says the log
+// belongs to a replica that can fetch what it lost: then the damaged segment
+// is kept whole as <segment>.log.corrupt, later segments holding data are
+// renamed with that suffix, the log is cut at the first bad batch, and
+// RecoveryReport.Lost and SetAside say what went. Nothing that reads bytes
+// from disk panics on them.
 //
 // Open also reports evidence that records the log had flushed are gone,
 // which a crash never explains: a first segment whose base offset says

@@ -67,6 +67,15 @@ type Options struct {
 	FlushInterval time.Duration
 	// Now is the clock FlushInterval is measured with. Default time.Now.
 	Now func() time.Time
+	// SetAsideDamage makes Open cut the log at damage that intact data
+	// follows instead of failing with ErrCorruptLog: the damaged segment
+	// is copied whole to <segment>.log.corrupt and cut at its first bad
+	// batch, later segments holding data are renamed with that suffix,
+	// and RecoveryReport says which records are gone (Lost, SetAside).
+	// For a replica that can fetch what it lost from another; a voter of
+	// the metadata quorum must not forget what it acknowledged, so its
+	// log leaves it off.
+	SetAsideDamage bool
 }
 
 func (o Options) withDefaults() (Options, error) {

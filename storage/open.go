@@ -3,7 +3,10 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +45,10 @@ type RecoveryReport struct {
 	// one). A file set aside at an earlier start is listed while it is
 	// there.
 	SnapshotsSetAside []SnapshotSetAside
+	// SetAside lists the damaged segment files kept for inspection under
+	// Options.SetAsideDamage: each renamed or copied with a .corrupt
+	// suffix before the log was cut.
+	SetAside []string
 
 	// Lost is at least how many records the log had flushed, and so may
 	// have acknowledged, that are gone: what the files show beyond what
@@ -80,6 +87,9 @@ func (r RecoveryReport) String() string {
 	}
 	if len(r.SegmentsDeleted) > 0 {
 		parts = append(parts, "deleted "+strings.Join(r.SegmentsDeleted, ", "))
+	}
+	if len(r.SetAside) > 0 {
+		parts = append(parts, "set damaged segments aside as "+strings.Join(r.SetAside, ", "))
 	}
 	for _, a := range r.SnapshotsSetAside {
 		parts = append(parts, fmt.Sprintf("set corrupt snapshot %s aside as %s: %v", a.File, a.KeptAs, a.Reason))
@@ -229,7 +239,7 @@ func (l *Log) loadSegments(bases []int64) ([]EpochEntry, error) {
 			where := fmt.Sprintf("%s starts at offset %d but %s ends at offset %d", path, base, prev.path, prev.next)
 			l.segs = l.segs[:i]
 			f.Close()
-			if err := l.dropEmptyTail(where, bases[i:]); err != nil {
+			if _, err := l.dropTail(where, prev.next, bases[i:]); err != nil {
 				return nil, err
 			}
 			return epochs, prev.openIndex()
@@ -243,7 +253,7 @@ func (l *Log) loadSegments(bases []int64) ([]EpochEntry, error) {
 		seg.size, seg.next, seg.index, lastEpoch = res.size, res.next, res.index, res.lastEpoch
 		last := i == len(bases)-1
 		if res.damage != nil {
-			if err := l.cutTail(seg, w.size, res, bases[i+1:]); err != nil {
+			if err := l.cutTail(seg, w, res, bases[i+1:]); err != nil {
 				return nil, err
 			}
 			last = true
@@ -259,14 +269,34 @@ func (l *Log) loadSegments(bases []int64) ([]EpochEntry, error) {
 }
 
 // cutTail cuts the damaged tail of seg off, if it is a tail: nothing intact
-// follows it, in seg or in the later segments.
-func (l *Log) cutTail(seg *segment, fileSize int64, res segmentScan, later []int64) error {
+// follows it, in seg or in the later segments. Under SetAsideDamage it also
+// cuts damage that intact data follows, keeping the whole segment as a
+// .corrupt copy and reporting the records the cut drops.
+func (l *Log) cutTail(seg *segment, w *fileWindow, res segmentScan, later []int64) error {
 	where := fmt.Sprintf("%s: batch at position %d (offset %d expected): %v", seg.path, res.size, res.next, res.damage)
-	if res.intactAfter >= 0 {
+	if res.intactAfter >= 0 && !l.opts.SetAsideDamage {
 		return fmt.Errorf("%w: %s, yet an intact batch follows at position %d", ErrCorruptLog, where, res.intactAfter)
 	}
-	if err := l.dropEmptyTail(where, later); err != nil {
+	end, err := l.dropTail(where, res.next, later)
+	if err != nil {
 		return err
+	}
+	if res.intactAfter >= 0 || end > 0 {
+		// Not a crash's torn tail: the segment is evidence, kept whole.
+		kept, err := setAside(seg.path, true)
+		if err != nil {
+			return err
+		}
+		l.recovery.SetAside = append(l.recovery.SetAside, filepath.Base(kept))
+	}
+	if res.intactAfter >= 0 {
+		intact, err := intactEnd(w, res.intactAfter)
+		if err != nil {
+			return err
+		}
+		end = max(end, intact)
+		l.lost(max(end-res.next, 1), false, fmt.Sprintf("%s, yet intact batches up to offset %d follow (the segment is kept as %s)",
+			where, end-1, filepath.Base(seg.path)+corruptSuffix))
 	}
 	if err := seg.file.Truncate(res.size); err != nil {
 		return fmt.Errorf("cut tail of %s: %w", seg.path, err)
@@ -278,32 +308,138 @@ func (l *Log) cutTail(seg *segment, fileSize int64, res segmentScan, later []int
 	}
 	l.recovery.Segment = filepath.Base(seg.path)
 	l.recovery.Position = res.size
-	l.recovery.BytesDropped = fileSize - res.size
+	l.recovery.BytesDropped = w.size - res.size
 	l.recovery.BatchesDropped = res.dropped
 	l.recovery.Reason = res.damage
 	return nil
 }
 
-// dropEmptyTail deletes the segments with the given base offsets, which
-// follow a break in the log described by where, if none of them holds data;
-// otherwise the break is corruption.
-func (l *Log) dropEmptyTail(where string, later []int64) error {
+// dropTail deletes the segments with the given base offsets, which follow
+// a break in the log at offset from described by where, if none of them
+// holds data; otherwise the break is corruption. Under SetAsideDamage the
+// ones holding data are renamed with the .corrupt suffix instead, the loss
+// is reported, and dropTail returns the end offset of the intact batches
+// they start with (0 when none holds data).
+func (l *Log) dropTail(where string, from int64, later []int64) (int64, error) {
+	var end int64
+	var aside []string
 	for _, base := range later {
 		path := filepath.Join(l.dir, segmentName(base)+logSuffix)
 		st, err := os.Stat(path)
 		if err != nil {
-			return fmt.Errorf("open segment: %w", err)
+			return 0, fmt.Errorf("open segment: %w", err)
 		}
-		if st.Size() > 0 {
-			return fmt.Errorf("%w: %s, yet %s holds data", ErrCorruptLog, where, path)
+		if st.Size() == 0 {
+			continue
 		}
+		if !l.opts.SetAsideDamage {
+			return 0, fmt.Errorf("%w: %s, yet %s holds data", ErrCorruptLog, where, path)
+		}
+		segEnd, err := segmentIntactEnd(path, base, st.Size())
+		if err != nil {
+			return 0, err
+		}
+		end = max(end, segEnd)
+		kept, err := setAside(path, false)
+		if err != nil {
+			return 0, err
+		}
+		os.Remove(filepath.Join(l.dir, segmentName(base)+indexSuffix))
+		aside = append(aside, filepath.Base(kept))
 	}
 	for _, base := range later {
+		path := filepath.Join(l.dir, segmentName(base)+logSuffix)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			continue // set aside
+		}
 		if err := l.deleteSegmentFiles(base); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	if len(aside) > 0 {
+		l.recovery.SetAside = append(l.recovery.SetAside, aside...)
+		l.lost(max(end-from, 1), false, fmt.Sprintf("%s, yet %s held data up to offset %d (set aside)",
+			where, strings.Join(aside, ", "), end-1))
+	}
+	return end, nil
+}
+
+// intactEnd is the end offset of the run of intact batches that starts at
+// position from of w's file.
+func intactEnd(w *fileWindow, from int64) (int64, error) {
+	var end int64
+	for p := from; p < w.size; {
+		b, h, bad := w.batch(p)
+		if w.err != nil {
+			return 0, w.err
+		}
+		if bad != nil {
+			break
+		}
+		end = h.last + 1
+		p += int64(len(b))
+	}
+	return end, nil
+}
+
+// segmentIntactEnd is the end offset of the intact batches a segment file
+// of size bytes, based at base, starts with (base if none).
+func segmentIntactEnd(path string, base, size int64) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("open segment: %w", err)
+	}
+	defer f.Close()
+	var epochs []EpochEntry
+	res, err := scanSegment(&fileWindow{f: f, path: path, size: size}, base, -1, 0, &epochs)
+	if err != nil {
+		return 0, err
+	}
+	return res.next, nil
+}
+
+// setAside keeps a damaged file for inspection under a name no log, index
+// or snapshot takes: path with a .corrupt suffix (numbered if one is there
+// already). It copies the file when keep says the original stays in use,
+// and renames it otherwise. It returns the new path.
+func setAside(path string, keep bool) (string, error) {
+	dst := path + corruptSuffix
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		dst = fmt.Sprintf("%s%s.%d", path, corruptSuffix, i)
+	}
+	if !keep {
+		if err := os.Rename(path, dst); err != nil {
+			return "", fmt.Errorf("set aside %s: %w", path, err)
+		}
+		return dst, nil
+	}
+	if err := copyFile(path, dst); err != nil {
+		return "", fmt.Errorf("set aside %s: %w", path, err)
+	}
+	return dst, nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // lost records evidence of n records gone (at least n unless exact).

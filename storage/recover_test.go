@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -194,6 +195,39 @@ func TestRecoverCorruptMiddle(t *testing.T) {
 			t.Log(err)
 			if string(fileBytes(t, path)) != string(damaged) {
 				t.Fatal("a failed open changed the damaged segment")
+			}
+
+			// A replica's log sets the damage aside instead: the
+			// prefix before it stays, the damaged segment is kept whole
+			// as .corrupt, and the report says what is gone.
+			opts := small
+			opts.SetAsideDamage = true
+			l, err := Open(dir, opts)
+			if err != nil {
+				t.Fatalf("open with SetAsideDamage: %v", err)
+			}
+			r := l.Recovery()
+			if !r.LostRecords() || len(r.SetAside) == 0 || l.LogEndOffset() > mustBase(t, path)+int64(len(damaged)) {
+				t.Fatalf("set aside: %v, log end %d", r, l.LogEndOffset())
+			}
+			for _, kept := range r.SetAside {
+				if _, err := os.Stat(filepath.Join(dir, kept)); err != nil {
+					t.Fatalf("set aside %s: %v", kept, err)
+				}
+			}
+			if kept := filepath.Base(path) + corruptSuffix; slices.Contains(r.SetAside, kept) &&
+				string(fileBytes(t, filepath.Join(dir, kept))) != string(damaged) {
+				t.Fatalf("the damaged segment was not kept whole")
+			}
+			t.Log(r)
+			end := l.LogEndOffset()
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			l = openLog(t, dir, opts)
+			defer l.Close()
+			if again := l.Recovery(); again.String() != "clean" || l.LogEndOffset() != end {
+				t.Fatalf("second open: %v, log end %d, want %d", again, l.LogEndOffset(), end)
 			}
 		})
 	}

@@ -14,8 +14,11 @@ import (
 )
 
 const (
-	logSuffix      = ".log"
-	indexSuffix    = ".index"
+	logSuffix   = ".log"
+	indexSuffix = ".index"
+	// corruptSuffix marks a damaged segment kept for inspection
+	// (Options.SetAsideDamage).
+	corruptSuffix  = ".corrupt"
 	indexEntrySize = 8
 )
 
