@@ -47,6 +47,11 @@ type Config struct {
 	// replica (Kafka's replication-offset-checkpoint), or 0. It is bounded
 	// by the recovered log.
 	HighWatermark int64
+	// RecoveryPoint is the log's flushed end as the caller last
+	// checkpointed it (Kafka's recovery-point-offset-checkpoint), or 0: a
+	// log that opens shorter lost records it had made durable, which no
+	// crash explains (see Damage).
+	RecoveryPoint int64
 	// ReplicaEligible says whether a broker may join the ISR (Kafka's
 	// isReplicaIsrEligible: registered, unfenced, not shutting down).
 	// Nil means every replica is.
@@ -74,6 +79,9 @@ func (c *Config) validate() error {
 	}
 	if c.ReplicaLagTimeMax < 0 {
 		return fmt.Errorf("replica.lag.time.max.ms %v is negative", c.ReplicaLagTimeMax)
+	}
+	if c.RecoveryPoint < 0 {
+		return fmt.Errorf("recovery point %d is negative", c.RecoveryPoint)
 	}
 	if c.MaxMessageBytes < 0 {
 		return fmt.Errorf("message.max.bytes %d is negative", c.MaxMessageBytes)

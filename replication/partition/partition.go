@@ -61,6 +61,9 @@ type Partition struct {
 	// tail is the newest batches this leader appended, which fetches
 	// read from memory.
 	tail storage.Tail
+	// damage is what opening the log found lost, if damaged.
+	damage  Damage
+	damaged bool
 }
 
 // DirName is the name of a replica's directory, as Kafka names it.
@@ -79,6 +82,9 @@ func New(cfg Config) (*Partition, error) {
 	name := DirName(cfg.Topic, cfg.Partition)
 	dir := filepath.Join(cfg.Dir, name)
 	opts, flush := logOptions(cfg.Log)
+	// A replica can fetch again what a damaged file lost: the damage is
+	// set aside and reported, not refused.
+	opts.SetAsideDamage = true
 	log, err := storage.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open partition %s: %w", name, err)
@@ -107,8 +113,13 @@ func New(cfg Config) (*Partition, error) {
 		return nil, fmt.Errorf("open partition %s: %w", name, err)
 	}
 	p.hwm = min(max(cfg.HighWatermark, log.LogStartOffset()), log.LogEndOffset())
+	p.damage, p.damaged = findDamage(log.Recovery(), log.LogEndOffset(), cfg.RecoveryPoint)
 	return p, nil
 }
+
+// Damage reports the records the replica's files lost, found when it
+// opened: see Damage. It never changes afterwards.
+func (p *Partition) Damage() (Damage, bool) { return p.damage, p.damaged }
 
 // Close closes the log (flushing it).
 func (p *Partition) Close() error {

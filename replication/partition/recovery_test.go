@@ -1,6 +1,8 @@
 package partition
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -53,4 +55,96 @@ func TestRecoveryAfterCrashKeepsFlushedData(t *testing.T) {
 	if info.FirstOffset != 5 || info.LeaderEpoch != 2 {
 		t.Fatalf("append after recovery: %+v", info)
 	}
+}
+
+// A log that opens shorter than its recovery point, or with damage that
+// storage had to set aside, reports the records it lost; a crash that
+// loses only what was never flushed reports nothing.
+func TestDamageFoundAtOpen(t *testing.T) {
+	segment := filepath.Join("t-0", "00000000000000000000.log")
+	for _, tc := range []struct {
+		name     string
+		damage   func(t *testing.T, path string)
+		point    int64
+		from, to int64 // the damage wanted; from == to: none
+	}{
+		{"clean", func(*testing.T, string) {}, 40, 40, 40},
+		{"truncated to 0", func(t *testing.T, path string) { truncateFile(t, path, 0) }, 40, 0, 40},
+		{"truncated to 0, no recovery point", func(t *testing.T, path string) { truncateFile(t, path, 0) }, 0, 0, 1},
+		{"cut at a batch", func(t *testing.T, path string) { truncateFile(t, path, batchEnd(t, path, 2)) }, 40, 20, 40},
+		{"byte flipped in the second batch", func(t *testing.T, path string) { flipByte(t, path, batchEnd(t, path, 1)+70) }, 40, 10, 40},
+		{"byte flipped in the last batch", func(t *testing.T, path string) { flipByte(t, path, batchEnd(t, path, 3)+70) }, 40, 30, 40},
+		{"unflushed tail torn, below no recovery point", func(t *testing.T, path string) { truncateFile(t, path, batchEnd(t, path, 3)+5) }, 30, 30, 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := Config{Topic: "t", TopicID: topicID, Dir: dir, LocalBrokerID: 1,
+				Log: storage.Options{FlushPolicy: storage.FlushNever}, Now: func() time.Time { return t0 }}
+			p, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leader(t, p, []int32{1})
+			for range 4 {
+				mustAppend(t, p, 10)
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			tc.damage(t, filepath.Join(dir, segment))
+			cfg.RecoveryPoint = tc.point
+			p, err = New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			d, damaged := p.Damage()
+			if damaged != (tc.to > tc.from) || damaged && (d.From != tc.from || d.To < tc.to) {
+				t.Fatalf("damage %v (%v), want offsets %d-%d", damaged, d, tc.from, tc.to-1)
+			}
+			if damaged {
+				t.Log(d)
+			}
+		})
+	}
+}
+
+func truncateFile(t *testing.T, path string, size int64) {
+	t.Helper()
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func flipByte(t *testing.T, path string, pos int64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[pos] ^= 0x20
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// batchEnd is the byte position where the segment's n-th batch ends.
+func batchEnd(t *testing.T, path string, n int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end int64
+	err = storage.Batches(b, func(pos int, batch *storage.Batch) error {
+		if n > 0 {
+			end = int64(pos + batch.Size())
+			n--
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return end
 }
