@@ -116,7 +116,10 @@ offset below which records are committed and consumers may read; REPLICAS
 lists each replica as BROKER:LOG-END-OFFSET as that broker's own log holds
 it (- when the broker does not run or has not opened it). A follower
 behind the high watermark is catching up; one that stays behind longer than
-replica.lag.time.max.ms leaves the ISR.`,
+replica.lag.time.max.ms leaves the ISR. A line under the table names each
+replica whose files had lost records when its broker opened it (a damaged
+or truncated file): the offsets lost, what showed it, and whether it has
+fetched them back.`,
 		Example: indentExample("kraftlab topics describe orders\nkraftlab topics describe --json"),
 	}
 	addJSONFlag(cmd)
@@ -188,12 +191,39 @@ func writePartitions(w io.Writer, ts []view.Topic) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOPIC\tPARTITION\tLEADER\tEPOCH\tISR\tHWM\tREPLICAS (BROKER:LOG END)")
+	var notes []string
 	for _, t := range ts {
 		for _, p := range t.Partitions {
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\n", t.Name, p.Partition, idOrNone(p.Leader), p.LeaderEpoch, joinIDs(p.Isr), int64OrDash(p.HighWatermark), replicaLogEnds(&p))
+			notes = append(notes, damageNotes(t.Name, &p)...)
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// damageNotes are a line for each replica of p whose files had lost
+// records when its broker opened it.
+func damageNotes(topic string, p *view.Partition) []string {
+	var out []string
+	for _, r := range p.ReplicaStates {
+		if r.Damage == "" {
+			continue
+		}
+		state := "DAMAGED, fetching back what it lost"
+		if r.Repaired {
+			state = "was DAMAGED, repaired"
+		}
+		out = append(out, fmt.Sprintf("%s-%d on broker %d %s: %s", topic, p.Partition, r.Broker, state, r.Damage))
+	}
+	return out
 }
 
 // replicaLogEnds spells each replica as BROKER:LOG-END-OFFSET, the log end

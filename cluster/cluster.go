@@ -127,6 +127,7 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 		OnLoaderEvent:     e.publishLoader,
 		OnControllerEvent: e.publishController(id),
 		OnLifecycleEvent:  e.publishLifecycle(id),
+		OnReplicaEvent:    e.publishReplica(id),
 		Logger:            e.cfg.Logger,
 		Publishers: func() []loader.Publisher {
 			if slices.Contains(e.cfg.ControllerIDs(), id) {

@@ -52,6 +52,9 @@ func dataPlaneViews(v *view.View, stats map[int32]server.ReplicaManagerStats) {
 					pr.Hosted = true
 					pr.LogStartOffset, pr.LogEndOffset, pr.HighWatermark = r.LogStartOffset, r.LogEndOffset, r.HighWatermark
 					pr.Leading = r.Role == partition.RoleLeader
+					if r.Damage != nil {
+						pr.Damage, pr.Repaired = r.Damage.String(), r.Repaired
+					}
 				}
 				if leading && b != p.Leader {
 					for _, f := range leader.Followers {

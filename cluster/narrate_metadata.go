@@ -36,6 +36,16 @@ const (
 	// metadata log; the message says how long after the controller
 	// appended it.
 	EventTopicApplied EventKind = "topic-applied"
+	// EventReplicaDamaged: a broker found records gone from a replica's
+	// files; the message names the files and the offsets lost.
+	EventReplicaDamaged EventKind = "replica-damaged"
+	// EventReplicaRepaired: a damaged replica fetched back what it lost,
+	// or leads what it has because no intact replica was left.
+	EventReplicaRepaired EventKind = "replica-repaired"
+	// EventRecoveryElection: every in-sync replica of a partition lost
+	// records; the controller elected the replica with the newest, longest
+	// log, or waits for the replicas that may hold them.
+	EventRecoveryElection EventKind = "recovery-election"
 )
 
 // publishController turns node id's quorum controller event into a
@@ -73,6 +83,11 @@ func narrateController(id int32, ev controller.Event) (kind EventKind, node int3
 		return EventTopicCreated, id, fmt.Sprintf("committed topic %s's growth to %d partitions", ev.Topic, ev.Partitions), true
 	case controller.EventPartitionChanged:
 		return EventPartitionChange, id, fmt.Sprintf("%s-%d: leader %s, isr %s (%s)", ev.Topic, ev.Partition, leaderWord(ev.Leader), idList(ev.Isr), ev.Reason), true
+	case controller.EventRecoveryElection:
+		return EventRecoveryElection, id, fmt.Sprintf("%s-%d: RECOVERY election: %s; it leads alone, RECOVERING, and the others fetch from it",
+			ev.Topic, ev.Partition, ev.Reason), true
+	case controller.EventRecoveryWaiting:
+		return EventRecoveryElection, id, fmt.Sprintf("%s-%d: no leader: %s", ev.Topic, ev.Partition, ev.Reason), true
 	case controller.EventUncleanLeaderElection:
 		return EventPartitionChange, id, fmt.Sprintf("%s-%d: UNCLEAN leader election: no member of isr %s alive, so broker %d, outside it, leads with isr %s; records only the old isr had may be lost",
 			ev.Topic, ev.Partition, idList(ev.LastIsr), ev.Leader, idList(ev.Isr)), true
@@ -102,6 +117,27 @@ func (e *engine) publishLifecycle(id int32) func(server.LifecycleEvent) {
 			return // the registration shows as the controller's event
 		}
 		e.events.Publish(Event{Kind: EventBrokerState, Node: id, Message: msg})
+	}
+}
+
+// publishReplica turns broker id's replica news into playground events.
+func (e *engine) publishReplica(id int32) func(server.ReplicaEvent) {
+	return func(ev server.ReplicaEvent) {
+		tp := fmt.Sprintf("%s-%d", ev.Topic, ev.Partition)
+		switch ev.Kind {
+		case server.ReplicaDamaged:
+			e.events.Publish(Event{Kind: EventReplicaDamaged, Node: id, Message: fmt.Sprintf(
+				"replica %s is DAMAGED: %s. It reports its log directory lost for %s, so it neither leads nor is followed while an intact replica may hold those records, and it fetches them back",
+				tp, ev.Damage, tp)})
+		case server.ReplicaRepaired:
+			msg := fmt.Sprintf("replica %s repaired: it fetched back offsets up to %d from leader %d; its log directory is online again and it may rejoin the ISR",
+				tp, ev.LogEndOffset, ev.Leader)
+			if ev.Leader == id {
+				msg = fmt.Sprintf("replica %s leads with what it has (log end %d): no intact replica was left, so offsets %d-%d are lost",
+					tp, ev.LogEndOffset, ev.Damage.From, ev.Damage.To-1)
+			}
+			e.events.Publish(Event{Kind: EventReplicaRepaired, Node: id, Message: msg})
+		}
 	}
 }
 

@@ -38,6 +38,9 @@ type NodeSpec struct {
 	// OnLifecycleEvent, if set, receives a broker's lifecycle events, from
 	// its goroutine; it must not block.
 	OnLifecycleEvent func(server.LifecycleEvent)
+	// OnReplicaEvent, if set, receives a broker's news of damaged and
+	// repaired replicas; it must not block.
+	OnReplicaEvent func(server.ReplicaEvent)
 	// Publishers, if set, returns the parts that subscribe to the loader of
 	// each incarnation (server.Config.Publishers).
 	Publishers func() []loader.Publisher
@@ -86,6 +89,7 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 		Broker: server.BrokerConfig{
 			HeartbeatInterval:            t.BrokerHeartbeatInterval,
 			OnEvent:                      s.OnLifecycleEvent,
+			OnReplicaEvent:               s.OnReplicaEvent,
 			ReplicaLagTimeMax:            t.ReplicaLagTimeMax,
 			ReplicaFetchWaitMax:          t.ReplicaFetchWaitMax,
 			NumReplicaFetchers:           int(t.NumReplicaFetchers),

@@ -26,12 +26,12 @@ func TestHighWatermarkCheckpoint(t *testing.T) {
 	if want := "0\n3\nfollows 0 0\nled 0 3\nwaits 0 0\n"; string(raw) != want {
 		t.Fatalf("checkpoint %q, want %q", raw, want)
 	}
-	got, err := readHighWatermarks(rm.dir)
+	got, err := readOffsets(rm.dir, highWatermarkCheckpoint)
 	if err != nil || len(got) != 3 || got[fetcher.TopicPartition{Topic: "led"}] != 3 {
 		t.Fatalf("read back %v, %v", got, err)
 	}
 	for _, bad := range []string{"1\n0\n", "0\n2\nled 0 3\n", "0\n1\nled x 3\n", "0\n1\nled 0 -4\n", "0\n-1\n"} {
-		if _, err := parseHighWatermarks(bufio.NewScanner(bytes.NewBufferString(bad))); err == nil {
+		if _, err := parseOffsets(bufio.NewScanner(bytes.NewBufferString(bad))); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}
@@ -43,7 +43,7 @@ func FuzzHighWatermarkCheckpoint(f *testing.F) {
 	f.Add([]byte("0\n2\nfollows 0 0\nled 0 3\n"))
 	f.Add([]byte("0\n1000000000\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := parseHighWatermarks(bufio.NewScanner(bytes.NewReader(b)))
+		got, err := parseOffsets(bufio.NewScanner(bytes.NewReader(b)))
 		if err != nil {
 			return
 		}

@@ -9,8 +9,15 @@ import (
 
 // fetchedReplica is a follower partition as the replica fetchers see it
 // (fetcher.Replica): the partition's methods, with the epoch lookup in
-// the fetcher's order.
-type fetchedReplica struct{ p *partition.Partition }
+// the fetcher's order, and what the manager does after a truncation
+// (checkpoint the recovery points, as Kafka's LogManager.truncateTo does,
+// so that a restart does not take the shorter log for a damaged one) and
+// a high watermark (a damaged replica may be repaired).
+type fetchedReplica struct {
+	p  *partition.Partition
+	rm *ReplicaManager
+	tp fetcher.TopicPartition
+}
 
 var _ fetcher.Replica = fetchedReplica{}
 
@@ -34,13 +41,30 @@ func (r fetchedReplica) EndOffsetForEpoch(epoch int32) (endOffset int64, foundEp
 }
 
 func (r fetchedReplica) AppendAsFollower(batches []byte) error { return r.p.AppendAsFollower(batches) }
-func (r fetchedReplica) TruncateTo(offset int64) error         { return r.p.TruncateTo(offset) }
 
-func (r fetchedReplica) TruncateFullyAndStartAt(offset int64) error {
-	return r.p.TruncateFullyAndStartAt(offset)
+func (r fetchedReplica) TruncateTo(offset int64) error {
+	return r.checkpointIfShorter(func() error { return r.p.TruncateTo(offset) })
 }
 
-func (r fetchedReplica) UpdateHighWatermark(hwm int64) { r.p.UpdateHighWatermark(hwm) }
+func (r fetchedReplica) TruncateFullyAndStartAt(offset int64) error {
+	return r.checkpointIfShorter(func() error { return r.p.TruncateFullyAndStartAt(offset) })
+}
+
+// checkpointIfShorter runs a truncation and checkpoints the recovery
+// points if the log end went back.
+func (r fetchedReplica) checkpointIfShorter(truncate func() error) error {
+	before := r.p.LogEndOffset()
+	err := truncate()
+	if r.p.LogEndOffset() < before {
+		r.rm.checkpoint()
+	}
+	return err
+}
+
+func (r fetchedReplica) UpdateHighWatermark(hwm int64) {
+	r.p.UpdateHighWatermark(hwm)
+	r.rm.maybeRepaired(r.tp, hwm)
+}
 
 // Flush fsyncs what the fetcher appended, without the partition's lock; a
 // follower's flush moves no high watermark.

@@ -35,19 +35,25 @@ type controllerChannel struct {
 }
 
 func newControllerChannel(s *Server) *controllerChannel {
-	rc := s.cfg.Raft
 	return &controllerChannel{
-		from: s.id,
-		cfg: wire.ClientConfig{
-			From:        s.id,
-			Links:       rc.Links,
-			Counters:    rc.Counters,
-			DialTimeout: rc.Raft.RequestTimeout,
-			SASL:        wire.MemberMechanism(rc.Secret),
-			Logger:      s.log,
-		},
-		address: rc.Peers,
+		from:    s.id,
+		cfg:     s.memberClientConfig(),
+		address: s.cfg.Raft.Peers,
 		clients: make(map[int32]*wire.Client),
+	}
+}
+
+// memberClientConfig is how the node's parts reach other nodes: as a
+// member, through the playground's links, counted.
+func (s *Server) memberClientConfig() wire.ClientConfig {
+	rc := s.cfg.Raft
+	return wire.ClientConfig{
+		From:        s.id,
+		Links:       rc.Links,
+		Counters:    rc.Counters,
+		DialTimeout: rc.Raft.RequestTimeout,
+		SASL:        wire.MemberMechanism(rc.Secret),
+		Logger:      s.log,
 	}
 }
 

@@ -39,6 +39,15 @@ func (rm *ReplicaManager) listOffsets(r *kmsg.ListOffsetsRequest, member bool) *
 				rp.ErrorCode = code
 				continue
 			}
+			if r.ReplicaID == debuggingReplicaID && lp.Timestamp == partition.LatestTimestamp {
+				// Any replica answers a debugging replica, leader or not
+				// (Kafka's fetchOnlyFromLeader is false for it): its log end,
+				// here with the epoch of its last batch, by which the
+				// controller's recovery election compares logs (Kafka gives
+				// the partition's leader epoch).
+				rp.Offset, rp.LeaderEpoch = p.LogEndOffset(), p.LastEpoch()
+				continue
+			}
 			to, err := p.ListOffsets(lp.Timestamp, lp.CurrentLeaderEpoch)
 			if err != nil {
 				rp.ErrorCode = partition.ErrorCode(err)

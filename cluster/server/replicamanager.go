@@ -40,6 +40,12 @@ type ReplicaManager struct {
 	lagTimeMax  time.Duration
 	minInsync   int
 	flush       storage.FlushPolicy
+	// dirID is the broker's log directory (KIP-858).
+	dirID   record.Uuid
+	onEvent func(ReplicaEvent)
+	// assigner tells the controller the directories of damaged and
+	// repaired replicas.
+	assigner *dirAssigner
 
 	// produces holds acks=-1 produces waiting for their high watermarks,
 	// fetches the fetches waiting for MinBytes; both keyed by partition.
@@ -64,9 +70,12 @@ type ReplicaManager struct {
 	isrWake  chan struct{} // a follower fetch may allow an ISR change
 	deadline chan struct{} // a delayed operation was parked
 
-	// checkpointed are the high watermarks the last checkpoint held, for
-	// replicas opened in this incarnation.
-	checkpointed map[fetcher.TopicPartition]int64
+	// carried are the checkpointed offsets of the last incarnation, for
+	// the replicas this one has not opened yet: each checkpoint writes
+	// them on, so that a restart before the metadata arrives keeps them.
+	// ckMu serialises checkpoints and guards carried.
+	ckMu    sync.Mutex
+	carried map[fetcher.TopicPartition]checkpointed
 
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -83,6 +92,14 @@ type hostedReplica struct {
 	// fetchingFrom is the leader the replica was added to the fetchers
 	// for and its epoch; leader -1 when it is not fetching.
 	fetchingFrom, fetchingEpoch int32
+	// damage is what the replica's files lost, until it has fetched it
+	// back (see damage.go); nil for a sound replica.
+	damage atomic.Pointer[partition.Damage]
+}
+
+// checkpointed is what the last checkpoints held for one replica.
+type checkpointed struct {
+	highWatermark, recoveryPoint int64
 }
 
 // replicaManagerConfig is what a broker hands its ReplicaManager.
@@ -106,6 +123,10 @@ type replicaManagerConfig struct {
 	// flush is the partition logs' flush policy: the node's, so that a
 	// Kill loses what it loses from the metadata log.
 	flush storage.FlushPolicy
+	// dirID is the broker's log directory id.
+	dirID record.Uuid
+	// onEvent, if set, receives the replicas' events; it must not block.
+	onEvent func(ReplicaEvent)
 }
 
 // newReplicaManager starts a broker's ReplicaManager with no partitions.
@@ -117,6 +138,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		id: cfg.id, dir: cfg.dir, log: cfg.log.With("part", "replica-manager"),
 		brokerEpoch: cfg.brokerEpoch, controller: cfg.controller, ctl: cfg.ctl,
 		lagTimeMax: cfg.lagTimeMax, minInsync: cfg.minInsync, flush: cfg.flush,
+		dirID: cfg.dirID, onEvent: cfg.onEvent,
 		produces: partition.NewPurgatory[*partition.Partition](),
 		fetches:  partition.NewPurgatory[*partition.Partition](),
 		hosted:   map[fetcher.TopicPartition]*hostedReplica{},
@@ -127,15 +149,10 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		quotas:   newReplicationQuotas(),
 	}
 	rm.flusher = newLogFlusher(rm)
+	rm.assigner = newDirAssigner(rm)
 	rm.img.Store(image.Empty)
 	rm.applied.img = image.Empty
-	var err error
-	if rm.checkpointed, err = readHighWatermarks(cfg.dir); err != nil {
-		// The high watermarks start at the log start and catch up from
-		// the leader and the followers' fetches.
-		rm.log.Warn("ignoring the high watermark checkpoint", "err", err)
-		rm.checkpointed = map[fetcher.TopicPartition]int64{}
-	}
+	rm.carried = rm.readCheckpoints()
 	rm.peers = newBrokerChannel(cfg.client, rm.brokerAddr)
 	fc := cfg.fetchers
 	fc.BrokerID, fc.BrokerEpoch, fc.Send, fc.Logger = cfg.id, cfg.brokerEpoch, rm.peers.send, rm.log
@@ -146,10 +163,11 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 	}
 	rm.fetchers = m
 	rm.ctx, rm.cancel = context.WithCancel(context.Background())
-	rm.wg.Add(3)
+	rm.wg.Add(4)
 	go rm.runMetadata()
 	go rm.runExpiry()
 	go rm.runISR()
+	go rm.assigner.run()
 	return rm, nil
 }
 
@@ -176,15 +194,7 @@ func signal(ch chan struct{}) {
 
 // brokerAddr is the PLAINTEXT listener of broker id in the last image.
 func (rm *ReplicaManager) brokerAddr(id int32) (string, bool) {
-	b := rm.img.Load().Cluster().Broker(id)
-	if b == nil {
-		return "", false
-	}
-	ep, ok := b.Listener(listenerName)
-	if !ok {
-		return "", false
-	}
-	return fmt.Sprintf("%s:%d", ep.Host, ep.Port), true
+	return brokerListener(rm.img.Load(), id)
 }
 
 // highWatermarkCheckpointInterval is
@@ -212,7 +222,7 @@ func (rm *ReplicaManager) runMetadata() {
 				signal(rm.changed)
 			}
 		case <-tick.C:
-			rm.checkpointHighWatermarks()
+			rm.checkpoint()
 		}
 	}
 }
@@ -245,6 +255,13 @@ func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
 				}
 			}
 			st := h.p.State()
+			if reg.Leader == rm.id && !rm.mayLead(tp, h, reg) {
+				if h.fetchingFrom >= 0 {
+					stopFetch = append(stopFetch, tp)
+					h.fetchingFrom, h.fetchingEpoch = -1, -1
+				}
+				continue
+			}
 			if reg.Leader == rm.id {
 				if st.Role != partition.RoleLeader || st.LeaderEpoch != reg.LeaderEpoch || st.PartitionEpoch < reg.PartitionEpoch {
 					if _, err := h.p.MakeLeader(reg.LeaderEpoch, reg.PartitionEpoch, reg.Replicas, reg.Isr, now); err != nil {
@@ -281,7 +298,7 @@ func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
 			case h.fetchingFrom != reg.Leader || h.fetchingEpoch != reg.LeaderEpoch:
 				toFetch[tp] = fetcher.InitialFetchState{
 					Leader: reg.Leader, LeaderEpoch: reg.LeaderEpoch, TopicID: topicID,
-					Replica: fetchedReplica{h.p}, InitOffset: -1,
+					Replica: fetchedReplica{h.p, rm, tp}, InitOffset: -1,
 				}
 				h.fetchingFrom, h.fetchingEpoch = reg.Leader, reg.LeaderEpoch
 			}
@@ -295,6 +312,7 @@ func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
 			delete(rm.hosted, tp)
 			delete(rm.inflight, h.p)
 			stopFetch = append(stopFetch, tp)
+			rm.assigner.forget(h.topicID, tp.Partition)
 		}
 	}
 	rm.mu.Unlock()
@@ -309,6 +327,12 @@ func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
 	for _, p := range touched {
 		rm.produces.CheckAndComplete(p)
 		rm.fetches.CheckAndComplete(p)
+	}
+	if len(removed) > 0 {
+		// Out of the checkpoints before the files go, so that a crash
+		// between the two does not take a replica made anew for a
+		// damaged one.
+		rm.checkpoint()
 	}
 	for _, h := range removed {
 		rm.log.Info("deleting partition", "partition", h.p.Name())
@@ -338,23 +362,28 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 		delete(rm.hosted, tp)
 		delete(rm.inflight, h.p)
 		rm.mu.Unlock()
+		rm.assigner.forget(h.topicID, tp.Partition)
+		rm.checkpoint()
 		if err := h.p.Delete(); err != nil {
 			return nil, fmt.Errorf("delete the replica of the old topic: %w", err)
 		}
 	}
+	last := rm.takeCarried(tp)
 	p, err := partition.New(partition.Config{
 		Topic: tp.Topic, TopicID: topicID, Partition: tp.Partition,
 		Dir: rm.dir, LocalBrokerID: rm.id,
 		Log:               storage.Options{FlushPolicy: rm.flush},
 		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic, rm.minInsync),
 		ReplicaLagTimeMax: rm.lagTimeMax,
-		ReplicaEligible:   rm.isrEligible,
-		HighWatermark:     rm.checkpointed[tp],
+		ReplicaEligible:   func(id int32) bool { return rm.isrEligible(tp, id) },
+		HighWatermark:     last.highWatermark,
+		RecoveryPoint:     last.recoveryPoint,
 	})
 	if err != nil {
 		return nil, err
 	}
 	h = &hostedReplica{p: p, topicID: topicID, fetchingFrom: -1, fetchingEpoch: -1}
+	rm.noteDamage(tp, h)
 	rm.mu.Lock()
 	rm.hosted[tp] = h
 	rm.mu.Unlock()
@@ -384,11 +413,22 @@ func minInsyncReplicas(img *image.MetadataImage, topic string, static int) int {
 	return static
 }
 
-// isrEligible is Kafka's isReplicaIsrEligible: a broker registered,
-// unfenced and not shutting down may join an ISR.
-func (rm *ReplicaManager) isrEligible(id int32) bool {
-	b := rm.img.Load().Cluster().Broker(id)
-	return b != nil && !b.Fenced && !b.InControlledShutdown
+// isrEligible is Kafka's isReplicaIsrEligible — a broker registered,
+// unfenced and not shutting down may join an ISR — and, beyond Kafka,
+// its replica of tp must be in a directory it has online: a damaged
+// replica joins once it has fetched back what it lost.
+func (rm *ReplicaManager) isrEligible(tp fetcher.TopicPartition, id int32) bool {
+	img := rm.img.Load()
+	b := img.Cluster().Broker(id)
+	if b == nil || b.Fenced || b.InControlledShutdown {
+		return false
+	}
+	t := img.Topics().TopicByName(tp.Topic)
+	if t == nil {
+		return false
+	}
+	reg := t.Partition(tp.Partition)
+	return reg != nil && reg.ReplicaOnline(id, b)
 }
 
 // partitionByName is the hosted replica of topic's partition, or nil.
@@ -445,7 +485,7 @@ func (rm *ReplicaManager) Close() {
 		rm.flusher.close()
 		rm.peers.close()
 		if !rm.crash.Load() {
-			rm.checkpointHighWatermarks()
+			rm.checkpoint()
 		}
 		far := time.Now().Add(24 * time.Hour)
 		rm.produces.Expire(far)
@@ -490,6 +530,11 @@ type ReplicaStats struct {
 	LogEndOffset   int64
 	// Followers is what a leader knows of its other replicas.
 	Followers []partition.FollowerState
+	// Damage is what the replica's files had lost when it opened, nil if
+	// nothing; Repaired says it has fetched that back (or leads what it
+	// has, no intact replica being left).
+	Damage   *partition.Damage
+	Repaired bool
 }
 
 // ReplicaManagerStats is a snapshot of a broker's replicas and replica
@@ -512,23 +557,28 @@ type ReplicaManagerStats struct {
 // Stats is a snapshot of the hosted replicas and the fetchers.
 func (rm *ReplicaManager) Stats() ReplicaManagerStats {
 	rm.mu.RLock()
-	ps := make([]*partition.Partition, 0, len(rm.hosted))
+	hs := make([]*hostedReplica, 0, len(rm.hosted))
 	for _, h := range rm.hosted {
-		ps = append(ps, h.p)
+		hs = append(hs, h)
 	}
 	rm.mu.RUnlock()
 	now := time.Now()
 	out := ReplicaManagerStats{Fetchers: rm.fetchers.Stats(), DelayedProduces: rm.produces.Len(), DelayedFetches: rm.fetches.Len(),
 		LeaderThrottledBytesPerSec: rm.quotas.leader.Rate(now), FollowerThrottledBytesPerSec: rm.quotas.follower.Rate(now)}
-	for _, p := range ps {
+	for _, h := range hs {
+		p := h.p
 		st := p.State()
-		out.Partitions = append(out.Partitions, ReplicaStats{
+		rs := ReplicaStats{
 			Topic: p.Topic(), Partition: p.Index(), Role: st.Role, LeaderID: st.LeaderID,
 			LeaderEpoch: st.LeaderEpoch, PartitionEpoch: st.PartitionEpoch,
 			Replicas: st.Replicas, ISR: st.ISR, HighWatermark: st.HighWatermark,
 			LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset,
 			Followers: st.Followers,
-		})
+		}
+		if d, ok := p.Damage(); ok {
+			rs.Damage, rs.Repaired = &d, h.damage.Load() == nil
+		}
+		out.Partitions = append(out.Partitions, rs)
 	}
 	slices.SortFunc(out.Partitions, func(a, b ReplicaStats) int {
 		if a.Topic != b.Topic {

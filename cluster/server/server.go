@@ -99,6 +99,9 @@ type BrokerConfig struct {
 	ReplicaFetchMinBytes         int32
 	ReplicaFetchMaxBytes         int32
 	ReplicaFetchResponseMaxBytes int32
+	// OnReplicaEvent, if set, receives the ReplicaManager's news of
+	// damaged and repaired replicas; it must not block.
+	OnReplicaEvent func(ReplicaEvent)
 	// MinInsyncReplicas is min.insync.replicas from the broker's own
 	// configuration: the default below a topic's config and the dynamic
 	// cluster default. 0 means Kafka's 1.
@@ -266,6 +269,7 @@ func (s *Server) Start(ctx context.Context) error {
 	var ctl *controller.QuorumController
 	var rm *ReplicaManager
 	var pids *producerIDManager
+	var brokers *brokerChannel
 	s.parts = nil
 	switch s.cfg.Kind {
 	case Controller:
@@ -275,14 +279,17 @@ func (s *Server) Start(ctx context.Context) error {
 		if err := s.registerDescribeControllers(mux); err != nil {
 			return err
 		}
+		brokers = newBrokerChannel(s.memberClientConfig(), s.brokerAddr)
 		var err error
-		if ctl, err = s.newController(mux); err != nil {
+		if ctl, err = s.newController(mux, brokers); err != nil {
+			brokers.close()
 			return err
 		}
 		// Brokers forward their clients' admin requests in envelopes, as
 		// a real Kafka broker that joins the controllers does.
 		if err := mux.ServeEnvelopes(); err != nil {
 			ctl.Close()
+			brokers.close()
 			return fmt.Errorf("node %d: %w", s.id, err)
 		}
 	case Broker:
@@ -309,6 +316,9 @@ func (s *Server) Start(ctx context.Context) error {
 	stopParts := func() {
 		if ctl != nil {
 			ctl.Close()
+		}
+		if brokers != nil {
+			brokers.close()
 		}
 		if lm != nil {
 			lm.Close()
@@ -430,9 +440,10 @@ func (s *Server) Kill() error {
 // newController makes the quorum controller of a new incarnation: it
 // serves its APIs on mux and learns the committed metadata and the
 // leadership from the incarnation's loader.
-func (s *Server) newController(mux *wire.Mux) (*controller.QuorumController, error) {
+func (s *Server) newController(mux *wire.Mux, brokers *brokerChannel) (*controller.QuorumController, error) {
 	c := s.cfg.Controller
 	ctl, err := controller.New(controller.Config{
+		ReplicaLogInfo:           replicaLogInfo(brokers),
 		NodeID:                   s.id,
 		ClusterID:                s.cfg.Raft.Raft.ClusterID,
 		Raft:                     s.raft,
@@ -495,10 +506,16 @@ func (s *Server) newLifecycle(fwd *forwarder) (*LifecycleManager, error) {
 // reach the other brokers as members through the playground's links, and
 // it asks the active controller for ISR changes through ch.
 func (s *Server) newReplicaManager(mux *wire.Mux, ch *controllerChannel) (*ReplicaManager, error) {
+	dir, err := directoryID(s.cfg.Raft.Dir, s.cfg.Raft.Raft.ClusterID, s.id)
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
 	rm, err := newReplicaManager(replicaManagerConfig{
-		id:  s.id,
-		dir: s.cfg.Raft.Dir,
-		log: s.log,
+		id:      s.id,
+		dir:     s.cfg.Raft.Dir,
+		dirID:   dir,
+		onEvent: s.cfg.Broker.OnReplicaEvent,
+		log:     s.log,
 		brokerEpoch: func() int64 {
 			if lm := s.Lifecycle(); lm != nil {
 				return lm.BrokerEpoch()

@@ -23,6 +23,13 @@ type PartitionReplica struct {
 	// Unix milliseconds, -1 when never in this leader epoch.
 	LeaderLogEndOffset          int64 `json:"leaderLogEndOffset"`
 	LeaderLastCaughtUpTimestamp int64 `json:"leaderLastCaughtUpTimestamp"`
+	// Damage says what the replica's files had lost when its broker
+	// opened it (records it had flushed that were gone: a damaged or
+	// truncated file), empty if nothing; Repaired says it has fetched
+	// them back since, or leads what it has for want of an intact
+	// replica.
+	Damage   string `json:"damage,omitempty"`
+	Repaired bool   `json:"repaired,omitempty"`
 }
 
 // FetchState is a partition's phase in its replica fetcher thread, with

@@ -1,8 +1,6 @@
 package cache
 
 import (
-	"slices"
-
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -250,7 +248,7 @@ func nonNil(ids []int32) []int32 {
 // does not report online.
 func offlineReplicas(img *image.MetadataImage, p *image.PartitionRegistration, listener string) []int32 {
 	out := []int32{}
-	for i, id := range p.Replicas {
+	for _, id := range p.Replicas {
 		b := img.Cluster().Broker(id)
 		if b == nil || b.Fenced {
 			out = append(out, id)
@@ -260,28 +258,11 @@ func offlineReplicas(img *image.MetadataImage, p *image.PartitionRegistration, l
 			out = append(out, id)
 			continue
 		}
-		dir := record.DirectoryUnassigned
-		if i < len(p.Directories) {
-			dir = p.Directories[i]
-		}
-		if !dirOnline(dir, b.Directories) {
+		if !p.ReplicaOnline(id, b) {
 			out = append(out, id)
 		}
 	}
 	return out
-}
-
-// dirOnline is Kafka's DirectoryId.isOnline: an unassigned or migrating
-// directory counts as online, a lost one never, and a broker that reports
-// no directories (registered before 3.7-IV2) has all of its online.
-func dirOnline(dir record.Uuid, online []record.Uuid) bool {
-	switch dir {
-	case record.DirectoryUnassigned, record.DirectoryMigrating:
-		return true
-	case record.DirectoryLost:
-		return false
-	}
-	return len(online) == 0 || slices.Contains(online, dir)
 }
 
 // isInternal is Kafka's Topic.isInternal: the topics the group, transaction

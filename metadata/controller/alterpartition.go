@@ -142,6 +142,11 @@ func validateAlterPartition(img *image.MetadataImage, broker int32, p *image.Par
 		if b == nil || b.Fenced || b.InControlledShutdown || (m.epoch != -1 && m.epoch != b.Epoch) {
 			return kerr.IneligibleReplica.Code
 		}
+		if !p.InIsr(m.id) && !p.ReplicaOnline(m.id, b) {
+			// Beyond Kafka: a replica in a lost directory has not
+			// fetched back what its files lost.
+			return kerr.IneligibleReplica.Code
+		}
 	}
 	return 0
 }

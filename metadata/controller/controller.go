@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +58,10 @@ type Config struct {
 	// partitions (Kafka's electUnclean periodic task). 0 means
 	// DefaultUncleanElectionInterval.
 	UncleanElectionInterval time.Duration
+	// ReplicaLogInfo, if set, asks a broker about its replica's log, for
+	// the recovery election of a partition whose in-sync replicas all lost
+	// records (see recovery.go); nil leaves such partitions leaderless.
+	ReplicaLogInfo ReplicaLogInfo
 	// OnEvent, if set, hears every Event, on the controller's goroutine:
 	// it must not block nor call back into the controller's loop.
 	OnEvent func(Event)
@@ -83,6 +88,11 @@ type QuorumController struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+	// queries are the recovery elections' ReplicaLogInfo calls in flight,
+	// cancelled and waited for by Close.
+	queries     sync.WaitGroup
+	queryCtx    context.Context
+	cancelQuery context.CancelFunc
 
 	activeEpoch atomic.Int64 // the epoch it is active in, -1 when not
 	metrics     atomic.Pointer[Metrics]
@@ -107,6 +117,11 @@ type state struct {
 	nextNoOp      time.Time
 	nextFenceScan time.Time
 	nextUnclean   time.Time
+	nextRecovery  time.Time
+	// recovering are the partitions whose recovery election asks its
+	// candidates now; recoveryWaits what the ones waiting wait for.
+	recovering    map[recoveryKey]bool
+	recoveryWaits map[recoveryKey][]int32
 	// uncleanElections counts the unclean elections committed since the
 	// controller started.
 	uncleanElections int64
@@ -166,6 +181,7 @@ func newController(cfg Config, app appendFunc) (*QuorumController, error) {
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	c.queryCtx, c.cancelQuery = context.WithCancel(context.Background())
 	// Kafka's maybeFenceStaleBroker period: sessionTimeout/8, at least 1 ms.
 	c.tickEvery = max(cfg.SessionTimeout/8, time.Millisecond)
 	if cfg.NoOpInterval > 0 {
@@ -179,6 +195,8 @@ func newController(cfg Config, app appendFunc) (*QuorumController, error) {
 		leader:        raft.LeaderAndEpoch{LeaderID: -1, Epoch: -1},
 		heartbeats:    map[int32]*brokerHeartbeat{},
 		lastCommitted: -1,
+		recovering:    map[recoveryKey]bool{},
+		recoveryWaits: map[recoveryKey][]int32{},
 	}
 	c.publish()
 	go c.run()
@@ -209,8 +227,12 @@ func (c *QuorumController) Active() (epoch int32, ok bool) {
 // Close stops the controller's goroutine; requests still waiting are
 // answered NOT_CONTROLLER. It is idempotent.
 func (c *QuorumController) Close() {
-	c.closeOnce.Do(func() { close(c.stop) })
+	c.closeOnce.Do(func() {
+		close(c.stop)
+		c.cancelQuery()
+	})
 	<-c.done
+	c.queries.Wait()
 }
 
 func (c *QuorumController) run() {
@@ -248,8 +270,12 @@ func (c *QuorumController) drain() {
 	c.publish()
 }
 
-// timers runs what is due: a session scan, unclean elections and an idle
-// no-op.
+// recoveryScanInterval is the least time between two scans for
+// partitions that need a recovery election.
+const recoveryScanInterval = 200 * time.Millisecond
+
+// timers runs what is due: a session scan, unclean and recovery elections
+// and an idle no-op.
 func (c *QuorumController) timers() {
 	if !c.st.active {
 		return
@@ -262,6 +288,10 @@ func (c *QuorumController) timers() {
 	if !now.Before(c.st.nextUnclean) {
 		c.st.nextUnclean = now.Add(c.cfg.UncleanElectionInterval)
 		c.maybeElectUncleanLeaders()
+	}
+	if !now.Before(c.st.nextRecovery) {
+		c.st.nextRecovery = now.Add(max(c.tickEvery, recoveryScanInterval))
+		c.maybeStartRecoveries()
 	}
 	if c.cfg.NoOpInterval > 0 && !now.Before(c.st.nextNoOp) {
 		c.st.nextNoOp = now.Add(c.cfg.NoOpInterval)

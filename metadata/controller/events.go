@@ -46,6 +46,14 @@ const (
 	// alone (Isr), in LeaderRecoveryState RECOVERING: what only LastIsr
 	// held may be lost.
 	EventUncleanLeaderElection
+	// EventRecoveryElection: every member of Topic-Partition's ISR
+	// (LastIsr) lost records to damaged files, so the controller asked the
+	// other replicas for their logs and elected Leader, the newest and
+	// longest, alone in the ISR and RECOVERING; Reason lists the logs.
+	EventRecoveryElection
+	// EventRecoveryWaiting: such a partition stays leaderless until the
+	// replicas Reason names, which may hold the lost records, are alive.
+	EventRecoveryWaiting
 )
 
 var eventKindNames = map[EventKind]string{
@@ -61,6 +69,8 @@ var eventKindNames = map[EventKind]string{
 	EventPartitionsCreated:        "partitions-created",
 	EventPartitionChanged:         "partition-changed",
 	EventUncleanLeaderElection:    "unclean-leader-election",
+	EventRecoveryElection:         "recovery-election",
+	EventRecoveryWaiting:          "recovery-waiting",
 }
 
 // String is the kind's name, e.g. "broker-unfenced".

@@ -23,6 +23,15 @@ func acceptableLeader(img *image.MetadataImage, removing, adding int32) func(int
 	}
 }
 
+// leaderAcceptor is Kafka's LeaderAcceptor: a broker acceptable as leader
+// whose replica of p is in a log directory it has online, so that a
+// replica in a lost directory (a damaged one) is never elected.
+func leaderAcceptor(img *image.MetadataImage, p *image.PartitionRegistration, acceptable func(int32) bool) func(int32) bool {
+	return func(r int32) bool {
+		return acceptable(r) && p.ReplicaOnline(r, img.Cluster().Broker(r))
+	}
+}
+
 // election is how a partition change may pick its leader (Kafka's
 // PartitionChangeBuilder.Election, without PREFERRED).
 type election int
@@ -137,7 +146,7 @@ func (c *QuorumController) removeBrokerFromIsrs(img *image.MetadataImage, id int
 			if !p.InIsr(id) && p.Leader != id {
 				continue
 			}
-			if ch, unclean := partitionChange(t.ID(), pid, p, without(p.Isr, id), ok, c.electionFor(img, name), v); ch != nil {
+			if ch, unclean := partitionChange(t.ID(), pid, p, without(p.Isr, id), leaderAcceptor(img, p, ok), c.electionFor(img, name), v); ch != nil {
 				recs = append(recs, ch)
 				evs = append(evs, changeEvents(name, ch, p, unclean, reason)...)
 			}
@@ -162,7 +171,7 @@ func (c *QuorumController) electLeaderless(img *image.MetadataImage, id int32, r
 			if p.HasLeader() || !p.HasReplica(id) {
 				continue
 			}
-			if ch, unclean := partitionChange(t.ID(), pid, p, p.Isr, ok, c.electionFor(img, name), v); ch != nil {
+			if ch, unclean := partitionChange(t.ID(), pid, p, p.Isr, leaderAcceptor(img, p, ok), c.electionFor(img, name), v); ch != nil {
 				recs = append(recs, ch)
 				evs = append(evs, changeEvents(name, ch, p, unclean, reason)...)
 			}

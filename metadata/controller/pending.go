@@ -220,6 +220,7 @@ func (c *QuorumController) renounce(reason string) {
 	st.active, st.ready = false, false
 	st.working = st.committed
 	st.heartbeats = map[int32]*brokerHeartbeat{}
+	st.recoveryWaits = map[recoveryKey][]int32{}
 	c.activeEpoch.Store(-1)
 	c.log.Info("controller deactivated", "epoch", epoch, "reason", reason)
 	c.emit(Event{Kind: EventDeactivated, Epoch: epoch, Reason: reason})

@@ -18,6 +18,7 @@ var APIs = []wire.APIRange{
 	{Key: kmsg.BrokerHeartbeat.Int16(), MinVersion: 0, MaxVersion: 2, MembersOnly: true},
 	{Key: kmsg.AlterPartition.Int16(), MinVersion: 2, MaxVersion: 3, MembersOnly: true},
 	{Key: kmsg.AllocateProducerIDs.Int16(), MinVersion: 0, MaxVersion: 0, MembersOnly: true},
+	{Key: kmsg.AssignReplicasToDirs.Int16(), MinVersion: 0, MaxVersion: 0, MembersOnly: true},
 	{Key: kmsg.CreateTopics.Int16(), MinVersion: 2, MaxVersion: 7},
 	{Key: kmsg.DeleteTopics.Int16(), MinVersion: 1, MaxVersion: 6},
 	{Key: kmsg.CreatePartitions.Int16(), MinVersion: 0, MaxVersion: 3},
@@ -71,6 +72,8 @@ func (c *QuorumController) handle(body kmsg.Request, respond func(kmsg.Response)
 		o = c.alterPartition(b)
 	case *kmsg.AllocateProducerIDsRequest:
 		o = c.allocateProducerIds(b)
+	case *kmsg.AssignReplicasToDirsRequest:
+		o = c.assignReplicasToDirs(b)
 	case *kmsg.CreateTopicsRequest:
 		o = c.createTopics(b)
 	case *kmsg.DeleteTopicsRequest:

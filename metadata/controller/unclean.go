@@ -70,7 +70,7 @@ func (c *QuorumController) maybeElectUncleanLeaders() {
 			if allowed == 0 {
 				break
 			}
-			ch, unclean := partitionChange(t.ID(), pid, p, p.Isr, ok, electionUnclean, v)
+			ch, unclean := partitionChange(t.ID(), pid, p, p.Isr, leaderAcceptor(img, p, ok), electionUnclean, v)
 			if ch == nil {
 				continue
 			}

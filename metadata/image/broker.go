@@ -46,6 +46,20 @@ func brokerFromRecord(r *record.RegisterBrokerRecord) *BrokerRegistration {
 	}
 }
 
+// HasOnlineDir is Kafka's BrokerRegistration.hasOnlineDir
+// (DirectoryId.isOnline): an unassigned or migrating directory counts as
+// online, a lost one never, and a broker that reports no directories
+// (registered before 3.7-IV2) has all of its online.
+func (b *BrokerRegistration) HasOnlineDir(dir record.Uuid) bool {
+	switch dir {
+	case record.DirectoryUnassigned, record.DirectoryMigrating:
+		return true
+	case record.DirectoryLost:
+		return false
+	}
+	return len(b.Directories) == 0 || slices.Contains(b.Directories, dir)
+}
+
 // Listener returns the endpoint named name (e.g. "PLAINTEXT").
 func (b *BrokerRegistration) Listener(name string) (record.BrokerEndpoint, bool) {
 	for _, e := range b.Listeners {

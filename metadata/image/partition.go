@@ -43,6 +43,23 @@ func (p *PartitionRegistration) HasReplica(id int32) bool { return slices.Contai
 // InIsr reports whether broker id is in the ISR.
 func (p *PartitionRegistration) InIsr(id int32) bool { return slices.Contains(p.Isr, id) }
 
+// Directory is the log directory of broker id's replica (Kafka's
+// PartitionRegistration.directory): record.DirectoryUnassigned when the
+// partition names none for it or id holds no replica.
+func (p *PartitionRegistration) Directory(id int32) record.Uuid {
+	if i := slices.Index(p.Replicas, id); i >= 0 && i < len(p.Directories) {
+		return p.Directories[i]
+	}
+	return record.DirectoryUnassigned
+}
+
+// ReplicaOnline reports whether broker id's replica is in a log directory
+// its broker has online, given the broker's registration (nil: not
+// registered, so not online).
+func (p *PartitionRegistration) ReplicaOnline(id int32, b *BrokerRegistration) bool {
+	return b != nil && b.HasOnlineDir(p.Directory(id))
+}
+
 func orEmpty[T any](a []T) []T {
 	if a == nil {
 		return []T{}

@@ -244,3 +244,7 @@ func (p *Partition) LogStartOffset() int64 { return p.log.LogStartOffset() }
 
 // Epochs returns the log's leader-epoch cache.
 func (p *Partition) Epochs() []storage.EpochEntry { return p.log.Epochs() }
+
+// LastEpoch is the leader epoch of the log's last batch, or -1 (Kafka's
+// latestEpoch of the leader-epoch cache).
+func (p *Partition) LastEpoch() int32 { return p.log.LastEpoch() }
