@@ -146,6 +146,9 @@ func TestRecoveryElectionPicksTheNewestLongestLog(t *testing.T) {
 	if !slices.Equal(p.Isr, []int32{b}) || p.LeaderRecoveryState != record.LeaderRecovering {
 		t.Fatalf("isr %v state %d, want [%d] RECOVERING", p.Isr, p.LeaderRecoveryState, b)
 	}
+	// Told once the election's batch commits, which the image may show
+	// first.
+	poll.Until(t, 10*time.Second, "the election told", func() bool { return len(r.h.eventsOf(EventRecoveryElection)) > 0 })
 	evs := r.h.eventsOf(EventRecoveryElection)
 	if len(evs) != 1 || evs[0].Leader != b || !slices.Equal(evs[0].LastIsr, []int32{last}) {
 		t.Fatalf("recovery events %+v", evs)
