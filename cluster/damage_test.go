@@ -14,8 +14,8 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/filedamage"
 	"github.com/kraftlab/kraftlab/internal/poll"
-	"github.com/kraftlab/kraftlab/storage"
 )
 
 // A topic of replication factor 3 takes acknowledged records; its two
@@ -30,9 +30,9 @@ func TestRealEngineDamagedLeaderLosesNothing(t *testing.T) {
 		name   string
 		damage func(t *testing.T, path string)
 	}{
-		{"byte flipped in the second batch", func(t *testing.T, path string) { flipAt(t, path, batchEndAt(t, path, 1)+80) }},
-		{"cut after the first batch", func(t *testing.T, path string) { cutTo(t, path, batchEndAt(t, path, 1)) }},
-		{"cut to nothing", func(t *testing.T, path string) { cutTo(t, path, 0) }},
+		{"byte flipped in the second batch", func(t *testing.T, path string) { filedamage.Flip(t, path, filedamage.BatchEnd(t, path, 1)+80) }},
+		{"cut after the first batch", func(t *testing.T, path string) { filedamage.Cut(t, path, filedamage.BatchEnd(t, path, 1)) }},
+		{"cut to nothing", func(t *testing.T, path string) { filedamage.Cut(t, path, 0) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -140,42 +140,4 @@ func brokerClient(t *testing.T, p *cluster.Playground, opts ...kgo.Opt) *kgo.Cli
 		t.Fatal(err)
 	}
 	return cl
-}
-
-func cutTo(t *testing.T, path string, size int64) {
-	t.Helper()
-	if err := os.Truncate(path, size); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func flipAt(t *testing.T, path string, pos int64) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[pos] ^= 0x40
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// batchEndAt is the byte position where the segment's n-th batch ends.
-func batchEndAt(t *testing.T, path string, n int) int64 {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var end int64
-	if err := storage.Batches(b, func(pos int, batch *storage.Batch) error {
-		if n > 0 {
-			end, n = int64(pos+batch.Size()), n-1
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return end
 }

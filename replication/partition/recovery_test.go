@@ -1,10 +1,11 @@
 package partition
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/kraftlab/kraftlab/internal/filedamage"
 
 	"github.com/kraftlab/kraftlab/storage"
 )
@@ -69,12 +70,12 @@ func TestDamageFoundAtOpen(t *testing.T) {
 		from, to int64 // the damage wanted; from == to: none
 	}{
 		{"clean", func(*testing.T, string) {}, 40, 40, 40},
-		{"truncated to 0", func(t *testing.T, path string) { truncateFile(t, path, 0) }, 40, 0, 40},
-		{"truncated to 0, no recovery point", func(t *testing.T, path string) { truncateFile(t, path, 0) }, 0, 0, 1},
-		{"cut at a batch", func(t *testing.T, path string) { truncateFile(t, path, batchEnd(t, path, 2)) }, 40, 20, 40},
-		{"byte flipped in the second batch", func(t *testing.T, path string) { flipByte(t, path, batchEnd(t, path, 1)+70) }, 40, 10, 40},
-		{"byte flipped in the last batch", func(t *testing.T, path string) { flipByte(t, path, batchEnd(t, path, 3)+70) }, 40, 30, 40},
-		{"unflushed tail torn, below no recovery point", func(t *testing.T, path string) { truncateFile(t, path, batchEnd(t, path, 3)+5) }, 30, 30, 30},
+		{"truncated to 0", func(t *testing.T, path string) { filedamage.Cut(t, path, 0) }, 40, 0, 40},
+		{"truncated to 0, no recovery point", func(t *testing.T, path string) { filedamage.Cut(t, path, 0) }, 0, 0, 1},
+		{"cut at a batch", func(t *testing.T, path string) { filedamage.Cut(t, path, filedamage.BatchEnd(t, path, 2)) }, 40, 20, 40},
+		{"byte flipped in the second batch", func(t *testing.T, path string) { filedamage.Flip(t, path, filedamage.BatchEnd(t, path, 1)+70) }, 40, 10, 40},
+		{"byte flipped in the last batch", func(t *testing.T, path string) { filedamage.Flip(t, path, filedamage.BatchEnd(t, path, 3)+70) }, 40, 30, 40},
+		{"unflushed tail torn, below no recovery point", func(t *testing.T, path string) { filedamage.Cut(t, path, filedamage.BatchEnd(t, path, 3)+5) }, 30, 30, 30},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -107,44 +108,4 @@ func TestDamageFoundAtOpen(t *testing.T) {
 			}
 		})
 	}
-}
-
-func truncateFile(t *testing.T, path string, size int64) {
-	t.Helper()
-	if err := os.Truncate(path, size); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func flipByte(t *testing.T, path string, pos int64) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[pos] ^= 0x20
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// batchEnd is the byte position where the segment's n-th batch ends.
-func batchEnd(t *testing.T, path string, n int) int64 {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var end int64
-	err = storage.Batches(b, func(pos int, batch *storage.Batch) error {
-		if n > 0 {
-			end = int64(pos + batch.Size())
-			n--
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return end
 }
