@@ -40,6 +40,7 @@ type ReplicaManager struct {
 	lagTimeMax  time.Duration
 	minInsync   int
 	flush       storage.FlushPolicy
+	limits      dataLimits
 
 	// produces holds acks=-1 produces waiting for their high watermarks,
 	// fetches the fetches waiting for MinBytes; both keyed by partition.
@@ -106,6 +107,40 @@ type replicaManagerConfig struct {
 	// flush is the partition logs' flush policy: the node's, so that a
 	// Kill loses what it loses from the metadata log.
 	flush storage.FlushPolicy
+	// limits bound what one produce or fetch may cost.
+	limits dataLimits
+}
+
+// dataLimits bound what one request may make the data plane hold.
+type dataLimits struct {
+	// fetchMaxBytes is fetch.max.bytes: the most one Fetch answer holds
+	// (plus one batch), whatever it asks.
+	fetchMaxBytes int
+	// replicaFetchResponseMaxBytes is replica.fetch.response.max.bytes,
+	// which bounds a follower's Fetch answer too.
+	replicaFetchResponseMaxBytes int
+	// messageMaxBytes is message.max.bytes: the largest batch a producer
+	// may append.
+	messageMaxBytes int
+}
+
+// Kafka's defaults of the limits.
+const (
+	// DefaultFetchMaxBytes is fetch.max.bytes' default, 55 MiB.
+	DefaultFetchMaxBytes = 55 << 20
+)
+
+func (l dataLimits) withDefaults() dataLimits {
+	if l.fetchMaxBytes <= 0 {
+		l.fetchMaxBytes = DefaultFetchMaxBytes
+	}
+	if l.replicaFetchResponseMaxBytes <= 0 {
+		l.replicaFetchResponseMaxBytes = fetcher.DefaultReplicaFetchResponseMaxBytes
+	}
+	if l.messageMaxBytes <= 0 {
+		l.messageMaxBytes = partition.DefaultMaxMessageBytes
+	}
+	return l
 }
 
 // newReplicaManager starts a broker's ReplicaManager with no partitions.
@@ -117,6 +152,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		id: cfg.id, dir: cfg.dir, log: cfg.log.With("part", "replica-manager"),
 		brokerEpoch: cfg.brokerEpoch, controller: cfg.controller, ctl: cfg.ctl,
 		lagTimeMax: cfg.lagTimeMax, minInsync: cfg.minInsync, flush: cfg.flush,
+		limits:   cfg.limits.withDefaults(),
 		produces: partition.NewPurgatory[*partition.Partition](),
 		fetches:  partition.NewPurgatory[*partition.Partition](),
 		hosted:   map[fetcher.TopicPartition]*hostedReplica{},
@@ -347,6 +383,7 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 		Dir: rm.dir, LocalBrokerID: rm.id,
 		Log:               storage.Options{FlushPolicy: rm.flush},
 		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic, rm.minInsync),
+		MaxMessageBytes:   rm.limits.messageMaxBytes,
 		ReplicaLagTimeMax: rm.lagTimeMax,
 		ReplicaEligible:   rm.isrEligible,
 		HighWatermark:     rm.checkpointed[tp],

@@ -103,6 +103,13 @@ type BrokerConfig struct {
 	// configuration: the default below a topic's config and the dynamic
 	// cluster default. 0 means Kafka's 1.
 	MinInsyncReplicas int
+	// FetchMaxBytes is fetch.max.bytes: the most one Fetch answer holds
+	// (plus one batch), whatever the request asks; a follower's is also
+	// bounded by ReplicaFetchResponseMaxBytes. 0 means Kafka's 55 MiB.
+	FetchMaxBytes int32
+	// MessageMaxBytes is message.max.bytes: the largest batch a producer
+	// may append (MESSAGE_TOO_LARGE). 0 means Kafka's 1048588.
+	MessageMaxBytes int32
 }
 
 // Server is one node of the cluster: a listener, the dispatcher behind it
@@ -519,6 +526,11 @@ func (s *Server) newReplicaManager(mux *wire.Mux, ch *controllerChannel) (*Repli
 			FetchBackoff:          s.cfg.Broker.ReplicaFetchBackoff,
 		},
 		flush: s.cfg.Raft.Flush,
+		limits: dataLimits{
+			fetchMaxBytes:                int(s.cfg.Broker.FetchMaxBytes),
+			replicaFetchResponseMaxBytes: int(s.cfg.Broker.ReplicaFetchResponseMaxBytes),
+			messageMaxBytes:              int(s.cfg.Broker.MessageMaxBytes),
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", s.id, err)

@@ -227,3 +227,24 @@ func FuzzCheckRecords(f *testing.F) {
 		}
 	})
 }
+
+// A read with Fitting returns no batch larger than MaxBytes; without it
+// the first batch comes whole (Kafka's minOneMessage).
+func TestReadFittingLeavesOutABatchThatDoesNotFit(t *testing.T) {
+	p := open(t, t.TempDir(), 1, 1)
+	leader(t, p, []int32{1})
+	info := mustAppend(t, p, 20)
+	params := FetchParams{ReplicaID: -1, FetchOffset: info.FirstOffset, CurrentLeaderEpoch: NoEpoch, LastFetchedEpoch: NoEpoch, MaxBytes: 10}
+	res, err := p.Read(params)
+	if err != nil || len(res.Records) <= 10 {
+		t.Fatalf("minOneMessage read: %d bytes, %v", len(res.Records), err)
+	}
+	params.Fitting = true
+	if res, err = p.Read(params); err != nil || len(res.Records) != 0 {
+		t.Fatalf("fitting read: %d bytes, %v", len(res.Records), err)
+	}
+	params.MaxBytes = 1 << 20
+	if res, err = p.Read(params); err != nil || len(res.Records) == 0 {
+		t.Fatalf("fitting read with room: %d bytes, %v", len(res.Records), err)
+	}
+}
