@@ -81,6 +81,7 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			NoOpInterval:                  t.MetadataMaxIdleInterval,
 			UncleanLeaderElectionEnable:   t.UncleanLeaderElectionEnable,
 			UncleanLeaderElectionInterval: t.UncleanLeaderElectionInterval,
+			MaxBrokerPartitions:           int(t.MaxBrokerPartitions),
 			OnEvent:                       s.OnControllerEvent,
 		},
 		Broker: server.BrokerConfig{
@@ -94,6 +95,8 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			ReplicaFetchMaxBytes:         int32(t.ReplicaFetchMaxBytes),
 			ReplicaFetchResponseMaxBytes: int32(t.ReplicaFetchResponseMaxBytes),
 			MinInsyncReplicas:            int(t.MinInsyncReplicas),
+			FetchMaxBytes:                int32(t.FetchMaxBytes),
+			MessageMaxBytes:              int32(t.MessageMaxBytes),
 		},
 		OnLoaderEvent: s.OnLoaderEvent,
 		Logger:        s.Logger,

@@ -69,6 +69,10 @@ type ControllerConfig struct {
 	// UncleanLeaderElectionInterval is unclean.leader.election.interval.ms;
 	// 0 means Kafka's 5 min.
 	UncleanLeaderElectionInterval time.Duration
+	// MaxBrokerPartitions is max.broker.partitions (KIP-578): the most
+	// partition replicas one broker may host. 0 means
+	// controller.DefaultMaxBrokerPartitions.
+	MaxBrokerPartitions int
 	// OnEvent, if set, receives the controller's events, from its
 	// goroutine; it must not block.
 	OnEvent func(controller.Event)
@@ -158,6 +162,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	// A fault that fails the same way for every partition on every image
+	// (out of file descriptors, say) writes a few lines a second.
+	cfg.Logger = slog.New(newRateHandler(cfg.Logger.Handler(), slog.LevelWarn, 0, 0))
 	if cfg.Raft.Logger == nil {
 		cfg.Raft.Logger = cfg.Logger
 	}
@@ -446,6 +453,7 @@ func (s *Server) newController(mux *wire.Mux) (*controller.QuorumController, err
 		SessionTimeout:           c.SessionTimeout,
 		NoOpInterval:             c.NoOpInterval,
 		DefaultNumPartitions:     c.DefaultNumPartitions,
+		MaxBrokerPartitions:      c.MaxBrokerPartitions,
 		DefaultReplicationFactor: c.DefaultReplicationFactor,
 		UncleanLeaderElection:    c.UncleanLeaderElectionEnable,
 		UncleanElectionInterval:  c.UncleanLeaderElectionInterval,

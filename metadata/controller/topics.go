@@ -66,6 +66,7 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 	pl := newPlacer(img)
 	d := image.NewMetadataDelta(img) // checks the request's records against each other
 	names := newTopicNames(img)
+	counts := newReplicaCounts(img, c.cfg.MaxBrokerPartitions)
 	seen := map[string]int{}
 	for _, t := range r.Topics {
 		seen[t.Topic]++
@@ -82,6 +83,9 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 			aerr = refuse(kerr.InvalidRequest, "Duplicate topic name.")
 		} else {
 			recs, aerr = c.createTopic(img, names, v, pl, t)
+		}
+		if aerr == nil {
+			aerr = counts.admit(recs)
 		}
 		if aerr == nil {
 			for _, rec := range recs {
@@ -342,6 +346,7 @@ func (c *QuorumController) createPartitions(r *kmsg.CreatePartitionsRequest) out
 	}
 	v := c.versions(img)
 	pl := newPlacer(img)
+	counts := newReplicaCounts(img, c.cfg.MaxBrokerPartitions)
 	seen := map[string]int{}
 	for _, t := range r.Topics {
 		seen[t.Topic]++
@@ -355,6 +360,9 @@ func (c *QuorumController) createPartitions(r *kmsg.CreatePartitionsRequest) out
 			aerr = refuse(kerr.InvalidRequest, "Duplicate topic name.")
 		} else {
 			recs, aerr = createPartitionsOf(img, v, pl, t)
+		}
+		if aerr == nil {
+			aerr = counts.admit(recs)
 		}
 		if aerr != nil {
 			rt.ErrorCode, rt.ErrorMessage = aerr.code(), aerr.message()
