@@ -210,7 +210,7 @@ func (c *QuorumController) createTopic(img *image.MetadataImage, names *topicNam
 			return nil, refuse(kerr.InvalidConfig, "Invalid config %q: a name must be given once, with a value.", cfg.Name)
 		}
 		seen[cfg.Name] = true
-		if aerr := validateTopicConfig(cfg.Name, *cfg.Value); aerr != nil {
+		if aerr := validateConfig(record.ResourceTopic, cfg.Name, *cfg.Value); aerr != nil {
 			return nil, aerr
 		}
 		recs = append(recs, &record.ConfigRecord{ResourceType: record.ResourceTopic, ResourceName: t.Topic, Name: cfg.Name, Value: cfg.Value})
