@@ -45,10 +45,19 @@ type hostileTarget struct {
 const canaryTopic = "canary"
 
 // openHostile starts the playground a probe attacks, with the canary
-// topic on every broker.
-func openHostile(t *testing.T) *hostileTarget {
+// topic on every broker; sets are --set overrides (key=value), e.g. a
+// limit lowered so that the probe is small.
+func openHostile(t *testing.T, sets ...string) *hostileTarget {
 	t.Helper()
-	p := openReal(t, 3, 3, "")
+	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, sets, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cluster.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
 	waitCond(t, p, "caught-up")
 	ht := &hostileTarget{p: p}
 	for _, n := range p.View().Nodes {
