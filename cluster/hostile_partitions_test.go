@@ -28,6 +28,7 @@ func TestHostilePartitionFlood(t *testing.T) {
 	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "flood"); err != nil {
 		t.Fatal(err)
 	}
+	ht.leaderOf(t, cl, "flood") // kadm reads the partition count from metadata
 	before, _ := openFiles(t)
 	created := 0 // partitions the attack created
 	grown, err := adm.CreatePartitions(ctx, 300, "flood")
