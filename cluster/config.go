@@ -561,7 +561,7 @@ var settings = []setting{
 		num: func(t *Timing) *int64 { return &t.MaxBrokerPartitions }},
 	{key: "message.max.bytes", min: storage.BatchHeaderSize, max: math.MaxInt32, doc: "the largest batch a producer may append (a compressed one may decompress to 64 times this)",
 		num: func(t *Timing) *int64 { return &t.MessageMaxBytes }},
-	{key: "fetch.max.bytes", min: 0, max: math.MaxInt32, doc: "bytes one Fetch answer holds at most (plus one batch), whatever it asks",
+	{key: "fetch.max.bytes", min: 1, max: math.MaxInt32, doc: "bytes one Fetch answer holds at most (plus one batch), whatever it asks",
 		num: func(t *Timing) *int64 { return &t.FetchMaxBytes }},
 }
 
