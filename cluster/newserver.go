@@ -97,6 +97,7 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			MinInsyncReplicas:            int(t.MinInsyncReplicas),
 			FetchMaxBytes:                int32(t.FetchMaxBytes),
 			MessageMaxBytes:              int32(t.MessageMaxBytes),
+			MaxBrokerPartitions:          int(t.MaxBrokerPartitions),
 		},
 		OnLoaderEvent: s.OnLoaderEvent,
 		Logger:        s.Logger,

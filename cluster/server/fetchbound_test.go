@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kraftlab/kraftlab/storage"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -79,5 +80,18 @@ func TestFetchBoundsFollowersAndLaterPartitions(t *testing.T) {
 	resp := wait(t, asyncFetch(rm, r, false))
 	if n := len(resp.Topics[0].Partitions[0].RecordBatches); n < 4<<10 {
 		t.Fatalf("the first partition's first batch did not come whole: %d bytes", n)
+	}
+}
+
+// A broker opens at most max.broker.partitions replicas, whatever the
+// metadata assigns it (data written before the controller's cap, or
+// under a higher one): the rest are not hosted, and hold no files.
+func TestBrokerHostsAtMostMaxBrokerPartitions(t *testing.T) {
+	rm := replicaRigWith(t, storage.FlushNever, dataLimits{maxPartitions: 2})
+	rm.mu.RLock()
+	n := len(rm.hosted)
+	rm.mu.RUnlock()
+	if n != 2 {
+		t.Fatalf("%d replicas hosted of the rig's 3, max.broker.partitions 2", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/metadata/record"
@@ -122,6 +123,10 @@ type dataLimits struct {
 	// messageMaxBytes is message.max.bytes: the largest batch a producer
 	// may append.
 	messageMaxBytes int
+	// maxPartitions is max.broker.partitions: the most replicas the broker
+	// opens, whatever the metadata assigns it (metadata written before
+	// the controller's cap, or under a higher one). Each holds files.
+	maxPartitions int
 }
 
 // Kafka's defaults of the limits.
@@ -139,6 +144,9 @@ func (l dataLimits) withDefaults() dataLimits {
 	}
 	if l.messageMaxBytes <= 0 {
 		l.messageMaxBytes = partition.DefaultMaxMessageBytes
+	}
+	if l.maxPartitions <= 0 {
+		l.maxPartitions = controller.DefaultMaxBrokerPartitions
 	}
 	return l
 }
@@ -358,10 +366,13 @@ func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
 // replica left from a deleted topic of the same name is deleted first.
 func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (*hostedReplica, error) {
 	rm.mu.RLock()
-	h := rm.hosted[tp]
+	h, hosted := rm.hosted[tp], len(rm.hosted)
 	rm.mu.RUnlock()
 	if h != nil && h.topicID == topicID {
 		return h, nil
+	}
+	if h == nil && hosted >= rm.limits.maxPartitions {
+		return nil, fmt.Errorf("the broker already hosts %d replicas, its max.broker.partitions", hosted)
 	}
 	if partition.DirName(tp.Topic, tp.Partition) == quorum.LogDirName {
 		// Kafka's controller refuses the name; this one does not, and the

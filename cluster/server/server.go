@@ -114,6 +114,10 @@ type BrokerConfig struct {
 	// MessageMaxBytes is message.max.bytes: the largest batch a producer
 	// may append (MESSAGE_TOO_LARGE). 0 means Kafka's 1048588.
 	MessageMaxBytes int32
+	// MaxBrokerPartitions is max.broker.partitions: the most replicas the
+	// broker opens, whatever the metadata assigns it. 0 means
+	// controller.DefaultMaxBrokerPartitions.
+	MaxBrokerPartitions int
 }
 
 // Server is one node of the cluster: a listener, the dispatcher behind it
@@ -538,6 +542,7 @@ func (s *Server) newReplicaManager(mux *wire.Mux, ch *controllerChannel) (*Repli
 			fetchMaxBytes:                int(s.cfg.Broker.FetchMaxBytes),
 			replicaFetchResponseMaxBytes: int(s.cfg.Broker.ReplicaFetchResponseMaxBytes),
 			messageMaxBytes:              int(s.cfg.Broker.MessageMaxBytes),
+			maxPartitions:                s.cfg.Broker.MaxBrokerPartitions,
 		},
 	})
 	if err != nil {
