@@ -4,11 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/internal/closest"
+	"github.com/kraftlab/kraftlab/metadata/controller"
+	"github.com/kraftlab/kraftlab/replication/partition"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/storage"
 )
@@ -194,6 +198,20 @@ type Timing struct {
 	// (an internal key in Kafka): how often the active controller looks
 	// for leaderless partitions that allow an unclean election.
 	UncleanLeaderElectionInterval time.Duration
+
+	// What one request may cost.
+
+	// MaxBrokerPartitions is max.broker.partitions (KIP-578): the most
+	// partition replicas one broker may host; the controller refuses
+	// CreateTopics and CreatePartitions past it (POLICY_VIOLATION).
+	MaxBrokerPartitions int64
+	// MessageMaxBytes is message.max.bytes: the largest batch a producer
+	// may append (MESSAGE_TOO_LARGE); a compressed one may decompress to
+	// 64 times this.
+	MessageMaxBytes int64
+	// FetchMaxBytes is fetch.max.bytes: the most one Fetch answer holds
+	// (plus one batch), whatever it asks.
+	FetchMaxBytes int64
 }
 
 // Timing profile names.
@@ -241,6 +259,9 @@ var kafkaTiming = func() Timing {
 		MinInsyncReplicas:             1,
 		UncleanLeaderElectionEnable:   false,
 		UncleanLeaderElectionInterval: 5 * time.Minute,
+		MaxBrokerPartitions:           controller.DefaultMaxBrokerPartitions,
+		MessageMaxBytes:               partition.DefaultMaxMessageBytes,
+		FetchMaxBytes:                 server.DefaultFetchMaxBytes,
 	}
 }()
 
@@ -287,6 +308,9 @@ var workshopTiming = Timing{
 	MinInsyncReplicas:             1,
 	UncleanLeaderElectionEnable:   false,
 	UncleanLeaderElectionInterval: 5 * time.Second,
+	MaxBrokerPartitions:           controller.DefaultMaxBrokerPartitions,
+	MessageMaxBytes:               partition.DefaultMaxMessageBytes,
+	FetchMaxBytes:                 server.DefaultFetchMaxBytes,
 }
 
 // fastTiming is for tests and scenarios: Kafka's quorum timing divided by
@@ -322,6 +346,9 @@ var fastTiming = Timing{
 	MinInsyncReplicas:             1,
 	UncleanLeaderElectionEnable:   false,
 	UncleanLeaderElectionInterval: 200 * time.Millisecond,
+	MaxBrokerPartitions:           controller.DefaultMaxBrokerPartitions,
+	MessageMaxBytes:               partition.DefaultMaxMessageBytes,
+	FetchMaxBytes:                 server.DefaultFetchMaxBytes,
 }
 
 // ProfileTiming returns a profile's timing.
@@ -530,7 +557,16 @@ var settings = []setting{
 		boolean: func(t *Timing) *bool { return &t.UncleanLeaderElectionEnable }},
 	{key: "unclean.leader.election.interval.ms", min: 1, doc: "how often the active controller looks for leaderless partitions that allow an unclean election (internal in Kafka)",
 		dur: func(t *Timing) *time.Duration { return &t.UncleanLeaderElectionInterval }},
+	{key: "max.broker.partitions", min: 1, max: maxBrokerPartitions, doc: "partition replicas one broker may host; creating more is refused (KIP-578; 1000 here, each replica holds files)",
+		num: func(t *Timing) *int64 { return &t.MaxBrokerPartitions }},
+	{key: "message.max.bytes", min: storage.BatchHeaderSize, max: math.MaxInt32, doc: "the largest batch a producer may append (a compressed one may decompress to 64 times this)",
+		num: func(t *Timing) *int64 { return &t.MessageMaxBytes }},
+	{key: "fetch.max.bytes", min: 1, max: math.MaxInt32, doc: "bytes one Fetch answer holds at most (plus one batch), whatever it asks",
+		num: func(t *Timing) *int64 { return &t.FetchMaxBytes }},
 }
+
+// maxBrokerPartitions bounds max.broker.partitions: KIP-578's int range.
+const maxBrokerPartitions = math.MaxInt32
 
 // maxReplicaFetchers bounds num.replica.fetchers: each is a goroutine and
 // a connection per leader broker.

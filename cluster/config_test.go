@@ -35,6 +35,11 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"min.insync.replicas":                 "1",
 		"unclean.leader.election.enable":      "false",
 		"unclean.leader.election.interval.ms": "300000",
+		// KIP-578's name (its default is unbounded; see config.go), and
+		// ServerConfigs' defaults.
+		"max.broker.partitions": "1000",
+		"message.max.bytes":     "1048588",
+		"fetch.max.bytes":       "57671680",
 	}
 	tm, err := ProfileTiming(ProfileKafka)
 	if err != nil {

@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -45,10 +47,19 @@ type hostileTarget struct {
 const canaryTopic = "canary"
 
 // openHostile starts the playground a probe attacks, with the canary
-// topic on every broker.
-func openHostile(t *testing.T) *hostileTarget {
+// topic on every broker; sets are --set overrides (key=value), e.g. a
+// limit lowered so that the probe is small.
+func openHostile(t *testing.T, sets ...string) *hostileTarget {
 	t.Helper()
-	p := openReal(t, 3, 3, "")
+	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, sets, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cluster.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
 	waitCond(t, p, "caught-up")
 	ht := &hostileTarget{p: p}
 	for _, n := range p.View().Nodes {
@@ -62,7 +73,17 @@ func openHostile(t *testing.T) *hostileTarget {
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 3, nil, canaryTopic); err != nil {
+	// The quorum may be caught up before the three brokers are
+	// registered and unfenced: until then the replication factor is
+	// refused.
+	poll.Until(t, 15*time.Second, "the canary topic created", func() bool {
+		var r kadm.CreateTopicResponse
+		if r, err = kadm.NewClient(cl).CreateTopic(ctx, 1, 3, nil, canaryTopic); err == nil {
+			err = r.Err
+		}
+		return !errors.Is(err, kerr.InvalidReplicationFactor)
+	})
+	if err != nil {
 		t.Fatalf("create the canary topic: %v", err)
 	}
 	ht.checkServing(t, "before the attack")

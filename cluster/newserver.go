@@ -84,6 +84,7 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			NoOpInterval:                  t.MetadataMaxIdleInterval,
 			UncleanLeaderElectionEnable:   t.UncleanLeaderElectionEnable,
 			UncleanLeaderElectionInterval: t.UncleanLeaderElectionInterval,
+			MaxBrokerPartitions:           int(t.MaxBrokerPartitions),
 			OnEvent:                       s.OnControllerEvent,
 		},
 		Broker: server.BrokerConfig{
@@ -98,6 +99,9 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			ReplicaFetchMaxBytes:         int32(t.ReplicaFetchMaxBytes),
 			ReplicaFetchResponseMaxBytes: int32(t.ReplicaFetchResponseMaxBytes),
 			MinInsyncReplicas:            int(t.MinInsyncReplicas),
+			FetchMaxBytes:                int32(t.FetchMaxBytes),
+			MessageMaxBytes:              int32(t.MessageMaxBytes),
+			MaxBrokerPartitions:          int(t.MaxBrokerPartitions),
 		},
 		OnLoaderEvent: s.OnLoaderEvent,
 		Logger:        s.Logger,

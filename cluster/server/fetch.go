@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kraftlab/kraftlab/metadata/image"
@@ -75,6 +76,10 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 		isolation = partition.IsolationTxnCommitted
 	}
 	var parts []fetchPart
+	// A partition named twice is served once, at its first place with the
+	// last one's parameters: Kafka's FetchRequest.fetchData collects the
+	// partitions in a map.
+	seen := map[fetchKey]int{}
 	resp.Topics = make([]kmsg.FetchResponseTopic, len(r.Topics))
 	for i, t := range r.Topics {
 		rt := &resp.Topics[i]
@@ -85,10 +90,26 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 		} else {
 			topic = img.Topics().TopicByName(t.Topic)
 		}
-		rt.Partitions = make([]kmsg.FetchResponseTopicPartition, len(t.Partitions))
-		for j, fp := range t.Partitions {
-			rp := &rt.Partitions[j]
-			*rp = kmsg.NewFetchResponseTopicPartition()
+		// Appended within this capacity, so parts' pointers stay valid.
+		rt.Partitions = make([]kmsg.FetchResponseTopicPartition, 0, len(t.Partitions))
+		for _, fp := range t.Partitions {
+			key := fetchKey{partition: fp.Partition}
+			if r.Version >= 13 {
+				key.id = t.TopicID
+			} else {
+				key.name = t.Topic
+			}
+			if at, ok := seen[key]; ok {
+				parts[at].params.FetchOffset, parts[at].params.MaxBytes = fp.FetchOffset, int(fp.PartitionMaxBytes)
+				parts[at].params.CurrentLeaderEpoch, parts[at].params.LastFetchedEpoch = fp.CurrentLeaderEpoch, fp.LastFetchedEpoch
+				if fp.PartitionMaxBytes < 0 {
+					parts[at].p, parts[at].resp.ErrorCode = nil, kerr.InvalidRequest.Code
+				}
+				continue
+			}
+			seen[key] = len(parts)
+			rt.Partitions = append(rt.Partitions, kmsg.NewFetchResponseTopicPartition())
+			rp := &rt.Partitions[len(rt.Partitions)-1]
 			rp.Partition, rp.HighWatermark = fp.Partition, -1
 			part := fetchPart{resp: rp, params: partition.FetchParams{
 				ReplicaID: replicaID, FetchOffset: fp.FetchOffset,
@@ -111,9 +132,12 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 			parts = append(parts, part)
 		}
 	}
-	bytes, urgent := rm.readFetch(parts, int(r.MaxBytes), now)
+	resp.Topics = slices.DeleteFunc(resp.Topics, func(t kmsg.FetchResponseTopic) bool { return len(t.Partitions) == 0 })
+	maxBytes := rm.fetchMaxBytes(replicaID, r.MaxBytes)
+	minBytes := min(int(r.MinBytes), maxBytes)
+	bytes, urgent := rm.readFetch(parts, maxBytes, now)
 	wait := time.Duration(r.MaxWaitMillis) * time.Millisecond
-	if urgent || bytes >= int(r.MinBytes) || wait <= 0 {
+	if urgent || bytes >= minBytes || wait <= 0 {
 		respond(resp)
 		return
 	}
@@ -135,17 +159,40 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 		respond(resp)
 		return
 	}
-	op := &partition.DelayedFetch{Waits: waits, MinBytes: int(r.MinBytes), Done: func(bool) {
-		rm.readFetch(parts, int(r.MaxBytes), time.Now())
+	op := &partition.DelayedFetch{Waits: waits, MinBytes: minBytes, Done: func(bool) {
+		rm.readFetch(parts, maxBytes, time.Now())
 		respond(resp)
 	}}
 	rm.watch(rm.fetches, op, now.Add(wait), keys)
 }
 
-// readFetch reads every partition of a fetch into its answer, at most
-// maxBytes in all except that the first batch is always whole (Kafka's
-// minOneMessage). It returns the bytes read and whether the fetch must be
-// answered at once: an error or a diverging log the fetcher must hear of.
+// fetchKey names a partition of a Fetch: by topic id from v13 on, else by
+// name.
+type fetchKey struct {
+	name      string
+	id        [16]byte
+	partition int32
+}
+
+// fetchMaxBytes is what a fetch may return in all, whatever it asks:
+// fetch.max.bytes (Kafka's KafkaApis caps every fetch with it), and for a
+// follower also replica.fetch.response.max.bytes.
+func (rm *ReplicaManager) fetchMaxBytes(replicaID, asked int32) int {
+	n := min(int(asked), rm.limits.fetchMaxBytes)
+	if replicaID >= 0 {
+		n = min(n, rm.limits.replicaFetchResponseMaxBytes)
+	}
+	return max(n, 0)
+}
+
+// readFetch reads every partition of a fetch into its answer as Kafka's
+// ReplicaManager.readFromLog does: each partition gets at most its own
+// PartitionMaxBytes and what is left of maxBytes, and until one returned
+// records the first batch comes whole however large (minOneMessage);
+// after that a partition whose first batch does not fit returns none. So
+// an answer holds at most maxBytes plus one batch. It returns the bytes
+// read and whether the fetch must be answered at once: an error or a
+// diverging log the fetcher must hear of.
 func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Time) (total int, urgent bool) {
 	for i := range parts {
 		part := &parts[i]
@@ -155,8 +202,10 @@ func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Ti
 			continue
 		}
 		params := part.params
+		params.MaxBytes = min(params.MaxBytes, max(maxBytes-total, 0))
 		if total > 0 {
-			if params.MaxBytes = min(params.MaxBytes, maxBytes-total); params.MaxBytes <= 0 {
+			params.Fitting = true
+			if params.MaxBytes <= 0 {
 				// Full: the partition's positions, and no records.
 				rp.ErrorCode, rp.RecordBatches = 0, nil
 				rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = p.HighWatermark(), p.HighWatermark(), p.LogStartOffset()

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/metadata/record"
@@ -46,6 +47,7 @@ type ReplicaManager struct {
 	// assigner tells the controller the directories of damaged and
 	// repaired replicas.
 	assigner *dirAssigner
+	limits   dataLimits
 
 	// produces holds acks=-1 produces waiting for their high watermarks,
 	// fetches the fetches waiting for MinBytes; both keyed by partition.
@@ -127,6 +129,47 @@ type replicaManagerConfig struct {
 	dirID record.Uuid
 	// onEvent, if set, receives the replicas' events; it must not block.
 	onEvent func(ReplicaEvent)
+	// limits bound what one produce or fetch may cost.
+	limits dataLimits
+}
+
+// dataLimits bound what one request may make the data plane hold.
+type dataLimits struct {
+	// fetchMaxBytes is fetch.max.bytes: the most one Fetch answer holds
+	// (plus one batch), whatever it asks.
+	fetchMaxBytes int
+	// replicaFetchResponseMaxBytes is replica.fetch.response.max.bytes,
+	// which bounds a follower's Fetch answer too.
+	replicaFetchResponseMaxBytes int
+	// messageMaxBytes is message.max.bytes: the largest batch a producer
+	// may append.
+	messageMaxBytes int
+	// maxPartitions is max.broker.partitions: the most replicas the broker
+	// opens, whatever the metadata assigns it (metadata written before
+	// the controller's cap, or under a higher one). Each holds files.
+	maxPartitions int
+}
+
+// Kafka's defaults of the limits.
+const (
+	// DefaultFetchMaxBytes is fetch.max.bytes' default, 55 MiB.
+	DefaultFetchMaxBytes = 55 << 20
+)
+
+func (l dataLimits) withDefaults() dataLimits {
+	if l.fetchMaxBytes <= 0 {
+		l.fetchMaxBytes = DefaultFetchMaxBytes
+	}
+	if l.replicaFetchResponseMaxBytes <= 0 {
+		l.replicaFetchResponseMaxBytes = fetcher.DefaultReplicaFetchResponseMaxBytes
+	}
+	if l.messageMaxBytes <= 0 {
+		l.messageMaxBytes = partition.DefaultMaxMessageBytes
+	}
+	if l.maxPartitions <= 0 {
+		l.maxPartitions = controller.DefaultMaxBrokerPartitions
+	}
+	return l
 }
 
 // newReplicaManager starts a broker's ReplicaManager with no partitions.
@@ -139,6 +182,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		brokerEpoch: cfg.brokerEpoch, controller: cfg.controller, ctl: cfg.ctl,
 		lagTimeMax: cfg.lagTimeMax, minInsync: cfg.minInsync, flush: cfg.flush,
 		dirID: cfg.dirID, onEvent: cfg.onEvent,
+		limits:   cfg.limits.withDefaults(),
 		produces: partition.NewPurgatory[*partition.Partition](),
 		fetches:  partition.NewPurgatory[*partition.Partition](),
 		hosted:   map[fetcher.TopicPartition]*hostedReplica{},
@@ -346,10 +390,13 @@ func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
 // replica left from a deleted topic of the same name is deleted first.
 func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (*hostedReplica, error) {
 	rm.mu.RLock()
-	h := rm.hosted[tp]
+	h, hosted := rm.hosted[tp], len(rm.hosted)
 	rm.mu.RUnlock()
 	if h != nil && h.topicID == topicID {
 		return h, nil
+	}
+	if h == nil && hosted >= rm.limits.maxPartitions {
+		return nil, fmt.Errorf("the broker already hosts %d replicas, its max.broker.partitions", hosted)
 	}
 	if partition.DirName(tp.Topic, tp.Partition) == quorum.LogDirName {
 		// Kafka's controller refuses the name; this one does not, and the
@@ -374,6 +421,7 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 		Dir: rm.dir, LocalBrokerID: rm.id,
 		Log:               storage.Options{FlushPolicy: rm.flush},
 		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic, rm.minInsync),
+		MaxMessageBytes:   rm.limits.messageMaxBytes,
 		ReplicaLagTimeMax: rm.lagTimeMax,
 		ReplicaEligible:   func(id int32) bool { return rm.isrEligible(tp, id) },
 		HighWatermark:     last.highWatermark,

@@ -32,11 +32,17 @@ func replicaRig(t testing.TB) *ReplicaManager {
 // replicaRigFlushing is replicaRig with the partition logs' flush policy.
 func replicaRigFlushing(t testing.TB, flush storage.FlushPolicy) *ReplicaManager {
 	t.Helper()
+	return replicaRigWith(t, flush, dataLimits{})
+}
+
+// replicaRigWith is replicaRig with a flush policy and limits.
+func replicaRigWith(t testing.TB, flush storage.FlushPolicy, limits dataLimits) *ReplicaManager {
+	t.Helper()
 	ch := &controllerChannel{from: 101, address: func(int32) (string, bool) { return "", false }, clients: map[int32]*wire.Client{}}
 	rm, err := newReplicaManager(replicaManagerConfig{
 		id: 101, dir: t.TempDir(), log: slog.New(slog.DiscardHandler),
 		brokerEpoch: func() int64 { return 5 }, controller: func() int32 { return -1 },
-		ctl: ch, client: wire.ClientConfig{From: 101}, flush: flush,
+		ctl: ch, client: wire.ClientConfig{From: 101}, flush: flush, limits: limits,
 	})
 	if err != nil {
 		t.Fatal(err)

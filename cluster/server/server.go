@@ -69,6 +69,10 @@ type ControllerConfig struct {
 	// UncleanLeaderElectionInterval is unclean.leader.election.interval.ms;
 	// 0 means Kafka's 5 min.
 	UncleanLeaderElectionInterval time.Duration
+	// MaxBrokerPartitions is max.broker.partitions (KIP-578): the most
+	// partition replicas one broker may host. 0 means
+	// controller.DefaultMaxBrokerPartitions.
+	MaxBrokerPartitions int
 	// OnEvent, if set, receives the controller's events, from its
 	// goroutine; it must not block.
 	OnEvent func(controller.Event)
@@ -106,6 +110,17 @@ type BrokerConfig struct {
 	// configuration: the default below a topic's config and the dynamic
 	// cluster default. 0 means Kafka's 1.
 	MinInsyncReplicas int
+	// FetchMaxBytes is fetch.max.bytes: the most one Fetch answer holds
+	// (plus one batch), whatever the request asks; a follower's is also
+	// bounded by ReplicaFetchResponseMaxBytes. 0 means Kafka's 55 MiB.
+	FetchMaxBytes int32
+	// MessageMaxBytes is message.max.bytes: the largest batch a producer
+	// may append (MESSAGE_TOO_LARGE). 0 means Kafka's 1048588.
+	MessageMaxBytes int32
+	// MaxBrokerPartitions is max.broker.partitions: the most replicas the
+	// broker opens, whatever the metadata assigns it. 0 means
+	// controller.DefaultMaxBrokerPartitions.
+	MaxBrokerPartitions int
 }
 
 // Server is one node of the cluster: a listener, the dispatcher behind it
@@ -154,6 +169,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	// A fault that fails the same way for every partition on every image
+	// (out of file descriptors, say) writes a few lines a second.
+	cfg.Logger = slog.New(newRateHandler(cfg.Logger.Handler(), slog.LevelWarn, 0, 0))
 	if cfg.Raft.Logger == nil {
 		cfg.Raft.Logger = cfg.Logger
 	}
@@ -450,6 +468,7 @@ func (s *Server) newController(mux *wire.Mux, brokers *brokerChannel) (*controll
 		SessionTimeout:           c.SessionTimeout,
 		NoOpInterval:             c.NoOpInterval,
 		DefaultNumPartitions:     c.DefaultNumPartitions,
+		MaxBrokerPartitions:      c.MaxBrokerPartitions,
 		DefaultReplicationFactor: c.DefaultReplicationFactor,
 		UncleanLeaderElection:    c.UncleanLeaderElectionEnable,
 		UncleanElectionInterval:  c.UncleanLeaderElectionInterval,
@@ -536,6 +555,12 @@ func (s *Server) newReplicaManager(mux *wire.Mux, ch *controllerChannel) (*Repli
 			FetchBackoff:          s.cfg.Broker.ReplicaFetchBackoff,
 		},
 		flush: s.cfg.Raft.Flush,
+		limits: dataLimits{
+			fetchMaxBytes:                int(s.cfg.Broker.FetchMaxBytes),
+			replicaFetchResponseMaxBytes: int(s.cfg.Broker.ReplicaFetchResponseMaxBytes),
+			messageMaxBytes:              int(s.cfg.Broker.MessageMaxBytes),
+			maxPartitions:                s.cfg.Broker.MaxBrokerPartitions,
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", s.id, err)

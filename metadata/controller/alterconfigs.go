@@ -33,8 +33,9 @@ var throttledReplica = regexp.MustCompile(`^([0-9]+:[0-9]+)?$`)
 // is checked and changed on its own, its changes written as one
 // ConfigRecord per key (Value null for a deletion), and answered once they
 // commit. BROKER resources are the cluster default ("") or one broker's
-// id; TOPIC resources must exist. With no config schema, keys kraftlab does
-// not act on are written as given.
+// id; TOPIC resources must exist. Only the configs Kafka 4.4 defines for
+// a topic, and the broker configs kraftlab acts on, are taken, each value
+// checked against its definition (validateConfig).
 func (c *QuorumController) incrementalAlterConfigs(r *kmsg.IncrementalAlterConfigsRequest) outcome {
 	resp := kmsg.NewPtrIncrementalAlterConfigsResponse()
 	img := c.st.working
@@ -86,13 +87,17 @@ func alterResource(img *image.MetadataImage, res image.ConfigResource, ops []kms
 		return nil, refuse(kerr.InvalidRequest, "Unsupported resource type %d: kraftlab's controller alters BROKER (4) and TOPIC (2) configs.", res.Type)
 	}
 	current := img.Configs().Resource(res)
+	// Duplicates first, as ControllerApis finds them before the
+	// controller looks at a value.
 	names := map[string]bool{}
-	var recs []record.Record
 	for _, op := range ops {
 		if names[op.Name] {
 			return nil, refuse(kerr.InvalidRequest, "Duplicate alterConfigs operation for key %s.", op.Name)
 		}
 		names[op.Name] = true
+	}
+	var recs []record.Record
+	for _, op := range ops {
 		if op.Name == "" {
 			return nil, refuse(kerr.InvalidConfig, "A config needs a name.")
 		}
@@ -157,46 +162,6 @@ func applyOp(op kmsg.IncrementalAlterConfigsRequestResourceConfig, old *string) 
 		return &v, nil
 	}
 	return nil, refuse(kerr.InvalidRequest, "Unknown config operation %d for %s.", op.Op, op.Name)
-}
-
-// validateConfig checks the value of a config kraftlab acts on, with
-// ConfigDef's wording; keys it does not act on pass.
-func validateConfig(typ int8, name, value string) *apiError {
-	switch name {
-	case leaderThrottledRate, followerThrottledRate:
-		if typ != record.ResourceBroker {
-			return refuse(kerr.InvalidConfig, "Unknown topic config name: %s", name)
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
-		if err != nil {
-			return refuse(kerr.InvalidConfig, "Invalid value %s for configuration %s: Not a number of type LONG", value, name)
-		}
-		if n < 0 {
-			return refuse(kerr.InvalidConfig, "Invalid value %d for configuration %s: Value must be at least 0", n, name)
-		}
-	case leaderThrottledReplicas, followerThrottledReplicas:
-		if typ != record.ResourceTopic {
-			return refuse(kerr.InvalidConfig, "%s is a topic config, not a broker config", name)
-		}
-		parts := strings.Split(value, ",")
-		for i := range parts {
-			parts[i] = strings.TrimSpace(parts[i])
-		}
-		ok := strings.Join(parts, "") == "*"
-		if !ok {
-			ok = true
-			for _, p := range parts {
-				ok = ok && throttledReplica.MatchString(p)
-			}
-		}
-		if !ok {
-			return refuse(kerr.InvalidConfig, "Invalid value [%s] for configuration %s: %s must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...",
-				strings.Join(parts, ", "), name, name)
-		}
-	default:
-		return validateTopicConfig(name, value)
-	}
-	return nil
 }
 
 func equalPtr(a, b *string) bool {

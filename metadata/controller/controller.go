@@ -48,6 +48,11 @@ type Config struct {
 	// DefaultReplicationFactor is default.replication.factor, used by
 	// CreateTopics asking for -1; 0 means 1.
 	DefaultReplicationFactor int16
+	// MaxBrokerPartitions is max.broker.partitions (KIP-578): the most
+	// partition replicas one broker may host; CreateTopics and
+	// CreatePartitions that would place more are refused
+	// (POLICY_VIOLATION). 0 means DefaultMaxBrokerPartitions.
+	MaxBrokerPartitions int
 	// UncleanLeaderElection is unclean.leader.election.enable from the
 	// controller's own configuration: the default below a topic's config
 	// and the dynamic cluster default (ConfigurationControlManager's
@@ -149,6 +154,12 @@ func newController(cfg Config, app appendFunc) (*QuorumController, error) {
 	}
 	if cfg.SessionTimeout == 0 {
 		cfg.SessionTimeout = DefaultSessionTimeout
+	}
+	if cfg.MaxBrokerPartitions == 0 {
+		cfg.MaxBrokerPartitions = DefaultMaxBrokerPartitions
+	}
+	if cfg.MaxBrokerPartitions < 0 {
+		return nil, fmt.Errorf("controller: negative max.broker.partitions %d", cfg.MaxBrokerPartitions)
 	}
 	if cfg.SessionTimeout < 0 {
 		return nil, fmt.Errorf("controller: negative session timeout %v", cfg.SessionTimeout)

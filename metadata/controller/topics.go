@@ -66,6 +66,7 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 	pl := newPlacer(img)
 	d := image.NewMetadataDelta(img) // checks the request's records against each other
 	names := newTopicNames(img)
+	counts := newReplicaCounts(img, c.cfg.MaxBrokerPartitions)
 	seen := map[string]int{}
 	for _, t := range r.Topics {
 		seen[t.Topic]++
@@ -82,6 +83,9 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 			aerr = refuse(kerr.InvalidRequest, "Duplicate topic name.")
 		} else {
 			recs, aerr = c.createTopic(img, names, v, pl, t)
+		}
+		if aerr == nil {
+			aerr = counts.admit(recs)
 		}
 		if aerr == nil {
 			for _, rec := range recs {
@@ -206,7 +210,7 @@ func (c *QuorumController) createTopic(img *image.MetadataImage, names *topicNam
 			return nil, refuse(kerr.InvalidConfig, "Invalid config %q: a name must be given once, with a value.", cfg.Name)
 		}
 		seen[cfg.Name] = true
-		if aerr := validateTopicConfig(cfg.Name, *cfg.Value); aerr != nil {
+		if aerr := validateConfig(record.ResourceTopic, cfg.Name, *cfg.Value); aerr != nil {
 			return nil, aerr
 		}
 		recs = append(recs, &record.ConfigRecord{ResourceType: record.ResourceTopic, ResourceName: t.Topic, Name: cfg.Name, Value: cfg.Value})
@@ -342,6 +346,7 @@ func (c *QuorumController) createPartitions(r *kmsg.CreatePartitionsRequest) out
 	}
 	v := c.versions(img)
 	pl := newPlacer(img)
+	counts := newReplicaCounts(img, c.cfg.MaxBrokerPartitions)
 	seen := map[string]int{}
 	for _, t := range r.Topics {
 		seen[t.Topic]++
@@ -355,6 +360,9 @@ func (c *QuorumController) createPartitions(r *kmsg.CreatePartitionsRequest) out
 			aerr = refuse(kerr.InvalidRequest, "Duplicate topic name.")
 		} else {
 			recs, aerr = createPartitionsOf(img, v, pl, t)
+		}
+		if aerr == nil {
+			aerr = counts.admit(recs)
 		}
 		if aerr != nil {
 			rt.ErrorCode, rt.ErrorMessage = aerr.code(), aerr.message()

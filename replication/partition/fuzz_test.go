@@ -9,8 +9,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // recrc recomputes a batch's CRC after a test edited its header.
 func recrc(b []byte) []byte {
 	binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], castagnoli))

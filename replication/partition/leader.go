@@ -27,8 +27,10 @@ type AppendInfo struct {
 // AppendAsLeader appends one producer batch (Kafka's appendRecordsToLeader).
 // requiredAcks is the produce's acks: 0, 1 or -1 (all). The batch is checked
 // (validateProducerBatch: INVALID_RECORD, CORRUPT_MESSAGE,
-// MESSAGE_TOO_LARGE), an acks=-1 produce is refused with NOT_ENOUGH_REPLICAS
-// while the committed ISR is smaller than min.insync.replicas, and the log
+// MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE; every record is read, a
+// compressed batch decompressed as a stream), an acks=-1 produce is
+// refused with NOT_ENOUGH_REPLICAS while the committed ISR is smaller
+// than min.insync.replicas, and the log
 // assigns the offsets and stamps the leader epoch, rewriting batch in place
 // (the CRC does not cover either). An idempotent producer's batch is checked
 // against its producer state first (see producerStateManager.duplicateOrCheck:
@@ -44,7 +46,7 @@ func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Ti
 	if requiredAcks != 0 && requiredAcks != 1 && requiredAcks != -1 {
 		return AppendInfo{}, fmt.Errorf("partition %s: acks %d: %w", p.name, requiredAcks, kerr.InvalidRequiredAcks)
 	}
-	if err := validateProducerBatch(batch, p.cfg.MaxMessageBytes); err != nil {
+	if err := validateProducerBatch(batch, batchLimits{maxMessageBytes: p.cfg.MaxMessageBytes, segmentBytes: p.cfg.Log.SegmentBytes}); err != nil {
 		return AppendInfo{}, fmt.Errorf("partition %s: %w", p.name, err)
 	}
 	p.mu.Lock()

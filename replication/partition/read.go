@@ -39,8 +39,15 @@ type FetchParams struct {
 	// with it the leader checks for divergence.
 	LastFetchedEpoch int32
 	// MaxBytes bounds the batches returned, except that one whole batch is
-	// always returned, however large (Kafka's minOneMessage).
+	// returned however large unless Fitting is set (Kafka's
+	// minOneMessage).
 	MaxBytes int
+	// Fitting is Kafka's minOneMessage = false, for the partitions of a
+	// fetch after the first that returned records: a first batch larger
+	// than MaxBytes is not returned (no records, as Kafka's
+	// firstEntryIncomplete), so one response holds at most one batch past
+	// its bound.
+	Fitting bool
 	// Isolation is the consumer's isolation level: IsolationHighWatermark or
 	// IsolationTxnCommitted, the same without transactions. A consumer never
 	// reads past the high watermark, and a follower (ReplicaID >= 0) always
@@ -96,6 +103,9 @@ func (p *Partition) Read(f FetchParams) (FetchResult, error) {
 		}
 	}
 	res.Records = below(raw, maxOffset)
+	if f.Fitting && len(res.Records) > f.MaxBytes {
+		res.Records = nil
+	}
 	return res, nil
 }
 
