@@ -48,7 +48,15 @@ const canaryTopic = "canary"
 // topic on every broker.
 func openHostile(t *testing.T) *hostileTarget {
 	t.Helper()
-	p := openReal(t, 3, 3, "")
+	return openHostileAt(t, "")
+}
+
+// openHostileAt is openHostile with the playground's data folder at
+// dataDir ("" for a temporary one), for a probe that prepares the nodes'
+// folders.
+func openHostileAt(t *testing.T, dataDir string) *hostileTarget {
+	t.Helper()
+	p := openReal(t, 3, 3, dataDir)
 	waitCond(t, p, "caught-up")
 	ht := &hostileTarget{p: p}
 	for _, n := range p.View().Nodes {
