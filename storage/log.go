@@ -67,6 +67,8 @@ type Options struct {
 	FlushInterval time.Duration
 	// Now is the clock FlushInterval is measured with. Default time.Now.
 	Now func() time.Time
+	// Disk carries the log's writes and fsyncs. Default OS.
+	Disk Disk
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -79,6 +81,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	o.Disk = diskOrOS(o.Disk)
 	switch {
 	case o.SegmentBytes < BatchHeaderSize || o.SegmentBytes > math.MaxInt32:
 		return o, fmt.Errorf("segment bytes %d: want %d to %d", o.SegmentBytes, BatchHeaderSize, math.MaxInt32)
