@@ -157,7 +157,6 @@ func appendIndexEntries(dst []byte, entries []indexEntry) []byte {
 	return dst
 }
 
-
 // writeIndexBelow is writeIndex for the entries of batches below offset
 // flushed only: the index file names flushed batches alone, so that an
 // entry past a segment's end at Open is a flushed batch that is gone.
