@@ -157,12 +157,12 @@ func appendIndexEntries(dst []byte, entries []indexEntry) []byte {
 	return dst
 }
 
-// writeIndexBelow is writeIndex for the entries of batches below offset
-// flushed only: the index file names flushed batches alone, so that an
-// entry past a segment's end at Open is a flushed batch that is gone.
-//
-// The entries are written through disk; a write that fails part way is cut
-// back to the entries before it, so the file never holds half an entry.
+// writeIndexBelow writes the index entries of batches below offset flushed
+// not yet in the index file, using buf as scratch space, and returns buf
+// for reuse. The index file names flushed batches alone, so that an entry
+// past a segment's end at Open is a flushed batch that is gone. The
+// entries go through disk; a write that fails part way is cut back to the
+// entries before it, so the file never holds half an entry.
 func (s *segment) writeIndexBelow(disk Disk, buf []byte, flushed int64) ([]byte, error) {
 	n := len(s.index)
 	for n > s.indexWritten && s.base+int64(s.index[n-1].rel) >= flushed {
