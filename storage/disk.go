@@ -83,6 +83,16 @@ func FaultOf(err error) Fault {
 	return NoFault
 }
 
+// Describe words err for an operator: led by the kind of disk trouble it
+// reports, if any ("disk full: ..."), so that the cure comes first.
+func Describe(err error) string {
+	f := FaultOf(err)
+	if f == NoFault {
+		return err.Error()
+	}
+	return f.String() + ": " + err.Error()
+}
+
 // probeName is the file ProbeWrite writes.
 const probeName = "write-probe.tmp"
 

@@ -1,17 +1,9 @@
 package quorum
 
-import (
-	"fmt"
+import "github.com/kraftlab/kraftlab/storage"
 
-	"github.com/kraftlab/kraftlab/storage"
-)
-
-// describe words an error for a Status: led by the kind of disk trouble it
-// reports, if any, so that a view says "disk full: ..." before the detail.
+// describe words an error for a Status (storage.Describe) with the kind of
+// disk trouble it reports.
 func describe(err error) (storage.Fault, string) {
-	f := storage.FaultOf(err)
-	if f == storage.NoFault {
-		return f, err.Error()
-	}
-	return f, fmt.Sprintf("%v: %v", f, err)
+	return storage.FaultOf(err), storage.Describe(err)
 }
