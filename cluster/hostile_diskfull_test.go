@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/internal/poll"
@@ -77,6 +78,17 @@ func TestHostileDiskFull(t *testing.T) {
 			t.Errorf("node %d failed with %q: the view does not say its disk is full", n.ID, n.Error)
 		}
 	}
+	poll.Until(t, hostileRecovery, "every controller probing its full disk", func() bool {
+		v := ht.p.View()
+		probing := 0
+		for _, n := range v.Nodes {
+			if n.Kind == view.KindController && n.State == view.StateFailed && n.Restart != nil &&
+				n.Restart.Attempts > 0 && strings.HasPrefix(n.Restart.LastError, "disk full: ") {
+				probing++
+			}
+		}
+		return probing == len(dirs)
+	}, func() string { return describeNodes(ht.p) })
 
 	freed := time.Now()
 	for _, dir := range dirs {
@@ -90,6 +102,17 @@ func TestHostileDiskFull(t *testing.T) {
 	if hwm := highWatermark(&after); hwm < committed {
 		t.Errorf("high watermark %d after the disk filled, %d before: committed metadata was lost", hwm, committed)
 	}
+	told := map[cluster.EventKind]map[int32]bool{cluster.EventNodeFailed: {}, cluster.EventNodeRestarted: {}}
+	poll.Until(t, hostileRecovery, "the event log to tell each controller's stop and restart", func() bool {
+		for _, e := range ht.p.EventStream().Since(0) {
+			switch {
+			case e.Kind == cluster.EventNodeFailed && strings.Contains(e.Message, "disk full: ") && strings.Contains(e.Message, "starts again by itself"),
+				e.Kind == cluster.EventNodeRestarted:
+				told[e.Kind][e.Node] = true
+			}
+		}
+		return len(told[cluster.EventNodeFailed]) == len(dirs) && len(told[cluster.EventNodeRestarted]) == len(dirs)
+	}, func() string { return describeNodes(ht.p) })
 }
 
 // fill writes dir/filler until the file system is full.

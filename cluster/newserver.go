@@ -38,6 +38,9 @@ type NodeSpec struct {
 	// OnLifecycleEvent, if set, receives a broker's lifecycle events, from
 	// its goroutine; it must not block.
 	OnLifecycleEvent func(server.LifecycleEvent)
+	// OnRestart, if set, hears that the node started again by itself
+	// after a disk fault (server.Config.OnRestart); it must not block.
+	OnRestart func(server.RestartStatus)
 	// Publishers, if set, returns the parts that subscribe to the loader of
 	// each incarnation (server.Config.Publishers).
 	Publishers func() []loader.Publisher
@@ -96,6 +99,7 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			MinInsyncReplicas:            int(t.MinInsyncReplicas),
 		},
 		OnLoaderEvent: s.OnLoaderEvent,
+		OnRestart:     s.OnRestart,
 		Logger:        s.Logger,
 	})
 }
