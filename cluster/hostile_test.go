@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -68,11 +70,15 @@ func openHostileAt(t *testing.T, dataDir string) *hostileTarget {
 	}
 	cl := ht.client(t)
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 3, nil, canaryTopic); err != nil {
-		t.Fatalf("create the canary topic: %v", err)
-	}
+	// Retried while the brokers are still being unfenced
+	// (INVALID_REPLICATION_FACTOR) or the controller is busy.
+	var lastErr error
+	poll.Until(t, 15*time.Second, "the canary topic", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, lastErr = kadm.NewClient(cl).CreateTopic(ctx, 1, 3, nil, canaryTopic)
+		return lastErr == nil || errors.Is(lastErr, kerr.TopicAlreadyExists)
+	}, func() string { return fmt.Sprintf("last: %v\n%s", lastErr, describeNodes(p)) })
 	ht.checkServing(t, "before the attack")
 	return ht
 }
