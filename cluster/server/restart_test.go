@@ -144,3 +144,44 @@ func TestStopEndsRestarts(t *testing.T) {
 		t.Errorf("started again by itself %d times after a stop", n)
 	}
 }
+
+// A broker whose metadata log's disk fills up stops with its raft client,
+// as a Kafka broker halts when its metadata log dir fails, says why, and
+// starts again by itself once space returns: it follows the leader and is
+// RUNNING again, with a new broker epoch. (Its new incarnation registers
+// once its old one's session has expired, as in Kafka: the fast profile's
+// session timeout keeps that short.)
+func TestBrokerStartsAgainOnceSpaceReturns(t *testing.T) {
+	var disk *disktest.Disk
+	ts := startClusterWith(t, 600*time.Millisecond, []int32{101}, func(cfg *Config) {
+		if cfg.Kind == Controller {
+			cfg.Controller.NoOpInterval = 50 * time.Millisecond
+			cfg.Controller.SessionTimeout = 900 * time.Millisecond
+			return
+		}
+		cfg.Broker.HeartbeatInterval = 200 * time.Millisecond
+		disk = disktest.New()
+		cfg.Raft.Disk = disk
+	})
+	b := ts.byID[101]
+	var epoch int64
+	waitFor(t, "the broker to run", func() bool {
+		lm := b.Lifecycle()
+		epoch = lm.BrokerEpoch()
+		return lm.State() == BrokerRunning
+	})
+	disk.Fill()
+	waitFor(t, "the broker to stop on its full disk and probe it", func() bool {
+		r, ok := b.Restarting()
+		return ok && r.Attempts > 0 && strings.HasPrefix(r.LastError, "disk full: ")
+	})
+	if st := b.Raft().Status(); b.Running() || st.Fault != storage.FaultDiskFull {
+		t.Fatalf("broker on a full disk: running %v, %s, %q", b.Running(), st.State, st.Err)
+	}
+	disk.Free()
+	waitFor(t, "the broker to run again", func() bool {
+		lm := b.Lifecycle()
+		st := b.Raft().Status()
+		return b.Running() && st.Role == raft.Follower && lm.State() == BrokerRunning && lm.BrokerEpoch() > epoch
+	})
+}
