@@ -38,3 +38,28 @@ func TestNodesExplainFailuresAndRefusals(t *testing.T) {
 		t.Errorf("a harmless refusal got the way out of a stuck node:\n%s", out)
 	}
 }
+
+// A node that stopped on a full disk says so and what its own restarts
+// are doing; one whose snapshot failed says it runs on.
+func TestNodesExplainDiskFaults(t *testing.T) {
+	v := view.View{Nodes: []view.Node{
+		{ID: 1, Kind: view.KindController, State: view.StateFailed, Error: "disk full: append to 00000000000000000000.log: no space left on device",
+			Restart: &view.Restart{Attempts: 3, LastError: "disk full: probe: no space left on device"}},
+		{ID: 2, Kind: view.KindController, State: view.StateRunning, Role: view.RoleLeader,
+			SnapshotError: "disk full: append to snapshot: no space left on device"},
+	}}
+	var b strings.Builder
+	if err := writeNodes(&b, &v); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"node 1 failed: disk full: append to 00000000000000000000.log: no space left on device",
+		"it starts again by itself once its folder takes writes: 3 probes refused, the last: disk full: probe: no space left on device",
+		"node 2 could not write a snapshot: disk full: append to snapshot: no space left on device; it runs on from its log",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("nodes lacks %q:\n%s", want, out)
+		}
+	}
+}

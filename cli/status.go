@@ -184,6 +184,12 @@ func writeFailures(w io.Writer, v *view.View) {
 		if n.State == view.StateFailed {
 			fmt.Fprintf(w, "node %d failed: %s\n", n.ID, n.Error)
 		}
+		if r := n.Restart; r != nil {
+			fmt.Fprintf(w, "  it starts again by itself once its folder takes writes: %s\n", restartText(r))
+		}
+		if n.SnapshotError != "" {
+			fmt.Fprintf(w, "node %d could not write a snapshot: %s; it runs on from its log\n", n.ID, n.SnapshotError)
+		}
 		if s := n.Strangers; s != nil {
 			fmt.Fprintf(w, "node %d refused strangers: %s\n", n.ID, strangerText(s))
 		}
@@ -263,4 +269,12 @@ func plural(n int64, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// restartText says what a node's own restarts are doing.
+func restartText(r *view.Restart) string {
+	if r.Attempts == 0 {
+		return "first probe of its folder due"
+	}
+	return fmt.Sprintf("%s refused, the last: %s", plural(int64(r.Attempts), "probe"), r.LastError)
 }

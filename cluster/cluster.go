@@ -128,6 +128,7 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 		OnControllerEvent: e.publishController(id),
 		OnLifecycleEvent:  e.publishLifecycle(id),
 		OnReplicaEvent:    e.publishReplica(id),
+		OnRestart:         e.publishRestart(id),
 		Logger:            e.cfg.Logger,
 		Publishers: func() []loader.Publisher {
 			if slices.Contains(e.cfg.ControllerIDs(), id) {
@@ -238,10 +239,10 @@ func (e *engine) Wipe(ctx context.Context, id int32) (WipeReport, error) {
 	if err != nil {
 		return WipeReport{}, err
 	}
-	if n.srv.Running() {
-		if err := n.srv.Kill(); err != nil {
-			return WipeReport{}, stateError(err)
-		}
+	// Killed running or not: a node that stopped on a disk fault must not
+	// start again by itself while its folder is removed.
+	if err := n.srv.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
+		return WipeReport{}, stateError(err)
 	}
 	st := n.q.Status()
 	w := WipeReport{LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset, Epoch: st.Epoch, VotedID: st.VotedID}
@@ -307,13 +308,13 @@ func (e *engine) Close() error {
 		}
 		var wg sync.WaitGroup
 		for _, n := range e.nodes {
-			if n.srv.Running() {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					n.srv.Kill()
-				}()
-			}
+			// Every node, running or not: a kill also ends the restarts
+			// of one that stopped on a disk fault.
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n.srv.Kill()
+			}()
 		}
 		wg.Wait()
 		if e.removeDir {

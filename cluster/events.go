@@ -42,6 +42,12 @@ const (
 	EventRecovery EventKind = "recovery"
 	// EventNodeFailed: a node stopped on an error it cannot go on from.
 	EventNodeFailed EventKind = "node-failed"
+	// EventNodeRestarted: a node that stopped on a disk fault started
+	// again by itself, its folder taking writes again.
+	EventNodeRestarted EventKind = "node-restarted"
+	// EventSnapshotFailed: a node could not write a snapshot (a full
+	// disk); it runs on from its log.
+	EventSnapshotFailed EventKind = "snapshot-failed"
 	// EventMetadataError: a node's metadata loader stopped at a record it
 	// could not decode or replay, or a part failed on an image; the node
 	// runs on.

@@ -51,7 +51,15 @@ const canaryTopic = "canary"
 // limit lowered so that the probe is small.
 func openHostile(t *testing.T, sets ...string) *hostileTarget {
 	t.Helper()
-	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, sets, "")
+	return openHostileAt(t, "", sets...)
+}
+
+// openHostileAt is openHostile with the playground's data folder at
+// dataDir ("" for a temporary one), for a probe that prepares the nodes'
+// folders.
+func openHostileAt(t *testing.T, dataDir string, sets ...string) *hostileTarget {
+	t.Helper()
+	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, sets, dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,13 @@ package cluster
 
 import (
 	"fmt"
+	"time"
 
+	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // publish turns a node's event into a playground event. The stream stamps
@@ -44,7 +47,13 @@ func narrate(ev quorum.Event) (kind EventKind, msg string, ok bool) {
 		return EventRecovery, fmt.Sprintf("opened %s: log [%d, %d), %s, recovery: %v; starts %s",
 			quorum.LogDirName, st.LogStartOffset, st.LogEndOffset, snap, ev.Recovery, quorumPlace(st.Role, st.Epoch, st.LeaderID, st.VotedID, st.Voter)), true
 	case quorum.EventFailed:
-		return EventNodeFailed, fmt.Sprintf("stopped on an error: %v", ev.Err), true
+		msg := "stopped on an error: " + storage.Describe(ev.Err)
+		if storage.FaultOf(ev.Err) != storage.NoFault {
+			msg += "; it starts again by itself once its folder takes writes"
+		}
+		return EventNodeFailed, msg, true
+	case quorum.EventSnapshotFailed:
+		return EventSnapshotFailed, fmt.Sprintf("could not write a snapshot: %s; it runs on from its log and tries again when the snapshot policy next says so", storage.Describe(ev.Err)), true
 	}
 	r := ev.Raft
 	switch r.Kind {
@@ -141,4 +150,20 @@ func quorumPlace(role raft.Role, epoch, leader, voted int32, voter bool) string 
 		return fmt.Sprintf("%v, voted for %d (epoch %d)", role, voted, epoch)
 	}
 	return fmt.Sprintf("%v (epoch %d)", role, epoch)
+}
+
+// publishRestart tells the stream that node id started again by itself
+// after a disk fault.
+func (e *engine) publishRestart(id int32) func(server.RestartStatus) {
+	return func(r server.RestartStatus) {
+		e.events.Publish(Event{Kind: EventNodeRestarted, Node: id, Message: narrateRestart(r)})
+	}
+}
+
+func narrateRestart(r server.RestartStatus) string {
+	msg := fmt.Sprintf("started again by itself %s after its disk fault: its folder takes writes again", roundDuration(time.Since(r.Since)))
+	if r.Attempts > 0 {
+		msg += fmt.Sprintf(" (%s refused before: %s)", plural(r.Attempts, "probe"), r.LastError)
+	}
+	return msg
 }

@@ -41,6 +41,9 @@ type NodeSpec struct {
 	// OnReplicaEvent, if set, receives a broker's news of damaged and
 	// repaired replicas; it must not block.
 	OnReplicaEvent func(server.ReplicaEvent)
+	// OnRestart, if set, hears that the node started again by itself
+	// after a disk fault (server.Config.OnRestart); it must not block.
+	OnRestart func(server.RestartStatus)
 	// Publishers, if set, returns the parts that subscribe to the loader of
 	// each incarnation (server.Config.Publishers).
 	Publishers func() []loader.Publisher
@@ -104,6 +107,7 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			MaxBrokerPartitions:          int(t.MaxBrokerPartitions),
 		},
 		OnLoaderEvent: s.OnLoaderEvent,
+		OnRestart:     s.OnRestart,
 		Logger:        s.Logger,
 	})
 }

@@ -55,6 +55,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		Listener:               n.srv.Addr(),
 		State:                  nodeState(st.State),
 		Error:                  st.Err,
+		SnapshotError:          st.SnapshotError,
 		Epoch:                  st.Epoch,
 		LeaderID:               st.LeaderID,
 		VotedID:                st.VotedID,
@@ -67,6 +68,9 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		Refusals:               refusals(st),
 		Strangers:              strangers(t),
 		RPC:                    rpcStats(t.RequestsReceived, t.ResponsesSent),
+	}
+	if r, ok := n.srv.Restarting(); ok {
+		nv.Restart = &view.Restart{Attempts: r.Attempts, NextTimestamp: r.Next.UnixMilli(), LastError: r.LastError}
 	}
 	if nv.Live() {
 		nv.Role = roleName(st.Role, n.kind)

@@ -171,7 +171,7 @@ func (l *Log) closeIndex(s *segment) error {
 		return nil
 	}
 	if l.sync() {
-		if err := s.indexFile.Sync(); err != nil {
+		if err := l.opts.Disk.Sync(s.indexFile); err != nil {
 			return fmt.Errorf("sync %s: %w", s.indexPath(), err)
 		}
 	}
@@ -190,7 +190,7 @@ func (l *Log) writeIndexes(flushed int64) error {
 			break // older segments were written whole at their roll
 		}
 		var err error
-		if l.scratch, err = s.writeIndexBelow(l.scratch, flushed); err != nil {
+		if l.scratch, err = s.writeIndexBelow(l.opts.Disk, l.scratch, flushed); err != nil {
 			return err
 		}
 		if i < len(l.segs)-1 && s.indexWritten == len(s.index) {
@@ -202,13 +202,24 @@ func (l *Log) writeIndexes(flushed int64) error {
 	return nil
 }
 
-// writeRun appends whole batches to seg's file.
+// writeRun appends whole batches to seg's file. A write that fails part
+// way (a disk that fills up in the middle of a batch) is cut back to the
+// last whole batch at once, so that no later append, flush or read builds
+// on a torn one; if even the cut fails, the log fails and refuses
+// everything until it is reopened, and Open cuts the torn tail.
 func (l *Log) writeRun(seg *segment, b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
-	if _, err := seg.file.WriteAt(b, seg.size); err != nil {
-		return fmt.Errorf("append to %s: %w", seg.path, err)
+	if n, err := l.opts.Disk.WriteAt(seg.file, b, seg.size); err != nil {
+		err = fmt.Errorf("append to %s: %w", seg.path, err)
+		if n > 0 {
+			if terr := seg.file.Truncate(seg.size); terr != nil {
+				l.fail(fmt.Errorf("%w; cutting the %d bytes written back to the last whole batch at position %d: %w", err, n, seg.size, terr))
+				return l.err
+			}
+		}
+		return err
 	}
 	seg.dirty = true
 	seg.size += int64(len(b))
@@ -226,6 +237,8 @@ func (l *Log) writeRun(seg *segment, b []byte) error {
 func (l *Log) undo(orig int64, err error) error {
 	if terr := l.truncateLocked(orig); terr != nil {
 		l.fail(errors.Join(err, terr))
+	}
+	if l.err != nil {
 		return l.err
 	}
 	return err
@@ -238,7 +251,7 @@ func (l *Log) undo(orig int64, err error) error {
 func (l *Log) roll(base int64) (*segment, error) {
 	old := l.active()
 	var err error
-	if l.scratch, err = old.writeIndexBelow(l.scratch, l.flushed); err != nil {
+	if l.scratch, err = old.writeIndexBelow(l.opts.Disk, l.scratch, l.flushed); err != nil {
 		return nil, err
 	}
 	if old.indexWritten == len(old.index) {

@@ -15,15 +15,21 @@ import (
 // renames it over name and fsyncs dir. Without sync it skips both fsyncs,
 // which keeps the replacement atomic against a process kill only.
 func writeFileAtomic(dir, name string, data []byte, sync bool) error {
+	return writeFileAtomicOn(OS, dir, name, data, sync)
+}
+
+// writeFileAtomicOn is writeFileAtomic writing through disk. A failed
+// write leaves the old content, and removes name.tmp.
+func writeFileAtomicOn(disk Disk, dir, name string, data []byte, sync bool) error {
 	path := filepath.Join(dir, name)
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, err = f.Write(data)
+	_, err = disk.WriteAt(f, data, 0)
 	if err == nil && sync {
-		err = f.Sync()
+		err = disk.Sync(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -132,6 +138,6 @@ func readLogStart(dir string) (int64, error) {
 	return off, nil
 }
 
-func writeLogStart(dir string, off int64, sync bool) error {
-	return writeFileAtomic(dir, logStartFile, formatCheckpoint([]string{strconv.FormatInt(off, 10)}), sync)
+func writeLogStart(disk Disk, dir string, off int64, sync bool) error {
+	return writeFileAtomicOn(disk, dir, logStartFile, formatCheckpoint([]string{strconv.FormatInt(off, 10)}), sync)
 }

@@ -49,6 +49,17 @@
 // offset to the log end offset. [Log.Crash] closes the log as if the process
 // had died at that moment: everything after the flushed offset is lost.
 //
+// # A full or failing disk
+//
+// Writes and fsyncs go through a [Disk]: [OS] in production, one that runs
+// out of space in tests (package disktest). A segment write that fails part
+// way is cut back to the last whole batch at once, so nothing builds on a
+// torn batch; a failed fsync fails the log (the operating system may have
+// dropped what it could not write), which then refuses everything until it
+// is reopened, and a crash keeps only the flushed part. [FaultOf] names the
+// trouble (disk full, read-only, other), [Describe] words an error that
+// way, and [ProbeWrite] tells whether a folder takes writes again.
+//
 // # Recovery
 //
 // [Open] reads every segment once, checking each batch's length, magic,

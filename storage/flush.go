@@ -14,6 +14,12 @@ import (
 // previous batch is being flushed; LastFlushedOffset moves only to the end
 // the fsync covered. Flushes run one at a time, and truncations wait for
 // the one running.
+//
+// A failed fsync fails the log: after one, the operating system may have
+// dropped the data it could not write and report the next fsync clean, so
+// nothing written since the last good one can be trusted to be durable.
+// The log refuses everything until it is reopened (or crashed, which cuts
+// it back to the flushed offset first).
 func (l *Log) Flush() error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
@@ -38,7 +44,7 @@ func (l *Log) Flush() error {
 	l.mu.Unlock()
 	var err error
 	for _, s := range dirty {
-		if err = s.file.Sync(); err != nil {
+		if err = l.opts.Disk.Sync(s.file); err != nil {
 			err = fmt.Errorf("flush %s: %w", s.path, err)
 			break
 		}
@@ -46,10 +52,8 @@ func (l *Log) Flush() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err != nil {
-		for _, s := range dirty {
-			s.dirty = true
-		}
-		return err
+		l.fail(err)
+		return l.err
 	}
 	if l.err != nil {
 		return l.err
@@ -62,8 +66,9 @@ func (l *Log) flushLocked() error {
 	if l.sync() {
 		for i := len(l.segs) - 1; i >= 0 && l.segs[i].dirty; i-- {
 			s := l.segs[i]
-			if err := s.file.Sync(); err != nil {
-				return fmt.Errorf("flush %s: %w", s.path, err)
+			if err := l.opts.Disk.Sync(s.file); err != nil {
+				l.fail(fmt.Errorf("flush %s: %w", s.path, err))
+				return l.err
 			}
 			s.dirty = false
 		}
@@ -120,7 +125,7 @@ func (l *Log) Close() error {
 		err = l.writeIndexes(math.MaxInt64)
 	}
 	if idx := l.active().indexFile; err == nil && idx != nil && l.sync() {
-		err = idx.Sync()
+		err = l.opts.Disk.Sync(idx)
 	}
 	err = errors.Join(err, l.closeFiles(fmt.Errorf("%w: %s", ErrClosed, l.dir)))
 	if err != nil {
@@ -132,7 +137,10 @@ func (l *Log) Close() error {
 // Crash closes the log as if the process had died now: everything after
 // LastFlushedOffset is lost, and index entries and epochs not yet written
 // stay unwritten. The Log is unusable afterwards; Open recovers the files
-// as it would after a real crash.
+// as it would after a real crash. A log that failed is cut back to its
+// flushed offset all the same (what a failed fsync covered is not known
+// to be durable, and must not come back as if it were) and Crash returns
+// its failure.
 func (l *Log) Crash() error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
@@ -141,12 +149,13 @@ func (l *Log) Crash() error {
 	if l.closed {
 		return l.err
 	}
-	if l.err != nil {
-		l.closeFiles(l.err)
-		return l.err
-	}
+	failed := l.err
 	err := l.loseUnflushed()
 	err = errors.Join(err, l.closeFiles(fmt.Errorf("%w: %s crashed", ErrClosed, l.dir)))
+	if failed != nil {
+		l.err = failed
+		return errors.Join(failed, err)
+	}
 	if err != nil {
 		return fmt.Errorf("crash log %s: %w", l.dir, err)
 	}
@@ -156,6 +165,9 @@ func (l *Log) Crash() error {
 // loseUnflushed cuts the segment files at the flushed offset, without the
 // bookkeeping a live log needs.
 func (l *Log) loseUnflushed() error {
+	if len(l.segs) == 0 {
+		return nil // a failed truncation left none open
+	}
 	for len(l.segs) > 1 && l.active().base >= l.flushed {
 		if err := l.active().remove(); err != nil {
 			return err

@@ -76,6 +76,8 @@ type Options struct {
 	// the metadata quorum must not forget what it acknowledged, so its
 	// log leaves it off.
 	SetAsideDamage bool
+	// Disk carries the log's writes and fsyncs. Default OS.
+	Disk Disk
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -88,6 +90,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	o.Disk = diskOrOS(o.Disk)
 	switch {
 	case o.SegmentBytes < BatchHeaderSize || o.SegmentBytes > math.MaxInt32:
 		return o, fmt.Errorf("segment bytes %d: want %d to %d", o.SegmentBytes, BatchHeaderSize, math.MaxInt32)

@@ -315,7 +315,7 @@ func TestOpenDeletesSegmentsBelowStart(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeLogStart(dir, third+1, false); err != nil {
+	if err := writeLogStart(OS, dir, third+1, false); err != nil {
 		t.Fatal(err)
 	}
 	l = openLog(t, dir, small)

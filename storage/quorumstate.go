@@ -46,11 +46,18 @@ type quorumVoter struct {
 
 // QuorumStateFile reads and writes a node's quorum-state file.
 type QuorumStateFile struct {
-	dir string
+	dir  string
+	disk Disk
 }
 
 // NewQuorumStateFile returns the quorum-state file of directory dir.
-func NewQuorumStateFile(dir string) *QuorumStateFile { return &QuorumStateFile{dir: dir} }
+func NewQuorumStateFile(dir string) *QuorumStateFile { return NewQuorumStateFileOn(dir, nil) }
+
+// NewQuorumStateFileOn returns the quorum-state file of directory dir,
+// written through disk (nil: OS).
+func NewQuorumStateFileOn(dir string, disk Disk) *QuorumStateFile {
+	return &QuorumStateFile{dir: dir, disk: diskOrOS(disk)}
+}
 
 // Path is the file's path.
 func (q *QuorumStateFile) Path() string { return filepath.Join(q.dir, QuorumStateFileName) }
@@ -115,7 +122,8 @@ func (s ElectionState) validate() error {
 
 // Write replaces the stored election state atomically and durably: a temp
 // file is written and fsynced, renamed over quorum-state, and the directory
-// is fsynced, so a crash leaves the old state or the new one.
+// is fsynced, so a crash leaves the old state or the new one. A write that
+// fails (a full disk) leaves the old state.
 func (q *QuorumStateFile) Write(s ElectionState) error {
 	if err := s.validate(); err != nil {
 		return fmt.Errorf("write quorum state: %w", err)
@@ -138,5 +146,5 @@ func (q *QuorumStateFile) Write(s ElectionState) error {
 	if err := os.MkdirAll(q.dir, 0o755); err != nil {
 		return fmt.Errorf("write quorum state: %w", err)
 	}
-	return writeFileAtomic(q.dir, QuorumStateFileName, data, true)
+	return writeFileAtomicOn(q.disk, q.dir, QuorumStateFileName, data, true)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -161,16 +160,13 @@ func appendIndexEntries(dst []byte, entries []indexEntry) []byte {
 	return dst
 }
 
-// writeIndex writes the index entries not yet in the index file, using buf
-// as scratch space, and returns buf for reuse.
-func (s *segment) writeIndex(buf []byte) ([]byte, error) {
-	return s.writeIndexBelow(buf, math.MaxInt64)
-}
-
-// writeIndexBelow is writeIndex for the entries of batches below offset
-// flushed only: the index file names flushed batches alone, so that an
-// entry past a segment's end at Open is a flushed batch that is gone.
-func (s *segment) writeIndexBelow(buf []byte, flushed int64) ([]byte, error) {
+// writeIndexBelow writes the index entries of batches below offset flushed
+// not yet in the index file, using buf as scratch space, and returns buf
+// for reuse. The index file names flushed batches alone, so that an entry
+// past a segment's end at Open is a flushed batch that is gone. The
+// entries go through disk; a write that fails part way is cut back to the
+// entries before it, so the file never holds half an entry.
+func (s *segment) writeIndexBelow(disk Disk, buf []byte, flushed int64) ([]byte, error) {
 	n := len(s.index)
 	for n > s.indexWritten && s.base+int64(s.index[n-1].rel) >= flushed {
 		n--
@@ -184,8 +180,15 @@ func (s *segment) writeIndexBelow(buf []byte, flushed int64) ([]byte, error) {
 		}
 	}
 	buf = appendIndexEntries(buf[:0], s.index[s.indexWritten:n])
-	if _, err := s.indexFile.WriteAt(buf, int64(s.indexWritten)*indexEntrySize); err != nil {
-		return buf, fmt.Errorf("write index %s: %w", s.indexPath(), err)
+	at := int64(s.indexWritten) * indexEntrySize
+	if n, err := disk.WriteAt(s.indexFile, buf, at); err != nil {
+		err = fmt.Errorf("write index %s: %w", s.indexPath(), err)
+		if n > 0 {
+			// Open rebuilds an index that disagrees with its segment, so a
+			// failed cut only costs that.
+			err = errors.Join(err, s.indexFile.Truncate(at))
+		}
+		return buf, err
 	}
 	s.indexWritten = n
 	return buf, nil

@@ -54,7 +54,8 @@ func parseSnapshotName(name, suffix string) (SnapshotID, bool) {
 // Snapshots is the set of frozen snapshots in a directory. It is safe for
 // concurrent use.
 type Snapshots struct {
-	dir string
+	dir  string
+	disk Disk
 
 	mu  sync.Mutex
 	ids []SnapshotID // sorted
@@ -68,7 +69,11 @@ type Snapshots struct {
 // of the offsets below the log start (of the log in the same directory), it
 // fails with ErrCorruptSnapshot naming the file. Open reports what was set
 // aside in its RecoveryReport.
-func OpenSnapshots(dir string) (*Snapshots, error) {
+func OpenSnapshots(dir string) (*Snapshots, error) { return OpenSnapshotsOn(dir, nil) }
+
+// OpenSnapshotsOn is OpenSnapshots for snapshots written through disk
+// (nil: OS).
+func OpenSnapshotsOn(dir string, disk Disk) (*Snapshots, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open snapshots: %w", err)
 	}
@@ -80,7 +85,7 @@ func OpenSnapshots(dir string) (*Snapshots, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open snapshots: %w", err)
 	}
-	s := &Snapshots{dir: dir, ids: st.ids}
+	s := &Snapshots{dir: dir, disk: diskOrOS(disk), ids: st.ids}
 	for _, e := range entries {
 		name := e.Name()
 		_, part := parseSnapshotName(name, snapshotPartSuffix)
@@ -205,6 +210,8 @@ type SnapshotWriter struct {
 	path string
 	size int64
 	done bool
+	// failed is why an Append failed; the writer takes nothing more.
+	failed error
 }
 
 // ID is the id of the snapshot being written.
@@ -215,13 +222,19 @@ func (w *SnapshotWriter) ID() SnapshotID { return w.id }
 func (w *SnapshotWriter) Size() int64 { return w.size }
 
 // Append adds raw bytes to the snapshot. They need not end on a batch
-// boundary (FetchSnapshot chunks do not); Freeze checks the whole.
+// boundary (FetchSnapshot chunks do not); Freeze checks the whole. After a
+// failed Append (a full disk) the writer refuses more and Freeze: the file
+// may hold part of the bytes, and only Abort is left.
 func (w *SnapshotWriter) Append(b []byte) error {
 	if w.done {
 		return fmt.Errorf("append to snapshot %v: writer already frozen or aborted", w.id)
 	}
-	if _, err := w.f.WriteAt(b, w.size); err != nil {
-		return fmt.Errorf("append to snapshot: %w", err)
+	if w.failed != nil {
+		return w.failed
+	}
+	if _, err := w.s.disk.WriteAt(w.f, b, w.size); err != nil {
+		w.failed = fmt.Errorf("append to snapshot %v: %w", w.id, err)
+		return w.failed
 	}
 	w.size += int64(len(b))
 	return nil
@@ -236,6 +249,10 @@ func (w *SnapshotWriter) Freeze() error {
 	if w.done {
 		return fmt.Errorf("freeze snapshot %v: writer already frozen or aborted", w.id)
 	}
+	if w.failed != nil {
+		w.Abort()
+		return fmt.Errorf("freeze snapshot %v: %w", w.id, w.failed)
+	}
 	if err := w.freeze(); err != nil {
 		w.Abort()
 		return fmt.Errorf("freeze snapshot %v: %w", w.id, err)
@@ -247,7 +264,7 @@ func (w *SnapshotWriter) freeze() error {
 	if _, err := checkSnapshotFile(w.f, w.path, w.size, w.id); err != nil {
 		return err
 	}
-	if err := w.f.Sync(); err != nil {
+	if err := w.s.disk.Sync(w.f); err != nil {
 		return err
 	}
 	if err := w.f.Close(); err != nil {

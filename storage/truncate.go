@@ -100,7 +100,7 @@ func (l *Log) AdvanceLogStart(offset int64) error {
 	if end := l.leo(); offset > end {
 		return fmt.Errorf("advance log start to %d: %w: log end offset is %d", offset, ErrOffsetOutOfRange, end)
 	}
-	if err := writeLogStart(l.dir, offset, l.sync()); err != nil {
+	if err := writeLogStart(l.opts.Disk, l.dir, offset, l.sync()); err != nil {
 		return err
 	}
 	l.start = offset
@@ -138,7 +138,7 @@ func (l *Log) TruncateFullyAndStartAt(offset int64) error {
 	if l.err != nil {
 		return l.err
 	}
-	if err := writeLogStart(l.dir, offset, l.sync()); err != nil {
+	if err := writeLogStart(l.opts.Disk, l.dir, offset, l.sync()); err != nil {
 		return err
 	}
 	// Emptied first, for the reason TruncateTo gives.

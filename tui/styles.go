@@ -101,6 +101,8 @@ func DefaultStyles() *Styles {
 			cluster.EventUnsafe:           lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			cluster.EventRecovery:         fg(colGray),
 			cluster.EventNodeFailed:       lipgloss.NewStyle().Bold(true).Foreground(colRed),
+			cluster.EventNodeRestarted:    fg(colGreen),
+			cluster.EventSnapshotFailed:   lipgloss.NewStyle().Bold(true).Foreground(colYellow),
 			cluster.EventKill:             lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			cluster.EventStart:            fg(colGreen),
 			cluster.EventStop:             fg(colYellow),

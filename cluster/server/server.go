@@ -48,6 +48,11 @@ type Config struct {
 	Controller ControllerConfig
 	// Broker configures a broker's lifecycle manager.
 	Broker BrokerConfig
+	// OnRestart, if set, hears that the node started again by itself
+	// after it stopped on a disk fault (see Restarting), with what the
+	// restarts did; it is called from the restarts' goroutine and must
+	// not block.
+	OnRestart func(RestartStatus)
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
 }
@@ -148,6 +153,13 @@ type Server struct {
 	mu       sync.Mutex
 	listener *wire.Server // nil while not running
 	addr     string
+	// restart is the supervision of a node that stopped on a disk fault
+	// (restart.go), nil if none runs; down says a stop or kill by hand
+	// came after the last start, so none may begin; streak counts the
+	// restarts in a row whose incarnation failed quickly.
+	restart *restarter
+	down    bool
+	streak  int
 }
 
 // New checks cfg and returns a server that is not started yet.
@@ -275,10 +287,18 @@ func (s *Server) Running() bool {
 }
 
 // Start starts the node's parts from its folder, then opens its listener
-// with the APIs the parts registered. It fails if the node runs.
+// with the APIs the parts registered. It fails if the node runs. A start by
+// hand ends the node's own restarts, if it stopped on a disk fault.
 func (s *Server) Start(ctx context.Context) error {
+	s.endRestarts(false)
 	s.life.Lock()
 	defer s.life.Unlock()
+	return s.start(ctx)
+}
+
+// start is Start with life held.
+func (s *Server) start(ctx context.Context) error {
+	started := time.Now()
 	if s.Running() {
 		return errors.New("it is already running")
 	}
@@ -384,12 +404,14 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 	}
 	// The raft client also ends by itself, on a disk failure: the whole
-	// node goes down with it.
+	// node goes down with it, and starts again once its folder takes
+	// writes (restart.go).
 	done := s.raft.Done()
 	go func() {
 		<-done
 		s.closeListener(ln)
 		stopParts()
+		s.maybeRestart(started)
 	}()
 	return nil
 }
@@ -411,8 +433,9 @@ func (s *Server) running() *wire.Server {
 
 // Stop shuts the node down gracefully: its raft client resigns if it
 // leads and keeps serving until a successor is known or ctx ends; then the
-// listener closes.
+// listener closes. It also ends the node's own restarts.
 func (s *Server) Stop(ctx context.Context) error {
+	s.endRestarts(true)
 	s.life.Lock()
 	defer s.life.Unlock()
 	ln := s.running()
@@ -437,8 +460,9 @@ func (s *Server) Stop(ctx context.Context) error {
 
 // Kill stops the node at once, as a crash: the listener and its
 // connections close first, so nothing is answered after the crash, then
-// every part stops without flushing.
+// every part stops without flushing. It also ends the node's own restarts.
 func (s *Server) Kill() error {
+	s.endRestarts(true)
 	s.life.Lock()
 	defer s.life.Unlock()
 	ln := s.running()

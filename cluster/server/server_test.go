@@ -92,9 +92,8 @@ func startClusterWith(t testing.TB, fetchTimeout time.Duration, brokers []int32,
 	}
 	t.Cleanup(func() {
 		for _, s := range ts.byID {
-			if s.Running() {
-				s.Kill()
-			}
+			// Also ends the restarts of a node that stopped on a disk fault.
+			s.Kill()
 		}
 	})
 	return ts

@@ -76,14 +76,36 @@ type Replica struct {
 	ParkedFetch bool `json:"parkedFetch"`
 }
 
+// Restart is a node's own restarts after it stopped on a disk fault: it
+// probes its folder with a write after a backoff (doubling to 1 s) and
+// starts again once the folder takes one.
+type Restart struct {
+	// Attempts counts the probes refused so far.
+	Attempts int `json:"attempts"`
+	// NextTimestamp is when the next probe is due, Unix milliseconds.
+	NextTimestamp int64 `json:"nextTimestamp"`
+	// LastError is why the last probe was refused, empty before the
+	// first.
+	LastError string `json:"lastError,omitempty"`
+}
+
 // Node is one node as it sees itself.
 type Node struct {
 	ID       int32  `json:"nodeId"`
 	Kind     Kind   `json:"kind"`
 	Listener string `json:"listener"`
 	State    State  `json:"state"`
-	// Error says why a failed node failed; empty otherwise.
+	// Error says why a failed node failed, led by the kind of disk
+	// trouble if it was one ("disk full: ..."); a leader whose disk
+	// failed says so while it hands its leadership over. Empty otherwise.
 	Error string `json:"error,omitempty"`
+	// Restart is what a node that stopped on a disk fault does to start
+	// again by itself; nil otherwise.
+	Restart *Restart `json:"restart,omitempty"`
+	// SnapshotError is why a running node's latest snapshot could not be
+	// written ("disk full: ..."): it runs on from its log. Empty once a
+	// snapshot is written.
+	SnapshotError string `json:"snapshotError,omitempty"`
 	// Role is empty while the node is not running.
 	Role  Role  `json:"role"`
 	Epoch int32 `json:"epoch"`

@@ -34,6 +34,10 @@ type Config struct {
 	// SegmentBytes is metadata.log.segment.bytes; 0 means storage's
 	// default (1 GiB).
 	SegmentBytes int
+	// Disk carries the writes and fsyncs of the node's log, snapshots and
+	// quorum-state file; nil means the operating system's (storage.OS).
+	// Tests give a disk that fills up (storage/disktest).
+	Disk storage.Disk
 	// Links, if set, carry the node's requests to its peers and their
 	// responses, with the faults the playground sets.
 	Links *wire.Links
@@ -96,7 +100,7 @@ const indexIntervalBytes = 256
 // must not: storage's interval policy with an interval no run reaches does
 // exactly that, while Flush still fsyncs.
 func (c *Config) storageOptions() storage.Options {
-	o := storage.Options{SegmentBytes: c.SegmentBytes, FlushPolicy: storage.FlushNever, IndexIntervalBytes: indexIntervalBytes}
+	o := storage.Options{SegmentBytes: c.SegmentBytes, FlushPolicy: storage.FlushNever, IndexIntervalBytes: indexIntervalBytes, Disk: c.Disk}
 	if c.Flush == storage.FlushAlways {
 		o.FlushPolicy = storage.FlushInterval
 		o.FlushInterval = 1<<63 - 1

@@ -28,9 +28,10 @@ type DiskLog struct {
 var _ raft.Log = (*DiskLog)(nil)
 
 // OpenDiskLog opens (or creates) the log and snapshots in dir, recovering
-// from what a crash left: see storage.Open and storage.OpenSnapshots.
+// from what a crash left: see storage.Open and storage.OpenSnapshots. Both
+// write through opts.Disk.
 func OpenDiskLog(dir string, opts storage.Options) (*DiskLog, error) {
-	snaps, err := storage.OpenSnapshots(dir)
+	snaps, err := storage.OpenSnapshotsOn(dir, opts.Disk)
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,15 @@
 // log loses what it had not flushed. A stopped or killed Node starts again
 // from the same folder on the same address.
 //
+// A write or fsync that fails (a full disk: the log, a snapshot fetched,
+// the quorum-state file, all written through Config.Disk) ends the
+// incarnation as a crash, as Kafka's raft thread halts its process; its
+// Status and EventFailed lead with the kind of trouble ("disk full: ...").
+// A leader resigns first, with EndQuorumEpoch, and answers without writing
+// until a successor is known or a fetch timeout passes. A snapshot the disk
+// cannot hold fails alone (EventSnapshotFailed) and the node runs on. The
+// node's server starts it again once its folder takes writes.
+//
 // # The state machine
 //
 // The node keeps no state of its own: each incarnation feeds a fresh

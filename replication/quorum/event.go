@@ -21,9 +21,12 @@ const (
 	// EventFailed: the node stopped on an error it cannot go on from (a
 	// disk failure); Err says which.
 	EventFailed
+	// EventSnapshotFailed: the node could not write a snapshot (a full
+	// disk) and runs on from its log; Err says why.
+	EventSnapshotFailed
 )
 
-var eventKindNames = [...]string{EventRaft: "raft", EventRecovery: "recovery", EventFailed: "failed"}
+var eventKindNames = [...]string{EventRaft: "raft", EventRecovery: "recovery", EventFailed: "failed", EventSnapshotFailed: "snapshot-failed"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventKindNames) && eventKindNames[k] != "" {
@@ -48,7 +51,8 @@ type Event struct {
 	AppliedOffset int64
 	// Recovery is what opening the folder found (EventRecovery).
 	Recovery storage.RecoveryReport
-	// Err is why the node stopped (EventFailed).
+	// Err is why the node stopped (EventFailed) or its snapshot failed
+	// (EventSnapshotFailed); storage.FaultOf(Err) names the disk trouble.
 	Err error
 }
 

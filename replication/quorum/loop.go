@@ -48,9 +48,13 @@ type instance struct {
 
 	// flushing: a flush of the log runs on its own goroutine (group
 	// commit under FlushAlways); flushed is closed when it returns.
-	flushing  bool
-	flushed   chan struct{}
-	failFlush error
+	flushing bool
+	flushed  chan struct{}
+	// broken is a failure met outside raft's entry points (a flush, a
+	// snapshot half made), for settle to stop the node with.
+	broken error
+	// snapErr is why the latest snapshot failed, nil once one is written.
+	snapErr error
 
 	// Graceful shutdown.
 	stopping     bool
@@ -101,8 +105,7 @@ func (in *instance) run() {
 	defer timer.Stop()
 	for {
 		now := time.Now()
-		if err := in.settle(now); err != nil {
-			in.failErr = err
+		if err := in.settle(now); err != nil && in.fail(now, err) {
 			return
 		}
 		if in.stopping && (in.stopNow || in.raft.ShutdownComplete() || !now.Before(in.stopDeadline)) {
@@ -118,22 +121,42 @@ func (in *instance) run() {
 			in.poll.waited(waitStart, now)
 			items := in.box.take()
 			for i, it := range items {
-				if err := in.check(in.handle(now, it)); err != nil {
-					in.failErr = err
+				if err := in.check(in.handle(now, it)); err != nil && in.fail(now, err) {
 					in.unhandled = items[i+1:]
 					return
 				}
 			}
-			in.appendGathered(now)
+			if err := in.appendGathered(now); err != nil && in.fail(now, err) {
+				return
+			}
 		case <-timer.C:
 			now = time.Now()
 			in.poll.waited(waitStart, now)
-			if err := in.check(in.raft.Tick(now)); err != nil {
-				in.failErr = err
+			if err := in.check(in.raft.Tick(now)); err != nil && in.fail(now, err) {
 				return
 			}
 		}
 	}
+}
+
+// fail records the error the node stops on and reports whether the loop
+// must end now. A leader whose disk failed does not simply vanish, as
+// Kafka's halted process does: it resigns at once, sending EndQuorumEpoch,
+// so that a voter that can still write takes over after an election
+// timeout rather than a fetch timeout, and keeps answering (neither
+// writing nor acknowledging anything) until that successor is known or a
+// fetch timeout has passed. Any further error ends it.
+func (in *instance) fail(now time.Time, err error) bool {
+	if in.failErr != nil || in.stopping || in.raft.Summary().Role != raft.Leader || storage.FaultOf(err) == storage.NoFault {
+		if in.failErr == nil {
+			in.failErr = err
+		}
+		return true
+	}
+	in.failErr = err
+	in.n.log.Warn("leader's disk failed: resigning before it stops", "err", err)
+	in.startShutdown(now, now.Add(in.cfg.Raft.FetchTimeout))
+	return in.stopNow
 }
 
 // check sorts raft's errors: news that would break Raft's safety was
@@ -203,8 +226,9 @@ func (in *instance) settle(now time.Time) error {
 	if in.sm.err != nil {
 		return in.sm.err
 	}
-	if in.failFlush != nil {
-		return in.failFlush
+	if err := in.broken; err != nil {
+		in.broken = nil
+		return err
 	}
 	in.maybeAutoSnapshot(now)
 	for {
@@ -214,7 +238,9 @@ func (in *instance) settle(now time.Time) error {
 				in.dispatch(now, m)
 			}
 		}
-		if !in.raft.NeedsFlush() || in.flushing {
+		if !in.raft.NeedsFlush() || in.flushing || in.failErr != nil {
+			// A node handing over after a failure flushes nothing more:
+			// whatever it would flush it will not acknowledge.
 			break
 		}
 		if in.cfg.Flush != storage.FlushNever {
@@ -263,11 +289,11 @@ func (in *instance) startFlush() {
 func (in *instance) flushDone(now time.Time, err error) {
 	in.flushing = false
 	if err != nil {
-		in.failFlush = fmt.Errorf("flush the log: %w", err)
+		in.broken = fmt.Errorf("flush the log: %w", err)
 		return
 	}
 	if err := in.check(in.raft.Flushed(now)); err != nil {
-		in.failFlush = err
+		in.broken = err
 	}
 }
 
@@ -352,10 +378,11 @@ func (in *instance) appendable(epoch int32) error {
 }
 
 // appendGathered writes the records of the appends taken from one batch of
-// the mailbox as one raft.Append.
-func (in *instance) appendGathered(now time.Time) {
+// the mailbox as one raft.Append. It returns raft's error when the log
+// could not take them (a full disk): the node stops on it.
+func (in *instance) appendGathered(now time.Time) error {
 	if len(in.waiting) == 0 {
-		return
+		return nil
 	}
 	recs, waiting := in.gathered, in.waiting
 	defer func() {
@@ -373,12 +400,22 @@ func (in *instance) appendGathered(now time.Time) {
 	epoch := in.gatherEpoch
 	if err := in.appendable(epoch); err != nil {
 		fail(err)
-		return
+		return nil
 	}
 	last, err := in.raft.Append(now, epoch, recs)
-	if err != nil {
+	switch {
+	case err == nil:
+	case errors.Is(err, raft.ErrNotLeader):
 		fail(fmt.Errorf("append to node %d: %w: %v", in.id, ErrNotLeader, err))
-		return
+		return nil
+	case storage.FaultOf(err) != storage.NoFault:
+		// Never written: the node stops, and the appends fail as when a
+		// leader loses its epoch.
+		fail(fmt.Errorf("append to node %d: %w: %v", in.id, ErrNotLeader, err))
+		return err
+	default:
+		fail(fmt.Errorf("append to node %d: %w", in.id, err))
+		return nil
 	}
 	if len(in.commits) > 0 && in.commitEpoch != epoch {
 		in.failCommits(ErrNotLeader)
@@ -390,6 +427,7 @@ func (in *instance) appendGathered(now time.Time) {
 		off += int64(c.n)
 		in.commits = append(in.commits, c)
 	}
+	return nil
 }
 
 // completeCommits completes the appends below the applied offset next; the
@@ -425,29 +463,43 @@ func (in *instance) maybeAutoSnapshot(now time.Time) {
 	if !bySize && !byAge {
 		return
 	}
-	if _, err := in.snapshot(now); err != nil {
+	if _, err := in.snapshot(now); err != nil && storage.FaultOf(err) == storage.NoFault {
 		// Not at a point a snapshot can be taken (nothing past the
-		// latest one): try again after more commits.
+		// latest one): the policy tries again later.
 		in.n.log.Debug("automatic snapshot skipped", "err", err)
-		in.lastSnapshot = now
 	}
 }
 
 // snapshot writes the listener's state at the offset it applied and moves
-// the log start there.
+// the log start there. As Kafka's SnapshotGenerator, it restarts the
+// policy's count whether or not the snapshot gets written: one the disk
+// cannot take is reported (EventSnapshotFailed, Status.SnapshotError) and
+// tried again when the policy next says so, while the node runs on from
+// its log. A snapshot written whose log start could not follow stops the
+// node; its next start finishes the move.
 func (in *instance) snapshot(now time.Time) (raft.SnapshotID, error) {
+	in.sm.bytesSinceSnapshot = 0
+	in.lastSnapshot = now
 	end, recs, err := in.sm.snapshotRecords()
 	if err != nil {
 		return raft.SnapshotID{}, err
 	}
-	if err := in.raft.CreateSnapshot(now, end, recs); err != nil {
-		return raft.SnapshotID{}, err
-	}
+	before, _ := in.log.LatestSnapshot()
+	err = in.raft.CreateSnapshot(now, end, recs)
 	id, _ := in.log.LatestSnapshot()
-	in.sm.bytesSinceSnapshot = 0
-	in.lastSnapshot = now
 	in.report(now) // the caller sees the snapshot counted at once
-	return id, nil
+	switch {
+	case err == nil:
+		in.snapErr = nil
+		return id, nil
+	case id != before:
+		in.broken = err
+	case storage.FaultOf(err) != storage.NoFault:
+		in.snapErr = err
+		in.n.log.Warn("snapshot failed; the node runs on from its log", "err", err)
+		in.emit(Event{Time: now, Kind: EventSnapshotFailed, Status: in.raft.Summary(), Err: err})
+	}
+	return raft.SnapshotID{}, err
 }
 
 // startShutdown begins a graceful stop.
@@ -459,7 +511,9 @@ func (in *instance) startShutdown(now time.Time, deadline time.Time) {
 	in.stopDeadline = deadline
 	in.sm.beginShutdown()
 	if err := in.raft.Shutdown(now); err != nil {
-		in.failErr = err
+		if in.failErr == nil {
+			in.failErr = err
+		}
 		in.stopNow = true
 	}
 	in.publish(now, true)
@@ -530,7 +584,7 @@ func (in *instance) exit() {
 	final.HighWatermark = min(st.HighWatermark, st.LogEndOffset)
 	final.Replicas, final.Writable = nil, false
 	if in.failErr != nil {
-		final.Err = in.failErr.Error()
+		final.Fault, final.Err = describe(in.failErr)
 	}
 	n := in.n
 	n.mu.Lock()

@@ -143,7 +143,8 @@ func (n *Node) Start(ctx context.Context) error {
 	in, err := n.open()
 	if err != nil {
 		st := n.Status()
-		st.State, st.Err = StateFailed, err.Error()
+		st.State = StateFailed
+		st.Fault, st.Err = describe(err)
 		n.status.Store(&st)
 		return err
 	}
@@ -171,7 +172,7 @@ func (n *Node) open() (*instance, error) {
 	in := newInstance(n, log)
 	now := time.Now()
 	seed := uint64(now.UnixNano())
-	rn, err := raft.New(n.cfg.Raft, log, storage.NewQuorumStateFile(dir), in.sm, rand.New(rand.NewPCG(seed, uint64(n.id))), now)
+	rn, err := raft.New(n.cfg.Raft, log, storage.NewQuorumStateFileOn(dir, n.cfg.Disk), in.sm, rand.New(rand.NewPCG(seed, uint64(n.id))), now)
 	if err != nil {
 		in.sm.beginShutdown() // the listener's incarnation ends unstarted
 		log.Close()

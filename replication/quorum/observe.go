@@ -69,7 +69,7 @@ func (in *instance) status(st raft.Status) Status {
 	if in.stopping {
 		state = StateStopping
 	}
-	return Status{
+	s := Status{
 		Status:          st,
 		State:           state,
 		Writable:        in.sm.writable,
@@ -82,6 +82,14 @@ func (in *instance) status(st raft.Status) Status {
 		Recovery:        in.log.Recovery(),
 		Starts:          in.starts,
 	}
+	if in.failErr != nil {
+		// A leader handing over after a disk failure.
+		s.Fault, s.Err = describe(in.failErr)
+	}
+	if in.snapErr != nil {
+		_, s.SnapshotError = describe(in.snapErr)
+	}
+	return s
 }
 
 // publishStatus publishes the status now if it matters (force) or the

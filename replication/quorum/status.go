@@ -24,8 +24,18 @@ const (
 type Status struct {
 	raft.Status
 	State State
-	// Err is why the node failed or could not start; empty otherwise.
+	// Err is why the node failed or could not start, led by the kind of
+	// disk trouble if it was one ("disk full: ..."); empty otherwise. A
+	// leader that failed says so while it hands its leadership over.
 	Err string
+	// Fault is the kind of disk trouble Err reports, storage.NoFault if
+	// it is none.
+	Fault storage.Fault
+	// SnapshotError is why the node's latest snapshot could not be
+	// written ("disk full: ..."): the node runs on from its log and tries
+	// again when the snapshot policy next says so. Empty once a snapshot
+	// is written.
+	SnapshotError string
 	// Writable: the node leads and has applied everything before its
 	// epoch, so Append is accepted.
 	Writable bool

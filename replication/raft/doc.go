@@ -34,7 +34,9 @@
 //
 // An entry point returns an error when the node meets what it cannot do
 // safely: a Log or QuorumStateStore failure (the transition that needed the
-// write does not happen; the driver should stop the node, as Kafka does), or
+// write does not happen; the driver should stop the node, as Kafka does; a
+// follower's append of fetched batches counts as one when the disk failed,
+// storage.FaultOf, and as the leader's bad batches otherwise), or
 // news that would break Raft's safety, such as a second leader in an epoch
 // or a truncation below the high watermark (ignored, reported as
 // EventUnsafe; the driver logs it).

@@ -324,6 +324,11 @@ func (n *Node) handleFetchResponse(now time.Time, m Message, resp *kmsg.FetchRes
 		if len(data) > 0 {
 			leo := n.log.LogEndOffset()
 			if err := n.log.AppendAsFollower(data); err != nil {
+				if storage.FaultOf(err) != storage.NoFault {
+					// The disk failed, not the leader's batches: the node
+					// must stop (it acknowledges nothing it did not write).
+					return false, fmt.Errorf("append fetched batches: %w", err)
+				}
 				n.logger.Warn("append fetched batches", "err", err)
 				return false, nil
 			}
