@@ -94,7 +94,7 @@ func produceRaw(t *testing.T, cl *kgo.Client, pt partitionTarget, batch []byte) 
 	for {
 		rp := request[*kmsg.ProduceResponse](t, cl, pt.leader, r).Topics[0].Partitions[0]
 		// The leader named by metadata may not host the new partition yet.
-		retry := rp.ErrorCode == kerr.NotLeaderForPartition.Code || rp.ErrorCode == kerr.UnknownTopicOrPartition.Code
+		retry := rp.ErrorCode == kerr.NotLeaderForPartition.Code || rp.ErrorCode == kerr.UnknownTopicOrPartition.Code || rp.ErrorCode == kerr.UnknownTopicID.Code
 		if !retry || time.Now().After(deadline) {
 			return rp
 		}
