@@ -241,3 +241,15 @@ func unknownNodeError(v *view.View, id int32) error {
 	}
 	return fmt.Errorf("%w %d (nodes: %s)", ErrUnknownNode, id, strings.Join(ids, ", "))
 }
+
+// ParseBrokerRef reads a reference to a broker: its node ID, target (the node the last
+// kill, stop, isolate or wipe acted on), leader-of:T-P or
+// follower-of:T-P. leader, follower and old-leader name controllers of
+// the metadata quorum, not brokers.
+func ParseBrokerRef(s string) (NodeRef, error) {
+	lower := strings.ToLower(s)
+	if _, err := strconv.ParseInt(s, 10, 32); err != nil && lower != RefTarget && !strings.HasPrefix(lower, RefLeaderOf+":") && !strings.HasPrefix(lower, RefFollowerOf+":") {
+		return NodeRef{}, fmt.Errorf("bad broker %q: want a broker's node ID, e.g. 102, %s, %s:TOPIC-P or %s:TOPIC-P", s, RefTarget, RefLeaderOf, RefFollowerOf)
+	}
+	return ParseNodeRef(s)
+}
