@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,13 +62,11 @@ func completeCondition(e *env) cobra.CompletionFunc {
 		none := cobra.ShellCompDirectiveNoFileComp
 		switch {
 		case len(args) == 0:
-			return []string{"leader", "new-leader", "epoch", "hwm", "caught-up", "node", "log-end", "fetcher-lag", "in-sync", "truncations"}, none
-		case args[0] == "fetcher-lag" && len(args) == 1:
-			return nodeCompletions(e, cmd), none
-		case args[0] == "node" && len(args) == 1:
+			return condition.Words(), none
+		case len(args) == 1 && slices.Contains([]string{"node", "fenced", "unfenced", "broker", "metadata-lag", "fetcher-lag"}, args[0]):
 			return nodeCompletions(e, cmd), none
 		case args[0] == "node" && len(args) == 2:
-			return []string{"role", "state", "epoch", "log-end", "hwm", "log-start", "lag", "truncations", "snapshots-loaded"}, none
+			return condition.NodeWords(), none
 		case args[0] == "node" && len(args) == 3 && args[2] == "role":
 			return view.Names(view.Roles()), none
 		case args[0] == "node" && len(args) == 3 && args[2] == "state":

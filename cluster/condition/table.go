@@ -1,5 +1,7 @@
 package condition
 
+import "slices"
+
 // forms are the conditions wait and expect understand, in the order Forms
 // lists them. A new condition is a row here: Parse, String, Eval, Forms
 // and the errors all read it.
@@ -63,3 +65,19 @@ the running follower of the current leader with the lowest ID (a wait
 waits for one); leader-of:T-P is the broker leading partition T-P,
 follower-of:T-P its in-sync follower with the lowest ID (while it has no
 leader, its replica with the lowest ID outside the ISR).`
+
+// Words are the first words of the conditions, each once, in the order
+// Forms lists them: what a shell completes first.
+func Words() []string {
+	var out []string
+	for _, f := range forms {
+		if !slices.Contains(out, f.word) {
+			out = append(out, f.word)
+		}
+	}
+	return out
+}
+
+// NodeWords are the words that may follow "node NODE": role, state and
+// the node fields.
+func NodeWords() []string { return append([]string{"role", "state"}, fieldNames()...) }
