@@ -243,9 +243,27 @@ func (r *reader) tags(known func(tag uint32, f *reader) bool) {
 // noTags reads a tagged-field section in which no tag is known.
 func (r *reader) noTags() { r.tags(nil) }
 
+// bytes reads a compact, non-nullable byte array into a slice of its own
+// (an empty one is non-nil).
+func (r *reader) bytes(field string) []byte {
+	n, ok := r.compactLen()
+	if r.err != nil {
+		return nil
+	}
+	if !ok {
+		r.fail("non-nullable field %s was serialized as null", field)
+		return nil
+	}
+	p := r.take(n)
+	if p == nil {
+		return nil
+	}
+	return append([]byte{}, p...)
+}
+
 // nilIfEmpty maps an empty list to nil: for a tagged, non-nullable list,
 // empty is the default and encodes as absent.
-func nilIfEmpty(a []Uuid) []Uuid {
+func nilIfEmpty[T any](a []T) []T {
 	if len(a) == 0 {
 		return nil
 	}
