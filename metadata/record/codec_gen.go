@@ -24,8 +24,8 @@ func (r *RegisterBrokerRecord) encode(w *writer) {
 	}
 	w.uuid(r.IncarnationID)
 	w.int64(r.BrokerEpoch)
-	encodeBrokerEndpoints(w, r.EndPoints, false)
-	encodeBrokerFeatures(w, r.Features, false)
+	encodeStructs(w, r.EndPoints, false)
+	encodeStructs(w, r.Features, false)
 	w.nullableString("Rack", r.Rack)
 	w.bool(r.Fenced)
 	if v >= 1 {
@@ -52,8 +52,8 @@ func (r *RegisterBrokerRecord) decode(rd *reader, v int16) {
 	}
 	r.IncarnationID = rd.uuid()
 	r.BrokerEpoch = rd.int64()
-	r.EndPoints = decodeBrokerEndpoints(rd, "EndPoints", false)
-	r.Features = decodeBrokerFeatures(rd, "Features", false)
+	r.EndPoints = decodeStructs[BrokerEndpoint](rd, "EndPoints", false, minBrokerEndpointSize)
+	r.Features = decodeStructs[BrokerFeature](rd, "Features", false, minBrokerFeatureSize)
 	r.Rack = rd.nullableString("Rack")
 	r.Fenced = rd.bool()
 	if v >= 1 {
@@ -510,8 +510,8 @@ func (r *RegisterControllerRecord) encode(w *writer) {
 	w.int32(r.ControllerID)
 	w.uuid(r.IncarnationID)
 	w.bool(r.ZkMigrationReady)
-	encodeBrokerEndpoints(w, r.EndPoints, false)
-	encodeBrokerFeatures(w, r.Features, false)
+	encodeStructs(w, r.EndPoints, false)
+	encodeStructs(w, r.Features, false)
 	w.uvarint(0)
 }
 
@@ -520,8 +520,8 @@ func (r *RegisterControllerRecord) decode(rd *reader, v int16) {
 	r.ControllerID = rd.int32()
 	r.IncarnationID = rd.uuid()
 	r.ZkMigrationReady = rd.bool()
-	r.EndPoints = decodeBrokerEndpoints(rd, "EndPoints", false)
-	r.Features = decodeBrokerFeatures(rd, "Features", false)
+	r.EndPoints = decodeStructs[BrokerEndpoint](rd, "EndPoints", false, minBrokerEndpointSize)
+	r.Features = decodeStructs[BrokerFeature](rd, "Features", false, minBrokerFeatureSize)
 	rd.noTags()
 }
 
@@ -552,26 +552,9 @@ func (s *BrokerEndpoint) decode(rd *reader) {
 	rd.noTags()
 }
 
-func encodeBrokerEndpoints(w *writer, a []BrokerEndpoint, nullable bool) {
-	w.arrayLen(len(a), a == nil, nullable)
-	for i := range a {
-		a[i].encode(w)
-	}
-}
-
-// decodeBrokerEndpoints reads an array of BrokerEndpoint, nil for null; an
-// element takes at least 7 bytes.
-func decodeBrokerEndpoints(rd *reader, field string, nullable bool) []BrokerEndpoint {
-	n, ok := rd.arrayLen(field, nullable, 7)
-	if !ok {
-		return nil
-	}
-	a := make([]BrokerEndpoint, n)
-	for i := range a {
-		a[i].decode(rd)
-	}
-	return a
-}
+// minBrokerEndpointSize is the least a BrokerEndpoint takes: its fields' least
+// sizes and an empty tagged-field section.
+const minBrokerEndpointSize = 7
 
 func (s *BrokerFeature) encode(w *writer) {
 	w.string("Features.Name", s.Name)
@@ -587,23 +570,6 @@ func (s *BrokerFeature) decode(rd *reader) {
 	rd.noTags()
 }
 
-func encodeBrokerFeatures(w *writer, a []BrokerFeature, nullable bool) {
-	w.arrayLen(len(a), a == nil, nullable)
-	for i := range a {
-		a[i].encode(w)
-	}
-}
-
-// decodeBrokerFeatures reads an array of BrokerFeature, nil for null; an
-// element takes at least 6 bytes.
-func decodeBrokerFeatures(rd *reader, field string, nullable bool) []BrokerFeature {
-	n, ok := rd.arrayLen(field, nullable, 6)
-	if !ok {
-		return nil
-	}
-	a := make([]BrokerFeature, n)
-	for i := range a {
-		a[i].decode(rd)
-	}
-	return a
-}
+// minBrokerFeatureSize is the least a BrokerFeature takes: its fields' least
+// sizes and an empty tagged-field section.
+const minBrokerFeatureSize = 6

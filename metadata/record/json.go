@@ -83,3 +83,19 @@ func PayloadJSON(r Record) ([]byte, error) {
 	w.End()
 	return w.Bytes(), nil
 }
+
+// jsonPrinter is a struct of a struct array, which prints itself as an
+// object.
+type jsonPrinter[T any] interface {
+	*T
+	json(w *JSONWriter)
+}
+
+// jsonStructs prints an array of structs.
+func jsonStructs[T any, P jsonPrinter[T]](w *JSONWriter, a []T) {
+	w.BeginArray()
+	for i := range a {
+		P(&a[i]).json(w)
+	}
+	w.EndArray()
+}

@@ -16,9 +16,9 @@ func (r *RegisterBrokerRecord) json(w *JSONWriter) {
 	w.Key("brokerEpoch")
 	w.Int(r.BrokerEpoch)
 	w.Key("endPoints")
-	jsonBrokerEndpoints(w, r.EndPoints)
+	jsonStructs(w, r.EndPoints)
 	w.Key("features")
-	jsonBrokerFeatures(w, r.Features)
+	jsonStructs(w, r.Features)
 	w.Key("rack")
 	if r.Rack == nil {
 		w.Null()
@@ -297,9 +297,9 @@ func (r *RegisterControllerRecord) json(w *JSONWriter) {
 	w.Key("zkMigrationReady")
 	w.Bool(r.ZkMigrationReady)
 	w.Key("endPoints")
-	jsonBrokerEndpoints(w, r.EndPoints)
+	jsonStructs(w, r.EndPoints)
 	w.Key("features")
-	jsonBrokerFeatures(w, r.Features)
+	jsonStructs(w, r.Features)
 	w.End()
 }
 
@@ -323,14 +323,6 @@ func (s *BrokerEndpoint) json(w *JSONWriter) {
 	w.End()
 }
 
-func jsonBrokerEndpoints(w *JSONWriter, a []BrokerEndpoint) {
-	w.BeginArray()
-	for i := range a {
-		a[i].json(w)
-	}
-	w.EndArray()
-}
-
 func (s *BrokerFeature) json(w *JSONWriter) {
 	w.Begin()
 	w.Key("name")
@@ -340,12 +332,4 @@ func (s *BrokerFeature) json(w *JSONWriter) {
 	w.Key("maxSupportedVersion")
 	w.Int(int64(s.MaxSupportedVersion))
 	w.End()
-}
-
-func jsonBrokerFeatures(w *JSONWriter, a []BrokerFeature) {
-	w.BeginArray()
-	for i := range a {
-		a[i].json(w)
-	}
-	w.EndArray()
 }

@@ -198,6 +198,27 @@ func (r *reader) uuids(field string, nullable bool) []Uuid {
 	return a
 }
 
+// decoder is a struct of a struct array, which decodes itself.
+type decoder[T any] interface {
+	*T
+	decode(rd *reader)
+}
+
+// decodeStructs reads a compact array of structs, nil for null. minSize is
+// the least an element takes, against which the count is checked before
+// the array is allocated.
+func decodeStructs[T any, P decoder[T]](r *reader, field string, nullable bool, minSize int) []T {
+	n, ok := r.arrayLen(field, nullable, minSize)
+	if !ok {
+		return nil
+	}
+	a := make([]T, n)
+	for i := range a {
+		P(&a[i]).decode(r)
+	}
+	return a
+}
+
 // tags reads a struct's tagged fields. known is called for each field with
 // a reader over exactly its bytes and reports whether it knew the tag; a
 // known field must use all of its bytes. Unknown fields are skipped. Tags

@@ -103,6 +103,20 @@ func (w *writer) uuids(a []Uuid, nullable bool) {
 	}
 }
 
+// encoder is a struct of a struct array, which encodes itself.
+type encoder[T any] interface {
+	*T
+	encode(w *writer)
+}
+
+// encodeStructs writes a compact array of structs.
+func encodeStructs[T any, P encoder[T]](w *writer, a []T, nullable bool) {
+	w.arrayLen(len(a), a == nil, nullable)
+	for i := range a {
+		P(&a[i]).encode(w)
+	}
+}
+
 // int32sSize is the encoded size of a compact int32 array.
 func int32sSize(a []int32, nullable bool) int {
 	if a == nil && nullable {

@@ -273,7 +273,7 @@ func (g *gen) genEncode(r *record) {
 func (g *gen) write(f *field, x string) {
 	switch {
 	case f.strct != nil:
-		g.p("encode%ss(w, %s, %t)", f.strct.Name, x, f.Nullable)
+		g.p("encodeStructs(w, %s, %t)", x, f.Nullable)
 	case f.isArray():
 		g.p("w.%ss(%s, %t)", f.elem, x, f.Nullable)
 	case f.Type == "string" && f.Nullable:
@@ -350,7 +350,7 @@ func (g *gen) genDecode(r *record) {
 func readExpr(f *field, rd string) string {
 	switch {
 	case f.strct != nil:
-		return fmt.Sprintf("decode%ss(%s, %q, %t)", f.strct.Name, rd, f.errName, f.Nullable)
+		return fmt.Sprintf("decodeStructs[%s](%s, %q, %t, %s)", f.strct.Name, rd, f.errName, f.Nullable, f.strct.minSizeConst())
 	case f.isArray():
 		return fmt.Sprintf("%s.%ss(%q, %t)", rd, f.elem, f.errName, f.Nullable)
 	case f.Type == "string" && f.Nullable:
@@ -377,25 +377,8 @@ func (g *gen) genStructCodec(st *structType) {
 	g.p("rd.noTags()")
 	g.p("}")
 	g.p("")
-	g.p("func encode%ss(w *writer, a []%s, nullable bool) {", st.Name, st.Name)
-	g.p("w.arrayLen(len(a), a == nil, nullable)")
-	g.p("for i := range a {")
-	g.p("a[i].encode(w)")
-	g.p("}")
-	g.p("}")
-	g.p("")
-	g.doc(0, fmt.Sprintf("decode%ss reads an array of %s, nil for null; an element takes at least %d bytes.", st.Name, st.Name, st.minSize()))
-	g.p("func decode%ss(rd *reader, field string, nullable bool) []%s {", st.Name, st.Name)
-	g.p("n, ok := rd.arrayLen(field, nullable, %d)", st.minSize())
-	g.p("if !ok {")
-	g.p("return nil")
-	g.p("}")
-	g.p("a := make([]%s, n)", st.Name)
-	g.p("for i := range a {")
-	g.p("a[i].decode(rd)")
-	g.p("}")
-	g.p("return a")
-	g.p("}")
+	g.doc(0, fmt.Sprintf("%s is the least a %s takes: its fields' least sizes and an empty tagged-field section.", st.minSizeConst(), st.Name))
+	g.p("const %s = %d", st.minSizeConst(), st.minSize())
 }
 
 // --- json_gen.go: the fields as Kafka's JsonConverter prints them.
@@ -430,14 +413,6 @@ func genJSON(s *schema) *gen {
 		}
 		g.p("w.End()")
 		g.p("}")
-		g.p("")
-		g.p("func json%ss(w *JSONWriter, a []%s) {", st.Name, st.Name)
-		g.p("w.BeginArray()")
-		g.p("for i := range a {")
-		g.p("a[i].json(w)")
-		g.p("}")
-		g.p("w.EndArray()")
-		g.p("}")
 	}
 	return g
 }
@@ -461,7 +436,7 @@ func (g *gen) jsonField(f *field, x string) {
 func (g *gen) jsonValue(f *field, x string) {
 	switch {
 	case f.strct != nil:
-		g.p("json%ss(w, %s)", f.strct.Name, x)
+		g.p("jsonStructs(w, %s)", x)
 	case f.elem == "int32":
 		g.p("w.Int32s(%s)", x)
 	case f.elem == "uuid":

@@ -57,6 +57,9 @@ type structType struct {
 	path string
 }
 
+// minSizeConst names the generated constant holding minSize.
+func (s *structType) minSizeConst() string { return "min" + s.Name + "Size" }
+
 // minSize is the least an element takes: its fields' least sizes and an
 // empty tagged-field section.
 func (s *structType) minSize() int {
