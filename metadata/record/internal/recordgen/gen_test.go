@@ -79,9 +79,9 @@ func firstDiff(have, got []byte) string {
 	return ""
 }
 
-// TestCheckRefusesBadTables: a table the generator would turn into wrong
+// TestResolveRefusesBadTables: a table the generator would turn into wrong
 // code is an error naming the record and field.
-func TestCheckRefusesBadTables(t *testing.T) {
+func TestResolveRefusesBadTables(t *testing.T) {
 	point := Struct{Name: "Point", About: "is a point.", Fields: []Field{{Name: "X", Type: "int32", About: "is x."}}}
 	rec := func(fields ...Field) Record {
 		return Record{Name: "TestRecord", APIKey: 99, MaxVersion: 1, About: "tests.", Fields: fields}

@@ -16,8 +16,9 @@ type scalar struct {
 	size int
 }
 
-// scalars are the element types; each but string and bytes is read and
-// written by the reader and writer method of its name.
+// scalars are the non-array types, each read and written by the reader
+// and writer methods of its name (strings and bytes with the field's name
+// for errors, nullable strings by nullableString).
 var scalars = map[string]scalar{
 	"bool":   {"bool", 1},
 	"int8":   {"int8", 1},
@@ -109,9 +110,9 @@ func goFieldName(f Field) string {
 
 func jsonKey(name string) string { return strings.ToLower(name[:1]) + name[1:] }
 
-// check resolves the table and refuses what the generator cannot write
+// resolve checks the table and refuses what the generator cannot write
 // correctly, naming the record and field.
-func check(recs []Record, structDefs []Struct) (*schema, error) {
+func resolve(recs []Record, structDefs []Struct) (*schema, error) {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	s := &schema{}
