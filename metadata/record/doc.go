@@ -29,9 +29,47 @@
 // are skipped, not kept. Errors name the record type; the caller adds the
 // offset.
 //
+// # Generated code
+//
+// The record types, their apiKeys, and each record's version check, encoder,
+// decoder and JSON printer are generated: records_gen.go, codec_gen.go and
+// json_gen.go are written by recordgen (internal/recordgen) from its schema
+// table, internal/recordgen/records.go. The table says of each record what
+// Kafka's schema says — apiKey, versions, and per field its name, type,
+// first version, tag, nullability and default — in kraftlab's own form,
+// with the about text that becomes the doc comments. Never edit a
+// generated file: change the table (or the generator) and run
+//
+//	go generate ./metadata/record/
+//
+// recordgen's test fails when the checked-in files differ from what it
+// writes. To add a field, add it to its record in schema order with Since
+// set to the version that brought it (and Tag if it is tagged), raise the
+// record's MaxVersion if the field comes with a new version, and add a
+// sample of that version to samples_test.go. To add a record, add an entry
+// with its apiKey; it gets its type, its Key constant and its place in
+// Decode. The generator refuses what it cannot write correctly (a tagged
+// field it cannot size, versioned or tagged fields inside a struct, a
+// struct named by two different fields), naming the record and field.
+//
+// The generated code is the codec's only per-field code; it calls what is
+// written by hand once for all records: the reader and writer of Kafka's
+// primitive types (reader.go, writer.go), whose checks give Decode the
+// properties above, the framing (frame.go), the JSON writer (jsonwriter.go,
+// json.go), Uuid, and the versions Kafka 4.4 writes (versions.go). The rules
+// the generator applies to every field are those of Kafka's generated
+// messages: a tagged field is written, and printed in JSON, only when it
+// differs from its default; a version without a field refuses to encode a
+// non-default value; a tagged, non-nullable list decodes as nil when empty,
+// so that records round-trip. Named field values (Kafka's enums) and
+// NewPartitionChangeRecord, which starts from the schema's "no change"
+// defaults that Go's zero value is not, are in values.go.
+//
 // # Control records
 //
 // LeaderChange, SnapshotHeader and SnapshotFooter are control records (a
 // ControlRecordKey key, the message as value, no framing); package storage
 // encodes them, and DecodeControl here reads them back.
 package record
+
+//go:generate go run ./internal/recordgen

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/base64"
 	"strconv"
 	"unicode/utf8"
 )
@@ -83,6 +84,10 @@ func (w *JSONWriter) Uuids(v []Uuid) {
 	}
 	w.EndArray()
 }
+
+// base64 writes a byte array as Jackson does: a string in standard base64
+// with padding.
+func (w *JSONWriter) base64(b []byte) { w.String(base64.StdEncoding.EncodeToString(b)) }
 
 const hexDigits = "0123456789ABCDEF"
 

@@ -198,6 +198,27 @@ func (r *reader) uuids(field string, nullable bool) []Uuid {
 	return a
 }
 
+// decoder is a struct of a struct array, which decodes itself.
+type decoder[T any] interface {
+	*T
+	decode(rd *reader)
+}
+
+// decodeStructs reads a compact array of structs, nil for null. minSize is
+// the least an element takes, against which the count is checked before
+// the array is allocated.
+func decodeStructs[T any, P decoder[T]](r *reader, field string, nullable bool, minSize int) []T {
+	n, ok := r.arrayLen(field, nullable, minSize)
+	if !ok {
+		return nil
+	}
+	a := make([]T, n)
+	for i := range a {
+		P(&a[i]).decode(r)
+	}
+	return a
+}
+
 // tags reads a struct's tagged fields. known is called for each field with
 // a reader over exactly its bytes and reports whether it knew the tag; a
 // known field must use all of its bytes. Unknown fields are skipped. Tags
@@ -243,9 +264,27 @@ func (r *reader) tags(known func(tag uint32, f *reader) bool) {
 // noTags reads a tagged-field section in which no tag is known.
 func (r *reader) noTags() { r.tags(nil) }
 
+// bytes reads a compact, non-nullable byte array into a slice of its own
+// (an empty one is non-nil).
+func (r *reader) bytes(field string) []byte {
+	n, ok := r.compactLen()
+	if r.err != nil {
+		return nil
+	}
+	if !ok {
+		r.fail("non-nullable field %s was serialized as null", field)
+		return nil
+	}
+	p := r.take(n)
+	if p == nil {
+		return nil
+	}
+	return append([]byte{}, p...)
+}
+
 // nilIfEmpty maps an empty list to nil: for a tagged, non-nullable list,
 // empty is the default and encodes as absent.
-func nilIfEmpty(a []Uuid) []Uuid {
+func nilIfEmpty[T any](a []T) []T {
 	if len(a) == 0 {
 		return nil
 	}

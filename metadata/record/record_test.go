@@ -245,3 +245,25 @@ func TestUuidString(t *testing.T) {
 		t.Error("parsed nope")
 	}
 }
+
+// TestEncodeRefusesLongStringsNamingTheField: a string longer than a
+// compact string can carry is refused with the field's name, tagged ones
+// too (BeginTransactionRecord's Name was once reported as "tag 0").
+func TestEncodeRefusesLongStringsNamingTheField(t *testing.T) {
+	long := strings.Repeat("x", 0x8000)
+	for _, c := range []struct {
+		rec   Record
+		field string
+	}{
+		{&BeginTransactionRecord{Name: &long}, "string field Name is"},
+		{&AbortTransactionRecord{Reason: &long}, "string field Reason is"},
+		{&TopicRecord{Name: long}, "string field Name is"},
+		{&ConfigRecord{Name: "x", Value: &long}, "string field Value is"},
+		{&RegisterBrokerRecord{EndPoints: []BrokerEndpoint{{Host: long}}}, "string field EndPoints.Host is"},
+	} {
+		_, err := Encode(c.rec)
+		if err == nil || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), Name(c.rec)) {
+			t.Errorf("%s: got %v, want an error naming the record and saying %q", Name(c.rec), err, c.field)
+		}
+	}
+}

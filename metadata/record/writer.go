@@ -65,6 +65,20 @@ func (w *writer) nullableString(field string, s *string) {
 	w.string(field, *s)
 }
 
+// nullableStringSize is the encoded size of a compact nullable string.
+func nullableStringSize(s *string) int {
+	if s == nil {
+		return 1
+	}
+	return uvarintSize(uint32(len(*s))+1) + len(*s)
+}
+
+// bytes writes a compact, non-nullable byte array.
+func (w *writer) bytes(b []byte) {
+	w.uvarint(uint32(len(b)) + 1)
+	w.b = append(w.b, b...)
+}
+
 // arrayLen writes a compact array length; a nil slice of a nullable field
 // is null, of any other field an empty array.
 func (w *writer) arrayLen(n int, isNil, nullable bool) {
@@ -89,6 +103,20 @@ func (w *writer) uuids(a []Uuid, nullable bool) {
 	}
 }
 
+// encoder is a struct of a struct array, which encodes itself.
+type encoder[T any] interface {
+	*T
+	encode(w *writer)
+}
+
+// encodeStructs writes a compact array of structs.
+func encodeStructs[T any, P encoder[T]](w *writer, a []T, nullable bool) {
+	w.arrayLen(len(a), a == nil, nullable)
+	for i := range a {
+		P(&a[i]).encode(w)
+	}
+}
+
 // int32sSize is the encoded size of a compact int32 array.
 func int32sSize(a []int32, nullable bool) int {
 	if a == nil && nullable {
@@ -105,30 +133,11 @@ func uuidsSize(a []Uuid, nullable bool) int {
 	return uvarintSize(uint32(len(a))+1) + 16*len(a)
 }
 
-// tagHeader starts a tagged field of the given size.
+// tagHeader starts a tagged field of the given size; the field's value
+// follows.
 func (w *writer) tagHeader(tag uint32, size int) {
 	w.uvarint(tag)
 	w.uvarint(uint32(size))
-}
-
-func (w *writer) tagInt8(tag uint32, v int8) {
-	w.tagHeader(tag, 1)
-	w.int8(v)
-}
-
-func (w *writer) tagInt32(tag uint32, v int32) {
-	w.tagHeader(tag, 4)
-	w.int32(v)
-}
-
-func (w *writer) tagInt32s(tag uint32, a []int32, nullable bool) {
-	w.tagHeader(tag, int32sSize(a, nullable))
-	w.int32s(a, nullable)
-}
-
-func (w *writer) tagUuids(tag uint32, a []Uuid, nullable bool) {
-	w.tagHeader(tag, uuidsSize(a, nullable))
-	w.uuids(a, nullable)
 }
 
 // count returns how many of the flags are true: the number of tagged
