@@ -248,8 +248,8 @@ func joinNames(us []record.Uuid, name func(record.Uuid) string) string {
 	return "(" + strings.Join(s, ",") + ")"
 }
 
-// alterConfig sets (or with key=null deletes) configs of a topic, or of
-// the cluster default when the name is "cluster".
+// alterConfig sets configs of a topic, or of the cluster default when the
+// name is "cluster".
 func (s *txScript) alterConfig(c *transcript.Cmd) string {
 	args := c.Rest()
 	if len(args) < 2 || len(args[0].Vals) != 0 {
@@ -263,10 +263,6 @@ func (s *txScript) alterConfig(c *transcript.Cmd) string {
 	for _, a := range args[1:] {
 		if len(a.Vals) != 1 {
 			c.Fatalf("want key=value, got %s", a.String())
-		}
-		if a.Vals[0] == "null" {
-			ops = append(ops, op(kmsg.IncrementalAlterConfigOpDelete, a.Key, nil))
-			continue
 		}
 		ops = append(ops, op(kmsg.IncrementalAlterConfigOpSet, a.Key, kmsg.StringPtr(a.Vals[0])))
 	}

@@ -30,8 +30,7 @@ import (
 //
 // The command language (brokers are named by id, partitions as topic-N):
 //
-//	start [session-timeout=9s] [unclean] [unclean-interval=5m]
-//	      [replica-log-info] [max-broker-partitions=N]
+//	start [session-timeout=9s] [unclean-interval=5m] [replica-log-info]
 //	    starts a controller (node 1) on an empty log; replica-log-info
 //	    gives it Config.ReplicaLogInfo, answered from the replica-logs table.
 //	lead epoch=E | follow leader=N epoch=E
@@ -51,8 +50,8 @@ import (
 //	    partition's committed epochs unless told.
 //	assign-dirs ID TOPIC-P... dir=NAME|LOST [broker-epoch=E]
 //	    AssignReplicasToDirs.
-//	alter-config TOPIC|cluster key=value|key=null...
-//	    IncrementalAlterConfigs, SET or DELETE.
+//	alter-config TOPIC|cluster key=value...
+//	    IncrementalAlterConfigs SET, of a topic or the cluster default.
 //	replica-logs ID=(epoch=E end=N)|ID=down...
 //	    what the brokers answer the recovery election's ReplicaLogInfo.
 //	tick D [keep-alive=(101,102)]
@@ -167,9 +166,7 @@ func (s *txScript) start(c *transcript.Cmd) {
 	cfg := Config{
 		NodeID: 1, ClusterID: testCluster,
 		SessionTimeout:          c.Dur("session-timeout", 0),
-		UncleanLeaderElection:   c.Has("unclean"),
 		UncleanElectionInterval: c.Dur("unclean-interval", 0),
-		MaxBrokerPartitions:     int(c.Int("max-broker-partitions", 0)),
 		Clock:                   s.clock.Now,
 		OnEvent:                 func(e Event) { s.note("%s", s.eventLine(e)) },
 	}

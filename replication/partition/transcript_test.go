@@ -23,9 +23,9 @@ import (
 //
 //	open ID... [min.insync.replicas=N] [replica.lag.time.max.ms=D]
 //	    opens a replica of t-0 on each broker.
-//	elect ID epoch=E [partition-epoch=P] replicas=(...) isr=(...)
-//	    the metadata names ID leader: MakeLeader there, MakeFollower on
-//	    every other open replica.
+//	elect ID epoch=E replicas=(...) isr=(...)
+//	    the metadata names ID leader in leader epoch E (partition epoch E
+//	    too): MakeLeader there, MakeFollower on every other open replica.
 //	produce [to=ID] [acks=-1|1|0] [records=N] [timeout=30s]
 //	        [pid=P producer-epoch=E seq=S] [transactional]
 //	    a producer's batch to the leader; an acks=-1 one waits in the
@@ -211,7 +211,7 @@ func (s *ptScript) leader(c *transcript.Cmd) (int32, *Partition) {
 
 func (s *ptScript) elect(c *transcript.Cmd, touched map[int32]bool) transcript.Lines {
 	epoch := c.MustInt32("epoch")
-	pe := c.Int32("partition-epoch", epoch)
+	pe := epoch
 	replicas, ok1 := c.IDs("replicas")
 	isr, ok2 := c.IDs("isr")
 	if !ok1 || !ok2 {
