@@ -167,7 +167,9 @@ func TestDecompressionBombIsBounded(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&after)
-	if alloc := (after.TotalAlloc - before.TotalAlloc) / 3; alloc > 1<<20 {
+	// Under the race detector sync.Pool drops the pooled decoders at
+	// random, so each check may build its own: the bound is on pooling.
+	if alloc := (after.TotalAlloc - before.TotalAlloc) / 3; alloc > 1<<20 && !raceEnabled {
 		t.Fatalf("checking the bomb allocated %d bytes a time", alloc)
 	}
 	// Within the bound, the same records pass.
