@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/server"
 	"github.com/kraftlab/kraftlab/storage"
 )
 

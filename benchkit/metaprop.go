@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // propagationAim is the aim: a committed change on every broker

@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/cluster/server"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // Acks is a producer's acks setting.

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/condition"
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // engine is the real cluster: one quorum.Node per controller (a voter) and

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/internal/closest"
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/replication/partition"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/server"
 	"github.com/kraftlab/kraftlab/storage"
 )
 

@@ -12,10 +12,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/cluster/view"
-	"github.com/kraftlab/kraftlab/internal/filedamage"
 	"github.com/kraftlab/kraftlab/internal/poll"
+	"github.com/kraftlab/kraftlab/server"
+	"github.com/kraftlab/kraftlab/storage/damagetest"
 )
 
 // A topic of replication factor 3 takes acknowledged records; its two
@@ -30,9 +30,9 @@ func TestRealEngineDamagedLeaderLosesNothing(t *testing.T) {
 		name   string
 		damage func(t *testing.T, path string)
 	}{
-		{"byte flipped in the second batch", func(t *testing.T, path string) { filedamage.Flip(t, path, filedamage.BatchEnd(t, path, 1)+80) }},
-		{"cut after the first batch", func(t *testing.T, path string) { filedamage.Cut(t, path, filedamage.BatchEnd(t, path, 1)) }},
-		{"cut to nothing", func(t *testing.T, path string) { filedamage.Cut(t, path, 0) }},
+		{"byte flipped in the second batch", func(t *testing.T, path string) { damagetest.Flip(t, path, damagetest.BatchEnd(t, path, 1)+80) }},
+		{"cut after the first batch", func(t *testing.T, path string) { damagetest.Cut(t, path, damagetest.BatchEnd(t, path, 1)) }},
+		{"cut to nothing", func(t *testing.T, path string) { damagetest.Cut(t, path, 0) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -1,10 +1,10 @@
 package cluster
 
 import (
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/replication/partition"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // brokerStats are the running brokers' ReplicaManager snapshots, by

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/internal/poll"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // diskFullSize is each controller's tmpfs: room for the metadata log of a

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // metadataViews fills what the views say of the cluster's metadata: each

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/server"
 	"github.com/kraftlab/kraftlab/storage"
 )
 

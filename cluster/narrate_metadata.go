@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // Event kinds of the metadata: the active controller's doings, the

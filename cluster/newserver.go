@@ -5,11 +5,11 @@ import (
 	"log/slog"
 	"slices"
 
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // NodeSpec is what one node of a cluster needs besides the timing: who it

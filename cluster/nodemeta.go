@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kraftlab/kraftlab/cluster/server"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // loadClusterID returns the cluster ID the nodes' folders under dir

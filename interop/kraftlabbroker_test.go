@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/partition"
 	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // kraftlabBroker is a kraftlab broker (id 101) whose raft client follows

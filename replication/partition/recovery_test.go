@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kraftlab/kraftlab/internal/filedamage"
+	"github.com/kraftlab/kraftlab/storage/damagetest"
 
 	"github.com/kraftlab/kraftlab/storage"
 )
@@ -70,12 +70,12 @@ func TestDamageFoundAtOpen(t *testing.T) {
 		from, to int64 // the damage wanted; from == to: none
 	}{
 		{"clean", func(*testing.T, string) {}, 40, 40, 40},
-		{"truncated to 0", func(t *testing.T, path string) { filedamage.Cut(t, path, 0) }, 40, 0, 40},
-		{"truncated to 0, no recovery point", func(t *testing.T, path string) { filedamage.Cut(t, path, 0) }, 0, 0, 1},
-		{"cut at a batch", func(t *testing.T, path string) { filedamage.Cut(t, path, filedamage.BatchEnd(t, path, 2)) }, 40, 20, 40},
-		{"byte flipped in the second batch", func(t *testing.T, path string) { filedamage.Flip(t, path, filedamage.BatchEnd(t, path, 1)+70) }, 40, 10, 40},
-		{"byte flipped in the last batch", func(t *testing.T, path string) { filedamage.Flip(t, path, filedamage.BatchEnd(t, path, 3)+70) }, 40, 30, 40},
-		{"unflushed tail torn, below no recovery point", func(t *testing.T, path string) { filedamage.Cut(t, path, filedamage.BatchEnd(t, path, 3)+5) }, 30, 30, 30},
+		{"truncated to 0", func(t *testing.T, path string) { damagetest.Cut(t, path, 0) }, 40, 0, 40},
+		{"truncated to 0, no recovery point", func(t *testing.T, path string) { damagetest.Cut(t, path, 0) }, 0, 0, 1},
+		{"cut at a batch", func(t *testing.T, path string) { damagetest.Cut(t, path, damagetest.BatchEnd(t, path, 2)) }, 40, 20, 40},
+		{"byte flipped in the second batch", func(t *testing.T, path string) { damagetest.Flip(t, path, damagetest.BatchEnd(t, path, 1)+70) }, 40, 10, 40},
+		{"byte flipped in the last batch", func(t *testing.T, path string) { damagetest.Flip(t, path, damagetest.BatchEnd(t, path, 3)+70) }, 40, 30, 40},
+		{"unflushed tail torn, below no recovery point", func(t *testing.T, path string) { damagetest.Cut(t, path, damagetest.BatchEnd(t, path, 3)+5) }, 30, 30, 30},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -1,6 +1,6 @@
-// Package filedamage damages log segment files for tests, as a disk or a
+// Package damagetest damages log segment files for tests, as a disk or a
 // person would: a flipped byte, a file cut short.
-package filedamage
+package damagetest
 
 import (
 	"os"
