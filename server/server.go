@@ -10,126 +10,19 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kraftlab/kraftlab/metadata/cache"
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
-	"github.com/kraftlab/kraftlab/metadata/record"
-	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 )
 
-// Config configures a Server.
-type Config struct {
-	// Kind says which parts the server has.
-	Kind Kind
-	// Raft configures the server's raft client: the node's id, the
-	// voters, its folder, how it reaches its peers. A controller must be
-	// one of Raft.Raft.Voters and a broker must not. Raft.Secret, the
-	// playground's member secret (LoadSecret), is required: the listener
-	// serves the quorum's RPCs only to connections that authenticate with
-	// it, and the node's clients authenticate with it.
-	Raft quorum.Config
-	// Addr is the address to listen on; empty means 127.0.0.1 on a port
-	// the system picks. A restarted server listens on the address it got
-	// the first time, so its peers find it again.
-	Addr string
-	// Publishers, if set, returns the parts that subscribe to the metadata
-	// loader of one incarnation (the quorum controller on a controller,
-	// the lifecycle manager on a broker). It is called at each start,
-	// before the new loader is handed any record, so the parts see every
-	// image from the first.
-	Publishers func() []loader.Publisher
-	// OnLoaderEvent, if set, receives the loader's events from its own
-	// goroutine; it must not block.
-	OnLoaderEvent func(loader.Event)
-	// Controller configures a controller's quorum controller.
-	Controller ControllerConfig
-	// Broker configures a broker's lifecycle manager.
-	Broker BrokerConfig
-	// OnRestart, if set, hears that the node started again by itself
-	// after it stopped on a disk fault (see Restarting), with what the
-	// restarts did; it is called from the restarts' goroutine and must
-	// not block.
-	OnRestart func(RestartStatus)
-	// Logger receives the server's log; nil discards it.
-	Logger *slog.Logger
-}
-
-// ControllerConfig configures the quorum controller a controller runs in
-// each incarnation; it acts while its node leads the quorum.
-type ControllerConfig struct {
-	// SessionTimeout is broker.session.timeout.ms; 0 means Kafka's 9 s.
-	SessionTimeout time.Duration
-	// NoOpInterval is metadata.max.idle.interval.ms; 0 writes no NoOps.
-	NoOpInterval time.Duration
-	// DefaultNumPartitions and DefaultReplicationFactor are num.partitions
-	// and default.replication.factor; 0 means Kafka's 1.
-	DefaultNumPartitions     int32
-	DefaultReplicationFactor int16
-	// UncleanLeaderElectionEnable is unclean.leader.election.enable, the
-	// cluster default a topic's config overrides.
-	UncleanLeaderElectionEnable bool
-	// UncleanLeaderElectionInterval is unclean.leader.election.interval.ms;
-	// 0 means Kafka's 5 min.
-	UncleanLeaderElectionInterval time.Duration
-	// MaxBrokerPartitions is max.broker.partitions (KIP-578): the most
-	// partition replicas one broker may host. 0 means
-	// controller.DefaultMaxBrokerPartitions.
-	MaxBrokerPartitions int
-	// OnEvent, if set, receives the controller's events, from its
-	// goroutine; it must not block.
-	OnEvent func(controller.Event)
-}
-
-// BrokerConfig configures a broker's lifecycle manager and its
-// ReplicaManager. Zero values take Kafka's defaults.
-type BrokerConfig struct {
-	// HeartbeatInterval is broker.heartbeat.interval.ms; 0 means Kafka's
-	// 2 s.
-	HeartbeatInterval time.Duration
-	// OnEvent, if set, receives the lifecycle manager's events, from its
-	// goroutine; it must not block.
-	OnEvent func(LifecycleEvent)
-	// ReplicaLagTimeMax is replica.lag.time.max.ms; 0 means Kafka's 30 s.
-	ReplicaLagTimeMax time.Duration
-	// ReplicaFetchWaitMax is replica.fetch.wait.max.ms; 0 means Kafka's
-	// 500 ms.
-	ReplicaFetchWaitMax time.Duration
-	// NumReplicaFetchers is num.replica.fetchers; 0 means Kafka's 1.
-	NumReplicaFetchers int
-	// ReplicaFetchBackoff is replica.fetch.backoff.ms; 0 means Kafka's 1 s.
-	ReplicaFetchBackoff time.Duration
-	// ReplicaFetchMinBytes, ReplicaFetchMaxBytes and
-	// ReplicaFetchResponseMaxBytes are replica.fetch.min.bytes (1),
-	// replica.fetch.max.bytes (1 MiB) and replica.fetch.response.max.bytes
-	// (10 MiB).
-	ReplicaFetchMinBytes         int32
-	ReplicaFetchMaxBytes         int32
-	ReplicaFetchResponseMaxBytes int32
-	// OnReplicaEvent, if set, receives the ReplicaManager's news of
-	// damaged and repaired replicas; it must not block.
-	OnReplicaEvent func(ReplicaEvent)
-	// MinInsyncReplicas is min.insync.replicas from the broker's own
-	// configuration: the default below a topic's config and the dynamic
-	// cluster default. 0 means Kafka's 1.
-	MinInsyncReplicas int
-	// FetchMaxBytes is fetch.max.bytes: the most one Fetch answer holds
-	// (plus one batch), whatever the request asks; a follower's is also
-	// bounded by ReplicaFetchResponseMaxBytes. 0 means Kafka's 55 MiB.
-	FetchMaxBytes int32
-	// MessageMaxBytes is message.max.bytes: the largest batch a producer
-	// may append (MESSAGE_TOO_LARGE). 0 means Kafka's 1048588.
-	MessageMaxBytes int32
-	// MaxBrokerPartitions is max.broker.partitions: the most replicas the
-	// broker opens, whatever the metadata assigns it. 0 means
-	// controller.DefaultMaxBrokerPartitions.
-	MaxBrokerPartitions int
-}
-
-// Server is one node of the cluster: a listener, the dispatcher behind it
-// and the node's parts. Its methods are safe for concurrent use.
+// Server is one node of the cluster, the part every node shares (Kafka's
+// SharedServer with the life KafkaRaftServer gives it): its listener and
+// the dispatcher behind it, its raft client and metadata loader, and the
+// start, graceful stop, kill and restart that act on the whole node. What
+// only one kind of node runs is its ControllerServer or BrokerServer,
+// made anew at each start. Its methods are safe for concurrent use.
 type Server struct {
 	cfg  Config
 	id   int32
@@ -137,15 +30,13 @@ type Server struct {
 	log  *slog.Logger
 	// loader is the current (or last) incarnation's metadata loader.
 	loader atomic.Pointer[loader.Loader]
-	// ctl is a controller's current (or last) quorum controller.
-	ctl atomic.Pointer[controller.QuorumController]
-	// lifecycle is a broker's current (or last) lifecycle manager.
-	lifecycle atomic.Pointer[LifecycleManager]
-	// replicas is a broker's current (or last) ReplicaManager.
-	replicas atomic.Pointer[ReplicaManager]
-	// parts are the publishers of the incarnation being started, for its
-	// loader; set under life before the raft client starts.
-	parts []loader.Publisher
+	// controller and broker are the current (or last) incarnation's own
+	// parts; only the one of the node's kind is ever set.
+	controller atomic.Pointer[ControllerServer]
+	broker     atomic.Pointer[BrokerServer]
+	// publishers are the loader publishers of the incarnation being
+	// started, set under life before the raft client starts.
+	publishers []loader.Publisher
 
 	// life serialises Start, Stop and Kill.
 	life sync.Mutex
@@ -160,6 +51,24 @@ type Server struct {
 	restart *restarter
 	down    bool
 	streak  int
+}
+
+// part is what one kind of node runs beside the shared raft client and
+// loader, for one incarnation: a ControllerServer or a BrokerServer. It
+// registers its APIs on the incarnation's dispatcher when it is made.
+type part interface {
+	// listening runs once the listener has its address.
+	listening() error
+	// shutdown is the first step of a graceful stop, before the raft
+	// client stops (a broker's controlled shutdown).
+	shutdown(ctx context.Context) error
+	// stopped runs when a graceful stop has closed the listener, so that
+	// what the part keeps on disk is closed when Stop returns.
+	stopped()
+	// kill stops the part as a crash, before the raft client is killed.
+	kill()
+	// close stops the part once its incarnation has ended.
+	close()
 }
 
 // New checks cfg and returns a server that is not started yet.
@@ -206,7 +115,7 @@ func New(cfg Config) (*Server, error) {
 // newLoader makes the metadata loader of a new incarnation: a restart
 // replays the log, from the latest snapshot, into a fresh one.
 func (s *Server) newLoader() quorum.Listener {
-	pubs := slices.Clone(s.parts)
+	pubs := slices.Clone(s.publishers)
 	if s.cfg.Publishers != nil {
 		pubs = append(pubs, s.cfg.Publishers()...)
 	}
@@ -219,20 +128,42 @@ func (s *Server) newLoader() quorum.Listener {
 // its last one while it is stopped; nil before the first start.
 func (s *Server) Loader() *loader.Loader { return s.loader.Load() }
 
-// Controller is a controller's quorum controller of its current
+// ControllerServer is a controller's own parts of its current
 // incarnation, or of its last one while it is stopped; nil on a broker and
 // before the first start.
-func (s *Server) Controller() *controller.QuorumController { return s.ctl.Load() }
+func (s *Server) ControllerServer() *ControllerServer { return s.controller.Load() }
 
-// Lifecycle is a broker's lifecycle manager of its current incarnation,
-// or of its last one while it is stopped; nil on a controller and before
-// the first start.
-func (s *Server) Lifecycle() *LifecycleManager { return s.lifecycle.Load() }
+// BrokerServer is a broker's own parts of its current incarnation, or of
+// its last one while it is stopped; nil on a controller and before the
+// first start.
+func (s *Server) BrokerServer() *BrokerServer { return s.broker.Load() }
 
-// ReplicaManager is a broker's ReplicaManager of its current incarnation,
-// or of its last one while it is stopped; nil on a controller and before
-// the first start.
-func (s *Server) ReplicaManager() *ReplicaManager { return s.replicas.Load() }
+// Controller is a controller's quorum controller (ControllerServer's),
+// nil on a broker and before the first start.
+func (s *Server) Controller() *controller.QuorumController {
+	if c := s.ControllerServer(); c != nil {
+		return c.QuorumController()
+	}
+	return nil
+}
+
+// Lifecycle is a broker's lifecycle manager (BrokerServer's), nil on a
+// controller and before the first start.
+func (s *Server) Lifecycle() *LifecycleManager {
+	if b := s.BrokerServer(); b != nil {
+		return b.Lifecycle()
+	}
+	return nil
+}
+
+// ReplicaManager is a broker's ReplicaManager (BrokerServer's), nil on a
+// controller and before the first start.
+func (s *Server) ReplicaManager() *ReplicaManager {
+	if b := s.BrokerServer(); b != nil {
+		return b.ReplicaManager()
+	}
+	return nil
+}
 
 // servedImage is the image a broker answers Metadata from: the one its
 // ReplicaManager has reconciled (see appliedImage), or the loader's
@@ -303,76 +234,13 @@ func (s *Server) start(ctx context.Context) error {
 		return errors.New("it is already running")
 	}
 	mux := wire.NewMux()
-	var fwd *forwarder
-	var ctl *controller.QuorumController
-	var rm *ReplicaManager
-	var pids *producerIDManager
-	var brokers *brokerChannel
-	s.parts = nil
-	switch s.cfg.Kind {
-	case Controller:
-		if err := s.raft.Register(mux); err != nil {
-			return err
-		}
-		if err := s.registerDescribeControllers(mux); err != nil {
-			return err
-		}
-		brokers = newBrokerChannel(s.memberClientConfig(), s.brokerAddr)
-		var err error
-		if ctl, err = s.newController(mux, brokers); err != nil {
-			brokers.close()
-			return err
-		}
-		// Brokers forward their clients' admin requests in envelopes, as
-		// a real Kafka broker that joins the controllers does.
-		if err := mux.ServeEnvelopes(); err != nil {
-			ctl.Close()
-			brokers.close()
-			return fmt.Errorf("node %d: %w", s.id, err)
-		}
-	case Broker:
-		fwd = newForwarder(s)
-		if err := fwd.register(mux); err != nil {
-			return err
-		}
-		if err := cache.Register(mux, s.servedImage, s.cfg.Raft.Raft.ClusterID, s.id, listenerName); err != nil {
-			fwd.close()
-			return fmt.Errorf("node %d: %w", s.id, err)
-		}
-		var err error
-		if rm, err = s.newReplicaManager(mux, fwd.ch); err != nil {
-			fwd.close()
-			return err
-		}
-		if pids, err = s.newProducerIDManager(mux, fwd.ch); err != nil {
-			rm.Close()
-			fwd.close()
-			return err
-		}
-	}
-	var lm *LifecycleManager
-	stopParts := func() {
-		if ctl != nil {
-			ctl.Close()
-		}
-		if brokers != nil {
-			brokers.close()
-		}
-		if lm != nil {
-			lm.Close()
-		}
-		if rm != nil {
-			rm.Close()
-		}
-		if pids != nil {
-			pids.close()
-		}
-		if fwd != nil {
-			fwd.close()
-		}
+	s.publishers = nil
+	p, err := s.newPart(mux)
+	if err != nil {
+		return err
 	}
 	if err := s.raft.Start(ctx); err != nil {
-		stopParts()
+		p.close()
 		return err
 	}
 	ln, err := wire.Listen(wire.ServerConfig{
@@ -387,21 +255,17 @@ func (s *Server) start(ctx context.Context) error {
 	})
 	if err != nil {
 		s.raft.Kill()
-		stopParts()
+		p.close()
 		return err
 	}
 	s.mu.Lock()
 	s.listener, s.addr = ln, ln.Addr()
 	s.mu.Unlock()
-	if fwd != nil {
-		// Registered once the listener has its port: the registration
-		// carries it.
-		if lm, err = s.newLifecycle(fwd); err != nil {
-			s.closeListener(ln)
-			s.raft.Kill()
-			stopParts()
-			return err
-		}
+	if err := p.listening(); err != nil {
+		s.closeListener(ln)
+		s.raft.Kill()
+		p.close()
+		return err
 	}
 	// The raft client also ends by itself, on a disk failure: the whole
 	// node goes down with it, and starts again once its folder takes
@@ -410,7 +274,7 @@ func (s *Server) start(ctx context.Context) error {
 	go func() {
 		<-done
 		s.closeListener(ln)
-		stopParts()
+		p.close()
 		s.maybeRestart(started)
 	}()
 	return nil
@@ -442,19 +306,11 @@ func (s *Server) Stop(ctx context.Context) error {
 	if ln == nil {
 		return quorum.ErrNotRunning
 	}
-	var shutdownErr error
-	if lm := s.Lifecycle(); lm != nil && s.cfg.Kind == Broker {
-		// Kafka's controlled shutdown: the controller moves the broker's
-		// leaderships away before it goes.
-		shutdownErr = lm.Shutdown(ctx)
-	}
+	p := s.part()
+	shutdownErr := p.shutdown(ctx)
 	err := s.raft.Stop(ctx)
 	s.closeListener(ln)
-	if rm := s.ReplicaManager(); rm != nil {
-		// Closed here, not only when the raft client's end is noticed, so
-		// that the logs are flushed and closed when Stop returns.
-		rm.Close()
-	}
+	p.stopped()
 	return errors.Join(err, shutdownErr)
 }
 
@@ -470,130 +326,36 @@ func (s *Server) Kill() error {
 		return quorum.ErrNotRunning
 	}
 	s.closeListener(ln)
-	if rm := s.ReplicaManager(); rm != nil {
-		rm.kill()
-	}
+	s.part().kill()
 	if err := s.raft.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
 		return err
 	}
 	return nil
 }
 
-// newController makes the quorum controller of a new incarnation: it
-// serves its APIs on mux and learns the committed metadata and the
-// leadership from the incarnation's loader.
-func (s *Server) newController(mux *wire.Mux, brokers *brokerChannel) (*controller.QuorumController, error) {
-	c := s.cfg.Controller
-	ctl, err := controller.New(controller.Config{
-		ReplicaLogInfo:           replicaLogInfo(brokers),
-		NodeID:                   s.id,
-		ClusterID:                s.cfg.Raft.Raft.ClusterID,
-		Raft:                     s.raft,
-		SessionTimeout:           c.SessionTimeout,
-		NoOpInterval:             c.NoOpInterval,
-		DefaultNumPartitions:     c.DefaultNumPartitions,
-		MaxBrokerPartitions:      c.MaxBrokerPartitions,
-		DefaultReplicationFactor: c.DefaultReplicationFactor,
-		UncleanLeaderElection:    c.UncleanLeaderElectionEnable,
-		UncleanElectionInterval:  c.UncleanLeaderElectionInterval,
-		OnEvent:                  c.OnEvent,
-		Logger:                   s.log,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("node %d: %w", s.id, err)
+// newPart makes the incarnation's own part of the node's kind; its APIs
+// go on mux.
+func (s *Server) newPart(mux *wire.Mux) (part, error) {
+	if s.cfg.Kind == Controller {
+		c, err := newControllerServer(s, mux)
+		if err != nil {
+			return nil, err
+		}
+		s.controller.Store(c)
+		return c, nil
 	}
-	if err := ctl.Register(mux); err != nil {
-		ctl.Close()
-		return nil, fmt.Errorf("node %d: %w", s.id, err)
-	}
-	s.parts = append(s.parts, loader.PublisherFuncs{
-		Update: func(_ *image.MetadataDelta, img *image.MetadataImage, _ loader.Manifest) {
-			ctl.HandleCommittedImage(img)
-		},
-		Leader: ctl.HandleLeaderChange,
-	})
-	s.ctl.Store(ctl)
-	return ctl, nil
-}
-
-// listenerName is the name brokers register their listener under and
-// answer Metadata for, Kafka's default.
-const listenerName = "PLAINTEXT"
-
-// newLifecycle starts a broker's lifecycle manager for a new incarnation:
-// it registers with the active controller through the forwarder's
-// connections and heartbeats with the loader's applied offset.
-func (s *Server) newLifecycle(fwd *forwarder) (*LifecycleManager, error) {
-	cfg, err := brokerLifecycleConfig(s, fwd.ch, s.appliedOffset)
+	b, err := newBrokerServer(s, mux)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := directoryID(s.cfg.Raft.Dir, s.cfg.Raft.Raft.ClusterID, s.id)
-	if err != nil {
-		return nil, fmt.Errorf("node %d: %w", s.id, err)
-	}
-	cfg.LogDirs = []record.Uuid{dir}
-	cfg.HeartbeatInterval = s.cfg.Broker.HeartbeatInterval
-	cfg.OnEvent = s.cfg.Broker.OnEvent
-	lm, err := NewLifecycleManager(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("node %d: %w", s.id, err)
-	}
-	lm.Start()
-	s.lifecycle.Store(lm)
-	return lm, nil
+	s.broker.Store(b)
+	return b, nil
 }
 
-// newReplicaManager makes a broker's ReplicaManager for a new
-// incarnation: its partitions live in the node's folder, its fetchers
-// reach the other brokers as members through the playground's links, and
-// it asks the active controller for ISR changes through ch.
-func (s *Server) newReplicaManager(mux *wire.Mux, ch *controllerChannel) (*ReplicaManager, error) {
-	dir, err := directoryID(s.cfg.Raft.Dir, s.cfg.Raft.Raft.ClusterID, s.id)
-	if err != nil {
-		return nil, fmt.Errorf("node %d: %w", s.id, err)
+// part is the running (or last) incarnation's own part.
+func (s *Server) part() part {
+	if c := s.ControllerServer(); c != nil {
+		return c
 	}
-	rm, err := newReplicaManager(replicaManagerConfig{
-		id:      s.id,
-		dir:     s.cfg.Raft.Dir,
-		dirID:   dir,
-		onEvent: s.cfg.Broker.OnReplicaEvent,
-		log:     s.log,
-		brokerEpoch: func() int64 {
-			if lm := s.Lifecycle(); lm != nil {
-				return lm.BrokerEpoch()
-			}
-			return -1
-		},
-		controller: func() int32 { return s.raft.Status().LeaderID },
-		ctl:        ch,
-		client:     ch.cfg,
-		lagTimeMax: s.cfg.Broker.ReplicaLagTimeMax,
-		minInsync:  s.cfg.Broker.MinInsyncReplicas,
-		fetchers: fetcher.Config{
-			NumReplicaFetchers:    s.cfg.Broker.NumReplicaFetchers,
-			FetchWaitMax:          s.cfg.Broker.ReplicaFetchWaitMax,
-			FetchMinBytes:         s.cfg.Broker.ReplicaFetchMinBytes,
-			FetchMaxBytes:         s.cfg.Broker.ReplicaFetchMaxBytes,
-			FetchResponseMaxBytes: s.cfg.Broker.ReplicaFetchResponseMaxBytes,
-			FetchBackoff:          s.cfg.Broker.ReplicaFetchBackoff,
-		},
-		flush: s.cfg.Raft.Flush,
-		limits: dataLimits{
-			fetchMaxBytes:                int(s.cfg.Broker.FetchMaxBytes),
-			replicaFetchResponseMaxBytes: int(s.cfg.Broker.ReplicaFetchResponseMaxBytes),
-			messageMaxBytes:              int(s.cfg.Broker.MessageMaxBytes),
-			maxPartitions:                s.cfg.Broker.MaxBrokerPartitions,
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("node %d: %w", s.id, err)
-	}
-	if err := rm.register(mux); err != nil {
-		rm.Close()
-		return nil, fmt.Errorf("node %d: %w", s.id, err)
-	}
-	s.parts = append(s.parts, rm.publisher())
-	s.replicas.Store(rm)
-	return rm, nil
+	return s.BrokerServer()
 }

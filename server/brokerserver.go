@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/kraftlab/kraftlab/metadata/cache"
+	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/fetcher"
+	"github.com/kraftlab/kraftlab/replication/wire"
+)
+
+// listenerName is the name brokers register their listener under and
+// answer Metadata for, Kafka's default.
+const listenerName = "PLAINTEXT"
+
+// BrokerServer is what only a broker runs, for one incarnation (Kafka's
+// BrokerServer): the forwarder to the controllers, the metadata cache
+// that answers Metadata and DescribeCluster, the ReplicaManager with its
+// partitions and replica fetchers, the producer id manager, and the
+// lifecycle manager that registers and heartbeats once the listener has
+// its address. Its raft client, an observer of the metadata quorum, is
+// the node's, shared.
+type BrokerServer struct {
+	s        *Server
+	fwd      *forwarder
+	replicas *ReplicaManager
+	pids     *producerIDManager
+	// lifecycle is set once the listener opened.
+	lifecycle atomic.Pointer[LifecycleManager]
+}
+
+// newBrokerServer makes a broker's parts for a new incarnation and
+// registers their APIs on mux.
+func newBrokerServer(s *Server, mux *wire.Mux) (*BrokerServer, error) {
+	b := &BrokerServer{s: s, fwd: newForwarder(s)}
+	if err := b.fwd.register(mux); err != nil {
+		return nil, err
+	}
+	if err := cache.Register(mux, s.servedImage, s.cfg.Raft.Raft.ClusterID, s.id, listenerName); err != nil {
+		b.fwd.close()
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	var err error
+	if b.replicas, err = b.newReplicaManager(mux); err != nil {
+		b.fwd.close()
+		return nil, err
+	}
+	if b.pids, err = s.newProducerIDManager(mux, b.fwd.ch); err != nil {
+		b.replicas.Close()
+		b.fwd.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// ReplicaManager is the incarnation's ReplicaManager.
+func (b *BrokerServer) ReplicaManager() *ReplicaManager { return b.replicas }
+
+// Lifecycle is the incarnation's lifecycle manager, nil until the
+// listener opened.
+func (b *BrokerServer) Lifecycle() *LifecycleManager { return b.lifecycle.Load() }
+
+// listening starts the lifecycle manager: the registration carries the
+// listener's port.
+func (b *BrokerServer) listening() error {
+	s := b.s
+	cfg, err := brokerLifecycleConfig(s, b.fwd.ch, s.appliedOffset)
+	if err != nil {
+		return err
+	}
+	dir, err := directoryID(s.cfg.Raft.Dir, s.cfg.Raft.Raft.ClusterID, s.id)
+	if err != nil {
+		return fmt.Errorf("node %d: %w", s.id, err)
+	}
+	cfg.LogDirs = []record.Uuid{dir}
+	cfg.HeartbeatInterval = s.cfg.Broker.HeartbeatInterval
+	cfg.OnEvent = s.cfg.Broker.OnEvent
+	lm, err := NewLifecycleManager(cfg)
+	if err != nil {
+		return fmt.Errorf("node %d: %w", s.id, err)
+	}
+	lm.Start()
+	b.lifecycle.Store(lm)
+	return nil
+}
+
+// shutdown is Kafka's controlled shutdown: the controller moves the
+// broker's leaderships away before it goes.
+func (b *BrokerServer) shutdown(ctx context.Context) error {
+	if lm := b.Lifecycle(); lm != nil {
+		return lm.Shutdown(ctx)
+	}
+	return nil
+}
+
+// stopped closes the ReplicaManager, not only once the raft client's end
+// is noticed, so that the logs are flushed and closed when Stop returns.
+func (b *BrokerServer) stopped() { b.replicas.Close() }
+
+// kill closes the ReplicaManager as a crash: what the logs had not
+// flushed is lost.
+func (b *BrokerServer) kill() { b.replicas.kill() }
+
+func (b *BrokerServer) close() {
+	if lm := b.Lifecycle(); lm != nil {
+		lm.Close()
+	}
+	b.replicas.Close()
+	b.pids.close()
+	b.fwd.close()
+}
+
+// newReplicaManager makes the incarnation's ReplicaManager: its
+// partitions live in the node's folder, its fetchers reach the other
+// brokers as members through the playground's links, and it asks the
+// active controller for ISR changes through the forwarder's channel.
+func (b *BrokerServer) newReplicaManager(mux *wire.Mux) (*ReplicaManager, error) {
+	s, ch := b.s, b.fwd.ch
+	dir, err := directoryID(s.cfg.Raft.Dir, s.cfg.Raft.Raft.ClusterID, s.id)
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	rm, err := newReplicaManager(replicaManagerConfig{
+		id:      s.id,
+		dir:     s.cfg.Raft.Dir,
+		dirID:   dir,
+		onEvent: s.cfg.Broker.OnReplicaEvent,
+		log:     s.log,
+		brokerEpoch: func() int64 {
+			if lm := b.Lifecycle(); lm != nil {
+				return lm.BrokerEpoch()
+			}
+			return -1
+		},
+		controller: func() int32 { return s.raft.Status().LeaderID },
+		ctl:        ch,
+		client:     ch.cfg,
+		lagTimeMax: s.cfg.Broker.ReplicaLagTimeMax,
+		minInsync:  s.cfg.Broker.MinInsyncReplicas,
+		fetchers: fetcher.Config{
+			NumReplicaFetchers:    s.cfg.Broker.NumReplicaFetchers,
+			FetchWaitMax:          s.cfg.Broker.ReplicaFetchWaitMax,
+			FetchMinBytes:         s.cfg.Broker.ReplicaFetchMinBytes,
+			FetchMaxBytes:         s.cfg.Broker.ReplicaFetchMaxBytes,
+			FetchResponseMaxBytes: s.cfg.Broker.ReplicaFetchResponseMaxBytes,
+			FetchBackoff:          s.cfg.Broker.ReplicaFetchBackoff,
+		},
+		flush: s.cfg.Raft.Flush,
+		limits: dataLimits{
+			fetchMaxBytes:                int(s.cfg.Broker.FetchMaxBytes),
+			replicaFetchResponseMaxBytes: int(s.cfg.Broker.ReplicaFetchResponseMaxBytes),
+			messageMaxBytes:              int(s.cfg.Broker.MessageMaxBytes),
+			maxPartitions:                s.cfg.Broker.MaxBrokerPartitions,
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	if err := rm.register(mux); err != nil {
+		rm.Close()
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	s.publishers = append(s.publishers, rm.publisher())
+	return rm, nil
+}
