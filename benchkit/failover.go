@@ -266,7 +266,7 @@ func failoverRound(ctx context.Context, k *Kraftlab, evs *events, change Change)
 		}
 	}
 	if change != ChangeResign {
-		if err := k.startNode(ctx, old); err != nil {
+		if err := k.group.Start(ctx, old); err != nil {
 			return s, fmt.Errorf("restart node %d: %w", old.ID(), err)
 		}
 	}

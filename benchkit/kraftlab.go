@@ -69,9 +69,7 @@ type Kraftlab struct {
 	// onEvent, if set before Start, receives every node's events.
 	onEvent func(quorum.Event)
 
-	nodes  []*server.Server
-	addrMu sync.RWMutex
-	addrs  map[int32]string
+	group *server.Group
 
 	// records caches the metadata record Propose writes for a payload
 	// size.
@@ -86,7 +84,7 @@ type Kraftlab struct {
 // NewKraftlab returns an unstarted Kraftlab whose voters run with t; Start
 // sets its flush policy.
 func NewKraftlab(name string, t cluster.Timing) *Kraftlab {
-	return &Kraftlab{name: name, timing: t, addrs: map[int32]string{}, closed: make(chan struct{})}
+	return &Kraftlab{name: name, timing: t, group: server.NewGroup(), closed: make(chan struct{})}
 }
 
 // voterIDs are the quorum's voters, 1..voters.
@@ -118,25 +116,21 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 	for _, id := range voters {
 		t := k.timing
 		t.Flush = flush
-		n, err := t.NewServer(cluster.NodeSpec{
+		_, err := t.NewServer(k.group, cluster.NodeSpec{
 			ID:        id,
 			Voters:    voters,
 			ClusterID: benchClusterID,
 			DataDir:   dir,
-			Peers:     k.addr,
 			OnEvent:   k.onEvent,
 		})
 		if err != nil {
 			k.Close()
 			return fmt.Errorf("%s: voter %d: %w", k.name, id, err)
 		}
-		k.nodes = append(k.nodes, n)
 	}
-	for _, n := range k.nodes {
-		if err := k.startNode(context.Background(), n); err != nil {
-			k.Close()
-			return fmt.Errorf("%s: %w", k.name, err)
-		}
+	if err := k.group.StartAll(context.Background()); err != nil {
+		k.Close()
+		return fmt.Errorf("%s: %w", k.name, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
@@ -147,32 +141,8 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 	return nil
 }
 
-func (k *Kraftlab) addr(id int32) (string, bool) {
-	k.addrMu.RLock()
-	defer k.addrMu.RUnlock()
-	a, ok := k.addrs[id]
-	return a, ok
-}
-
-func (k *Kraftlab) startNode(ctx context.Context, n *server.Server) error {
-	if err := n.Start(ctx); err != nil {
-		return err
-	}
-	k.addrMu.Lock()
-	k.addrs[n.ID()] = n.Addr()
-	k.addrMu.Unlock()
-	return nil
-}
-
 // node returns voter id.
-func (k *Kraftlab) node(id int32) *server.Server {
-	for _, n := range k.nodes {
-		if n.ID() == id {
-			return n
-		}
-	}
-	return nil
-}
+func (k *Kraftlab) node(id int32) *server.Server { return k.group.Server(id) }
 
 // stableLeader returns the leader if every voter runs and names it in the
 // same epoch, and it accepts appends and has committed in its epoch; else
@@ -180,8 +150,8 @@ func (k *Kraftlab) node(id int32) *server.Server {
 func (k *Kraftlab) stableLeader() (*server.Server, quorum.Status) {
 	var leader *server.Server
 	var lst quorum.Status
-	sts := make([]quorum.Status, len(k.nodes))
-	for i, n := range k.nodes {
+	sts := make([]quorum.Status, len(k.group.Servers()))
+	for i, n := range k.group.Servers() {
 		sts[i] = n.Raft().Status()
 		if sts[i].Writable {
 			leader, lst = n, sts[i]
@@ -215,7 +185,7 @@ func (k *Kraftlab) waitStable(ctx context.Context) error {
 			target, epoch = lst.HighWatermark, lst.Epoch
 		default:
 			caught := true
-			for _, n := range k.nodes {
+			for _, n := range k.group.Servers() {
 				if n.Raft().Status().LogEndOffset < target {
 					caught = false
 				}
@@ -295,7 +265,7 @@ func (k *Kraftlab) findLeader(ctx context.Context, failed *server.Server) error 
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
-		for _, n := range k.nodes {
+		for _, n := range k.group.Servers() {
 			if n != failed && n.Raft().Status().Writable {
 				k.leader.Store(n)
 				return nil
@@ -330,13 +300,7 @@ func (k *Kraftlab) isClosed() bool {
 func (k *Kraftlab) Close() error {
 	k.closing.Do(func() {
 		close(k.closed)
-		var errs []error
-		for _, n := range k.nodes {
-			if err := n.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
-				errs = append(errs, err)
-			}
-		}
-		k.err = errors.Join(errs...)
+		k.err = k.group.KillAll()
 	})
 	return k.err
 }

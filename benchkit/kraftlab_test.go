@@ -60,7 +60,7 @@ func TestKraftlabCommits(t *testing.T) {
 				}
 				k := sys.(*Kraftlab)
 				want := int64(writers * each)
-				for _, n := range k.nodes {
+				for _, n := range k.group.Servers() {
 					// Every proposal is a load record the loader applies:
 					// it has applied them all once it reaches the
 					// leader's high watermark with no load error.
@@ -68,7 +68,7 @@ func TestKraftlabCommits(t *testing.T) {
 					// leadership since: the highest high watermark is the
 					// committed end.
 					hwm := int64(0)
-					for _, m := range k.nodes {
+					for _, m := range k.group.Servers() {
 						hwm = max(hwm, m.Raft().Status().HighWatermark)
 					}
 					loaded := func() bool {

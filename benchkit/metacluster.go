@@ -16,7 +16,6 @@ import (
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
-	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/server"
 )
@@ -35,8 +34,7 @@ type metaCluster struct {
 	dir      string
 	voters   []int32
 	brokers  []int32
-	nodes    []*server.Server
-	byID     map[int32]*server.Server
+	group    *server.Group
 	arrivals *arrivals
 	// elections keeps the voters' elections (failover's events).
 	elections *events
@@ -46,16 +44,13 @@ type metaCluster struct {
 	// explain a NOT_CONTROLLER the benchmark did not cause.
 	deactMu       sync.Mutex
 	deactivations []string
-
-	addrMu sync.RWMutex
-	addrs  map[int32]string
 }
 
 // newMetaCluster builds (unstarted) three controllers and brokers brokers.
 func newMetaCluster(t cluster.Timing, dir string, brokers int) (*metaCluster, error) {
 	c := &metaCluster{
 		timing: t, dir: dir, voters: []int32{1, 2, 3},
-		byID: map[int32]*server.Server{}, addrs: map[int32]string{},
+		group:    server.NewGroup(),
 		arrivals: newArrivals(), elections: newEvents(),
 		activations: make(chan controller.Event, 64),
 	}
@@ -63,8 +58,8 @@ func newMetaCluster(t cluster.Timing, dir string, brokers int) (*metaCluster, er
 		c.brokers = append(c.brokers, int32(101+i))
 	}
 	for _, id := range append(append([]int32{}, c.voters...), c.brokers...) {
-		srv, err := t.NewServer(cluster.NodeSpec{
-			ID: id, Voters: c.voters, ClusterID: benchClusterID, DataDir: dir, Peers: c.addr,
+		_, err := t.NewServer(c.group, cluster.NodeSpec{
+			ID: id, Voters: c.voters, ClusterID: benchClusterID, DataDir: dir,
 			OnEvent:           c.elections.add,
 			OnControllerEvent: c.onControllerEvent,
 			Publishers: func() []loader.Publisher {
@@ -75,8 +70,6 @@ func newMetaCluster(t cluster.Timing, dir string, brokers int) (*metaCluster, er
 			c.close()
 			return nil, fmt.Errorf("node %d: %w", id, err)
 		}
-		c.nodes = append(c.nodes, srv)
-		c.byID[id] = srv
 	}
 	return c, nil
 }
@@ -96,30 +89,11 @@ func (c *metaCluster) onControllerEvent(ev controller.Event) {
 	}
 }
 
-func (c *metaCluster) addr(id int32) (string, bool) {
-	c.addrMu.RLock()
-	defer c.addrMu.RUnlock()
-	a, ok := c.addrs[id]
-	return a, ok
-}
-
-func (c *metaCluster) startNode(ctx context.Context, n *server.Server) error {
-	if err := n.Start(ctx); err != nil {
-		return fmt.Errorf("start node %d: %w", n.ID(), err)
-	}
-	c.addrMu.Lock()
-	c.addrs[n.ID()] = n.Addr()
-	c.addrMu.Unlock()
-	return nil
-}
-
 // start starts every node and waits until a controller is active and
 // every broker is RUNNING (registered, caught up and unfenced).
 func (c *metaCluster) start(ctx context.Context) error {
-	for _, n := range c.nodes {
-		if err := c.startNode(ctx, n); err != nil {
-			return err
-		}
+	if err := c.group.StartAll(ctx); err != nil {
+		return err
 	}
 	return c.waitHealthy(ctx)
 }
@@ -131,7 +105,7 @@ func (c *metaCluster) waitHealthy(ctx context.Context) error {
 			return false
 		}
 		for _, id := range c.brokers {
-			lm := c.byID[id].Lifecycle()
+			lm := c.group.Server(id).Lifecycle()
 			if lm == nil || lm.State() != server.BrokerRunning {
 				return false
 			}
@@ -143,7 +117,7 @@ func (c *metaCluster) waitHealthy(ctx context.Context) error {
 // active returns the controller node whose quorum controller is active.
 func (c *metaCluster) active() *server.Server {
 	for _, id := range c.voters {
-		n := c.byID[id]
+		n := c.group.Server(id)
 		if !n.Running() {
 			continue
 		}
@@ -159,7 +133,7 @@ func (c *metaCluster) active() *server.Server {
 // raftLeader returns the running voter that leads the quorum.
 func (c *metaCluster) raftLeader() *server.Server {
 	for _, id := range c.voters {
-		n := c.byID[id]
+		n := c.group.Server(id)
 		if n.Running() && n.Raft().Status().Writable {
 			return n
 		}
@@ -253,15 +227,7 @@ func (c *metaCluster) client(n *server.Server) (*wire.Client, error) {
 }
 
 // close kills every node.
-func (c *metaCluster) close() error {
-	var errs []error
-	for _, n := range c.nodes {
-		if err := n.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
+func (c *metaCluster) close() error { return c.group.KillAll() }
 
 // arrivals records when each node's loader first published an image
 // holding the topic the benchmark waits for.

@@ -120,7 +120,7 @@ func killActiveController(ctx context.Context, mc *metaCluster, partitions int, 
 	}
 	if err := waitUntil(ctx, "every controller to hold the partitions", func() bool {
 		for _, id := range mc.voters {
-			if mc.byID[id].Loader().Image().Topics().NumPartitions() < partitions {
+			if mc.group.Server(id).Loader().Image().Topics().NumPartitions() < partitions {
 				return false
 			}
 		}
@@ -149,7 +149,7 @@ func killActiveController(ctx context.Context, mc *metaCluster, partitions int, 
 		}
 	}
 	s.NewController, s.NewEpoch, s.KillToElection = won.node, won.epoch, won.at.Sub(tKill)
-	cl, err := mc.client(mc.byID[won.node])
+	cl, err := mc.client(mc.group.Server(won.node))
 	if err != nil {
 		return s, err
 	}
@@ -174,7 +174,7 @@ func killActiveController(ctx context.Context, mc *metaCluster, partitions int, 
 		return s, err
 	}
 	s.Activation, s.ElectionToActive = act.Took, act.Time.Sub(won.at)
-	if err := mc.startNode(ctx, old); err != nil {
+	if err := mc.group.Start(ctx, old); err != nil {
 		return s, err
 	}
 	return s, nil

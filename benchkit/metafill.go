@@ -82,7 +82,7 @@ feed:
 		return err
 	}
 	return waitUntil(fctx, "every node to hold the partitions", func() bool {
-		for _, node := range mc.nodes {
+		for _, node := range mc.group.Servers() {
 			if node.Loader().Image().Topics().NumPartitions() < target {
 				return false
 			}

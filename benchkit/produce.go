@@ -247,7 +247,7 @@ func RunProduce(ctx context.Context, cfg ProduceConfig, progress io.Writer) (Pro
 func (c *metaCluster) brokerSeeds() []string {
 	var out []string
 	for _, id := range c.brokers {
-		if n := c.byID[id]; n.Running() {
+		if n := c.group.Server(id); n.Running() {
 			out = append(out, n.Addr())
 		}
 	}
@@ -389,7 +389,7 @@ func runCatchUp(ctx context.Context, c *metaCluster, cfg ProduceConfig) (CatchUp
 		return cu, err
 	}
 	replica := func(id int32) (server.ReplicaStats, bool) {
-		n := c.byID[id]
+		n := c.group.Server(id)
 		if !n.Running() || n.ReplicaManager() == nil {
 			return server.ReplicaStats{}, false
 		}
@@ -419,7 +419,7 @@ func runCatchUp(ctx context.Context, c *metaCluster, cfg ProduceConfig) (CatchUp
 		}
 	}
 	stopCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	err := c.byID[follower].Stop(stopCtx)
+	err := c.group.Server(follower).Stop(stopCtx)
 	cancel()
 	if err != nil {
 		return cu, fmt.Errorf("stop broker %d: %w", follower, err)
@@ -440,7 +440,7 @@ func runCatchUp(ctx context.Context, c *metaCluster, cfg ProduceConfig) (CatchUp
 	lr, _ := replica(leader)
 	end := lr.LogEndOffset
 	started := time.Now()
-	if err := c.startNode(ctx, c.byID[follower]); err != nil {
+	if err := c.group.Start(ctx, c.group.Server(follower)); err != nil {
 		return cu, err
 	}
 	// The clock starts once the broker hosts the replica again (it

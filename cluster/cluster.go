@@ -30,11 +30,9 @@ type engine struct {
 	clusterID string
 	links     *wire.Links
 	counters  *wire.Counters
+	group     *server.Group
 	nodes     []*engineNode // controllers first, by ID
 	byID      map[int32]*engineNode
-
-	addrMu sync.RWMutex // guards addrs; never held while calling a node
-	addrs  map[int32]string
 
 	load *loadGen
 
@@ -53,8 +51,8 @@ func start(ctx context.Context, cfg Config, events *Events) (Engine, error) {
 		events:   events,
 		links:    wire.NewLinks(uint64(time.Now().UnixNano())),
 		counters: wire.NewCounters(),
+		group:    server.NewGroup(),
 		byID:     make(map[int32]*engineNode),
-		addrs:    make(map[int32]string),
 	}
 	if err := e.makeDir(); err != nil {
 		return nil, err
@@ -75,7 +73,7 @@ func start(ctx context.Context, cfg Config, events *Events) (Engine, error) {
 		e.byID[id] = n
 	}
 	for _, n := range e.nodes {
-		if err := e.startNode(ctx, n); err != nil {
+		if err := e.group.Start(ctx, n.srv); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -114,12 +112,11 @@ func (e *engine) removeData() {
 
 func (e *engine) newNode(id int32) (*engineNode, error) {
 	changes := &changeTracker{}
-	srv, err := e.cfg.Timing.NewServer(NodeSpec{
+	srv, err := e.cfg.Timing.NewServer(e.group, NodeSpec{
 		ID:        id,
 		Voters:    e.cfg.ControllerIDs(),
 		ClusterID: e.clusterID,
 		DataDir:   e.dir,
-		Peers:     e.addr,
 		Links:     e.links,
 		Counters:  e.counters,
 		OnEvent:   e.publish,
@@ -145,23 +142,6 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 		kind = view.KindBroker
 	}
 	return &engineNode{id: id, kind: kind, srv: srv, q: srv.Raft(), changes: changes}, nil
-}
-
-func (e *engine) addr(id int32) (string, bool) {
-	e.addrMu.RLock()
-	defer e.addrMu.RUnlock()
-	a, ok := e.addrs[id]
-	return a, ok
-}
-
-func (e *engine) startNode(ctx context.Context, n *engineNode) error {
-	if err := n.srv.Start(ctx); err != nil {
-		return err
-	}
-	e.addrMu.Lock()
-	e.addrs[n.id] = n.srv.Addr()
-	e.addrMu.Unlock()
-	return nil
 }
 
 func (e *engine) node(id int32) (*engineNode, error) {
@@ -193,7 +173,7 @@ func (e *engine) Start(ctx context.Context, id int32) error {
 	if st := n.q.Status(); st.Running() {
 		return errorf(ErrNodeState, "node %d is already running", id)
 	}
-	return e.startNode(ctx, n)
+	return e.group.Start(ctx, n.srv)
 }
 
 // Stop implements Engine.
@@ -255,7 +235,7 @@ func (e *engine) Wipe(ctx context.Context, id int32) (WipeReport, error) {
 	if err := writeMetaProperties(e.dir, id, e.clusterID); err != nil {
 		return w, err
 	}
-	return w, e.startNode(ctx, n)
+	return w, e.group.Start(ctx, n.srv)
 }
 
 // stateError marks a node's refusal for its state (not running, not the
@@ -306,17 +286,9 @@ func (e *engine) Close() error {
 		if e.load != nil {
 			e.load.close()
 		}
-		var wg sync.WaitGroup
-		for _, n := range e.nodes {
-			// Every node, running or not: a kill also ends the restarts
-			// of one that stopped on a disk fault.
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				n.srv.Kill()
-			}()
-		}
-		wg.Wait()
+		// Every node, running or not: a kill also ends the restarts of one
+		// that stopped on a disk fault.
+		e.group.KillAll()
 		if e.removeDir {
 			if err := os.RemoveAll(e.dir); err != nil {
 				e.closeErr = fmt.Errorf("remove the data folder: %w", err)

@@ -21,8 +21,6 @@ type NodeSpec struct {
 	// DataDir is the cluster's data folder; the node's is server.NodeDir
 	// under it.
 	DataDir string
-	// Peers returns another node's listener address.
-	Peers func(id int32) (string, bool)
 	// Links and Counters, if set, carry and count the node's traffic.
 	Links    *wire.Links
 	Counters *wire.Counters
@@ -51,12 +49,13 @@ type NodeSpec struct {
 	Logger *slog.Logger
 }
 
-// NewServer builds a node's server with the quorum timing and policies of
-// t: a controller if the node is one of the voters, else a broker. Its
-// member secret is the data folder's (server.LoadSecret). The
-// playground and the benchmarks build their nodes with it, so a benchmark
-// measures the nodes a learner watches.
-func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
+// NewServer builds a node's server into group g, with the quorum timing
+// and policies of t: a controller if the node is one of the voters, else
+// a broker. It finds its peers in g's address book; its member secret is
+// the data folder's (server.LoadSecret). The playground and the
+// benchmarks build their nodes with it, so a benchmark measures the nodes
+// a learner watches.
+func (t Timing) NewServer(g *server.Group, s NodeSpec) (*server.Server, error) {
 	kind := server.Broker
 	if slices.Contains(s.Voters, s.ID) {
 		kind = server.Controller
@@ -67,12 +66,11 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", s.ID, err)
 	}
-	return server.New(server.Config{
+	return g.Add(server.Config{
 		Kind: kind,
 		Raft: quorum.Config{
 			Raft:                t.RaftConfig(s.ID, s.Voters, s.ClusterID),
 			Dir:                 server.NodeDir(s.DataDir, s.ID),
-			Peers:               s.Peers,
 			Flush:               t.Flush,
 			Links:               s.Links,
 			Counters:            s.Counters,

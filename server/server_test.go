@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,20 +20,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const testClusterID = "kraftlab-server-test"
 
-// testServers runs controllers 1..3 and broker 101 on loopback.
+// testServers runs controllers 1..3 and broker 101 on loopback, as one
+// Group; byID is the group's members, for the tests' convenience.
 type testServers struct {
 	secret   string
 	counters *wire.Counters
-	mu       sync.Mutex
-	addrs    map[int32]string
+	group    *Group
 	byID     map[int32]*Server
-}
-
-func (ts *testServers) peer(id int32) (string, bool) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	a, ok := ts.addrs[id]
-	return a, ok
 }
 
 func startServers(t *testing.T) *testServers {
@@ -59,7 +51,7 @@ func startServersWith(t *testing.T, fetchTimeout time.Duration, tweak func(*Conf
 // above 100).
 func startClusterWith(t testing.TB, fetchTimeout time.Duration, brokers []int32, tweak func(*Config)) *testServers {
 	t.Helper()
-	ts := &testServers{addrs: map[int32]string{}, byID: map[int32]*Server{}, counters: wire.NewCounters()}
+	ts := &testServers{group: NewGroup(), byID: map[int32]*Server{}, counters: wire.NewCounters()}
 	voters := []int32{1, 2, 3}
 	dir := t.TempDir()
 	var err error
@@ -75,27 +67,21 @@ func startClusterWith(t testing.TB, fetchTimeout time.Duration, brokers []int32,
 		if id > 100 {
 			kind = Broker
 		}
-		cfg := Config{Kind: kind, Raft: quorum.Config{Raft: rc, Dir: NodeDir(dir, id), Peers: ts.peer, Flush: storage.FlushNever, Secret: ts.secret, Counters: ts.counters}}
+		cfg := Config{Kind: kind, Raft: quorum.Config{Raft: rc, Dir: NodeDir(dir, id), Flush: storage.FlushNever, Secret: ts.secret, Counters: ts.counters}}
 		if tweak != nil {
 			tweak(&cfg)
 		}
-		s, err := New(cfg)
+		s, err := ts.group.Add(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Start(context.Background()); err != nil {
+		if err := ts.group.Start(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
-		ts.mu.Lock()
-		ts.addrs[id], ts.byID[id] = s.Addr(), s
-		ts.mu.Unlock()
+		ts.byID[id] = s
 	}
-	t.Cleanup(func() {
-		for _, s := range ts.byID {
-			// Also ends the restarts of a node that stopped on a disk fault.
-			s.Kill()
-		}
-	})
+	// Also ends the restarts of a node that stopped on a disk fault.
+	t.Cleanup(func() { ts.group.KillAll() })
 	return ts
 }
 
@@ -223,5 +209,31 @@ func TestLifecycleActsOnTheWholeServer(t *testing.T) {
 	}
 	if s.Running() {
 		t.Error("stopped server still running")
+	}
+}
+
+// A group's members find each other through its address book: the
+// broker follows the controllers' leader; a member is added once, and
+// never with peers of its own.
+func TestGroupAddressBook(t *testing.T) {
+	ts := startClusterWith(t, 600*time.Millisecond, []int32{101}, nil)
+	waitFor(t, "the broker observing the leader", func() bool {
+		st := ts.byID[101].Raft().Status()
+		return st.LeaderID >= 1 && st.LeaderID <= 3
+	})
+	for id, s := range ts.byID {
+		if a, ok := ts.group.Peer(id); !ok || a != s.Addr() {
+			t.Fatalf("peer %d: %q %v, want %q", id, a, ok, s.Addr())
+		}
+	}
+	cfg := ts.byID[101].cfg
+	cfg.Raft.Peers = nil
+	if _, err := ts.group.Add(cfg); err == nil {
+		t.Fatal("node 101 added twice")
+	}
+	cfg.Raft.Raft.NodeID = 102
+	cfg.Raft.Peers = func(int32) (string, bool) { return "", false }
+	if _, err := ts.group.Add(cfg); err == nil {
+		t.Fatal("a member with peers of its own added")
 	}
 }
