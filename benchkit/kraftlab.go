@@ -141,9 +141,6 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 	return nil
 }
 
-// node returns voter id.
-func (k *Kraftlab) node(id int32) *server.Server { return k.group.Server(id) }
-
 // stableLeader returns the leader if every voter runs and names it in the
 // same epoch, and it accepts appends and has committed in its epoch; else
 // nil.

@@ -130,17 +130,6 @@ func (c *metaCluster) active() *server.Server {
 	return nil
 }
 
-// raftLeader returns the running voter that leads the quorum.
-func (c *metaCluster) raftLeader() *server.Server {
-	for _, id := range c.voters {
-		n := c.group.Server(id)
-		if n.Running() && n.Raft().Status().Writable {
-			return n
-		}
-	}
-	return nil
-}
-
 // errNotController says the node asked is not the active controller.
 var errNotController = errors.New("not the active controller")
 

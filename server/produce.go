@@ -15,13 +15,6 @@ import (
 // names topics by id).
 var produceVersions = wire.APIRange{Key: kmsg.Produce.Int16(), MinVersion: 3, MaxVersion: 13}
 
-// producedPartition is one partition of a Produce and its answer so far.
-type producedPartition struct {
-	resp *kmsg.ProduceResponseTopicPartition
-	// wait is where an acks=-1 append waits for the high watermark.
-	wait int
-}
-
 // handleProduce is Kafka's handleProduceRequest with
 // ReplicaManager.appendRecords: each partition's batch goes to its leader
 // replica here; acks=-1 waits in purgatory for the high watermark to pass

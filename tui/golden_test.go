@@ -39,9 +39,6 @@ type recordedFrame struct {
 	Events []cluster.Event `json:"events"`
 }
 
-// recordings are the runs testdata holds.
-var recordings = []string{"steady", "leader-kill", "partition", "majority-gone", "broker-fenced", "replication", "replica-down", "replica-rejoin", "replica-slow", "replica-truncate"}
-
 // goldenScreen is a golden screen: the frames of one recording or more,
 // replayed one after the other, the last of them cut to its first frames
 // (0: all of them), with the data pane pane in front.

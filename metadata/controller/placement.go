@@ -45,10 +45,12 @@ func (p *placer) check(rf int) error {
 	case rf <= 0:
 		return fmt.Errorf("invalid replication factor %d: the replication factor must be positive", rf)
 	case len(p.brokers) == 0:
+		//lint:ignore ST1005 Kafka's wording, which clients show as is
 		return fmt.Errorf("Unable to replicate the partition %d time(s): All brokers are currently fenced or in controlled shutdown.", rf)
 	case rf > len(p.brokers):
 		// Kafka's wording (ReplicationControlManager around
 		// StripedReplicaPlacer's refusal), counting only unfenced brokers.
+		//lint:ignore ST1005 Kafka's wording, which clients show as is
 		return fmt.Errorf("Unable to replicate the partition %d time(s): The target replication factor of %d cannot be reached because only %d broker(s) are registered and unfenced.",
 			rf, rf, len(p.brokers))
 	}

@@ -123,12 +123,6 @@ func checkRecords(payload []byte, codec Codec, count int32, inflatedLimit int64)
 	return recordError(w.atEnd(), codec)
 }
 
-// inflaterSource reads an inflater's records through its buffer.
-type inflaterSource inflater
-
-func (s *inflaterSource) ReadByte() (byte, error)    { return s.buf.ReadByte() }
-func (s *inflaterSource) Discard(n int) (int, error) { return s.buf.Discard(n) }
-
 // recordError maps what the record walk found to Kafka's error.
 func recordError(err error, codec Codec) error {
 	switch {

@@ -53,28 +53,6 @@ func endReq(leader, epoch int32, successors ...int32) *kmsg.EndQuorumEpochReques
 	return req
 }
 
-func partitionCode(resp kmsg.Response) int16 {
-	switch r := resp.(type) {
-	case *kmsg.VoteResponse:
-		return r.Topics[0].Partitions[0].ErrorCode
-	case *kmsg.BeginQuorumEpochResponse:
-		return r.Topics[0].Partitions[0].ErrorCode
-	case *kmsg.EndQuorumEpochResponse:
-		return r.Topics[0].Partitions[0].ErrorCode
-	case *kmsg.FetchResponse:
-		return r.Topics[0].Partitions[0].ErrorCode
-	}
-	return -100
-}
-
-func kinds(evs []raft.Event) []raft.EventKind {
-	out := make([]raft.EventKind, len(evs))
-	for i, e := range evs {
-		out[i] = e.Kind
-	}
-	return out
-}
-
 // followerFetch takes the Fetch that node id sent to the fake leader.
 func followerFetch(t *testing.T, h *harness, id, leader int32) raft.Message {
 	t.Helper()
