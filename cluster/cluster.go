@@ -18,10 +18,11 @@ import (
 	"github.com/kraftlab/kraftlab/server"
 )
 
-// engine is the real cluster: one quorum.Node per controller (a voter) and
-// per broker (an observer of the metadata quorum, until brokers grow a data
-// plane), each on its own listener on 127.0.0.1 and in its own folder
-// under the data directory, all talking through one set of wire.Links.
+// engine is the real cluster: one server per controller (a voter of the
+// metadata quorum) and per broker (an observer of it, with its partitions
+// and replica fetchers), each on its own listener on 127.0.0.1 and in its
+// own folder under the data directory, all talking through one set of
+// wire.Links.
 type engine struct {
 	cfg       Config
 	events    *Events

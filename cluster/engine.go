@@ -19,13 +19,13 @@ import (
 // it was started with. Its methods are safe for concurrent use; the
 // Playground calls at most one action at a time, but view.View at any moment.
 type Engine interface {
-	// view.View returns one consistent snapshot: ClusterID, Timestamp, every
+	// View returns one consistent snapshot: ClusterID, Timestamp, every
 	// node (a view.Node, with its Replicas table while it leads, and its RPC
 	// counters), every directed link between nodes (a view.Link, with its
 	// counters), the background load (Load), and once brokers exist
 	// Brokers, Partitions and Fetchers. Nodes that are not running report
 	// State killed or stopped, no Role, and the offsets they had on disk.
-	// view.View never waits on a stuck node.
+	// View never waits on a stuck node.
 	View() view.View
 	// Kill stops node id at once, as kill -9 would: its listener and
 	// connections close, its goroutines end, nothing more is written. Its

@@ -27,7 +27,7 @@ type engineNode struct {
 	startLogEnd atomic.Int64
 }
 
-// view.View implements Engine. It reads every node's published status and the
+// View implements Engine. It reads every node's published status and the
 // link counters; it never waits for a node's loop.
 func (e *engine) View() view.View {
 	now := time.Now()

@@ -182,7 +182,7 @@ func (p *Playground) Config() Config { return p.cfg }
 // EventStream returns the playground's event stream.
 func (p *Playground) EventStream() *Events { return p.events }
 
-// view.View returns the current, derived view.
+// View returns the current, derived view.
 func (p *Playground) View() view.View {
 	v := p.engine.View()
 	v.Profile = p.cfg.Profile

@@ -13,9 +13,15 @@
 // committed image.
 //
 // It serves BrokerRegistration and BrokerHeartbeat (Kafka's
-// ClusterControlManager and BrokerHeartbeatManager), CreateTopics,
-// DeleteTopics, CreatePartitions and AlterPartition (Kafka's
-// ReplicationControlManager), fences brokers whose session times out,
-// moves leaderships away from fenced and shutting-down brokers, and writes
-// a NoOpRecord when idle.
+// ClusterControlManager and BrokerHeartbeatManager); CreateTopics,
+// DeleteTopics, CreatePartitions, AlterPartition and AssignReplicasToDirs
+// (Kafka's ReplicationControlManager); IncrementalAlterConfigs with the
+// topic configs Kafka 4.4 knows and the broker configs kraftlab acts on
+// (ConfigurationControlManager); and AllocateProducerIds (Kafka's
+// ProducerIdControlManager). It fences brokers whose session times out,
+// moves leaderships away from fenced and shutting-down brokers and from
+// replicas in lost log directories, elects unclean leaders where a topic
+// allows it (unclean.go), runs the recovery election when every in-sync
+// replica lost records (recovery.go), caps the replicas a broker hosts
+// (max.broker.partitions), and writes a NoOpRecord when idle.
 package controller

@@ -28,12 +28,6 @@ func (d *ClusterDelta) Controller(id int32) *ControllerRegistration {
 	return d.image.Controller(id)
 }
 
-// ChangedControllers lists the ids of the controllers the delta registers
-// or unregisters, sorted.
-func (d *ClusterDelta) ChangedControllers() []int32 {
-	return slices.Sorted(maps.Keys(d.changedControllers))
-}
-
 func (d *ClusterDelta) replayRegisterController(r *record.RegisterControllerRecord) error {
 	c, err := controllerFromRecord(r)
 	if err != nil {

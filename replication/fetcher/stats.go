@@ -52,13 +52,3 @@ type ManagerStats struct {
 	FailedPartitions []TopicPartition
 }
 
-// MaxLag is the largest lag over every partition (Kafka's MaxLag gauge).
-func (s ManagerStats) MaxLag() int64 {
-	var m int64
-	for _, t := range s.Threads {
-		for _, p := range t.Partitions {
-			m = max(m, p.Lag)
-		}
-	}
-	return m
-}
