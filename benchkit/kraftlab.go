@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/engine"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/server"
 	"github.com/kraftlab/kraftlab/storage"
@@ -116,7 +117,7 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 	for _, id := range voters {
 		t := k.timing
 		t.Flush = flush
-		_, err := t.NewServer(k.group, cluster.NodeSpec{
+		_, err := engine.NewServer(t, k.group, engine.NodeSpec{
 			ID:        id,
 			Voters:    voters,
 			ClusterID: benchClusterID,

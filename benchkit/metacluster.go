@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/engine"
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
@@ -58,7 +59,7 @@ func newMetaCluster(t cluster.Timing, dir string, brokers int) (*metaCluster, er
 		c.brokers = append(c.brokers, int32(101+i))
 	}
 	for _, id := range append(append([]int32{}, c.voters...), c.brokers...) {
-		_, err := t.NewServer(c.group, cluster.NodeSpec{
+		_, err := engine.NewServer(t, c.group, engine.NodeSpec{
 			ID: id, Voters: c.voters, ClusterID: benchClusterID, DataDir: dir,
 			OnEvent:           c.elections.add,
 			OnControllerEvent: c.onControllerEvent,

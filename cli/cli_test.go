@@ -15,6 +15,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
 	"github.com/kraftlab/kraftlab/cluster/control"
+	"github.com/kraftlab/kraftlab/cluster/engine"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/internal/poll"
@@ -557,7 +558,7 @@ func TestExamplesRun(t *testing.T) {
 	h := newHarness(t)
 	var out, errOut lockedBuffer
 	e := h.env(&out, &errOut)
-	e.open = cluster.Open
+	e.open = engine.Open
 	args := append([]string{"scenario", "run", "--json", "--profile", cluster.ProfileFast}, files...)
 	code := run(testContext(t), args, e)
 	var rep scenario.Report
@@ -618,7 +619,7 @@ func TestUpLogFile(t *testing.T) {
 	h := newHarness(t)
 	var upOut, upErr lockedBuffer
 	e := h.env(&upOut, &upErr)
-	e.open = cluster.Open
+	e.open = engine.Open
 	logFile := filepath.Join(t.TempDir(), "server.log")
 	upDone := make(chan int, 1)
 	go func() {

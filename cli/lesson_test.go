@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/engine"
 )
 
 func TestLessonList(t *testing.T) {
@@ -61,7 +62,7 @@ func TestLessonsRun(t *testing.T) {
 		h := newHarness(t)
 		var out, errOut lockedBuffer
 		e := h.env(&out, &errOut)
-		e.open = cluster.Open
+		e.open = engine.Open
 		code := run(testContext(t), []string{"lesson", "--no-pause", "--profile", cluster.ProfileFast, l.name}, e)
 		expectRun(t, "lesson "+l.name, code, out.String(), errOut.String(), ExitOK,
 			"# What it teaches", "(not asking: --no-pause) the answer: ", "= the answer to cli/lessons/"+l.file, "--- PASS cli/lessons/"+l.file)

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 func newMetricsCommand(e *env) *cobra.Command {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/control"
+	"github.com/kraftlab/kraftlab/cluster/engine"
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
@@ -22,7 +23,7 @@ func (h *harness) serveReal(name string, controllers, brokers int) *cluster.Play
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	pg, err := cluster.Open(context.Background(), cfg)
+	pg, err := engine.Open(context.Background(), cfg)
 	if err != nil {
 		h.t.Fatal(err)
 	}

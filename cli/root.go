@@ -16,6 +16,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/control"
+	"github.com/kraftlab/kraftlab/cluster/engine"
 )
 
 // Version is the kraftlab version, set at build time with
@@ -43,7 +44,7 @@ type env struct {
 	// nothing (as </dev/null would).
 	stdin  io.Reader
 	getenv func(string) string
-	// open starts a playground; cluster.Open unless a test replaces it.
+	// open starts a playground; engine.Open unless a test replaces it.
 	open func(context.Context, cluster.Config) (*cluster.Playground, error)
 	// session, when set, is where every command goes, whatever --session
 	// and $KRAFTLAB_SESSION say: a scenario line runs against its own
@@ -54,7 +55,7 @@ type env struct {
 }
 
 func defaultEnv() *env {
-	return &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv, open: cluster.Open}
+	return &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv, open: engine.Open}
 }
 
 func newRoot(e *env) *cobra.Command {

@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 func newStatusCommand(e *env) *cobra.Command {

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster/condition"
 )
 
 // pollInterval is how often wait looks at the status: a few times per

@@ -92,11 +92,6 @@ type Engine interface {
 // the start only, not the engine's life.
 type StartFunc func(ctx context.Context, cfg Config, events *Events) (Engine, error)
 
-// Open starts a playground with the real engine.
-func Open(ctx context.Context, cfg Config) (*Playground, error) {
-	return OpenWith(ctx, cfg, start)
-}
-
 // WipeReport is what a wiped node had on disk before its disk was lost.
 type WipeReport struct {
 	// LogStartOffset and LogEndOffset bound the log it lost.

@@ -72,7 +72,7 @@ func (p *Playground) liveNode(ref condition.NodeRef) (int32, error) {
 		return 0, err
 	}
 	if n, ok := v.Node(id); ok && !n.Live() {
-		return 0, errorf(ErrNodeState, "node %d is %s: only a running node has a metadata image and log to read; start it with: kraftlab start %d", id, n.State, id)
+		return 0, Errorf(ErrNodeState, "node %d is %s: only a running node has a metadata image and log to read; start it with: kraftlab start %d", id, n.State, id)
 	}
 	return id, nil
 }
@@ -80,7 +80,7 @@ func (p *Playground) liveNode(ref condition.NodeRef) (int32, error) {
 // browse finds at in img's tree.
 func browse(id int32, img *image.MetadataImage, at string) (MetadataEntry, error) {
 	if len(at) > MaxMetadataPath {
-		return MetadataEntry{}, errorf(ErrBadAction, "metadata path of %d bytes: at most %d", len(at), MaxMetadataPath)
+		return MetadataEntry{}, Errorf(ErrBadAction, "metadata path of %d bytes: at most %d", len(at), MaxMetadataPath)
 	}
 	if at == "" {
 		at = "/"
@@ -117,29 +117,13 @@ func missing(root node.Node, at string) error {
 		}
 		dir, _ := node.Find(root, parent)
 		if dir == nil || !dir.IsDirectory() {
-			return errorf(ErrBadAction, "no metadata path %s: %s is a file (kraftlab metadata %s prints it)", at, parent, parent)
+			return Errorf(ErrBadAction, "no metadata path %s: %s is a file (kraftlab metadata %s prints it)", at, parent, parent)
 		}
 		kids := node.List(dir)
 		if len(kids) == 0 {
-			return errorf(ErrBadAction, "no metadata path %s: %s has no %s, and is empty", at, parent, c)
+			return Errorf(ErrBadAction, "no metadata path %s: %s has no %s, and is empty", at, parent, c)
 		}
-		return errorf(ErrBadAction, "no metadata path %s: %s has no %s; it holds: %s", at, parent, c, strings.Join(kids, ", "))
+		return Errorf(ErrBadAction, "no metadata path %s: %s has no %s; it holds: %s", at, parent, c, strings.Join(kids, ", "))
 	}
-	return errorf(ErrBadAction, "no metadata path %s", at)
-}
-
-// MetadataImage implements Engine.
-func (e *engine) MetadataImage(id int32) (*image.MetadataImage, error) {
-	n, err := e.node(id)
-	if err != nil {
-		return nil, err
-	}
-	if !n.srv.Running() {
-		return nil, errorf(ErrNodeState, "node %d is not running", id)
-	}
-	l := n.srv.Loader()
-	if l == nil {
-		return nil, errorf(ErrNodeState, "node %d has no metadata loader yet", id)
-	}
-	return l.Image(), nil
+	return Errorf(ErrBadAction, "no metadata path %s", at)
 }

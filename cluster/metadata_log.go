@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -77,7 +76,7 @@ func (p *Playground) MetadataLog(ctx context.Context, ref condition.NodeRef, fro
 		return MetadataLog{}, ErrClosed
 	}
 	if err := ValidateMetadataLog(from, maxBytes); err != nil {
-		return MetadataLog{}, errorf(ErrBadAction, "%v", err)
+		return MetadataLog{}, Errorf(ErrBadAction, "%v", err)
 	}
 	if maxBytes == 0 {
 		maxBytes = DefaultMetadataLogBytes
@@ -172,38 +171,4 @@ func (l *MetadataLog) WriteText(w io.Writer) error {
 		return err
 	}
 	return nil
-}
-
-// ReadMetadataLog implements Engine: one read through the node's raft
-// client, from the log start when offset is below it.
-func (e *engine) ReadMetadataLog(ctx context.Context, id int32, offset int64, maxBytes int) (MetadataLogRead, error) {
-	n, err := e.node(id)
-	if err != nil {
-		return MetadataLogRead{}, err
-	}
-	// The log start can move (a snapshot) between the status and the
-	// read: then read again from the new start.
-	for range 3 {
-		st := n.q.Status()
-		r := MetadataLogRead{LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset}
-		if st.HasSnapshot {
-			s := st.LatestSnapshot
-			r.LatestSnapshot = &s
-		}
-		if offset >= st.LogEndOffset {
-			// Nothing there yet: an empty read, as at the log end.
-			r.HighWatermark = st.HighWatermark
-			return r, nil
-		}
-		raw, hwm, err := n.q.ReadLog(ctx, max(offset, st.LogStartOffset), maxBytes)
-		if errors.Is(err, storage.ErrOffsetOutOfRange) {
-			continue
-		}
-		if err != nil {
-			return MetadataLogRead{}, stateError(err)
-		}
-		r.Raw, r.HighWatermark = raw, hwm
-		return r, nil
-	}
-	return MetadataLogRead{}, fmt.Errorf("read the metadata log of node %d: its log start kept moving", id)
 }

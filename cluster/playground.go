@@ -144,7 +144,10 @@ type kindError struct {
 func (e *kindError) Error() string        { return e.msg }
 func (e *kindError) Is(target error) bool { return target == e.kind }
 
-func errorf(kind error, format string, args ...any) error {
+// Errorf returns an error of kind (one of the Err values above) whose
+// message is the formatted text alone: errors.Is matches the kind, and a
+// user reads only the text.
+func Errorf(kind error, format string, args ...any) error {
 	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
 }
 
@@ -265,7 +268,7 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 	switch a.Kind {
 	case ActKill, ActStart, ActStop, ActIsolate, ActSnapshot, ActWipe:
 		if !a.Peer.IsZero() || a.OneWay {
-			return Result{}, errorf(ErrBadAction, "%s takes one node", a.Kind)
+			return Result{}, Errorf(ErrBadAction, "%s takes one node", a.Kind)
 		}
 		id, err := a.Node.Resolve(&v)
 		if err != nil {
@@ -274,7 +277,7 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doNode(ctx, &v, a.Kind, id)
 	case ActResign:
 		if !a.Node.IsZero() && !a.Node.IsLeader() {
-			return Result{}, errorf(ErrBadAction, "resign acts on the leader only")
+			return Result{}, Errorf(ErrBadAction, "resign acts on the leader only")
 		}
 		id, err := condition.LeaderRef().Resolve(&v)
 		if err != nil {
@@ -296,7 +299,7 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 	case ActCreateTopic, ActDeleteTopic:
 		return p.doTopic(ctx, a)
 	}
-	return Result{}, errorf(ErrBadAction, "unknown action %q", a.Kind)
+	return Result{}, Errorf(ErrBadAction, "unknown action %q", a.Kind)
 }
 
 func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, id int32) (Result, error) {
@@ -305,11 +308,11 @@ func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, 
 	switch kind {
 	case ActKill, ActStop, ActSnapshot:
 		if !n.Live() {
-			return Result{}, errorf(ErrNodeState, "node %d is %s, not running", id, n.State)
+			return Result{}, Errorf(ErrNodeState, "node %d is %s, not running", id, n.State)
 		}
 	case ActStart:
 		if n.Live() {
-			return Result{}, errorf(ErrNodeState, "node %d is already running", id)
+			return Result{}, Errorf(ErrNodeState, "node %d is already running", id)
 		}
 	}
 	switch kind {
@@ -375,7 +378,7 @@ func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, 
 			}
 		}
 		if len(changes) == 0 {
-			return Result{}, errorf(ErrNodeState, "node %d has no other node to be cut off from", id)
+			return Result{}, Errorf(ErrNodeState, "node %d has no other node to be cut off from", id)
 		}
 		restore := p.recordBaseline(v, kind, id)
 		if err := p.engine.SetLinks(changes); err != nil {
@@ -404,7 +407,7 @@ func (p *Playground) doLink(v *view.View, a Action) (Result, error) {
 		return Result{Message: msg}, nil
 	}
 	if a.Node.IsZero() || a.Peer.IsZero() {
-		return Result{}, errorf(ErrBadAction, "%s needs two nodes", a.Kind)
+		return Result{}, Errorf(ErrBadAction, "%s needs two nodes", a.Kind)
 	}
 	from, err := a.Node.Resolve(v)
 	if err != nil {
@@ -415,15 +418,15 @@ func (p *Playground) doLink(v *view.View, a Action) (Result, error) {
 		return Result{}, err
 	}
 	if from == to {
-		return Result{}, errorf(ErrBadAction, "%s needs two different nodes, got %d twice", a.Kind, from)
+		return Result{}, Errorf(ErrBadAction, "%s needs two different nodes, got %d twice", a.Kind, from)
 	}
 	if a.OneWay && a.Kind == ActHeal {
-		return Result{}, errorf(ErrBadAction, "heal restores both directions; it has no --oneway")
+		return Result{}, Errorf(ErrBadAction, "heal restores both directions; it has no --oneway")
 	}
 	fault := view.LinkFault{Delay: ms(a.DelayMs), Jitter: ms(a.JitterMs), Loss: a.Loss}
 	if a.Kind == ActLink {
 		if err := fault.Validate(); err != nil {
-			return Result{}, errorf(ErrBadAction, "link: %v", err)
+			return Result{}, Errorf(ErrBadAction, "link: %v", err)
 		}
 	}
 	links := []view.Link{v.Link(from, to)}
@@ -471,11 +474,11 @@ func (p *Playground) doLink(v *view.View, a Action) (Result, error) {
 // doLoad starts, changes or stops the background load.
 func (p *Playground) doLoad(ctx context.Context, v *view.View, a Action) (Result, error) {
 	if !a.Node.IsZero() || !a.Peer.IsZero() || a.OneWay {
-		return Result{}, errorf(ErrBadAction, "load takes no node: it follows the leader")
+		return Result{}, Errorf(ErrBadAction, "load takes no node: it follows the leader")
 	}
 	size := a.loadBytes()
 	if err := ValidateLoad(a.RecordsPerSec, size); err != nil {
-		return Result{}, errorf(ErrBadAction, "%v", err)
+		return Result{}, Errorf(ErrBadAction, "%v", err)
 	}
 	if a.Topic != "" {
 		return p.doTopicLoad(ctx, v, a, size)
@@ -503,7 +506,7 @@ func (p *Playground) doLoad(ctx context.Context, v *view.View, a Action) (Result
 func (p *Playground) doTopicLoad(ctx context.Context, v *view.View, a Action, size int) (Result, error) {
 	was := v.TopicLoad
 	if a.RecordsPerSec == 0 && was.Topic != "" && was.Topic != a.Topic {
-		return Result{}, errorf(ErrBadAction, "the topic load produces to %s, not %s: kraftlab load stop --topic %s", was.Topic, a.Topic, was.Topic)
+		return Result{}, Errorf(ErrBadAction, "the topic load produces to %s, not %s: kraftlab load stop --topic %s", was.Topic, a.Topic, was.Topic)
 	}
 	if err := p.engine.SetTopicLoad(ctx, a.Topic, a.RecordsPerSec, size); err != nil {
 		return Result{}, fmt.Errorf("load --topic %s: %w", a.Topic, err)

@@ -51,7 +51,7 @@ func (p *Playground) Say(_ context.Context, text string) (Event, error) {
 	}
 	text = strings.TrimSpace(text)
 	if err := ValidateSay(text); err != nil {
-		return Event{}, errorf(ErrBadAction, "%v", err)
+		return Event{}, Errorf(ErrBadAction, "%v", err)
 	}
 	return p.events.Publish(Event{Kind: EventSay, Message: text}), nil
 }

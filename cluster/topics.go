@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"github.com/dustin/go-humanize/english"
 	"maps"
 	"slices"
 	"strings"
@@ -47,16 +48,16 @@ const (
 // an empty or odd key, a value too long for the wire.
 func checkTopicConfigs(a Action) error {
 	if len(a.Configs) > maxTopicConfigs {
-		return errorf(ErrBadAction, "%s: %d configs, at most %d", a.Kind, len(a.Configs), maxTopicConfigs)
+		return Errorf(ErrBadAction, "%s: %d configs, at most %d", a.Kind, len(a.Configs), maxTopicConfigs)
 	}
 	for _, k := range slices.Sorted(maps.Keys(a.Configs)) {
 		switch {
 		case k == "":
-			return errorf(ErrBadAction, "%s: a config needs a name, e.g. %s", a.Kind, topicConfigsExample)
+			return Errorf(ErrBadAction, "%s: a config needs a name, e.g. %s", a.Kind, topicConfigsExample)
 		case len(k) > maxTopicConfigKey || strings.Trim(k, topicConfigKeyLetter) != "":
-			return errorf(ErrBadAction, "%s: bad config name %.100q: want letters, digits, '.', '_' or '-', e.g. %s", a.Kind, k, topicConfigsExample)
+			return Errorf(ErrBadAction, "%s: bad config name %.100q: want letters, digits, '.', '_' or '-', e.g. %s", a.Kind, k, topicConfigsExample)
 		case len(a.Configs[k]) > maxTopicConfigValue:
-			return errorf(ErrBadAction, "%s: config %s's value is %d bytes, at most %d", a.Kind, k, len(a.Configs[k]), maxTopicConfigValue)
+			return Errorf(ErrBadAction, "%s: config %s's value is %d bytes, at most %d", a.Kind, k, len(a.Configs[k]), maxTopicConfigValue)
 		}
 	}
 	return nil
@@ -85,14 +86,14 @@ func (a Action) topicString() (string, bool) {
 
 func (p *Playground) doTopic(ctx context.Context, a Action) (Result, error) {
 	if !a.Node.IsZero() || !a.Peer.IsZero() || a.OneWay {
-		return Result{}, errorf(ErrBadAction, "%s takes a topic, not a node", a)
+		return Result{}, Errorf(ErrBadAction, "%s takes a topic, not a node", a)
 	}
 	if strings.TrimSpace(a.Topic) == "" {
-		return Result{}, errorf(ErrBadAction, "%s: name the topic", a.Kind)
+		return Result{}, Errorf(ErrBadAction, "%s: name the topic", a.Kind)
 	}
 	if a.Kind == ActDeleteTopic {
 		if len(a.Configs) > 0 {
-			return Result{}, errorf(ErrBadAction, "%s takes no configs", a.Kind)
+			return Result{}, Errorf(ErrBadAction, "%s takes no configs", a.Kind)
 		}
 		if err := p.engine.DeleteTopic(ctx, a.Topic); err != nil {
 			return Result{}, fmt.Errorf("delete topic %s: %w", a.Topic, err)
@@ -104,7 +105,7 @@ func (p *Playground) doTopic(ctx context.Context, a Action) (Result, error) {
 	spec := TopicSpec{Name: a.Topic, Partitions: orDefault(a.Partitions), ReplicationFactor: int16(orDefault(int32(a.ReplicationFactor))),
 		Configs: maps.Clone(a.Configs)}
 	if spec.Partitions < -1 || spec.ReplicationFactor < -1 {
-		return Result{}, errorf(ErrBadAction, "%s: partitions and replication factor must be at least 1", a)
+		return Result{}, Errorf(ErrBadAction, "%s: partitions and replication factor must be at least 1", a)
 	}
 	if err := checkTopicConfigs(a); err != nil {
 		return Result{}, err
@@ -115,7 +116,7 @@ func (p *Playground) doTopic(ctx context.Context, a Action) (Result, error) {
 	msg := fmt.Sprintf("topic %s created", a.Topic)
 	if v := p.View(); len(v.Topics) > 0 {
 		if t, ok := v.Topic(a.Topic); ok && len(t.Partitions) > 0 {
-			msg = fmt.Sprintf("topic %s created: %d %s, replication factor %d", a.Topic, len(t.Partitions), plural(len(t.Partitions), "partition"), len(t.Partitions[0].Replicas))
+			msg = fmt.Sprintf("topic %s created: %d %s, replication factor %d", a.Topic, len(t.Partitions), english.PluralWord(len(t.Partitions), "partition", ""), len(t.Partitions[0].Replicas))
 		}
 	}
 	if len(spec.Configs) > 0 {

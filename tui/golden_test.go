@@ -14,6 +14,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/engine"
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
@@ -151,7 +152,7 @@ func TestRecord(t *testing.T) {
 	ctx := context.Background()
 	started := time.Now()
 	source := "the real engine, 3 controllers and 3 brokers, profile fast"
-	pg, err := cluster.Open(ctx, cfg)
+	pg, err := engine.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestRecordMajorityGone(t *testing.T) {
 	}
 	ctx := context.Background()
 	started := time.Now()
-	pg, err := cluster.Open(ctx, cfg)
+	pg, err := engine.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/engine"
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
@@ -36,7 +37,7 @@ func TestRecordReplication(t *testing.T) {
 	}
 	ctx := context.Background()
 	started := time.Now()
-	pg, err := cluster.Open(ctx, cfg)
+	pg, err := engine.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

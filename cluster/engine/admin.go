@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/kraftlab/kraftlab/cluster"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// The engine's topic actions go the way a user's own Kafka tool goes: a
+// franz-go admin client bootstraps from the running brokers, learns the
+// cluster from their Metadata, and sends CreateTopics or DeleteTopics,
+// which the broker forwards to the active controller. The client is not a
+// node, so the playground's link faults do not touch it.
+
+// admin returns an admin client seeded with the running brokers that
+// reach a controller, or with every running broker if none does: a broker
+// cut off from the controllers still answers Metadata from its stale
+// image, which may name it the controller to send CreateTopics to, and
+// its forward can only time out.
+func (e *engine) admin() (*kadm.Client, error) {
+	var seeds, cutOff []string
+	for _, n := range e.nodes {
+		if n.kind != view.KindBroker || !n.srv.Running() {
+			continue
+		}
+		if e.reachesController(n.id) {
+			seeds = append(seeds, n.srv.Addr())
+		} else {
+			cutOff = append(cutOff, n.srv.Addr())
+		}
+	}
+	if len(seeds) == 0 {
+		seeds = cutOff
+	}
+	if len(seeds) == 0 {
+		return nil, cluster.Errorf(cluster.ErrNodeState, "no broker is running to send the request to")
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ClientID("kraftlab"))
+	if err != nil {
+		return nil, fmt.Errorf("admin client: %w", err)
+	}
+	return kadm.NewClient(cl), nil
+}
+
+// reachesController reports whether node id has a link up both ways to a
+// controller.
+func (e *engine) reachesController(id int32) bool {
+	faults := e.links.Faults()
+	for _, c := range e.nodes {
+		if c.kind != view.KindController {
+			continue
+		}
+		if !faults[wire.LinkID{From: id, To: c.id}].Down && !faults[wire.LinkID{From: c.id, To: id}].Down {
+			return true
+		}
+	}
+	return false
+}
+
+// CreateTopic implements Engine.
+func (e *engine) CreateTopic(ctx context.Context, spec cluster.TopicSpec) error {
+	adm, err := e.admin()
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	var configs map[string]*string
+	if len(spec.Configs) > 0 {
+		configs = make(map[string]*string, len(spec.Configs))
+		for k, v := range spec.Configs {
+			configs[k] = &v
+		}
+	}
+	resp, err := adm.CreateTopic(ctx, spec.Partitions, spec.ReplicationFactor, configs, spec.Name)
+	return refusal(err, resp.ErrMessage)
+}
+
+// DeleteTopic implements Engine.
+func (e *engine) DeleteTopic(ctx context.Context, name string) error {
+	adm, err := e.admin()
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	resp, err := adm.DeleteTopic(ctx, name)
+	return refusal(err, resp.ErrMessage)
+}
+
+// refusal marks Kafka's errors as the cluster's refusals, with the
+// controller's message when it sent one.
+func refusal(err error, msg string) error {
+	var ke *kerr.Error
+	if !errors.As(err, &ke) {
+		return err
+	}
+	if msg != "" {
+		return cluster.Errorf(cluster.ErrRefused, "%s: %s", ke.Message, msg)
+	}
+	return cluster.Errorf(cluster.ErrRefused, "%s: %s", ke.Message, ke.Description)
+}

@@ -1,0 +1,307 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/kraftlab/kraftlab/cluster"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/metadata/loader"
+	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/server"
+)
+
+// engine is the real cluster: one server per controller (a voter of the
+// metadata quorum) and per broker (an observer of it, with its partitions
+// and replica fetchers), each on its own listener on 127.0.0.1 and in its
+// own folder under the data directory, all talking through one set of
+// wire.Links.
+type engine struct {
+	cfg       cluster.Config
+	events    *cluster.Events
+	dir       string
+	removeDir bool // the folder is a temporary one of ours
+	clusterID string
+	links     *wire.Links
+	counters  *wire.Counters
+	group     *server.Group
+	nodes     []*engineNode // controllers first, by ID
+	byID      map[int32]*engineNode
+
+	load *loadGen
+
+	topicLoadMu sync.Mutex // guards topicLoad
+	topicLoad   *topicLoad // nil while off
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open starts a playground on the real engine.
+func Open(ctx context.Context, cfg cluster.Config) (*cluster.Playground, error) {
+	return cluster.OpenWith(ctx, cfg, Start)
+}
+
+// Start builds and starts the engine for cfg (a cluster.StartFunc): every
+// node starts and listens before it returns; electing a leader is the
+// quorum's business.
+func Start(ctx context.Context, cfg cluster.Config, events *cluster.Events) (cluster.Engine, error) {
+	e := &engine{
+		cfg:      cfg,
+		events:   events,
+		links:    wire.NewLinks(uint64(time.Now().UnixNano())),
+		counters: wire.NewCounters(),
+		group:    server.NewGroup(),
+		byID:     make(map[int32]*engineNode),
+	}
+	if err := e.makeDir(); err != nil {
+		return nil, err
+	}
+	ids := append(cfg.ControllerIDs(), cfg.BrokerIDs()...)
+	var err error
+	if e.clusterID, err = loadClusterID(e.dir, ids); err != nil {
+		e.removeData()
+		return nil, err
+	}
+	for _, id := range ids {
+		n, err := e.newNode(id)
+		if err != nil {
+			e.Close()
+			return nil, err
+		}
+		e.nodes = append(e.nodes, n)
+		e.byID[id] = n
+	}
+	for _, n := range e.nodes {
+		if err := e.group.Start(ctx, n.srv); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	e.load = newLoadGen(e)
+	return e, nil
+}
+
+// makeDir picks the data folder: the one the user named (kept), or a
+// fresh temporary one (removed on Close).
+func (e *engine) makeDir() error {
+	if e.cfg.DataDir != "" {
+		if err := os.MkdirAll(e.cfg.DataDir, 0o755); err != nil {
+			return fmt.Errorf("data folder: %w", err)
+		}
+		abs, err := filepath.Abs(e.cfg.DataDir)
+		if err != nil {
+			return fmt.Errorf("data folder: %w", err)
+		}
+		e.dir = abs
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "kraftlab-")
+	if err != nil {
+		return fmt.Errorf("data folder: %w", err)
+	}
+	e.dir, e.removeDir = dir, true
+	return nil
+}
+
+func (e *engine) removeData() {
+	if e.removeDir {
+		os.RemoveAll(e.dir)
+	}
+}
+
+func (e *engine) newNode(id int32) (*engineNode, error) {
+	changes := &changeTracker{}
+	srv, err := NewServer(e.cfg.Timing, e.group, NodeSpec{
+		ID:        id,
+		Voters:    e.cfg.ControllerIDs(),
+		ClusterID: e.clusterID,
+		DataDir:   e.dir,
+		Links:     e.links,
+		Counters:  e.counters,
+		OnEvent:   e.publish,
+		// The loader's events join the stream as the node's own.
+		OnLoaderEvent:     e.publishLoader,
+		OnControllerEvent: e.publishController(id),
+		OnLifecycleEvent:  e.publishLifecycle(id),
+		OnReplicaEvent:    e.publishReplica(id),
+		OnRestart:         e.publishRestart(id),
+		Logger:            e.cfg.Logger,
+		Publishers: func() []loader.Publisher {
+			if slices.Contains(e.cfg.ControllerIDs(), id) {
+				return []loader.Publisher{changes.publisher()}
+			}
+			return []loader.Publisher{changes.publisher(), e.topicsApplied(id)}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	kind := view.KindController
+	if srv.Kind() == server.Broker {
+		kind = view.KindBroker
+	}
+	return &engineNode{id: id, kind: kind, srv: srv, q: srv.Raft(), changes: changes}, nil
+}
+
+func (e *engine) node(id int32) (*engineNode, error) {
+	n := e.byID[id]
+	if n == nil {
+		return nil, fmt.Errorf("%w %d", condition.ErrUnknownNode, id)
+	}
+	return n, nil
+}
+
+// Kill implements Engine.
+func (e *engine) Kill(id int32) error {
+	n, err := e.node(id)
+	if err != nil {
+		return err
+	}
+	if err := n.srv.Kill(); err != nil {
+		return stateError(err)
+	}
+	return nil
+}
+
+// Start implements Engine.
+func (e *engine) Start(ctx context.Context, id int32) error {
+	n, err := e.node(id)
+	if err != nil {
+		return err
+	}
+	if st := n.q.Status(); st.Running() {
+		return cluster.Errorf(cluster.ErrNodeState, "node %d is already running", id)
+	}
+	return e.group.Start(ctx, n.srv)
+}
+
+// Stop implements Engine.
+func (e *engine) Stop(ctx context.Context, id int32) error {
+	n, err := e.node(id)
+	if err != nil {
+		return err
+	}
+	if err := n.srv.Stop(ctx); err != nil {
+		return stateError(err)
+	}
+	return nil
+}
+
+// Resign implements Engine.
+func (e *engine) Resign(ctx context.Context, id int32) error {
+	n, err := e.node(id)
+	if err != nil {
+		return err
+	}
+	if err := n.q.Resign(ctx); err != nil {
+		return stateError(err)
+	}
+	return nil
+}
+
+// Snapshot implements Engine.
+func (e *engine) Snapshot(ctx context.Context, id int32) (view.SnapshotID, error) {
+	n, err := e.node(id)
+	if err != nil {
+		return view.SnapshotID{}, err
+	}
+	s, err := n.q.Snapshot(ctx)
+	if err != nil {
+		return view.SnapshotID{}, stateError(err)
+	}
+	return s, nil
+}
+
+// Wipe implements Engine.
+func (e *engine) Wipe(ctx context.Context, id int32) (cluster.WipeReport, error) {
+	n, err := e.node(id)
+	if err != nil {
+		return cluster.WipeReport{}, err
+	}
+	// Killed running or not: a node that stopped on a disk fault must not
+	// start again by itself while its folder is removed.
+	if err := n.srv.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
+		return cluster.WipeReport{}, stateError(err)
+	}
+	st := n.q.Status()
+	w := cluster.WipeReport{LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset, Epoch: st.Epoch, VotedID: st.VotedID}
+	dir := server.NodeDir(e.dir, id)
+	if err := os.RemoveAll(dir); err != nil {
+		return w, fmt.Errorf("remove node %d's folder: %w", id, err)
+	}
+	// A replaced disk is formatted again for the same cluster and node, as
+	// kafka-storage format would; the node then starts empty.
+	if err := writeMetaProperties(e.dir, id, e.clusterID); err != nil {
+		return w, err
+	}
+	return w, e.group.Start(ctx, n.srv)
+}
+
+// stateError marks a node's refusal for its state (not running, not the
+// leader) as ErrNodeState, keeping its message.
+func stateError(err error) error {
+	if errors.Is(err, quorum.ErrNotRunning) || errors.Is(err, quorum.ErrNotLeader) {
+		return cluster.Errorf(cluster.ErrNodeState, "%v", err)
+	}
+	return err
+}
+
+// SetLinks implements Engine. Every change is checked before any applies.
+func (e *engine) SetLinks(changes []cluster.LinkChange) error {
+	for _, c := range changes {
+		if _, err := e.node(c.From); err != nil {
+			return err
+		}
+		if _, err := e.node(c.To); err != nil {
+			return err
+		}
+		if c.From == c.To {
+			return cluster.Errorf(cluster.ErrBadAction, "link %d -> %d: a node has no link to itself", c.From, c.To)
+		}
+		if err := c.Fault.Validate(); err != nil {
+			return cluster.Errorf(cluster.ErrBadAction, "link %d -> %d: %v", c.From, c.To, err)
+		}
+	}
+	for _, c := range changes {
+		id := wire.LinkID{From: c.From, To: c.To}
+		if c.Fault == (view.LinkFault{}) {
+			e.links.Heal(id)
+			continue
+		}
+		s := wire.LinkState{Down: c.Fault.Down, Delay: c.Fault.Delay, Jitter: c.Fault.Jitter, Loss: c.Fault.Loss}
+		if err := e.links.Set(id, s); err != nil {
+			return cluster.Errorf(cluster.ErrBadAction, "%v", err)
+		}
+	}
+	return nil
+}
+
+// Close implements Engine: it stops the load, kills every node at once
+// (what each one acknowledged is already flushed under its flush policy)
+// and removes a temporary data folder.
+func (e *engine) Close() error {
+	e.closeOnce.Do(func() {
+		e.closeTopicLoad()
+		if e.load != nil {
+			e.load.close()
+		}
+		// Every node, running or not: a kill also ends the restarts of one
+		// that stopped on a disk fault.
+		e.group.KillAll()
+		if e.removeDir {
+			if err := os.RemoveAll(e.dir); err != nil {
+				e.closeErr = fmt.Errorf("remove the data folder: %w", err)
+			}
+		}
+	})
+	return e.closeErr
+}

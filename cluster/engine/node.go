@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/metadata/loader"
+	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/server"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// engineNode is one node of the engine, a controller or a broker: its
+// server, and the server's raft client for status and quorum actions.
+type engineNode struct {
+	id   int32
+	kind view.Kind
+	srv  *server.Server
+	q    *quorum.Node
+	// changes keeps the last metadata change the node applied.
+	changes *changeTracker
+	// startLogEnd is the log end offset the node's last start found.
+	startLogEnd atomic.Int64
+}
+
+// View implements Engine. It reads every node's published status and the
+// link counters; it never waits for a node's loop.
+func (e *engine) View() view.View {
+	now := time.Now()
+	// The load first: the records it counts as committed are then below
+	// the high watermarks the nodes publish next (at most publishInterval
+	// late).
+	load := e.load.snapshot()
+	traffic := e.counters.Snapshot()
+	v := view.View{ClusterID: e.clusterID, Timestamp: now.UnixMilli(), Load: load, TopicLoad: e.topicLoadView()}
+	for _, n := range e.nodes {
+		nv := n.view(n.q.Status(), traffic.Nodes[n.id])
+		nv.RaftMetrics = raftMetrics(n.q, now)
+		v.Nodes = append(v.Nodes, nv)
+	}
+	v.Links = e.linkViews(traffic)
+	e.metadataViews(&v)
+	return v
+}
+
+// view maps a node's quorum status onto the playground's view.Node.
+func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
+	nv := view.Node{
+		ID:                     n.id,
+		Kind:                   n.kind,
+		Listener:               n.srv.Addr(),
+		State:                  nodeState(st.State),
+		Error:                  st.Err,
+		SnapshotError:          st.SnapshotError,
+		Epoch:                  st.Epoch,
+		LeaderID:               st.LeaderID,
+		VotedID:                st.VotedID,
+		LogEndOffset:           st.LogEndOffset,
+		HighWatermark:          st.HighWatermark,
+		LogStartOffset:         st.LogStartOffset,
+		Truncations:            st.Truncations,
+		SnapshotsLoaded:        st.SnapshotsLoaded,
+		FetchDeadlineTimestamp: unixMilli(st.FetchDeadline),
+		Refusals:               refusals(st),
+		Strangers:              strangers(t),
+		RPC:                    rpcStats(t.RequestsReceived, t.ResponsesSent),
+	}
+	if r, ok := n.srv.Restarting(); ok {
+		nv.Restart = &view.Restart{Attempts: r.Attempts, NextTimestamp: r.Next.UnixMilli(), LastError: r.LastError}
+	}
+	if nv.Live() {
+		nv.Role = roleName(st.Role, n.kind)
+		nv.Metadata = metadataView(n.srv.Loader())
+	}
+	if st.HasSnapshot {
+		id := st.LatestSnapshot
+		nv.LatestSnapshot = &id
+	}
+	if nv.Role == view.RoleLeader {
+		nv.Replicas = make([]view.Replica, 0, len(st.Replicas))
+		for _, r := range st.Replicas {
+			nv.Replicas = append(nv.Replicas, view.Replica{
+				NodeID:                r.NodeID,
+				LogEndOffset:          r.LogEndOffset,
+				LastFetchTimestamp:    unixMilli(r.LastFetch),
+				LastCaughtUpTimestamp: unixMilli(r.LastCaughtUp),
+				ParkedFetch:           r.FetchParked,
+			})
+		}
+	}
+	return nv
+}
+
+func unixMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return -1
+	}
+	return t.UnixMilli()
+}
+
+// nodeState maps what happened to a node onto the playground's states.
+func nodeState(s quorum.State) view.State {
+	switch s {
+	case quorum.StateRunning, quorum.StateStopping:
+		return view.StateRunning
+	case quorum.StateStopped, quorum.StateNew:
+		return view.StateStopped
+	case quorum.StateFailed:
+		return view.StateFailed
+	}
+	return view.StateKilled
+}
+
+// roleName names a raft role as the playground does; a broker following
+// the leader is an Observer.
+func roleName(r raft.Role, kind view.Kind) view.Role {
+	switch r {
+	case raft.Leader:
+		return view.RoleLeader
+	case raft.Follower:
+		if kind == view.KindBroker {
+			return view.RoleObserver
+		}
+		return view.RoleFollower
+	case raft.Candidate:
+		return view.RoleCandidate
+	case raft.Prospective:
+		return view.RoleProspective
+	case raft.Resigned:
+		return view.RoleResigned
+	}
+	return view.RoleUnattached
+}
+
+// rpcStats counts requests by API name: reqs are the requests, resps the
+// responses to them.
+func rpcStats(reqs, resps wire.Flow) map[string]view.RPCStats {
+	if len(reqs) == 0 {
+		return nil
+	}
+	out := make(map[string]view.RPCStats, len(reqs))
+	for key, c := range reqs {
+		out[kmsg.NameForKey(key)] = view.RPCStats{
+			Requests:      int64(c.Messages),
+			RequestBytes:  int64(c.Bytes),
+			Responses:     int64(resps[key].Messages),
+			ResponseBytes: int64(resps[key].Bytes),
+		}
+	}
+	return out
+}
+
+// linkViews reports every directed link that has a fault or carried
+// traffic.
+func (e *engine) linkViews(t wire.Traffic) []view.Link {
+	faults := e.links.Faults()
+	seen := make(map[wire.LinkID]bool)
+	var ids []wire.LinkID
+	for id := range t.Links {
+		ids = append(ids, id)
+		seen[id] = true
+	}
+	for id := range faults {
+		if !seen[id] {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b wire.LinkID) int {
+		if a.From != b.From {
+			return int(a.From - b.From)
+		}
+		return int(a.To - b.To)
+	})
+	out := make([]view.Link, 0, len(ids))
+	for _, id := range ids {
+		f := faults[id]
+		lt := t.Links[id]
+		back := t.Links[wire.LinkID{From: id.To, To: id.From}]
+		dropped := lt.DroppedRequests.Total().Messages + lt.DroppedResponses.Total().Messages
+		out = append(out, view.Link{
+			From:     id.From,
+			To:       id.To,
+			Down:     f.Down,
+			DelayMs:  f.Delay.Milliseconds(),
+			JitterMs: f.Jitter.Milliseconds(),
+			Loss:     f.Loss,
+			Dropped:  int64(dropped),
+			RPC:      rpcStats(lt.Requests, back.Responses),
+		})
+	}
+	return out
+}
+
+// refusals maps a node's count of unsafe news onto the view's.
+func refusals(st quorum.Status) *view.Refusals {
+	if st.Unsafe == 0 || st.LastUnsafe == nil {
+		return nil
+	}
+	return &view.Refusals{Count: st.Unsafe, Last: st.LastUnsafe.Refused, KafkaStops: st.LastUnsafe.KafkaStops}
+}
+
+// strangers maps a node's refusals of non-members onto the view's.
+func strangers(t wire.NodeTraffic) *view.Strangers {
+	if t.AuthFailures == 0 && len(t.Unauthorized) == 0 {
+		return nil
+	}
+	s := &view.Strangers{AuthFailures: int64(t.AuthFailures)}
+	for key, c := range t.Unauthorized {
+		if s.Unauthorized == nil {
+			s.Unauthorized = make(map[string]int64)
+		}
+		s.Unauthorized[kmsg.NameForKey(key)] = int64(c.Messages)
+	}
+	return s
+}
+
+// metadataView is the loader's part of a running node's view.
+func metadataView(l *loader.Loader) *view.Metadata {
+	if l == nil {
+		return nil
+	}
+	m := l.Metrics()
+	md := &view.Metadata{
+		LastAppliedRecordOffset:    m.LastAppliedRecordOffset,
+		LastAppliedRecordTimestamp: m.LastAppliedRecordTimestamp,
+		LastAppliedRecordLagMs:     m.LastAppliedRecordLagMs,
+		MetadataLoadErrorCount:     m.MetadataLoadErrorCount,
+		MetadataApplyErrorCount:    m.MetadataApplyErrorCount,
+		HandleLoadSnapshotCount:    m.HandleLoadSnapshotCount,
+		CurrentMetadataVersion:     m.CurrentMetadataVersion,
+	}
+	if err := l.Err(); err != nil {
+		md.LoadError = err.Error()
+	}
+	return md
+}
