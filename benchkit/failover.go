@@ -13,6 +13,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/server"
 	"github.com/kraftlab/kraftlab/storage"
 )
 
@@ -44,10 +45,10 @@ const gracefulAim = 100 * time.Millisecond
 // FailoverConfig is one failover measurement: Rounds leadership changes of
 // one kind on a fresh 3-voter quorum running one timing profile.
 type FailoverConfig struct {
-	Profile string
-	Timing  cluster.Timing
-	Change  Change
-	Rounds  int
+	Profile  string
+	Settings server.Settings
+	Change   Change
+	Rounds   int
 	// Voters is the quorum's size; 0 means DefaultVoters.
 	Voters int
 	// Dir holds the voters' folders.
@@ -115,7 +116,7 @@ func SpreadOf(ds []time.Duration) Spread {
 }
 
 // failoverBound is what the profile's timeouts allow the change to take.
-func failoverBound(t cluster.Timing, c Change) (time.Duration, string) {
+func failoverBound(t server.Settings, c Change) (time.Duration, string) {
 	if c == ChangeKill {
 		return t.FetchTimeout + 2*t.ElectionTimeout, fmt.Sprintf("fetch timeout %v + 2 × election timeout %v", t.FetchTimeout, t.ElectionTimeout)
 	}
@@ -180,7 +181,7 @@ func RunFailover(ctx context.Context, cfg FailoverConfig, progress io.Writer) (F
 		cfg.Voters = DefaultVoters
 	}
 	res := Failover{Profile: cfg.Profile, Voters: cfg.Voters, Change: cfg.Change}
-	res.Bound, res.BoundText = failoverBound(cfg.Timing, cfg.Change)
+	res.Bound, res.BoundText = failoverBound(cfg.Settings, cfg.Change)
 	if cfg.Rounds < 1 {
 		return res, errors.New("failover: rounds must be at least 1")
 	}
@@ -189,13 +190,13 @@ func RunFailover(ctx context.Context, cfg FailoverConfig, progress io.Writer) (F
 	}
 	roundTimeout := cfg.RoundTimeout
 	if roundTimeout == 0 {
-		roundTimeout = 4*(cfg.Timing.FetchTimeout+2*cfg.Timing.ElectionTimeout) + cfg.Timing.RequestTimeout + 10*time.Second
+		roundTimeout = 4*(cfg.Settings.FetchTimeout+2*cfg.Settings.ElectionTimeout) + cfg.Settings.RequestTimeout + 10*time.Second
 	}
 	evs := newEvents()
-	k := NewKraftlab("kraftlab", cfg.Timing)
+	k := NewKraftlab("kraftlab", cfg.Settings)
 	k.voters = cfg.Voters
 	k.onEvent = evs.add
-	durable := cfg.Timing.Flush == storage.FlushAlways
+	durable := cfg.Settings.Flush == storage.FlushAlways
 	if err := k.Start(cfg.Dir, durable); err != nil {
 		return res, fmt.Errorf("failover: %w", err)
 	}
@@ -290,7 +291,7 @@ type FailoverPlan struct {
 // for kills on the workshop profile, whose failovers take over 4 s each
 // (its fetch timeout), so that the default run stays near 2 minutes.
 func DefaultRounds(profile string, c Change) int {
-	if profile == cluster.ProfileWorkshop && c == ChangeKill {
+	if profile == string(cluster.ProfileWorkshop) && c == ChangeKill {
 		return 10
 	}
 	return 20
@@ -311,7 +312,7 @@ func RunFailovers(ctx context.Context, plan FailoverPlan, progress io.Writer) ([
 	}
 	var out []Failover
 	for _, p := range plan.Profiles {
-		t, err := cluster.ProfileTiming(p)
+		t, err := cluster.ProfileSettings(cluster.ProfileName(p))
 		if err != nil {
 			return out, err
 		}
@@ -335,7 +336,7 @@ func RunFailovers(ctx context.Context, plan FailoverPlan, progress io.Writer) ([
 				if err != nil {
 					return out, err
 				}
-				r, err := RunFailover(ctx, FailoverConfig{Profile: p, Timing: t, Change: c, Rounds: rounds, Voters: voters, Dir: sub}, progress)
+				r, err := RunFailover(ctx, FailoverConfig{Profile: p, Settings: t, Change: c, Rounds: rounds, Voters: voters, Dir: sub}, progress)
 				out = append(out, r)
 				if err != nil {
 					return out, err

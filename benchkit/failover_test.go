@@ -16,7 +16,7 @@ import (
 func TestFailoverFastProfile(t *testing.T) {
 	var progress bytes.Buffer
 	rs, err := RunFailovers(context.Background(), FailoverPlan{
-		Profiles: []string{cluster.ProfileFast},
+		Profiles: []string{string(cluster.ProfileFast)},
 		Changes:  Changes(),
 		Rounds:   2,
 		Dir:      t.TempDir(),
@@ -27,7 +27,7 @@ func TestFailoverFastProfile(t *testing.T) {
 	if len(rs) != len(Changes()) {
 		t.Fatalf("%d results, want one per change", len(rs))
 	}
-	fast, _ := cluster.ProfileTiming(cluster.ProfileFast)
+	fast, _ := cluster.ProfileSettings(cluster.ProfileFast)
 	for _, r := range rs {
 		if r.Rounds != 2 || len(r.Samples) != 2 || r.Error != "" {
 			t.Fatalf("%s: %d rounds, error %q", r.Change, r.Rounds, r.Error)
@@ -67,14 +67,14 @@ func TestFailoverRejectsBadPlans(t *testing.T) {
 	if _, err := RunFailovers(ctx, FailoverPlan{Profiles: []string{"slow"}, Changes: Changes(), Dir: t.TempDir()}, &bytes.Buffer{}); err == nil {
 		t.Error("unknown profile accepted")
 	}
-	if _, err := RunFailovers(ctx, FailoverPlan{Profiles: []string{cluster.ProfileFast}, Changes: Changes(), Set: []string{"controller.quorum.fetch.timeout.ms=-5"}, Dir: t.TempDir()}, &bytes.Buffer{}); err == nil {
+	if _, err := RunFailovers(ctx, FailoverPlan{Profiles: []string{string(cluster.ProfileFast)}, Changes: Changes(), Set: []string{"controller.quorum.fetch.timeout.ms=-5"}, Dir: t.TempDir()}, &bytes.Buffer{}); err == nil {
 		t.Error("a negative fetch timeout accepted")
 	}
-	fast, _ := cluster.ProfileTiming(cluster.ProfileFast)
-	if _, err := RunFailover(ctx, FailoverConfig{Profile: "fast", Timing: fast, Change: "explode", Rounds: 1, Dir: t.TempDir()}, &bytes.Buffer{}); err == nil {
+	fast, _ := cluster.ProfileSettings(cluster.ProfileFast)
+	if _, err := RunFailover(ctx, FailoverConfig{Profile: "fast", Settings: fast, Change: "explode", Rounds: 1, Dir: t.TempDir()}, &bytes.Buffer{}); err == nil {
 		t.Error("unknown change accepted")
 	}
-	if _, err := RunFailover(ctx, FailoverConfig{Profile: "fast", Timing: fast, Change: ChangeKill, Rounds: 0, Dir: t.TempDir()}, &bytes.Buffer{}); err == nil {
+	if _, err := RunFailover(ctx, FailoverConfig{Profile: "fast", Settings: fast, Change: ChangeKill, Rounds: 0, Dir: t.TempDir()}, &bytes.Buffer{}); err == nil {
 		t.Error("zero rounds accepted")
 	}
 }

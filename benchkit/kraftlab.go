@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/cluster/engine"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/server"
 	"github.com/kraftlab/kraftlab/storage"
@@ -37,7 +36,7 @@ var errKraftlabNotStarted = errors.New("kraftlab: not started")
 // one writer waits up to 25 ms per record and a closed loop of writers
 // commits one batch per linger.
 func KraftlabFactories() []Factory {
-	kafka, _ := cluster.ProfileTiming(cluster.ProfileKafka)
+	kafka, _ := cluster.ProfileSettings(cluster.ProfileKafka)
 	noLinger := kafka
 	noLinger.AppendLinger = 0
 	return []Factory{
@@ -63,8 +62,8 @@ func KraftlabFactories() []Factory {
 // until its high watermark covers the record; if the leadership moves
 // first, it retries on the new leader.
 type Kraftlab struct {
-	name   string
-	timing cluster.Timing
+	name     string
+	settings server.Settings
 	// voters is the quorum's size; 0 means DefaultVoters.
 	voters int
 	// onEvent, if set before Start, receives every node's events.
@@ -84,8 +83,8 @@ type Kraftlab struct {
 
 // NewKraftlab returns an unstarted Kraftlab whose voters run with t; Start
 // sets its flush policy.
-func NewKraftlab(name string, t cluster.Timing) *Kraftlab {
-	return &Kraftlab{name: name, timing: t, group: server.NewGroup(), closed: make(chan struct{})}
+func NewKraftlab(name string, t server.Settings) *Kraftlab {
+	return &Kraftlab{name: name, settings: t, group: server.NewGroup(), closed: make(chan struct{})}
 }
 
 // voterIDs are the quorum's voters, 1..voters.
@@ -115,15 +114,13 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 	}
 	voters := k.voterIDs()
 	for _, id := range voters {
-		t := k.timing
-		t.Flush = flush
-		_, err := engine.NewServer(t, k.group, engine.NodeSpec{
-			ID:        id,
-			Voters:    voters,
-			ClusterID: benchClusterID,
-			DataDir:   dir,
-			OnEvent:   k.onEvent,
-		})
+		st := k.settings
+		st.Flush = flush
+		cfg, err := st.NodeConfig(id, voters, benchClusterID, dir)
+		if err == nil {
+			cfg.Raft.OnEvent = k.onEvent
+			_, err = k.group.Add(cfg)
+		}
 		if err != nil {
 			k.Close()
 			return fmt.Errorf("%s: voter %d: %w", k.name, id, err)

@@ -18,7 +18,7 @@ import (
 // fastKraftlab is the kraftlab System on the fast profile's timing, so a
 // test that needs an election gets one in a few hundred milliseconds.
 func fastKraftlab() *Kraftlab {
-	t, _ := cluster.ProfileTiming(cluster.ProfileFast)
+	t, _ := cluster.ProfileSettings(cluster.ProfileFast)
 	t.AppendLinger = 0
 	return NewKraftlab("kraftlab", t)
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/cluster/engine"
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
@@ -27,11 +25,11 @@ const createTopicsVersion = 7
 
 // metaCluster is a whole KRaft cluster in this process for the metadata
 // benchmark: controllers 1..3 and brokers 101..100+N, each built by
-// cluster.Timing.NewServer as the playground builds them and talking over
+// server.Settings.NewServer as the playground builds them and talking over
 // loopback TCP. Every node's loader has an arrivals publisher, so the
 // benchmark learns when each node applied the topic it waits for.
 type metaCluster struct {
-	timing   cluster.Timing
+	settings server.Settings
 	dir      string
 	voters   []int32
 	brokers  []int32
@@ -48,9 +46,9 @@ type metaCluster struct {
 }
 
 // newMetaCluster builds (unstarted) three controllers and brokers brokers.
-func newMetaCluster(t cluster.Timing, dir string, brokers int) (*metaCluster, error) {
+func newMetaCluster(t server.Settings, dir string, brokers int) (*metaCluster, error) {
 	c := &metaCluster{
-		timing: t, dir: dir, voters: []int32{1, 2, 3},
+		settings: t, dir: dir, voters: []int32{1, 2, 3},
 		group:    server.NewGroup(),
 		arrivals: newArrivals(), elections: newEvents(),
 		activations: make(chan controller.Event, 64),
@@ -59,14 +57,15 @@ func newMetaCluster(t cluster.Timing, dir string, brokers int) (*metaCluster, er
 		c.brokers = append(c.brokers, int32(101+i))
 	}
 	for _, id := range append(append([]int32{}, c.voters...), c.brokers...) {
-		_, err := engine.NewServer(t, c.group, engine.NodeSpec{
-			ID: id, Voters: c.voters, ClusterID: benchClusterID, DataDir: dir,
-			OnEvent:           c.elections.add,
-			OnControllerEvent: c.onControllerEvent,
-			Publishers: func() []loader.Publisher {
+		cfg, err := t.NodeConfig(id, c.voters, benchClusterID, dir)
+		if err == nil {
+			cfg.Raft.OnEvent = c.elections.add
+			cfg.OnControllerEvent = c.onControllerEvent
+			cfg.Publishers = func() []loader.Publisher {
 				return []loader.Publisher{c.arrivals.publisher(id)}
-			},
-		})
+			}
+			_, err = c.group.Add(cfg)
+		}
 		if err != nil {
 			c.close()
 			return nil, fmt.Errorf("node %d: %w", id, err)
@@ -140,7 +139,7 @@ var errNotController = errors.New("not the active controller")
 func (c *metaCluster) createTopics(ctx context.Context, cl *wire.Client, names []string, partitions int32, rf int16) error {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.Version = createTopicsVersion
-	req.TimeoutMillis = int32(c.timing.RequestTimeout / time.Millisecond)
+	req.TimeoutMillis = int32(c.settings.RequestTimeout / time.Millisecond)
 	for _, name := range names {
 		t := kmsg.NewCreateTopicsRequestTopic()
 		t.Topic, t.NumPartitions, t.ReplicationFactor = name, partitions, rf
@@ -198,7 +197,7 @@ func (c *metaCluster) createTopicsRetrying(ctx context.Context, names []string, 
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%w: %w", err, ctx.Err())
-		case <-time.After(c.timing.RetryBackoff):
+		case <-time.After(c.settings.RetryBackoff):
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // MetadataPart is one measurement of `bench metadata`.
@@ -35,9 +36,9 @@ func MetadataParts() []MetadataPart {
 // MetadataConfig is one `bench metadata` run.
 type MetadataConfig struct {
 	// Parts are the measurements to run; none means all.
-	Parts   []MetadataPart
-	Profile string
-	Timing  cluster.Timing
+	Parts    []MetadataPart
+	Profile  string
+	Settings server.Settings
 	// Brokers is the propagation cluster's broker count, and the scale
 	// part's loader count (as far as ScaleMemory allows).
 	Brokers int
@@ -112,7 +113,7 @@ func (c MetadataConfig) Validate() error {
 			return fmt.Errorf("failover partitions: %d must be between 0 and 1,000,000", n)
 		}
 	}
-	return c.Timing.Validate()
+	return c.Settings.Validate()
 }
 
 // RunMetadata runs the parts of cfg in turn and returns what they
@@ -174,13 +175,13 @@ func subDir(dir, name string) (string, error) {
 // clusterStartTimeout bounds a cluster's start: every broker must
 // register and be unfenced, a few heartbeat intervals on a loaded machine.
 func clusterStartTimeout(cfg MetadataConfig) time.Duration {
-	t := cfg.Timing
+	t := cfg.Settings
 	return 10*t.BrokerHeartbeatInterval + 4*(t.FetchTimeout+2*t.ElectionTimeout) + 30*time.Second
 }
 
 // roundTimeout bounds one change or one failover round.
 func roundTimeout(cfg MetadataConfig) time.Duration {
-	t := cfg.Timing
+	t := cfg.Settings
 	return 4*(t.FetchTimeout+2*t.ElectionTimeout) + 2*t.RequestTimeout + 10*t.BrokerHeartbeatInterval + 10*time.Second
 }
 
@@ -190,9 +191,9 @@ func roundTimeout(cfg MetadataConfig) time.Duration {
 // 1,000,000 partitions within 4 GB of loaders, and failover at 1,000 and
 // 100,000 partitions with 3 brokers, 5 kills each.
 func DefaultMetadataConfig() MetadataConfig {
-	t, _ := cluster.ProfileTiming(cluster.ProfileKafka)
+	t, _ := cluster.ProfileSettings(cluster.ProfileKafka)
 	return MetadataConfig{
-		Profile: cluster.ProfileKafka, Timing: t,
+		Profile: string(cluster.ProfileKafka), Settings: t,
 		Brokers: 50, Changes: 200, PropagationPartitions: []int{0, 100_000},
 		Partitions: []int{100_000, 1_000_000}, ScaleChanges: 200, ScaleMemory: 4e9,
 		FailoverPartitions: []int{1_000, 100_000}, FailoverBrokers: 3, FailoverRounds: 5,
@@ -202,9 +203,9 @@ func DefaultMetadataConfig() MetadataConfig {
 // QuickMetadataConfig is `bench metadata --quick`: every part at tiny
 // sizes on the fast profile, in a few seconds.
 func QuickMetadataConfig() MetadataConfig {
-	t, _ := cluster.ProfileTiming(cluster.ProfileFast)
+	t, _ := cluster.ProfileSettings(cluster.ProfileFast)
 	return MetadataConfig{
-		Profile: cluster.ProfileFast, Timing: t,
+		Profile: string(cluster.ProfileFast), Settings: t,
 		Brokers: 3, Changes: 5, PropagationPartitions: []int{0, 200},
 		Partitions: []int{2_000}, ScaleChanges: 10, ScaleMemory: 4e9,
 		FailoverPartitions: []int{300}, FailoverBrokers: 1, FailoverRounds: 1,

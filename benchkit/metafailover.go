@@ -70,7 +70,7 @@ func runMetaFailover(ctx context.Context, cfg MetadataConfig, partitions int, pr
 	if err != nil {
 		return finish(err)
 	}
-	mc, err := newMetaCluster(cfg.Timing, dir, cfg.FailoverBrokers)
+	mc, err := newMetaCluster(cfg.Settings, dir, cfg.FailoverBrokers)
 	if err != nil {
 		return finish(err)
 	}

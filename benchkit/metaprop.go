@@ -80,7 +80,7 @@ func runPropagation(ctx context.Context, cfg MetadataConfig, progress io.Writer)
 	if err != nil {
 		return fail(first, err)
 	}
-	mc, err := newMetaCluster(cfg.Timing, dir, cfg.Brokers)
+	mc, err := newMetaCluster(cfg.Settings, dir, cfg.Brokers)
 	if err != nil {
 		return fail(first, fmt.Errorf("propagation: %w", err))
 	}

@@ -62,8 +62,8 @@ const minProduceRecordBytes = 8
 
 // ProduceConfig is one `bench produce` run.
 type ProduceConfig struct {
-	Profile string
-	Timing  cluster.Timing
+	Profile  string
+	Settings server.Settings
 	// Brokers and Partitions shape the cluster and each case's topic,
 	// whose replication factor is min(3, Brokers).
 	Brokers, Partitions int
@@ -87,9 +87,9 @@ type ProduceConfig struct {
 // 1 KiB records, acks=all and acks=1, 5 s each, and a 64 MiB catch-up, on
 // the kafka profile.
 func DefaultProduceConfig() ProduceConfig {
-	t, _ := cluster.ProfileTiming(cluster.ProfileKafka)
+	t, _ := cluster.ProfileSettings(cluster.ProfileKafka)
 	return ProduceConfig{
-		Profile: cluster.ProfileKafka, Timing: t, Brokers: 3, Partitions: 3,
+		Profile: string(cluster.ProfileKafka), Settings: t, Brokers: 3, Partitions: 3,
 		Sizes: []int{100, 1024}, Acks: []Acks{AcksAll, AcksLeader}, Duration: 5 * time.Second,
 		CatchUpBytes: 64 << 20,
 	}
@@ -98,8 +98,8 @@ func DefaultProduceConfig() ProduceConfig {
 // QuickProduceConfig runs every part briefly on the fast profile.
 func QuickProduceConfig() ProduceConfig {
 	c := DefaultProduceConfig()
-	c.Profile = cluster.ProfileFast
-	c.Timing, _ = cluster.ProfileTiming(cluster.ProfileFast)
+	c.Profile = string(cluster.ProfileFast)
+	c.Settings, _ = cluster.ProfileSettings(cluster.ProfileFast)
 	c.Sizes, c.Duration, c.CatchUpBytes = []int{100}, 500*time.Millisecond, 1<<20
 	return c
 }
@@ -123,7 +123,7 @@ func (c ProduceConfig) Validate() error {
 			return fmt.Errorf("size: %d B must be between %d B and 1 MiB", s, minProduceRecordBytes)
 		}
 	}
-	return c.Timing.Validate()
+	return c.Settings.Validate()
 }
 
 // ProduceCase is what one size and acks setting measured.
@@ -196,7 +196,7 @@ func RunProduce(ctx context.Context, cfg ProduceConfig, progress io.Writer) (Pro
 	rep.LoopbackMBPerSec = lb
 	fmt.Fprintf(progress, "loopback TCP: %.0f MB/s\n", lb)
 
-	c, err := newMetaCluster(cfg.Timing, cfg.Dir, cfg.Brokers)
+	c, err := newMetaCluster(cfg.Settings, cfg.Dir, cfg.Brokers)
 	if err != nil {
 		return rep, err
 	}

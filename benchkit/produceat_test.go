@@ -16,7 +16,7 @@ import (
 // (the warm-up record left out), and charges the CPU reader it is given,
 // not this process.
 func TestProduceAtChargesTheGivenCPU(t *testing.T) {
-	tm, _ := cluster.ProfileTiming(cluster.ProfileFast)
+	tm, _ := cluster.ProfileSettings(cluster.ProfileFast)
 	dir, err := os.MkdirTemp("", "kraftlab-produceat-")
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ const produceAim = 0.25
 // WriteProduceTable prints what `bench produce` measured.
 func WriteProduceTable(w io.Writer, cfg ProduceConfig, rep ProduceReport) error {
 	fmt.Fprintf(w, "produce: 3 controllers and %d brokers in one process over loopback TCP, profile %s (partition logs flush %s); each case a fresh topic of %d partitions, replication factor %d, franz-go producer (linger 0, idempotent under acks=all) and consumer\n",
-		cfg.Brokers, cfg.Profile, cfg.Timing.Flush, cfg.Partitions, min(3, cfg.Brokers))
+		cfg.Brokers, cfg.Profile, cfg.Settings.Flush, cfg.Partitions, min(3, cfg.Brokers))
 	fmt.Fprintf(w, "loopback TCP, one connection, 1 MiB writes: %.0f MB/s (the ceiling); produce = handed to the client → acknowledged; end to end = handed to the client → read by the consumer (up to the high watermark); CPU = this process's, everything included, per produced MB\n\n", rep.LoopbackMBPerSec)
 	tw := newTabWriter(w)
 	fmt.Fprintln(tw, "size\tacks\trecords\trecords/s\tMB/s\tof loopback\tproduce p50\tp99\tend to end p50\tp99\tCPU/MB\t")

@@ -113,7 +113,7 @@ takes about 2 minutes; --profiles, --changes or --rounds trim it.`,
 		Args:        cobra.NoArgs,
 		Annotations: annotations,
 	}
-	cmd.Flags().StringVar(&profiles, "profiles", cluster.ProfileKafka+","+cluster.ProfileWorkshop, "timing profiles to measure ("+strings.Join(cluster.Profiles(), ", ")+")")
+	cmd.Flags().StringVar(&profiles, "profiles", string(cluster.ProfileKafka+","+cluster.ProfileWorkshop), "timing profiles to measure ("+strings.Join(cluster.ProfileNames(), ", ")+")")
 	cmd.Flags().StringVar(&changes, "changes", "kill,stop,resign", "how the leadership changes: kill, stop, resign")
 	cmd.Flags().IntSliceVar(&voters, "voters", []int{benchkit.DefaultVoters}, "quorum sizes to measure, e.g. 3,5")
 	cmd.Flags().IntVarP(&rounds, "rounds", "k", 0, "leader changes per profile and change (default 20; 10 for workshop kills)")
@@ -130,7 +130,7 @@ takes about 2 minutes; --profiles, --changes or --rounds trim it.`,
 		}
 		for _, p := range strings.Split(profiles, ",") {
 			p = strings.TrimSpace(p)
-			if _, err := cluster.ProfileTiming(p); err != nil {
+			if _, err := cluster.ProfileSettings(cluster.ProfileName(p)); err != nil {
 				return usagef("--profiles: %v", err)
 			}
 			plan.Profiles = append(plan.Profiles, p)
@@ -146,7 +146,7 @@ takes about 2 minutes; --profiles, --changes or --rounds trim it.`,
 			return usagef("--rounds: %d is negative", rounds)
 		}
 		for _, p := range plan.Profiles {
-			t, _ := cluster.ProfileTiming(p)
+			t, _ := cluster.ProfileSettings(cluster.ProfileName(p))
 			if err := t.Apply(set); err != nil {
 				return usagef("%v", err)
 			}
@@ -216,7 +216,7 @@ to --scale-memory (4 GB) of images at once.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&quick, "quick", false, "every part at tiny sizes on the fast profile (flags given still apply)")
-	fl.StringVar(&profile, "profile", cfg.Profile, "timing profile ("+strings.Join(cluster.Profiles(), ", ")+")")
+	fl.StringVar(&profile, "profile", cfg.Profile, "timing profile ("+strings.Join(cluster.ProfileNames(), ", ")+")")
 	fl.StringVar(&parts, "parts", "propagation,scale,failover", "parts to run: propagation, scale, failover")
 	fl.IntVar(&cfg.Brokers, "brokers", cfg.Brokers, "brokers of the propagation cluster, and loaders of the scale part")
 	fl.IntVar(&cfg.Changes, "changes", cfg.Changes, "metadata changes the propagation part times")
@@ -248,14 +248,14 @@ to --scale-memory (4 GB) of images at once.`,
 			keep("failover-brokers", func() { cfg.FailoverBrokers = q.FailoverBrokers })
 			keep("rounds", func() { cfg.FailoverRounds = q.FailoverRounds })
 		}
-		t, err := cluster.ProfileTiming(profile)
+		t, err := cluster.ProfileSettings(cluster.ProfileName(profile))
 		if err != nil {
 			return usagef("--profile: %v", err)
 		}
 		if err := t.Apply(set); err != nil {
 			return usagef("%v", err)
 		}
-		cfg.Profile, cfg.Timing = profile, t
+		cfg.Profile, cfg.Settings = profile, t
 		cfg.Partitions, cfg.FailoverPartitions, cfg.PropagationPartitions = partitions, failParts, propParts
 		cfg.ScaleMemory = scaleMemoryMB * 1e6
 		cfg.Parts = nil
@@ -318,7 +318,7 @@ default; acks=1 cannot be.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&quick, "quick", false, "one short case per acks setting and a small catch-up, on the fast profile (flags given still apply)")
-	fl.StringVar(&profile, "profile", cfg.Profile, "timing profile ("+strings.Join(cluster.Profiles(), ", ")+")")
+	fl.StringVar(&profile, "profile", cfg.Profile, "timing profile ("+strings.Join(cluster.ProfileNames(), ", ")+")")
 	fl.IntVar(&cfg.Brokers, "brokers", cfg.Brokers, "brokers of the cluster")
 	fl.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "partitions of each case's topic")
 	fl.IntSliceVar(&sizes, "sizes", cfg.Sizes, "record value sizes, bytes")
@@ -344,14 +344,14 @@ default; acks=1 cannot be.`,
 			keep("duration", func() { cfg.Duration = q.Duration })
 			keep("catch-up-bytes", func() { cfg.CatchUpBytes = q.CatchUpBytes })
 		}
-		t, err := cluster.ProfileTiming(profile)
+		t, err := cluster.ProfileSettings(cluster.ProfileName(profile))
 		if err != nil {
 			return usagef("--profile: %v", err)
 		}
 		if err := t.Apply(set); err != nil {
 			return usagef("%v", err)
 		}
-		cfg.Profile, cfg.Timing, cfg.Sizes = profile, t, sizes
+		cfg.Profile, cfg.Settings, cfg.Sizes = profile, t, sizes
 		cfg.Acks = nil
 		for _, a := range strings.Split(acks, ",") {
 			v, err := benchkit.ParseAcks(strings.TrimSpace(a))

@@ -559,7 +559,7 @@ func TestExamplesRun(t *testing.T) {
 	var out, errOut lockedBuffer
 	e := h.env(&out, &errOut)
 	e.open = engine.Open
-	args := append([]string{"scenario", "run", "--json", "--profile", cluster.ProfileFast}, files...)
+	args := append([]string{"scenario", "run", "--json", "--profile", string(cluster.ProfileFast)}, files...)
 	code := run(testContext(t), args, e)
 	var rep scenario.Report
 	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {

@@ -79,7 +79,7 @@ func completeCondition(e *env) cobra.CompletionFunc {
 // completeSettings completes --set keys, leaving the cursor after "=".
 func completeSettings(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	var out []string
-	for _, s := range cluster.Settings() {
+	for _, s := range cluster.SettingKeys() {
 		if strings.HasPrefix(s.Key, toComplete) {
 			out = append(out, s.Key+"=\t"+s.Doc)
 		}

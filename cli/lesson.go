@@ -103,7 +103,7 @@ kraftlab lesson elections --print > my-lesson.txt`),
 	cmd.Flags().StringVar(&profile, "profile", "", "timing profile, over the lesson's up line (workshop)")
 	cmd.Flags().BoolVar(&noPause, "no-pause", false, "do not wait: show the explanations and take the right answers")
 	printIt := cmd.Flags().Bool("print", false, "print the lesson's scenario file instead of running it")
-	cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.Profiles(), cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.ProfileNames(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		ls, _ := shippedLessons()
 		var names []string
@@ -147,7 +147,7 @@ kraftlab lesson elections --print > my-lesson.txt`),
 			return usagef("a lesson runs on a fresh playground of its own (watch it with the session it prints); to run it on a running one: kraftlab lesson %s --print > %s && kraftlab scenario run --step --session NAME %s", l.name, l.file, l.file)
 		}
 		if profile != "" {
-			if _, err := cluster.ProfileTiming(profile); err != nil {
+			if _, err := cluster.ProfileSettings(cluster.ProfileName(profile)); err != nil {
 				return usagef("%v", err)
 			}
 		}

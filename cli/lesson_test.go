@@ -63,7 +63,7 @@ func TestLessonsRun(t *testing.T) {
 		var out, errOut lockedBuffer
 		e := h.env(&out, &errOut)
 		e.open = engine.Open
-		code := run(testContext(t), []string{"lesson", "--no-pause", "--profile", cluster.ProfileFast, l.name}, e)
+		code := run(testContext(t), []string{"lesson", "--no-pause", "--profile", string(cluster.ProfileFast), l.name}, e)
 		expectRun(t, "lesson "+l.name, code, out.String(), errOut.String(), ExitOK,
 			"# What it teaches", "(not asking: --no-pause) the answer: ", "= the answer to cli/lessons/"+l.file, "--- PASS cli/lessons/"+l.file)
 	}

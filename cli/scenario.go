@@ -19,7 +19,7 @@ import (
 
 // scenarioProfile is the profile scenarios run with unless the file's up
 // line or --profile names another: the fast profile, as DESIGN.md says.
-const scenarioProfile = cluster.ProfileFast
+const scenarioProfile = string(cluster.ProfileFast)
 
 func newScenarioCommand(e *env) *cobra.Command {
 	noScenario := map[string]string{annotNoScenario: "scenarios do not nest"}
@@ -83,7 +83,7 @@ kraftlab scenario run --session demo --no-pause examples/leader-failover.txt`),
 				return usagef("scenario run needs at least one FILE, e.g.: kraftlab scenario run examples/leader-failover.txt")
 			}
 			if profile != "" {
-				if _, err := cluster.ProfileTiming(profile); err != nil {
+				if _, err := cluster.ProfileSettings(cluster.ProfileName(profile)); err != nil {
 					return usagef("%v", err)
 				}
 			}
@@ -98,7 +98,7 @@ kraftlab scenario run --session demo --no-pause examples/leader-failover.txt`),
 	run.Flags().BoolVar(&step, "step", false, "wait for Enter before each line, showing the comment above it")
 	run.Flags().BoolVar(&noPause, "no-pause", false, "skip pause lines instead of waiting for Enter")
 	addJSONFlag(run)
-	run.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.Profiles(), cobra.ShellCompDirectiveNoFileComp))
+	run.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.ProfileNames(), cobra.ShellCompDirectiveNoFileComp))
 	run.RegisterFlagCompletionFunc("set", completeSettings)
 	run.RunE = func(cmd *cobra.Command, args []string) error {
 		return runScenarios(e, cmd, args, scenarioOptions{profile: profile, sets: sets, step: step, noPause: noPause})

@@ -33,7 +33,7 @@ type upOptions struct {
 }
 
 func (o *upOptions) config() (cluster.Config, error) {
-	return cluster.NewConfig(o.controllers, o.brokers, o.profile, o.sets, o.dataDir)
+	return cluster.NewConfig(o.controllers, o.brokers, cluster.ProfileName(o.profile), o.sets, o.dataDir)
 }
 
 func newUpCommand(e *env) *cobra.Command {
@@ -73,12 +73,12 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 	f := cmd.Flags()
 	f.IntVar(&o.controllers, "controllers", 3, "number of controllers (KRaft voters), IDs 1..N")
 	f.IntVar(&o.brokers, "brokers", 3, "number of brokers, IDs 101..100+M")
-	f.StringVar(&o.profile, "profile", cluster.DefaultProfile, "timing profile: "+strings.Join(cluster.Profiles(), ", "))
+	f.StringVar(&o.profile, "profile", string(cluster.DefaultProfile), "timing profile: "+strings.Join(cluster.ProfileNames(), ", "))
 	f.StringArrayVar(&o.sets, "set", nil, "override a timing value by its Kafka config name, key=value (repeatable)")
 	f.StringVar(&o.dataDir, "data-dir", "", "keep the nodes' data in this folder (default: a temporary folder removed on exit)")
 	f.StringVar(&o.logFile, "log-file", "", "append every node's server log (Kafka's server.log: elections, registrations, fetch errors…) to this file, each line naming its node")
 	f.BoolVar(&o.headless, "headless", false, "run without the TUI, printing events, until Ctrl-C, SIGTERM or kraftlab down (a closed output does not stop it)")
-	cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.Profiles(), cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.ProfileNames(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("set", completeSettings)
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
@@ -326,15 +326,16 @@ func sessionFlag(name string) string {
 // settingsTable lists every --set key with its value in each profile.
 func settingsTable() string {
 	var b strings.Builder
-	tims := make([]cluster.Timing, len(cluster.Profiles()))
-	for i, p := range cluster.Profiles() {
-		tims[i], _ = cluster.ProfileTiming(p)
+	var gets []func(string) (string, error)
+	for _, p := range cluster.Profiles() {
+		s, _ := cluster.ProfileSettings(p.Name)
+		gets = append(gets, s.Get)
 	}
-	fmt.Fprintf(&b, "  %-50s %s\n", "key", strings.Join(cluster.Profiles(), " / "))
-	for _, s := range cluster.Settings() {
-		vals := make([]string, len(tims))
-		for i, t := range tims {
-			vals[i], _ = t.Get(s.Key)
+	fmt.Fprintf(&b, "  %-50s %s\n", "key", strings.Join(cluster.ProfileNames(), " / "))
+	for _, s := range cluster.SettingKeys() {
+		vals := make([]string, len(gets))
+		for i, get := range gets {
+			vals[i], _ = get(s.Key)
 		}
 		fmt.Fprintf(&b, "  %-50s %s %s\n", s.Key, strings.Join(vals, " / "), unitSuffix(s.Unit))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftlab/kraftlab/server"
 	"github.com/kraftlab/kraftlab/storage"
 )
 
@@ -41,12 +42,12 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"message.max.bytes":     "1048588",
 		"fetch.max.bytes":       "57671680",
 	}
-	tm, err := ProfileTiming(ProfileKafka)
+	tm, err := ProfileSettings(ProfileKafka)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(want) != len(Keys()) {
-		t.Errorf("test covers %d keys, there are %d", len(want), len(Keys()))
+	if len(want) != len(server.Keys()) {
+		t.Errorf("test covers %d keys, there are %d", len(want), len(server.Keys()))
 	}
 	for k, v := range want {
 		got, err := tm.Get(k)
@@ -57,8 +58,9 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 }
 
 func TestProfilesAreValidAndKeepKafkasOrder(t *testing.T) {
-	for _, name := range Profiles() {
-		tm, err := ProfileTiming(name)
+	for _, p := range Profiles() {
+		name := p.Name
+		tm, err := ProfileSettings(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +76,7 @@ func TestProfilesAreValidAndKeepKafkasOrder(t *testing.T) {
 // The workshop profile's promise: every effect shows within about ten
 // seconds of its cause.
 func TestWorkshopEffectsShowWithinTenSeconds(t *testing.T) {
-	tm, _ := ProfileTiming(ProfileWorkshop)
+	tm, _ := ProfileSettings(ProfileWorkshop)
 	effects := map[string]time.Duration{
 		"election after a kill (fetch timeout + one election round)": tm.FetchTimeout + 2*tm.ElectionTimeout,
 		"check-quorum resignation":                                   tm.FetchTimeout * 3 / 2,
@@ -89,7 +91,7 @@ func TestWorkshopEffectsShowWithinTenSeconds(t *testing.T) {
 	if tm.FetchTimeout < 3*time.Second {
 		t.Errorf("fetch timeout %v is too quick to watch", tm.FetchTimeout)
 	}
-	fast, _ := ProfileTiming(ProfileFast)
+	fast, _ := ProfileSettings(ProfileFast)
 	if fast.FetchTimeout+fast.ElectionTimeout > 300*time.Millisecond {
 		t.Errorf("fast profile elects after up to %v", fast.FetchTimeout+fast.ElectionTimeout)
 	}
@@ -105,15 +107,15 @@ func TestSetOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Timing.FetchTimeout != time.Second || c.Timing.AppendLinger != 4*time.Millisecond || c.Timing.Flush != storage.FlushAlways {
-		t.Errorf("overrides not applied: %+v", c.Timing)
+	if c.Settings.FetchTimeout != time.Second || c.Settings.AppendLinger != 4*time.Millisecond || c.Settings.Flush != storage.FlushAlways {
+		t.Errorf("overrides not applied: %+v", c.Settings)
 	}
 	if c.Profile != ProfileFast || c.Controllers != 5 || c.Brokers != 0 {
 		t.Errorf("shape: %+v", c)
 	}
-	for _, k := range Keys() {
-		v, _ := c.Timing.Get(k)
-		if err := c.Timing.Set(k, v); err != nil {
+	for _, k := range server.Keys() {
+		v, _ := c.Settings.Get(k)
+		if err := c.Settings.Set(k, v); err != nil {
 			t.Errorf("Set(Get(%s)) = %v", k, err)
 		}
 	}
@@ -158,7 +160,7 @@ func TestSetErrors(t *testing.T) {
 		}
 	}
 	_, err := NewConfig(3, 3, "", []string{"nope=1"}, "")
-	if !errors.Is(err, ErrUnknownKey) {
+	if !errors.Is(err, server.ErrUnknownKey) {
 		t.Errorf("unknown key error %v does not wrap ErrUnknownKey", err)
 	}
 }
@@ -166,7 +168,7 @@ func TestSetErrors(t *testing.T) {
 func TestConfigShapeErrors(t *testing.T) {
 	cases := []struct {
 		c, b    int
-		profile string
+		profile ProfileName
 		want    string
 	}{
 		{0, 3, "", "controllers must be between 1 and 99, got 0"},
@@ -200,12 +202,12 @@ func TestDefaultConfigAndIDs(t *testing.T) {
 }
 
 func TestValidateCatchesDirectStructEdits(t *testing.T) {
-	tm, _ := ProfileTiming(ProfileKafka)
+	tm, _ := ProfileSettings(ProfileKafka)
 	tm.FetchTimeout = 1500 * time.Microsecond
 	if err := tm.Validate(); err == nil || !strings.Contains(err.Error(), "whole milliseconds") {
 		t.Errorf("sub-millisecond timeout: %v", err)
 	}
-	tm, _ = ProfileTiming(ProfileKafka)
+	tm, _ = ProfileSettings(ProfileKafka)
 	tm.Flush = storage.FlushInterval // not one a playground takes
 	if err := tm.Validate(); err == nil {
 		t.Error("bad flush policy accepted")
@@ -223,7 +225,7 @@ func TestDataPlaneSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := c.Timing
+	tm := c.Settings
 	if tm.NumReplicaFetchers != 4 || tm.ReplicaLagTimeMax != 2500*time.Millisecond || tm.ReplicaFetchMaxBytes != 65536 ||
 		tm.MinInsyncReplicas != 2 || !tm.UncleanLeaderElectionEnable {
 		t.Errorf("data-plane overrides not applied: %+v", tm)
@@ -231,8 +233,9 @@ func TestDataPlaneSettings(t *testing.T) {
 	if got, _ := tm.Get("unclean.leader.election.enable"); got != "true" {
 		t.Errorf("Get(unclean.leader.election.enable) = %q", got)
 	}
-	for _, name := range Profiles() {
-		p, _ := ProfileTiming(name)
+	for _, pr := range Profiles() {
+		name := pr.Name
+		p, _ := ProfileSettings(name)
 		// The ISR check runs every lag/2, and a parked follower fetch must
 		// not count as lagging.
 		if p.ReplicaFetchWaitMax*2 > p.ReplicaLagTimeMax {
@@ -241,14 +244,14 @@ func TestDataPlaneSettings(t *testing.T) {
 	}
 	// The workshop promise: an ISR shrink (lag time, checked every lag/2)
 	// shows within about ten seconds.
-	w, _ := ProfileTiming(ProfileWorkshop)
+	w, _ := ProfileSettings(ProfileWorkshop)
 	if d := w.ReplicaLagTimeMax * 3 / 2; d > 10*time.Second {
 		t.Errorf("workshop ISR shrink takes up to %v", d)
 	}
 }
 
 func TestSettingsDocumentEveryKey(t *testing.T) {
-	for _, s := range Settings() {
+	for _, s := range server.SettingKeys() {
 		if s.Doc == "" || s.Unit == "" {
 			t.Errorf("%s lacks doc or unit: %+v", s.Key, s)
 		}

@@ -188,7 +188,7 @@ func (p *Playground) EventStream() *Events { return p.events }
 // View returns the current, derived view.
 func (p *Playground) View() view.View {
 	v := p.engine.View()
-	v.Profile = p.cfg.Profile
+	v.Profile = string(p.cfg.Profile)
 	v.Derive(p.now(), p.baseline.Load())
 	return v
 }

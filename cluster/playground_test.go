@@ -65,7 +65,7 @@ func TestOpenRejectsBadConfigAndFailedStart(t *testing.T) {
 func TestKillLeaderRecordsBaselineAndElects(t *testing.T) {
 	p, _ := open(t, 3, 1)
 	v := p.View()
-	if v.LeaderID != 1 || v.LeaderEpoch != 1 || v.Profile != cluster.ProfileFast {
+	if v.LeaderID != 1 || v.LeaderEpoch != 1 || v.Profile != string(cluster.ProfileFast) {
 		t.Fatalf("start: leader %d epoch %d profile %s", v.LeaderID, v.LeaderEpoch, v.Profile)
 	}
 	res := do(t, p, cluster.Action{Kind: cluster.ActKill, Node: ref("leader")})

@@ -32,7 +32,7 @@ const memberSecret = "0123456789abcdef0123456789abcdef"
 
 func startKraftlabBroker(t *testing.T, c *Controller) *kraftlabBroker {
 	t.Helper()
-	tm, _ := cluster.ProfileTiming(cluster.ProfileFast)
+	tm, _ := cluster.ProfileSettings(cluster.ProfileFast)
 	b := &kraftlabBroker{log: syncWriter{b: &strings.Builder{}}}
 	srv, err := server.New(server.Config{
 		Kind: server.Broker,
@@ -43,8 +43,8 @@ func startKraftlabBroker(t *testing.T, c *Controller) *kraftlabBroker {
 			Flush:  tm.Flush,
 			Secret: memberSecret,
 		},
-		Broker: server.BrokerConfig{HeartbeatInterval: tm.BrokerHeartbeatInterval},
-		Logger: slog.New(slog.NewTextHandler(&b.log, nil)),
+		Settings: server.Settings{BrokerHeartbeatInterval: tm.BrokerHeartbeatInterval},
+		Logger:   slog.New(slog.NewTextHandler(&b.log, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ type kraftlabPeer struct {
 }
 
 func startKraftlabPeer(ctx context.Context, bin, dir string, controllers, brokers int, set []string) (*kraftlabPeer, error) {
-	args := []string{"--controllers", fmt.Sprint(controllers), "--brokers", fmt.Sprint(brokers), "--profile", cluster.ProfileKafka}
+	args := []string{"--controllers", fmt.Sprint(controllers), "--brokers", fmt.Sprint(brokers), "--profile", string(cluster.ProfileKafka)}
 	for _, s := range set {
 		args = append(args, "--set", s)
 	}

@@ -75,8 +75,8 @@ func (b *BrokerServer) listening() error {
 		return fmt.Errorf("node %d: %w", s.id, err)
 	}
 	cfg.LogDirs = []record.Uuid{dir}
-	cfg.HeartbeatInterval = s.cfg.Broker.HeartbeatInterval
-	cfg.OnEvent = s.cfg.Broker.OnEvent
+	cfg.HeartbeatInterval = s.cfg.Settings.BrokerHeartbeatInterval
+	cfg.OnEvent = s.cfg.OnLifecycleEvent
 	lm, err := NewLifecycleManager(cfg)
 	if err != nil {
 		return fmt.Errorf("node %d: %w", s.id, err)
@@ -122,11 +122,12 @@ func (b *BrokerServer) newReplicaManager(mux *wire.Mux) (*ReplicaManager, error)
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", s.id, err)
 	}
+	st := s.cfg.Settings
 	rm, err := newReplicaManager(replicaManagerConfig{
 		id:      s.id,
 		dir:     s.cfg.Raft.Dir,
 		dirID:   dir,
-		onEvent: s.cfg.Broker.OnReplicaEvent,
+		onEvent: s.cfg.OnReplicaEvent,
 		log:     s.log,
 		brokerEpoch: func() int64 {
 			if lm := b.Lifecycle(); lm != nil {
@@ -137,22 +138,22 @@ func (b *BrokerServer) newReplicaManager(mux *wire.Mux) (*ReplicaManager, error)
 		controller: func() int32 { return s.raft.Status().LeaderID },
 		ctl:        ch,
 		client:     ch.cfg,
-		lagTimeMax: s.cfg.Broker.ReplicaLagTimeMax,
-		minInsync:  s.cfg.Broker.MinInsyncReplicas,
+		lagTimeMax: st.ReplicaLagTimeMax,
+		minInsync:  int(st.MinInsyncReplicas),
 		fetchers: fetcher.Config{
-			NumReplicaFetchers:    s.cfg.Broker.NumReplicaFetchers,
-			FetchWaitMax:          s.cfg.Broker.ReplicaFetchWaitMax,
-			FetchMinBytes:         s.cfg.Broker.ReplicaFetchMinBytes,
-			FetchMaxBytes:         s.cfg.Broker.ReplicaFetchMaxBytes,
-			FetchResponseMaxBytes: s.cfg.Broker.ReplicaFetchResponseMaxBytes,
-			FetchBackoff:          s.cfg.Broker.ReplicaFetchBackoff,
+			NumReplicaFetchers:    int(st.NumReplicaFetchers),
+			FetchWaitMax:          st.ReplicaFetchWaitMax,
+			FetchMinBytes:         int32(st.ReplicaFetchMinBytes),
+			FetchMaxBytes:         int32(st.ReplicaFetchMaxBytes),
+			FetchResponseMaxBytes: int32(st.ReplicaFetchResponseMaxBytes),
+			FetchBackoff:          st.ReplicaFetchBackoff,
 		},
 		flush: s.cfg.Raft.Flush,
 		limits: dataLimits{
-			fetchMaxBytes:                int(s.cfg.Broker.FetchMaxBytes),
-			replicaFetchResponseMaxBytes: int(s.cfg.Broker.ReplicaFetchResponseMaxBytes),
-			messageMaxBytes:              int(s.cfg.Broker.MessageMaxBytes),
-			maxPartitions:                s.cfg.Broker.MaxBrokerPartitions,
+			fetchMaxBytes:                int(st.FetchMaxBytes),
+			replicaFetchResponseMaxBytes: int(st.ReplicaFetchResponseMaxBytes),
+			messageMaxBytes:              int(st.MessageMaxBytes),
+			maxPartitions:                int(st.MaxBrokerPartitions),
 		},
 	})
 	if err != nil {

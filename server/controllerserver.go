@@ -31,21 +31,19 @@ func newControllerServer(s *Server, mux *wire.Mux) (*ControllerServer, error) {
 		return nil, err
 	}
 	c := &ControllerServer{brokers: newBrokerChannel(s.memberClientConfig(), s.brokerAddr)}
-	cc := s.cfg.Controller
+	st := s.cfg.Settings
 	ctl, err := controller.New(controller.Config{
-		NodeID:                   s.id,
-		ClusterID:                s.cfg.Raft.Raft.ClusterID,
-		Raft:                     s.raft,
-		ReplicaLogInfo:           replicaLogInfo(c.brokers),
-		SessionTimeout:           cc.SessionTimeout,
-		NoOpInterval:             cc.NoOpInterval,
-		DefaultNumPartitions:     cc.DefaultNumPartitions,
-		MaxBrokerPartitions:      cc.MaxBrokerPartitions,
-		DefaultReplicationFactor: cc.DefaultReplicationFactor,
-		UncleanLeaderElection:    cc.UncleanLeaderElectionEnable,
-		UncleanElectionInterval:  cc.UncleanLeaderElectionInterval,
-		OnEvent:                  cc.OnEvent,
-		Logger:                   s.log,
+		NodeID:                  s.id,
+		ClusterID:               s.cfg.Raft.Raft.ClusterID,
+		Raft:                    s.raft,
+		ReplicaLogInfo:          replicaLogInfo(c.brokers),
+		SessionTimeout:          st.BrokerSessionTimeout,
+		NoOpInterval:            st.MetadataMaxIdleInterval,
+		MaxBrokerPartitions:     int(st.MaxBrokerPartitions),
+		UncleanLeaderElection:   st.UncleanLeaderElectionEnable,
+		UncleanElectionInterval: st.UncleanLeaderElectionInterval,
+		OnEvent:                 s.cfg.OnControllerEvent,
+		Logger:                  s.log,
 	})
 	if err != nil {
 		c.brokers.close()

@@ -57,8 +57,8 @@ func values(prefix string, n int) []string {
 // marks each append flushed, as the metadata quorum marks its own.
 func TestKilledBrokerKeepsItsPartitionRecordsUnderFlushNever(t *testing.T) {
 	ts := startServersWith(t, 600*time.Millisecond, func(c *Config) {
-		c.Controller.SessionTimeout = 1500 * time.Millisecond
-		c.Broker.HeartbeatInterval = 100 * time.Millisecond
+		c.Settings.BrokerSessionTimeout = 1500 * time.Millisecond
+		c.Settings.BrokerHeartbeatInterval = 100 * time.Millisecond
 	})
 	b := ts.byID[101]
 	waitFor(t, "broker 101 RUNNING", func() bool { return b.Lifecycle().State() == BrokerRunning })

@@ -28,7 +28,7 @@ func BenchmarkAcksAllProduce(b *testing.B) {
 
 func benchAcksAllProduce(b *testing.B, opts ...kgo.Opt) {
 	ts := startClusterWith(b, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
-		c.Broker.HeartbeatInterval = 100 * time.Millisecond
+		c.Settings.BrokerHeartbeatInterval = 100 * time.Millisecond
 	})
 	for _, id := range []int32{101, 102, 103} {
 		s := ts.byID[id]

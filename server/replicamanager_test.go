@@ -18,9 +18,9 @@ import (
 func replicatedCluster(t *testing.T) *testServers {
 	t.Helper()
 	ts := startClusterWith(t, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
-		c.Controller.SessionTimeout = 1500 * time.Millisecond
-		c.Broker.HeartbeatInterval = 100 * time.Millisecond
-		c.Broker.ReplicaFetchWaitMax = 100 * time.Millisecond
+		c.Settings.BrokerSessionTimeout = 1500 * time.Millisecond
+		c.Settings.BrokerHeartbeatInterval = 100 * time.Millisecond
+		c.Settings.ReplicaFetchWaitMax = 100 * time.Millisecond
 	})
 	for _, id := range []int32{101, 102, 103} {
 		b := ts.byID[id]
@@ -211,10 +211,10 @@ func TestProduceReplicateConsumeAndFailOver(t *testing.T) {
 // leader asks the controller to take it back.
 func TestLeaderShrinksAndExpandsTheISR(t *testing.T) {
 	ts := startClusterWith(t, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
-		c.Controller.SessionTimeout = time.Minute
-		c.Broker.HeartbeatInterval = 100 * time.Millisecond
-		c.Broker.ReplicaFetchWaitMax = 100 * time.Millisecond
-		c.Broker.ReplicaLagTimeMax = time.Second
+		c.Settings.BrokerSessionTimeout = time.Minute
+		c.Settings.BrokerHeartbeatInterval = 100 * time.Millisecond
+		c.Settings.ReplicaFetchWaitMax = 100 * time.Millisecond
+		c.Settings.ReplicaLagTimeMax = time.Second
 	})
 	for _, id := range []int32{101, 102, 103} {
 		b := ts.byID[id]

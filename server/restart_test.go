@@ -30,7 +30,7 @@ func diskServers(t *testing.T) (*testServers, map[int32]*disktest.Disk, func(id 
 		d := disktest.New()
 		disks[id] = d
 		cfg.Raft.Disk = d
-		cfg.Controller.NoOpInterval = 50 * time.Millisecond
+		cfg.Settings.MetadataMaxIdleInterval = 50 * time.Millisecond
 		cfg.OnRestart = func(RestartStatus) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -155,11 +155,11 @@ func TestBrokerStartsAgainOnceSpaceReturns(t *testing.T) {
 	var disk *disktest.Disk
 	ts := startClusterWith(t, 600*time.Millisecond, []int32{101}, func(cfg *Config) {
 		if cfg.Kind == Controller {
-			cfg.Controller.NoOpInterval = 50 * time.Millisecond
-			cfg.Controller.SessionTimeout = 900 * time.Millisecond
+			cfg.Settings.MetadataMaxIdleInterval = 50 * time.Millisecond
+			cfg.Settings.BrokerSessionTimeout = 900 * time.Millisecond
 			return
 		}
-		cfg.Broker.HeartbeatInterval = 200 * time.Millisecond
+		cfg.Settings.BrokerHeartbeatInterval = 200 * time.Millisecond
 		disk = disktest.New()
 		cfg.Raft.Disk = disk
 	})

@@ -35,11 +35,11 @@ const (
 func newThrottleRig(t *testing.T, beforeKill, afterProduce func(r *throttleRig)) *throttleRig {
 	t.Helper()
 	ts := startClusterWith(t, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
-		c.Controller.SessionTimeout = time.Minute // the killed follower stays unfenced
-		c.Broker.HeartbeatInterval = 100 * time.Millisecond
-		c.Broker.ReplicaFetchWaitMax = 100 * time.Millisecond
-		c.Broker.ReplicaLagTimeMax = time.Second
-		c.Broker.ReplicaFetchMaxBytes = testThrottleFetch
+		c.Settings.BrokerSessionTimeout = time.Minute // the killed follower stays unfenced
+		c.Settings.BrokerHeartbeatInterval = 100 * time.Millisecond
+		c.Settings.ReplicaFetchWaitMax = 100 * time.Millisecond
+		c.Settings.ReplicaLagTimeMax = time.Second
+		c.Settings.ReplicaFetchMaxBytes = testThrottleFetch
 	})
 	for _, id := range []int32{101, 102, 103} {
 		b := ts.byID[id]

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kraftlab/kraftlab/cluster"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
 
 	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
@@ -120,28 +120,25 @@ func (e *engine) removeData() {
 
 func (e *engine) newNode(id int32) (*engineNode, error) {
 	changes := &changeTracker{}
-	srv, err := NewServer(e.cfg.Timing, e.group, NodeSpec{
-		ID:        id,
-		Voters:    e.cfg.ControllerIDs(),
-		ClusterID: e.clusterID,
-		DataDir:   e.dir,
-		Links:     e.links,
-		Counters:  e.counters,
-		OnEvent:   e.publish,
-		// The loader's events join the stream as the node's own.
-		OnLoaderEvent:     e.publishLoader,
-		OnControllerEvent: e.publishController(id),
-		OnLifecycleEvent:  e.publishLifecycle(id),
-		OnReplicaEvent:    e.publishReplica(id),
-		OnRestart:         e.publishRestart(id),
-		Logger:            e.cfg.Logger,
-		Publishers: func() []loader.Publisher {
-			if slices.Contains(e.cfg.ControllerIDs(), id) {
-				return []loader.Publisher{changes.publisher()}
-			}
-			return []loader.Publisher{changes.publisher(), e.topicsApplied(id)}
-		},
-	})
+	cfg, err := e.cfg.Settings.NodeConfig(id, e.cfg.ControllerIDs(), e.clusterID, e.dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Raft.Links, cfg.Raft.Counters, cfg.Raft.OnEvent = e.links, e.counters, e.publish
+	// The loader's events join the stream as the node's own.
+	cfg.OnLoaderEvent = e.publishLoader
+	cfg.OnControllerEvent = e.publishController(id)
+	cfg.OnLifecycleEvent = e.publishLifecycle(id)
+	cfg.OnReplicaEvent = e.publishReplica(id)
+	cfg.OnRestart = e.publishRestart(id)
+	cfg.Logger = e.cfg.Logger
+	cfg.Publishers = func() []loader.Publisher {
+		if cfg.Kind == server.Controller {
+			return []loader.Publisher{changes.publisher()}
+		}
+		return []loader.Publisher{changes.publisher(), e.topicsApplied(id)}
+	}
+	srv, err := e.group.Add(cfg)
 	if err != nil {
 		return nil, err
 	}

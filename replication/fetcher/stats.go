@@ -51,4 +51,3 @@ type ManagerStats struct {
 	// epoch, a storage error) until they are added again.
 	FailedPartitions []TopicPartition
 }
-
