@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kraftlab/kraftlab/internal/closest"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/storage"
 )
 
@@ -194,6 +196,62 @@ type Timing struct {
 	// (an internal key in Kafka): how often the active controller looks
 	// for leaderless partitions that allow an unclean election.
 	UncleanLeaderElectionInterval time.Duration
+
+	// The listeners: what peers and clients may make a node hold. The
+	// same in every profile (see listenerLimits).
+
+	// SocketRequestMaxBytes is socket.request.max.bytes: the largest
+	// request frame a broker reads.
+	SocketRequestMaxBytes int64
+	// ControllerSocketRequestMaxBytes is
+	// kraftlab.controller.socket.request.max.bytes: the largest request
+	// frame a controller reads. Kafka's controllers take
+	// socket.request.max.bytes; kraftlab's serve no Produce, and no other
+	// request is read above 1 MiB.
+	ControllerSocketRequestMaxBytes int64
+	// QueuedMaxRequestBytes is queued.max.request.bytes: the memory that
+	// requests in a node may hold, once for the playground's members and
+	// once for everyone else; -1 is unbounded, as Kafka's default.
+	QueuedMaxRequestBytes int64
+	// MaxConnections is max.connections: a node's connections. Members of
+	// the playground are always let in, closing a stranger's least
+	// recently used connection when the node is full.
+	MaxConnections int64
+	// MaxConnectionsPerIP is max.connections.per.ip: a node's connections
+	// from one address, members not counted.
+	MaxConnectionsPerIP int64
+	// ConnectionsMaxIdle is connections.max.idle.ms: an idle connection
+	// is closed after this long.
+	ConnectionsMaxIdle time.Duration
+	// FailedAuthenticationDelay is
+	// connection.failed.authentication.delay.ms: how long a failed
+	// authentication waits for its answer, after which the connection
+	// closes.
+	FailedAuthenticationDelay time.Duration
+	// SaslServerMaxReceiveSize is sasl.server.max.receive.size: the
+	// largest frame a node reads during a SASL exchange.
+	SaslServerMaxReceiveSize int64
+	// SaslAuthenticationTimeout is kraftlab.sasl.authentication.timeout.ms:
+	// a connection must finish authenticating this long after its
+	// SaslHandshake (Kafka has no such bound).
+	SaslAuthenticationTimeout time.Duration
+}
+
+// listenerLimits sets the listener settings, the same in every profile:
+// Kafka's defaults, except that a node bounds its connections and request
+// memory, which Kafka leaves unbounded by default, because a playground
+// runs every node in one process.
+func listenerLimits(t Timing) Timing {
+	t.SocketRequestMaxBytes = 100 * mib
+	t.ControllerSocketRequestMaxBytes = mib
+	t.QueuedMaxRequestBytes = wire.DefaultQueuedMaxRequestBytes
+	t.MaxConnections = wire.DefaultMaxConnections
+	t.MaxConnectionsPerIP = math.MaxInt32
+	t.ConnectionsMaxIdle = wire.DefaultIdleTimeout
+	t.FailedAuthenticationDelay = wire.DefaultFailedAuthenticationDelay
+	t.SaslServerMaxReceiveSize = wire.DefaultSaslMaxReceiveSize
+	t.SaslAuthenticationTimeout = wire.DefaultAuthenticationTimeout
+	return t
 }
 
 // Timing profile names.
@@ -216,7 +274,7 @@ const (
 // ReplicationConfigs; the raft fetch wait is KafkaRaftClient's constant).
 var kafkaTiming = func() Timing {
 	q := raft.DefaultConfig() // the controller.quorum.* defaults, written once there
-	return Timing{
+	return listenerLimits(Timing{
 		ElectionTimeout:           q.ElectionTimeout,
 		FetchTimeout:              q.FetchTimeout,
 		ElectionBackoffMax:        q.ElectionBackoffMax,
@@ -241,7 +299,7 @@ var kafkaTiming = func() Timing {
 		MinInsyncReplicas:             1,
 		UncleanLeaderElectionEnable:   false,
 		UncleanLeaderElectionInterval: 5 * time.Minute,
-	}
+	})
 }()
 
 // workshopTiming is tuned for a projector. Kafka's quorum is already quick
@@ -262,7 +320,7 @@ var kafkaTiming = func() Timing {
 //     every 3 s, so a shrink shows within ten seconds of a kill; fetches
 //     keep Kafka's 500 ms wait, well under it. An unclean election, when
 //     a topic allows one, comes within 5 s (Kafka looks every 5 min).
-var workshopTiming = Timing{
+var workshopTiming = listenerLimits(Timing{
 	ElectionTimeout:           2000 * time.Millisecond,
 	FetchTimeout:              4000 * time.Millisecond,
 	ElectionBackoffMax:        2000 * time.Millisecond,
@@ -287,7 +345,7 @@ var workshopTiming = Timing{
 	MinInsyncReplicas:             1,
 	UncleanLeaderElectionEnable:   false,
 	UncleanLeaderElectionInterval: 5 * time.Second,
-}
+})
 
 // fastTiming is for tests and scenarios: Kafka's quorum timing divided by
 // ten, so that a failover takes a few hundred milliseconds, with the same
@@ -297,7 +355,7 @@ var workshopTiming = Timing{
 // The data plane is scaled less than the quorum: a follower leaves the ISR
 // after 1.5 s, because a fetcher starved of CPU for a few hundred
 // milliseconds must not flap the ISR of a test that did not ask for it.
-var fastTiming = Timing{
+var fastTiming = listenerLimits(Timing{
 	ElectionTimeout:           100 * time.Millisecond,
 	FetchTimeout:              200 * time.Millisecond,
 	ElectionBackoffMax:        100 * time.Millisecond,
@@ -322,7 +380,7 @@ var fastTiming = Timing{
 	MinInsyncReplicas:             1,
 	UncleanLeaderElectionEnable:   false,
 	UncleanLeaderElectionInterval: 200 * time.Millisecond,
-}
+})
 
 // ProfileTiming returns a profile's timing.
 func ProfileTiming(name string) (Timing, error) {
@@ -388,6 +446,8 @@ func (t Timing) Validate() error {
 		{t.FetchMaxWait < t.RequestTimeout, keyFetchMaxWait, keyRequestTimeout, "less than", "a parked fetch would time out as a request"},
 		// Kafka's KafkaConfig refuses this one too.
 		{t.ReplicaFetchWaitMax <= t.ReplicaLagTimeMax, keyReplicaFetchWaitMax, keyReplicaLagTimeMax, "at most", "a follower whose fetch is parked would fall out of the ISR"},
+		// Kafka's KafkaConfig refuses this one too.
+		{t.FailedAuthenticationDelay < t.ConnectionsMaxIdle, keyFailedAuthDelay, keyConnectionsMaxIdle, "less than", "the connection would be closed as idle before its refusal is answered"},
 	}
 	for _, r := range rel {
 		if !r.ok {
@@ -462,6 +522,9 @@ const (
 
 	keyReplicaLagTimeMax   = "replica.lag.time.max.ms"
 	keyReplicaFetchWaitMax = "replica.fetch.wait.max.ms"
+
+	keyConnectionsMaxIdle = "connections.max.idle.ms"
+	keyFailedAuthDelay    = "connection.failed.authentication.delay.ms"
 )
 
 // maxMillis bounds every duration: a day is far beyond anything a
@@ -482,6 +545,9 @@ type setting struct {
 	flush bool
 	// boolean is a true|false key's field.
 	boolean func(*Timing) *bool
+	// kafka is Kafka's default, where kraftlab's differs in every
+	// profile (the kafka profile included).
+	kafka string
 }
 
 var settings = []setting{
@@ -530,6 +596,24 @@ var settings = []setting{
 		boolean: func(t *Timing) *bool { return &t.UncleanLeaderElectionEnable }},
 	{key: "unclean.leader.election.interval.ms", min: 1, doc: "how often the active controller looks for leaderless partitions that allow an unclean election (internal in Kafka)",
 		dur: func(t *Timing) *time.Duration { return &t.UncleanLeaderElectionInterval }},
+	{key: "socket.request.max.bytes", min: 1 * kib, max: maxBytes, doc: "the largest request a broker reads (a request other than Produce: 1 MiB)",
+		num: func(t *Timing) *int64 { return &t.SocketRequestMaxBytes }},
+	{key: "kraftlab.controller.socket.request.max.bytes", min: 1 * kib, max: mib, doc: "the largest request a controller reads (socket.request.max.bytes in Kafka; controllers serve no Produce)",
+		num: func(t *Timing) *int64 { return &t.ControllerSocketRequestMaxBytes }},
+	{key: "queued.max.request.bytes", min: -1, max: maxBytes, kafka: "-1 (unbounded)", doc: "memory requests may hold in a node, once for members and once for everyone else; -1 or 0 unbounded",
+		num: func(t *Timing) *int64 { return &t.QueuedMaxRequestBytes }},
+	{key: "max.connections", min: 1, max: math.MaxInt32, kafka: "2147483647", doc: "connections to a node; a member over it closes a stranger's least recently used one",
+		num: func(t *Timing) *int64 { return &t.MaxConnections }},
+	{key: "max.connections.per.ip", min: 1, max: math.MaxInt32, doc: "connections to a node from one address, members not counted (every node is 127.0.0.1)",
+		num: func(t *Timing) *int64 { return &t.MaxConnectionsPerIP }},
+	{key: keyConnectionsMaxIdle, min: 1, doc: "a connection with nothing in flight and no traffic for this long is closed",
+		dur: func(t *Timing) *time.Duration { return &t.ConnectionsMaxIdle }},
+	{key: keyFailedAuthDelay, min: 0, doc: "a failed authentication is answered this late, then its connection closed",
+		dur: func(t *Timing) *time.Duration { return &t.FailedAuthenticationDelay }},
+	{key: "sasl.server.max.receive.size", min: 1 * kib, max: maxBytes, doc: "the largest frame a node reads during a SASL login",
+		num: func(t *Timing) *int64 { return &t.SaslServerMaxReceiveSize }},
+	{key: "kraftlab.sasl.authentication.timeout.ms", min: 1, doc: "a SASL login must be done this long after its SaslHandshake, or after the accept of a connection over a limit (none in Kafka)",
+		dur: func(t *Timing) *time.Duration { return &t.SaslAuthenticationTimeout }},
 }
 
 // maxReplicaFetchers bounds num.replica.fetchers: each is a goroutine and
@@ -553,7 +637,7 @@ func (s setting) unit() string {
 		return "true|false"
 	case s.dur != nil:
 		return "ms"
-	case strings.HasSuffix(s.key, ".bytes") || strings.HasSuffix(s.key, "between.snapshots"):
+	case strings.HasSuffix(s.key, ".bytes") || strings.HasSuffix(s.key, "between.snapshots") || strings.HasSuffix(s.key, ".size"):
 		return "bytes"
 	}
 	return "count"
@@ -590,6 +674,9 @@ func (s setting) set(t *Timing, value string) error {
 	}
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil {
+		if s.kafka != "" {
+			return fmt.Errorf("bad value %q for %s: want a whole number of %s, e.g. %s (kraftlab's default; Kafka's is %s)", value, s.key, s.unit(), s.get(&kafkaTiming), s.kafka)
+		}
 		return fmt.Errorf("bad value %q for %s: want a whole number of %s, e.g. %s (Kafka's default)", value, s.key, s.unit(), s.get(&kafkaTiming))
 	}
 	if n < s.min || n > s.limit() {

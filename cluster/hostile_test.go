@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -48,8 +49,28 @@ const canaryTopic = "canary"
 // topic on every broker.
 func openHostile(t *testing.T) *hostileTarget {
 	t.Helper()
-	p := openReal(t, 3, 3, "")
+	return openHostileWith(t, nil, nil)
+}
+
+// openHostileWith is openHostile with --set overrides and a logger for
+// the nodes' server log (nil discards it).
+func openHostileWith(t *testing.T, overrides []string, logger *slog.Logger) *hostileTarget {
+	t.Helper()
+	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, overrides, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = logger
+	p, err := cluster.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
 	waitCond(t, p, "caught-up")
+	// The canary has a replica on every broker: all of them registered.
+	for _, id := range cfg.BrokerIDs() {
+		waitCond(t, p, fmt.Sprintf("unfenced %d", id))
+	}
 	ht := &hostileTarget{p: p}
 	for _, n := range p.View().Nodes {
 		if n.Kind == view.KindBroker {

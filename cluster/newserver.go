@@ -95,7 +95,34 @@ func (t Timing) NewServer(s NodeSpec) (*server.Server, error) {
 			ReplicaFetchResponseMaxBytes: int32(t.ReplicaFetchResponseMaxBytes),
 			MinInsyncReplicas:            int(t.MinInsyncReplicas),
 		},
+		Listener:      t.listenerConfig(kind),
 		OnLoaderEvent: s.OnLoaderEvent,
 		Logger:        s.Logger,
 	})
+}
+
+// listenerConfig maps the listener settings onto a node of kind.
+func (t Timing) listenerConfig(kind server.Kind) server.ListenerConfig {
+	c := server.ListenerConfig{
+		SocketRequestMaxBytes:     int32(t.SocketRequestMaxBytes),
+		QueuedMaxRequestBytes:     t.QueuedMaxRequestBytes,
+		MaxConnections:            int(t.MaxConnections),
+		MaxConnectionsPerIP:       int(t.MaxConnectionsPerIP),
+		ConnectionsMaxIdle:        t.ConnectionsMaxIdle,
+		FailedAuthenticationDelay: t.FailedAuthenticationDelay,
+		SaslServerMaxReceiveSize:  int32(t.SaslServerMaxReceiveSize),
+		SaslAuthenticationTimeout: t.SaslAuthenticationTimeout,
+	}
+	if kind == server.Controller {
+		c.SocketRequestMaxBytes = int32(t.ControllerSocketRequestMaxBytes)
+	}
+	// Kafka's 0 and -1 both mean unbounded, and 0 no delay; the wire's
+	// zero means its default.
+	if c.QueuedMaxRequestBytes <= 0 {
+		c.QueuedMaxRequestBytes = -1
+	}
+	if c.FailedAuthenticationDelay == 0 {
+		c.FailedAuthenticationDelay = -1
+	}
+	return c
 }

@@ -48,8 +48,35 @@ type Config struct {
 	Controller ControllerConfig
 	// Broker configures a broker's lifecycle manager.
 	Broker BrokerConfig
+	// Listener configures the node's listener.
+	Listener ListenerConfig
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
+}
+
+// ListenerConfig bounds what peers and clients may make a node's listener
+// hold: Kafka's socket server settings. Zero values take wire.ServerConfig's
+// defaults.
+type ListenerConfig struct {
+	// SocketRequestMaxBytes is socket.request.max.bytes on a broker and
+	// kraftlab.controller.socket.request.max.bytes on a controller.
+	SocketRequestMaxBytes int32
+	// QueuedMaxRequestBytes is queued.max.request.bytes; negative means
+	// unbounded.
+	QueuedMaxRequestBytes int64
+	// MaxConnections and MaxConnectionsPerIP are max.connections and
+	// max.connections.per.ip.
+	MaxConnections      int
+	MaxConnectionsPerIP int
+	// ConnectionsMaxIdle is connections.max.idle.ms.
+	ConnectionsMaxIdle time.Duration
+	// FailedAuthenticationDelay is
+	// connection.failed.authentication.delay.ms; negative means none.
+	FailedAuthenticationDelay time.Duration
+	// SaslServerMaxReceiveSize is sasl.server.max.receive.size.
+	SaslServerMaxReceiveSize int32
+	// SaslAuthenticationTimeout is kraftlab.sasl.authentication.timeout.ms.
+	SaslAuthenticationTimeout time.Duration
 }
 
 // ControllerConfig configures the quorum controller a controller runs in
@@ -327,15 +354,24 @@ func (s *Server) Start(ctx context.Context) error {
 		stopParts()
 		return err
 	}
+	lc := s.cfg.Listener
 	ln, err := wire.Listen(wire.ServerConfig{
-		Addr:      s.Addr(),
-		NodeID:    s.id,
-		ClusterID: s.cfg.Raft.Raft.ClusterID,
-		APIs:      mux.APIs(),
-		Handler:   mux,
-		Secret:    s.cfg.Raft.Secret,
-		Counters:  s.cfg.Raft.Counters,
-		Logger:    s.log,
+		Addr:                      s.Addr(),
+		NodeID:                    s.id,
+		ClusterID:                 s.cfg.Raft.Raft.ClusterID,
+		APIs:                      mux.APIs(),
+		Handler:                   mux,
+		MaxFrameSize:              lc.SocketRequestMaxBytes,
+		QueuedMaxRequestBytes:     lc.QueuedMaxRequestBytes,
+		MaxConnections:            lc.MaxConnections,
+		MaxConnectionsPerIP:       lc.MaxConnectionsPerIP,
+		IdleTimeout:               lc.ConnectionsMaxIdle,
+		FailedAuthenticationDelay: lc.FailedAuthenticationDelay,
+		SaslMaxReceiveSize:        lc.SaslServerMaxReceiveSize,
+		AuthenticationTimeout:     lc.SaslAuthenticationTimeout,
+		Secret:                    s.cfg.Raft.Secret,
+		Counters:                  s.cfg.Raft.Counters,
+		Logger:                    s.log,
 	})
 	if err != nil {
 		s.raft.Kill()
