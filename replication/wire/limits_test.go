@@ -1,9 +1,12 @@
 package wire
 
 import (
+	"bytes"
 	"io"
 	"net"
+	"reflect"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -315,4 +318,54 @@ func FuzzDecodeAmplification(f *testing.F) {
 				kmsg.NameForKey(req.Key()), v, len(body), alloc, float64(alloc)/float64(len(body)), decodeAmplification)
 		}
 	})
+}
+
+// produceAPIs are quorumAPIs with Produce, as a broker serves it.
+func produceAPIs() []APIRange {
+	return append(slices.Clone(quorumAPIs), APIRange{Key: produceKey, MinVersion: 3, MaxVersion: 11})
+}
+
+// A Produce as large as the broker's socket.request.max.bytes is read and
+// charged what its structure decodes into, not a hundred times its frame.
+func TestLargeProduceIsServed(t *testing.T) {
+	parked := make(chan *Request, 1)
+	s, _ := startServer(t, serverOpts{apis: produceAPIs(), maxFrame: DefaultMaxFrameSize, handler: HandlerFunc(func(r *Request) { parked <- r })})
+	records := bytes.Repeat([]byte{'r'}, 600_000)
+	req := produceRequest(9, records, records)
+	raw := dialRaw(t, s.Addr())
+	corr := raw.send(t, req)
+	r := <-parked
+	if got := s.members.decoded.inUse(); got > 4<<10 {
+		t.Errorf("a Produce of two 600 KB batches is charged %d bytes for decoding", got)
+	}
+	r.Respond(kmsg.NewPtrProduceResponse())
+	raw.recv(t, req, 9, corr)
+	eventually(t, "the pools to drain", func() bool { return s.members.inUse()+s.others.inUse() == 0 })
+}
+
+// A dense Produce (empty partitions, each with an unknown tagged field)
+// decodes like any other request: one whose structure would take more
+// than maxDecodeCharge is refused.
+func TestDenseProduceIsRefused(t *testing.T) {
+	s, logs := startServer(t, serverOpts{apis: produceAPIs(), maxFrame: DefaultMaxFrameSize})
+	req := produceRequest(9)
+	req.Topics[0].Partitions = make([]kmsg.ProduceRequestTopicPartition, 200_000)
+	for i := range req.Topics[0].Partitions {
+		setTag(reflect.ValueOf(&req.Topics[0].Partitions[i]).Elem())
+	}
+	raw := dialRaw(t, s.Addr())
+	raw.send(t, req)
+	raw.expectClosed(t)
+	wantLog(t, logs, "would decode into", "more than the 104857600 a request may")
+}
+
+// A request other than Produce over 1 MiB is refused from its size and
+// API key, before its body is read.
+func TestLargeRequestOtherThanProduceIsRefusedUnread(t *testing.T) {
+	s, logs := startServer(t, serverOpts{apis: produceAPIs(), maxFrame: DefaultMaxFrameSize})
+	raw := dialRaw(t, s.Addr())
+	head := be.AppendUint32(nil, 2<<20)
+	raw.Write(append(head, 0, 1)) // Fetch, and nothing more
+	raw.expectClosed(t)
+	wantLog(t, logs, "Fetch request of 2097152 bytes: requests other than Produce may have at most 1048576")
 }
