@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftlab/kraftlab/cluster/server"
 	"github.com/kraftlab/kraftlab/storage"
 )
 
@@ -308,4 +309,23 @@ func settingUnit(t *testing.T, key string) string {
 	}
 	t.Fatalf("no setting %s", key)
 	return ""
+}
+
+// The listener settings reach each kind of node: brokers read Produce up
+// to socket.request.max.bytes, controllers their own cap; Kafka's 0 for
+// "unbounded" and "no delay" becomes the wire's negative.
+func TestListenerConfigPerKind(t *testing.T) {
+	tm, _ := ProfileTiming(ProfileWorkshop)
+	b, c := tm.listenerConfig(server.Broker), tm.listenerConfig(server.Controller)
+	if b.SocketRequestMaxBytes != 100<<20 || c.SocketRequestMaxBytes != 1<<20 {
+		t.Errorf("frame caps: broker %d, controller %d", b.SocketRequestMaxBytes, c.SocketRequestMaxBytes)
+	}
+	if b.MaxConnections != 1024 || b.ConnectionsMaxIdle != 10*time.Minute || b.FailedAuthenticationDelay != 100*time.Millisecond ||
+		b.SaslServerMaxReceiveSize != 512<<10 || b.SaslAuthenticationTimeout != 10*time.Second || b.QueuedMaxRequestBytes != 32<<20 {
+		t.Errorf("broker listener %+v", b)
+	}
+	tm.QueuedMaxRequestBytes, tm.FailedAuthenticationDelay = 0, 0
+	if b := tm.listenerConfig(server.Broker); b.QueuedMaxRequestBytes >= 0 || b.FailedAuthenticationDelay >= 0 {
+		t.Errorf("0 (unbounded, no delay) became %+v", b)
+	}
 }
