@@ -74,9 +74,10 @@ type ServerConfig struct {
 	IdleTimeout time.Duration
 	// FrameTimeout bounds the time from a frame's size to its last byte
 	// (from when the pool grants the frame), so that a peer that sends
-	// part of a frame and stalls cannot hold the memory it reserved
-	// (Kafka has only the idle timeout for this). 0 means
-	// DefaultFrameTimeout; negative means never.
+	// part of a frame and stalls cannot hold the memory it reserved, and
+	// the time a batch of answers takes to be written, so that a peer
+	// that reads none cannot hold them (Kafka has only the idle timeout
+	// for both). 0 means DefaultFrameTimeout; negative means never.
 	FrameTimeout time.Duration
 	// FailedAuthenticationDelay delays the answer to a failed
 	// authentication, after which the connection closes (Kafka's

@@ -630,6 +630,11 @@ func (c *serverConn) writeLoop() {
 		}
 		clear(ready)
 		if len(buf) > 0 {
+			// A peer that takes none of its answers for this long has
+			// given them up (its request timeout), and holds them here.
+			if d := c.s.cfg.FrameTimeout; d > 0 {
+				c.nc.SetWriteDeadline(time.Now().Add(d))
+			}
 			if _, err := c.nc.Write(buf); err != nil {
 				if !c.isClosed() {
 					c.s.plog.error("closing connection", "peer", c.peer, "err", fmt.Errorf("write responses: %w", err))

@@ -173,3 +173,22 @@ func TestNonReadingStrangerHoldsNothing(t *testing.T) {
 		t.Errorf("the server read %d of the stranger's requests while it read no answer", n)
 	}
 }
+
+// A peer that takes none of its answers is closed after FrameTimeout: it
+// has given them up, and they would stay in the server's memory.
+func TestAnswersNotTakenAreDropped(t *testing.T) {
+	big := bytes.Repeat([]byte{'b'}, 16<<20)
+	s, logs := startServer(t, serverOpts{nodeID: 1, secret: testSecret, apis: quorumAPIs, frameTimeout: 200 * time.Millisecond,
+		handler: HandlerFunc(func(r *Request) {
+			resp := fetchEcho(r.Body.(*kmsg.FetchRequest))
+			resp.Topics[0].Partitions[0].RecordBatches = big
+			r.Respond(resp)
+		})})
+	raw := dialRaw(t, s.Addr())
+	raw.send(t, fetchRequest(12, -1))
+	wantLog(t, logs, "closing connection", "write responses", "i/o timeout")
+	eventually(t, "the connection closed", func() bool {
+		open, _ := openConns(s)
+		return open == 0
+	})
+}
