@@ -41,6 +41,21 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"max.broker.partitions": "1000",
 		"message.max.bytes":     "1048588",
 		"fetch.max.bytes":       "57671680",
+		// SocketServerConfigs and BrokerSecurityConfigs.
+		"socket.request.max.bytes":                  "104857600",
+		"max.connections.per.ip":                    "2147483647",
+		"connections.max.idle.ms":                   "600000",
+		"connection.failed.authentication.delay.ms": "100",
+		"sasl.server.max.receive.size":              "524288",
+		// Bounded in every profile, where Kafka's defaults are not
+		// (queued.max.request.bytes -1, max.connections 2147483647):
+		// every node of a playground shares one process.
+		"queued.max.request.bytes": "33554432",
+		"max.connections":          "1024",
+		// kraftlab's own: Kafka's controllers read 100 MiB but serve
+		// nothing larger than 1 MiB here; Kafka bounds no login.
+		"kraftlab.controller.socket.request.max.bytes": "1048576",
+		"kraftlab.sasl.authentication.timeout.ms":      "10000",
 	}
 	tm, err := ProfileSettings(ProfileKafka)
 	if err != nil {
@@ -254,6 +269,42 @@ func TestSettingsDocumentEveryKey(t *testing.T) {
 	for _, s := range server.SettingKeys() {
 		if s.Doc == "" || s.Unit == "" {
 			t.Errorf("%s lacks doc or unit: %+v", s.Key, s)
+		}
+	}
+}
+
+func TestListenerSettings(t *testing.T) {
+	c, err := NewConfig(3, 3, ProfileFast, []string{
+		"socket.request.max.bytes=2097152",
+		"queued.max.request.bytes=-1",
+		"max.connections=10",
+		"connection.failed.authentication.delay.ms=0",
+		"sasl.server.max.receive.size=4096",
+	}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := c.Settings
+	if tm.SocketRequestMaxBytes != 2<<20 || tm.QueuedMaxRequestBytes != -1 || tm.MaxConnections != 10 ||
+		tm.FailedAuthenticationDelay != 0 || tm.SaslServerMaxReceiveSize != 4096 {
+		t.Errorf("listener overrides not applied: %+v", tm)
+	}
+	for _, kv := range []string{
+		"kraftlab.controller.socket.request.max.bytes=2097152", // more than a controller reads
+		"max.connections=0",
+		"connection.failed.authentication.delay.ms=600000", // not less than connections.max.idle.ms
+	} {
+		if _, err := NewConfig(3, 3, ProfileFast, []string{kv}, ""); err == nil {
+			t.Errorf("%s accepted", kv)
+		}
+	}
+	_, err = NewConfig(3, 3, ProfileFast, []string{"max.connections=many"}, "")
+	if err == nil || !strings.Contains(err.Error(), "Kafka's is 2147483647") {
+		t.Errorf("a bad max.connections: %v", err)
+	}
+	for _, s := range SettingKeys() {
+		if s.Key == "sasl.server.max.receive.size" && s.Unit != "bytes" {
+			t.Errorf("sasl.server.max.receive.size in %s", s.Unit)
 		}
 	}
 }

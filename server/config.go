@@ -6,6 +6,7 @@ import (
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/wire"
 )
 
 // Config configures a Server.
@@ -53,4 +54,26 @@ type Config struct {
 	OnRestart func(RestartStatus)
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
+}
+
+// listenerBounds are the bounds of what peers and clients may make the
+// node's listener hold, from its settings (a zero takes the listener's
+// default; see NodeConfig for Kafka's zeros): a broker reads requests up
+// to socket.request.max.bytes, a controller up to its own cap.
+func (c Config) listenerBounds() wire.ServerConfig {
+	st := c.Settings
+	maxFrame := st.SocketRequestMaxBytes
+	if c.Kind == Controller {
+		maxFrame = st.ControllerSocketRequestMaxBytes
+	}
+	return wire.ServerConfig{
+		MaxFrameSize:              int32(maxFrame),
+		QueuedMaxRequestBytes:     st.QueuedMaxRequestBytes,
+		MaxConnections:            int(st.MaxConnections),
+		MaxConnectionsPerIP:       int(st.MaxConnectionsPerIP),
+		IdleTimeout:               st.ConnectionsMaxIdle,
+		FailedAuthenticationDelay: st.FailedAuthenticationDelay,
+		SaslMaxReceiveSize:        int32(st.SaslServerMaxReceiveSize),
+		AuthenticationTimeout:     st.SaslAuthenticationTimeout,
+	}
 }

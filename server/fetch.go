@@ -27,6 +27,15 @@ type fetchPart struct {
 	throttled bool
 }
 
+// maxFetchWait bounds how long a Fetch waits in purgatory, whatever its
+// MaxWaitMs (Kafka takes up to 2^31-1 ms, 24.8 days): a client has given
+// the request up after its request timeout (30 s by default in Kafka's
+// consumer; franz-go's fetch waits 5 s), and an empty answer before
+// MaxWaitMs is one Kafka may give too. Until it is answered a parked
+// fetch keeps its connection's turn and what it holds charged to the
+// listener's memory pool.
+const maxFetchWait = 30 * time.Second
+
 // handleFetch is Kafka's handleFetchRequest with
 // ReplicaManager.fetchMessages: consumers read to the high watermark,
 // followers to the log end, and a follower's fetch offset is its
@@ -136,7 +145,7 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 	maxBytes := rm.fetchMaxBytes(replicaID, r.MaxBytes)
 	minBytes := min(int(r.MinBytes), maxBytes)
 	bytes, urgent := rm.readFetch(parts, maxBytes, now)
-	wait := time.Duration(r.MaxWaitMillis) * time.Millisecond
+	wait := min(time.Duration(r.MaxWaitMillis)*time.Millisecond, maxFetchWait)
 	if urgent || bytes >= minBytes || wait <= 0 {
 		respond(resp)
 		return

@@ -24,6 +24,15 @@ func (s Settings) NodeConfig(id int32, voters []int32, clusterID, dataDir string
 	if err != nil {
 		return Config{}, fmt.Errorf("node %d: %w", id, err)
 	}
+	// Kafka's 0 means unbounded for queued.max.request.bytes and no delay
+	// for connection.failed.authentication.delay.ms; a Config's zero takes
+	// the listener's default, and negative means none.
+	if s.QueuedMaxRequestBytes == 0 {
+		s.QueuedMaxRequestBytes = -1
+	}
+	if s.FailedAuthenticationDelay == 0 {
+		s.FailedAuthenticationDelay = -1
+	}
 	return Config{
 		Kind: kind,
 		Raft: quorum.Config{

@@ -243,16 +243,7 @@ func (s *Server) start(ctx context.Context) error {
 		p.close()
 		return err
 	}
-	ln, err := wire.Listen(wire.ServerConfig{
-		Addr:      s.Addr(),
-		NodeID:    s.id,
-		ClusterID: s.cfg.Raft.Raft.ClusterID,
-		APIs:      mux.APIs(),
-		Handler:   mux,
-		Secret:    s.cfg.Raft.Secret,
-		Counters:  s.cfg.Raft.Counters,
-		Logger:    s.log,
-	})
+	ln, err := wire.Listen(s.listenerConfig(mux))
 	if err != nil {
 		s.raft.Kill()
 		p.close()
@@ -358,4 +349,14 @@ func (s *Server) part() part {
 		return c
 	}
 	return s.BrokerServer()
+}
+
+// listenerConfig is the node's listener: its APIs, and the bounds of what
+// peers and clients may make it hold (Config.listenerBounds).
+func (s *Server) listenerConfig(mux *wire.Mux) wire.ServerConfig {
+	c := s.cfg.listenerBounds()
+	c.Addr, c.NodeID, c.ClusterID = s.Addr(), s.id, s.cfg.Raft.Raft.ClusterID
+	c.APIs, c.Handler = mux.APIs(), mux
+	c.Secret, c.Counters, c.Logger = s.cfg.Raft.Secret, s.cfg.Raft.Counters, s.log
+	return c
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kraftlab/kraftlab/replication/partition"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/storage"
 )
 
@@ -132,6 +133,44 @@ type Settings struct {
 	// FetchMaxBytes is fetch.max.bytes: the most one Fetch answer holds
 	// (plus one batch), whatever it asks.
 	FetchMaxBytes int64
+
+	// The listeners: what peers and clients may make a node hold.
+
+	// SocketRequestMaxBytes is socket.request.max.bytes: the largest
+	// request frame a broker reads.
+	SocketRequestMaxBytes int64
+	// ControllerSocketRequestMaxBytes is
+	// kraftlab.controller.socket.request.max.bytes: the largest request
+	// frame a controller reads. Kafka's controllers take
+	// socket.request.max.bytes; kraftlab's serve no Produce, and no other
+	// request is read above 1 MiB.
+	ControllerSocketRequestMaxBytes int64
+	// QueuedMaxRequestBytes is queued.max.request.bytes: the memory that
+	// requests in a node may hold, once for the playground's members and
+	// once for everyone else; -1 (or 0) is unbounded, as Kafka's default.
+	QueuedMaxRequestBytes int64
+	// MaxConnections is max.connections: a node's connections. Members of
+	// the playground are always let in, closing a stranger's least
+	// recently used connection when the node is full.
+	MaxConnections int64
+	// MaxConnectionsPerIP is max.connections.per.ip: a node's connections
+	// from one address, members not counted.
+	MaxConnectionsPerIP int64
+	// ConnectionsMaxIdle is connections.max.idle.ms: an idle connection
+	// is closed after this long.
+	ConnectionsMaxIdle time.Duration
+	// FailedAuthenticationDelay is
+	// connection.failed.authentication.delay.ms: how long a failed
+	// authentication waits for its answer, after which the connection
+	// closes.
+	FailedAuthenticationDelay time.Duration
+	// SaslServerMaxReceiveSize is sasl.server.max.receive.size: the
+	// largest frame a node reads during a SASL exchange.
+	SaslServerMaxReceiveSize int64
+	// SaslAuthenticationTimeout is kraftlab.sasl.authentication.timeout.ms:
+	// a connection must finish authenticating this long after its
+	// SaslHandshake (Kafka has no such bound).
+	SaslAuthenticationTimeout time.Duration
 }
 
 // DefaultSettings are Apache Kafka's defaults, read from the parts that
@@ -168,6 +207,20 @@ func DefaultSettings() Settings {
 		MaxBrokerPartitions:           controller.DefaultMaxBrokerPartitions,
 		MessageMaxBytes:               partition.DefaultMaxMessageBytes,
 		FetchMaxBytes:                 DefaultFetchMaxBytes,
+
+		// The listeners': Kafka's, except that a node bounds its
+		// connections and request memory, which Kafka leaves unbounded,
+		// because a playground runs every node in one process (the
+		// setting's kafka field says Kafka's own).
+		SocketRequestMaxBytes:           wire.DefaultMaxFrameSize,
+		ControllerSocketRequestMaxBytes: wire.ControllerMaxFrameSize,
+		QueuedMaxRequestBytes:           wire.DefaultQueuedMaxRequestBytes,
+		MaxConnections:                  wire.DefaultMaxConnections,
+		MaxConnectionsPerIP:             math.MaxInt32,
+		ConnectionsMaxIdle:              wire.DefaultIdleTimeout,
+		FailedAuthenticationDelay:       wire.DefaultFailedAuthenticationDelay,
+		SaslServerMaxReceiveSize:        wire.DefaultSaslMaxReceiveSize,
+		SaslAuthenticationTimeout:       wire.DefaultAuthenticationTimeout,
 	}
 }
 
@@ -225,6 +278,8 @@ func (t Settings) Validate() error {
 		{t.FetchMaxWait < t.RequestTimeout, keyFetchMaxWait, keyRequestTimeout, "less than", "a parked fetch would time out as a request"},
 		// Kafka's KafkaConfig refuses this one too.
 		{t.ReplicaFetchWaitMax <= t.ReplicaLagTimeMax, keyReplicaFetchWaitMax, keyReplicaLagTimeMax, "at most", "a follower whose fetch is parked would fall out of the ISR"},
+		// Kafka's KafkaConfig refuses this one too.
+		{t.FailedAuthenticationDelay < t.ConnectionsMaxIdle, keyFailedAuthDelay, keyConnectionsMaxIdle, "less than", "the connection would be closed as idle before its refusal is answered"},
 	}
 	for _, r := range rel {
 		if !r.ok {
@@ -299,6 +354,9 @@ const (
 
 	keyReplicaLagTimeMax   = "replica.lag.time.max.ms"
 	keyReplicaFetchWaitMax = "replica.fetch.wait.max.ms"
+
+	keyConnectionsMaxIdle = "connections.max.idle.ms"
+	keyFailedAuthDelay    = "connection.failed.authentication.delay.ms"
 )
 
 // maxMillis bounds every duration: a day is far beyond anything a
@@ -319,6 +377,9 @@ type setting struct {
 	flush bool
 	// boolean is a true|false key's field.
 	boolean func(*Settings) *bool
+	// kafka is Kafka's default, where kraftlab's differs in every
+	// profile (the kafka profile included).
+	kafka string
 }
 
 var settings = []setting{
@@ -373,7 +434,30 @@ var settings = []setting{
 		num: func(t *Settings) *int64 { return &t.MessageMaxBytes }},
 	{key: "fetch.max.bytes", min: 1, max: math.MaxInt32, doc: "bytes one Fetch answer holds at most (plus one batch), whatever it asks",
 		num: func(t *Settings) *int64 { return &t.FetchMaxBytes }},
+	{key: "socket.request.max.bytes", min: 1 * kib, max: maxBytes, doc: "the largest request a broker reads (a request other than Produce: 1 MiB)",
+		num: func(t *Settings) *int64 { return &t.SocketRequestMaxBytes }},
+	{key: "kraftlab.controller.socket.request.max.bytes", min: 1 * kib, max: mib, doc: "the largest request a controller reads (socket.request.max.bytes in Kafka; controllers serve no Produce)",
+		num: func(t *Settings) *int64 { return &t.ControllerSocketRequestMaxBytes }},
+	{key: "queued.max.request.bytes", min: -1, max: maxBytes, kafka: "-1 (unbounded)", doc: "memory requests may hold in a node, once for members and once for everyone else; -1 or 0 unbounded",
+		num: func(t *Settings) *int64 { return &t.QueuedMaxRequestBytes }},
+	{key: "max.connections", min: 1, max: math.MaxInt32, kafka: "2147483647", doc: "connections to a node; a member over it closes a stranger's least recently used one",
+		num: func(t *Settings) *int64 { return &t.MaxConnections }},
+	{key: "max.connections.per.ip", min: 1, max: math.MaxInt32, doc: "connections to a node from one address, members not counted (every node is 127.0.0.1)",
+		num: func(t *Settings) *int64 { return &t.MaxConnectionsPerIP }},
+	{key: keyConnectionsMaxIdle, min: 1, doc: "a connection with nothing in flight and no traffic for this long is closed",
+		dur: func(t *Settings) *time.Duration { return &t.ConnectionsMaxIdle }},
+	{key: keyFailedAuthDelay, min: 0, doc: "a failed authentication is answered this late, then its connection closed",
+		dur: func(t *Settings) *time.Duration { return &t.FailedAuthenticationDelay }},
+	{key: "sasl.server.max.receive.size", min: 1 * kib, max: maxBytes, doc: "the largest frame a node reads during a SASL login",
+		num: func(t *Settings) *int64 { return &t.SaslServerMaxReceiveSize }},
+	{key: "kraftlab.sasl.authentication.timeout.ms", min: 1, doc: "a SASL login must be done this long after its SaslHandshake, or after the accept of a connection over a limit (none in Kafka)",
+		dur: func(t *Settings) *time.Duration { return &t.SaslAuthenticationTimeout }},
 }
+
+const (
+	kib = 1024
+	mib = 1024 * kib
+)
 
 // maxMinInsyncReplicas bounds min.insync.replicas: no partition has more
 // replicas than a playground has brokers.
@@ -403,7 +487,7 @@ func (s setting) unit() string {
 		return "true|false"
 	case s.dur != nil:
 		return "ms"
-	case strings.HasSuffix(s.key, ".bytes") || strings.HasSuffix(s.key, "between.snapshots"):
+	case strings.HasSuffix(s.key, ".bytes") || strings.HasSuffix(s.key, "between.snapshots") || strings.HasSuffix(s.key, ".size"):
 		return "bytes"
 	}
 	return "count"
@@ -440,6 +524,9 @@ func (s setting) set(t *Settings, value string) error {
 	}
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil {
+		if s.kafka != "" {
+			return fmt.Errorf("bad value %q for %s: want a whole number of %s, e.g. %s (kraftlab's default; Kafka's is %s)", value, s.key, s.unit(), s.get(&kafka), s.kafka)
+		}
 		return fmt.Errorf("bad value %q for %s: want a whole number of %s, e.g. %s (Kafka's default)", value, s.key, s.unit(), s.get(&kafka))
 	}
 	if n < s.min || n > s.limit() {

@@ -46,7 +46,7 @@ func TestHostileDiskFull(t *testing.T) {
 		})
 		dirs = append(dirs, dir)
 	}
-	ht := openHostileAt(t, dataDir)
+	ht := openHostileAt(t, dataDir, nil)
 	v := ht.p.View()
 	committed := highWatermark(&v)
 

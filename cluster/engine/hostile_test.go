@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -52,24 +53,36 @@ const canaryTopic = "canary"
 // limit lowered so that the probe is small.
 func openHostile(t *testing.T, sets ...string) *hostileTarget {
 	t.Helper()
-	return openHostileAt(t, "", sets...)
+	return openHostileAt(t, "", nil, sets...)
+}
+
+// openHostileWith is openHostile with --set overrides and a logger for
+// the nodes' server log (nil discards it).
+func openHostileWith(t *testing.T, overrides []string, logger *slog.Logger) *hostileTarget {
+	t.Helper()
+	return openHostileAt(t, "", logger, overrides...)
 }
 
 // openHostileAt is openHostile with the playground's data folder at
 // dataDir ("" for a temporary one), for a probe that prepares the nodes'
-// folders.
-func openHostileAt(t *testing.T, dataDir string, sets ...string) *hostileTarget {
+// folders, and a logger for the nodes' server log (nil discards it).
+func openHostileAt(t *testing.T, dataDir string, logger *slog.Logger, sets ...string) *hostileTarget {
 	t.Helper()
 	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, sets, dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Logger = logger
 	p, err := engine.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
 	waitCond(t, p, "caught-up")
+	// The canary has a replica on every broker: all of them registered.
+	for _, id := range cfg.BrokerIDs() {
+		waitCond(t, p, fmt.Sprintf("unfenced %d", id))
+	}
 	ht := &hostileTarget{p: p}
 	for _, n := range p.View().Nodes {
 		if n.Kind == view.KindBroker {

@@ -121,10 +121,36 @@ func measureDecode(mk func() message, version int16, body []byte) uint64 {
 // probeAmplification measures every probe of mk's message at version with
 // bodies of about target bytes and returns them, worst first.
 func probeAmplification(mk func() message, version int16, target int) []ampProbe {
+	var probes []ampProbe
+	for _, b := range ampBodies(mk, version, target) {
+		probes = append(probes, ampProbe{b.path, b.kind, len(b.body), measureDecode(mk, version, b.body)})
+	}
+	slices.SortFunc(probes, func(a, b ampProbe) int {
+		switch {
+		case a.amp() > b.amp():
+			return -1
+		case a.amp() < b.amp():
+			return 1
+		}
+		return 0
+	})
+	return probes
+}
+
+// ampBody is one probe's body.
+type ampBody struct {
+	path, kind string
+	body       []byte
+}
+
+// ampBodies returns the probes' bodies for mk's message at version, of
+// about target bytes each. An inflated probe comes in every claim that
+// kmsg's count check lets pass.
+func ampBodies(mk func() message, version int16, target int) []ampBody {
 	empty := mk()
 	empty.SetVersion(version)
 	t := reflect.TypeOf(empty).Elem()
-	var probes []ampProbe
+	var bodies []ampBody
 	encode := func(path []int, n int, tagged bool) []byte {
 		m := mk()
 		m.SetVersion(version)
@@ -143,12 +169,11 @@ func probeAmplification(mk func() message, version int16, target int) []ampProbe
 				continue // not in this version
 			}
 			n := max(1, (target-len(a))/per)
-			body := encode(path, n, tagged)
 			kind := "dense"
 			if tagged {
 				kind = "tagged"
 			}
-			probes = append(probes, ampProbe{name, kind, len(body), measureDecode(mk, version, body)})
+			bodies = append(bodies, ampBody{name, kind, encode(path, n, tagged)})
 		}
 		// Inflated: find the leaf count as the first byte where one
 		// and two elements differ, and make it claim the rest.
@@ -162,7 +187,6 @@ func probeAmplification(mk func() message, version int16, target int) []ampProbe
 		}
 		// kmsg checks a count against the bytes left times a minimum
 		// element size: claim the most that passes.
-		var best ampProbe
 		for k := 1; k <= 40; k++ {
 			var head []byte
 			if empty.IsFlexible() {
@@ -172,11 +196,8 @@ func probeAmplification(mk func() message, version int16, target int) []ampProbe
 			}
 			body := append(head, one[pos+1:]...)
 			body = append(body, make([]byte, max(0, target-len(body)))...)
-			if a := measureDecode(mk, version, body); a > best.alloc {
-				best = ampProbe{name, "inflated", len(body), a}
-			}
+			bodies = append(bodies, ampBody{name, "inflated", body})
 		}
-		probes = append(probes, best)
 	}
 	if empty.IsFlexible() {
 		// The message's own tags: as many as fit, two bytes each plus
@@ -188,19 +209,9 @@ func probeAmplification(mk func() message, version int16, target int) []ampProbe
 		for key := uint32(10000); base+int(key-10000)*4 < target; key++ {
 			tags.Set(key, nil)
 		}
-		body := m.AppendTo(nil)
-		probes = append(probes, ampProbe{"UnknownTags", "tags", len(body), measureDecode(mk, version, body)})
+		bodies = append(bodies, ampBody{"UnknownTags", "tags", m.AppendTo(nil)})
 	}
-	slices.SortFunc(probes, func(a, b ampProbe) int {
-		switch {
-		case a.amp() > b.amp():
-			return -1
-		case a.amp() < b.amp():
-			return 1
-		}
-		return 0
-	})
-	return probes
+	return bodies
 }
 
 func appendUvarint(b []byte, v uint64) []byte {

@@ -56,9 +56,10 @@ func (r *Request) Refuse() {
 	c.s.counters.unauthorized.add(r.Key(), 1)
 	resp, ok := errorResponse(r.Body, kerr.ClusterAuthorizationFailed.Code)
 	if !ok {
-		c.s.log.Info("closing connection: unauthorized request that cannot be answered with an error",
+		c.s.plog.info("closing connection: unauthorized request that cannot be answered with an error",
 			"peer", r.Peer.String(), "api", kmsg.NameForKey(r.Key()))
 		c.close()
+		r.abandon()
 		return
 	}
 	r.Respond(resp)

@@ -137,7 +137,8 @@ type NodeTraffic struct {
 	Authenticated uint64
 	// AuthFailures counts the SASL authentications this node refused:
 	// a wrong secret or user (SASL_AUTHENTICATION_FAILED), an unknown
-	// mechanism, a SASL message out of order (ILLEGAL_SASL_STATE).
+	// mechanism, a SASL message out of order (ILLEGAL_SASL_STATE), a
+	// login not done in time.
 	AuthFailures uint64
 	// Unauthorized counts, by API key, the requests this node refused
 	// because only members may make them (CLUSTER_AUTHORIZATION_FAILED).

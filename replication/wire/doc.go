@@ -10,13 +10,37 @@
 // order. A Client pipelines requests to one node on one lazily dialed
 // connection.
 //
-// A Server bounds what peers can make it hold: a frame cap per listener
-// (ControllerMaxFrameSize, BrokerMaxFrameSize), a pool for the bytes of
-// requests in flight and what decoding them may allocate (decoding can
-// allocate about 100 times a frame), and limits on connections, idle time
-// and the time to complete a started frame; see ServerConfig. An API or
-// version the server does not serve closes the connection, as in Kafka,
-// except ApiVersions, which answers v0 UNSUPPORTED_VERSION.
+// A Server bounds what peers can make it hold, so that nothing a local
+// process sends wedges a node; see ServerConfig. A frame cap per listener
+// (Kafka's socket.request.max.bytes: DefaultMaxFrameSize on brokers,
+// ControllerMaxFrameSize on controllers), and, whatever the cap, no request
+// but Produce above 1 MiB: decoding can allocate about 100 times a frame,
+// so a Produce is charged what its structure decodes into, its records
+// being aliased. Pools for the bytes of
+// requests in flight and what decoding them may allocate
+// (queued.max.request.bytes), one set for members and one for everyone
+// else. Limits on connections, idle time, the time to complete a started
+// frame and to log in. An API or version the server does not serve closes
+// the connection, as in Kafka, except ApiVersions, which answers v0
+// UNSUPPORTED_VERSION.
+//
+// Members and strangers. A connection that authenticated as a member (or
+// any connection of a server without a secret) pipelines up to 256
+// requests and draws on the members' pools, as do the first frames of any
+// login (at most 1 KiB each). Any other connection has one request in the
+// server at a time, as Kafka mutes a channel until its response is sent;
+// while it waits the reader watches for the peer's close (a read, or on
+// Linux the socket's state when the peer pipelined bytes), so a closed
+// connection is let go at once. A request the handler parks keeps charged
+// only what it really holds, and keeps it until the handler answers it,
+// even after its connection closed. Over max.connections or
+// max.connections.per.ip a connection is accepted on probation: a member
+// gets in, closing a stranger's least recently used connection when the
+// server is full (as Kafka does for its inter-broker listener); a stranger
+// waits for a slot, or is closed when over its address's limit. Failed
+// logins are answered after connection.failed.authentication.delay.ms and
+// closed, SCRAM nonces and messages are bounded, and what peers cause is
+// logged at a bounded rate (counted in Counters).
 //
 // A Server with a secret (ServerConfig.Secret) answers SASL/SCRAM-SHA-256
 // itself: a connection that starts with SaslHandshake authenticates as a

@@ -32,10 +32,11 @@ func serveEnvelope(outer *Request, routes map[int16]route) {
 	env, ok := outer.Body.(*kmsg.EnvelopeRequest)
 	if !ok {
 		outer.conn.close()
+		outer.abandon()
 		return
 	}
 	fail := func(code int16, why string) {
-		outer.conn.s.log.Info("refused an envelope", "peer", outer.Peer.String(), "error", kerr.ErrorForCode(code), "why", why)
+		outer.conn.s.plog.info("refused an envelope", "peer", outer.Peer.String(), "error", kerr.ErrorForCode(code), "why", why)
 		resp := kmsg.NewPtrEnvelopeResponse()
 		resp.ErrorCode = code
 		outer.Respond(resp)

@@ -10,10 +10,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DefaultMaxFrameSize is Kafka's socket.request.max.bytes default (100 MiB).
-// kraftlab's servers default to ControllerMaxFrameSize and its clients to
-// DefaultClientMaxFrameSize instead: decoding may allocate up to about 100
-// times a frame's size (see decodeAmplification).
+// DefaultMaxFrameSize is Kafka's socket.request.max.bytes default (100 MiB),
+// a broker listener's frame cap. A Server defaults to ControllerMaxFrameSize
+// and a Client to DefaultClientMaxFrameSize instead; whatever the cap, a
+// Server reads no request but Produce above 1 MiB, as decoding may allocate
+// up to about 100 times a frame's size (see decodeAmplification).
 const DefaultMaxFrameSize = 100 << 20
 
 // DefaultClientMaxFrameSize is a Client's default response frame cap: room

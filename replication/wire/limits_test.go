@@ -1,9 +1,12 @@
 package wire
 
 import (
+	"bytes"
 	"io"
 	"net"
+	"reflect"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -79,7 +82,7 @@ func TestDefaultCapRefusesHugeFrames(t *testing.T) {
 // each); now the first one's charge exhausts the pool, so the others wait
 // unread until it is answered, and every one is served in the end.
 func TestPoolBoundsDecodedRequests(t *testing.T) {
-	const size = 2 << 20
+	const size = maxStructuredFrame - 1024
 	frame := denseFetch(size)
 	// What decoding one of them allocates, here (the race detector
 	// changes it).
@@ -96,15 +99,15 @@ func TestPoolBoundsDecodedRequests(t *testing.T) {
 	var got []*Request
 	got = append(got, <-parked)
 	// The others stay unread while the first holds the pool.
-	eventually(t, "the other frames to wait for the pool", func() bool { return s.decoded.inUse() >= 8<<20 })
+	eventually(t, "the other frames to wait for the pool", func() bool { return s.members.decoded.inUse() >= 8<<20 })
 	select {
 	case r := <-parked:
 		t.Fatalf("a second request (conn %d) was decoded while the pool was exhausted", r.ConnID)
 	case <-time.After(200 * time.Millisecond):
 	}
 	grown := h.grown()
-	t.Logf("peak heap +%.0f MiB with one of three %d MiB dense Fetch frames decoded", grown, size>>20)
-	// One decoded frame is about 45 MiB; three were 135.
+	t.Logf("peak heap +%.0f MiB with one of three 1 MiB dense Fetch frames decoded", grown)
+	// One decoded frame is about 22 MiB; three were 67.
 	if limit := 1.5*single + 3*size>>20 + 8; grown > limit {
 		t.Errorf("heap grew %.0f MiB, more than %.0f: want the pool to hold it to about one decoded frame (%.0f MiB)", grown, limit, single)
 	}
@@ -113,7 +116,7 @@ func TestPoolBoundsDecodedRequests(t *testing.T) {
 		got = append(got, <-parked)
 	}
 	got[2].Respond(kmsg.NewPtrFetchResponse())
-	eventually(t, "the pool to drain", func() bool { return s.frames.inUse() == 0 && s.decoded.inUse() == 0 })
+	eventually(t, "the pool to drain", func() bool { return s.members.inUse()+s.others.inUse() == 0 })
 	for _, raw := range raws {
 		raw.Close()
 	}
@@ -136,7 +139,7 @@ func TestPoolBoundsPartialFrames(t *testing.T) {
 		raws = append(raws, raw)
 		wg.Go(func() { raw.Write(payload) })
 	}
-	eventually(t, "one partial frame to hold the pool", func() bool { return s.frames.inUse() >= size })
+	eventually(t, "one partial frame to hold the pool", func() bool { return s.members.frames.inUse() >= size })
 	time.Sleep(200 * time.Millisecond) // give the others time to misbehave
 	grown := h.grown()
 	t.Logf("peak heap +%.0f MiB with 10 x %d of %d MiB partial frames", grown, sent>>20, size>>20)
@@ -147,7 +150,7 @@ func TestPoolBoundsPartialFrames(t *testing.T) {
 		raw.Close()
 	}
 	wg.Wait()
-	eventually(t, "the pool to drain", func() bool { return s.frames.inUse() == 0 && s.decoded.inUse() == 0 })
+	eventually(t, "the pool to drain", func() bool { return s.members.inUse()+s.others.inUse() == 0 })
 }
 
 func TestFrameTimeoutClosesStalledFrame(t *testing.T) {
@@ -157,7 +160,7 @@ func TestFrameTimeoutClosesStalledFrame(t *testing.T) {
 	raw.Write(frame[:len(frame)-1])
 	raw.expectClosed(t)
 	wantLog(t, logs, "not complete within 100ms")
-	eventually(t, "the pool to drain", func() bool { return s.frames.inUse() == 0 && s.decoded.inUse() == 0 })
+	eventually(t, "the pool to drain", func() bool { return s.members.inUse()+s.others.inUse() == 0 })
 }
 
 func TestIdleTimeout(t *testing.T) {
@@ -202,15 +205,19 @@ func TestMaxConnectionsWaitsForASlot(t *testing.T) {
 	c.recv(t, dq, 1, corr)
 }
 
-func TestMaxConnectionsPerIPClosesAtOnce(t *testing.T) {
+// A connection over max.connections.per.ip is closed at its first request
+// (other than ApiVersions and a login), where Kafka closes it at accept: it
+// might be a member, which is exempt.
+func TestMaxConnectionsPerIPClosesAtFirstRequest(t *testing.T) {
 	s, logs := startServer(t, serverOpts{maxPerIP: 1})
 	dq := kmsg.NewPtrDescribeQuorumRequest()
 	dq.Version = 1
 	a := dialRaw(t, s.Addr())
 	a.recv(t, dq, 1, a.send(t, dq))
 	b := dialRaw(t, s.Addr())
+	b.send(t, dq)
 	b.expectClosed(t)
-	wantLog(t, logs, "rejected connection", "max=1")
+	wantLog(t, logs, "closing connection", "over max.connections.per.ip (1)")
 	a.recv(t, dq, 1, a.send(t, dq))
 }
 
@@ -265,7 +272,7 @@ func TestPoolNeverDeadlocks(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	eventually(t, "the pools to drain", func() bool { return s.frames.inUse() == 0 && s.decoded.inUse() == 0 })
+	eventually(t, "the pools to drain", func() bool { return s.members.inUse()+s.others.inUse() == 0 })
 }
 
 // TestDecodeAmplificationBound checks decodeAmplification against the
@@ -311,4 +318,54 @@ func FuzzDecodeAmplification(f *testing.F) {
 				kmsg.NameForKey(req.Key()), v, len(body), alloc, float64(alloc)/float64(len(body)), decodeAmplification)
 		}
 	})
+}
+
+// produceAPIs are quorumAPIs with Produce, as a broker serves it.
+func produceAPIs() []APIRange {
+	return append(slices.Clone(quorumAPIs), APIRange{Key: produceKey, MinVersion: 3, MaxVersion: 11})
+}
+
+// A Produce as large as the broker's socket.request.max.bytes is read and
+// charged what its structure decodes into, not a hundred times its frame.
+func TestLargeProduceIsServed(t *testing.T) {
+	parked := make(chan *Request, 1)
+	s, _ := startServer(t, serverOpts{apis: produceAPIs(), maxFrame: DefaultMaxFrameSize, handler: HandlerFunc(func(r *Request) { parked <- r })})
+	records := bytes.Repeat([]byte{'r'}, 600_000)
+	req := produceRequest(9, records, records)
+	raw := dialRaw(t, s.Addr())
+	corr := raw.send(t, req)
+	r := <-parked
+	if got := s.members.decoded.inUse(); got > 4<<10 {
+		t.Errorf("a Produce of two 600 KB batches is charged %d bytes for decoding", got)
+	}
+	r.Respond(kmsg.NewPtrProduceResponse())
+	raw.recv(t, req, 9, corr)
+	eventually(t, "the pools to drain", func() bool { return s.members.inUse()+s.others.inUse() == 0 })
+}
+
+// A dense Produce (empty partitions, each with an unknown tagged field)
+// decodes like any other request: one whose structure would take more
+// than maxDecodeCharge is refused.
+func TestDenseProduceIsRefused(t *testing.T) {
+	s, logs := startServer(t, serverOpts{apis: produceAPIs(), maxFrame: DefaultMaxFrameSize})
+	req := produceRequest(9)
+	req.Topics[0].Partitions = make([]kmsg.ProduceRequestTopicPartition, 200_000)
+	for i := range req.Topics[0].Partitions {
+		setTag(reflect.ValueOf(&req.Topics[0].Partitions[i]).Elem())
+	}
+	raw := dialRaw(t, s.Addr())
+	raw.send(t, req)
+	raw.expectClosed(t)
+	wantLog(t, logs, "would decode into", "more than the 104857600 a request may")
+}
+
+// A request other than Produce over 1 MiB is refused from its size and
+// API key, before its body is read.
+func TestLargeRequestOtherThanProduceIsRefusedUnread(t *testing.T) {
+	s, logs := startServer(t, serverOpts{apis: produceAPIs(), maxFrame: DefaultMaxFrameSize})
+	raw := dialRaw(t, s.Addr())
+	head := be.AppendUint32(nil, 2<<20)
+	raw.Write(append(head, 0, 1)) // Fetch, and nothing more
+	raw.expectClosed(t)
+	wantLog(t, logs, "Fetch request of 2097152 bytes: requests other than Produce may have at most 1048576")
 }

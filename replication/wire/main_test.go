@@ -171,6 +171,8 @@ type serverOpts struct {
 	secret   string
 
 	idleTimeout, frameTimeout time.Duration
+	authTimeout, failDelay    time.Duration
+	saslMax                   int32
 }
 
 func startServer(t *testing.T, o serverOpts) (*Server, *logBuffer) {
@@ -187,6 +189,7 @@ func startServer(t *testing.T, o serverOpts) (*Server, *logBuffer) {
 		Counters: o.counters, MaxFrameSize: o.maxFrame, Logger: logs.logger(),
 		QueuedMaxRequestBytes: o.pool, MaxConnections: o.maxConns, MaxConnectionsPerIP: o.maxPerIP,
 		IdleTimeout: o.idleTimeout, FrameTimeout: o.frameTimeout, Secret: o.secret,
+		AuthenticationTimeout: o.authTimeout, FailedAuthenticationDelay: o.failDelay, SaslMaxReceiveSize: o.saslMax,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -62,12 +62,40 @@ func (p *memPool) inUse() int64 {
 	return p.used
 }
 
+// pools are the two pools that one class of connection draws on: frames,
+// charged before a frame is read, and decoding, charged before it is
+// decoded. Two, because with one, frames read but not yet decoded could
+// fill it and wait for each other for ever.
+type pools struct {
+	frames  memPool // request frames being read or not yet answered
+	decoded memPool // what decoding those frames may allocate
+}
+
+func newPools(limit int64) *pools {
+	return &pools{frames: memPool{limit: limit}, decoded: memPool{limit: limit}}
+}
+
+// inUse returns what both pools have granted.
+func (p *pools) inUse() int64 { return p.frames.inUse() + p.decoded.inUse() }
+
 // decodeAmplification bounds what decoding a request may allocate, in heap
 // bytes per byte of frame: the worst measured for the APIs kraftlab serves
 // is 77 (Metadata v9+ with an unknown tagged field on every topic; Fetch and
 // Produce 67, the KRaft RPCs 64), see amp_test.go. The server charges every
 // frame this much before decoding it.
 const decodeAmplification = 100
+
+// maxDecodeCharge bounds what decoding one request may be charged: the
+// most that decoding a 1 MiB frame of any API may allocate. A request
+// other than Produce may therefore be at most 1 MiB (maxStructuredFrame);
+// a Produce, whose bulk is record bytes that decoding does not copy, is
+// charged what its structure really costs (produceDecodeBound), so it
+// may be as large as the listener's socket.request.max.bytes.
+const maxDecodeCharge = 100 << 20
+
+// maxStructuredFrame is the largest request frame other than Produce a
+// server reads.
+const maxStructuredFrame = maxDecodeCharge / decodeAmplification
 
 // largeFrame is the size from which a frame is decoded under largeDecode and
 // its charge is cut to what the decoded request really holds.
@@ -82,15 +110,25 @@ var largeDecode sync.Mutex
 // frame it was decoded from: kmsg's []byte fields alias the frame and are
 // not counted; slices, strings, pointers and unknown tags are.
 func heldBytes(m any) int64 {
-	v := reflect.ValueOf(m)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return 0
-	}
-	return int64(v.Type().Elem().Size()) + held(v.Elem())
+	n, _ := footprint(m)
+	return n
 }
 
-// held returns the heap v refers to, not counting v itself.
-func held(v reflect.Value) int64 {
+// footprint is heldBytes, and whether m still points into the frame it
+// was decoded from (a non-empty []byte field, an unknown tagged field):
+// then the frame cannot be freed while m lives.
+func footprint(m any) (int64, bool) {
+	v := reflect.ValueOf(m)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return 0, false
+	}
+	var aliases bool
+	return int64(v.Type().Elem().Size()) + held(v.Elem(), &aliases), aliases
+}
+
+// held returns the heap v refers to, not counting v itself, and sets
+// *aliases if v points into the frame.
+func held(v reflect.Value, aliases *bool) int64 {
 	switch v.Kind() {
 	case reflect.String:
 		return int64(v.Len())
@@ -98,12 +136,15 @@ func held(v reflect.Value) int64 {
 		if v.IsNil() {
 			return 0
 		}
-		return int64(v.Type().Elem().Size()) + held(v.Elem())
+		return int64(v.Type().Elem().Size()) + held(v.Elem(), aliases)
 	case reflect.Map:
 		// kmsg.Tags: a Go map costs a few hundred bytes, then about
 		// 64 bytes an entry with its value's bytes aliasing the frame.
 		if v.IsNil() {
 			return 0
+		}
+		if v.Len() > 0 {
+			*aliases = true
 		}
 		return 320 + 64*int64(v.Len())
 	case reflect.Slice:
@@ -112,12 +153,15 @@ func held(v reflect.Value) int64 {
 		}
 		et := v.Type().Elem()
 		if et.Kind() == reflect.Uint8 {
-			return 0 // aliases the frame
+			if v.Len() > 0 {
+				*aliases = true
+			}
+			return 0
 		}
 		n := int64(v.Cap()) * int64(et.Size())
 		if hasRefs(et) {
 			for i := range v.Len() {
-				n += held(v.Index(i))
+				n += held(v.Index(i), aliases)
 			}
 		}
 		return n
@@ -125,7 +169,7 @@ func held(v reflect.Value) int64 {
 		var n int64
 		for i := range v.NumField() {
 			if f := v.Field(i); hasRefs(f.Type()) {
-				n += held(f)
+				n += held(f, aliases)
 			}
 		}
 		return n

@@ -29,14 +29,16 @@ type Request struct {
 	Principal string
 
 	conn *serverConn
-	// answered, resp and held are guarded by conn.mu.
+	// pools are the pools the request is charged to.
+	pools *pools
+	// answered, resp, held and charge are guarded by conn.mu.
 	answered bool
 	resp     kmsg.Response
 	// closeAfter closes the connection once resp is written, as Kafka
 	// does after a failed authentication.
 	closeAfter bool
-	held       int64 // bytes charged to the server's frame pool until written
-	charge     int64 // bytes charged to its decode pool until written
+	held       int64 // bytes charged to the frame pool until written
+	charge     int64 // bytes charged to the decode pool until written
 	// envelope, if set, is the Envelope this request came in: its answer
 	// goes back inside it (respondInEnvelope).
 	envelope         *Request
@@ -61,6 +63,7 @@ func (r *Request) Respond(resp kmsg.Response) {
 			c.s.log.Error("closing connection: handler answered with the wrong API",
 				"peer", r.Peer.String(), "request", kmsg.NameForKey(r.Key()), "response", kmsg.NameForKey(resp.Key()))
 			c.close()
+			r.abandon()
 			return
 		}
 		resp.SetVersion(r.Version())
@@ -77,9 +80,25 @@ func (r *Request) Respond(resp kmsg.Response) {
 		return
 	}
 	r.answered, r.resp = true, resp
-	if len(c.queue) > 0 && c.queue[0] == r {
+	if c.dead {
+		c.releaseLocked(r) // nobody will write it
+	} else if len(c.queue) > 0 && c.queue[0] == r {
 		c.startWriter()
 	}
+	c.mu.Unlock()
+}
+
+// abandon gives back what a request holds when it will never be
+// answered: its connection closed on the server's own decision.
+func (r *Request) abandon() {
+	if r.envelope != nil {
+		r.envelope.abandon()
+		return
+	}
+	c := r.conn
+	c.mu.Lock()
+	r.answered = true
+	c.releaseLocked(r)
 	c.mu.Unlock()
 }
 

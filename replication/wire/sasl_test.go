@@ -3,7 +3,10 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -343,5 +346,143 @@ func TestMembersOnlyNeedsAnErrorCode(t *testing.T) {
 	}
 	if _, err := Listen(ServerConfig{APIs: []APIRange{{Key: 17, MinVersion: 1, MaxVersion: 1}}, Handler: HandlerFunc(echo)}); err == nil {
 		t.Fatal("Listen accepted a declared SaslHandshake")
+	}
+}
+
+// saslFirst starts a SCRAM login on raw with client-first message msg and
+// returns the SaslAuthenticate answer.
+func saslFirst(t *testing.T, raw *rawConn, msg string) *kmsg.SASLAuthenticateResponse {
+	t.Helper()
+	hs := kmsg.NewPtrSASLHandshakeRequest()
+	hs.Version, hs.Mechanism = 1, MemberMechanismName
+	if resp := raw.recv(t, hs, 1, raw.send(t, hs)).(*kmsg.SASLHandshakeResponse); resp.ErrorCode != 0 {
+		t.Fatalf("SaslHandshake: %+v", resp)
+	}
+	au := kmsg.NewPtrSASLAuthenticateRequest()
+	au.Version, au.SASLAuthBytes = 1, []byte(msg)
+	return raw.recv(t, au, 1, raw.send(t, au)).(*kmsg.SASLAuthenticateResponse)
+}
+
+// A client nonce or a SCRAM message larger than any real client's is
+// refused: the server would keep the nonce twice and send it back.
+func TestScramBoundsNonceAndMessages(t *testing.T) {
+	counters := NewCounters()
+	s, logs := startServer(t, serverOpts{nodeID: 1, secret: testSecret, apis: membersOnlyAPIs(), counters: counters, failDelay: -1})
+	long := "n,,n=" + MemberUser + ",r=nonce," + strings.Repeat("x", maxScramMessage)
+	for _, tc := range []struct{ msg, log string }{
+		{"n,,n=" + MemberUser + ",r=" + strings.Repeat("n", maxScramNonce+1), fmt.Sprintf("client nonce of %d bytes", maxScramNonce+1)},
+		{long, fmt.Sprintf("client message of %d bytes", len(long))},
+	} {
+		raw := dialRaw(t, s.Addr())
+		if resp := saslFirst(t, raw, tc.msg); resp.ErrorCode != kerr.SaslAuthenticationFailed.Code {
+			t.Fatalf("%.40s…: %+v", tc.msg, resp)
+		}
+		raw.expectClosed(t)
+		wantLog(t, logs, "refused authentication", tc.log)
+	}
+	// A real client's nonce still goes through.
+	raw := dialRaw(t, s.Addr())
+	if resp := saslFirst(t, raw, "n,,n="+MemberUser+",r="+strings.Repeat("n", maxScramNonce)); resp.ErrorCode != 0 {
+		t.Fatalf("a %d-byte nonce: %+v", maxScramNonce, resp)
+	}
+}
+
+// A login that is started and not finished ends at the deadline.
+func TestAuthenticationTimeout(t *testing.T) {
+	counters := NewCounters()
+	s, logs := startServer(t, serverOpts{nodeID: 1, secret: testSecret, apis: membersOnlyAPIs(), counters: counters, authTimeout: 200 * time.Millisecond})
+	raw := dialRaw(t, s.Addr())
+	if resp := saslFirst(t, raw, "n,,n="+MemberUser+",r=nonce"); resp.ErrorCode != 0 {
+		t.Fatalf("client-first: %+v", resp)
+	}
+	start := time.Now()
+	raw.expectClosed(t)
+	wantLog(t, logs, "not authenticated in time")
+	if got := counters.Refusals(1).AuthFailures; got != 1 {
+		t.Errorf("AuthFailures = %d, want 1", got)
+	}
+	t.Logf("closed %v after the client-first answer", time.Since(start).Round(time.Millisecond))
+	// An anonymous connection has no deadline.
+	anon := dialRaw(t, s.Addr())
+	dq := kmsg.NewPtrDescribeQuorumRequest()
+	anon.recv(t, dq, 0, anon.send(t, dq))
+	time.Sleep(400 * time.Millisecond) // twice the login deadline
+	anon.recv(t, dq, 0, anon.send(t, dq))
+}
+
+// A SASL frame over sasl.server.max.receive.size closes the connection
+// unread, as Kafka's InvalidReceiveException does.
+func TestSaslMaxReceiveSize(t *testing.T) {
+	s, logs := startServer(t, serverOpts{nodeID: 1, secret: testSecret, apis: membersOnlyAPIs(), saslMax: 1 << 10})
+	raw := dialRaw(t, s.Addr())
+	au := kmsg.NewPtrSASLAuthenticateRequest()
+	au.Version, au.SASLAuthBytes = 1, make([]byte, 2<<10)
+	raw.send(t, au)
+	raw.expectClosed(t)
+	wantLog(t, logs, "more than sasl.server.max.receive.size 1024")
+}
+
+// A failed login is answered after connection.failed.authentication.delay.ms,
+// then closed, as Kafka's delayed close: one guess per connection and
+// per delay. SaslAuthenticate before any handshake fails the same way.
+func TestFailedAuthenticationIsDelayed(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	counters := NewCounters()
+	s, _ := startServer(t, serverOpts{nodeID: 1, secret: testSecret, apis: membersOnlyAPIs(), counters: counters, failDelay: delay})
+	c := newClient(t, ClientConfig{From: 2, To: 1, Addr: s.Addr(), SASL: MemberMechanism("not-the-secret-not-the-secret!!")})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if _, err := c.Do(ctx, voteRequest(3, false)); !errors.Is(err, kerr.SaslAuthenticationFailed) {
+		t.Fatalf("wrong secret: %v", err)
+	}
+	if d := time.Since(start); d < delay {
+		t.Errorf("a wrong secret was refused after %v, before the %v delay", d, delay)
+	}
+	raw := dialRaw(t, s.Addr())
+	au := kmsg.NewPtrSASLAuthenticateRequest()
+	au.Version = 1
+	start = time.Now()
+	if resp := raw.recv(t, au, 1, raw.send(t, au)).(*kmsg.SASLAuthenticateResponse); resp.ErrorCode != kerr.IllegalSaslState.Code {
+		t.Fatalf("SaslAuthenticate without a handshake: %+v", resp)
+	}
+	if d := time.Since(start); d < delay {
+		t.Errorf("SaslAuthenticate without a handshake was refused after %v, before the %v delay", d, delay)
+	}
+	raw.expectClosed(t)
+	if got := counters.Refusals(1).AuthFailures; got != 2 {
+		t.Errorf("AuthFailures = %d, want 2", got)
+	}
+}
+
+// Refusals are counted one by one but logged at a bounded rate, with a
+// summary of what was left out.
+func TestRefusalsAreLoggedAtABoundedRate(t *testing.T) {
+	logs := &logBuffer{}
+	counters := NewCounters()
+	s, err := Listen(ServerConfig{NodeID: 1, APIs: membersOnlyAPIs(), Handler: HandlerFunc(echo), Secret: testSecret,
+		Counters: counters, FailedAuthenticationDelay: -1,
+		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const refusals = 200
+	au := kmsg.NewPtrSASLAuthenticateRequest()
+	au.Version = 1
+	for range refusals {
+		raw := dialRaw(t, s.Addr())
+		raw.recv(t, au, 1, raw.send(t, au))
+		raw.expectClosed(t)
+	}
+	if got := counters.Refusals(1).AuthFailures; got != refusals {
+		t.Errorf("AuthFailures = %d, want %d", got, refusals)
+	}
+	s.Close()
+	out := logs.String()
+	if n := strings.Count(out, "refused authentication"); n != peerLogBurst+1 {
+		t.Errorf("%d lines name the refusal, want %d and a summary:\n%s", n, peerLogBurst, out)
+	}
+	if !strings.Contains(out, "log lines about peers suppressed") || !strings.Contains(out, fmt.Sprintf("count=%d", refusals-peerLogBurst)) {
+		t.Errorf("no summary of the %d suppressed lines:\n%s", refusals-peerLogBurst, out)
 	}
 }

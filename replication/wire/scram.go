@@ -41,6 +41,16 @@ func hmacSHA256(key, msg []byte) []byte {
 	return m.Sum(nil)
 }
 
+// Bounds on what a client may make the server hold of a SCRAM exchange.
+// Real clients' nonces are 24 to 48 characters (Kafka's Java client 26,
+// franz-go 24) and their messages about a hundred bytes; Kafka bounds
+// them only by sasl.server.max.receive.size (512 KiB), and a nonce of
+// that size is kept twice and sent back.
+const (
+	maxScramNonce   = 256
+	maxScramMessage = 1 << 10
+)
+
 // errScram is any failure of a SCRAM exchange. The client is told only
 // that its credentials are invalid, as Kafka tells it (the details could
 // help an attacker); the server's log has the reason.
@@ -63,6 +73,9 @@ type scramServer struct {
 func (s *scramServer) next(msg []byte) (out []byte, done bool, err error) {
 	step := s.step
 	s.step++
+	if len(msg) > maxScramMessage {
+		return nil, false, fmt.Errorf("%w: client message of %d bytes, more than %d", errScram, len(msg), maxScramMessage)
+	}
 	switch step {
 	case 0:
 		out, err = s.clientFirst(string(msg))
@@ -110,6 +123,9 @@ func (s *scramServer) clientFirst(msg string) ([]byte, error) {
 	cnonce := attrs[1][2:]
 	if cnonce == "" || !printable(cnonce) {
 		return nil, fmt.Errorf("%w: bad client nonce", errScram)
+	}
+	if len(cnonce) > maxScramNonce {
+		return nil, fmt.Errorf("%w: client nonce of %d bytes, more than %d", errScram, len(cnonce), maxScramNonce)
 	}
 	snonce := make([]byte, 18)
 	rand.Read(snonce)

@@ -25,36 +25,47 @@ type ServerConfig struct {
 	APIs []APIRange
 	// Handler serves every request for an API and version in APIs.
 	Handler Handler
-	// MaxFrameSize bounds a request frame (Kafka's socket.request.max.bytes,
-	// 100 MiB there); 0 means ControllerMaxFrameSize. A broker listener
-	// passes BrokerMaxFrameSize. A larger frame closes the connection
-	// before anything is allocated for it.
+	// MaxFrameSize bounds a request frame: Kafka's
+	// socket.request.max.bytes (DefaultMaxFrameSize, 100 MiB, on broker
+	// listeners). 0 means ControllerMaxFrameSize. A larger frame closes
+	// the connection before anything is allocated for it. Whatever the
+	// cap, a request other than Produce is refused above 1 MiB, and a
+	// Produce whose structure (not its records) would decode into more
+	// than 100 MiB, before either is decoded: decoding may allocate up to
+	// 100 times a frame.
 	MaxFrameSize int32
-	// QueuedMaxRequestBytes bounds the memory that requests hold across
-	// all of the server's connections, as Kafka's queued.max.request.bytes
-	// does (unbounded there by default). It is two pools of this size: a
-	// request is charged its frame in the first before it is read, and
-	// decodeAmplification times its frame in the second before it is
-	// decoded (cut to what the decoded request really holds for frames of
-	// 64 KiB and more), until it is answered. A connection whose next frame
-	// finds a pool exhausted stops reading until requests are answered; a
-	// frame larger than the pool is still served once the pool drains. The
-	// two pools keep a frame that waits to be decoded from holding back
-	// the answers that would make room for it. Peak memory is about twice
-	// this plus MaxFrameSize times (1 + decodeAmplification). 0 means
+	// QueuedMaxRequestBytes bounds the memory that requests hold, as
+	// Kafka's queued.max.request.bytes does (unbounded there by default).
+	// Members' connections and everyone else's draw on two separate sets
+	// of pools of this size each, so strangers can never hold what the
+	// playground's own nodes need. Each set is two pools: a request is
+	// charged its frame in the first before it is read, and what decoding
+	// it may allocate in the second before it is decoded (100 times the
+	// frame; cut to what the decoded request really holds for frames of
+	// 64 KiB and more; a Produce is charged what its structure costs),
+	// until it is answered. A request the handler parks keeps charged
+	// only what it really holds. A connection whose next frame finds a
+	// pool exhausted stops reading until requests are answered; a frame
+	// larger than the pool is still served once the pool drains. 0 means
 	// DefaultQueuedMaxRequestBytes; negative means unbounded.
 	QueuedMaxRequestBytes int64
 	// MaxConnections bounds the server's open connections (Kafka's
-	// max.connections, unbounded there by default): at the limit the
-	// server stops accepting, and new connections wait in the listen
-	// backlog, as Kafka's acceptor waits for a slot. 0 means
-	// DefaultMaxConnections; negative means unbounded.
+	// max.connections, unbounded there by default). Members are always
+	// let in, as Kafka always lets in its inter-broker listener: a
+	// connection over the limit is accepted on probation; if it
+	// authenticates as a member, the least recently used connection of
+	// a non-member is closed to make room; if it makes any other request,
+	// it waits for a slot, as Kafka's acceptor waits. At most
+	// probationMax connections are on probation; a new one closes the
+	// least recently used of them. 0 means DefaultMaxConnections;
+	// negative means unbounded.
 	MaxConnections int
-	// MaxConnectionsPerIP bounds the connections from one IP address
-	// (Kafka's max.connections.per.ip, unbounded by default): a connection
-	// over it is accepted and closed at once, as Kafka does. 0 or
-	// negative means no limit beyond MaxConnections; every kraftlab node
-	// and tool connects from 127.0.0.1.
+	// MaxConnectionsPerIP bounds the non-member connections from one IP
+	// address (Kafka's max.connections.per.ip, unbounded by default). A
+	// connection over it is on probation: it may authenticate as a
+	// member; any other request closes it, as Kafka closes it at once.
+	// Every kraftlab node connects from 127.0.0.1, so members are exempt.
+	// 0 or negative means no limit beyond MaxConnections.
 	MaxConnectionsPerIP int
 	// IdleTimeout closes a connection that has no request in flight and
 	// has neither sent nor received for this long (Kafka's
@@ -63,10 +74,28 @@ type ServerConfig struct {
 	IdleTimeout time.Duration
 	// FrameTimeout bounds the time from a frame's size to its last byte
 	// (from when the pool grants the frame), so that a peer that sends
-	// part of a frame and stalls cannot hold the memory it reserved
-	// (Kafka has only the idle timeout for this). 0 means
-	// DefaultFrameTimeout; negative means never.
+	// part of a frame and stalls cannot hold the memory it reserved, and
+	// the time a batch of answers takes to be written, so that a peer
+	// that reads none cannot hold them (Kafka has only the idle timeout
+	// for both). 0 means DefaultFrameTimeout; negative means never.
 	FrameTimeout time.Duration
+	// FailedAuthenticationDelay delays the answer to a failed
+	// authentication, after which the connection closes (Kafka's
+	// connection.failed.authentication.delay.ms). 0 means
+	// DefaultFailedAuthenticationDelay; negative means no delay.
+	FailedAuthenticationDelay time.Duration
+	// SaslMaxReceiveSize bounds SaslHandshake and SaslAuthenticate frames,
+	// and any frame in the middle of a SASL exchange (Kafka's
+	// sasl.server.max.receive.size); a larger one closes the connection.
+	// 0 means DefaultSaslMaxReceiveSize.
+	SaslMaxReceiveSize int32
+	// AuthenticationTimeout bounds the time a connection may take to
+	// authenticate: from its SaslHandshake, or from its accept when it
+	// came over a connection limit (kraftlab's
+	// kraftlab.sasl.authentication.timeout.ms; Kafka has none, only the
+	// idle timeout). 0 means DefaultAuthenticationTimeout; negative
+	// means never.
+	AuthenticationTimeout time.Duration
 	// Secret, if set, is the playground's member secret: the server
 	// answers SaslHandshake and SaslAuthenticate (SCRAM-SHA-256 as
 	// MemberUser with this password), a connection that authenticates
@@ -90,11 +119,13 @@ type Handler interface {
 	// ServeKafka handles a decoded request for a served API and version.
 	// It runs on the connection's reader goroutine and must not block:
 	// it calls req.Respond now, or later from any goroutine (a parked
-	// long-poll Fetch). Responses still leave each connection in
-	// request order, so a parked request holds back the responses to
-	// the requests behind it on that connection, as in Kafka. A request
-	// keeps its charge in the server's memory pool until it is answered,
-	// so parked requests must be answered within a bounded time.
+	// long-poll Fetch), and must not change req.Body once it returned.
+	// Responses still leave each connection in request order, so a
+	// parked request holds back the responses to the requests behind it
+	// on that connection, as in Kafka. A request keeps what it really
+	// holds charged to the server's memory pool until it is answered,
+	// even after its connection closed, so every request must be
+	// answered, and parked ones within a bounded time.
 	ServeKafka(req *Request)
 }
 
@@ -112,13 +143,8 @@ const (
 	// FetchSnapshot), and a controller's broker-facing requests
 	// (registration, heartbeats, topic creation) fit easily.
 	ControllerMaxFrameSize = 1 << 20
-	// BrokerMaxFrameSize is the request frame cap for broker listeners:
-	// room for a Produce of about 1 MiB of records (Kafka's
-	// message.max.bytes and the producer's max.request.size) several times
-	// over.
-	BrokerMaxFrameSize = 4 << 20
 	// DefaultQueuedMaxRequestBytes is the default request memory pool of
-	// a server.
+	// a server, for members and for everyone else.
 	DefaultQueuedMaxRequestBytes = 32 << 20
 	// DefaultMaxConnections is the default bound on a server's
 	// connections; an idle connection costs one goroutine and a 4 KiB
@@ -129,11 +155,28 @@ const (
 	// DefaultFrameTimeout is Kafka's request.timeout.ms default: by then
 	// the client has given the request up.
 	DefaultFrameTimeout = 30 * time.Second
+	// DefaultFailedAuthenticationDelay is Kafka's
+	// connection.failed.authentication.delay.ms.
+	DefaultFailedAuthenticationDelay = 100 * time.Millisecond
+	// DefaultSaslMaxReceiveSize is Kafka's sasl.server.max.receive.size.
+	DefaultSaslMaxReceiveSize = 512 << 10
+	// DefaultAuthenticationTimeout is a client's whole connection setup
+	// (Kafka's socket.connection.setup.timeout.ms, 10 s, and our
+	// Client's DialTimeout): a member's login takes milliseconds.
+	DefaultAuthenticationTimeout = 10 * time.Second
 )
 
-// maxInFlight bounds the requests a connection may have unanswered; beyond
-// it the server stops reading from that connection until responses go out.
+// maxInFlight bounds the requests a member's connection may have
+// unanswered; beyond it the server stops reading from that connection
+// until responses go out. Anyone else's connection has one at a time.
 const maxInFlight = 256
+
+// handshakeFrameMax is the largest ApiVersions, SaslHandshake or
+// SaslAuthenticate frame of a connection not yet authenticated that is
+// charged to the members' pools: a member's login (about 200 bytes a
+// message) must not wait for what strangers hold, and one such frame per
+// connection is all a stranger can make them hold.
+const handshakeFrameMax = 1 << 10
 
 // Server accepts Kafka protocol connections and serves them with a Handler.
 type Server struct {
@@ -142,18 +185,27 @@ type Server struct {
 	cred     *scramCredential // nil: no SASL, everyone is a member
 	ln       net.Listener
 	log      *slog.Logger
+	plog     *peerLog // what peers cause, at a bounded rate
 	counters *nodeCounters
-	frames   memPool       // request frames being read or not yet answered
-	decoded  memPool       // what decoding those frames may allocate
-	slots    chan struct{} // one per open connection; nil: unbounded
+	members  *pools // members' requests, and their logins' first frames
+	others   *pools // everyone else's
 	done     chan struct{}
 	wg       sync.WaitGroup
 
-	mu       sync.Mutex
-	conns    map[*serverConn]struct{}
-	perIP    map[string]int
-	nextConn uint64
-	closed   bool
+	mu    sync.Mutex
+	conns map[*serverConn]struct{}
+	// perIP counts the non-member connections from each address.
+	perIP map[string]int
+	// slots counts the connections that hold a slot of MaxConnections:
+	// every connection but those on probation, members included.
+	slots int
+	// onProbation counts the connections accepted over a limit that
+	// have neither authenticated as members nor got a slot; waiting are
+	// those of them that asked for a slot, oldest first.
+	onProbation int
+	waiting     []*serverConn
+	nextConn    uint64
+	closed      bool
 }
 
 // Listen validates cfg, listens on cfg.Addr and starts serving.
@@ -183,6 +235,15 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	if cfg.FrameTimeout == 0 {
 		cfg.FrameTimeout = DefaultFrameTimeout
 	}
+	if cfg.FailedAuthenticationDelay == 0 {
+		cfg.FailedAuthenticationDelay = DefaultFailedAuthenticationDelay
+	}
+	if cfg.SaslMaxReceiveSize <= 0 {
+		cfg.SaslMaxReceiveSize = DefaultSaslMaxReceiveSize
+	}
+	if cfg.AuthenticationTimeout == 0 {
+		cfg.AuthenticationTimeout = DefaultAuthenticationTimeout
+	}
 	if cfg.Counters == nil {
 		cfg.Counters = NewCounters()
 	}
@@ -200,21 +261,20 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wire: listen on %s: %w", cfg.Addr, err)
 	}
+	log = log.With("node", cfg.NodeID, "listener", ln.Addr().String())
 	s := &Server{
 		cfg:      cfg,
 		apis:     apis,
 		cred:     cred,
 		ln:       ln,
-		log:      log.With("node", cfg.NodeID, "listener", ln.Addr().String()),
+		log:      log,
+		plog:     newPeerLog(log),
 		counters: cfg.Counters.node(cfg.NodeID),
-		frames:   memPool{limit: cfg.QueuedMaxRequestBytes},
-		decoded:  memPool{limit: cfg.QueuedMaxRequestBytes},
+		members:  newPools(cfg.QueuedMaxRequestBytes),
+		others:   newPools(cfg.QueuedMaxRequestBytes),
 		done:     make(chan struct{}),
 		conns:    make(map[*serverConn]struct{}),
 		perIP:    make(map[string]int),
-	}
-	if cfg.MaxConnections > 0 {
-		s.slots = make(chan struct{}, cfg.MaxConnections)
 	}
 	s.wg.Add(1)
 	go s.acceptLoop()
@@ -245,6 +305,7 @@ func (s *Server) Close() error {
 		c.close()
 	}
 	s.wg.Wait()
+	s.plog.close()
 	if err != nil {
 		return fmt.Errorf("wire: close listener %s: %w", s.ln.Addr(), err)
 	}
@@ -255,18 +316,8 @@ func (s *Server) acceptLoop() {
 	defer s.wg.Done()
 	var backoff time.Duration
 	for {
-		// At MaxConnections, wait for a slot before accepting, as
-		// Kafka's ConnectionQuotas.waitForConnectionSlot does.
-		if s.slots != nil {
-			select {
-			case s.slots <- struct{}{}:
-			case <-s.done:
-				return
-			}
-		}
 		nc, err := s.ln.Accept()
 		if err != nil {
-			s.freeSlot()
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
@@ -286,50 +337,4 @@ func (s *Server) acceptLoop() {
 		backoff = 0
 		s.serve(nc)
 	}
-}
-
-func (s *Server) freeSlot() {
-	if s.slots != nil {
-		<-s.slots
-	}
-}
-
-func (s *Server) serve(nc net.Conn) {
-	ip := nc.RemoteAddr().String()
-	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
-		ip = a.IP.String()
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		nc.Close()
-		s.freeSlot()
-		return
-	}
-	// Over max.connections.per.ip: accepted and closed at once, as
-	// Kafka's acceptor does on TooManyConnectionsException.
-	if max := s.cfg.MaxConnectionsPerIP; max > 0 && s.perIP[ip] >= max {
-		s.mu.Unlock()
-		nc.Close()
-		s.freeSlot()
-		s.log.Info("rejected connection: address already has the maximum of connections", "peer", nc.RemoteAddr().String(), "max", max)
-		return
-	}
-	s.perIP[ip]++
-	s.nextConn++
-	c := newServerConn(s, s.nextConn, nc, ip)
-	s.conns[c] = struct{}{}
-	s.wg.Add(1)
-	s.mu.Unlock()
-	go c.readLoop()
-}
-
-func (s *Server) forget(c *serverConn) {
-	s.mu.Lock()
-	delete(s.conns, c)
-	if s.perIP[c.ip]--; s.perIP[c.ip] <= 0 {
-		delete(s.perIP, c.ip)
-	}
-	s.mu.Unlock()
-	s.freeSlot()
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,9 +65,10 @@ func TestSendDoesNotWaitForAServerThatStopsReading(t *testing.T) {
 	open := func() { gateOnce.Do(func() { close(gate) }) }
 	defer open()
 	var served sync.Mutex
-	var offsets []int64
-	s, _ := startServer(t, serverOpts{maxFrame: 2 * bigBytes, pool: -1, handler: HandlerFunc(func(req *Request) {
-		b, ok := req.Body.(*kmsg.FetchRequest)
+	var seqs []int32
+	apis := append(slices.Clone(quorumAPIs), APIRange{Key: produceKey, MinVersion: 3, MaxVersion: 11})
+	s, _ := startServer(t, serverOpts{apis: apis, maxFrame: 2 * bigBytes, pool: -1, handler: HandlerFunc(func(req *Request) {
+		b, ok := req.Body.(*kmsg.ProduceRequest)
 		if !ok {
 			echo(req)
 			return
@@ -75,9 +77,11 @@ func TestSendDoesNotWaitForAServerThatStopsReading(t *testing.T) {
 		// read from the connection.
 		<-gate
 		served.Lock()
-		offsets = append(offsets, b.Topics[0].Partitions[0].FetchOffset)
+		seqs = append(seqs, b.TimeoutMillis)
 		served.Unlock()
-		req.Respond(fetchEcho(b))
+		resp := kmsg.NewPtrProduceResponse()
+		resp.ThrottleMillis = b.TimeoutMillis
+		req.Respond(resp)
 	})})
 	c := newClient(t, ClientConfig{Addr: s.Addr(), From: 1, To: 2})
 	do(t, c, voteRequest(1, true)) // dialed before the server stalls
@@ -85,21 +89,24 @@ func TestSendDoesNotWaitForAServerThatStopsReading(t *testing.T) {
 	var (
 		sent    atomic.Bool
 		mu      sync.Mutex
-		answers []int64
+		answers []int32
 		errs    []error
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	records := bytes.Repeat([]byte{'r'}, bigBytes)
 	go func() {
-		for offset := range int64(3) {
-			req := fetchAt(offset)
-			// No string field holds 16 MiB: padded with forgotten
-			// topics, 4000 bytes of name each.
-			for range bigBytes / 4096 {
-				f := kmsg.NewFetchRequestForgottenTopic()
-				f.Topic = string(bytes.Repeat([]byte{'f'}, 4000))
-				req.ForgottenTopics = append(req.ForgottenTopics, f)
-			}
+		for seq := range int32(3) {
+			// A Produce of 16 MiB of records, its sequence number in
+			// the timeout.
+			req := kmsg.NewPtrProduceRequest()
+			req.Version, req.Acks, req.TimeoutMillis = 9, -1, seq
+			pt := kmsg.NewProduceRequestTopic()
+			pt.Topic = "t"
+			pp := kmsg.NewProduceRequestTopicPartition()
+			pp.Records = records
+			pt.Partitions = append(pt.Partitions, pp)
+			req.Topics = append(req.Topics, pt)
 			err := c.Send(ctx, req, func(resp kmsg.Response, err error) {
 				mu.Lock()
 				defer mu.Unlock()
@@ -107,7 +114,7 @@ func TestSendDoesNotWaitForAServerThatStopsReading(t *testing.T) {
 					errs = append(errs, err)
 					return
 				}
-				answers = append(answers, resp.(*kmsg.FetchResponse).Topics[0].Partitions[0].HighWatermark)
+				answers = append(answers, resp.(*kmsg.ProduceResponse).ThrottleMillis)
 			})
 			if err != nil {
 				t.Errorf("Send: %v", err)
@@ -125,11 +132,11 @@ func TestSendDoesNotWaitForAServerThatStopsReading(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if len(errs) > 0 || answers[0] != 0 || answers[1] != 1 || answers[2] != 2 {
-		t.Fatalf("answers %v, errors %v: want offsets 0, 1, 2 in order", answers, errs)
+		t.Fatalf("answers %v, errors %v: want 0, 1, 2 in order", answers, errs)
 	}
 	served.Lock()
 	defer served.Unlock()
-	if len(offsets) != 3 || offsets[0] != 0 || offsets[1] != 1 || offsets[2] != 2 {
-		t.Fatalf("server read offsets %v, want 0, 1, 2", offsets)
+	if len(seqs) != 3 || seqs[0] != 0 || seqs[1] != 1 || seqs[2] != 2 {
+		t.Fatalf("server read %v, want 0, 1, 2", seqs)
 	}
 }

@@ -1,0 +1,30 @@
+package server
+
+import (
+	"testing"
+	"time"
+)
+
+// The listener settings reach each kind of node: brokers read Produce up
+// to socket.request.max.bytes, controllers their own cap; Kafka's 0 for
+// "unbounded" and "no delay" becomes the wire's negative.
+func TestListenerBoundsPerKind(t *testing.T) {
+	st := DefaultSettings()
+	b := Config{Kind: Broker, Settings: st}.listenerBounds()
+	c := Config{Kind: Controller, Settings: st}.listenerBounds()
+	if b.MaxFrameSize != 100<<20 || c.MaxFrameSize != 1<<20 {
+		t.Errorf("frame caps: broker %d, controller %d", b.MaxFrameSize, c.MaxFrameSize)
+	}
+	if b.MaxConnections != 1024 || b.IdleTimeout != 10*time.Minute || b.FailedAuthenticationDelay != 100*time.Millisecond ||
+		b.SaslMaxReceiveSize != 512<<10 || b.AuthenticationTimeout != 10*time.Second || b.QueuedMaxRequestBytes != 32<<20 {
+		t.Errorf("broker listener %+v", b)
+	}
+	st.QueuedMaxRequestBytes, st.FailedAuthenticationDelay = 0, 0
+	cfg, err := st.NodeConfig(101, []int32{1}, "c", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := cfg.listenerBounds(); b.QueuedMaxRequestBytes >= 0 || b.FailedAuthenticationDelay >= 0 {
+		t.Errorf("Kafka's 0 (unbounded, no delay) became %+v", b)
+	}
+}
