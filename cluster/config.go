@@ -131,7 +131,9 @@ type Profile struct {
 //   - a stuck follower leaves the ISR after 6 s (Kafka's 30 s), checked
 //     every 3 s, so a shrink shows within ten seconds of a kill; fetches
 //     keep Kafka's 500 ms wait, well under it. An unclean election, when
-//     a topic allows one, comes within 5 s (Kafka looks every 5 min).
+//     a topic allows one, comes within 5 s (Kafka looks every 5 min), and
+//     leadership returns to a restarted preferred replica within 10 s
+//     (Kafka looks every 5 min).
 //
 // kafka is Kafka's defaults, overriding nothing.
 //
@@ -142,7 +144,9 @@ type Profile struct {
 // detector on a busy 2-core machine, raise the fetch timeout first. The
 // data plane is scaled less than the quorum: a follower leaves the ISR
 // after 1.5 s, because a fetcher starved of CPU for a few hundred
-// milliseconds must not flap the ISR of a test that did not ask for it.
+// milliseconds must not flap the ISR of a test that did not ask for it,
+// and leaderships stay where a failover put them (no automatic preferred
+// leader elections) unless a test turns them on.
 var profiles = []Profile{
 	{ProfileWorkshop, []string{
 		"controller.quorum.election.timeout.ms=2000",
@@ -156,6 +160,7 @@ var profiles = []Profile{
 		"broker.heartbeat.interval.ms=1500",
 		"replica.lag.time.max.ms=6000",
 		"unclean.leader.election.interval.ms=5000",
+		"leader.imbalance.check.interval.seconds=10",
 	}},
 	{ProfileKafka, nil},
 	{ProfileFast, []string{
@@ -174,6 +179,7 @@ var profiles = []Profile{
 		"replica.fetch.wait.max.ms=50",
 		"replica.fetch.backoff.ms=100",
 		"unclean.leader.election.interval.ms=200",
+		"auto.leader.rebalance.enable=false",
 	}},
 }
 

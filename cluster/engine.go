@@ -76,6 +76,12 @@ type Engine interface {
 	// DeleteTopic asks the active controller to delete the topic named
 	// name, the same way.
 	DeleteTopic(ctx context.Context, name string) error
+	// ElectLeaders asks the active controller for preferred (or, with
+	// unclean, unclean) leader elections of the partitions named, every
+	// partition when none, through a running broker as
+	// kafka-leader-election does, and returns each partition's answer
+	// (only those that needed one when none were named).
+	ElectLeaders(ctx context.Context, unclean bool, partitions []view.TopicPartition) ([]Election, error)
 	// MetadataImage returns the metadata image node id's loader last
 	// published: the committed log as far as that node has applied it.
 	MetadataImage(id int32) (*image.MetadataImage, error)

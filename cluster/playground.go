@@ -73,6 +73,11 @@ type Action struct {
 	// Configs are create-topic's topic configs (kafka-topics --config),
 	// e.g. min.insync.replicas or unclean.leader.election.enable.
 	Configs map[string]string `json:"configs,omitempty"`
+	// TopicPartitions are elect-leaders' partitions (TOPIC-P), none for
+	// every partition; Unclean asks for unclean elections instead of
+	// preferred ones.
+	TopicPartitions []string `json:"topicPartitions,omitempty"`
+	Unclean         bool     `json:"unclean,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.
@@ -298,6 +303,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doLoad(ctx, &v, a)
 	case ActCreateTopic, ActDeleteTopic:
 		return p.doTopic(ctx, a)
+	case ActElectLeaders:
+		return p.doElect(ctx, a)
 	}
 	return Result{}, Errorf(ErrBadAction, "unknown action %q", a.Kind)
 }

@@ -218,6 +218,7 @@ var forwardedAPIs = []forwardedAPI{
 		},
 	},
 	incrementalAlterConfigsForward,
+	electLeadersForward,
 }
 
 // forwarder is a broker's part that sends the controller's APIs

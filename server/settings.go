@@ -119,6 +119,14 @@ type Settings struct {
 	// (an internal key in Kafka): how often the active controller looks
 	// for leaderless partitions that allow an unclean election.
 	UncleanLeaderElectionInterval time.Duration
+	// AutoLeaderRebalanceEnable is auto.leader.rebalance.enable: the
+	// active controller makes each partition's preferred replica (its
+	// first) its leader again, where that replica may lead, every
+	// LeaderImbalanceCheckInterval.
+	AutoLeaderRebalanceEnable bool
+	// LeaderImbalanceCheckInterval is
+	// leader.imbalance.check.interval.seconds.
+	LeaderImbalanceCheckInterval time.Duration
 
 	// What one request may cost.
 
@@ -204,6 +212,8 @@ func DefaultSettings() Settings {
 		MinInsyncReplicas:             partition.DefaultMinInsyncReplicas,
 		UncleanLeaderElectionEnable:   false,
 		UncleanLeaderElectionInterval: controller.DefaultUncleanElectionInterval,
+		AutoLeaderRebalanceEnable:     true,
+		LeaderImbalanceCheckInterval:  controller.DefaultLeaderImbalanceCheckInterval,
 		MaxBrokerPartitions:           controller.DefaultMaxBrokerPartitions,
 		MessageMaxBytes:               partition.DefaultMaxMessageBytes,
 		FetchMaxBytes:                 DefaultFetchMaxBytes,
@@ -377,6 +387,9 @@ type setting struct {
 	flush bool
 	// boolean is a true|false key's field.
 	boolean func(*Settings) *bool
+	// seconds marks a duration key valued in whole seconds, as Kafka's
+	// *.seconds keys are; other durations are milliseconds.
+	seconds bool
 	// kafka is Kafka's default, where kraftlab's differs in every
 	// profile (the kafka profile included).
 	kafka string
@@ -426,6 +439,10 @@ var settings = []setting{
 		num: func(t *Settings) *int64 { return &t.MinInsyncReplicas }},
 	{key: "unclean.leader.election.enable", doc: "cluster default: with no ISR member alive, elect a live replica outside the ISR (may lose data); a topic config overrides it",
 		boolean: func(t *Settings) *bool { return &t.UncleanLeaderElectionEnable }},
+	{key: "auto.leader.rebalance.enable", doc: "the active controller makes each partition's preferred replica its leader again, where it may lead, every leader.imbalance.check.interval.seconds",
+		boolean: func(t *Settings) *bool { return &t.AutoLeaderRebalanceEnable }},
+	{key: "leader.imbalance.check.interval.seconds", min: 1, seconds: true, doc: "how often the active controller looks for partitions led by a replica other than their preferred one",
+		dur: func(t *Settings) *time.Duration { return &t.LeaderImbalanceCheckInterval }},
 	{key: "unclean.leader.election.interval.ms", min: 1, doc: "how often the active controller looks for leaderless partitions that allow an unclean election (internal in Kafka)",
 		dur: func(t *Settings) *time.Duration { return &t.UncleanLeaderElectionInterval }},
 	{key: "max.broker.partitions", min: 1, max: maxBrokerPartitions, doc: "partition replicas one broker may host; creating more is refused (KIP-578; 1000 here, each replica holds files)",
@@ -485,6 +502,8 @@ func (s setting) unit() string {
 		return storage.FlushAlways.String() + "|" + storage.FlushNever.String()
 	case s.boolean != nil:
 		return "true|false"
+	case s.dur != nil && s.seconds:
+		return "s"
 	case s.dur != nil:
 		return "ms"
 	case strings.HasSuffix(s.key, ".bytes") || strings.HasSuffix(s.key, "between.snapshots") || strings.HasSuffix(s.key, ".size"):
@@ -495,9 +514,17 @@ func (s setting) unit() string {
 
 func (s setting) limit() int64 {
 	if s.dur != nil {
-		return maxMillis
+		return maxMillis / s.step().Milliseconds()
 	}
 	return s.max
+}
+
+// step is the unit of a duration key's numbers.
+func (s setting) step() time.Duration {
+	if s.seconds {
+		return time.Second
+	}
+	return time.Millisecond
 }
 
 func (s setting) set(t *Settings, value string) error {
@@ -533,7 +560,7 @@ func (s setting) set(t *Settings, value string) error {
 		return fmt.Errorf("bad value %d for %s: must be between %d and %d %s", n, s.key, s.min, s.limit(), s.unit())
 	}
 	if s.dur != nil {
-		*s.dur(t) = time.Duration(n) * time.Millisecond
+		*s.dur(t) = time.Duration(n) * s.step()
 	} else {
 		*s.num(t) = n
 	}
@@ -547,7 +574,7 @@ func (s setting) get(t *Settings) string {
 	case s.boolean != nil:
 		return strconv.FormatBool(*s.boolean(t))
 	case s.dur != nil:
-		return fmt.Sprint(s.dur(t).Milliseconds())
+		return fmt.Sprint(int64(*s.dur(t) / s.step()))
 	}
 	return fmt.Sprint(*s.num(t))
 }
@@ -566,10 +593,10 @@ func (s setting) check(t *Settings) error {
 	var n int64
 	if s.dur != nil {
 		d := *s.dur(t)
-		if d%time.Millisecond != 0 {
-			return fmt.Errorf("bad value %v for %s: must be whole milliseconds", d, s.key)
+		if d%s.step() != 0 {
+			return fmt.Errorf("bad value %v for %s: must be whole %s", d, s.key, map[time.Duration]string{time.Second: "seconds", time.Millisecond: "milliseconds"}[s.step()])
 		}
-		n = d.Milliseconds()
+		n = int64(d / s.step())
 	} else {
 		n = *s.num(t)
 	}

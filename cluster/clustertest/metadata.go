@@ -161,3 +161,52 @@ func (e *Engine) controllerMetrics(id int32) *view.ControllerMetrics {
 	}
 	return m
 }
+
+// ElectLeaders implements cluster.Engine: in the model every replica is
+// in sync, so a preferred election makes an unfenced first replica the
+// leader, and an unclean one is never needed while a leader exists.
+func (e *Engine) ElectLeaders(_ context.Context, unclean bool, partitions []view.TopicPartition) ([]cluster.Election, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.takeFailure(); err != nil {
+		return nil, err
+	}
+	elect := func(t *modelTopic, p int32) string {
+		switch {
+		case unclean && t.leaders[p] != view.NoLeader, !unclean && t.leaders[p] == t.replicas[p][0]:
+			return "ELECTION_NOT_NEEDED"
+		case !unclean && !e.unfenced(t.replicas[p][0]):
+			return "PREFERRED_LEADER_NOT_AVAILABLE"
+		case unclean:
+			i := slices.IndexFunc(t.replicas[p], e.unfenced)
+			if i < 0 {
+				return "ELIGIBLE_LEADERS_NOT_AVAILABLE"
+			}
+			t.leaders[p] = t.replicas[p][i]
+		default:
+			t.leaders[p] = t.replicas[p][0]
+		}
+		t.epochs[p]++
+		return ""
+	}
+	var out []cluster.Election
+	if len(partitions) == 0 {
+		for _, t := range e.topics {
+			for p := range t.replicas {
+				if msg := elect(t, int32(p)); msg != "ELECTION_NOT_NEEDED" {
+					out = append(out, cluster.Election{Partition: view.TopicPartition{Topic: t.name, Partition: int32(p)}, Error: msg})
+				}
+			}
+		}
+		return out, nil
+	}
+	for _, tp := range partitions {
+		i := slices.IndexFunc(e.topics, func(t *modelTopic) bool { return t.name == tp.Topic })
+		if i < 0 || int(tp.Partition) >= len(e.topics[i].replicas) {
+			out = append(out, cluster.Election{Partition: tp, Error: "UNKNOWN_TOPIC_OR_PARTITION"})
+			continue
+		}
+		out = append(out, cluster.Election{Partition: tp, Error: elect(e.topics[i], tp.Partition)})
+	}
+	return out, nil
+}

@@ -134,6 +134,9 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 		body = topicBody{Topic: a.Topic, Partitions: a.Partitions, ReplicationFactor: a.ReplicationFactor, Configs: a.Configs}
 	case cluster.ActDeleteTopic:
 		path = fmt.Sprintf("/v1/topics/%s/delete", url.PathEscape(a.Topic))
+	case cluster.ActElectLeaders:
+		path = "/v1/elect-leaders"
+		body = electBody{TopicPartitions: a.TopicPartitions, Unclean: a.Unclean}
 	default:
 		return res, fmt.Errorf("unknown action %q", a.Kind)
 	}

@@ -109,6 +109,7 @@ func (s *Server) Handler() http.Handler {
 	routes[routeSay] = s.say
 	routes[routeCreateTopic] = s.createTopic
 	routes[routeDeleteTopic] = s.deleteTopic
+	routes[routeElectLeaders] = s.electLeaders
 	routes[routeMetadata] = s.metadata
 	routes[routeMetadataLog] = s.metadataLog
 	for pattern, h := range routes {

@@ -1,16 +1,21 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/kraftlab/kraftlab/cluster"
 
-	"github.com/kraftlab/kraftlab/cluster/view"
-	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/replication/wire"
 )
 
 // The engine's topic actions go the way a user's own Kafka tool goes: a
@@ -104,4 +109,50 @@ func refusal(err error, msg string) error {
 		return cluster.Errorf(cluster.ErrRefused, "%s: %s", ke.Message, msg)
 	}
 	return cluster.Errorf(cluster.ErrRefused, "%s: %s", ke.Message, ke.Description)
+}
+
+// ElectLeaders implements cluster.Engine through kadm, as
+// kafka-leader-election sends ElectLeaders.
+func (e *engine) ElectLeaders(ctx context.Context, unclean bool, partitions []view.TopicPartition) ([]cluster.Election, error) {
+	adm, err := e.admin()
+	if err != nil {
+		return nil, err
+	}
+	defer adm.Close()
+	how := kadm.ElectPreferredReplica
+	if unclean {
+		how = kadm.ElectLiveReplica
+	}
+	var set kadm.TopicsSet
+	if len(partitions) > 0 {
+		set = make(kadm.TopicsSet)
+		for _, tp := range partitions {
+			set.Add(tp.Topic, tp.Partition)
+		}
+	}
+	res, err := adm.ElectLeaders(ctx, how, set)
+	if err != nil {
+		return nil, refusal(err, "")
+	}
+	var all []kadm.ElectLeadersResult
+	for _, ps := range res {
+		for _, r := range ps {
+			all = append(all, r)
+		}
+	}
+	slices.SortFunc(all, func(a, b kadm.ElectLeadersResult) int {
+		return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+	var out []cluster.Election
+	for _, tp := range all {
+		el := cluster.Election{Partition: view.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}}
+		var ke *kerr.Error
+		if errors.As(tp.Err, &ke) {
+			el.Error = ke.Message
+		} else if tp.Err != nil {
+			el.Error = tp.Err.Error()
+		}
+		out = append(out, el)
+	}
+	return out, nil
 }

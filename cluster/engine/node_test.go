@@ -29,6 +29,12 @@ func openReal(t *testing.T, controllers, brokers int, dataDir string) *cluster.P
 	if err != nil {
 		t.Fatal(err)
 	}
+	return openWith(t, cfg)
+}
+
+// openWith starts a playground of cfg on the real engine.
+func openWith(t *testing.T, cfg cluster.Config) *cluster.Playground {
+	t.Helper()
 	p, err := engine.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,9 @@ const (
 	DefaultNoOpInterval = 500 * time.Millisecond
 	// DefaultUncleanElectionInterval is unclean.leader.election.interval.ms.
 	DefaultUncleanElectionInterval = 5 * time.Minute
+	// DefaultLeaderImbalanceCheckInterval is
+	// leader.imbalance.check.interval.seconds.
+	DefaultLeaderImbalanceCheckInterval = 5 * time.Minute
 )
 
 // Config configures a QuorumController.
@@ -63,6 +66,15 @@ type Config struct {
 	// partitions (Kafka's electUnclean periodic task). 0 means
 	// DefaultUncleanElectionInterval.
 	UncleanElectionInterval time.Duration
+	// AutoLeaderRebalance is auto.leader.rebalance.enable (Kafka's
+	// default is true): every LeaderImbalanceCheckInterval the active
+	// controller makes each partition's preferred replica its leader
+	// again where it may lead.
+	AutoLeaderRebalance bool
+	// LeaderImbalanceCheckInterval is
+	// leader.imbalance.check.interval.seconds; 0 means
+	// DefaultLeaderImbalanceCheckInterval.
+	LeaderImbalanceCheckInterval time.Duration
 	// ReplicaLogInfo, if set, asks a broker about its replica's log, for
 	// the recovery election of a partition whose in-sync replicas all lost
 	// records (see recovery.go); nil leaves such partitions leaderless.
@@ -123,6 +135,7 @@ type state struct {
 	nextFenceScan time.Time
 	nextUnclean   time.Time
 	nextRecovery  time.Time
+	nextRebalance time.Time
 	// recovering are the partitions whose recovery election asks its
 	// candidates now; recoveryWaits what the ones waiting wait for.
 	recovering    map[recoveryKey]bool
@@ -170,6 +183,12 @@ func newController(cfg Config, app appendFunc) (*QuorumController, error) {
 	if cfg.UncleanElectionInterval == 0 {
 		cfg.UncleanElectionInterval = DefaultUncleanElectionInterval
 	}
+	if cfg.LeaderImbalanceCheckInterval < 0 {
+		return nil, fmt.Errorf("controller: negative leader imbalance check interval %v", cfg.LeaderImbalanceCheckInterval)
+	}
+	if cfg.LeaderImbalanceCheckInterval == 0 {
+		cfg.LeaderImbalanceCheckInterval = DefaultLeaderImbalanceCheckInterval
+	}
 	if cfg.DefaultNumPartitions <= 0 {
 		cfg.DefaultNumPartitions = 1
 	}
@@ -199,6 +218,9 @@ func newController(cfg Config, app appendFunc) (*QuorumController, error) {
 		c.tickEvery = min(c.tickEvery, cfg.NoOpInterval)
 	}
 	c.tickEvery = min(c.tickEvery, cfg.UncleanElectionInterval)
+	if cfg.AutoLeaderRebalance {
+		c.tickEvery = min(c.tickEvery, cfg.LeaderImbalanceCheckInterval)
+	}
 	c.activeEpoch.Store(-1)
 	c.st = state{
 		committed:     image.Empty,
@@ -299,6 +321,12 @@ func (c *QuorumController) timers() {
 	if !now.Before(c.st.nextUnclean) {
 		c.st.nextUnclean = now.Add(c.cfg.UncleanElectionInterval)
 		c.maybeElectUncleanLeaders()
+	}
+	if c.cfg.AutoLeaderRebalance && !now.Before(c.st.nextRebalance) {
+		if !c.st.nextRebalance.IsZero() {
+			c.maybeBalanceLeaders()
+		}
+		c.st.nextRebalance = now.Add(c.cfg.LeaderImbalanceCheckInterval)
 	}
 	if !now.Before(c.st.nextRecovery) {
 		c.st.nextRecovery = now.Add(max(c.tickEvery, recoveryScanInterval))

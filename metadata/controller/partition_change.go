@@ -33,7 +33,7 @@ func leaderAcceptor(img *image.MetadataImage, p *image.PartitionRegistration, ac
 }
 
 // election is how a partition change may pick its leader (Kafka's
-// PartitionChangeBuilder.Election, without PREFERRED).
+// PartitionChangeBuilder.Election).
 type election int
 
 const (
@@ -43,6 +43,10 @@ const (
 	// first acceptable replica outside it: the topic allows
 	// unclean.leader.election.enable.
 	electionUnclean
+	// electionPreferred elects the preferred replica (the first of the
+	// replicas) when it is in the target ISR and acceptable, else as
+	// electionOnline (electPreferredLeader).
+	electionPreferred
 )
 
 // partitionChange builds the PartitionChangeRecord that moves partition p
@@ -59,7 +63,9 @@ func partitionChange(topic record.Uuid, id int32, p *image.PartitionRegistration
 	acceptable func(int32) bool, el election, v versions) (c *record.PartitionChangeRecord, unclean bool) {
 	valid := func(r int32) bool { return slices.Contains(targetIsr, r) && acceptable(r) }
 	leader := record.NoLeader
-	if p.Leader >= 0 && valid(p.Leader) {
+	if el == electionPreferred && len(p.Replicas) > 0 && valid(p.Replicas[0]) {
+		leader = p.Replicas[0]
+	} else if p.Leader >= 0 && valid(p.Leader) {
 		leader = p.Leader
 	} else if i := slices.IndexFunc(p.Replicas, valid); i >= 0 {
 		leader = p.Replicas[i]

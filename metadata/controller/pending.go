@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
@@ -221,6 +222,7 @@ func (c *QuorumController) renounce(reason string) {
 	st.working = st.committed
 	st.heartbeats = map[int32]*brokerHeartbeat{}
 	st.recoveryWaits = map[recoveryKey][]int32{}
+	st.nextRebalance = time.Time{}
 	c.activeEpoch.Store(-1)
 	c.log.Info("controller deactivated", "epoch", epoch, "reason", reason)
 	c.emit(Event{Kind: EventDeactivated, Epoch: epoch, Reason: reason})

@@ -23,6 +23,7 @@ var APIs = []wire.APIRange{
 	{Key: kmsg.DeleteTopics.Int16(), MinVersion: 1, MaxVersion: 6},
 	{Key: kmsg.CreatePartitions.Int16(), MinVersion: 0, MaxVersion: 3},
 	{Key: kmsg.IncrementalAlterConfigs.Int16(), MinVersion: 0, MaxVersion: 1},
+	{Key: kmsg.ElectLeaders.Int16(), MinVersion: 0, MaxVersion: 2},
 }
 
 // Register registers the controller's APIs on the node's mux.
@@ -82,6 +83,8 @@ func (c *QuorumController) handle(body kmsg.Request, respond func(kmsg.Response)
 		o = c.createPartitions(b)
 	case *kmsg.IncrementalAlterConfigsRequest:
 		o = c.incrementalAlterConfigs(b)
+	case *kmsg.ElectLeadersRequest:
+		o = c.electLeaders(b)
 	default:
 		// The mux routes only the APIs registered here, decoded by kmsg
 		// as their own types.
@@ -177,6 +180,8 @@ func errorResponse(req kmsg.Request, code int16, msg string) kmsg.Response {
 		return r
 	case *kmsg.IncrementalAlterConfigsRequest:
 		return alterConfigsError(b, code, m)
+	case *kmsg.ElectLeadersRequest:
+		return ElectLeadersError(b, code, m)
 	}
 	return nil
 }
