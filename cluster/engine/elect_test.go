@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,4 +51,38 @@ func TestRealEnginePreferredLeaderReturns(t *testing.T) {
 			}, func() string { return describeNodes(p) })
 		})
 	}
+}
+
+// A voter left alone tells why it cannot be elected: its pre-vote finds no
+// majority, who did not answer, and when it tries again.
+func TestRealEngineLostElectionExplainsItself(t *testing.T) {
+	p := openReal(t, 3, 0, "")
+	v := waitCond(t, p, "leader")
+	l, _ := v.Leader()
+	var alone int32
+	for _, id := range []int32{1, 2, 3} {
+		if id != l.ID && alone == 0 {
+			alone = id
+			continue
+		}
+		if id != l.ID {
+			act(t, p, fmt.Sprintf("kill %d", id))
+		}
+	}
+	act(t, p, fmt.Sprintf("kill %d", l.ID))
+	var saw string
+	poll.Until(t, 15*time.Second, "the lone voter's lost election in the event log", func() bool {
+		for _, ev := range p.EventStream().Since(0) {
+			if ev.Kind == cluster.EventElection && ev.Node == alone && strings.Contains(ev.Message, "found no majority") {
+				saw = ev.Message
+				return true
+			}
+		}
+		return false
+	}, func() string { return describeNodes(p) })
+	if !strings.Contains(saw, fmt.Sprintf("granted by %d (itself)", alone)) || !strings.Contains(saw, "no answer from") ||
+		!strings.Contains(saw, "again") {
+		t.Fatalf("lost election told as %q", saw)
+	}
+	t.Log(saw)
 }

@@ -37,6 +37,9 @@ type engine struct {
 	byID      map[int32]*engineNode
 
 	load *loadGen
+	// ballots are the votes of the latest epochs, for telling lost
+	// elections.
+	ballots ballots
 
 	topicLoadMu sync.Mutex // guards topicLoad
 	topicLoad   *topicLoad // nil while off

@@ -31,6 +31,14 @@ func (e *engine) publish(ev quorum.Event) {
 	epoch := ev.Status.Epoch
 	if ev.Kind == quorum.EventRaft {
 		epoch = ev.Raft.Epoch
+		switch ev.Raft.Kind {
+		case raft.EventVoteGranted:
+			if !ev.Raft.PreVote {
+				e.ballots.cast(ev.Raft.CandidateEpoch, ev.Node, ev.Raft.Candidate)
+			}
+		case raft.EventElectionLost:
+			msg += e.ballots.story(ev.Raft, ev.Node, e.cfg.ControllerIDs())
+		}
 	}
 	e.events.Publish(cluster.Event{Kind: kind, Node: ev.Node, Epoch: epoch, Message: msg})
 }
@@ -92,6 +100,11 @@ func narrate(ev quorum.Event) (kind cluster.EventKind, msg string, ok bool) {
 			return "", "", false
 		}
 		return cluster.EventHighWatermark, fmt.Sprintf("committed the first record of epoch %d: high watermark %d", r.Epoch, r.HighWatermark), true
+	case raft.EventElectionLost:
+		if r.PreVote {
+			return cluster.EventElection, fmt.Sprintf("its pre-vote for epoch %d found no majority (%d of %d voters needed)", r.Epoch+1, r.Majority, r.Majority*2-1), true
+		}
+		return cluster.EventElection, fmt.Sprintf("lost the election of epoch %d: no majority (%d of %d voters needed)", r.Epoch, r.Majority, r.Majority*2-1), true
 	case raft.EventUnsafe:
 		msg := "refused " + r.Refused
 		if r.KafkaStops {

@@ -99,7 +99,12 @@ func (n *Node) pollCandidate(now time.Time) (time.Time, error) {
 	}
 	if !now.Before(n.electionDeadline) {
 		n.logger.Info("election timed out", "epoch", n.epoch, "rejected", n.election.rejected)
-		return now, n.becomeProspective(now)
+		lost := n.election
+		if err := n.becomeProspective(now); err != nil {
+			return now, err
+		}
+		n.emitElectionLost(lost, n.epoch, n.electionDeadline)
+		return now, nil
 	}
 	return n.sendVoteRequests(now, n.electionDeadline), nil
 }
@@ -273,4 +278,13 @@ func (n *Node) handleVoteResponse(now time.Time, m Message, c *connection, resp 
 		}
 	}
 	return true, nil
+}
+
+// emitElectionLost reports an election of epoch that ended without a
+// majority; the node may stand again at next (zero: it follows the leader
+// it knew, Event.Leader, until its fetch timeout runs out again).
+func (n *Node) emitElectionLost(e *election, epoch int32, next time.Time) {
+	n.emit(Event{Kind: EventElectionLost, PreVote: e.preVote, Granted: slices.Clone(e.granted), Rejected: slices.Clone(e.rejected),
+		Majority: n.majority(), NextTry: next, Leader: n.leader})
+	n.events[len(n.events)-1].Epoch = epoch
 }

@@ -45,6 +45,13 @@ const (
 	// EventHighWatermarkKnown: the first high watermark this node learned
 	// (or, as leader, set) in Epoch. Later moves are not reported.
 	EventHighWatermarkKnown
+	// EventElectionLost: this node's election (PreVote: its pre-vote) in
+	// Epoch ended without a majority: Granted voted for it (itself
+	// included), Rejected refused, the rest of the voters never answered;
+	// Majority is how many it needed. NextTry is when it may stand again,
+	// zero when it follows Leader again (a Prospective that knew a leader
+	// goes back to it, KIP-996) until its fetch timeout.
+	EventElectionLost
 	// EventUnsafe: news refused because it would break Raft's safety or
 	// overflow a counter; Refused says what and why. KafkaStops reports
 	// that Kafka's KafkaRaftClient would throw and stop on the same news,
@@ -65,6 +72,7 @@ var eventKindNames = [...]string{
 	EventSnapshotTaken:            "SnapshotTaken",
 	EventLogStartAdvanced:         "LogStartAdvanced",
 	EventHighWatermarkKnown:       "HighWatermarkKnown",
+	EventElectionLost:             "ElectionLost",
 	EventUnsafe:                   "Unsafe",
 }
 
@@ -90,7 +98,8 @@ type Event struct {
 	FromEpoch, FromLeader, FromVoted int32
 	// Leader is the new leader (EventRoleChanged, -1 for none), the leader
 	// that sent the news (BeginQuorumEpochReceived, EndQuorumEpochReceived,
-	// Truncated, SnapshotFetched) or this node (EndQuorumEpochSent). Voted
+	// Truncated, SnapshotFetched), the leader it follows again
+	// (ElectionLost, -1 for none) or this node (EndQuorumEpochSent). Voted
 	// is the new vote (RoleChanged).
 	Leader, Voted int32
 
@@ -120,6 +129,12 @@ type Event struct {
 
 	// EventElectionWon: the log end offset when the epoch started.
 	LogEndOffset int64
+
+	// EventElectionLost: who granted and refused, the majority needed,
+	// and when the next try may start.
+	Granted, Rejected []int32
+	Majority          int
+	NextTry           time.Time
 }
 
 // TakeEvents returns the events queued since the last call, oldest first,

@@ -843,6 +843,11 @@ func printEvent(e raft.Event) string {
 		return fmt.Sprintf("%s epoch=%d hwm=%d", s, e.Epoch, e.HighWatermark)
 	case raft.EventUnsafe:
 		return fmt.Sprintf("%s kafkaStops=%v refused=%q", s, e.KafkaStops, e.Refused)
+	case raft.EventElectionLost:
+		if e.NextTry.IsZero() {
+			return fmt.Sprintf("%s epoch=%d preVote=%v granted=%v rejected=%v majority=%d follows=%d", s, e.Epoch, e.PreVote, e.Granted, e.Rejected, e.Majority, e.Leader)
+		}
+		return fmt.Sprintf("%s epoch=%d preVote=%v granted=%v rejected=%v majority=%d nextTry=+%v", s, e.Epoch, e.PreVote, e.Granted, e.Rejected, e.Majority, e.NextTry.Sub(e.Time))
 	}
 	return fmt.Sprintf("%s epoch=%d", s, e.Epoch)
 }

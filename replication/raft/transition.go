@@ -146,10 +146,17 @@ func (n *Node) becomeProspective(now time.Time) error {
 // waits a new election timeout.
 func (n *Node) loseProspective(now time.Time) error {
 	if n.leader >= 0 && n.leader != n.id {
-		return n.becomeFollower(now, n.epoch, n.leader)
+		lost := n.election
+		if err := n.becomeFollower(now, n.epoch, n.leader); err != nil {
+			return err
+		}
+		// It follows the leader it knew again, until its fetch timeout.
+		n.emitElectionLost(lost, n.epoch, time.Time{})
+		return nil
 	}
 	rejected := n.election.lost(n)
 	n.logger.Info("unattached after pre-vote", "epoch", n.epoch, "rejected", rejected)
+	lost := n.election
 	keep := n.electionDeadline
 	n.setRole(Unattached)
 	n.electionDeadline = keep
@@ -157,6 +164,7 @@ func (n *Node) loseProspective(now time.Time) error {
 		n.electionDeadline = now.Add(n.randomElectionTimeout())
 	}
 	n.reportRole()
+	n.emitElectionLost(lost, n.epoch, n.electionDeadline)
 	return nil
 }
 
