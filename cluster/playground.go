@@ -406,6 +406,9 @@ func (p *Playground) doLink(v *view.View, a Action) (Result, error) {
 		p.publish(EventHeal, 0, msg)
 		return Result{Message: msg}, nil
 	}
+	if a.Kind == ActHeal && a.Peer.IsZero() && !a.Node.IsZero() {
+		return p.healNode(v, a)
+	}
 	if a.Node.IsZero() || a.Peer.IsZero() {
 		return Result{}, Errorf(ErrBadAction, "%s needs two nodes", a.Kind)
 	}
@@ -469,6 +472,30 @@ func (p *Playground) doLink(v *view.View, a Action) (Result, error) {
 	}
 	p.publish(kind, from, res.Message)
 	return res, nil
+}
+
+// healNode removes every fault from the links to and from one node: what
+// isolate did, and every partition, delay and loss that names it.
+func (p *Playground) healNode(v *view.View, a Action) (Result, error) {
+	if a.OneWay {
+		return Result{}, Errorf(ErrBadAction, "heal restores both directions; it has no --oneway")
+	}
+	id, err := a.Node.Resolve(v)
+	if err != nil {
+		return Result{}, err
+	}
+	var changes []LinkChange
+	for _, l := range v.Links {
+		if (l.From == id || l.To == id) && l.Fault() != (view.LinkFault{}) {
+			changes = append(changes, LinkChange{From: l.From, To: l.To})
+		}
+	}
+	if err := p.engine.SetLinks(changes); err != nil {
+		return Result{}, fmt.Errorf("heal %d: %w", id, err)
+	}
+	msg := fmt.Sprintf("healed every link of node %d (%d had faults)", id, len(changes))
+	p.publish(EventHeal, id, msg)
+	return Result{Nodes: []int32{id}, Message: msg}, nil
 }
 
 // doLoad starts, changes or stops the background load.
