@@ -320,6 +320,38 @@ func (v *View) Link(from, to int32) Link {
 	return Link{From: from, To: to}
 }
 
+// LinkCuts lists the peers node id cannot reach: both ways, only what it
+// sends (out), only what they send it (in). An isolated peer is left out
+// for any node but itself: its own state says it is cut off from everyone.
+func (v *View) LinkCuts(id int32) (both, out, in []int32) {
+	for _, p := range v.Nodes {
+		if p.ID == id || p.State == StateIsolated {
+			continue
+		}
+		o, i := v.Link(id, p.ID).Down, v.Link(p.ID, id).Down
+		switch {
+		case o && i:
+			both = append(both, p.ID)
+		case o:
+			out = append(out, p.ID)
+		case i:
+			in = append(in, p.ID)
+		}
+	}
+	return both, out, in
+}
+
+// Partitioned reports whether a running node has a link to or from a
+// peer cut (by partition, not isolate: an isolated node is
+// StateIsolated).
+func (v *View) Partitioned(n *Node) bool {
+	if n.State != StateRunning {
+		return false
+	}
+	both, out, in := v.LinkCuts(n.ID)
+	return len(both)+len(out)+len(in) > 0
+}
+
 // NodeIDs returns every node ID in order.
 func (v *View) NodeIDs() []int32 {
 	ids := make([]int32, len(v.Nodes))
