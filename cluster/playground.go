@@ -189,6 +189,7 @@ func (p *Playground) EventStream() *Events { return p.events }
 func (p *Playground) View() view.View {
 	v := p.engine.View()
 	v.Profile = string(p.cfg.Profile)
+	v.DataDir = p.cfg.DataDir
 	v.Derive(p.now(), p.baseline.Load())
 	return v
 }

@@ -35,6 +35,9 @@ type View struct {
 	Timestamp int64 `json:"timestamp"`
 	// Profile is the timing profile the playground started with.
 	Profile string `json:"profile"`
+	// DataDir is the folder the nodes keep their data in; empty when the
+	// engine chose a temporary one itself.
+	DataDir string `json:"dataDir,omitempty"`
 	// Baseline is what the quorum looked like just before the last kill,
 	// stop, isolate or resign; nil before the first of them.
 	Baseline *Baseline `json:"baseline"`
