@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // Operator is a playground as its users operate it: the CLI and scenarios
@@ -163,6 +165,8 @@ type Playground struct {
 	baseline atomic.Pointer[view.Baseline]
 	closed   atomic.Bool
 	now      func() time.Time
+	// settings are cfg.Settings by key, as views show them.
+	settings map[string]string
 }
 
 // OpenWith starts a playground with the engine start returns.
@@ -176,7 +180,18 @@ func OpenWith(ctx context.Context, cfg Config, start StartFunc) (*Playground, er
 		events.Close()
 		return nil, fmt.Errorf("start playground: %w", err)
 	}
-	return &Playground{cfg: cfg, engine: e, events: events, now: time.Now}, nil
+	return &Playground{cfg: cfg, engine: e, events: events, now: time.Now, settings: settingsByKey(cfg.Settings)}, nil
+}
+
+// settingsByKey spells every setting as --set takes it.
+func settingsByKey(s server.Settings) map[string]string {
+	out := make(map[string]string)
+	for _, k := range SettingKeys() {
+		if v, err := s.Get(k.Key); err == nil {
+			out[k.Key] = v
+		}
+	}
+	return out
 }
 
 // Config returns the configuration the playground started with.
@@ -190,6 +205,7 @@ func (p *Playground) View() view.View {
 	v := p.engine.View()
 	v.Profile = string(p.cfg.Profile)
 	v.DataDir = p.cfg.DataDir
+	v.Settings = maps.Clone(p.settings)
 	v.Derive(p.now(), p.baseline.Load())
 	return v
 }

@@ -287,3 +287,33 @@ func TestEventsFollowEndsOnClose(t *testing.T) {
 		t.Error("history not readable after close")
 	}
 }
+
+// A view carries the playground's data folder and its settings by Kafka
+// config name, as --set takes them, so that a scenario can tell whether
+// it fits a running playground.
+func TestViewCarriesDataDirAndSettings(t *testing.T) {
+	cfg, err := cluster.NewConfig(3, 0, cluster.ProfileFast, []string{"replica.lag.time.max.ms=1500"}, "/tmp/kraftlab-x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cluster.OpenWith(context.Background(), cfg, clustertest.Start(clustertest.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	v := p.View()
+	if v.DataDir != "/tmp/kraftlab-x" {
+		t.Errorf("DataDir %q", v.DataDir)
+	}
+	if len(v.Settings) != len(cluster.SettingKeys()) {
+		t.Errorf("%d settings, want %d", len(v.Settings), len(cluster.SettingKeys()))
+	}
+	fetch, _ := cfg.Settings.Get("controller.quorum.fetch.timeout.ms")
+	if v.Settings["replica.lag.time.max.ms"] != "1500" || v.Settings["controller.quorum.fetch.timeout.ms"] != fetch {
+		t.Errorf("settings %v", v.Settings)
+	}
+	v.Settings["replica.lag.time.max.ms"] = "1"
+	if p.View().Settings["replica.lag.time.max.ms"] != "1500" {
+		t.Error("a view's settings are the playground's own map")
+	}
+}

@@ -38,6 +38,9 @@ type View struct {
 	// DataDir is the folder the nodes keep their data in; empty when the
 	// engine chose a temporary one itself.
 	DataDir string `json:"dataDir,omitempty"`
+	// Settings are the servers' settings by Kafka config name, as --set
+	// takes them: the profile's after the playground's overrides.
+	Settings map[string]string `json:"settings,omitempty"`
 	// Baseline is what the quorum looked like just before the last kill,
 	// stop, isolate or resign; nil before the first of them.
 	Baseline *Baseline `json:"baseline"`
