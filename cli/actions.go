@@ -111,15 +111,20 @@ would.
 
 func newHealCommand(e *env) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "heal [A B]",
-		Short: "Restore links: between A and B, or all of them",
+		Use:   "heal [A [B]]",
+		Short: "Restore links: between A and B, every link of A, or all of them",
 		Long: `Heal removes every fault (partition, isolation, delay, jitter, loss) from the
-link between A and B in both directions, or from every link when given no
-nodes.
+link between A and B in both directions; given one node, from every link to
+and from it (what "kraftlab isolate A" did); given no nodes, from every link.
 
 ` + nodeHelp,
-		Example:           indentExample("kraftlab heal\nkraftlab heal 1 2"),
-		Args:              nodeArgs(0, 2, "no NODE or two", "kraftlab heal 1 2"),
+		Example: indentExample("kraftlab heal\nkraftlab heal 3\nkraftlab heal 1 2"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				return nodeArgs(1, 1, "", "")(cmd, args)
+			}
+			return nodeArgs(0, 2, "no NODE, one or two", "kraftlab heal 3 or kraftlab heal 1 2")(cmd, args)
+		},
 		ValidArgsFunction: completeNodes(e, 2),
 	}
 	addJSONFlag(cmd)
@@ -234,8 +239,10 @@ func doAction(e *env, cmd *cobra.Command, a cluster.Action) error {
 }
 
 func refs(args []string) (a, b condition.NodeRef) {
-	if len(args) == 2 {
+	if len(args) >= 1 {
 		a, _ = condition.ParseNodeRef(args[0])
+	}
+	if len(args) == 2 {
 		b, _ = condition.ParseNodeRef(args[1])
 	}
 	return a, b

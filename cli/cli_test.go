@@ -44,7 +44,8 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 		{[]string{"link", "1", "2", "--loss", "150%"}, []string{"want 0% to 100%"}},
 		{[]string{"link", "1", "2", "--loss", "lots"}, []string{"want a share of messages such as 10% or 0.1"}},
 		{[]string{"partition", "1"}, []string{"partition takes two NODEs, got 1 (1)"}},
-		{[]string{"heal", "1"}, []string{"heal takes no NODE or two"}},
+		{[]string{"heal", "1", "2", "3"}, []string{"heal takes no NODE, one or two, got 3 (1 2 3)"}},
+		{[]string{"heal", "x"}, []string{`bad node "x"`}},
 		{[]string{"resign", "2"}, []string{"resign takes no arguments"}},
 		{[]string{"up", "--profile", "slow"}, []string{`unknown profile "slow"; valid profiles: workshop, kafka, fast`}},
 		{[]string{"up", "--set", "controller.quorum.fetch.timout.ms=1"}, []string{"did you mean controller.quorum.fetch.timeout.ms?"}},
@@ -52,6 +53,10 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 		{[]string{"up", "--controllers", "0"}, []string{"controllers must be between 1 and 99"}},
 		{[]string{"up", "now"}, []string{`up takes no arguments, got "now"`}},
 		{[]string{"status", "--bogus"}, []string{"unknown flag: --bogus (see: kraftlab status --help)"}},
+		{[]string{"status", "--jsn"}, []string{"unknown flag: --jsn; did you mean --json? (see: kraftlab status --help)"}},
+		{[]string{"status", "-json"}, []string{"unknown shorthand flag: 'j' in -json; did you mean --json? (see: kraftlab status --help)"}},
+		{[]string{"up", "--brokr", "3"}, []string{"unknown flag: --brokr; did you mean --brokers?"}},
+		{[]string{"kill", "1", "--sesion", "x"}, []string{"unknown flag: --sesion; did you mean --session?"}},
 		{[]string{"--session", "a/b", "status"}, []string{`bad session name "a/b"`}},
 		{[]string{"events", "--after", "x"}, []string{`invalid argument "x" for "--after"`}},
 		{[]string{"scenario"}, []string{"scenario needs a subcommand"}},
@@ -159,8 +164,13 @@ func TestUpServesUntilDown(t *testing.T) {
 	for _, want := range []string{
 		`kraftlab playground "default" is up: 3 controllers, 1 brokers, profile fast`,
 		"controllers  1=127.0.0.1:19001  2=127.0.0.1:19002  3=127.0.0.1:19003",
-		"brokers      127.0.0.1:19101   (101..101; e.g. kcat -b 127.0.0.1:19101 -L: Metadata, topics, Produce and Fetch; idempotent producers; no transactions or consumer groups yet)",
-		"control      " + filepath.Join(h.home, "default", "control.sock"),
+		"\n  brokers      101=127.0.0.1:19101\n",
+		"\n  bootstrap    127.0.0.1:19101\n",
+		"\n  kcat         kcat -b 127.0.0.1:19101 -L\n",
+		"\n  control      " + filepath.Join(h.home, "default", "control.sock") + "\n",
+		// Each command on a line of its own: pasting one runs it alone.
+		"In another shell:\n  kraftlab status\n  kraftlab kill leader\n  kraftlab wait new-leader\n",
+		"Stop with Ctrl-C or:\n  kraftlab down\n",
 		"election", "killed node 1", `playground "default" is down`,
 	} {
 		if !strings.Contains(upOut.String(), want) {
@@ -169,6 +179,23 @@ func TestUpServesUntilDown(t *testing.T) {
 	}
 	code, out, errOut = h.run("status")
 	expectRun(t, "status after down", code, out, errOut, ExitUsage, "no playground running")
+	checkBanner(t, upOut.String())
+}
+
+// checkBanner checks what up printed before its first event: one item a
+// line within 80 columns (none wrap mid-word on a terminal of that
+// width), and no | that would make a pasted line a pipe.
+func checkBanner(t *testing.T, out string) {
+	t.Helper()
+	banner, _, _ := strings.Cut(out, "Stop with")
+	for _, line := range strings.Split(banner, "\n") {
+		if strings.Contains(line, "|") {
+			t.Errorf("a banner line holds a |: %q", line)
+		}
+		if n := len([]rune(line)); n > bannerWidth {
+			t.Errorf("a banner line of %d columns: %q", n, line)
+		}
+	}
 }
 
 func TestStatusMirrorsDescribe(t *testing.T) {

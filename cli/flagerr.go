@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kraftlab/kraftlab/internal/closest"
 )
 
 // durationWant is what every duration flag and argument asks for.
@@ -14,7 +17,36 @@ const durationWant = "want a duration like 5s or 500ms"
 var (
 	invalidArgument = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w.-]+)" flag: `)
 	negativeNumber  = regexp.MustCompile(`^unknown shorthand flag: '\d' in (-\d[\d.]*)$`)
+	unknownFlag     = regexp.MustCompile(`^unknown flag: --([^=\s]+)`)
+	unknownShort    = regexp.MustCompile(`^unknown shorthand flag: '.' in -([^=\s]+)`)
 )
+
+// maxFlagTypos is how many edits a mistyped flag name may be from the
+// flag it means: --jsn is --json, --sesion is --session.
+const maxFlagTypos = 2
+
+// nearestFlag is the name of cmd's visible flag closest to name, within
+// maxFlagTypos edits (one for a name of three letters or fewer), or a
+// flag it is the start of; "" when none is.
+func nearestFlag(cmd *cobra.Command, name string) string {
+	best, bestDist := "", maxFlagTypos+1
+	if len(name) <= 3 {
+		bestDist = 2
+	}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := closest.Distance(name, f.Name)
+		if len(name) >= 3 && strings.HasPrefix(f.Name, name) {
+			d = min(d, 1)
+		}
+		if d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	})
+	return best
+}
 
 // flagError turns a flag parsing error into one line that says what was
 // wanted, instead of Go's strconv or time errors, and points at the
@@ -23,6 +55,17 @@ func flagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
 	if m := negativeNumber.FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("%s is not a flag, and %s takes no negative numbers (see: %s --help)", m[1], cmd.CommandPath()[len("kraftlab "):], cmd.CommandPath())
+	}
+	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
+		if near := nearestFlag(cmd, m[1]); near != "" {
+			msg += fmt.Sprintf("; did you mean --%s?", near)
+		}
+	}
+	if m := unknownShort.FindStringSubmatch(msg); m != nil {
+		// -json for --json: one dash short.
+		if near := nearestFlag(cmd, m[1]); near != "" && len(m[1]) > 1 {
+			msg += fmt.Sprintf("; did you mean --%s?", near)
+		}
 	}
 	if m := invalidArgument.FindStringSubmatch(msg); m != nil {
 		if f := cmd.Flags().Lookup(m[2]); f != nil {

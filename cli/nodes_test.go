@@ -63,3 +63,36 @@ func TestNodesExplainDiskFaults(t *testing.T) {
 		}
 	}
 }
+
+// A running node with cut links says partitioned, in the table and under
+// it, with the way back.
+func TestNodesSayPartitioned(t *testing.T) {
+	v := view.View{
+		Nodes: []view.Node{
+			{ID: 1, Kind: view.KindController, State: view.StateRunning, Role: view.RoleLeader},
+			{ID: 2, Kind: view.KindController, State: view.StateRunning, Role: view.RoleFollower},
+			{ID: 3, Kind: view.KindController, State: view.StateRunning, Role: view.RoleFollower},
+		},
+		Links: []view.Link{{From: 1, To: 2, Down: true}, {From: 2, To: 1, Down: true}, {From: 3, To: 2, Down: true}},
+	}
+	var b strings.Builder
+	if err := writeNodes(&b, &v); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	lines := strings.Split(out, "\n")
+	for i, want := range map[int]string{1: "partitioned", 2: "partitioned", 3: "partitioned"} {
+		if f := strings.Fields(lines[i]); len(f) < 4 || f[3] != want {
+			t.Errorf("node %d's state: %q, want %s\n%s", i, lines[i], want, out)
+		}
+	}
+	for _, want := range []string{
+		"node 1 is partitioned: cut off from 2 (undo: kraftlab heal 1)",
+		"node 2 is partitioned: cut off from 1; what 3 sends it is dropped (undo: kraftlab heal 2)",
+		"node 3 is partitioned: what it sends 2 is dropped (undo: kraftlab heal 3)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("nodes lacks %q:\n%s", want, out)
+		}
+	}
+}

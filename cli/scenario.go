@@ -55,9 +55,12 @@ kraftlab up --headless --session demo with kraftlab tui --session demo on
 the projector) and run the file against it with --session NAME: its lines
 then act on that playground, which keeps running afterwards, in its own
 profile (--profile and --set do not apply; only --session NAME given as a
-flag attaches, not $` + control.EnvSession + `). The file's up line, if any, must match
-the playground's controllers and brokers. Several files run one after the
-other on it.
+flag attaches, not $` + control.EnvSession + `). The file's up line, if any, must fit the
+playground: the same controllers, --set values and --profile (where the
+line names them), and the same brokers, or any when the line asks for none
+(a quorum lesson: the brokers only watch). A file that does not fit runs
+nothing, and the error prints the commands that start a playground it
+fits. Several files run one after the other on it.
 
 --step waits for Enter before each line, showing the comment block above
 it (and first the file's header comment). Scenario lines for teaching:
@@ -111,8 +114,8 @@ before it runs anything: the commands exist, and their flags, node
 references, conditions and durations are valid, and every node ID belongs
 to the playground the file's up line makes (without one: up's default of 3
 controllers and 3 brokers; with --session NAME: that running playground,
-which the up line must match). It reports every problem as FILE:LINE and
-exits 2 if there is any.`,
+which the up line must fit, as scenario run --help says). It reports every
+problem as FILE:LINE and exits 2 if there is any.`,
 		Example:     indentExample("kraftlab scenario check examples/*.txt"),
 		Annotations: noScenario,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -197,7 +200,11 @@ func runScenarios(e *env, cmd *cobra.Command, files []string, o scenarioOptions)
 	r := &scenario.Runner{
 		Start: func(ctx context.Context, s *scenario.Script) (string, func() error, error) {
 			if att != nil {
-				return att.String() + ", running already: it keeps running after the file", func() error { return nil }, nil
+				desc := att.String() + ", running already: it keeps running after the file"
+				if req, ok := readUp(e, s.Up); ok && s.Up != nil && req.shape.brokers == 0 && att.shape.brokers > 0 {
+					desc += "; the file asks for no brokers, so its brokers only watch"
+				}
+				return desc, func() error { return nil }, nil
 			}
 			cfg, err := scenarioConfig(e, s, o.profile, o.sets)
 			if err != nil {
@@ -247,6 +254,9 @@ type attached struct {
 	session control.Session
 	shape   nodeShape
 	profile string
+	// settings are the playground's, by Kafka config name; nil from a
+	// playground too old to say.
+	settings map[string]string
 }
 
 func (a *attached) String() string {
@@ -270,7 +280,7 @@ func attachTo(e *env, cmd *cobra.Command) (*attached, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &attached{session: s, profile: v.Profile, shape: nodeShape{where: fmt.Sprintf("playground %q", name)}}
+	a := &attached{session: s, profile: v.Profile, settings: v.Settings, shape: nodeShape{where: fmt.Sprintf("playground %q", name)}}
 	for _, n := range v.Nodes {
 		if n.Kind == view.KindController {
 			a.shape.controllers++
@@ -304,48 +314,6 @@ func (s nodeShape) String() string {
 		return fmt.Sprintf("%s and broker %d", c, cluster.FirstBrokerID)
 	}
 	return fmt.Sprintf("%s and brokers %d..%d", c, cluster.FirstBrokerID, cluster.FirstBrokerID+s.brokers-1)
-}
-
-// upShape reads the shape of an up line; ok is false when the line is bad
-// (its own check reports it).
-func upShape(e *env, up *scenario.Step) (nodeShape, bool) {
-	cmd, o := upCommand(&env{stdout: io.Discard, stderr: io.Discard, getenv: e.getenv})
-	if up != nil {
-		if err := cmd.ParseFlags(up.Args[1:]); err != nil {
-			return nodeShape{}, false
-		}
-		return nodeShape{controllers: o.controllers, brokers: o.brokers, where: fmt.Sprintf("the up line (%s)", up.Pos())}, true
-	}
-	return nodeShape{controllers: o.controllers, brokers: o.brokers, where: "up's default shape (the file has no up line)"}, true
-}
-
-// checkerFor checks the lines of s: each as checkLine does, then its node
-// IDs against the shape of the playground it will run on (att's when
-// given, which the up line must then match; else the up line's).
-func (e *env) checkerFor(s *scenario.Script, att *attached) func(args []string) error {
-	shape, ok := upShape(e, s.Up)
-	if att != nil {
-		if ok && s.Up != nil && (shape.controllers != att.shape.controllers || shape.brokers != att.shape.brokers) {
-			upErr := fmt.Errorf("the up line asks for %d controllers and %d brokers, but %s runs %d controllers and %d brokers; start a playground of that shape (kraftlab up --controllers %d --brokers %d --session NAME) or leave --session out",
-				shape.controllers, shape.brokers, att.shape.where, att.shape.controllers, att.shape.brokers, shape.controllers, shape.brokers)
-			return func(args []string) error {
-				if len(args) > 0 && args[0] == "up" {
-					return upErr
-				}
-				if err := e.checkLine(args); err != nil {
-					return err
-				}
-				return checkNodeIDs(args, att.shape)
-			}
-		}
-		shape, ok = att.shape, true
-	}
-	return func(args []string) error {
-		if err := e.checkLine(args); err != nil || !ok {
-			return err
-		}
-		return checkNodeIDs(args, shape)
-	}
 }
 
 // nodeArgCommands are the commands whose arguments are all NODEs; wait

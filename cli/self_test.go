@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kraftlab/kraftlab/cluster/control"
@@ -18,6 +19,11 @@ func TestSelfCommand(t *testing.T) {
 		goRun      bool
 	}{
 		{"/tmp/go-build123456/b001/exe/kraftlab", "go run .", true},
+		// go run's binary from Go's build cache (Go 1.24 on).
+		{"/root/.cache/go-build/0d/0d815cee7bb76e1742572dbbb54c2c5b56175304cb218684e162c4faa03184b8-d/kraftlab", "go run .", true},
+		{"/home/me/Library/Caches/go-build/f8/f8d5f7ad01d7c3bfe95ef63dda90a5c6227250f2730b946a1719cc8ea4007895-d/kraftlab", "go run .", true},
+		// A folder that only looks like one: the prefix does not match.
+		{"/opt/0e/0d815cee7bb76e1742572dbbb54c2c5b56175304cb218684e162c4faa03184b8-d/kraftlab", "/opt/0e/0d815cee7bb76e1742572dbbb54c2c5b56175304cb218684e162c4faa03184b8-d/kraftlab", false},
 		{"kraftlab", "kraftlab", false},
 		{"./kraftlab", "./kraftlab", false},
 		{"/home/me/src/kraftlab/kraftlab", "/home/me/src/kraftlab/kraftlab", false},
@@ -48,8 +54,17 @@ func TestBinaryHintsFollowHowItRuns(t *testing.T) {
 	if err := os.WriteFile(exe, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Where go run (Go 1.24 on) finds a binary it built before.
+	cached := filepath.Join(t.TempDir(), "go-cache", "0d", "0d815cee7bb76e1742572dbbb54c2c5b56175304cb218684e162c4faa03184b8-d", "kraftlab")
+	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cached, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ exe, path, want string }{
 		{exe, os.Getenv("PATH"), "start one with: go run . up\n"},
+		{cached, os.Getenv("PATH"), "start one with: go run . up\n"},
 		{"kraftlab", filepath.Dir(binary), "start one with: kraftlab up\n"},
 		{binary, "", "start one with: " + binary + " up\n"},
 	} {
@@ -64,6 +79,37 @@ func TestBinaryHintsFollowHowItRuns(t *testing.T) {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != ExitUsage || !bytes.HasSuffix(errOut.Bytes(), []byte(tc.want)) {
 			t.Errorf("%s status: %v, stderr %q, want it to end with %q", tc.exe, err, errOut.String(), tc.want)
+		}
+	}
+}
+
+// README says what go run does with kraftlab's exit code: it prints
+// "exit status 2" and exits 1 itself, whatever the code. kraftlab's hint
+// names go run . up, whether go run built the binary now or ran the one
+// it built before from Go's build cache.
+func TestGoRunAsREADMESays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: go run builds kraftlab")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go tool is not on PATH")
+	}
+	home := shortHome(t)
+	for i := range 2 { // the second run finds the binary in the build cache
+		cmd := exec.Command(goTool, "run", ".", "status")
+		cmd.Dir = ".."
+		cmd.Env = append(os.Environ(), control.EnvHome+"="+home, control.EnvSession+"=")
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("go run . status (run %d): %v, want go run's exit code 1\n%s", i+1, err, errOut.String())
+		}
+		want := "kraftlab: no playground running (session \"default\"); start one with: go run . up\nexit status 2\n"
+		if !strings.HasSuffix(errOut.String(), want) {
+			t.Errorf("go run . status (run %d): stderr %q, want it to end with %q", i+1, errOut.String(), want)
 		}
 	}
 }

@@ -119,9 +119,22 @@ func writeReplication(w io.Writer, v *view.View) error {
 	fmt.Fprintln(tw, "NodeId\tDirectoryId\tLogEndOffset\tLag\tLastFetchTimestamp\tLastCaughtUpTimestamp\tStatus\tState")
 	for _, r := range replicaRows(v) {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.NodeID, staticDirectoryID, r.LogEndOffset, r.Lag,
-			ago(r.LastFetchTimestamp, v.Timestamp), ago(r.LastCaughtUpTimestamp, v.Timestamp), r.Status, r.State)
+			ago(r.LastFetchTimestamp, v.Timestamp), ago(r.LastCaughtUpTimestamp, v.Timestamp), r.Status, stateOf(v, r.NodeID, r.State))
 	}
 	return tw.Flush()
+}
+
+// statePartitioned is what the tables print for a running node some of
+// whose links are cut; wait and expect still read it as running.
+const statePartitioned = "partitioned"
+
+// stateOf is a node's state as the tables print it: a running node with
+// a cut link is partitioned.
+func stateOf(v *view.View, id int32, s view.State) string {
+	if n, ok := v.Node(id); ok && v.Partitioned(n) {
+		return statePartitioned
+	}
+	return string(s)
 }
 
 func newNodesCommand(e *env) *cobra.Command {
@@ -130,10 +143,12 @@ func newNodesCommand(e *env) *cobra.Command {
 		Short: "List every node: its kind, listener, state and role",
 		Long: `Nodes lists every node as it sees itself: kind (controller or broker), the
 address it listens on, its state (running, killed, stopped, isolated or
-failed), its quorum role and epoch, the leader it follows, whom it voted
-for, and its log: log end offset, high watermark, log start offset and
-latest snapshot (end offset @ epoch). Below the table: why a failed node
-failed, and the news a node refused because it would break Raft's safety.`,
+failed; partitioned is a running node with some of its links cut, which
+wait and expect read as running), its quorum role and epoch, the leader it
+follows, whom it voted for, and its log: log end offset, high watermark,
+log start offset and latest snapshot (end offset @ epoch). Below the
+table: which links a partitioned node lost, why a failed node failed, and
+the news a node refused because it would break Raft's safety.`,
 		Example: indentExample("kraftlab nodes\nkraftlab nodes --json"),
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab nodes"),
 	}
@@ -168,7 +183,7 @@ func writeNodes(w io.Writer, v *view.View) error {
 		if n.LatestSnapshot != nil {
 			snap = fmt.Sprintf("%d@%d", n.LatestSnapshot.EndOffset, n.LatestSnapshot.Epoch)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", n.ID, n.Kind, orDash(n.Listener), n.State, role,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", n.ID, n.Kind, orDash(n.Listener), stateOf(v, n.ID, n.State), role,
 			n.Epoch, idOrDash(n.LeaderID), idOrDash(n.VotedID), n.LogEndOffset, n.HighWatermark, n.LogStartOffset, snap)
 	}
 	if err := tw.Flush(); err != nil {
@@ -181,7 +196,11 @@ func writeNodes(w io.Writer, v *view.View) error {
 // writeFailures says why each failed node failed, and what each node
 // refused for safety.
 func writeFailures(w io.Writer, v *view.View) {
-	for _, n := range v.Nodes {
+	for i := range v.Nodes {
+		n := &v.Nodes[i]
+		if v.Partitioned(n) {
+			fmt.Fprintf(w, "node %d is partitioned: %s (undo: %s heal %d)\n", n.ID, cutsText(v, n.ID), self, n.ID)
+		}
 		if n.State == view.StateFailed {
 			fmt.Fprintf(w, "node %d failed: %s\n", n.ID, n.Error)
 		}
@@ -201,6 +220,22 @@ func writeFailures(w io.Writer, v *view.View) {
 			}
 		}
 	}
+}
+
+// cutsText says which peers a node has lost, and in which direction.
+func cutsText(v *view.View, id int32) string {
+	both, out, in := v.LinkCuts(id)
+	var parts []string
+	if len(both) > 0 {
+		parts = append(parts, "cut off from "+joinIDs(both))
+	}
+	if len(out) > 0 {
+		parts = append(parts, "what it sends "+joinIDs(out)+" is dropped")
+	}
+	if len(in) > 0 {
+		parts = append(parts, "what "+joinIDs(in)+" sends it is dropped")
+	}
+	return strings.Join(parts, "; ")
 }
 
 func orDash(s string) string {

@@ -157,11 +157,13 @@ func TestBinaryScenarioRunOnARunningPlayground(t *testing.T) {
 	code, out, errOut = h.binaryRunIn("\n\n", "scenario", "run", "--session", "demo", "--step", file)
 	expectRun(t, "--step with 2 Enters", code, out, errOut, ExitUsage, "--- FAIL "+file+":10: kill follower", "waiting for Enter before "+file+":10")
 
-	// The up line must match the running playground: nothing runs.
+	// The up line must fit the running playground: nothing runs, and the
+	// error says how to start one it fits.
 	wrong := writeFile(t, t.TempDir(), "wrong.txt", "up --controllers 5 --brokers 0\nwait leader\nkill 4\n")
 	code, out, errOut = h.binaryRun("scenario", "run", "--session", "demo", wrong)
 	expectRun(t, "up line mismatch", code, out, errOut, ExitUsage,
-		wrong+`:1: the up line asks for 5 controllers and 0 brokers, but playground "demo" runs 3 controllers and 1 brokers`,
+		wrong+`:1: the file asks for 5 controllers and 0 brokers, but playground "demo" runs 3 controllers and 1 broker;`,
+		"To start one that fits:\n    kraftlab down --session demo\n    kraftlab up --headless --session demo --controllers 5 --brokers 0 &\n",
 		wrong+`:3: unknown node 4: playground "demo" makes controllers 1..3 and broker 101`,
 		"nothing ran")
 	if strings.Contains(out, "===") {

@@ -50,6 +50,15 @@ func TestTopicsCommands(t *testing.T) {
 		}
 	}
 
+	// An unknown topic or partition is a mistake to expect (exit 2, as an
+	// unknown node is); a wait waits for it to be created.
+	code, out, errOut = h.run("expect", "in-sync", "orders-7")
+	expectRun(t, "expect in-sync orders-7", code, out, errOut, ExitUsage, "kraftlab: expect in-sync orders-7: unknown partition orders-7 (topic orders has partitions 0..1); list them with: kraftlab topics")
+	code, out, errOut = h.run("expect", "in-sync", "ordres-0")
+	expectRun(t, "expect in-sync ordres-0", code, out, errOut, ExitUsage, `kraftlab: expect in-sync ordres-0: unknown topic "ordres" (topics: orders); list them with: kraftlab topics`)
+	code, out, errOut = h.run("wait", "in-sync", "later-0", "--timeout", "200ms")
+	expectRun(t, "wait in-sync later-0", code, out, errOut, ExitFailed, `kraftlab: wait in-sync later-0: still false after 200ms; last saw: unknown topic "later" (topics: orders)`)
+
 	code, out, errOut = h.run("wait", "partition-leader", "orders-0", "==", "101", "--timeout", "5s")
 	expectRun(t, "wait partition-leader", code, out, errOut, ExitOK)
 	code, out, errOut = h.run("topics", "delete", "orders")

@@ -273,30 +273,48 @@ func runUp(e *env, cmd *cobra.Command, cfg cluster.Config, headless bool) error 
 	return nil
 }
 
+// bannerWidth is the terminal width the banner keeps to: every line but
+// one holding a long path fits, and no line wraps mid-word.
+const bannerWidth = 80
+
+// writeBanner says where the playground is and how to drive it, one item
+// a line, before the live screen covers the terminal: the commands each
+// on a line of their own, so that pasting one runs just it.
 func writeBanner(w io.Writer, p *playground) {
 	cfg := p.cfg
 	v := p.pg.View()
-	var controllers, brokers []string
+	var controllers, brokers, bootstrap []string
 	for _, n := range v.Nodes {
 		addr := fmt.Sprintf("%d=%s", n.ID, n.Listener)
 		if n.Kind == view.KindController {
 			controllers = append(controllers, addr)
 		} else {
-			brokers = append(brokers, n.Listener)
+			brokers = append(brokers, addr)
+			bootstrap = append(bootstrap, n.Listener)
 		}
 	}
 	fmt.Fprintf(w, "kraftlab playground %q is up: %s\n", p.session.Name, shape(cfg))
-	fmt.Fprintf(w, "  controllers  %s\n", strings.Join(controllers, "  "))
+	item := func(label string, values []string, sep string) {
+		for _, line := range flowWords(values, sep, bannerWidth-bannerIndent) {
+			fmt.Fprintf(w, "  %-*s %s\n", bannerIndent-3, label, line)
+			label = ""
+		}
+	}
+	item("controllers", controllers, "  ")
 	if len(brokers) > 0 {
-		// The bootstrap servers of users' own Kafka tools.
-		fmt.Fprintf(w, "  brokers      %s   (101..%d; e.g. kcat -b %s -L: Metadata, topics, Produce and Fetch; idempotent producers; no transactions or consumer groups yet)\n", strings.Join(brokers, ","), 100+cfg.Brokers, brokers[0])
+		item("brokers", brokers, "  ")
+		// The bootstrap servers of users' own Kafka tools: a few are
+		// enough, as a client learns the rest from Metadata.
+		item("bootstrap", []string{strings.Join(bootstrap[:min(len(bootstrap), 3)], ",")}, "")
+		item("kcat", []string{"kcat -b " + bootstrap[0] + " -L"}, "")
+		item("serves", []string{"Metadata,", "topics,", "Produce", "and", "Fetch,", "idempotent", "producers;", "no", "transactions", "or", "consumer", "groups", "yet"}, " ")
 	}
 	data := cfg.DataDir + " (kept)"
 	if p.tmpData != "" {
 		data = p.tmpData + " (temporary: removed on exit)"
 	}
-	fmt.Fprintf(w, "  data         %s\n", data)
-	fmt.Fprintf(w, "  control      %s\n", p.session.Socket)
+	item("data", []string{data}, "")
+	item("control", []string{p.session.Socket}, "")
 	fl := sessionFlag(p.session.Name)
 	where := "In another shell"
 	if goRun {
@@ -307,9 +325,37 @@ func writeBanner(w io.Writer, p *playground) {
 		}
 	}
 	k := self
-	fmt.Fprintf(w, "%s: %s status%s | %s kill leader%s | %s wait new-leader%s\n", where, k, fl, k, fl, k, fl)
-	fmt.Fprintf(w, "More screens on it (quitting them leaves it running): %s tui%s\n", k, fl)
-	fmt.Fprintf(w, "Stop with Ctrl-C or: %s down%s\n", k, fl)
+	fmt.Fprintf(w, "%s:\n", where)
+	for _, c := range []string{"status", "kill leader", "wait new-leader"} {
+		fmt.Fprintf(w, "  %s %s%s\n", k, c, fl)
+	}
+	fmt.Fprintf(w, "More screens on it (quitting them leaves it running):\n  %s tui%s\n", k, fl)
+	fmt.Fprintf(w, "Stop with Ctrl-C or:\n  %s down%s\n", k, fl)
+}
+
+// bannerIndent is the column the banner's values start at.
+const bannerIndent = 15
+
+// flowWords puts words on lines of at most w cells, sep between them on a
+// line; a word longer than a line gets a line of its own, whole.
+func flowWords(words []string, sep string, w int) []string {
+	var lines []string
+	line := ""
+	for _, word := range words {
+		switch {
+		case line == "":
+			line = word
+		case len(line)+len(sep)+len(word) <= w:
+			line += sep + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 func shape(cfg cluster.Config) string {

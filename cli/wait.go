@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -86,7 +87,14 @@ saying what it saw, if the condition does not hold.`
 				return err
 			}
 			ok, saw, err := cond.Eval(&v)
-			if err != nil {
+			unknownTopic := errors.Is(err, condition.ErrUnknownTopic) || errors.Is(err, condition.ErrUnknownPartition)
+			switch {
+			case unknownTopic && !expect:
+				// It may yet be created, by another shell or a client.
+				saw, err = err.Error(), nil
+			case unknownTopic:
+				return usagef("%s %s: %v; list them with: %s topics", name, cond, err, self)
+			case err != nil:
 				return usagef("%s %s: %v", name, cond, err)
 			}
 			res := checkResult{Condition: cond.String(), OK: ok, Saw: saw, ElapsedMs: time.Since(start).Milliseconds()}

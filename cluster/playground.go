@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // Operator is a playground as its users operate it: the CLI and scenarios
@@ -168,6 +170,8 @@ type Playground struct {
 	baseline atomic.Pointer[view.Baseline]
 	closed   atomic.Bool
 	now      func() time.Time
+	// settings are cfg.Settings by key, as views show them.
+	settings map[string]string
 }
 
 // OpenWith starts a playground with the engine start returns.
@@ -181,7 +185,18 @@ func OpenWith(ctx context.Context, cfg Config, start StartFunc) (*Playground, er
 		events.Close()
 		return nil, fmt.Errorf("start playground: %w", err)
 	}
-	return &Playground{cfg: cfg, engine: e, events: events, now: time.Now}, nil
+	return &Playground{cfg: cfg, engine: e, events: events, now: time.Now, settings: settingsByKey(cfg.Settings)}, nil
+}
+
+// settingsByKey spells every setting as --set takes it.
+func settingsByKey(s server.Settings) map[string]string {
+	out := make(map[string]string)
+	for _, k := range SettingKeys() {
+		if v, err := s.Get(k.Key); err == nil {
+			out[k.Key] = v
+		}
+	}
+	return out
 }
 
 // Config returns the configuration the playground started with.
@@ -194,6 +209,8 @@ func (p *Playground) EventStream() *Events { return p.events }
 func (p *Playground) View() view.View {
 	v := p.engine.View()
 	v.Profile = string(p.cfg.Profile)
+	v.DataDir = p.cfg.DataDir
+	v.Settings = maps.Clone(p.settings)
 	v.Derive(p.now(), p.baseline.Load())
 	return v
 }
@@ -413,6 +430,9 @@ func (p *Playground) doLink(v *view.View, a Action) (Result, error) {
 		p.publish(EventHeal, 0, msg)
 		return Result{Message: msg}, nil
 	}
+	if a.Kind == ActHeal && a.Peer.IsZero() && !a.Node.IsZero() {
+		return p.healNode(v, a)
+	}
 	if a.Node.IsZero() || a.Peer.IsZero() {
 		return Result{}, Errorf(ErrBadAction, "%s needs two nodes", a.Kind)
 	}
@@ -476,6 +496,30 @@ func (p *Playground) doLink(v *view.View, a Action) (Result, error) {
 	}
 	p.publish(kind, from, res.Message)
 	return res, nil
+}
+
+// healNode removes every fault from the links to and from one node: what
+// isolate did, and every partition, delay and loss that names it.
+func (p *Playground) healNode(v *view.View, a Action) (Result, error) {
+	if a.OneWay {
+		return Result{}, Errorf(ErrBadAction, "heal restores both directions; it has no --oneway")
+	}
+	id, err := a.Node.Resolve(v)
+	if err != nil {
+		return Result{}, err
+	}
+	var changes []LinkChange
+	for _, l := range v.Links {
+		if (l.From == id || l.To == id) && l.Fault() != (view.LinkFault{}) {
+			changes = append(changes, LinkChange{From: l.From, To: l.To})
+		}
+	}
+	if err := p.engine.SetLinks(changes); err != nil {
+		return Result{}, fmt.Errorf("heal %d: %w", id, err)
+	}
+	msg := fmt.Sprintf("healed every link of node %d (%d had faults)", id, len(changes))
+	p.publish(EventHeal, id, msg)
+	return Result{Nodes: []int32{id}, Message: msg}, nil
 }
 
 // doLoad starts, changes or stops the background load.

@@ -197,6 +197,33 @@ func TestLinkActions(t *testing.T) {
 	}
 }
 
+// heal NODE undoes isolate NODE, and every other fault of that node's
+// links, and leaves the other links alone.
+func TestHealOneNode(t *testing.T) {
+	p, _ := open(t, 3, 1)
+	do(t, p, cluster.Action{Kind: cluster.ActIsolate, Node: ref("3")})
+	do(t, p, cluster.Action{Kind: cluster.ActLink, Node: ref("1"), Peer: ref("2"), DelayMs: 100})
+	res := do(t, p, cluster.Action{Kind: cluster.ActHeal, Node: ref("3")})
+	if res.Message != "healed every link of node 3 (6 had faults)" || len(res.Nodes) != 1 || res.Nodes[0] != 3 {
+		t.Errorf("heal 3 = %+v", res)
+	}
+	v := p.View()
+	if n3, _ := v.Node(3); n3.State != view.StateRunning {
+		t.Errorf("node 3 after heal 3: %s", n3.State)
+	}
+	for _, l := range v.Links {
+		if (l.From == 3 || l.To == 3) && l.Fault() != (view.LinkFault{}) {
+			t.Errorf("heal 3 left %+v", l)
+		}
+	}
+	if v.Link(1, 2).DelayMs != 100 {
+		t.Errorf("heal 3 healed 1->2 too: %+v", v.Link(1, 2))
+	}
+	if _, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActHeal, Node: ref("9")}); !errors.Is(err, condition.ErrUnknownNode) {
+		t.Errorf("heal 9 = %v", err)
+	}
+}
+
 func TestResignStopSnapshot(t *testing.T) {
 	p, _ := open(t, 3, 0)
 	res := do(t, p, cluster.Action{Kind: cluster.ActResign})
@@ -258,5 +285,35 @@ func TestEventsFollowEndsOnClose(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("history not readable after close")
+	}
+}
+
+// A view carries the playground's data folder and its settings by Kafka
+// config name, as --set takes them, so that a scenario can tell whether
+// it fits a running playground.
+func TestViewCarriesDataDirAndSettings(t *testing.T) {
+	cfg, err := cluster.NewConfig(3, 0, cluster.ProfileFast, []string{"replica.lag.time.max.ms=1500"}, "/tmp/kraftlab-x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cluster.OpenWith(context.Background(), cfg, clustertest.Start(clustertest.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	v := p.View()
+	if v.DataDir != "/tmp/kraftlab-x" {
+		t.Errorf("DataDir %q", v.DataDir)
+	}
+	if len(v.Settings) != len(cluster.SettingKeys()) {
+		t.Errorf("%d settings, want %d", len(v.Settings), len(cluster.SettingKeys()))
+	}
+	fetch, _ := cfg.Settings.Get("controller.quorum.fetch.timeout.ms")
+	if v.Settings["replica.lag.time.max.ms"] != "1500" || v.Settings["controller.quorum.fetch.timeout.ms"] != fetch {
+		t.Errorf("settings %v", v.Settings)
+	}
+	v.Settings["replica.lag.time.max.ms"] = "1"
+	if p.View().Settings["replica.lag.time.max.ms"] != "1500" {
+		t.Error("a view's settings are the playground's own map")
 	}
 }

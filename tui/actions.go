@@ -110,7 +110,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	// A terminal hands over the keys of one read (fast typing, a slow ssh
 	// link, tmux send-keys) as one message; but for text typed into the
 	// link form, each is a key of its own.
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && m.mode != modeLink {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && m.mode != modeLink && m.mode != modeTopic {
 		var cmds []tea.Cmd
 		for _, r := range msg.Runes {
 			cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
@@ -124,6 +124,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.onPickKey(msg)
 	case modeLink:
 		return m.onLinkKey(msg)
+	case modeAsk:
+		return m.onAskKey(msg)
+	case modeTopic:
+		return m.onTopicKey(msg)
 	}
 	if m.opts.Lesson != nil && m.onLessonKey(msg) {
 		return nil
@@ -144,7 +148,15 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 			m.status.set(levelInfo, "every panel is on screen: tab switches panels only when the window is too small for all")
 			return nil
 		}
-		m.tab++
+		m.tab = (m.tab + 1) % m.tabCount()
+		return nil
+	case key.Matches(msg, k.BackTab):
+		if !m.tabbed() {
+			m.status.set(levelInfo, "every panel is on screen: shift+tab switches panels only when the window is too small for all")
+			return nil
+		}
+		n := m.tabCount()
+		m.tab = (m.tab%n + n - 1) % n
 		return nil
 	case key.Matches(msg, k.Pane):
 		m.showPane()
@@ -167,7 +179,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		if !m.hasView {
 			return nil
 		}
-		return m.act(newTopicAction(&m.view))
+		m.startTopic(newTopicAction(&m.view))
+		return nil
 	case key.Matches(msg, k.HealAll):
 		return m.act(cluster.Action{Kind: cluster.ActHeal})
 	case key.Matches(msg, k.Resign):
@@ -199,7 +212,11 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Snapshot):
 		return m.act(cluster.Action{Kind: cluster.ActSnapshot, Node: node})
 	case key.Matches(msg, k.Wipe):
-		return m.act(cluster.Action{Kind: cluster.ActWipe, Node: node})
+		m.mode = modeAsk
+		m.ask = askState{
+			question: fmt.Sprintf("Wipe node %d's disk (its log, snapshots and vote), then start it empty? y wipes, any other key keeps it", sel),
+			action:   cluster.Action{Kind: cluster.ActWipe, Node: node},
+		}
 	case key.Matches(msg, k.Isolate):
 		return m.act(cluster.Action{Kind: cluster.ActIsolate, Node: node})
 	case key.Matches(msg, k.Partition):
@@ -363,6 +380,63 @@ func parseFault(s string) (view.LinkFault, error) {
 		return f, err
 	}
 	return f, nil
+}
+
+// onAskKey runs the action asked about on y, and on any other key leaves
+// it: a destructive key needs a second one.
+func (m *Model) onAskKey(msg tea.KeyMsg) tea.Cmd {
+	m.mode = modeNormal
+	if msg.String() == "y" || msg.String() == "Y" {
+		return m.act(m.ask.action)
+	}
+	m.status.set(levelInfo, m.ask.action.String()+": not done")
+	return nil
+}
+
+// startTopic asks for the name of the topic a, offering a's.
+func (m *Model) startTopic(a cluster.Action) {
+	m.mode = modeTopic
+	m.topic = a
+	m.form.CharLimit = maxTopicName
+	m.fitForm()
+	m.form.SetValue(a.Topic)
+	m.form.CursorEnd()
+	m.form.Focus()
+	m.status.set(levelInfo, "type the topic's name; enter creates it, esc cancels")
+}
+
+// maxTopicName is Kafka's longest topic name (Topic.MAX_NAME_LENGTH).
+const maxTopicName = 249
+
+// leaveTopic ends the topic form, leaving the input as the link form
+// wants it.
+func (m *Model) leaveTopic() {
+	m.mode = modeNormal
+	m.form.Blur()
+	m.form.CharLimit = linkCharLimit
+	m.fitForm()
+}
+
+func (m *Model) onTopicKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Cancel), msg.Type == tea.KeyCtrlC:
+		m.leaveTopic()
+		m.status.set(levelInfo, "create topic: cancelled")
+		return nil
+	case key.Matches(msg, m.keys.Confirm):
+		name := strings.TrimSpace(m.form.Value())
+		if name == "" {
+			m.status.set(levelErr, "create topic: type a name, or esc to cancel")
+			return nil
+		}
+		m.leaveTopic()
+		a := m.topic
+		a.Topic = name
+		return m.act(a)
+	}
+	var cmd tea.Cmd
+	m.form, cmd = m.form.Update(msg)
+	return cmd
 }
 
 func (m *Model) onConfirmKey(msg tea.KeyMsg) tea.Cmd {

@@ -17,7 +17,7 @@ type KeyMap struct {
 
 	Partition, Isolate, Heal, HealAll, Link key.Binding
 
-	Load, Topic, Pause, Tab, Pane, ScrollUp, ScrollDown, Follow key.Binding
+	Load, Topic, Pause, Tab, BackTab, Pane, ScrollUp, ScrollDown, Follow key.Binding
 
 	Help, Quit key.Binding
 
@@ -51,7 +51,7 @@ func DefaultKeyMap() KeyMap {
 		Stop:     b("g", "stop gracefully", "g"),
 		Resign:   b("r", "resign the leader", "r"),
 		Snapshot: b("n", "snapshot", "n"),
-		Wipe:     b("W", "wipe its disk", "W"),
+		Wipe:     b("W", "wipe its disk…", "W"),
 
 		Partition: b("p", "partition…", "p"),
 		Isolate:   b("i", "isolate", "i"),
@@ -59,10 +59,11 @@ func DefaultKeyMap() KeyMap {
 		HealAll:   b("H", "heal all", "H"),
 		Link:      b("d", "delay/loss…", "d"),
 
-		Load:       b("L", fmt.Sprintf("load %d rec/s on/off", loadRate), "L"),
-		Topic:      b("T", "create a topic", "T"),
+		Load:       b("L", fmt.Sprintf("load %d/s on/off", loadRate), "L"),
+		Topic:      b("T", "create a topic…", "T"),
 		Pause:      b("space", "pause", " "),
-		Tab:        b("tab", "next panel", "tab"),
+		Tab:        b("tab", "next panel (shift+tab: back)", "tab"),
+		BackTab:    b("shift+tab", "previous panel", "shift+tab"),
 		Pane:       b("b", "brokers/partitions/fetchers", "b"),
 		ScrollUp:   b("pgup/[", "older events", "pgup", "["),
 		ScrollDown: b("pgdn/]", "newer events", "pgdown", "]"),
@@ -93,8 +94,9 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	groups := [][]key.Binding{
 		{k.Up, k.Down, k.Leader, k.Pane, k.Help, k.Quit},
 		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe},
-		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link},
-		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow, k.Load, k.Topic},
+		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link, k.Load, k.Topic},
+		// shift+tab is in tab's line, where it costs no line of its own.
+		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow},
 	}
 	if k.Next.Enabled() {
 		groups = append(groups, []key.Binding{k.Next, k.Choose, k.LessonUp, k.LessonDown})

@@ -207,7 +207,10 @@ func (m *Model) keysOverlay(w int) block {
 	if !m.tabbed() {
 		keys.Tab.SetEnabled(false) // every panel shows: tab would do nothing
 	}
-	out := block{section(st, "Keys (? closes)", w)}
+	out := block{section(st, "Addresses and keys (? closes)", w)}
+	for _, l := range addressLines(&m.view, w) {
+		out = append(out, st.Help.FullDesc.Render(l))
+	}
 	const gap = 3
 	var row []block
 	var widths []int
@@ -250,6 +253,33 @@ func (m *Model) keysOverlay(w int) block {
 		out = append(out, st.Help.FullDesc.Render(l))
 	}
 	return out
+}
+
+// addressLines say where the playground is, for the user's own tools:
+// the brokers' bootstrap addresses (with a kcat line where it fits) and
+// the data folder. up's banner says so too, but the screen hides it.
+func addressLines(v *view.View, w int) []string {
+	var brokers []string
+	for _, n := range v.Nodes {
+		if n.Kind == view.KindBroker && n.Listener != "" {
+			brokers = append(brokers, n.Listener)
+		}
+	}
+	boot := "bootstrap  none: the playground has no brokers"
+	if len(brokers) > 0 {
+		boot = "bootstrap  " + strings.Join(brokers, ",")
+		if cellWidth(boot) > w && len(brokers) > 1 {
+			boot = fmt.Sprintf("bootstrap  %s (and %d more brokers)", brokers[0], len(brokers)-1)
+		}
+		if kcat := fmt.Sprintf("   e.g. kcat -b %s -L", brokers[0]); cellWidth(boot+kcat) <= w {
+			boot += kcat
+		}
+	}
+	lines := []string{clip(boot, w)}
+	if v.DataDir != "" {
+		lines = append(lines, clip("data       "+v.DataDir, w))
+	}
+	return lines
 }
 
 // voters counts the controllers.
@@ -295,6 +325,11 @@ func (m *Model) footer(w, h int) block {
 	case m.mode == modePick:
 		line = m.pickPrompt()
 		keys = pickKeys{m.keys}
+	case m.mode == modeAsk:
+		line = st.Warn.Render(m.ask.question)
+	case m.mode == modeTopic:
+		line = st.Warn.Render(topicPrompt(m.topic)) + m.form.View()
+		return block{clip(line, w), m.status.view(st, w)}
 	case m.mode == modeLink:
 		// The input first, so it shows whatever the width; what to type,
 		// or why it was refused, under it.
@@ -315,6 +350,11 @@ func (m *Model) footer(w, h int) block {
 		hb = hb[:max(h/2, 1)]
 	}
 	return append(out, hb...)
+}
+
+// topicPrompt asks for the name of topic a.
+func topicPrompt(a cluster.Action) string {
+	return fmt.Sprintf("new topic, %d partitions, RF %d, name: ", a.Partitions, a.ReplicationFactor)
 }
 
 // pickPrompt shows the nodes to pick from, the current one bracketed.

@@ -47,7 +47,18 @@ const (
 	modePick         // picking the second node of a link action
 	modeLink         // typing a link's delay, jitter and loss
 	modeConfirm      // asking before quitting
+	modeAsk          // asking before a destructive action (ask)
+	modeTopic        // typing a new topic's name
 )
+
+// askState is a destructive action waiting for its y.
+type askState struct {
+	question string
+	action   cluster.Action
+}
+
+// linkCharLimit bounds what the delay/loss input takes.
+const linkCharLimit = 40
 
 // linkPromptWidth is room for the delay/loss input's prompt, "link N ↔ M: ",
 // and its cursor.
@@ -97,7 +108,10 @@ type Model struct {
 
 	mode mode
 	pick pickState
-	form textinput.Model
+	ask  askState
+	// topic is the topic the topic form creates, its name typed in form.
+	topic cluster.Action
+	form  textinput.Model
 	// quit is set once the user confirmed quitting.
 	quit bool
 }
@@ -113,7 +127,7 @@ func New(ctx context.Context, ctrl cluster.Operator, opts Options) *Model {
 	}
 	form := textinput.New()
 	form.Prompt = ""
-	form.CharLimit = 40
+	form.CharLimit = linkCharLimit
 	// A steady cursor: a blinking one would redraw the screen twice a
 	// second for nothing.
 	form.Cursor.SetMode(cursor.CursorStatic)
@@ -152,9 +166,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		// The delay/loss input scrolls within the line, after its
-		// "link N ↔ M: " prompt, rather than running off the screen.
-		m.form.Width = max(msg.Width-linkPromptWidth, 4)
+		m.fitForm()
 		return m, nil
 	case snapshotMsg:
 		return m, m.onSnapshot(msg)
@@ -250,4 +262,14 @@ func (m *Model) logUI(format string, args ...any) {
 // View renders the screen.
 func (m *Model) View() string {
 	return m.compose().String()
+}
+
+// fitForm makes the text input scroll within the line, after its prompt
+// ("link N ↔ M: ", or the topic form's), rather than run off the screen.
+func (m *Model) fitForm() {
+	prompt := linkPromptWidth
+	if m.mode == modeTopic {
+		prompt = cellWidth(topicPrompt(m.topic)) + 1
+	}
+	m.form.Width = max(m.width-prompt, 4)
 }

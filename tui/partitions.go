@@ -106,11 +106,11 @@ func (m *partitionsModel) view(st *Styles, v *view.View, w, h int) block {
 	}
 	out = append(out, st.Label.Render(clip(fmt.Sprintf("%-*s %5s %7s %s", partNameWidth, "PARTITION", "EPOCH", "HWM", "REPLICAS: log end, behind the leader by"), w)))
 	room := h - len(out)
-	legend := "* leader  ✗ out of the ISR  ↓A→B log end went back from A to B (truncated)"
-	if room >= len(rows)+1 {
-		room-- // the legend fits under the rows
+	legend := flow(partitionsLegend, w, 2)
+	if room >= len(rows)+len(legend) {
+		room -= len(legend) // the legend fits under the rows
 	} else {
-		legend = ""
+		legend = nil
 	}
 	for i, r := range rows {
 		if i == room-1 && len(rows) > room {
@@ -122,10 +122,16 @@ func (m *partitionsModel) view(st *Styles, v *view.View, w, h int) block {
 		}
 		out = append(out, r)
 	}
-	if legend != "" {
-		out = append(out, st.Dim.Render(clip(legend, w)))
+	for _, l := range legend {
+		out = append(out, st.Dim.Render(l))
 	}
 	return out
+}
+
+// partitionsLegend explains every mark a replica cell may carry, an item
+// at a time so that a narrow pane wraps it between items.
+var partitionsLegend = []string{
+	"* leader", "✗ out of the ISR", "= caught up", "-N behind", "↓A→B truncated from A to B",
 }
 
 // partitionLine is one partition's row: its name, leader epoch, high

@@ -49,7 +49,8 @@ func TestPartitionsPanelShowsIsrHighWatermarkAndLogEnds(t *testing.T) {
 		"Partitions: ISR, high watermark, each replica's log end (b: fetchers)",
 		"orders-0       2      90 *101 120           102 90 -30       ✗103 down",
 		"orders-1       0      75 *102 75            101 75 =          103 down",
-		"* leader  ✗ out of the ISR",
+		// Every mark the cells carry is in the legend, on one line.
+		"* leader  ✗ out of the ISR  = caught up  -N behind  ↓A→B truncated from A to B",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("partitions panel lacks %q:\n%s", want, out)

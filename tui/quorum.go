@@ -28,7 +28,10 @@ type quorumRow struct {
 	lastFetch                          string
 	snapshot, logStart                 string
 	state                              string
-	stateStyle                         view.State
+	// stateBrief is state in a word ("partitioned"), for a table too
+	// narrow for the peers; the detail line names them.
+	stateBrief string
+	stateStyle view.State
 }
 
 // quorumColumn is a column of the table; columns with a lower drop rank
@@ -38,21 +41,24 @@ type quorumColumn struct {
 	right bool
 	drop  int // 0: never dropped
 	cell  func(r *quorumRow) string
+	// brief, if set, is the cell in fewer words, shown where the full
+	// one does not fit; the table makes room for the brief one only.
+	brief func(r *quorumRow) string
 }
 
 var quorumColumns = []quorumColumn{
-	{"NODE", true, 0, func(r *quorumRow) string { return fmt.Sprint(r.id) }},
-	{"ROLE", false, 0, func(r *quorumRow) string { return r.role }},
-	{"EPOCH", true, 0, func(r *quorumRow) string { return r.epoch }},
-	{"FOLLOWS", true, 5, func(r *quorumRow) string { return r.follows }},
-	{"LEO", true, 0, func(r *quorumRow) string { return r.leo }},
-	{"LEADER-SAW", true, 3, func(r *quorumRow) string { return r.saw }},
-	{"LAG", true, 0, func(r *quorumRow) string { return r.lag }},
-	{"HWM", true, 0, func(r *quorumRow) string { return r.hwm }},
-	{"LAST-FETCH", true, 4, func(r *quorumRow) string { return r.lastFetch }},
-	{"SNAPSHOT", true, 2, func(r *quorumRow) string { return r.snapshot }},
-	{"LOG-START", true, 1, func(r *quorumRow) string { return r.logStart }},
-	{"STATE", false, 0, func(r *quorumRow) string { return r.state }},
+	{"NODE", true, 0, func(r *quorumRow) string { return fmt.Sprint(r.id) }, nil},
+	{"ROLE", false, 0, func(r *quorumRow) string { return r.role }, nil},
+	{"EPOCH", true, 0, func(r *quorumRow) string { return r.epoch }, nil},
+	{"FOLLOWS", true, 5, func(r *quorumRow) string { return r.follows }, nil},
+	{"LEO", true, 0, func(r *quorumRow) string { return r.leo }, nil},
+	{"LEADER-SAW", true, 3, func(r *quorumRow) string { return r.saw }, nil},
+	{"LAG", true, 0, func(r *quorumRow) string { return r.lag }, nil},
+	{"HWM", true, 0, func(r *quorumRow) string { return r.hwm }, nil},
+	{"LAST-FETCH", true, 4, func(r *quorumRow) string { return r.lastFetch }, nil},
+	{"SNAPSHOT", true, 2, func(r *quorumRow) string { return r.snapshot }, nil},
+	{"LOG-START", true, 1, func(r *quorumRow) string { return r.logStart }, nil},
+	{"STATE", false, 0, func(r *quorumRow) string { return r.state }, func(r *quorumRow) string { return r.stateBrief }},
 }
 
 // quorumRows turns the view into table rows.
@@ -88,6 +94,10 @@ func quorumRows(v *view.View) []quorumRow {
 			}
 		}
 		r.state, r.stateStyle = nodeState(v, n)
+		r.stateBrief = r.state
+		if r.stateStyle == statePartitioned {
+			r.stateBrief = string(statePartitioned)
+		}
 		rows = append(rows, r)
 	}
 	return rows
@@ -138,27 +148,6 @@ func lagCell(v *view.View, n *view.Node, rs view.Replica) string {
 	return fmt.Sprint(rs.Lag)
 }
 
-// linkCuts lists the peers a node cannot reach: both ways, only sending,
-// only receiving. An isolated peer is left out for any node but itself:
-// its own row says it is cut off from everyone.
-func linkCuts(v *view.View, id int32) (both, out, in []int32) {
-	for _, p := range v.Nodes {
-		if p.ID == id || p.State == view.StateIsolated {
-			continue
-		}
-		o, i := v.Link(id, p.ID).Down, v.Link(p.ID, id).Down
-		switch {
-		case o && i:
-			both = append(both, p.ID)
-		case o:
-			out = append(out, p.ID)
-		case i:
-			in = append(in, p.ID)
-		}
-	}
-	return both, out, in
-}
-
 // nodeState spells out a node's state, naming the peers a running node is
 // partitioned from (→N: what it sends N is dropped; ←N: what N sends it is
 // dropped), and the style that goes with it.
@@ -166,7 +155,7 @@ func nodeState(v *view.View, n *view.Node) (text string, style view.State) {
 	if n.State != view.StateRunning {
 		return string(n.State), n.State
 	}
-	both, out, in := linkCuts(v, n.ID)
+	both, out, in := v.LinkCuts(n.ID)
 	if len(both)+len(out)+len(in) == 0 {
 		return string(n.State), n.State
 	}
@@ -264,6 +253,9 @@ func (q quorumModel) view(st *Styles, v *view.View, w, h int, peer int32) quorum
 			case c.right:
 				text = fitLeft(text, widths[j])
 			case j == len(cols)-1:
+				if c.brief != nil && cellWidth(text) > widths[j] {
+					text = c.brief(r)
+				}
 				text = clip(text, widths[j]) // no padding after the last cell
 			default:
 				text = fit(text, widths[j])
@@ -303,8 +295,12 @@ func fitColumns(rows []quorumRow, w int) ([]quorumColumn, []int, []string) {
 		if c.title == "ROLE" {
 			natural[i] = len(view.RoleProspective) // the longest: the column never jumps
 		}
+		cell := c.cell
+		if c.brief != nil {
+			cell = c.brief
+		}
 		for j := range rows {
-			natural[i] = max(natural[i], cellWidth(c.cell(&rows[j])))
+			natural[i] = max(natural[i], cellWidth(cell(&rows[j])))
 		}
 	}
 	keep := make([]bool, len(quorumColumns))
@@ -338,6 +334,15 @@ func fitColumns(rows []quorumRow, w int) ([]quorumColumn, []int, []string) {
 		cols = append(cols, c)
 		widths = append(widths, natural[i])
 	}
+	// A column with a brief form takes what room is left for its full
+	// one.
+	if last := len(cols) - 1; last >= 0 && cols[last].brief != nil {
+		full := 0
+		for j := range rows {
+			full = max(full, cellWidth(cols[last].cell(&rows[j])))
+		}
+		widths[last] = max(widths[last], min(full, w-total()+widths[last]))
+	}
 	return cols, widths, dropped
 }
 
@@ -355,6 +360,22 @@ func (q quorumModel) detail(st *Styles, v *view.View, w int) string {
 	parts := []string{fmt.Sprintf("node %d: %s %s", n.ID, n.Kind, n.Listener)}
 	if n.State == view.StateFailed {
 		parts = append(parts, "failed: "+n.Error)
+	}
+	// Early in the line, where a narrow screen still shows them: the
+	// table's STATE may say only "partitioned". An isolated node's STATE
+	// says it lost every peer.
+	var both, out, in []int32
+	if n.State != view.StateIsolated {
+		both, out, in = v.LinkCuts(n.ID)
+	}
+	if len(both) > 0 {
+		parts = append(parts, "cut off from "+ids(both))
+	}
+	if len(out) > 0 {
+		parts = append(parts, "cannot send to "+ids(out))
+	}
+	if len(in) > 0 {
+		parts = append(parts, "cannot hear "+ids(in))
 	}
 	if s := n.Strangers; s != nil {
 		var total int64
@@ -383,16 +404,6 @@ func (q quorumModel) detail(st *Styles, v *view.View, w int) string {
 	parts = append(parts, "snapshot "+snap, fmt.Sprintf("log start %d", n.LogStartOffset))
 	if n.Truncations > 0 || n.SnapshotsLoaded > 0 {
 		parts = append(parts, fmt.Sprintf("truncations %d", n.Truncations), fmt.Sprintf("snapshots loaded %d", n.SnapshotsLoaded))
-	}
-	both, out, in := linkCuts(v, n.ID)
-	if len(both) > 0 {
-		parts = append(parts, "cut off from "+ids(both))
-	}
-	if len(out) > 0 {
-		parts = append(parts, "cannot send to "+ids(out))
-	}
-	if len(in) > 0 {
-		parts = append(parts, "cannot hear "+ids(in))
 	}
 	return st.Dim.Render(clip(strings.Join(parts, " · "), w))
 }

@@ -176,7 +176,16 @@ func parseOp(s string, allowed ...op) (op, error) {
 	for i, o := range allowed {
 		names[i] = string(o)
 	}
-	return "", fmt.Errorf("bad operator %q: want one of %s", s, strings.Join(names, " "))
+	hint := ""
+	if near, ok := opTypos[s]; ok && slices.Contains(allowed, near) {
+		hint = fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return "", fmt.Errorf("bad operator %q: want one of %s%s", s, strings.Join(names, " "), hint)
+}
+
+// opTypos are operators as they get mistyped, and what they mean.
+var opTypos = map[string]op{
+	"=>": opGe, "=<": opLe, ">>": opGt, "<<": opLt, "===": opEq, "=!": opNe, "<>": opNe, "!==": opNe,
 }
 
 // operand is a number, or the baseline's value plus a number.

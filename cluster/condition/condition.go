@@ -31,7 +31,9 @@ func Parse(text string) (Condition, error) {
 	return c, nil
 }
 
-// lexCondition splits on spaces and around comparison operators.
+// lexCondition splits on spaces and around comparison operators. A run
+// of operator characters is one token, as typed, so that a mistyped
+// operator (>>, =>) is named as it was written.
 func lexCondition(s string) []string {
 	var toks []string
 	var cur strings.Builder
@@ -46,14 +48,14 @@ func lexCondition(s string) []string {
 		switch {
 		case ch == ' ' || ch == '\t' || ch == '\n':
 			flush()
-		case strings.IndexByte("=!<>", ch) >= 0:
+		case strings.IndexByte(opChars, ch) >= 0:
 			flush()
-			if i+1 < len(s) && s[i+1] == '=' {
-				toks = append(toks, s[i:i+2])
-				i++
-			} else {
-				toks = append(toks, s[i:i+1])
+			j := i + 1
+			for j < len(s) && strings.IndexByte(opChars, s[j]) >= 0 {
+				j++
 			}
+			toks = append(toks, s[i:j])
+			i = j - 1
 		default:
 			cur.WriteByte(ch)
 		}
@@ -61,6 +63,9 @@ func lexCondition(s string) []string {
 	flush()
 	return toks
 }
+
+// opChars are the characters comparison operators are made of.
+const opChars = "=!<>"
 
 // parseTokens reads t as the form of its first word that it fits. On an
 // error, near are the forms t came closest to.

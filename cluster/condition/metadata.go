@@ -75,7 +75,10 @@ func topicOnAllBrokers(c Condition, v *view.View) (bool, string, error) {
 	topic := c.field
 	t, ok := v.Topic(topic)
 	if !ok {
-		return false, fmt.Sprintf("no topic %q in the committed metadata", topic), nil
+		if err := unknownTopic(v, topic, -1); err != nil {
+			return false, "", err
+		}
+		return false, fmt.Sprintf("no topic %q in the committed metadata (no leader to serve it)", topic), nil
 	}
 	var missing []string
 	running := 0
@@ -101,10 +104,45 @@ func onPartition(f func(Condition, *view.View, *view.Partition) (bool, string, e
 	return func(c Condition, v *view.View) (bool, string, error) {
 		p, ok := v.Partition(c.tp.Topic, c.tp.Partition)
 		if !ok {
-			return false, fmt.Sprintf("no partition %s in the committed metadata", c.tp), nil
+			if err := unknownTopic(v, c.tp.Topic, c.tp.Partition); err != nil {
+				return false, "", err
+			}
+			return false, fmt.Sprintf("no partition %s in the committed metadata (no leader to serve it)", c.tp), nil
 		}
 		return f(c, v, p)
 	}
+}
+
+// unknownTopic is the error of a condition on a topic, or on partition
+// p (-1: none) of it, that the committed metadata lacks. Without a leader
+// the playground's topics may be out of reach rather than gone: that is
+// a condition that does not hold yet, not a mistake, and it is nil.
+func unknownTopic(v *view.View, topic string, p int32) error {
+	if v.LeaderID == view.NoLeader {
+		return nil
+	}
+	t, ok := v.Topic(topic)
+	if !ok {
+		names := make([]string, len(v.Topics))
+		for i := range v.Topics {
+			names[i] = v.Topics[i].Name
+		}
+		known := "no topics yet"
+		if len(names) > 0 {
+			known = "topics: " + strings.Join(names, ", ")
+		}
+		return fmt.Errorf("%w %q (%s)", ErrUnknownTopic, topic, known)
+	}
+	return fmt.Errorf("%w %s-%d (topic %s has %s)", ErrUnknownPartition, topic, p, topic, partitionRange(len(t.Partitions)))
+}
+
+// partitionRange spells a topic's partitions: "partition 0",
+// "partitions 0..2".
+func partitionRange(n int) string {
+	if n == 1 {
+		return "partition 0"
+	}
+	return fmt.Sprintf("partitions 0..%d", n-1)
 }
 
 func partitionLeader(c Condition, v *view.View, p *view.Partition) (bool, string, error) {

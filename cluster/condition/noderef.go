@@ -25,6 +25,13 @@ var (
 	// ErrNoPartition: leader-of or follower-of named a partition the
 	// committed metadata does not hold.
 	ErrNoPartition = errors.New("no such partition")
+	// ErrUnknownTopic: a condition named a topic, or a partition of one,
+	// that the committed metadata does not hold while a leader serves
+	// it. A wait may see it created; to expect it is a mistake.
+	ErrUnknownTopic = errors.New("unknown topic")
+	// ErrUnknownPartition: as ErrUnknownTopic, for a partition number
+	// past the topic's.
+	ErrUnknownPartition = errors.New("unknown partition")
 )
 
 // Names of the symbolic node references.

@@ -122,6 +122,11 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 			path = "/v1/heal"
 			break
 		}
+		if a.Peer.IsZero() && !a.OneWay {
+			// Every link of one node.
+			path = fmt.Sprintf("/v1/nodes/%s/%s", url.PathEscape(a.Node.String()), a.Kind)
+			break
+		}
 		fallthrough
 	case cluster.ActPartition, cluster.ActLink:
 		path = fmt.Sprintf("/v1/links/%s/%s/%s", url.PathEscape(a.Node.String()), url.PathEscape(a.Peer.String()), a.Kind)

@@ -288,9 +288,9 @@ func badRequestf(format string, args ...any) error {
 func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request) {
 	kind := cluster.ActionKind(r.PathValue("action"))
 	switch kind {
-	case cluster.ActKill, cluster.ActStart, cluster.ActStop, cluster.ActIsolate, cluster.ActSnapshot, cluster.ActWipe:
+	case cluster.ActKill, cluster.ActStart, cluster.ActStop, cluster.ActIsolate, cluster.ActSnapshot, cluster.ActWipe, cluster.ActHeal:
 	default:
-		writeError(w, http.StatusNotFound, fmt.Errorf("no node action %s: want kill, start, stop, isolate, snapshot or wipe", quote(string(kind))))
+		writeError(w, http.StatusNotFound, fmt.Errorf("no node action %s: want kill, start, stop, isolate, snapshot, wipe or heal", quote(string(kind))))
 		return
 	}
 	node, err := parseNode(r.PathValue("node"))

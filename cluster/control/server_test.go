@@ -140,6 +140,23 @@ func TestStatusAndActions(t *testing.T) {
 	}
 }
 
+// heal with one node goes over the API as that node's action.
+func TestHealOneNodeOverTheAPI(t *testing.T) {
+	s := serve(t)
+	ctx := context.Background()
+	three := condition.NodeID(3)
+	if _, err := s.client.Do(ctx, cluster.Action{Kind: cluster.ActIsolate, Node: three}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.client.Do(ctx, cluster.Action{Kind: cluster.ActHeal, Node: three})
+	if err != nil || res.Message != "healed every link of node 3 (6 had faults)" {
+		t.Fatalf("heal 3 = %+v, %v", res, err)
+	}
+	if v, _ := s.client.Status(ctx); v.Link(3, 1).Down || v.Link(1, 3).Down {
+		t.Errorf("links of node 3 still down: %+v %+v", v.Link(3, 1), v.Link(1, 3))
+	}
+}
+
 func TestActionErrorsCarryStatusAndMessage(t *testing.T) {
 	s := serve(t)
 	ctx := context.Background()

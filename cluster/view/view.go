@@ -35,6 +35,12 @@ type View struct {
 	Timestamp int64 `json:"timestamp"`
 	// Profile is the timing profile the playground started with.
 	Profile string `json:"profile"`
+	// DataDir is the folder the nodes keep their data in; empty when the
+	// engine chose a temporary one itself.
+	DataDir string `json:"dataDir,omitempty"`
+	// Settings are the servers' settings by Kafka config name, as --set
+	// takes them: the profile's after the playground's overrides.
+	Settings map[string]string `json:"settings,omitempty"`
 	// Baseline is what the quorum looked like just before the last kill,
 	// stop, isolate or resign; nil before the first of them.
 	Baseline *Baseline `json:"baseline"`
@@ -318,6 +324,38 @@ func (v *View) Link(from, to int32) Link {
 		}
 	}
 	return Link{From: from, To: to}
+}
+
+// LinkCuts lists the peers node id cannot reach: both ways, only what it
+// sends (out), only what they send it (in). An isolated peer is left out
+// for any node but itself: its own state says it is cut off from everyone.
+func (v *View) LinkCuts(id int32) (both, out, in []int32) {
+	for _, p := range v.Nodes {
+		if p.ID == id || p.State == StateIsolated {
+			continue
+		}
+		o, i := v.Link(id, p.ID).Down, v.Link(p.ID, id).Down
+		switch {
+		case o && i:
+			both = append(both, p.ID)
+		case o:
+			out = append(out, p.ID)
+		case i:
+			in = append(in, p.ID)
+		}
+	}
+	return both, out, in
+}
+
+// Partitioned reports whether a running node has a link to or from a
+// peer cut (by partition, not isolate: an isolated node is
+// StateIsolated).
+func (v *View) Partitioned(n *Node) bool {
+	if n.State != StateRunning {
+		return false
+	}
+	both, out, in := v.LinkCuts(n.ID)
+	return len(both)+len(out)+len(in) > 0
 }
 
 // NodeIDs returns every node ID in order.
