@@ -50,13 +50,6 @@ func readUp(e *env, up *scenario.Step) (upRequest, bool) {
 	return r, true
 }
 
-// upShape reads the shape of an up line; ok is false when the line is bad
-// (its own check reports it).
-func upShape(e *env, up *scenario.Step) (nodeShape, bool) {
-	r, ok := readUp(e, up)
-	return r.shape, ok
-}
-
 // misfit says how r does not fit the playground att, as the two halves of
 // "the file asks for A, but the playground runs B"; "" when it fits.
 func (r upRequest) misfit(att *attached) (asks, runs string) {
