@@ -102,8 +102,18 @@ func (e *engine) publishReplica(id int32) func(server.ReplicaEvent) {
 					tp, ev.LogEndOffset, ev.Damage.From, ev.Damage.To-1)
 			}
 			e.events.Publish(cluster.Event{Kind: cluster.EventReplicaRepaired, Node: id, Message: msg})
+		case server.ReplicaTruncated:
+			e.events.Publish(cluster.Event{Kind: cluster.EventTruncation, Node: id, Message: narrateReplicaTruncated(tp, ev)})
 		}
 	}
+}
+
+// narrateReplicaTruncated tells of a follower's truncation in the words of
+// Kafka's fetcher, which logs each one ("Truncating partition ...").
+func narrateReplicaTruncated(tp string, ev server.ReplicaEvent) string {
+	n := ev.TruncatedFrom - ev.LogEndOffset
+	return fmt.Sprintf("truncated its replica of %s from log end %d to %d, where it agrees with leader %d's log: it drops %s only it had and fetches the leader's from there",
+		tp, ev.TruncatedFrom, ev.LogEndOffset, ev.Leader, english.Plural(int(n), "record", ""))
 }
 
 // topicsApplied is a broker's loader publisher that reports each topic the
