@@ -46,4 +46,3 @@ func (rm *ReplicaManager) emit(ev ReplicaEvent) {
 		rm.onEvent(ev)
 	}
 }
-
