@@ -296,3 +296,40 @@ func TestStaleEpochsRefused(t *testing.T) {
 		t.Fatal("an ISR member outside the replicas was accepted")
 	}
 }
+
+// A follower is considered for the ISR only as its fetch arrives (Kafka's
+// Partition.updateFollowerFetchState calls maybeExpandIsr): one that
+// stopped fetching is not added back, though under min.insync.replicas the
+// high watermark stands at what it last fetched. Added back, the leader
+// would wait for it, and the ISR would flap.
+func TestSilentFollowerNotAddedBackUnderMinIsr(t *testing.T) {
+	p := open(t, t.TempDir(), 1, 2)
+	leader(t, p, []int32{1, 2})
+	mustAppend(t, p, 5)
+	fetch(t, p, 2, 5, t0)
+	if p.HighWatermark() != 5 {
+		t.Fatalf("high watermark %d, want 5", p.HighWatermark())
+	}
+	if prop, ok := p.ISRChange(t0); ok {
+		t.Fatalf("proposed %+v with the ISR right", prop)
+	}
+	mustAppend(t, p, 5) // 2 never fetches these
+	later := t0.Add(lag + time.Second)
+	prop, ok := p.ISRChange(later)
+	if !ok || prop.Kind != ShrinkISR {
+		t.Fatalf("no shrink of the silent follower: %+v", prop)
+	}
+	if _, err := p.ApplyPartitionState([]int32{1}, 2, later); err != nil {
+		t.Fatal(err)
+	}
+	if p.HighWatermark() != 5 {
+		t.Fatalf("high watermark %d under min ISR, want it held at 5", p.HighWatermark())
+	}
+	if prop, ok := p.ISRChange(later); ok {
+		t.Fatalf("proposed %+v for a follower that has not fetched since it left", prop)
+	}
+	fetch(t, p, 2, 5, later)
+	if prop, ok := p.ISRChange(later); !ok || prop.Kind != ExpandISR || !slices.Equal(prop.Changed, []int32{2}) {
+		t.Fatalf("no expansion once it fetched at the high watermark: %+v %v", prop, ok)
+	}
+}
