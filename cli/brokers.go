@@ -18,12 +18,17 @@ func newBrokersCommand(e *env) *cobra.Command {
 broker's lifecycle manager says of itself (STARTING, RECOVERY, RUNNING,
 PENDING_CONTROLLED_SHUTDOWN, SHUTTING_DOWN); FENCED is what the active
 controller's committed metadata says: a broker starts fenced, is unfenced
-once it has applied the metadata up to its own registration, and is fenced
-again when the controller has not heard its heartbeat for
-broker.session.timeout.ms. EPOCH is its broker epoch (the offset of its
-registration record), LAG the committed metadata offsets it has not applied,
-HEARTBEAT when the controller last heard from it, LEADS the partitions it
-leads. A broker whose NODE is "external" is not one of the playground's
+at the first heartbeat whose metadata offset has reached its own
+registration record (STARTING lasts until then, RECOVERY is caught up but
+still fenced), and is fenced again only when the controller has not heard
+its heartbeat for broker.session.timeout.ms (or it asks to be). EPOCH is
+its broker epoch (the offset of its registration record). LAG* is
+kraftlab's own measure, the committed metadata offsets it has not applied:
+Kafka has no such metric and never fences a broker for lagging. Kafka's
+own figure is beside it: APPLIED-LAG-MS, the broker's
+last-applied-record-lag-ms (how old the newest metadata record it applied
+is). HEARTBEAT is when the controller last heard from it, LEADS the
+partitions it leads. A broker whose NODE is "external" is not one of the playground's
 nodes but registered with its controllers all the same (a real Kafka broker
 can join them): only the metadata and the heartbeats speak of it. Under the
 table: the active controller's KafkaController metrics.`,
@@ -53,6 +58,9 @@ type brokerRow struct {
 	// External: not a playground node but a broker that joined its
 	// controllers (a real Kafka broker, say); only the metadata knows it.
 	External bool `json:"external,omitempty"`
+	// LastAppliedRecordLagMs is the broker's own
+	// last-applied-record-lag-ms (broker-metadata-metrics), -1 unknown.
+	LastAppliedRecordLagMs int64 `json:"last-applied-record-lag-ms"`
 	view.Broker
 }
 
@@ -62,21 +70,25 @@ func brokerRows(v *view.View) []brokerRow {
 		if n.Kind != view.KindBroker {
 			continue
 		}
-		r := brokerRow{ID: n.ID, Listener: n.Listener, Node: n.State, Broker: view.Broker{BrokerEpoch: -1, MetadataLag: -1, LastHeartbeatTimestamp: -1}}
+		r := brokerRow{ID: n.ID, Listener: n.Listener, Node: n.State, LastAppliedRecordLagMs: -1,
+			Broker: view.Broker{BrokerEpoch: -1, MetadataLag: -1, LastHeartbeatTimestamp: -1}}
 		if n.Broker != nil {
 			r.Broker = *n.Broker
+		}
+		if md := n.Metadata; md != nil && md.LastAppliedRecordTimestamp >= 0 {
+			r.LastAppliedRecordLagMs = md.LastAppliedRecordLagMs
 		}
 		rows = append(rows, r)
 	}
 	for _, b := range v.ExternalBrokers {
-		rows = append(rows, brokerRow{ID: b.ID, Listener: b.Listener, External: true, Broker: b.Broker})
+		rows = append(rows, brokerRow{ID: b.ID, Listener: b.Listener, External: true, LastAppliedRecordLagMs: -1, Broker: b.Broker})
 	}
 	return rows
 }
 
 func writeBrokers(w io.Writer, v *view.View) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "BROKER\tLISTENER\tNODE\tSTATE\tFENCED\tEPOCH\tLAG\tHEARTBEAT\tLEADS")
+	fmt.Fprintln(tw, "BROKER\tLISTENER\tNODE\tSTATE\tFENCED\tEPOCH\tLAG*\tAPPLIED-LAG-MS\tHEARTBEAT\tLEADS")
 	for _, r := range brokerRows(v) {
 		fenced := "-"
 		if r.Registered {
@@ -93,10 +105,13 @@ func writeBrokers(w io.Writer, v *view.View) error {
 		if r.External {
 			node = "external"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, orDash(r.Listener), node, orDash(string(r.State)), fenced,
-			int64OrDash(r.BrokerEpoch), int64OrDash(r.MetadataLag), hb, r.PartitionsLed)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, orDash(r.Listener), node, orDash(string(r.State)), fenced,
+			int64OrDash(r.BrokerEpoch), int64OrDash(r.MetadataLag), int64OrDash(r.LastAppliedRecordLagMs), hb, r.PartitionsLed)
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(w, lagNote); err != nil {
 		return err
 	}
 	for _, n := range v.Nodes {
@@ -109,6 +124,11 @@ func writeBrokers(w io.Writer, v *view.View) error {
 	_, err := fmt.Fprintln(w, "\nno active controller: nobody registers, unfences or fences brokers until the quorum has a leader")
 	return err
 }
+
+// lagNote says under the brokers table what LAG* is, and what Kafka
+// fences on.
+const lagNote = "* LAG is kraftlab's own measure (committed metadata offsets not applied yet); APPLIED-LAG-MS is Kafka's last-applied-record-lag-ms.\n" +
+	"  Kafka fences a broker only for a missed session (broker.session.timeout.ms), never for lag, and unfences it once it has applied its own registration."
 
 // int64OrDash spells a count that is -1 when unknown.
 func int64OrDash(n int64) string {

@@ -55,8 +55,11 @@ Metadata, sends each partition's records to its leader, and the leader
 answers once --acks says so. acks=all (the default) waits until every replica
 in the ISR has the record: the followers' next Fetch past it is their
 acknowledgement, and the high watermark moves. The leader refuses with
-NOT_ENOUGH_REPLICAS when the ISR is smaller than min.insync.replicas.
-acks=1 answers once the leader's own log has it, acks=0 not at all.
+NOT_ENOUGH_REPLICAS when the ISR is smaller than min.insync.replicas
+(capped at the replication factor). acks=1 answers once the leader's own
+log has it, acks=0 not at all; while the ISR is below min.insync.replicas
+such records are kept but the high watermark does not move, so consumers
+see them only once enough replicas are back in the ISR.
 
 Without --count it reads stdin and sends one record per line, printing each
 record's partition and offset. With --count N it sends N records of --size

@@ -42,8 +42,10 @@ num.partitions and default.replication.factor (1 and 1) apply.
 
 --config KEY=VALUE (repeatable) sets a topic config, as kafka-topics does:
 the controller writes one ConfigRecord each. The data plane acts on
-min.insync.replicas (acks=all produces are refused while the ISR is
-smaller) and unclean.leader.election.enable (with no ISR member alive,
+min.insync.replicas (while the ISR is smaller, acks=all produces are
+refused and the high watermark stands still, so records taken with acks=1
+stay unreadable; a setting above the replication factor asks for every
+replica) and unclean.leader.election.enable (with no ISR member alive,
 the controller elects a live replica outside the ISR, which may lose
 records); both override the cluster defaults set with up --set.`,
 		Example: indentExample("kraftlab topics create orders --partitions 3 --replication-factor 2\nkraftlab topics create payments -r 3 --config min.insync.replicas=2 --config unclean.leader.election.enable=false"),

@@ -44,8 +44,8 @@ type Config struct {
 	// OnLifecycleEvent, if set, receives a broker's lifecycle events, from
 	// its goroutine; it must not block.
 	OnLifecycleEvent func(LifecycleEvent)
-	// OnReplicaEvent, if set, receives a broker's news of damaged and
-	// repaired replicas; it must not block.
+	// OnReplicaEvent, if set, receives a broker's news of damaged,
+	// repaired and truncated replicas; it must not block.
 	OnReplicaEvent func(ReplicaEvent)
 	// OnRestart, if set, hears that the node started again by itself
 	// after it stopped on a disk fault (see Restarting), with what the

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"time"
-
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/fetcher"
@@ -19,41 +17,6 @@ import (
 // what it lost; then the broker assigns it to its own directory again and
 // it may rejoin the ISR. Only if the controller finds no intact replica
 // does it elect the damaged one, which then leads with what it has.
-
-// ReplicaEventKind says what a ReplicaEvent reports.
-type ReplicaEventKind int8
-
-// The replica events.
-const (
-	// ReplicaDamaged: opening a replica found records gone from its files.
-	ReplicaDamaged ReplicaEventKind = iota + 1
-	// ReplicaRepaired: a damaged replica fetched back what it lost, or
-	// leads because the controller found no intact replica; its directory
-	// is online again.
-	ReplicaRepaired
-)
-
-// ReplicaEvent is news of one of the broker's replicas.
-type ReplicaEvent struct {
-	Kind      ReplicaEventKind
-	At        time.Time
-	Topic     string
-	Partition int32
-	// Damage is what the replica lost.
-	Damage partition.Damage
-	// Leader is the broker a repaired replica fetched from, or this
-	// broker when it leads.
-	Leader int32
-	// LogEndOffset is the replica's log end when the event happened.
-	LogEndOffset int64
-}
-
-func (rm *ReplicaManager) emit(ev ReplicaEvent) {
-	if rm.onEvent != nil {
-		ev.At = time.Now()
-		rm.onEvent(ev)
-	}
-}
 
 // noteDamage records what opening a replica found lost, and tells the
 // controller its directory is lost.

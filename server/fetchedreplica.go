@@ -50,13 +50,15 @@ func (r fetchedReplica) TruncateFullyAndStartAt(offset int64) error {
 	return r.checkpointIfShorter(func() error { return r.p.TruncateFullyAndStartAt(offset) })
 }
 
-// checkpointIfShorter runs a truncation and checkpoints the recovery
-// points if the log end went back.
+// checkpointIfShorter runs a truncation and, if the log end went back,
+// checkpoints the recovery points and tells of it.
 func (r fetchedReplica) checkpointIfShorter(truncate func() error) error {
 	before := r.p.LogEndOffset()
 	err := truncate()
-	if r.p.LogEndOffset() < before {
+	if after := r.p.LogEndOffset(); after < before {
 		r.rm.checkpoint()
+		r.rm.emit(ReplicaEvent{Kind: ReplicaTruncated, Topic: r.tp.Topic, Partition: r.tp.Partition,
+			Leader: r.p.State().LeaderID, LogEndOffset: after, TruncatedFrom: before})
 	}
 	return err
 }

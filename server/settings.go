@@ -106,9 +106,11 @@ type Settings struct {
 	// ReplicaFetchResponseMaxBytes is replica.fetch.response.max.bytes:
 	// the bytes a fetch asks for in all.
 	ReplicaFetchResponseMaxBytes int64
-	// MinInsyncReplicas is min.insync.replicas, the cluster's default: an
-	// acks=all produce is refused while the ISR is smaller. A topic's own
-	// config, or a dynamic cluster default, overrides it.
+	// MinInsyncReplicas is min.insync.replicas, the cluster's default:
+	// while the ISR is smaller (the setting capped at the replication
+	// factor) an acks=all produce is refused and the high watermark does
+	// not move. A topic's own config, or a dynamic cluster default,
+	// overrides it.
 	MinInsyncReplicas int64
 	// UncleanLeaderElectionEnable is unclean.leader.election.enable, the
 	// cluster's default: when no ISR member is alive, the controller may
@@ -435,7 +437,7 @@ var settings = []setting{
 		num: func(t *Settings) *int64 { return &t.ReplicaFetchMaxBytes }},
 	{key: "replica.fetch.response.max.bytes", min: 1, max: maxBytes, doc: "bytes a follower fetches per request in all",
 		num: func(t *Settings) *int64 { return &t.ReplicaFetchResponseMaxBytes }},
-	{key: "min.insync.replicas", min: 1, max: maxMinInsyncReplicas, doc: "cluster default: acks=all produces are refused while the ISR is smaller; a topic config overrides it",
+	{key: "min.insync.replicas", min: 1, max: maxMinInsyncReplicas, doc: "cluster default: while the ISR is smaller (capped at the replication factor) acks=all produces are refused and the high watermark stands still; a topic config overrides it",
 		num: func(t *Settings) *int64 { return &t.MinInsyncReplicas }},
 	{key: "unclean.leader.election.enable", doc: "cluster default: with no ISR member alive, elect a live replica outside the ISR (may lose data); a topic config overrides it",
 		boolean: func(t *Settings) *bool { return &t.UncleanLeaderElectionEnable }},

@@ -12,7 +12,9 @@ import (
 
 // brokersModel is the brokers table: each broker's lifecycle state, what
 // the committed metadata says of its fencing, how far it is behind the
-// committed metadata log, when the active controller last heard its
+// committed metadata log (LAG*, kraftlab's own measure, which the title
+// and the help's legend label so: Kafka fences on missed heartbeats,
+// never on lag), when the active controller last heard its
 // heartbeat, how many partitions it leads, and whether (and how soon
 // after the controller appended it) it applied the latest metadata
 // change; under it, the topics and which brokers have applied them.
@@ -20,7 +22,7 @@ type brokersModel struct{}
 
 // view renders the table in w cells and at most h lines.
 func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
-	out := block{paneSection(st, "Brokers: lifecycle, fencing, metadata lag", paneBrokers, w)}
+	out := block{paneSection(st, "Brokers: lifecycle, fencing, LAG* (kraftlab's own)", paneBrokers, w)}
 	if h < 2 {
 		return out
 	}
@@ -37,7 +39,7 @@ func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
 	if change != nil && h >= 6 {
 		out = append(out, clip(st.Dim.Render("last change: ")+change.What+st.Dim.Render(fmt.Sprintf(" (offset %d)", change.Offset)), w))
 	}
-	out = append(out, st.Label.Render(clip(fmt.Sprintf("%4s  %-9s %-8s %6s  %-10s %5s  %s", "ID", "STATE", "FENCED", "LAG", "HEARTBEAT", "LEADS", "APPLIED IT"), w)))
+	out = append(out, st.Label.Render(clip(fmt.Sprintf("%4s  %-9s %-8s %6s  %-10s %5s  %s", "ID", "STATE", "FENCED", "LAG*", "HEARTBEAT", "LEADS", "APPLIED IT"), w)))
 	room := h - len(out)
 	topics := topicLines(st, v, w)
 	if room-len(brokers) >= 1+len(topics) || len(topics) > 0 && room-len(brokers) >= 2 {

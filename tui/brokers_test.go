@@ -34,7 +34,8 @@ func TestBrokersPanelShowsFencingLagAndTopics(t *testing.T) {
 	v := brokersView(1_000_000)
 	out := ansi.Strip(strings.Join(brokersModel{}.view(DefaultStyles(), &v, 80, 10), "\n"))
 	for _, want := range []string{
-		"Brokers: lifecycle, fencing, metadata lag",
+		"Brokers: lifecycle, fencing, LAG* (kraftlab's own)",
+		"  ID  STATE     FENCED     LAG*  HEARTBEAT",
 		"last change: topic orders created (offset 118)",
 		" 101  RUNNING   no            0  150ms ago      2  after 1.2ms",
 		" 102  RECOVERY  yes          37  12.0s ago      0  not yet",

@@ -11,6 +11,15 @@ const roleLegend = "Roles as Kafka's raft-metrics current-state (kraftlab metric
 	"Candidate = candidate; Prospective = prospective, prospective-voted once it voted; " +
 	"Unattached = unattached, unattached-voted once it voted; Resigned = unattached."
 
+// brokersLegend says what the brokers pane's columns mean in Kafka's
+// terms, LAG* above all: it is kraftlab's own measure, and fencing never
+// follows it.
+const brokersLegend = "Brokers pane: STATE is Kafka's BrokerState: STARTING until a heartbeat answer says the broker " +
+	"has applied the metadata log up to its own registration, RECOVERY caught up but still fenced, RUNNING once unfenced. " +
+	"LAG* is kraftlab's own measure (committed metadata offsets not applied yet), not a Kafka metric: Kafka fences a broker " +
+	"only when its heartbeats stop for broker.session.timeout.ms, never for lag, and unfences it at the first heartbeat " +
+	"past its registration. Kafka's own figure is last-applied-record-lag-ms (kraftlab metrics)."
+
 // wrapWords breaks s into lines of at most w cells at spaces; a word
 // longer than w is clipped.
 func wrapWords(s string, w int) []string {

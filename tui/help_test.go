@@ -24,3 +24,20 @@ func TestFullHelpMapsRolesOntoCurrentState(t *testing.T) {
 		}
 	}
 }
+
+// The full help says what the brokers pane's states mean in Kafka's terms,
+// and that LAG* is kraftlab's own measure: Kafka fences a broker for a
+// missed session, never for lag.
+func TestFullHelpLabelsLagKraftlabsOwn(t *testing.T) {
+	pg, _ := openPlayground(t, 1, 1, clustertest.Options{})
+	m := newModel(t, pg, 200, 60)
+	press(t, m, "?")
+	v := strings.Join(strings.Fields(m.View()), " ")
+	for _, want := range []string{"LAG* is kraftlab's own measure", "never for lag",
+		"STARTING until a heartbeat answer says the broker has applied the metadata log up to its own registration",
+		"RECOVERY caught up but still fenced"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("full help lacks %q:\n%s", want, m.View())
+		}
+	}
+}

@@ -249,8 +249,10 @@ func (m *Model) keysOverlay(w int) block {
 	}
 	flush()
 	out = append(out, "")
-	for _, l := range wrapWords(roleLegend, w) {
-		out = append(out, st.Help.FullDesc.Render(l))
+	for _, legend := range []string{roleLegend, brokersLegend} {
+		for _, l := range wrapWords(legend, w) {
+			out = append(out, st.Help.FullDesc.Render(l))
+		}
 	}
 	return out
 }

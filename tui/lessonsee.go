@@ -83,7 +83,7 @@ func onScreen(cmd, out string) string {
 	case "fenced", "unfenced":
 		return "FENCED in the Brokers pane (b)"
 	case "metadata-lag":
-		return "LAG in the Brokers pane (b)"
+		return "LAG* in the Brokers pane (b), kraftlab's own measure"
 	case "in-sync", "isr":
 		return "the ISR (✗ marks a replica out of it) in the Partitions pane (b)"
 	case "partition-leader":

@@ -13,7 +13,8 @@ import (
 type dataPane int
 
 const (
-	// paneBrokers: lifecycle, fencing and metadata lag of each broker.
+	// paneBrokers: lifecycle, fencing and (kraftlab's) metadata lag of
+	// each broker.
 	paneBrokers dataPane = iota
 	// panePartitions: each partition's leader, ISR, high watermark and
 	// every replica's log end offset.

@@ -14,10 +14,10 @@ func TestPaneKeyCyclesBrokersPartitionsFetchers(t *testing.T) {
 	pg, _ := openPlayground(t, 3, 3, clustertest.Options{})
 	m := newModel(t, pg, 200, 60)
 	for _, want := range []string{
-		"Brokers: lifecycle, fencing, metadata lag (b: partitions)",
+		"Brokers: lifecycle, fencing, LAG* (kraftlab's own) (b: partitions)",
 		"Partitions: ISR, high watermark, each replica's log end (b: fetchers)",
 		"Fetchers: each broker's replica fetcher threads (b: brokers)",
-		"Brokers: lifecycle, fencing, metadata lag (b: partitions)",
+		"Brokers: lifecycle, fencing, LAG* (kraftlab's own) (b: partitions)",
 	} {
 		if !strings.Contains(m.View(), want) {
 			t.Fatalf("the screen lacks %q:\n%s", want, m.View())

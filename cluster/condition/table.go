@@ -32,7 +32,7 @@ var forms = []form{
 	{word: "broker", args: []arg{anyNode, keyword("state"), notEq, brokerState}, example: "broker 101 state != RUNNING",
 		help: choices(brokerState), eval: onBroker(brokerIn)},
 	{word: "metadata-lag", args: []arg{anyNode, anyOp, number}, example: "metadata-lag 101 == 0",
-		help: "offsets of the committed metadata log broker NODE has not applied", eval: onBroker(metadataLag)},
+		help: "offsets of the committed metadata log broker NODE has not applied (kraftlab's own measure: Kafka never fences on it)", eval: onBroker(metadataLag)},
 	{word: "topic", args: []arg{topicName, keyword("on"), keyword("all"), keyword("brokers")}, example: "topic orders on all brokers",
 		help: "every running broker's metadata has topic T", eval: topicOnAllBrokers},
 	{word: "partition-leader", args: []arg{topicPartition, eqOrNe, comparedNode}, example: "partition-leader orders-0 != 101",

@@ -33,7 +33,8 @@ func narrateController(id int32, ev controller.Event) (kind cluster.EventKind, n
 	case controller.EventBrokerRegistered:
 		return cluster.EventBrokerRegistered, ev.Broker, fmt.Sprintf("registered with the active controller %d at broker epoch %d; fenced until it has applied the metadata up to its registration", id, ev.BrokerEpoch), true
 	case controller.EventBrokerUnfenced:
-		return cluster.EventBrokerUnfenced, ev.Broker, fmt.Sprintf("unfenced by controller %d: it has caught up with the metadata log", id), true
+		return cluster.EventBrokerUnfenced, ev.Broker, fmt.Sprintf("unfenced by controller %d: its heartbeat reported metadata applied up to offset %d, at or past its own registration record (offset %d), the only catch-up Kafka asks for; what was committed after it, the broker applies at its own pace",
+			id, ev.MetadataOffset, ev.RegistrationOffset), true
 	case controller.EventBrokerSessionTimedOut:
 		return cluster.EventBrokerFenced, ev.Broker, fmt.Sprintf("fenced by controller %d: %s", id, ev.Reason), true
 	case controller.EventBrokerFenced:
@@ -64,25 +65,39 @@ func narrateController(id int32, ev controller.Event) (kind cluster.EventKind, n
 // event.
 func (e *engine) publishLifecycle(id int32) func(server.LifecycleEvent) {
 	return func(ev server.LifecycleEvent) {
-		var msg string
-		switch ev.Kind {
-		case server.EventStateChanged:
-			msg = fmt.Sprintf("is %s", ev.State)
-			switch ev.State {
-			case server.BrokerRecovery:
-				msg += ": registered, catching up with the metadata log"
-			case server.BrokerRunning:
-				msg += ": caught up and unfenced"
-			case server.BrokerShuttingDown:
-				msg += ": the controller let it go"
-			}
-		case server.EventRegistrationTimedOut:
-			msg = "gave up: no controller accepted its registration in time; it shuts down"
-		default:
-			return // the registration shows as the controller's event
+		if msg, ok := narrateLifecycle(ev); ok {
+			e.events.Publish(cluster.Event{Kind: cluster.EventBrokerState, Node: id, Message: msg})
 		}
-		e.events.Publish(cluster.Event{Kind: cluster.EventBrokerState, Node: id, Message: msg})
 	}
+}
+
+// narrateLifecycle puts a broker's lifecycle event into the event log's
+// words, with the meaning Kafka's BrokerLifecycleManager gives its states:
+// STARTING until a heartbeat answer says the broker has caught up (applied
+// the metadata log up to its own registration), RECOVERY while caught up
+// but still fenced, RUNNING once the controller unfenced it. ok is false
+// for the registration, which shows as the controller's event.
+func narrateLifecycle(ev server.LifecycleEvent) (msg string, ok bool) {
+	switch ev.Kind {
+	case server.EventStateChanged:
+		msg = fmt.Sprintf("is %s", ev.State)
+		switch ev.State {
+		case server.BrokerStarting:
+			msg += ": it registers with the active controller and replays the metadata log, until a heartbeat answer says it has caught up to its own registration"
+		case server.BrokerRecovery:
+			msg += ": caught up with the metadata log to its own registration, still fenced until the controller unfences it"
+		case server.BrokerRunning:
+			msg += ": the controller unfenced it; it may lead partitions"
+		case server.BrokerPendingControlledShutdown:
+			msg += ": it waits for the controller to move its leaderships away"
+		case server.BrokerShuttingDown:
+			msg += ": the controller let it go"
+		}
+		return msg, true
+	case server.EventRegistrationTimedOut:
+		return "gave up: no controller accepted its registration in time; it shuts down", true
+	}
+	return "", false
 }
 
 // publishReplica turns broker id's replica news into playground events.
@@ -102,8 +117,18 @@ func (e *engine) publishReplica(id int32) func(server.ReplicaEvent) {
 					tp, ev.LogEndOffset, ev.Damage.From, ev.Damage.To-1)
 			}
 			e.events.Publish(cluster.Event{Kind: cluster.EventReplicaRepaired, Node: id, Message: msg})
+		case server.ReplicaTruncated:
+			e.events.Publish(cluster.Event{Kind: cluster.EventTruncation, Node: id, Message: narrateReplicaTruncated(tp, ev)})
 		}
 	}
+}
+
+// narrateReplicaTruncated tells of a follower's truncation in the words of
+// Kafka's fetcher, which logs each one ("Truncating partition ...").
+func narrateReplicaTruncated(tp string, ev server.ReplicaEvent) string {
+	n := ev.TruncatedFrom - ev.LogEndOffset
+	return fmt.Sprintf("truncated its replica of %s from log end %d to %d, where it agrees with leader %d's log: it drops %s only it had and fetches the leader's from there",
+		tp, ev.TruncatedFrom, ev.LogEndOffset, ev.Leader, english.Plural(int(n), "record", ""))
 }
 
 // topicsApplied is a broker's loader publisher that reports each topic the

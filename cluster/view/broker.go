@@ -6,13 +6,15 @@ type BrokerState string
 
 // Broker lifecycle states.
 const (
-	// BrokerStarting: the broker has not registered with the active
-	// controller yet.
+	// BrokerStarting: the broker registers with the active controller and
+	// replays the metadata log, until a heartbeat answer says it has
+	// caught up to its own registration record (isCaughtUp).
 	BrokerStarting BrokerState = "STARTING"
-	// BrokerRecovery: registered, fenced, catching up with the metadata
-	// log up to its own registration.
+	// BrokerRecovery: caught up to its own registration, still fenced,
+	// waiting for the controller to unfence it.
 	BrokerRecovery BrokerState = "RECOVERY"
-	// BrokerRunning: caught up and unfenced by the controller.
+	// BrokerRunning: unfenced by the controller. It stays RUNNING if the
+	// controller fences it later (a missed session): Fenced says that.
 	BrokerRunning BrokerState = "RUNNING"
 	// BrokerPendingControlledShutdown: it asked to shut down and waits
 	// while the controller moves its leaderships away.
@@ -49,6 +51,11 @@ type Broker struct {
 	// MetadataLag is how many offsets of the committed metadata log the
 	// broker has not applied yet (the leader's high watermark minus the
 	// offset after the broker's last applied record); -1 when unknown.
+	// It is kraftlab's own measure, not a Kafka metric, and nothing acts
+	// on it: Kafka fences a broker only for a missed session or at its own
+	// request, never for lag, and unfences it once it has applied its own
+	// registration. Kafka's own figures are the broker's
+	// last-applied-record-lag-ms and DescribeQuorum's observer log ends.
 	MetadataLag int64 `json:"metadataLag"`
 	// PartitionsLed counts the partitions whose leader it is.
 	PartitionsLed int `json:"partitionsLed"`

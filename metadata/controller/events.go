@@ -21,7 +21,10 @@ const (
 	EventDeactivated
 	// EventBrokerRegistered: Broker registered at BrokerEpoch (fenced).
 	EventBrokerRegistered
-	// EventBrokerUnfenced: Broker caught up and was unfenced.
+	// EventBrokerUnfenced: Broker was unfenced: its heartbeat reported a
+	// metadata offset (MetadataOffset) at or past its own registration
+	// record's (RegistrationOffset), Kafka's only condition
+	// (BrokerHeartbeatManager.calculateNextBrokerState).
 	EventBrokerUnfenced
 	// EventBrokerFenced: Broker was fenced at its own request (WantFence).
 	EventBrokerFenced
@@ -101,5 +104,9 @@ type Event struct {
 	Isr         []int32
 	// LastIsr is the ISR before an unclean election.
 	LastIsr []int32
-	Reason  string
+	// MetadataOffset is the metadata offset the broker's heartbeat
+	// reported, and RegistrationOffset the offset of its registration
+	// record, which that offset had to reach (EventBrokerUnfenced).
+	MetadataOffset, RegistrationOffset int64
+	Reason                             string
 }

@@ -114,7 +114,8 @@ func (c *QuorumController) processBrokerHeartbeat(r *kmsg.BrokerHeartbeatRequest
 		ch := &record.BrokerRegistrationChangeRecord{Version: record.BrokerFencingChangeVersion, BrokerID: id, BrokerEpoch: epoch, Fenced: record.FencingUnfence}
 		recs, evs := c.electLeaderless(img, id, fmt.Sprintf("broker %d unfenced", id))
 		o.records = append([]record.Record{ch}, recs...)
-		o.events = append([]Event{{Kind: EventBrokerUnfenced, Broker: id, BrokerEpoch: epoch}}, evs...)
+		o.events = append([]Event{{Kind: EventBrokerUnfenced, Broker: id, BrokerEpoch: epoch,
+			MetadataOffset: r.CurrentMetadataOffset, RegistrationOffset: hb.registrationOffset}}, evs...)
 	case stateControlledShutdown:
 		ch := &record.BrokerRegistrationChangeRecord{Version: record.BrokerShutdownChangeVersion, BrokerID: id, BrokerEpoch: epoch, InControlledShutdown: record.ControlledShutdownBegin}
 		recs, evs := c.removeBrokerFromIsrs(img, id, fmt.Sprintf("broker %d in controlled shutdown", id))

@@ -111,8 +111,10 @@ func (s *txScript) eventLine(e Event) string {
 		line += fmt.Sprintf(" epoch=%d", e.Epoch)
 	case EventDeactivated:
 		line += fmt.Sprintf(" epoch=%d reason=%q", e.Epoch, e.Reason)
-	case EventBrokerRegistered, EventBrokerUnfenced, EventBrokerControlledShutdown:
+	case EventBrokerRegistered, EventBrokerControlledShutdown:
 		line += fmt.Sprintf(" broker=%d epoch=%d", e.Broker, e.BrokerEpoch)
+	case EventBrokerUnfenced:
+		line += fmt.Sprintf(" broker=%d epoch=%d metadataOffset=%d registrationOffset=%d", e.Broker, e.BrokerEpoch, e.MetadataOffset, e.RegistrationOffset)
 	case EventBrokerFenced, EventBrokerSessionTimedOut:
 		line += fmt.Sprintf(" broker=%d epoch=%d reason=%q", e.Broker, e.BrokerEpoch, e.Reason)
 	case EventTopicCreated, EventPartitionsCreated:

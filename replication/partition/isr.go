@@ -74,6 +74,8 @@ func (s *isrState) inMaximal(id int32) bool {
 // eligible replica whose log end offset is at least the high watermark and
 // the start of the current leader epoch — a replica must hold this epoch's
 // start before it may become leader, or it could lack committed records.
+// As in Kafka, where maybeExpandIsr runs on the follower's fetch, only a
+// replica that fetched since the last look is considered.
 func (p *Partition) ISRChange(now time.Time) (Proposal, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -95,10 +97,15 @@ func (p *Partition) ISRChange(now time.Time) (Proposal, bool) {
 		return p.propose(ShrinkISR, isr, out), true
 	}
 	for _, id := range p.replicas {
+		r, ok := p.remotes[id]
+		if !ok || !r.fetchedSinceISRCheck {
+			continue
+		}
+		r.fetchedSinceISRCheck = false
 		if slices.Contains(p.isr.committed, id) || !p.eligible(id) {
 			continue
 		}
-		if r, ok := p.remotes[id]; ok && r.leo >= p.hwm && p.leaderEpochStart >= 0 && r.leo >= p.leaderEpochStart {
+		if r.leo >= p.hwm && p.leaderEpochStart >= 0 && r.leo >= p.leaderEpochStart {
 			return p.propose(ExpandISR, append(slices.Clone(p.isr.committed), id), []int32{id}), true
 		}
 	}

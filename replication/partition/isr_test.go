@@ -156,8 +156,10 @@ func TestExpandNeedsLeaderEpochStart(t *testing.T) {
 	}
 }
 
-// acks=-1 is refused below min.insync.replicas; a produce that waited while
-// the ISR shrank learns it after the append.
+// acks=-1 is refused below min.insync.replicas; a produce whose records
+// the high watermark passed while the ISR was big enough learns at its
+// check that the ISR shrank since (Kafka's
+// Partition.checkEnoughReplicasReachOffset counts the maximal ISR then).
 func TestMinInsyncReplicas(t *testing.T) {
 	p := open(t, t.TempDir(), 1, 2)
 	leader(t, p, []int32{1})
@@ -172,6 +174,7 @@ func TestMinInsyncReplicas(t *testing.T) {
 	_, err = p.AppendAsLeader(producerBatch(1, "a", 0), 2, t0)
 	wantCode(t, err, kerr.InvalidRequiredAcks)
 
+	fetch(t, p, 2, 1, t0)
 	if _, err := p.ApplyPartitionState([]int32{1, 2}, 2, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -182,6 +185,7 @@ func TestMinInsyncReplicas(t *testing.T) {
 	if done, err := p.CheckEnoughReplicasReachOffset(info.LastOffset + 1); done || err != nil {
 		t.Fatalf("done %v err %v before the follower fetched", done, err)
 	}
+	fetch(t, p, 2, info.LastOffset+1, t0)
 	if _, err := p.ApplyPartitionState([]int32{1}, 3, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +194,85 @@ func TestMinInsyncReplicas(t *testing.T) {
 		t.Fatal("not done once the high watermark passed the batch")
 	}
 	wantCode(t, err, kerr.NotEnoughReplicasAfterAppend)
+}
+
+// While the committed ISR is below min.insync.replicas the high watermark
+// stays where it is, whatever acks the records were written with: Kafka's
+// Partition.maybeIncrementLeaderHW returns at once when isUnderMinIsr
+// (KAFKA-15583). Once a replica rejoins and the ISR is big enough again it
+// moves to what the ISR holds.
+func TestHighWatermarkHeldUnderMinIsr(t *testing.T) {
+	p := open(t, t.TempDir(), 1, 2)
+	leader(t, p, []int32{1})
+	info := mustAppend(t, p, 5)
+	if info.HighWatermarkMoved || p.HighWatermark() != 0 {
+		t.Fatalf("high watermark %d (moved %v) after acks=1 records with ISR [1] under min.insync.replicas 2, want 0",
+			p.HighWatermark(), info.HighWatermarkMoved)
+	}
+	if fetch(t, p, 2, 5, t0) || p.HighWatermark() != 0 {
+		t.Fatalf("high watermark %d after a follower outside the ISR caught up, want 0 while the ISR is [1]", p.HighWatermark())
+	}
+	if prop, ok := p.ISRChange(t0); !ok || prop.Kind != ExpandISR {
+		t.Fatalf("no expansion for the caught-up follower: %+v", prop)
+	}
+	if p.HighWatermark() != 0 {
+		t.Fatalf("high watermark %d with the expansion only in flight, want 0: the committed ISR counts", p.HighWatermark())
+	}
+	moved, err := p.ApplyPartitionState([]int32{1, 2}, 2, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !moved || p.HighWatermark() != 5 {
+		t.Fatalf("high watermark %d (moved %v) once the ISR [1 2] meets min.insync.replicas, want 5", p.HighWatermark(), moved)
+	}
+
+	// The same with min.insync.replicas 1: the leader alone moves it.
+	q := open(t, t.TempDir(), 1, 1)
+	leader(t, q, []int32{1})
+	if info := mustAppend(t, q, 5); !info.HighWatermarkMoved || q.HighWatermark() != 5 {
+		t.Fatalf("high watermark %d with ISR [1] and min.insync.replicas 1, want 5", q.HighWatermark())
+	}
+}
+
+// min.insync.replicas above the replication factor asks for every replica
+// (Kafka's Partition.effectiveMinIsr, min(min.insync.replicas, replicas),
+// in appendRecordsToLeader, checkEnoughReplicasReachOffset and
+// isUnderMinIsr): a topic of one replica with min.insync.replicas 2 takes
+// acks=-1 produces and its high watermark moves.
+func TestEffectiveMinIsr(t *testing.T) {
+	p := open(t, t.TempDir(), 1, 2)
+	if _, err := p.MakeLeader(1, 1, []int32{1}, []int32{1}, t0); err != nil {
+		t.Fatal(err)
+	}
+	info, err := p.AppendAsLeader(producerBatch(3, "a", 0), -1, t0)
+	if err != nil {
+		t.Fatalf("acks=-1 on one replica with min.insync.replicas 2: %v", err)
+	}
+	if p.HighWatermark() != 3 {
+		t.Fatalf("high watermark %d, want 3", p.HighWatermark())
+	}
+	if done, err := p.CheckEnoughReplicasReachOffset(info.LastOffset + 1); !done || err != nil {
+		t.Fatalf("done %v err %v, want done without error", done, err)
+	}
+
+	// Two replicas, min.insync.replicas 3: both are asked for, not three.
+	q := open(t, t.TempDir(), 1, 3)
+	if _, err := q.MakeLeader(1, 1, []int32{1, 2}, []int32{1, 2}, t0); err != nil {
+		t.Fatal(err)
+	}
+	info, err = q.AppendAsLeader(producerBatch(2, "b", 0), -1, t0)
+	if err != nil {
+		t.Fatalf("acks=-1 on an ISR of both replicas with min.insync.replicas 3: %v", err)
+	}
+	fetch(t, q, 2, info.LastOffset+1, t0)
+	if done, err := q.CheckEnoughReplicasReachOffset(info.LastOffset + 1); !done || err != nil {
+		t.Fatalf("done %v err %v once both replicas hold the batch", done, err)
+	}
+	if _, err := q.ApplyPartitionState([]int32{1}, 2, t0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = q.AppendAsLeader(producerBatch(1, "c", 0), -1, t0)
+	wantCode(t, err, kerr.NotEnoughReplicas)
 }
 
 // Older epochs from metadata are refused; a follower is no leader.
@@ -211,5 +294,42 @@ func TestStaleEpochsRefused(t *testing.T) {
 	wantCode(t, err, kerr.FencedLeaderEpoch) // a newer leader epoch, an older partition epoch
 	if _, err := p.MakeLeader(7, 9, []int32{1, 2}, []int32{1, 3}, t0); err == nil {
 		t.Fatal("an ISR member outside the replicas was accepted")
+	}
+}
+
+// A follower is considered for the ISR only as its fetch arrives (Kafka's
+// Partition.updateFollowerFetchState calls maybeExpandIsr): one that
+// stopped fetching is not added back, though under min.insync.replicas the
+// high watermark stands at what it last fetched. Added back, the leader
+// would wait for it, and the ISR would flap.
+func TestSilentFollowerNotAddedBackUnderMinIsr(t *testing.T) {
+	p := open(t, t.TempDir(), 1, 2)
+	leader(t, p, []int32{1, 2})
+	mustAppend(t, p, 5)
+	fetch(t, p, 2, 5, t0)
+	if p.HighWatermark() != 5 {
+		t.Fatalf("high watermark %d, want 5", p.HighWatermark())
+	}
+	if prop, ok := p.ISRChange(t0); ok {
+		t.Fatalf("proposed %+v with the ISR right", prop)
+	}
+	mustAppend(t, p, 5) // 2 never fetches these
+	later := t0.Add(lag + time.Second)
+	prop, ok := p.ISRChange(later)
+	if !ok || prop.Kind != ShrinkISR {
+		t.Fatalf("no shrink of the silent follower: %+v", prop)
+	}
+	if _, err := p.ApplyPartitionState([]int32{1}, 2, later); err != nil {
+		t.Fatal(err)
+	}
+	if p.HighWatermark() != 5 {
+		t.Fatalf("high watermark %d under min ISR, want it held at 5", p.HighWatermark())
+	}
+	if prop, ok := p.ISRChange(later); ok {
+		t.Fatalf("proposed %+v for a follower that has not fetched since it left", prop)
+	}
+	fetch(t, p, 2, 5, later)
+	if prop, ok := p.ISRChange(later); !ok || prop.Kind != ExpandISR || !slices.Equal(prop.Changed, []int32{2}) {
+		t.Fatalf("no expansion once it fetched at the high watermark: %+v %v", prop, ok)
 	}
 }

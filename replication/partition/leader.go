@@ -2,7 +2,6 @@ package partition
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -30,7 +29,8 @@ type AppendInfo struct {
 // MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE; every record is read, a
 // compressed batch decompressed as a stream), an acks=-1 produce is
 // refused with NOT_ENOUGH_REPLICAS while the committed ISR is smaller
-// than min.insync.replicas, and the log
+// than the effective min.insync.replicas (capped at the replication
+// factor, as Kafka's appendRecordsToLeader caps it), and the log
 // assigns the offsets and stamps the leader epoch, rewriting batch in place
 // (the CRC does not cover either). An idempotent producer's batch is checked
 // against its producer state first (see producerStateManager.duplicateOrCheck:
@@ -54,9 +54,9 @@ func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Ti
 	if p.role != RoleLeader {
 		return AppendInfo{}, fmt.Errorf("partition %s: broker %d does not lead: %w", p.name, p.cfg.LocalBrokerID, errNotLeaderOrFollower)
 	}
-	if requiredAcks == -1 && len(p.isr.committed) < p.cfg.MinInsyncReplicas {
-		return AppendInfo{}, fmt.Errorf("partition %s: ISR %v is smaller than min.insync.replicas %d: %w",
-			p.name, p.isr.committed, p.cfg.MinInsyncReplicas, kerr.NotEnoughReplicas)
+	if requiredAcks == -1 && len(p.isr.committed) < p.effectiveMinIsr() {
+		return AppendInfo{}, fmt.Errorf("partition %s: ISR %v is smaller than %s: %w",
+			p.name, p.isr.committed, p.minIsrWords(), kerr.NotEnoughReplicas)
 	}
 	h := readProducerHeader(batch)
 	dup, isDup, err := p.producers.duplicateOrCheck(h)
@@ -113,9 +113,14 @@ func (p *Partition) UpdateFollowerFetch(replicaID int32, fetchOffset int64, now 
 // watermark becomes the smallest log end offset among the leader (what it
 // flushed, under a deferred flush), the
 // maximal ISR, and the replicas caught up and eligible to join (so that it
-// never passes a replica about to enter the ISR). It only moves forward.
+// never passes a replica about to enter the ISR). It only moves forward,
+// and not at all while the committed ISR is below the effective
+// min.insync.replicas (Kafka's maybeIncrementLeaderHW returns early when
+// isUnderMinIsr, KAFKA-15583): records written then, with acks=1 or 0,
+// stay unreadable until enough replicas are back in the ISR, so that a
+// consumer never reads what fewer than min.insync.replicas brokers hold.
 func (p *Partition) maybeIncrementHighWatermark(now time.Time) bool {
-	if p.role != RoleLeader {
+	if p.role != RoleLeader || p.underMinIsr() {
 		return false
 	}
 	leo := p.log.LogEndOffset()
@@ -138,9 +143,9 @@ func (p *Partition) maybeIncrementHighWatermark(now time.Time) bool {
 // CheckEnoughReplicasReachOffset says whether an acks=-1 produce whose
 // batch ended before requiredOffset (its LastOffset + 1) is done (Kafka's
 // checkEnoughReplicasReachOffset): done once the high watermark reaches it,
-// with NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below
-// min.insync.replicas meanwhile; done with NOT_LEADER_OR_FOLLOWER once the
-// replica no longer leads.
+// with NOT_ENOUGH_REPLICAS_AFTER_APPEND if the maximal ISR (an expansion in
+// flight counts) is smaller than the effective min.insync.replicas by then;
+// done with NOT_LEADER_OR_FOLLOWER once the replica no longer leads.
 func (p *Partition) CheckEnoughReplicasReachOffset(requiredOffset int64) (done bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -150,9 +155,9 @@ func (p *Partition) CheckEnoughReplicasReachOffset(requiredOffset int64) (done b
 	if p.hwm < requiredOffset {
 		return false, nil
 	}
-	if len(p.isr.committed) < p.cfg.MinInsyncReplicas {
-		return true, fmt.Errorf("partition %s: ISR %v is smaller than min.insync.replicas %d: %w",
-			p.name, slices.Clone(p.isr.committed), p.cfg.MinInsyncReplicas, kerr.NotEnoughReplicasAfterAppend)
+	if isr := p.isr.maximal(); len(isr) < p.effectiveMinIsr() {
+		return true, fmt.Errorf("partition %s: ISR %v is smaller than %s: %w",
+			p.name, isr, p.minIsrWords(), kerr.NotEnoughReplicasAfterAppend)
 	}
 	return true, nil
 }

@@ -25,3 +25,27 @@ func (p *Partition) MinInsyncReplicas() int {
 	defer p.mu.Unlock()
 	return p.cfg.MinInsyncReplicas
 }
+
+// effectiveMinIsr is min.insync.replicas capped at the replication factor
+// (Kafka's Partition.effectiveMinIsr): nothing stops a topic from asking
+// for more in-sync replicas than it has, and Kafka then asks for all of
+// them rather than refusing every acks=-1 produce for ever.
+func (p *Partition) effectiveMinIsr() int {
+	return min(p.cfg.MinInsyncReplicas, max(len(p.replicas), 1))
+}
+
+// underMinIsr says whether the committed ISR of the leader is smaller than
+// the effective min.insync.replicas (Kafka's Partition.isUnderMinIsr, which
+// counts the committed ISR, not the maximal one).
+func (p *Partition) underMinIsr() bool {
+	return p.role == RoleLeader && len(p.isr.committed) < p.effectiveMinIsr()
+}
+
+// minIsrWords names the effective min.insync.replicas for an error, and
+// why it is less than the setting when it is.
+func (p *Partition) minIsrWords() string {
+	if n := p.effectiveMinIsr(); n < p.cfg.MinInsyncReplicas {
+		return fmt.Sprintf("min.insync.replicas %d (%d, capped at the replication factor)", n, p.cfg.MinInsyncReplicas)
+	}
+	return fmt.Sprintf("min.insync.replicas %d", p.cfg.MinInsyncReplicas)
+}

@@ -15,6 +15,13 @@ type replicaState struct {
 	// lastCaughtUp is the last time the follower was known to hold
 	// everything the leader held; zero means never since it was reset.
 	lastCaughtUp time.Time
+	// fetchedSinceISRCheck: the follower fetched since ISRChange last
+	// looked at it for an expansion. Kafka considers a follower for the
+	// ISR only as its fetch arrives (Partition.updateFollowerFetchState
+	// calls maybeExpandIsr), so one that stopped fetching is never added
+	// back, even when the high watermark, held under min.insync.replicas,
+	// is no further than what it last fetched.
+	fetchedSinceISRCheck bool
 }
 
 // caughtUp is Kafka's ReplicaState.isCaughtUp: the follower holds the
@@ -38,6 +45,7 @@ func (r *replicaState) updateFetch(fetchOffset, leaderLEO int64, now time.Time) 
 	r.leo = fetchOffset
 	r.lastFetchLeaderLEO = max(leaderLEO, r.lastFetchLeaderLEO)
 	r.lastFetch = now
+	r.fetchedSinceISRCheck = true
 }
 
 // reset is Kafka's resetReplicaState, run when this replica becomes leader
@@ -52,7 +60,7 @@ func (r *replicaState) reset(now time.Time, leaderEpochStart int64, newLeader, i
 	}
 	r.lastCaughtUp = at
 	if newLeader {
-		r.leo, r.lastFetchLeaderLEO, r.lastFetch = -1, -1, time.Time{}
+		r.leo, r.lastFetchLeaderLEO, r.lastFetch, r.fetchedSinceISRCheck = -1, -1, time.Time{}, false
 		return
 	}
 	r.lastFetchLeaderLEO, r.lastFetch = leaderEpochStart, at
