@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,11 +43,6 @@ type Playground struct {
 	ended chan struct{} // closed once up's process has ended
 }
 
-var (
-	reControllers = regexp.MustCompile(`^\s*controllers\s+(.*)$`)
-	reBrokers     = regexp.MustCompile(`^\s*brokers\s+(\S+)`)
-)
-
 // StartPlayground runs `kraftlab up --headless --data-dir dataDir
 // --log-file home/server.log` plus
 // upArgs under its own session in home, and returns once up printed its
@@ -72,6 +65,7 @@ func StartPlayground(ctx context.Context, bin, home, dataDir string, upArgs ...s
 	go func() {
 		sc := bufio.NewScanner(pr)
 		sent := false
+		var banr bannerReader
 		for sc.Scan() {
 			line := sc.Text()
 			p.mu.Lock()
@@ -80,17 +74,9 @@ func StartPlayground(ctx context.Context, bin, home, dataDir string, upArgs ...s
 			if sent {
 				continue
 			}
-			if m := reControllers.FindStringSubmatch(line); m != nil {
-				for _, f := range strings.Fields(m[1]) {
-					id, addr, _ := strings.Cut(f, "=")
-					n, _ := strconv.Atoi(id)
-					p.Controllers[int32(n)] = addr
-				}
-			}
-			if m := reBrokers.FindStringSubmatch(line); m != nil && strings.Contains(m[1], ":") {
-				p.Brokers = strings.Split(m[1], ",")
-			}
+			banr.add(line)
 			if strings.HasPrefix(line, "Stop with") {
+				p.Controllers, p.Brokers = banr.controllers(), banr.brokers()
 				sent = true
 				banner <- nil
 			}
