@@ -34,6 +34,7 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"replica.fetch.max.bytes":                 "1048576",
 		"replica.fetch.response.max.bytes":        "10485760",
 		"min.insync.replicas":                     "1",
+		"eligible.leader.replicas.version":        "1",
 		"unclean.leader.election.enable":          "false",
 		"unclean.leader.election.interval.ms":     "300000",
 		"auto.leader.rebalance.enable":            "true",

@@ -29,12 +29,19 @@ type BrokerServer struct {
 	pids     *producerIDManager
 	// lifecycle is set once the listener opened.
 	lifecycle atomic.Pointer[LifecycleManager]
+	// previousEpoch is the broker epoch the last incarnation shut down
+	// cleanly with, -1 if it did not.
+	previousEpoch int64
 }
 
 // newBrokerServer makes a broker's parts for a new incarnation and
 // registers their APIs on mux.
 func newBrokerServer(s *Server, mux *wire.Mux) (*BrokerServer, error) {
-	b := &BrokerServer{s: s, fwd: newForwarder(s)}
+	prev, err := takeCleanShutdown(s.cfg.Raft.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	b := &BrokerServer{s: s, fwd: newForwarder(s), previousEpoch: prev}
 	if err := b.fwd.register(mux); err != nil {
 		return nil, err
 	}
@@ -42,7 +49,6 @@ func newBrokerServer(s *Server, mux *wire.Mux) (*BrokerServer, error) {
 		b.fwd.close()
 		return nil, fmt.Errorf("node %d: %w", s.id, err)
 	}
-	var err error
 	if b.replicas, err = b.newReplicaManager(mux); err != nil {
 		b.fwd.close()
 		return nil, err
@@ -75,6 +81,7 @@ func (b *BrokerServer) listening() error {
 		return fmt.Errorf("node %d: %w", s.id, err)
 	}
 	cfg.LogDirs = []record.Uuid{dir}
+	cfg.PreviousBrokerEpoch = b.previousEpoch
 	cfg.HeartbeatInterval = s.cfg.Settings.BrokerHeartbeatInterval
 	cfg.OnEvent = s.cfg.OnLifecycleEvent
 	lm, err := NewLifecycleManager(cfg)
@@ -96,8 +103,21 @@ func (b *BrokerServer) shutdown(ctx context.Context) error {
 }
 
 // stopped closes the ReplicaManager, not only once the raft client's end
-// is noticed, so that the logs are flushed and closed when Stop returns.
-func (b *BrokerServer) stopped() { b.replicas.Close() }
+// is noticed, so that the logs are flushed and closed when Stop returns;
+// then it marks the shutdown clean with the broker epoch, as Kafka's
+// LogManager.shutdown does.
+func (b *BrokerServer) stopped() {
+	if !b.replicas.closedCleanly() {
+		return
+	}
+	epoch := int64(-1)
+	if lm := b.Lifecycle(); lm != nil {
+		epoch = lm.BrokerEpoch()
+	}
+	if err := writeCleanShutdown(b.s.cfg.Raft.Dir, epoch); err != nil {
+		b.s.log.Error("cannot mark the shutdown clean", "err", err)
+	}
+}
 
 // kill closes the ReplicaManager as a crash: what the logs had not
 // flushed is lost.

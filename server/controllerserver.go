@@ -33,19 +33,21 @@ func newControllerServer(s *Server, mux *wire.Mux) (*ControllerServer, error) {
 	c := &ControllerServer{brokers: newBrokerChannel(s.memberClientConfig(), s.brokerAddr)}
 	st := s.cfg.Settings
 	ctl, err := controller.New(controller.Config{
-		NodeID:                       s.id,
-		ClusterID:                    s.cfg.Raft.Raft.ClusterID,
-		Raft:                         s.raft,
-		ReplicaLogInfo:               replicaLogInfo(c.brokers),
-		SessionTimeout:               st.BrokerSessionTimeout,
-		NoOpInterval:                 st.MetadataMaxIdleInterval,
-		MaxBrokerPartitions:          int(st.MaxBrokerPartitions),
-		UncleanLeaderElection:        st.UncleanLeaderElectionEnable,
-		UncleanElectionInterval:      st.UncleanLeaderElectionInterval,
-		AutoLeaderRebalance:          st.AutoLeaderRebalanceEnable,
-		LeaderImbalanceCheckInterval: st.LeaderImbalanceCheckInterval,
-		OnEvent:                      s.cfg.OnControllerEvent,
-		Logger:                       s.log,
+		NodeID:                        s.id,
+		ClusterID:                     s.cfg.Raft.Raft.ClusterID,
+		Raft:                          s.raft,
+		ReplicaLogInfo:                replicaLogInfo(c.brokers),
+		SessionTimeout:                st.BrokerSessionTimeout,
+		NoOpInterval:                  st.MetadataMaxIdleInterval,
+		MaxBrokerPartitions:           int(st.MaxBrokerPartitions),
+		UncleanLeaderElection:         st.UncleanLeaderElectionEnable,
+		MinInsyncReplicas:             int(st.MinInsyncReplicas),
+		EligibleLeaderReplicasVersion: int16(st.EligibleLeaderReplicasVersion),
+		UncleanElectionInterval:       st.UncleanLeaderElectionInterval,
+		AutoLeaderRebalance:           st.AutoLeaderRebalanceEnable,
+		LeaderImbalanceCheckInterval:  st.LeaderImbalanceCheckInterval,
+		OnEvent:                       s.cfg.OnControllerEvent,
+		Logger:                        s.log,
 	})
 	if err != nil {
 		c.brokers.close()

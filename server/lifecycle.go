@@ -78,12 +78,14 @@ const (
 )
 
 // SupportedFeatures are the feature ranges a kraftlab broker registers
-// with: the metadata.version levels its records and image read. Kafka
+// with: the metadata.version levels its records and image read, and
+// eligible.leader.replicas.version 0-1 (KIP-966). Kafka
 // leaves out a feature whose highest supported level is 0
 // (BrokerFeatures.defaultSupportedFeatures), which is kraftlab's
 // kraft.version (static voters) and every feature it does not implement.
 var SupportedFeatures = []record.BrokerFeature{
 	{Name: record.MetadataVersionFeature, MinSupportedVersion: record.MetadataVersionMinimum, MaxSupportedVersion: record.MetadataVersion4_4IV2},
+	{Name: record.EligibleLeaderReplicasFeature, MinSupportedVersion: record.EligibleLeaderReplicasOff, MaxSupportedVersion: record.EligibleLeaderReplicasOn},
 }
 
 // LifecycleConfig configures a broker's LifecycleManager. Its inputs are

@@ -84,6 +84,8 @@ type ReplicaManager struct {
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	crash     atomic.Bool
+	// closeErr is what closing the partitions met, set once Close ran.
+	closeErr error
 }
 
 // hostedReplica is one partition replica on this broker and what the
@@ -551,9 +553,17 @@ func (rm *ReplicaManager) Close() {
 			}
 		}
 		if err := errors.Join(errs...); err != nil {
+			rm.closeErr = err
 			rm.log.Error("closing partitions", "err", err)
 		}
 	})
+}
+
+// closedCleanly closes the manager and reports whether every log was
+// flushed and closed.
+func (rm *ReplicaManager) closedCleanly() bool {
+	rm.Close()
+	return rm.closeErr == nil && !rm.crash.Load()
 }
 
 // kill closes the manager as a crash: what the logs had not flushed is

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/internal/closest"
 	"github.com/kraftlab/kraftlab/metadata/controller"
+	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/replication/partition"
 	"github.com/kraftlab/kraftlab/replication/quorum"
@@ -112,6 +113,14 @@ type Settings struct {
 	// not move. A topic's own config, or a dynamic cluster default,
 	// overrides it.
 	MinInsyncReplicas int64
+	// EligibleLeaderReplicasVersion is the level of the
+	// eligible.leader.replicas.version feature a new cluster starts with,
+	// what `kafka-storage format --feature
+	// eligible.leader.replicas.version=N` chooses: 1 (Kafka 4.4's
+	// default) turns on eligible leader replicas (KIP-966), 0 leaves them
+	// off. The active controller writes it when it bootstraps an empty
+	// metadata log; a cluster that has one keeps its level.
+	EligibleLeaderReplicasVersion int64
 	// UncleanLeaderElectionEnable is unclean.leader.election.enable, the
 	// cluster's default: when no ISR member is alive, the controller may
 	// elect a live replica outside the ISR, losing what only the ISR had.
@@ -212,6 +221,7 @@ func DefaultSettings() Settings {
 		ReplicaFetchMaxBytes:          fetcher.DefaultReplicaFetchMaxBytes,
 		ReplicaFetchResponseMaxBytes:  fetcher.DefaultReplicaFetchResponseMaxBytes,
 		MinInsyncReplicas:             partition.DefaultMinInsyncReplicas,
+		EligibleLeaderReplicasVersion: int64(record.EligibleLeaderReplicasOn),
 		UncleanLeaderElectionEnable:   false,
 		UncleanLeaderElectionInterval: controller.DefaultUncleanElectionInterval,
 		AutoLeaderRebalanceEnable:     true,
@@ -439,6 +449,8 @@ var settings = []setting{
 		num: func(t *Settings) *int64 { return &t.ReplicaFetchResponseMaxBytes }},
 	{key: "min.insync.replicas", min: 1, max: maxMinInsyncReplicas, doc: "cluster default: while the ISR is smaller (capped at the replication factor) acks=all produces are refused and the high watermark stands still; a topic config overrides it",
 		num: func(t *Settings) *int64 { return &t.MinInsyncReplicas }},
+	{key: record.EligibleLeaderReplicasFeature, min: 0, max: int64(record.EligibleLeaderReplicasOn), doc: "feature level a new cluster is formatted with (kafka-storage format --feature): 1 keeps the last ISR members as eligible leader replicas (KIP-966), 0 turns that off",
+		num: func(t *Settings) *int64 { return &t.EligibleLeaderReplicasVersion }},
 	{key: "unclean.leader.election.enable", doc: "cluster default: with no ISR member alive, elect a live replica outside the ISR (may lose data); a topic config overrides it",
 		boolean: func(t *Settings) *bool { return &t.UncleanLeaderElectionEnable }},
 	{key: "auto.leader.rebalance.enable", doc: "the active controller makes each partition's preferred replica its leader again, where it may lead, every leader.imbalance.check.interval.seconds",

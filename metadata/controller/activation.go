@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/raft"
@@ -42,7 +43,7 @@ func (c *QuorumController) claim(epoch int32) {
 		c.ready()
 		return
 	}
-	recs := []record.Record{&record.FeatureLevelRecord{Name: record.MetadataVersionFeature, FeatureLevel: bootstrapMetadataVersion}}
+	recs := c.bootstrapRecords()
 	err := c.write(recs, nil, func(ok bool, _ int64) {
 		if ok && c.st.active && c.st.epoch == epoch {
 			c.ready()
@@ -51,6 +52,23 @@ func (c *QuorumController) claim(epoch int32) {
 	if err != nil {
 		c.renounce(fmt.Sprintf("cannot write the bootstrap records: %v", err))
 	}
+}
+
+// bootstrapRecords are ActivationRecordsGenerator.recordsForEmptyLog's
+// records for what kafka-storage format would have chosen:
+// metadata.version, then eligible.leader.replicas.version when its level
+// is above 0 (format leaves a level-0 feature out) together with the
+// cluster-level min.insync.replicas that KIP-966 wants set, from the
+// controller's own configuration.
+func (c *QuorumController) bootstrapRecords() []record.Record {
+	recs := []record.Record{&record.FeatureLevelRecord{Name: record.MetadataVersionFeature, FeatureLevel: bootstrapMetadataVersion}}
+	if level := c.cfg.EligibleLeaderReplicasVersion; level > 0 {
+		minIsr := strconv.Itoa(c.minIsrDefault())
+		recs = append(recs,
+			&record.FeatureLevelRecord{Name: record.EligibleLeaderReplicasFeature, FeatureLevel: level},
+			&record.ConfigRecord{ResourceType: record.ResourceBroker, Name: minInsyncReplicas, Value: &minIsr})
+	}
+	return recs
 }
 
 // ready reports the activation done.

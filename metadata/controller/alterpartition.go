@@ -28,7 +28,6 @@ func (c *QuorumController) alterPartition(r *kmsg.AlterPartitionRequest) outcome
 		resp.ErrorCode = kerr.StaleBrokerEpoch.Code
 		return o
 	}
-	v := c.versions(img)
 	pending := image.NewMetadataDelta(img) // so two changes of one partition in a request see each other
 	for _, t := range r.Topics {
 		rt := kmsg.NewAlterPartitionResponseTopic()
@@ -68,15 +67,11 @@ func (c *QuorumController) alterPartition(r *kmsg.AlterPartitionRequest) outcome
 				isr[i] = m.id
 			}
 			// The sender leads and is in its ISR, so Kafka's unclean
-			// fallback never applies here.
-			ch, _ := partitionChange(topic.ID(), pd.Partition, p, isr, acceptableLeader(img, -1, -1), electionOnline, v)
-			if pd.LeaderRecoveryState != p.LeaderRecoveryState {
-				if ch == nil {
-					ch = record.NewPartitionChangeRecord(topic.ID(), pd.Partition)
-					ch.Version = v.partitionChange
-				}
-				ch.LeaderRecoveryState = pd.LeaderRecoveryState
-			}
+			// fallback never applies here; with ELR on, an ISR shrinking
+			// below min ISR keeps the members it loses in the ELR.
+			b := c.changeFor(img, topic, pd.Partition, p, isr, leaderAcceptor(img, p, acceptableLeader(img, -1, -1)))
+			b.recovery = pd.LeaderRecoveryState
+			ch, _ := b.build()
 			after := p
 			if ch != nil {
 				merged, err := p.Merge(ch)

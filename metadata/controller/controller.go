@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
@@ -25,6 +26,8 @@ const (
 	// DefaultLeaderImbalanceCheckInterval is
 	// leader.imbalance.check.interval.seconds.
 	DefaultLeaderImbalanceCheckInterval = 5 * time.Minute
+	// DefaultMinInsyncReplicas is min.insync.replicas.
+	DefaultMinInsyncReplicas = 1
 )
 
 // Config configures a QuorumController.
@@ -75,6 +78,18 @@ type Config struct {
 	// leader.imbalance.check.interval.seconds; 0 means
 	// DefaultLeaderImbalanceCheckInterval.
 	LeaderImbalanceCheckInterval time.Duration
+	// MinInsyncReplicas is min.insync.replicas from the controller's own
+	// configuration: the default below a topic's config and the dynamic
+	// cluster default, which with ELR on decides when the ISR may shrink
+	// into the ELR, and the value of the cluster default the bootstrap
+	// writes with ELR on. 0 means DefaultMinInsyncReplicas.
+	MinInsyncReplicas int
+	// EligibleLeaderReplicasVersion is the level of
+	// eligible.leader.replicas.version the controller bootstraps an empty
+	// log with, as kafka-storage format's --feature picks it: 1 turns on
+	// eligible leader replicas (KIP-966), Kafka 4.4's default; 0 leaves
+	// the feature out, as Kafka's format does for level 0.
+	EligibleLeaderReplicasVersion int16
 	// ReplicaLogInfo, if set, asks a broker about its replica's log, for
 	// the recovery election of a partition whose in-sync replicas all lost
 	// records (see recovery.go); nil leaves such partitions leaderless.
@@ -143,10 +158,13 @@ type state struct {
 	// uncleanElections counts the unclean elections committed since the
 	// controller started.
 	uncleanElections int64
-	heartbeats       map[int32]*brokerHeartbeat
-	timedOut         int64
-	lastCommitted    int64
-	closing          bool
+	// elrElections counts the elections from the ELR committed since the
+	// controller started.
+	elrElections  int64
+	heartbeats    map[int32]*brokerHeartbeat
+	timedOut      int64
+	lastCommitted int64
+	closing       bool
 	// counted is the topics image the partition counts are of.
 	counted             *image.TopicsImage
 	partitions, offline int
@@ -157,6 +175,9 @@ type state struct {
 func New(cfg Config) (*QuorumController, error) {
 	if cfg.Raft == nil {
 		return nil, errors.New("controller: no Raft to append to")
+	}
+	if v := cfg.EligibleLeaderReplicasVersion; v < record.EligibleLeaderReplicasOff || v > record.EligibleLeaderReplicasOn {
+		return nil, fmt.Errorf("controller: unknown eligible.leader.replicas.version %d (0 or 1)", v)
 	}
 	return newController(cfg, raftAppender(cfg.Raft))
 }

@@ -97,10 +97,10 @@ func (c *QuorumController) assignDir(img *image.MetadataImage, topic *image.Topi
 	if !online {
 		reason = fmt.Sprintf("broker %d's replica is in a lost log directory: its files lost records", broker)
 		target := without(p.Isr, broker)
-		var unclean bool
-		ch, unclean = partitionChange(topic.ID(), id, p, target, leaderAcceptor(img, p, acceptableLeader(img, broker, -1)), c.electionFor(img, topic.Name()), v)
+		var how elected
+		ch, how = c.changeFor(img, topic, id, p, target, leaderAcceptor(img, p, acceptableLeader(img, broker, -1))).build()
 		if ch != nil {
-			evs = changeEvents(topic.Name(), ch, p, unclean, reason)
+			evs = changeEvents(topic.Name(), ch, p, how, reason)
 		}
 	}
 	if p.Directory(broker) == dir {

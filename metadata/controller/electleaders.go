@@ -50,7 +50,9 @@ func (c *QuorumController) electLeaders(r *kmsg.ElectLeadersRequest) outcome {
 			(el == electionUnclean && p.HasLeader()) {
 			return kerr.ElectionNotNeeded.Code, ""
 		}
-		ch, unclean := partitionChange(t.ID(), pid, p, p.Isr, leaderAcceptor(img, p, acceptableLeader(img, -1, -1)), el, c.versions(img))
+		b := c.changeFor(img, t, pid, p, p.Isr, leaderAcceptor(img, p, acceptableLeader(img, -1, -1)))
+		b.election = el
+		ch, how := b.build()
 		if ch == nil || ch.Leader == record.NoLeaderChange {
 			if el == electionPreferred {
 				return kerr.PreferredLeaderNotAvailable.Code, ""
@@ -65,7 +67,7 @@ func (c *QuorumController) electLeaders(r *kmsg.ElectLeadersRequest) outcome {
 			reason = "ElectLeaders (unclean)"
 		}
 		o.records = append(o.records, ch)
-		o.events = append(o.events, changeEvents(name, ch, p, unclean, reason)...)
+		o.events = append(o.events, changeEvents(name, ch, p, how, reason)...)
 		return 0, ""
 	}
 	result := func(topic string) kmsg.ElectLeadersResponseTopic {
@@ -111,7 +113,6 @@ func (c *QuorumController) electLeaders(r *kmsg.ElectLeadersRequest) outcome {
 // maxElectionsPerImbalance a run.
 func (c *QuorumController) maybeBalanceLeaders() {
 	img := c.st.working
-	v := c.versions(img)
 	ok := acceptableLeader(img, -1, -1)
 	var recs []record.Record
 	var evs []Event
@@ -125,7 +126,9 @@ func (c *QuorumController) maybeBalanceLeaders() {
 			if !p.HasLeader() || len(p.Replicas) == 0 || p.Leader == p.Replicas[0] {
 				continue
 			}
-			ch, _ := partitionChange(t.ID(), pid, p, p.Isr, leaderAcceptor(img, p, ok), electionPreferred, v)
+			b := c.changeFor(img, t, pid, p, p.Isr, leaderAcceptor(img, p, ok))
+			b.election = electionPreferred
+			ch, _ := b.build()
 			if ch == nil || ch.Leader == record.NoLeaderChange {
 				continue
 			}

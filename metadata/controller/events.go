@@ -104,6 +104,11 @@ type Event struct {
 	Isr         []int32
 	// LastIsr is the ISR before an unclean election.
 	LastIsr []int32
+	// Elr and LastKnownElr are the partition's eligible leader replicas
+	// and last known leader after the change (EventPartitionChanged);
+	// FromElr says its new leader came from the ELR.
+	Elr, LastKnownElr []int32
+	FromElr           bool
 	// MetadataOffset is the metadata offset the broker's heartbeat
 	// reported, and RegistrationOffset the offset of its registration
 	// record, which that offset had to reach (EventBrokerUnfenced).

@@ -32,6 +32,10 @@ type Metrics struct {
 	// this controller committed since it started: the count of Kafka's
 	// kafka.controller:type=ControllerStats meter of that name.
 	UncleanLeaderElectionsPerSec int64 `json:"UncleanLeaderElectionsPerSec"`
+	// ElectionFromEligibleLeaderReplicasPerSec counts the leaders this
+	// controller elected from an ELR since it started: the count of
+	// Kafka's ControllerStats meter of that name.
+	ElectionFromEligibleLeaderReplicasPerSec int64 `json:"ElectionFromEligibleLeaderReplicasPerSec"`
 }
 
 // BrokerHeartbeatState is what the active controller knows of one
@@ -64,11 +68,12 @@ func (c *QuorumController) publish() {
 	st := &c.st
 	img := st.working
 	m := Metrics{
-		LastAppliedRecordOffset:      st.committed.Provenance().LastContainedOffset,
-		LastCommittedRecordOffset:    st.lastCommitted,
-		TimedOutBrokerHeartbeatCount: st.timedOut,
-		UncleanLeaderElectionsPerSec: st.uncleanElections,
-		GlobalTopicCount:             img.Topics().Len(),
+		LastAppliedRecordOffset:                  st.committed.Provenance().LastContainedOffset,
+		LastCommittedRecordOffset:                st.lastCommitted,
+		TimedOutBrokerHeartbeatCount:             st.timedOut,
+		UncleanLeaderElectionsPerSec:             st.uncleanElections,
+		ElectionFromEligibleLeaderReplicasPerSec: st.elrElections,
+		GlobalTopicCount:                         img.Topics().Len(),
 	}
 	if st.active {
 		m.ActiveControllerCount = 1

@@ -127,6 +127,9 @@ func (c *QuorumController) batchDone(b *batch) {
 		if ev.Kind == EventUncleanLeaderElection {
 			st.uncleanElections++
 		}
+		if ev.FromElr {
+			st.elrElections++
+		}
 		c.emit(ev)
 	}
 	c.dropCommitted()

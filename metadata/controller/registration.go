@@ -103,11 +103,7 @@ func (c *QuorumController) registerBroker(r *kmsg.BrokerRegistrationRequest) out
 	if existing != nil && existing.IncarnationID == incarnation {
 		rec.BrokerEpoch, rec.Fenced, rec.InControlledShutdown = existing.Epoch, existing.Fenced, existing.InControlledShutdown
 	} else {
-		if existing != nil && !existing.Fenced {
-			// The previous incarnation went away uncleanly: it leaves its
-			// ISRs and leaderships first (Kafka's handleBrokerShutdown).
-			recs, evs = c.removeBrokerFromIsrs(img, r.BrokerID, fmt.Sprintf("broker %d registered a new incarnation", r.BrokerID))
-		}
+		recs, evs = c.previousIncarnationGone(img, r, existing)
 		epoch := c.st.nextOffset + int64(len(recs))
 		if existing != nil {
 			epoch = max(epoch, existing.Epoch+1)
@@ -124,6 +120,26 @@ func (c *QuorumController) registerBroker(r *kmsg.BrokerRegistrationRequest) out
 		c.st.heartbeats[id] = &brokerHeartbeat{lastContact: c.now(), metadataOffset: -1,
 			registrationOffset: max(first+index, epoch), shutdownOffset: -1}
 	}}
+}
+
+// previousIncarnationGone is Kafka's handleBrokerShutdown, run when a new
+// incarnation registers: the previous one left its ISRs and leaderships.
+// It shut down cleanly if the new one names the previous broker epoch
+// (BrokerRegistration v3+ carries it, from the broker's clean shutdown
+// file); with ELR on, an unclean shutdown also takes it out of every ELR,
+// since its log may lack what it had acknowledged.
+func (c *QuorumController) previousIncarnationGone(img *image.MetadataImage, r *kmsg.BrokerRegistrationRequest,
+	existing *image.BrokerRegistration) ([]record.Record, []Event) {
+	stored := int64(-2) // never a PreviousBrokerEpoch, whose absence is -1
+	if existing != nil {
+		stored = existing.Epoch
+	}
+	clean := r.Version >= 3 && stored == r.PreviousBrokerEpoch
+	if elrEnabled(img) && !clean {
+		return c.removeUncleanShutdown(img, r.BrokerID,
+			fmt.Sprintf("broker %d registered a new incarnation after an unclean shutdown", r.BrokerID))
+	}
+	return c.removeBrokerFromIsrs(img, r.BrokerID, fmt.Sprintf("broker %d registered a new incarnation", r.BrokerID))
 }
 
 // hasValidSession reports whether broker id has heartbeated (or registered)

@@ -46,7 +46,6 @@ func (c *QuorumController) electionFor(img *image.MetadataImage, topic string) e
 // no election by itself in Kafka's KRaft controller.
 func (c *QuorumController) maybeElectUncleanLeaders() {
 	img := c.st.working
-	v := c.versions(img)
 	ok := acceptableLeader(img, -1, -1)
 	var recs []record.Record
 	var evs []Event
@@ -70,14 +69,16 @@ func (c *QuorumController) maybeElectUncleanLeaders() {
 			if allowed == 0 {
 				break
 			}
-			ch, unclean := partitionChange(t.ID(), pid, p, p.Isr, leaderAcceptor(img, p, ok), electionUnclean, v)
+			b := c.changeFor(img, t, pid, p, p.Isr, leaderAcceptor(img, p, ok))
+			b.election = electionUnclean
+			ch, how := b.build()
 			if ch == nil {
 				continue
 			}
 			c.log.Info("triggering unclean leader election for offline partition", "topic", name, "partition", pid,
-				"isr", p.Isr, "replicas", p.Replicas, "leader", ch.Leader, "unclean", unclean)
+				"isr", p.Isr, "replicas", p.Replicas, "leader", ch.Leader, "unclean", how.unclean())
 			recs = append(recs, ch)
-			evs = append(evs, changeEvents(name, ch, p, unclean, "no ISR member alive; the topic allows unclean.leader.election.enable")...)
+			evs = append(evs, changeEvents(name, ch, p, how, "no ISR member alive; the topic allows unclean.leader.election.enable")...)
 			if len(recs) >= maxElectionsPerImbalance {
 				break
 			}

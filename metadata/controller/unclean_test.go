@@ -204,21 +204,25 @@ func TestUncleanElectionIsKafkasPartitionChange(t *testing.T) {
 	p := &image.PartitionRegistration{Replicas: []int32{1, 2, 3}, Isr: []int32{1}, Leader: 1, LeaderEpoch: 4, PartitionEpoch: 7}
 	alive := func(id int32) bool { return id == 3 }
 	v := versionsFor(record.MetadataVersion4_4IV2)
-	if c, _ := partitionChange(record.Uuid{1}, 0, p, nil, alive, electionOnline, v); c == nil || c.Leader != record.NoLeader || c.Isr != nil {
+	change := func(p *image.PartitionRegistration, isr []int32, ok func(int32) bool, el election) (*record.PartitionChangeRecord, bool) {
+		c, how := newChange(record.Uuid{1}, 0, p, isr, ok, el, v).build()
+		return c, how.unclean()
+	}
+	if c, _ := change(p, nil, alive, electionOnline); c == nil || c.Leader != record.NoLeader || c.Isr != nil {
 		t.Fatalf("online election: %+v, want no leader and the ISR kept", c)
 	}
-	c, unclean := partitionChange(record.Uuid{1}, 0, p, nil, alive, electionUnclean, v)
+	c, unclean := change(p, nil, alive, electionUnclean)
 	if !unclean || c.Leader != 3 || !slices.Equal(c.Isr, []int32{3}) || c.LeaderRecoveryState != record.LeaderRecovering {
 		t.Fatalf("unclean election: %+v, %v", c, unclean)
 	}
 	// A live ISR member is always preferred, though replica 2 comes first.
 	p.Isr = []int32{1, 3}
-	if c, unclean := partitionChange(record.Uuid{1}, 0, p, []int32{3}, func(id int32) bool { return id == 3 || id == 2 }, electionUnclean, v); unclean || c.Leader != 3 {
+	if c, unclean := change(p, []int32{3}, func(id int32) bool { return id == 3 || id == 2 }, electionUnclean); unclean || c.Leader != 3 {
 		t.Fatalf("clean election with unclean allowed: %+v, %v", c, unclean)
 	}
 	// Nobody alive: nothing to change but the ISR, which ELR-off keeps.
-	if c, unclean := partitionChange(record.Uuid{1}, 0, &image.PartitionRegistration{Replicas: []int32{1, 2}, Isr: []int32{1}, Leader: record.NoLeader}, nil,
-		func(int32) bool { return false }, electionUnclean, v); c != nil || unclean {
+	if c, unclean := change(&image.PartitionRegistration{Replicas: []int32{1, 2}, Isr: []int32{1}, Leader: record.NoLeader}, nil,
+		func(int32) bool { return false }, electionUnclean); c != nil || unclean {
 		t.Fatalf("no live replica: %+v, %v", c, unclean)
 	}
 }

@@ -43,6 +43,18 @@ const (
 // metadata.version (MetadataVersion.FEATURE_NAME).
 const MetadataVersionFeature = "metadata.version"
 
+// EligibleLeaderReplicasFeature is the feature that turns on eligible
+// leader replicas (KIP-966) at level EligibleLeaderReplicasOn
+// (EligibleLeaderReplicasVersion.FEATURE_NAME); kafka-storage format
+// writes that level by default in Kafka 4.4.
+const EligibleLeaderReplicasFeature = "eligible.leader.replicas.version"
+
+// Levels of EligibleLeaderReplicasFeature (ELRV_0, ELRV_1).
+const (
+	EligibleLeaderReplicasOff int16 = 0
+	EligibleLeaderReplicasOn  int16 = 1
+)
+
 // Metadata versions by feature level (Kafka's MetadataVersion).
 const (
 	// MetadataVersionMinimum is IBP_3_3_IV3, the lowest Kafka 4.x reads.
