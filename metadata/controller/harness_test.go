@@ -349,6 +349,9 @@ func registration(id int32) *kmsg.BrokerRegistrationRequest {
 	f := kmsg.NewBrokerRegistrationRequestFeature()
 	f.Name, f.MinSupportedVersion, f.MaxSupportedVersion = record.MetadataVersionFeature, record.MetadataVersionMinimum, record.MetadataVersion4_4IV2
 	r.Features = append(r.Features, f)
+	elr := kmsg.NewBrokerRegistrationRequestFeature()
+	elr.Name, elr.MinSupportedVersion, elr.MaxSupportedVersion = record.EligibleLeaderReplicasFeature, 0, record.EligibleLeaderReplicasOn
+	r.Features = append(r.Features, elr)
 	r.LogDirs = [][16]byte{logDir(id)}
 	r.PreviousBrokerEpoch = -1
 	return r

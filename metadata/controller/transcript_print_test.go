@@ -81,6 +81,12 @@ func (s *txScript) recordLine(r record.Record) string {
 		if r.Directories != nil {
 			line += " dirs=" + joinNames(r.Directories, s.dirName)
 		}
+		if r.EligibleLeaderReplicas != nil {
+			line += " elr=" + transcript.IDs(r.EligibleLeaderReplicas)
+		}
+		if r.LastKnownElr != nil {
+			line += " lastKnownElr=" + transcript.IDs(r.LastKnownElr)
+		}
 		return line
 	case *record.ConfigRecord:
 		v := "null"
@@ -122,7 +128,14 @@ func (s *txScript) eventLine(e Event) string {
 	case EventTopicDeleted:
 		line += " " + e.Topic
 	case EventPartitionChanged:
-		line += part + fmt.Sprintf(" leader=%s isr=%s reason=%q", leaderName(e.Leader), transcript.IDs(e.Isr), e.Reason)
+		line += part + fmt.Sprintf(" leader=%s isr=%s", leaderName(e.Leader), transcript.IDs(e.Isr))
+		if len(e.Elr) > 0 || len(e.LastKnownElr) > 0 {
+			line += fmt.Sprintf(" elr=%s lastKnownElr=%s", transcript.IDs(e.Elr), transcript.IDs(e.LastKnownElr))
+		}
+		if e.FromElr {
+			line += " fromElr"
+		}
+		line += fmt.Sprintf(" reason=%q", e.Reason)
 	case EventUncleanLeaderElection, EventRecoveryElection:
 		line += part + fmt.Sprintf(" leader=%d isr=%s lastIsr=%s reason=%q", e.Leader, transcript.IDs(e.Isr), transcript.IDs(e.LastIsr), e.Reason)
 	case EventRecoveryWaiting:
@@ -161,8 +174,12 @@ func (s *txScript) state() string {
 				out.Addf("partition %s-%d (placed from a random broker: see placement)", name, pid)
 				continue
 			}
-			out.Addf("partition %s-%d leader=%s leaderEpoch=%d partitionEpoch=%d replicas=%s isr=%s dirs=%s%s", name, pid,
-				leaderName(p.Leader), p.LeaderEpoch, p.PartitionEpoch, transcript.IDs(p.Replicas), transcript.IDs(p.Isr),
+			elr := ""
+			if len(p.Elr) > 0 || len(p.LastKnownElr) > 0 {
+				elr = fmt.Sprintf(" elr=%s lastKnownElr=%s", transcript.IDs(p.Elr), transcript.IDs(p.LastKnownElr))
+			}
+			out.Addf("partition %s-%d leader=%s leaderEpoch=%d partitionEpoch=%d replicas=%s isr=%s%s dirs=%s%s", name, pid,
+				leaderName(p.Leader), p.LeaderEpoch, p.PartitionEpoch, transcript.IDs(p.Replicas), transcript.IDs(p.Isr), elr,
 				joinNames(p.Directories, s.dirName), recoveryState(p.LeaderRecoveryState))
 		}
 	}

@@ -17,6 +17,7 @@ func (s *txScript) register(c *transcript.Cmd) string {
 	gen := byte(c.Int("incarnation", 0))
 	cluster := c.Str("cluster", testCluster)
 	dirNames, custom := c.Strs("dirs")
+	clean := c.Has("clean")
 	ids := brokerIDs(c, c.Words())
 	var out transcript.Lines
 	for _, id := range ids {
@@ -25,6 +26,9 @@ func (s *txScript) register(c *transcript.Cmd) string {
 		names := dirNames
 		if !custom {
 			names = []string{fmt.Sprintf("d%d", id)}
+		}
+		if clean {
+			req.PreviousBrokerEpoch = s.epochs[id]
 		}
 		req.LogDirs = nil
 		for _, n := range names {

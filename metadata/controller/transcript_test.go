@@ -30,13 +30,17 @@ import (
 // The command language (brokers are named by id, partitions as topic-N):
 //
 //	start [session-timeout=9s] [unclean-interval=5m] [replica-log-info]
+//	      [elr] [min-isr=N]
 //	    starts a controller (node 1) on an empty log; replica-log-info
-//	    gives it Config.ReplicaLogInfo, answered from the replica-logs table.
+//	    gives it Config.ReplicaLogInfo, answered from the replica-logs table;
+//	    elr bootstraps eligible.leader.replicas.version=1; min-isr is its
+//	    own min.insync.replicas.
 //	lead epoch=E | follow leader=N epoch=E
 //	    the quorum's leader changes to this node, or to another.
-//	register ID... [incarnation=N] [dirs=(d101,d101b)] [cluster=ID]
+//	register ID... [incarnation=N] [dirs=(d101,d101b)] [cluster=ID] [clean]
 //	    BrokerRegistration; a broker's one log directory is d<ID> unless
-//	    dirs says otherwise.
+//	    dirs says otherwise; clean names the epoch the broker last
+//	    registered with as PreviousBrokerEpoch (its clean shutdown file).
 //	heartbeat ID... [offset=N] [want-fence] [want-shutdown] [epoch=N]
 //	    BrokerHeartbeat, at the committed offset unless offset says.
 //	create-topic NAME [partitions=N] [rf=N] [p0=(101,102) p1=(...)]
@@ -166,8 +170,12 @@ func (s *txScript) start(c *transcript.Cmd) {
 		NodeID: 1, ClusterID: testCluster,
 		SessionTimeout:          c.Dur("session-timeout", 0),
 		UncleanElectionInterval: c.Dur("unclean-interval", 0),
+		MinInsyncReplicas:       int(c.Int("min-isr", 0)),
 		Clock:                   s.clock.Now,
 		OnEvent:                 func(e Event) { s.note("%s", s.eventLine(e)) },
+	}
+	if c.Has("elr") {
+		cfg.EligibleLeaderReplicasVersion = record.EligibleLeaderReplicasOn
 	}
 	if c.Has("replica-log-info") {
 		cfg.ReplicaLogInfo = s.replicaLogInfo
