@@ -6,7 +6,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Register serves Metadata, DescribeCluster and DescribeConfigs on mux from the image
+// Register serves Metadata, DescribeCluster, DescribeConfigs and
+// DescribeTopicPartitions on mux from the image
 // current returns (a broker's loader's latest), read once per request.
 func Register(mux *wire.Mux, current func() *image.MetadataImage, clusterID string, nodeID int32, listener string) error {
 	h := wire.HandlerFunc(func(req *wire.Request) {
@@ -17,6 +18,8 @@ func Register(mux *wire.Mux, current func() *image.MetadataImage, clusterID stri
 			req.Respond(DescribeCluster(current(), clusterID, nodeID, listener, body))
 		case *kmsg.DescribeConfigsRequest:
 			req.Respond(DescribeConfigs(current(), nodeID, body))
+		case *kmsg.DescribeTopicPartitionsRequest:
+			req.Respond(DescribeTopicPartitions(current(), listener, body))
 		}
 	})
 	for _, api := range APIs {
