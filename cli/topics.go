@@ -192,11 +192,12 @@ func writePartitions(w io.Writer, ts []view.Topic) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOPIC\tPARTITION\tLEADER\tEPOCH\tISR\tHWM\tREPLICAS (BROKER:LOG END)")
+	fmt.Fprintln(tw, "TOPIC\tPARTITION\tLEADER\tEPOCH\tISR\tELR\tLAST KNOWN ELR\tHWM\tREPLICAS (BROKER:LOG END)")
 	var notes []string
 	for _, t := range ts {
 		for _, p := range t.Partitions {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\n", t.Name, p.Partition, idOrNone(p.Leader), p.LeaderEpoch, joinIDs(p.Isr), int64OrDash(p.HighWatermark), replicaLogEnds(&p))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t.Name, p.Partition, idOrNone(p.Leader), p.LeaderEpoch,
+				joinIDs(p.Isr), joinIDs(p.Elr), joinIDs(p.LastKnownElr), int64OrDash(p.HighWatermark), replicaLogEnds(&p))
 			notes = append(notes, damageNotes(t.Name, &p)...)
 		}
 	}

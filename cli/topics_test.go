@@ -31,7 +31,7 @@ func TestTopicsCommands(t *testing.T) {
 	code, out, errOut = h.run("topics", "list")
 	expectRun(t, "topics list", code, out, errOut, ExitOK, "TOPIC", "orders", "101")
 	code, out, errOut = h.run("topics", "describe", "orders")
-	expectRun(t, "topics describe", code, out, errOut, ExitOK, "TOPIC   PARTITION  LEADER  EPOCH  ISR  HWM  REPLICAS (BROKER:LOG END)", "orders  1          101     0      101  0    101:0")
+	expectRun(t, "topics describe", code, out, errOut, ExitOK, "TOPIC   PARTITION  LEADER  EPOCH  ISR  ELR  LAST KNOWN ELR  HWM  REPLICAS (BROKER:LOG END)", "orders  1          101     0      101  -    -               0    101:0")
 	code, out, errOut = h.run("topics", "describe", "nope")
 	expectRun(t, "topics describe unknown", code, out, errOut, ExitUsage, `no topic "nope"; the topics are: orders`)
 	code, out, errOut = h.run("topics", "describe", "--json")

@@ -96,17 +96,21 @@ func (m *partitionsModel) view(st *Styles, v *view.View, w, h int) block {
 		return append(out, st.Dim.Render(clip("no topics yet — press T to create one", w)))
 	}
 	var rows block
+	items := partitionsLegend
 	for ti, t := range v.Topics {
 		if len(t.Partitions) == 0 {
 			rows = append(rows, st.Dim.Render(clip(fmt.Sprintf("topic %s: no partitions", t.Name), w)))
 		}
 		for i := range t.Partitions {
 			rows = append(rows, clip(m.partitionLine(st, v, &v.Topics[ti], &t.Partitions[i]), w))
+			if p := &t.Partitions[i]; (len(p.Elr) > 0 || len(p.LastKnownElr) > 0) && len(items) == len(partitionsLegend) {
+				items = append(slices.Clone(items), elrLegend...)
+			}
 		}
 	}
 	out = append(out, st.Label.Render(clip(fmt.Sprintf("%-*s %5s %7s %s", partNameWidth, "PARTITION", "EPOCH", "HWM", "REPLICAS: log end, behind the leader by"), w)))
 	room := h - len(out)
-	legend := flow(partitionsLegend, w, 2)
+	legend := flow(items, w, 2)
 	if room >= len(rows)+len(legend) {
 		room -= len(legend) // the legend fits under the rows
 	} else {
@@ -133,6 +137,10 @@ func (m *partitionsModel) view(st *Styles, v *view.View, w, h int) block {
 var partitionsLegend = []string{
 	"* leader", "✗ out of the ISR", "= caught up", "-N behind", "↓A→B truncated from A to B",
 }
+
+// elrLegend explains the eligible leader replicas' marks (KIP-966), shown
+// once some partition has them.
+var elrLegend = []string{"◇ eligible leader (ELR)", "^ last known leader"}
 
 // partitionLine is one partition's row: its name, leader epoch, high
 // watermark, then a cell per replica in the order of its replicas.
@@ -189,11 +197,20 @@ func (m *partitionsModel) replicaCell(st *Styles, v *view.View, topicID string, 
 }
 
 // replicaMark is a replica's broker id, starred if it leads, crossed if it
-// is out of the ISR.
+// is out of the ISR, a diamond instead if it is out of the ISR but an
+// eligible leader replica, a caret before if it is the last known leader.
 func replicaMark(st *Styles, p *view.Partition, broker int32) string {
 	inIsr := slices.Contains(p.Isr, broker)
 	id := strconv.Itoa(int(broker))
+	last := ""
+	if slices.Contains(p.LastKnownElr, broker) {
+		last = st.Warn.Render("^")
+	}
 	switch {
+	case !inIsr && slices.Contains(p.Elr, broker):
+		return last + st.Warn.Render("◇"+id)
+	case last != "" && !inIsr:
+		return last + st.Err.Render("✗"+id)
 	case broker == p.Leader && !inIsr:
 		return "*" + st.Err.Render("✗"+id) // a leader outside its ISR, as a view taken mid-change may hold
 	case broker == p.Leader:

@@ -149,6 +149,11 @@ func (e *engine) brokerImages() map[int32]*image.MetadataImage {
 	return out
 }
 
+// nonNilIDs copies ids, empty rather than nil so that JSON says [].
+func nonNilIDs(ids []int32) []int32 {
+	return append([]int32{}, ids...)
+}
+
 // topicViews lists img's topics, and for each the running brokers whose
 // own image has it (the same topic, by id).
 func topicViews(img *image.MetadataImage, brokers map[int32]*image.MetadataImage) []view.Topic {
@@ -160,6 +165,7 @@ func topicViews(img *image.MetadataImage, brokers map[int32]*image.MetadataImage
 			tv.Partitions = append(tv.Partitions, view.Partition{
 				Partition: p, Leader: reg.Leader, LeaderEpoch: reg.LeaderEpoch, PartitionEpoch: reg.PartitionEpoch,
 				Replicas: slices.Clone(reg.Replicas), Isr: slices.Clone(reg.Isr),
+				Elr: nonNilIDs(reg.Elr), LastKnownElr: nonNilIDs(reg.LastKnownElr),
 			})
 		}
 		for b, bimg := range brokers {

@@ -27,6 +27,12 @@ type Partition struct {
 	PartitionEpoch int32   `json:"partitionEpoch"`
 	Replicas       []int32 `json:"replicas"`
 	Isr            []int32 `json:"isr"`
+	// Elr are the eligible leader replicas (KIP-966): members the ISR
+	// lost below min.insync.replicas that may still lead, once the ISR is
+	// empty. LastKnownElr is the leader the partition had when it went
+	// leaderless. Both are empty with eligible.leader.replicas.version 0.
+	Elr          []int32 `json:"eligibleLeaderReplicas"`
+	LastKnownElr []int32 `json:"lastKnownElr"`
 	// HighWatermark is the leader replica's, as its broker holds it; -1
 	// while no running broker leads the partition.
 	HighWatermark int64 `json:"highWatermark"`
@@ -82,9 +88,14 @@ func ParseTopicPartition(s string) (TopicPartition, error) {
 	return TopicPartition{Topic: s[:i], Partition: int32(p)}, nil
 }
 
-// Summary says what a partition looks like, for conditions.
+// Summary says what a partition looks like, for conditions; the ELR
+// lists only when they hold something.
 func (p *Partition) Summary() string {
-	return fmt.Sprintf("leader %s, leader epoch %d, replicas %s, isr %s", leaderName(p.Leader), p.LeaderEpoch, ids(p.Replicas), ids(p.Isr))
+	s := fmt.Sprintf("leader %s, leader epoch %d, replicas %s, isr %s", leaderName(p.Leader), p.LeaderEpoch, ids(p.Replicas), ids(p.Isr))
+	if len(p.Elr) > 0 || len(p.LastKnownElr) > 0 {
+		s += fmt.Sprintf(", elr %s, last known elr %s", ids(p.Elr), ids(p.LastKnownElr))
+	}
+	return s
 }
 
 func leaderName(id int32) string {
