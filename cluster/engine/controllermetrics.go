@@ -9,15 +9,16 @@ import (
 // shows.
 func controllerMetricsView(m controller.Metrics) view.ControllerMetrics {
 	return view.ControllerMetrics{
-		ActiveControllerCount:        m.ActiveControllerCount,
-		ActiveBrokerCount:            m.ActiveBrokerCount,
-		FencedBrokerCount:            m.FencedBrokerCount,
-		GlobalTopicCount:             m.GlobalTopicCount,
-		GlobalPartitionCount:         m.GlobalPartitionCount,
-		OfflinePartitionsCount:       m.OfflinePartitionsCount,
-		LastAppliedRecordOffset:      m.LastAppliedRecordOffset,
-		LastCommittedRecordOffset:    m.LastCommittedRecordOffset,
-		TimedOutBrokerHeartbeatCount: m.TimedOutBrokerHeartbeatCount,
-		UncleanLeaderElectionsPerSec: m.UncleanLeaderElectionsPerSec,
+		ActiveControllerCount:                    m.ActiveControllerCount,
+		ActiveBrokerCount:                        m.ActiveBrokerCount,
+		FencedBrokerCount:                        m.FencedBrokerCount,
+		GlobalTopicCount:                         m.GlobalTopicCount,
+		GlobalPartitionCount:                     m.GlobalPartitionCount,
+		OfflinePartitionsCount:                   m.OfflinePartitionsCount,
+		LastAppliedRecordOffset:                  m.LastAppliedRecordOffset,
+		LastCommittedRecordOffset:                m.LastCommittedRecordOffset,
+		TimedOutBrokerHeartbeatCount:             m.TimedOutBrokerHeartbeatCount,
+		UncleanLeaderElectionsPerSec:             m.UncleanLeaderElectionsPerSec,
+		ElectionFromEligibleLeaderReplicasPerSec: m.ElectionFromEligibleLeaderReplicasPerSec,
 	}
 }

@@ -103,6 +103,10 @@ type ControllerMetrics struct {
 	// it elected from outside a partition's ISR (Kafka's ControllerStats
 	// meter of that name, as a count).
 	UncleanLeaderElectionsPerSec int64 `json:"UncleanLeaderElectionsPerSec"`
+	// ElectionFromEligibleLeaderReplicasPerSec counts, since it started,
+	// the leaders it elected from a partition's ELR (KIP-966; Kafka's
+	// ControllerStats meter of that name, as a count).
+	ElectionFromEligibleLeaderReplicasPerSec int64 `json:"ElectionFromEligibleLeaderReplicasPerSec"`
 }
 
 // ExternalBroker is a registered broker that is not one of the
