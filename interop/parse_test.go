@@ -29,7 +29,7 @@ func TestParse(t *testing.T) {
 func TestParseTopicsDescribe(t *testing.T) {
 	out := "Topic: t\tTopicId: eJmGhXGFAxtkesRXZm3kUw\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: retention.ms=1000\n" +
 		"\tTopic: t\tPartition: 0\tLeader: 103\tReplicas: 103,101\tIsr: 103\tElr: N/A\tLastKnownElr: N/A\n" +
-		"\tTopic: t\tPartition: 1\tLeader: none\tReplicas: 101,102\tIsr: \tElr: N/A\tLastKnownElr: N/A\n" +
+		"\tTopic: t\tPartition: 1\tLeader: none\tReplicas: 101,102\tIsr: \tElr: 102,101\tLastKnownElr: 101\n" +
 		"Topic: u\tTopicId: AAAAAAAAAAAAAAAAAAAAAQ\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n" +
 		"\tTopic: u\tPartition: 0\tLeader: 101\tReplicas: 101\tIsr: 101\n"
 	got := ParseTopicsDescribe(out)
@@ -39,7 +39,8 @@ func TestParseTopicsDescribe(t *testing.T) {
 	}
 	p := got[0].Partitions
 	if len(p) != 2 || p[0].Leader != 103 || !slices.Equal(p[0].Replicas, []int32{103, 101}) || !slices.Equal(p[0].Isr, []int32{103}) ||
-		p[1].Leader != -1 || len(p[1].Isr) != 0 {
+		p[1].Leader != -1 || len(p[1].Isr) != 0 || !p[0].ElrUnknown || p[1].ElrUnknown ||
+		!slices.Equal(p[1].Elr, []int32{102, 101}) || !slices.Equal(p[1].LastKnownElr, []int32{101}) {
 		t.Fatalf("partitions %+v", p)
 	}
 }

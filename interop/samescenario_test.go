@@ -931,6 +931,7 @@ func TestSameScenariosOnKafkaAndKraftlab(t *testing.T) {
 		{"partition leader stopped", partitionLeaderStopped},
 		{"isolated leader", isolatedLeader},
 		{"follower behind a snapshot", followerBehindSnapshot},
+		{"ELR after the last ISR member is fenced", elrAfterLastIsrFenced},
 	} {
 		finished := false // a difference fails a scenario that ran to its end
 		ok := t.Run(sc.name, func(t *testing.T) {

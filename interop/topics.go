@@ -13,6 +13,12 @@ type TopicPartition struct {
 	Leader    int32   `json:"leader"`
 	Replicas  []int32 `json:"replicas"`
 	Isr       []int32 `json:"isr"`
+	// Elr and LastKnownElr are the eligible leader replicas (KIP-966);
+	// kafka-topics prints them from DescribeTopicPartitions, "N/A" when
+	// the broker does not serve it (ElrUnknown).
+	Elr          []int32 `json:"eligibleLeaderReplicas"`
+	LastKnownElr []int32 `json:"lastKnownElr"`
+	ElrUnknown   bool    `json:"-"`
 }
 
 // TopicDescription is one topic as `kafka-topics --describe` prints it,
@@ -30,6 +36,7 @@ type TopicDescription struct {
 var (
 	reTopicSummary = regexp.MustCompile(`^Topic: (\S+)\tTopicId: (\S+)\tPartitionCount: (\d+)\tReplicationFactor: (\d+)\tConfigs: ?(.*)$`)
 	reTopicLine    = regexp.MustCompile(`^\tTopic: (\S+)\tPartition: (\d+)\tLeader: (\S+)\tReplicas: ([\d,]*)\tIsr: ([\d,]*)`)
+	reElr          = regexp.MustCompile(`\tElr: ([\d,]*|N/A)\tLastKnownElr: ([\d,]*|N/A)`)
 )
 
 // ParseTopicsDescribe reads `kafka-topics --describe`: a summary line per
@@ -54,7 +61,11 @@ func ParseTopicsDescribe(out string) []TopicDescription {
 			leader, _ = strconv.ParseInt(m[3], 10, 32)
 		}
 		t := &topics[len(topics)-1]
-		t.Partitions = append(t.Partitions, TopicPartition{Partition: int32(p), Leader: int32(leader), Replicas: parseIDs(m[4]), Isr: parseIDs(m[5])})
+		tp := TopicPartition{Partition: int32(p), Leader: int32(leader), Replicas: parseIDs(m[4]), Isr: parseIDs(m[5]), ElrUnknown: true}
+		if e := reElr.FindStringSubmatch(line); e != nil && e[1] != "N/A" && e[2] != "N/A" {
+			tp.Elr, tp.LastKnownElr, tp.ElrUnknown = parseIDs(e[1]), parseIDs(e[2]), false
+		}
+		t.Partitions = append(t.Partitions, tp)
 	}
 	return topics
 }

@@ -69,9 +69,9 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 	respond := func(resp kmsg.Response) { send(withEmptyRecords(resp)) }
 	now := time.Now()
 	resp := kmsg.NewPtrFetchResponse()
-	replicaID := r.ReplicaID
+	replicaID, replicaEpoch := r.ReplicaID, int64(-1)
 	if r.Version >= 15 {
-		replicaID = r.ReplicaState.ID
+		replicaID, replicaEpoch = r.ReplicaState.ID, r.ReplicaState.Epoch
 	}
 	if r.SessionID != 0 {
 		// No session was ever handed out.
@@ -121,7 +121,7 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 			rp := &rt.Partitions[len(rt.Partitions)-1]
 			rp.Partition, rp.HighWatermark = fp.Partition, -1
 			part := fetchPart{resp: rp, params: partition.FetchParams{
-				ReplicaID: replicaID, FetchOffset: fp.FetchOffset,
+				ReplicaID: replicaID, ReplicaEpoch: replicaEpoch, FetchOffset: fp.FetchOffset,
 				CurrentLeaderEpoch: fp.CurrentLeaderEpoch, LastFetchedEpoch: fp.LastFetchedEpoch,
 				MaxBytes: int(fp.PartitionMaxBytes), Isolation: isolation,
 			}}
@@ -247,7 +247,13 @@ func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Ti
 			continue
 		}
 		if params.ReplicaID >= 0 {
-			rm.followerFetched(p, params, now)
+			if err := rm.followerFetched(p, params, now); err != nil {
+				// Kafka's fetchRecords: a fetch the leader cannot record
+				// (a stale incarnation's) answers its error, no records.
+				total -= len(rp.RecordBatches)
+				rp.ErrorCode, rp.RecordBatches = partition.ErrorCode(err), nil
+				urgent = true
+			}
 		}
 	}
 	return total, urgent
@@ -255,12 +261,14 @@ func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Ti
 
 // followerFetched records a follower's fetch offset as its log end
 // offset: the high watermark may move (completing produces and fetches
-// waiting on it) and the follower may now belong in the ISR.
-func (rm *ReplicaManager) followerFetched(p *partition.Partition, params partition.FetchParams, now time.Time) {
-	moved, err := p.UpdateFollowerFetch(params.ReplicaID, params.FetchOffset, now)
+// waiting on it) and the follower may now belong in the ISR. A fetch it
+// cannot record (from a stale incarnation of the follower's broker:
+// KIP-903) is an error the partition answers.
+func (rm *ReplicaManager) followerFetched(p *partition.Partition, params partition.FetchParams, now time.Time) error {
+	moved, err := p.UpdateFollowerFetch(params.ReplicaID, params.ReplicaEpoch, params.FetchOffset, now)
 	if err != nil {
-		rm.log.Debug("follower fetch not recorded", "partition", p.Name(), "replica", params.ReplicaID, "err", err)
-		return
+		rm.log.Info("follower fetch refused", "partition", p.Name(), "replica", params.ReplicaID, "broker_epoch", params.ReplicaEpoch, "err", err)
+		return err
 	}
 	if moved {
 		rm.produces.CheckAndComplete(p)
@@ -274,4 +282,5 @@ func (rm *ReplicaManager) followerFetched(p *partition.Partition, params partiti
 	if p.HighWatermark() <= params.FetchOffset && !p.InISR(params.ReplicaID) {
 		signal(rm.isrWake)
 	}
+	return nil
 }

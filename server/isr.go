@@ -77,7 +77,6 @@ func (rm *ReplicaManager) alterPartitionRequest(sending map[*partition.Partition
 	req := kmsg.NewPtrAlterPartitionRequest()
 	req.Version = alterPartitionVersion
 	req.BrokerID, req.BrokerEpoch = rm.id, rm.brokerEpoch()
-	cluster := rm.img.Load().Cluster()
 	topics := map[[16]byte]int{}
 	order := map[isrKey]*partition.Partition{}
 	for p, prop := range sending {
@@ -92,11 +91,16 @@ func (rm *ReplicaManager) alterPartitionRequest(sending map[*partition.Partition
 		}
 		rp := kmsg.NewAlterPartitionRequestTopicPartition()
 		rp.Partition, rp.LeaderEpoch, rp.PartitionEpoch = p.Index(), prop.LeaderEpoch, prop.PartitionEpoch
-		for _, b := range prop.ISR {
+		// Each member with the broker epoch its fetches named (KIP-903,
+		// Kafka's addBrokerEpochToIsr), so that the controller refuses a
+		// member whose incarnation is gone; the leader with its own.
+		for i, b := range prop.ISR {
 			m := kmsg.NewAlterPartitionRequestTopicPartitionNewEpochISR()
 			m.BrokerID, m.BrokerEpoch = b, -1
-			if reg := cluster.Broker(b); reg != nil {
-				m.BrokerEpoch = reg.Epoch
+			if b == rm.id {
+				m.BrokerEpoch = req.BrokerEpoch
+			} else if i < len(prop.BrokerEpochs) {
+				m.BrokerEpoch = prop.BrokerEpochs[i]
 			}
 			rp.NewEpochISR = append(rp.NewEpochISR, m)
 		}

@@ -426,6 +426,7 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 		MaxMessageBytes:   rm.limits.messageMaxBytes,
 		ReplicaLagTimeMax: rm.lagTimeMax,
 		ReplicaEligible:   func(id int32) bool { return rm.isrEligible(tp, id) },
+		AliveBrokerEpoch:  rm.aliveBrokerEpoch,
 		HighWatermark:     last.highWatermark,
 		RecoveryPoint:     last.recoveryPoint,
 	})
@@ -479,6 +480,16 @@ func (rm *ReplicaManager) isrEligible(tp fetcher.TopicPartition, id int32) bool 
 	}
 	reg := t.Partition(tp.Partition)
 	return reg != nil && reg.ReplicaOnline(id, b)
+}
+
+// aliveBrokerEpoch is Kafka's getAliveBrokerEpoch: the epoch of broker id
+// if its metadata registers it unfenced.
+func (rm *ReplicaManager) aliveBrokerEpoch(id int32) (int64, bool) {
+	b := rm.img.Load().Cluster().Broker(id)
+	if b == nil || b.Fenced {
+		return 0, false
+	}
+	return b.Epoch, true
 }
 
 // partitionByName is the hosted replica of topic's partition, or nil.

@@ -55,18 +55,34 @@ type recoveryKey struct {
 	partition int32
 }
 
+// cleanLeaders are the replicas of a leaderless partition that a clean
+// election waits for: its ISR; with eligible leader replicas, once the
+// ISR is empty, its ELR, and once that is empty too, its last known
+// leader (PartitionChangeBuilder's electAnyLeader order).
+func cleanLeaders(p *image.PartitionRegistration) []int32 {
+	switch {
+	case len(p.Isr) > 0:
+		return p.Isr
+	case len(p.Elr) > 0:
+		return p.Elr
+	}
+	return p.LastKnownElr
+}
+
 // recoveryCandidates are the replicas a recovery election may ask about p,
 // or why it must wait; need says whether p needs one at all: it has no
-// leader and every ISR member's replica is in a lost directory.
+// leader and every replica a clean election waits for (cleanLeaders) is
+// in a lost directory.
 func recoveryCandidates(img *image.MetadataImage, p *image.PartitionRegistration) (candidates []int32, waitFor []int32, need bool) {
-	if p.HasLeader() || len(p.Isr) == 0 {
+	members := cleanLeaders(p)
+	if p.HasLeader() || len(members) == 0 {
 		return nil, nil, false
 	}
 	cluster := img.Cluster()
 	lost := func(r int32) bool {
 		return p.Directory(r) == record.DirectoryLost || !p.ReplicaOnline(r, cluster.Broker(r))
 	}
-	for _, r := range p.Isr {
+	for _, r := range members {
 		if !lost(r) {
 			return nil, nil, false // an ISR member may come back whole
 		}
@@ -121,7 +137,7 @@ func (c *QuorumController) maybeStartRecoveries() {
 				if !slices.Equal(c.st.recoveryWaits[key], waitFor) {
 					c.st.recoveryWaits[key] = waitFor
 					c.log.Warn("recovery election waits for intact replicas", "topic", name, "partition", pid, "waitFor", waitFor)
-					c.emit(Event{Kind: EventRecoveryWaiting, Topic: name, TopicID: t.ID(), Partition: pid, Isr: slices.Clone(p.Isr),
+					c.emit(Event{Kind: EventRecoveryWaiting, Topic: name, TopicID: t.ID(), Partition: pid, Isr: slices.Clone(cleanLeaders(p)),
 						Reason: fmt.Sprintf("every ISR member lost records; waiting for %s, which may hold them, to be alive", brokerList(waitFor))})
 				}
 				continue
@@ -182,15 +198,25 @@ func (c *QuorumController) electRecovered(key recoveryKey, topic string, partiti
 	ch := record.NewPartitionChangeRecord(key.topic, key.partition)
 	ch.Version = c.versions(img).partitionChange
 	ch.Leader, ch.Isr, ch.LeaderRecoveryState = best, []int32{best}, record.LeaderRecovering
+	if ch.Version >= 2 {
+		// As after an unclean election: the ELR goes, and the partition
+		// has a leader again.
+		if len(p.Elr) > 0 {
+			ch.EligibleLeaderReplicas = []int32{}
+		}
+		if len(p.LastKnownElr) > 0 {
+			ch.LastKnownElr = []int32{}
+		}
+	}
 	var logs []string
 	for _, b := range candidates {
 		logs = append(logs, fmt.Sprintf("%d: epoch %d, log end %d", b, infos[b].LastEpoch, infos[b].LogEndOffset))
 	}
 	reason := fmt.Sprintf("every ISR member (%s) lost records; broker %d holds the newest, longest log (%s)",
-		brokerList(p.Isr), best, strings.Join(logs, "; "))
+		brokerList(cleanLeaders(p)), best, strings.Join(logs, "; "))
 	c.log.Warn("recovery election", "topic", topic, "partition", key.partition, "leader", best, "reason", reason)
 	ev := Event{Kind: EventRecoveryElection, Topic: topic, TopicID: key.topic, Partition: key.partition,
-		Leader: best, Isr: []int32{best}, LastIsr: slices.Clone(p.Isr), Reason: reason}
+		Leader: best, Isr: []int32{best}, LastIsr: slices.Clone(cleanLeaders(p)), Reason: reason}
 	if err := c.write([]record.Record{ch}, []Event{ev, changeEvent(topic, ch, p, "recovery election")}, nil); err != nil {
 		c.log.Error("cannot write a recovery election", "err", err)
 	}

@@ -56,6 +56,14 @@ type Config struct {
 	// isReplicaIsrEligible: registered, unfenced, not shutting down).
 	// Nil means every replica is.
 	ReplicaEligible func(brokerID int32) bool
+	// AliveBrokerEpoch is the broker epoch of a registered, unfenced
+	// broker as this broker's metadata holds it (Kafka's
+	// getAliveBrokerEpoch), ok false for any other. A follower's fetch
+	// naming an older epoch comes from a stale incarnation and is refused,
+	// and a follower may join the ISR only if its fetches named the epoch
+	// the metadata holds, or none (KIP-903). Nil means no epoch is known:
+	// no fetch is refused for it and no expansion held back.
+	AliveBrokerEpoch func(brokerID int32) (epoch int64, ok bool)
 	// Now is the clock the log's flush interval is measured with. Default
 	// time.Now.
 	Now func() time.Time

@@ -121,7 +121,7 @@ func FuzzFetch(f *testing.F) {
 			}
 			countRecords(t, res.Records)
 		}
-		if _, err := p.UpdateFollowerFetch(replica, offset, t0); err == nil && (offset < 0 || offset > p.LogEndOffset()) {
+		if _, err := p.UpdateFollowerFetch(replica, -1, offset, t0); err == nil && (offset < 0 || offset > p.LogEndOffset()) {
 			t.Fatalf("fetch offset %d accepted", offset)
 		}
 		if p.HighWatermark() < hwm || p.HighWatermark() > p.LogEndOffset() {

@@ -69,7 +69,7 @@ func leader(t testing.TB, p *Partition, isr []int32) {
 
 func fetch(t testing.TB, p *Partition, id int32, offset int64, now time.Time) bool {
 	t.Helper()
-	moved, err := p.UpdateFollowerFetch(id, offset, now)
+	moved, err := p.UpdateFollowerFetch(id, -1, offset, now)
 	if err != nil {
 		t.Fatalf("fetch of %d at %d: %v", id, offset, err)
 	}

@@ -37,6 +37,10 @@ type Proposal struct {
 	PartitionEpoch int32
 	// ISR is the ISR asked for (NewIsrWithEpochs).
 	ISR []int32
+	// BrokerEpochs are, for each member of ISR, the broker epoch its
+	// fetches to this leader named (Kafka's addBrokerEpochToIsr), -1 when
+	// unknown and for the leader itself, whose caller knows its own.
+	BrokerEpochs []int64
 	// Changed are the replicas added or removed.
 	Changed []int32
 }
@@ -102,7 +106,7 @@ func (p *Partition) ISRChange(now time.Time) (Proposal, bool) {
 			continue
 		}
 		r.fetchedSinceISRCheck = false
-		if slices.Contains(p.isr.committed, id) || !p.eligible(id) {
+		if slices.Contains(p.isr.committed, id) || !p.eligible(id) || !p.epochEligible(id, r) {
 			continue
 		}
 		if r.leo >= p.hwm && p.leaderEpochStart >= 0 && r.leo >= p.leaderEpochStart {
@@ -112,10 +116,28 @@ func (p *Partition) ISRChange(now time.Time) (Proposal, bool) {
 	return Proposal{}, false
 }
 
+// epochEligible is Kafka's isBrokerEpochIsrEligible: the follower's
+// fetches named the broker epoch the metadata holds for it, or none.
+func (p *Partition) epochEligible(id int32, r *replicaState) bool {
+	if p.cfg.AliveBrokerEpoch == nil {
+		return true
+	}
+	cached, ok := p.cfg.AliveBrokerEpoch(id)
+	return ok && (r.brokerEpoch == -1 || r.brokerEpoch == cached)
+}
+
 func (p *Partition) propose(kind ChangeKind, isr, changed []int32) Proposal {
-	prop := Proposal{Kind: kind, LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.partitionEpoch, ISR: isr, Changed: changed}
+	epochs := make([]int64, len(isr))
+	for i, id := range isr {
+		epochs[i] = -1
+		if r, ok := p.remotes[id]; ok && id != p.cfg.LocalBrokerID {
+			epochs[i] = r.brokerEpoch
+		}
+	}
+	prop := Proposal{Kind: kind, LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.partitionEpoch, ISR: isr, BrokerEpochs: epochs, Changed: changed}
 	kept := prop
 	kept.ISR = slices.Clone(isr)
+	kept.BrokerEpochs = slices.Clone(epochs)
 	p.isr.pending = &kept
 	return prop
 }

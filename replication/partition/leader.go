@@ -90,8 +90,11 @@ func (p *Partition) AppendAsLeader(batch []byte, requiredAcks int16, now time.Ti
 // below. Call it after Read answered the fetch without a DivergingEpoch (a
 // diverging follower's offset says nothing about what it holds). It reports
 // whether the high watermark moved. A replica outside the assignment, or a
-// partition it does not lead, is NOT_LEADER_OR_FOLLOWER.
-func (p *Partition) UpdateFollowerFetch(replicaID int32, fetchOffset int64, now time.Time) (hwmMoved bool, err error) {
+// partition it does not lead, is NOT_LEADER_OR_FOLLOWER; so is a fetch
+// whose brokerEpoch (the follower's, -1 if it did not say) is older than
+// the one the metadata holds for that broker: it comes from an incarnation
+// that is gone (Kafka's Replica.updateFetchStateOrThrow, KIP-903).
+func (p *Partition) UpdateFollowerFetch(replicaID int32, brokerEpoch, fetchOffset int64, now time.Time) (hwmMoved bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.role != RoleLeader {
@@ -101,11 +104,17 @@ func (p *Partition) UpdateFollowerFetch(replicaID int32, fetchOffset int64, now 
 	if !ok {
 		return false, fmt.Errorf("partition %s: broker %d is not a follower of %v: %w", p.name, replicaID, p.replicas, errNotLeaderOrFollower)
 	}
+	if brokerEpoch != -1 && p.cfg.AliveBrokerEpoch != nil {
+		if cached, ok := p.cfg.AliveBrokerEpoch(replicaID); ok && cached > brokerEpoch {
+			return false, fmt.Errorf("partition %s: stale fetch from broker %d: broker epoch %d, the metadata's %d: %w",
+				p.name, replicaID, brokerEpoch, cached, errNotLeaderOrFollower)
+		}
+	}
 	leo := p.log.LogEndOffset()
 	if fetchOffset < 0 || fetchOffset > leo {
 		return false, fmt.Errorf("partition %s: fetch offset %d outside [0, %d]: %w", p.name, fetchOffset, leo, kerr.OffsetOutOfRange)
 	}
-	r.updateFetch(fetchOffset, leo, now)
+	r.updateFetch(fetchOffset, leo, brokerEpoch, now)
 	return p.maybeIncrementHighWatermark(now), nil
 }
 

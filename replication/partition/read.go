@@ -30,6 +30,10 @@ const NoEpoch int32 = -1
 type FetchParams struct {
 	// ReplicaID is the fetching follower's broker id, or -1 for a consumer.
 	ReplicaID int32
+	// ReplicaEpoch is the fetching follower's broker epoch
+	// (ReplicaState.ReplicaEpoch, Fetch v15+, KIP-903), -1 if it did not
+	// say; the caller hands it to UpdateFollowerFetch.
+	ReplicaEpoch int64
 	// FetchOffset is the first offset asked for.
 	FetchOffset int64
 	// CurrentLeaderEpoch is the leader epoch the fetcher believes in, or

@@ -22,6 +22,10 @@ type replicaState struct {
 	// back, even when the high watermark, held under min.insync.replicas,
 	// is no further than what it last fetched.
 	fetchedSinceISRCheck bool
+	// brokerEpoch is the broker epoch the follower's last fetch named
+	// (ReplicaState.ReplicaEpoch, KIP-903), -1 if none did or it did not
+	// say; AlterPartition carries it for the controller to check.
+	brokerEpoch int64
 }
 
 // caughtUp is Kafka's ReplicaState.isCaughtUp: the follower holds the
@@ -35,7 +39,7 @@ func (r *replicaState) caughtUp(leaderLEO int64, now time.Time, maxLag time.Dura
 // updateFetchStateOrThrow). A fetch for everything the leader holds makes
 // the follower caught up now; one for everything the leader held at the
 // previous fetch makes it caught up as of that fetch.
-func (r *replicaState) updateFetch(fetchOffset, leaderLEO int64, now time.Time) {
+func (r *replicaState) updateFetch(fetchOffset, leaderLEO, brokerEpoch int64, now time.Time) {
 	switch {
 	case fetchOffset >= leaderLEO:
 		r.lastCaughtUp = later(r.lastCaughtUp, now)
@@ -46,6 +50,7 @@ func (r *replicaState) updateFetch(fetchOffset, leaderLEO int64, now time.Time) 
 	r.lastFetchLeaderLEO = max(leaderLEO, r.lastFetchLeaderLEO)
 	r.lastFetch = now
 	r.fetchedSinceISRCheck = true
+	r.brokerEpoch = brokerEpoch
 }
 
 // reset is Kafka's resetReplicaState, run when this replica becomes leader
@@ -60,7 +65,7 @@ func (r *replicaState) reset(now time.Time, leaderEpochStart int64, newLeader, i
 	}
 	r.lastCaughtUp = at
 	if newLeader {
-		r.leo, r.lastFetchLeaderLEO, r.lastFetch, r.fetchedSinceISRCheck = -1, -1, time.Time{}, false
+		r.leo, r.lastFetchLeaderLEO, r.lastFetch, r.fetchedSinceISRCheck, r.brokerEpoch = -1, -1, time.Time{}, false, -1
 		return
 	}
 	r.lastFetchLeaderLEO, r.lastFetch = leaderEpochStart, at

@@ -28,7 +28,7 @@ func TestLastCaughtUpTime(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := &replicaState{leo: -1, lastFetchLeaderLEO: -1}
 			for i, f := range c.fetches {
-				r.updateFetch(f.offset, f.leoNow, ms(f.at))
+				r.updateFetch(f.offset, f.leoNow, -1, ms(f.at))
 				want := time.Time{}
 				if f.caughtUpAt >= 0 {
 					want = ms(f.caughtUpAt)

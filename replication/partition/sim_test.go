@@ -151,7 +151,7 @@ func (c *simCluster) fetch(id int32) {
 		}
 		return
 	}
-	if moved, err := lead.UpdateFollowerFetch(id, params.FetchOffset, c.now); err != nil {
+	if moved, err := lead.UpdateFollowerFetch(id, -1, params.FetchOffset, c.now); err != nil {
 		c.t.Fatal(err)
 	} else if moved {
 		c.pg.CheckAndComplete(lead)

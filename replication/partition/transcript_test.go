@@ -326,7 +326,7 @@ func (s *ptScript) fetch(c *transcript.Cmd, touched map[int32]bool) transcript.L
 	out.Addf("%d->%d records=%s hwm=%d leo=%d", st.LeaderID, id, batchList(res.Records), res.HighWatermark, res.LogEndOffset)
 	// The leader takes the fetch offset as the follower's acknowledgement
 	// (ReplicaManager.updateFollowerFetchState, after the read).
-	moved, err := l.UpdateFollowerFetch(id, offset, s.clock.Now())
+	moved, err := l.UpdateFollowerFetch(id, -1, offset, s.clock.Now())
 	if err != nil {
 		out.Addf("%d: update follower fetch: %s", st.LeaderID, transcript.Err(err))
 	}

@@ -99,7 +99,7 @@ func (p *Partition) setAssignment(replicas, isr []int32) {
 	}
 	for _, id := range replicas {
 		if _, ok := p.remotes[id]; !ok && id != p.cfg.LocalBrokerID {
-			p.remotes[id] = &replicaState{leo: -1, lastFetchLeaderLEO: -1}
+			p.remotes[id] = &replicaState{leo: -1, lastFetchLeaderLEO: -1, brokerEpoch: -1}
 		}
 	}
 }
