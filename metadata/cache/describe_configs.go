@@ -2,7 +2,9 @@ package cache
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -12,7 +14,8 @@ import (
 // DescribeConfigs answers a DescribeConfigsRequest from img for the broker
 // nodeID, as Kafka 4.4's ConfigHelper.describeConfigs does, with the
 // dynamic configs the metadata log holds:
-//   - a topic: the configs set on it (DYNAMIC_TOPIC_CONFIG), or
+//   - a topic: the configs set on it (DYNAMIC_TOPIC_CONFIG), with the
+//     same-name broker configs it does not set (withBrokerDefaults), or
 //     UNKNOWN_TOPIC_OR_PARTITION when the image has no such topic;
 //   - the broker "" (cluster-wide defaults): DYNAMIC_DEFAULT_BROKER_CONFIG;
 //   - this broker's id: its own dynamic configs (DYNAMIC_BROKER_CONFIG);
@@ -60,9 +63,68 @@ func DescribeConfigs(img *image.MetadataImage, nodeID int32, req *kmsg.DescribeC
 			continue
 		}
 		res.Configs = configEntries(img, image.ConfigResource{Type: int8(r.ResourceType), Name: r.ResourceName}, r.ConfigNames, source, req.IncludeSynonyms)
+		if r.ResourceType == kmsg.ConfigResourceTypeTopic {
+			res.Configs = withBrokerDefaults(img, nodeID, res.Configs, r.ConfigNames, req.IncludeSynonyms)
+		}
 		resp.Resources = append(resp.Resources, res)
 	}
 	return resp
+}
+
+// sameNameTopicConfigs are the topic configs whose broker synonym has the
+// same name (ServerTopicConfigSynonyms' sameName entries): where a topic
+// does not set one, Kafka describes the broker's dynamic value, or the
+// cluster default, as the topic's. The bootstrap of a cluster with ELR on
+// sets the cluster's min.insync.replicas, so kafka-topics --describe
+// prints it for every topic.
+var sameNameTopicConfigs = []string{
+	"compression.gzip.level", "compression.lz4.level", "compression.type", "compression.zstd.level",
+	"min.insync.replicas", "unclean.leader.election.enable",
+}
+
+// withBrokerDefaults adds to a topic's entries the same-name broker
+// configs it does not set: this broker's dynamic one
+// (DYNAMIC_BROKER_CONFIG), else the cluster default
+// (DYNAMIC_DEFAULT_BROKER_CONFIG); the entries stay in key order.
+func withBrokerDefaults(img *image.MetadataImage, nodeID int32, entries []kmsg.DescribeConfigsResponseResourceConfig, keys []string, synonyms bool) []kmsg.DescribeConfigsResponseResourceConfig {
+	set := map[string]bool{}
+	for _, e := range entries {
+		set[e.Name] = true
+	}
+	sources := []struct {
+		res    image.ConfigResource
+		source kmsg.ConfigSource
+	}{
+		{image.ConfigResource{Type: int8(kmsg.ConfigResourceTypeBroker), Name: strconv.Itoa(int(nodeID))}, kmsg.ConfigSourceDynamicBrokerConfig},
+		{image.ConfigResource{Type: int8(kmsg.ConfigResourceTypeBroker)}, kmsg.ConfigSourceDynamicDefaultBrokerConfig},
+	}
+	for _, k := range sameNameTopicConfigs {
+		if set[k] || (keys != nil && !slices.Contains(keys, k)) {
+			continue
+		}
+		for _, s := range sources {
+			cfg := img.Configs().Resource(s.res)
+			if cfg == nil {
+				continue
+			}
+			v, ok := cfg.Get(k)
+			if !ok {
+				continue
+			}
+			e := kmsg.NewDescribeConfigsResponseResourceConfig()
+			e.Name, e.Value, e.Source = k, &v, s.source
+			e.ConfigSynonyms = []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym{}
+			if synonyms {
+				syn := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
+				syn.Name, syn.Value, syn.Source = k, &v, s.source
+				e.ConfigSynonyms = append(e.ConfigSynonyms, syn)
+			}
+			entries = append(entries, e)
+			break
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b kmsg.DescribeConfigsResponseResourceConfig) int { return strings.Compare(a.Name, b.Name) })
+	return entries
 }
 
 // configEntries lists resource's configs in key order, only the keys

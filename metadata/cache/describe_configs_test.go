@@ -1,7 +1,9 @@
 package cache
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kraftlab/kraftlab/metadata/record"
@@ -92,4 +94,35 @@ func TestDescribeConfigsFromTheImage(t *testing.T) {
 			t.Fatalf("%+v", r.Configs)
 		}
 	})
+}
+
+// A topic is described with the same-name broker configs it does not set,
+// as Kafka resolves them: this broker's dynamic value, else the cluster
+// default (which the bootstrap of a cluster with ELR on writes for
+// min.insync.replicas, so kafka-topics --describe prints it).
+func TestDescribeTopicConfigsWithBrokerDefaults(t *testing.T) {
+	img := replay(t, testImage(t),
+		configRecord(record.ResourceTopic, "orders", "retention.ms", "1000"),
+		configRecord(record.ResourceTopic, "clicks", "min.insync.replicas", "3"),
+		configRecord(record.ResourceBroker, "", "min.insync.replicas", "2"),
+		configRecord(record.ResourceBroker, "", "compression.type", "gzip"),
+		configRecord(record.ResourceBroker, "101", "compression.type", "lz4"),
+		configRecord(record.ResourceBroker, "", "log.retention.ms", "5000"),
+	)
+	got := func(topic string, keys ...string) string {
+		var out []string
+		for _, e := range DescribeConfigs(img, 101, describeConfigs(4, false, resource(kmsg.ConfigResourceTypeTopic, topic, keys...))).Resources[0].Configs {
+			out = append(out, fmt.Sprintf("%s=%s(%d)", e.Name, *e.Value, e.Source))
+		}
+		return strings.Join(out, " ")
+	}
+	if g, want := got("orders"), "compression.type=lz4(2) min.insync.replicas=2(3) retention.ms=1000(1)"; g != want {
+		t.Errorf("orders: %s, want %s", g, want)
+	}
+	if g, want := got("clicks"), "compression.type=lz4(2) min.insync.replicas=3(1)"; g != want {
+		t.Errorf("clicks: %s, want %s", g, want)
+	}
+	if g, want := got("orders", "min.insync.replicas"), "min.insync.replicas=2(3)"; g != want {
+		t.Errorf("orders, one key: %s, want %s", g, want)
+	}
 }
