@@ -72,15 +72,24 @@ func TestRealEngineElectionFromElrAfterTheLastIsrMemberIsFenced(t *testing.T) {
 	waitPartition(t, p, "e", "the follower elected from the ELR", func(p *view.Partition) bool {
 		return p.Leader == follower && slices.Equal(p.Isr, []int32{follower}) && slices.Equal(p.Elr, []int32{leader})
 	})
-	poll.Until(t, 10*time.Second, "ElectionFromEligibleLeaderReplicasPerSec at 1", func() bool {
+	waitElections(t, p, 1, 0)
+}
+
+// waitElections waits until the active controller counted fromElr
+// elections from an ELR and unclean unclean ones.
+func waitElections(t *testing.T, p *cluster.Playground, fromElr, unclean int64) {
+	t.Helper()
+	var saw string
+	poll.Until(t, 10*time.Second, fmt.Sprintf("%d elections from the ELR, %d unclean", fromElr, unclean), func() bool {
 		v := p.View()
 		for _, n := range v.Nodes {
 			if m := n.ControllerMetrics; m != nil && m.ActiveControllerCount == 1 {
-				return m.ElectionFromEligibleLeaderReplicasPerSec == 1
+				saw = fmt.Sprintf("%d from the ELR, %d unclean", m.ElectionFromEligibleLeaderReplicasPerSec, m.UncleanLeaderElectionsPerSec)
+				return m.ElectionFromEligibleLeaderReplicasPerSec == fromElr && m.UncleanLeaderElectionsPerSec == unclean
 			}
 		}
 		return false
-	})
+	}, func() string { return "saw " + saw })
 }
 
 // A clean shutdown keeps the ELR: the follower is killed and fenced, then
@@ -88,7 +97,8 @@ func TestRealEngineElectionFromElrAfterTheLastIsrMemberIsFenced(t *testing.T) {
 // shutdown empties the ISR into the ELR and leaves the partition
 // leaderless, its last known leader the stopped broker. Started again, it
 // registers with the epoch from its clean shutdown file, keeps its ELR
-// place, and is elected from the ELR once unfenced.
+// place, and is elected from the ELR once unfenced: not as the last known
+// leader, uncleanly, as after a crash.
 func TestRealEngineCleanShutdownKeepsTheElr(t *testing.T) {
 	p := openELR(t, 2)
 	do(t, p, cluster.Action{Kind: cluster.ActCreateTopic, Topic: "c", Partitions: 1, ReplicationFactor: 2})
@@ -111,4 +121,5 @@ func TestRealEngineCleanShutdownKeepsTheElr(t *testing.T) {
 	waitPartition(t, p, "c", "the restarted broker elected from the ELR", func(p *view.Partition) bool {
 		return p.Leader == leader && slices.Equal(p.Isr, []int32{leader}) && len(p.Elr) == 0 && len(p.LastKnownElr) == 0
 	})
+	waitElections(t, p, 1, 0)
 }
