@@ -127,8 +127,10 @@ func TestKafkaAdminToolsAgainstBrokers(t *testing.T) {
 		if len(got) != 1 || len(want) != 1 {
 			t.Fatalf("describe: Kafka printed %d topics, kraftlab %d", len(got), len(want))
 		}
-		if g, w := got[0], want[0]; g.Name != w.Name || g.TopicID != w.TopicID || g.PartitionCount != 3 || g.ReplicationFactor != 2 || g.Configs != "retention.ms=60000" {
-			t.Errorf("describe summary: %+v; kraftlab %s id %s, want 3 partitions, rf 2, Configs retention.ms=60000", g, w.Name, w.TopicID)
+		if g, w := got[0], want[0]; g.Name != w.Name || g.TopicID != w.TopicID || g.PartitionCount != 3 || g.ReplicationFactor != 2 || g.Configs != "min.insync.replicas=1,retention.ms=60000" {
+			// min.insync.replicas is the cluster default the bootstrap
+			// writes with ELR on, as Kafka 4.4's does.
+			t.Errorf("describe summary: %+v; kraftlab %s id %s, want 3 partitions, rf 2, Configs min.insync.replicas=1,retention.ms=60000", g, w.Name, w.TopicID)
 		}
 		comparePartitions(t, "kafka-topics --describe", got[0].Partitions, want[0].Partitions)
 		if strings.Contains(r.Stdout, "Elr: N/A") || !strings.Contains(r.Stdout, "\tElr: \tLastKnownElr: ") {
