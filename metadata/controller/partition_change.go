@@ -61,17 +61,27 @@ const (
 // the ISR.
 func partitionChange(topic record.Uuid, id int32, p *image.PartitionRegistration, targetIsr []int32,
 	acceptable func(int32) bool, el election, v versions) (c *record.PartitionChangeRecord, unclean bool) {
+	return partitionChangeTo(topic, id, p, assignmentOf(p), targetIsr, acceptable, el, v)
+}
+
+// partitionChangeTo is partitionChange towards the assignment to: a
+// reassignment the target ISR completes is completed first (Kafka's
+// completeReassignmentIfNeeded), and the leader is elected among the
+// target replicas.
+func partitionChangeTo(topic record.Uuid, id int32, p *image.PartitionRegistration, to assignment, targetIsr []int32,
+	acceptable func(int32) bool, el election, v versions) (c *record.PartitionChangeRecord, unclean bool) {
+	to, targetIsr = to.complete(targetIsr)
 	valid := func(r int32) bool { return slices.Contains(targetIsr, r) && acceptable(r) }
 	leader := record.NoLeader
-	if el == electionPreferred && len(p.Replicas) > 0 && valid(p.Replicas[0]) {
-		leader = p.Replicas[0]
+	if el == electionPreferred && len(to.replicas) > 0 && valid(to.replicas[0]) {
+		leader = to.replicas[0]
 	} else if p.Leader >= 0 && valid(p.Leader) {
 		leader = p.Leader
-	} else if i := slices.IndexFunc(p.Replicas, valid); i >= 0 {
-		leader = p.Replicas[i]
+	} else if i := slices.IndexFunc(to.replicas, valid); i >= 0 {
+		leader = to.replicas[i]
 	} else if el == electionUnclean {
-		if i := slices.IndexFunc(p.Replicas, acceptable); i >= 0 {
-			leader, unclean = p.Replicas[i], true
+		if i := slices.IndexFunc(to.replicas, acceptable); i >= 0 {
+			leader, unclean = to.replicas[i], true
 		}
 	}
 	c = record.NewPartitionChangeRecord(topic, id)
@@ -91,6 +101,7 @@ func partitionChange(topic record.Uuid, id int32, p *image.PartitionRegistration
 	case len(targetIsr) > 0 && !slices.Equal(targetIsr, p.Isr):
 		c.Isr, changed = slices.Clone(targetIsr), true
 	}
+	changed = to.record(c, p, v) || changed
 	if !changed {
 		return nil, false
 	}

@@ -72,6 +72,12 @@ func (s *txScript) recordLine(r record.Record) string {
 		if r.Replicas != nil {
 			line += " replicas=" + transcript.IDs(r.Replicas)
 		}
+		if r.AddingReplicas != nil {
+			line += " adding=" + transcript.IDs(r.AddingReplicas)
+		}
+		if r.RemovingReplicas != nil {
+			line += " removing=" + transcript.IDs(r.RemovingReplicas)
+		}
 		switch r.LeaderRecoveryState {
 		case record.LeaderRecovering:
 			line += " leaderRecoveryState=RECOVERING"
@@ -161,9 +167,9 @@ func (s *txScript) state() string {
 				out.Addf("partition %s-%d (placed from a random broker: see placement)", name, pid)
 				continue
 			}
-			out.Addf("partition %s-%d leader=%s leaderEpoch=%d partitionEpoch=%d replicas=%s isr=%s dirs=%s%s", name, pid,
+			out.Addf("partition %s-%d leader=%s leaderEpoch=%d partitionEpoch=%d replicas=%s isr=%s dirs=%s%s%s", name, pid,
 				leaderName(p.Leader), p.LeaderEpoch, p.PartitionEpoch, transcript.IDs(p.Replicas), transcript.IDs(p.Isr),
-				joinNames(p.Directories, s.dirName), recoveryState(p.LeaderRecoveryState))
+				joinNames(p.Directories, s.dirName), recoveryState(p.LeaderRecoveryState), reassignmentState(p))
 		}
 	}
 	return out.String()
