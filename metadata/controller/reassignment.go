@@ -122,7 +122,9 @@ func (a assignment) record(c *record.PartitionChangeRecord, p *image.PartitionRe
 	if c.Leader == record.NoLeaderChange && !containsAll(a.replicas, p.Replicas) {
 		c.Leader, changed = p.Leader, true
 	}
-	if len(a.replicas) > 0 {
+	// The directories follow the replicas; with the same replicas they
+	// are the same.
+	if len(a.replicas) > 0 && !slices.Equal(a.replicas, p.Replicas) {
 		if v.directoriesInRecs {
 			dirs := make([]record.Uuid, len(a.replicas))
 			for i, r := range a.replicas {
@@ -135,13 +137,9 @@ func (a assignment) record(c *record.PartitionChangeRecord, p *image.PartitionRe
 					dirs[i] = record.DirectoryUnassigned
 				}
 			}
-			if !slices.Equal(dirs, p.Directories) {
-				c.Directories, changed = dirs, true
-			}
+			c.Directories = dirs
 		}
-		if !slices.Equal(a.replicas, p.Replicas) {
-			c.Replicas, changed = slices.Clone(a.replicas), true
-		}
+		c.Replicas, changed = slices.Clone(a.replicas), true
 	}
 	if !slices.Equal(orNone(a.removing), orNone(p.RemovingReplicas)) {
 		c.RemovingReplicas, changed = slices.Clone(orNone(a.removing)), true
