@@ -160,6 +160,7 @@ func topicViews(img *image.MetadataImage, brokers map[int32]*image.MetadataImage
 			tv.Partitions = append(tv.Partitions, view.Partition{
 				Partition: p, Leader: reg.Leader, LeaderEpoch: reg.LeaderEpoch, PartitionEpoch: reg.PartitionEpoch,
 				Replicas: slices.Clone(reg.Replicas), Isr: slices.Clone(reg.Isr),
+				AddingReplicas: slices.Clone(reg.AddingReplicas), RemovingReplicas: slices.Clone(reg.RemovingReplicas),
 			})
 		}
 		for b, bimg := range brokers {

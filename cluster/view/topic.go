@@ -27,6 +27,11 @@ type Partition struct {
 	PartitionEpoch int32   `json:"partitionEpoch"`
 	Replicas       []int32 `json:"replicas"`
 	Isr            []int32 `json:"isr"`
+	// AddingReplicas and RemovingReplicas are those a partition
+	// reassignment in progress brings in and takes away (Kafka's names);
+	// empty when none runs.
+	AddingReplicas   []int32 `json:"addingReplicas,omitempty"`
+	RemovingReplicas []int32 `json:"removingReplicas,omitempty"`
 	// HighWatermark is the leader replica's, as its broker holds it; -1
 	// while no running broker leads the partition.
 	HighWatermark int64 `json:"highWatermark"`
@@ -84,8 +89,15 @@ func ParseTopicPartition(s string) (TopicPartition, error) {
 
 // Summary says what a partition looks like, for conditions.
 func (p *Partition) Summary() string {
-	return fmt.Sprintf("leader %s, leader epoch %d, replicas %s, isr %s", leaderName(p.Leader), p.LeaderEpoch, ids(p.Replicas), ids(p.Isr))
+	s := fmt.Sprintf("leader %s, leader epoch %d, replicas %s, isr %s", leaderName(p.Leader), p.LeaderEpoch, ids(p.Replicas), ids(p.Isr))
+	if p.Reassigning() {
+		s += fmt.Sprintf(", reassigning: adding %s, removing %s", ids(p.AddingReplicas), ids(p.RemovingReplicas))
+	}
+	return s
 }
+
+// Reassigning reports whether a partition reassignment is in progress.
+func (p *Partition) Reassigning() bool { return len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0 }
 
 func leaderName(id int32) string {
 	if id == NoLeader {
