@@ -97,7 +97,9 @@ func (p *Partition) Summary() string {
 }
 
 // Reassigning reports whether a partition reassignment is in progress.
-func (p *Partition) Reassigning() bool { return len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0 }
+func (p *Partition) Reassigning() bool {
+	return len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0
+}
 
 func leaderName(id int32) string {
 	if id == NoLeader {
