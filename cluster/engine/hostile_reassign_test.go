@@ -11,10 +11,13 @@ import (
 
 // A stranger's reassignment requests near the 1 MiB a request may hold:
 // a target of 200,000 replicas (every one unregistered, or one broker
-// named 200,000 times), the canary partition named 50,000 times, and
-// ListPartitionReassignments and DescribeLogDirs naming 200,000
-// partitions. Each is answered, nothing is written, and the playground
-// serves on with the canary's replicas as they were.
+// named 200,000 times), the canary partition named 10,000 times (Kafka's
+// MAX_RECORDS_PER_USER_OP), and ListPartitionReassignments and
+// DescribeLogDirs naming 200,000 partitions. Each is answered, nothing is
+// written, and the playground serves on with the canary's replicas as
+// they were. The 10,000 may take the controller longer than the fast
+// profile's 200 ms a forward tries (under the race detector, on a loaded
+// machine), and then REQUEST_TIMED_OUT is the broker's answer.
 func TestHostileReassignments(t *testing.T) {
 	ht := openHostile(t)
 	cl := ht.client(t)
@@ -35,11 +38,11 @@ func TestHostileReassignments(t *testing.T) {
 		what     string
 		replicas []int32
 		times    int
-		want     int16
+		want     []int16
 	}{
-		{"200,000 unregistered brokers", huge, 1, kerr.InvalidReplicaAssignment.Code},
-		{"broker 101 200,000 times", same, 1, kerr.InvalidReplicaAssignment.Code},
-		{"the canary partition 50,000 times, as it is", before, 50_000, 0},
+		{"200,000 unregistered brokers", huge, 1, []int16{kerr.InvalidReplicaAssignment.Code}},
+		{"broker 101 200,000 times", same, 1, []int16{kerr.InvalidReplicaAssignment.Code}},
+		{"the canary partition 10,000 times, as it is", before, 10_000, []int16{0, kerr.RequestTimedOut.Code}},
 	} {
 		req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
 		rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()
@@ -58,8 +61,8 @@ func TestHostileReassignments(t *testing.T) {
 			t.Fatalf("AlterPartitionReassignments of %s: %d topics answered", c.what, len(resp.Topics))
 		}
 		for _, p := range resp.Topics[0].Partitions {
-			if p.ErrorCode != c.want {
-				t.Fatalf("AlterPartitionReassignments of %s: %v, want %v", c.what, kerr.ErrorForCode(p.ErrorCode), kerr.ErrorForCode(c.want))
+			if !slices.Contains(c.want, p.ErrorCode) {
+				t.Fatalf("AlterPartitionReassignments of %s: %v, want one of %v", c.what, kerr.ErrorForCode(p.ErrorCode), c.want)
 			}
 		}
 	}
