@@ -199,6 +199,12 @@ func writePartitions(w io.Writer, ts []view.Topic) error {
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t.Name, p.Partition, idOrNone(p.Leader), p.LeaderEpoch,
 				joinIDs(p.Isr), joinIDs(p.Elr), joinIDs(p.LastKnownElr), int64OrDash(p.HighWatermark), replicaLogEnds(&p))
 			notes = append(notes, damageNotes(t.Name, &p)...)
+			if p.Reassigning() {
+				// kafka-topics --describe adds Adding Replicas and
+				// Removing Replicas the same way.
+				notes = append(notes, fmt.Sprintf("%s-%d is being reassigned: adding replicas %s, removing replicas %s",
+					t.Name, p.Partition, joinIDs(p.AddingReplicas), joinIDs(p.RemovingReplicas)))
+			}
 		}
 	}
 	if err := tw.Flush(); err != nil {

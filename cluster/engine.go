@@ -82,6 +82,22 @@ type Engine interface {
 	// kafka-leader-election does, and returns each partition's answer
 	// (only those that needed one when none were named).
 	ElectLeaders(ctx context.Context, unclean bool, partitions []view.TopicPartition) ([]Election, error)
+	// AlterReassignments moves partitions to other replicas, or cancels
+	// their reassignments (a Move without replicas), through a running
+	// broker as kafka-reassign-partitions --execute and --cancel do
+	// (AlterPartitionReassignments), and returns each partition's answer.
+	// A positive throttle is first set as that tool sets it: the rate on
+	// every broker the moves involve, and the moved partitions' replicas
+	// as the topics' throttled replicas.
+	AlterReassignments(ctx context.Context, moves []Move, throttle int64) ([]MoveResult, error)
+	// ListReassignments returns the reassignments in progress of the
+	// partitions named, every one when none (ListPartitionReassignments).
+	ListReassignments(ctx context.Context, partitions []view.TopicPartition) ([]Reassignment, error)
+	// ClearReplicationThrottles removes the replication throttles as
+	// kafka-reassign-partitions --verify does once a reassignment is
+	// done: the rates of every broker and the throttled replicas of the
+	// topics named.
+	ClearReplicationThrottles(ctx context.Context, topics []string) error
 	// MetadataImage returns the metadata image node id's loader last
 	// published: the committed log as far as that node has applied it.
 	MetadataImage(id int32) (*image.MetadataImage, error)

@@ -80,12 +80,21 @@ type Action struct {
 	// preferred ones.
 	TopicPartitions []string `json:"topicPartitions,omitempty"`
 	Unclean         bool     `json:"unclean,omitempty"`
+	// Reassign is what a reassign action of TopicPartitions does; to
+	// move them, Replicas are the target replicas and Throttle, if
+	// positive, the replication throttle in bytes a second.
+	Reassign ReassignMode `json:"reassign,omitempty"`
+	Replicas []int32      `json:"replicas,omitempty"`
+	Throttle int64        `json:"throttle,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.
 func (a Action) String() string {
 	if s, ok := a.topicString(); ok {
 		return s
+	}
+	if a.Kind == ActReassign {
+		return a.reassignString()
 	}
 	s := string(a.Kind)
 	for _, r := range []condition.NodeRef{a.Node, a.Peer} {
@@ -322,6 +331,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doTopic(ctx, a)
 	case ActElectLeaders:
 		return p.doElect(ctx, a)
+	case ActReassign:
+		return p.doReassign(ctx, &v, a)
 	}
 	return Result{}, Errorf(ErrBadAction, "unknown action %q", a.Kind)
 }

@@ -219,6 +219,8 @@ var forwardedAPIs = []forwardedAPI{
 	},
 	incrementalAlterConfigsForward,
 	electLeadersForward,
+	alterReassignmentsForward,
+	listReassignmentsForward,
 }
 
 // forwarder is a broker's part that sends the controller's APIs

@@ -72,6 +72,7 @@ func (rm *ReplicaManager) register(mux *wire.Mux) error {
 		{fetchVersions, rm.handleFetch},
 		{listOffsetsVersions, rm.handleListOffsets},
 		{offsetForLeaderEpochVersions, rm.handleOffsetForLeaderEpoch},
+		{describeLogDirsVersions, rm.handleDescribeLogDirs},
 	} {
 		if err := mux.Handle(h.api, wire.HandlerFunc(h.fn)); err != nil {
 			return err

@@ -146,6 +146,18 @@ func (l *Log) LogStartOffset() int64 {
 	return l.start
 }
 
+// Size is the bytes of the log's batches over all its segments (Kafka's
+// UnifiedLog.size).
+func (l *Log) Size() int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	var n int64
+	for _, s := range l.segs {
+		n += s.size
+	}
+	return n
+}
+
 // LogEndOffset is the offset the next batch will take.
 func (l *Log) LogEndOffset() int64 {
 	l.mu.RLock()

@@ -228,6 +228,11 @@ func fetchPartitionLine(st *Styles, p *view.FetcherPartition) string {
 		lag = st.Warn.Render(lag)
 	}
 	var extra strings.Builder
+	if p.Throttled {
+		// follower.replication.throttled.replicas names it: a replica a
+		// throttled reassignment is adding, say.
+		extra.WriteString(st.Warn.Render(" THROTTLED"))
+	}
 	if p.Truncations > 0 {
 		extra.WriteString(st.Warn.Render(fmt.Sprintf(" truncated %d×", p.Truncations)))
 	}

@@ -18,7 +18,7 @@ func fetchersView(now int64) view.View {
 		switch v.Nodes[i].ID {
 		case 101:
 			v.Nodes[i].Broker.Fetchers = []view.FetcherThread{{Name: "ReplicaFetcherThread-0-102", SourceBroker: 102, Requests: 40, LastResponseTimestamp: now - 12,
-				Partitions: []view.FetcherPartition{{Topic: "orders", Partition: 1, State: view.FetchStateFetching, FetchOffset: 75, Lag: 0, HighWatermark: 75, BytesPerSec: 2048}}}}
+				Partitions: []view.FetcherPartition{{Topic: "orders", Partition: 1, State: view.FetchStateFetching, FetchOffset: 75, Lag: 0, HighWatermark: 75, BytesPerSec: 2048, Throttled: true}}}}
 			v.Nodes[i].Broker.DelayedFetches = 1
 		case 102:
 			v.Nodes[i].State = view.StateRunning
@@ -41,7 +41,7 @@ func fetchersText(v *view.View, w, h int) string {
 // Tall enough, the panel shows every broker, each of its threads (name,
 // source broker, partitions, requests, errors, last answer) and each
 // partition of a thread: its phase, fetch offset, lag and rate; a
-// truncating, a delayed and an erring partition say so, and so does a
+// truncating, a delayed, a throttled and an erring partition say so, and so does a
 // broker's purgatory and the partitions its fetchers gave up on.
 func TestFetchersPanelShowsThreadsAndTheirPartitions(t *testing.T) {
 	v := fetchersView(1_000_000)
@@ -50,7 +50,7 @@ func TestFetchersPanelShowsThreadsAndTheirPartitions(t *testing.T) {
 		"Fetchers: each broker's replica fetcher threads (b: brokers)",
 		"broker 101: 1 thread, 1 partition · purgatory: 0 produce, 1 fetch",
 		"  ReplicaFetcherThread-0-102  102     1      40    0  12ms ago",
-		"   orders-1   Fetching   at     75 hwm     75 lag     0 2.0 KiB/s",
+		"   orders-1   Fetching   at     75 hwm     75 lag     0 2.0 KiB/s THROTTLED",
 		"broker 102: 1 thread, 2 partitions · purgatory: 3 produce, 0 fetch · failed: orders-7",
 		"  ReplicaFetcherThread-0-101  101     2      55    2  1.5s ago",
 		"   orders-0   Truncating at     90 hwm    120 lag    30     0 B/s truncated 1×",

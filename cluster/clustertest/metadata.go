@@ -210,3 +210,46 @@ func (e *Engine) ElectLeaders(_ context.Context, unclean bool, partitions []view
 	}
 	return out, nil
 }
+
+// AlterReassignments implements cluster.Engine: in the model every
+// replica is in sync at once, so a reassignment completes as it starts
+// (the partition takes its target replicas) and there is never one to
+// cancel; the throttle has no bytes to slow.
+func (e *Engine) AlterReassignments(_ context.Context, moves []cluster.Move, _ int64) ([]cluster.MoveResult, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.takeFailure(); err != nil {
+		return nil, err
+	}
+	var out []cluster.MoveResult
+	for _, m := range moves {
+		res := cluster.MoveResult{Partition: m.Partition}
+		i := slices.IndexFunc(e.topics, func(t *modelTopic) bool { return t.name == m.Partition.Topic })
+		switch {
+		case i < 0 || int(m.Partition.Partition) >= len(e.topics[i].replicas):
+			res.Error = "UNKNOWN_TOPIC_OR_PARTITION"
+		case m.Replicas == nil:
+			res.Error = "NO_REASSIGNMENT_IN_PROGRESS"
+		default:
+			e.topics[i].replicas[m.Partition.Partition] = slices.Clone(m.Replicas)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// ListReassignments implements cluster.Engine: the model's complete at
+// once, so none is in progress.
+func (e *Engine) ListReassignments(context.Context, []view.TopicPartition) ([]cluster.Reassignment, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return nil, e.takeFailure()
+}
+
+// ClearReplicationThrottles implements cluster.Engine: the model has no
+// throttles.
+func (e *Engine) ClearReplicationThrottles(context.Context, []string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.takeFailure()
+}

@@ -153,6 +153,10 @@ func partitionLeader(c Condition, v *view.View, p *view.Partition) (bool, string
 	return c.op.holds(int64(p.Leader), int64(id)), fmt.Sprintf("%s: %s", c.tp, p.Summary()), nil
 }
 
+func reassigned(c Condition, _ *view.View, p *view.Partition) (bool, string, error) {
+	return !p.Reassigning(), fmt.Sprintf("%s: %s", c.tp, p.Summary()), nil
+}
+
 func isrSize(c Condition, _ *view.View, p *view.Partition) (bool, string, error) {
 	return c.op.holds(int64(len(p.Isr)), c.value.n), fmt.Sprintf("%s: %s", c.tp, p.Summary()), nil
 }

@@ -16,7 +16,7 @@ func metadataView() view.View {
 		Broker: &view.Broker{State: view.BrokerRecovery, BrokerEpoch: 12, Registered: true, Fenced: true, MetadataLag: 7, LastHeartbeatTimestamp: -1}})
 	v.Topics = []view.Topic{{Name: "orders", ID: "x", OnBrokers: []int32{101}, Partitions: []view.Partition{
 		{Partition: 0, Leader: 101, LeaderEpoch: 2, Replicas: []int32{101, 103}, Isr: []int32{101}},
-		{Partition: 1, Leader: view.NoLeader, LeaderEpoch: 3, Replicas: []int32{103}, Isr: []int32{103}},
+		{Partition: 1, Leader: view.NoLeader, LeaderEpoch: 3, Replicas: []int32{103, 101}, Isr: []int32{103}, AddingReplicas: []int32{103}, RemovingReplicas: []int32{101}},
 	}}}
 	return v
 }
@@ -42,6 +42,8 @@ func TestMetadataConditions(t *testing.T) {
 		{"partition-leader orders-1 != 101", true, "leader none"},
 		{"isr orders-0 size >= 1", true, "isr [101]"},
 		{"isr orders-0 size >= 2", false, ""},
+		{"reassigned orders-0", true, "replicas [101,103], isr [101]"},
+		{"reassigned orders-1", false, "reassigning: adding [103], removing [101]"},
 		{"caught-up", false, "node 3 at 95"},
 	}
 	for _, tc := range cases {

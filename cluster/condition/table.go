@@ -39,6 +39,8 @@ var forms = []form{
 		help: "partition P of topic T is led by (not by) broker N; OP is == or !=", eval: onPartition(partitionLeader)},
 	{word: "isr", args: []arg{topicPartition, keyword("size"), anyOp, number}, example: "isr orders-0 size >= 2",
 		help: "the size of partition T-P's in-sync replica set", eval: onPartition(isrSize)},
+	{word: "reassigned", args: []arg{topicPartition}, example: "reassigned orders-0",
+		help: "partition T-P has no reassignment in progress: none adding or removing replicas", eval: onPartition(reassigned)},
 
 	// The data plane: partitions' logs on the brokers and their fetchers.
 	{word: "hwm", args: []arg{topicPartition, anyOp, offset}, note: "(a partition's)", example: "hwm orders-0 >= 50",

@@ -142,6 +142,9 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	case cluster.ActElectLeaders:
 		path = "/v1/elect-leaders"
 		body = electBody{TopicPartitions: a.TopicPartitions, Unclean: a.Unclean}
+	case cluster.ActReassign:
+		path = "/v1/reassign"
+		body = reassignBody{Mode: a.Reassign, TopicPartitions: a.TopicPartitions, Replicas: a.Replicas, Throttle: a.Throttle}
 	default:
 		return res, fmt.Errorf("unknown action %q", a.Kind)
 	}

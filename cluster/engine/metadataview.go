@@ -166,6 +166,7 @@ func topicViews(img *image.MetadataImage, brokers map[int32]*image.MetadataImage
 				Partition: p, Leader: reg.Leader, LeaderEpoch: reg.LeaderEpoch, PartitionEpoch: reg.PartitionEpoch,
 				Replicas: slices.Clone(reg.Replicas), Isr: slices.Clone(reg.Isr),
 				Elr: nonNilIDs(reg.Elr), LastKnownElr: nonNilIDs(reg.LastKnownElr),
+				AddingReplicas: slices.Clone(reg.AddingReplicas), RemovingReplicas: slices.Clone(reg.RemovingReplicas),
 			})
 		}
 		for b, bimg := range brokers {

@@ -33,6 +33,11 @@ type Partition struct {
 	// leaderless. Both are empty with eligible.leader.replicas.version 0.
 	Elr          []int32 `json:"eligibleLeaderReplicas"`
 	LastKnownElr []int32 `json:"lastKnownElr"`
+	// AddingReplicas and RemovingReplicas are those a partition
+	// reassignment in progress brings in and takes away (Kafka's names);
+	// empty when none runs.
+	AddingReplicas   []int32 `json:"addingReplicas,omitempty"`
+	RemovingReplicas []int32 `json:"removingReplicas,omitempty"`
 	// HighWatermark is the leader replica's, as its broker holds it; -1
 	// while no running broker leads the partition.
 	HighWatermark int64 `json:"highWatermark"`
@@ -89,13 +94,21 @@ func ParseTopicPartition(s string) (TopicPartition, error) {
 }
 
 // Summary says what a partition looks like, for conditions; the ELR
-// lists only when they hold something.
+// and a reassignment only when they hold something.
 func (p *Partition) Summary() string {
 	s := fmt.Sprintf("leader %s, leader epoch %d, replicas %s, isr %s", leaderName(p.Leader), p.LeaderEpoch, ids(p.Replicas), ids(p.Isr))
 	if len(p.Elr) > 0 || len(p.LastKnownElr) > 0 {
 		s += fmt.Sprintf(", elr %s, last known elr %s", ids(p.Elr), ids(p.LastKnownElr))
 	}
+	if p.Reassigning() {
+		s += fmt.Sprintf(", reassigning: adding %s, removing %s", ids(p.AddingReplicas), ids(p.RemovingReplicas))
+	}
 	return s
+}
+
+// Reassigning reports whether a partition reassignment is in progress.
+func (p *Partition) Reassigning() bool {
+	return len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0
 }
 
 func leaderName(id int32) string {

@@ -85,7 +85,20 @@ func (c *QuorumController) alterPartition(r *kmsg.AlterPartitionRequest) outcome
 				}
 				after = merged
 				o.records = append(o.records, ch)
-				o.events = append(o.events, changeEvent(topic.Name(), ch, p, fmt.Sprintf("AlterPartition from broker %d", r.BrokerID)))
+				reason := fmt.Sprintf("AlterPartition from broker %d", r.BrokerID)
+				if reassigning(p) && !reassigning(merged) {
+					reason += " completed the reassignment"
+				}
+				o.events = append(o.events, changeEvent(topic.Name(), ch, p, reason))
+				if ch.Leader != record.NoLeaderChange && ch.Leader != r.BrokerID {
+					// Completing a reassignment took the sender's
+					// leadership: it must learn the new metadata
+					// before it proposes again, though the change is
+					// written.
+					rp.ErrorCode = kerr.NewLeaderElected.Code
+					rt.Partitions = append(rt.Partitions, rp)
+					continue
+				}
 			}
 			rp.LeaderID, rp.LeaderEpoch, rp.PartitionEpoch = after.Leader, after.LeaderEpoch, after.PartitionEpoch
 			rp.ISR, rp.LeaderRecoveryState = slices.Clone(after.Isr), after.LeaderRecoveryState

@@ -84,10 +84,13 @@ func (e elected) unclean() bool { return e == electedLastKnown || e == electedUn
 // is always true in its controller, so LastKnownElr holds the last
 // leader of a partition that went leaderless.
 type changeBuilder struct {
-	topic      record.Uuid
-	id         int32
-	p          *image.PartitionRegistration
-	targetIsr  []int32
+	topic     record.Uuid
+	id        int32
+	p         *image.PartitionRegistration
+	targetIsr []int32
+	// to is where the replicas go: as they are, or a reassignment's
+	// target, completed first if the target ISR allows.
+	to         assignment
 	acceptable func(int32) bool
 	election   election
 	v          versions
@@ -108,16 +111,19 @@ type changeBuilder struct {
 // ELR off, which is how Kafka's builder starts until told.
 func newChange(topic record.Uuid, id int32, p *image.PartitionRegistration, targetIsr []int32,
 	acceptable func(int32) bool, el election, v versions) *changeBuilder {
-	return &changeBuilder{topic: topic, id: id, p: p, targetIsr: targetIsr, acceptable: acceptable, election: el, v: v,
+	return &changeBuilder{topic: topic, id: id, p: p, targetIsr: targetIsr, to: assignmentOf(p), acceptable: acceptable, election: el, v: v,
 		uncleanShutdown: -1, recovery: record.LeaderRecoveryNoChange}
 }
 
 // build is PartitionChangeBuilder.build: nil when nothing changes.
 func (b *changeBuilder) build() (*record.PartitionChangeRecord, elected) {
 	p := b.p
-	isr := slices.Clone(b.targetIsr)
+	// completeReassignmentIfNeeded comes before the election, which then
+	// runs over the target replicas.
+	to, targetIsr := b.to.complete(b.targetIsr)
+	isr := slices.Clone(targetIsr)
 	elr := b.targetElr(isr)
-	leader, how := b.electLeader(isr, elr)
+	leader, how := b.electLeader(to.replicas, isr, elr)
 	c := record.NewPartitionChangeRecord(b.topic, b.id)
 	c.Version = b.v.partitionChange
 	if leader != p.Leader {
@@ -162,6 +168,7 @@ func (b *changeBuilder) build() (*record.PartitionChangeRecord, elected) {
 	if b.recovery != record.LeaderRecoveryNoChange && b.recovery != p.LeaderRecoveryState && c.LeaderRecoveryState == record.LeaderRecoveryNoChange {
 		c.LeaderRecoveryState = b.recovery
 	}
+	to.record(c, p, b.v)
 	if changeIsNoOp(c) {
 		return nil, electedClean
 	}
@@ -185,8 +192,8 @@ func (b *changeBuilder) targetElr(isr []int32) []int32 {
 	})
 }
 
-// electLeader is electPreferredLeader and electAnyLeader.
-func (b *changeBuilder) electLeader(isr, elr []int32) (int32, elected) {
+// electLeader is electPreferredLeader and electAnyLeader over replicas.
+func (b *changeBuilder) electLeader(replicas, isr, elr []int32) (int32, elected) {
 	p := b.p
 	valid := func(r int32) bool {
 		return (slices.Contains(isr, r) || (len(isr) == 0 && slices.Contains(elr, r))) && b.acceptable(r)
@@ -197,22 +204,22 @@ func (b *changeBuilder) electLeader(isr, elr []int32) (int32, elected) {
 		}
 		return electedClean
 	}
-	if b.election == electionPreferred && len(p.Replicas) > 0 && valid(p.Replicas[0]) {
-		return p.Replicas[0], how(p.Replicas[0])
+	if b.election == electionPreferred && len(replicas) > 0 && valid(replicas[0]) {
+		return replicas[0], how(replicas[0])
 	}
 	if p.Leader >= 0 && valid(p.Leader) {
 		return p.Leader, electedClean
 	}
-	if i := slices.IndexFunc(p.Replicas, valid); i >= 0 {
-		return p.Replicas[i], how(p.Replicas[i])
+	if i := slices.IndexFunc(replicas, valid); i >= 0 {
+		return replicas[i], how(replicas[i])
 	}
 	// canElectLastKnownLeader: nothing else is left of the ISR and ELR.
 	if b.elr && len(isr) == 0 && len(elr) == 0 && len(p.LastKnownElr) == 1 && b.acceptable(p.LastKnownElr[0]) {
 		return p.LastKnownElr[0], electedLastKnown
 	}
 	if b.election == electionUnclean {
-		if i := slices.IndexFunc(p.Replicas, b.acceptable); i >= 0 {
-			return p.Replicas[i], electedUnclean
+		if i := slices.IndexFunc(replicas, b.acceptable); i >= 0 {
+			return replicas[i], electedUnclean
 		}
 	}
 	return record.NoLeader, electedClean

@@ -24,6 +24,8 @@ var APIs = []wire.APIRange{
 	{Key: kmsg.CreatePartitions.Int16(), MinVersion: 0, MaxVersion: 3},
 	{Key: kmsg.IncrementalAlterConfigs.Int16(), MinVersion: 0, MaxVersion: 1},
 	{Key: kmsg.ElectLeaders.Int16(), MinVersion: 0, MaxVersion: 2},
+	{Key: kmsg.AlterPartitionAssignments.Int16(), MinVersion: 0, MaxVersion: 1},
+	{Key: kmsg.ListPartitionReassignments.Int16(), MinVersion: 0, MaxVersion: 0},
 }
 
 // Register registers the controller's APIs on the node's mux.
@@ -85,6 +87,10 @@ func (c *QuorumController) handle(body kmsg.Request, respond func(kmsg.Response)
 		o = c.incrementalAlterConfigs(b)
 	case *kmsg.ElectLeadersRequest:
 		o = c.electLeaders(b)
+	case *kmsg.AlterPartitionAssignmentsRequest:
+		o = c.alterPartitionReassignments(b)
+	case *kmsg.ListPartitionReassignmentsRequest:
+		o = c.listPartitionReassignments(b)
 	default:
 		// The mux routes only the APIs registered here, decoded by kmsg
 		// as their own types.
@@ -182,6 +188,10 @@ func errorResponse(req kmsg.Request, code int16, msg string) kmsg.Response {
 		return alterConfigsError(b, code, m)
 	case *kmsg.ElectLeadersRequest:
 		return ElectLeadersError(b, code, m)
+	case *kmsg.AlterPartitionAssignmentsRequest:
+		return AlterReassignmentsError(b, code, m)
+	case *kmsg.ListPartitionReassignmentsRequest:
+		return ListReassignmentsError(b, code, m)
 	}
 	return nil
 }

@@ -72,6 +72,12 @@ func (s *txScript) recordLine(r record.Record) string {
 		if r.Replicas != nil {
 			line += " replicas=" + transcript.IDs(r.Replicas)
 		}
+		if r.AddingReplicas != nil {
+			line += " adding=" + transcript.IDs(r.AddingReplicas)
+		}
+		if r.RemovingReplicas != nil {
+			line += " removing=" + transcript.IDs(r.RemovingReplicas)
+		}
 		switch r.LeaderRecoveryState {
 		case record.LeaderRecovering:
 			line += " leaderRecoveryState=RECOVERING"
@@ -178,9 +184,9 @@ func (s *txScript) state() string {
 			if len(p.Elr) > 0 || len(p.LastKnownElr) > 0 {
 				elr = fmt.Sprintf(" elr=%s lastKnownElr=%s", transcript.IDs(p.Elr), transcript.IDs(p.LastKnownElr))
 			}
-			out.Addf("partition %s-%d leader=%s leaderEpoch=%d partitionEpoch=%d replicas=%s isr=%s%s dirs=%s%s", name, pid,
+			out.Addf("partition %s-%d leader=%s leaderEpoch=%d partitionEpoch=%d replicas=%s isr=%s%s dirs=%s%s%s", name, pid,
 				leaderName(p.Leader), p.LeaderEpoch, p.PartitionEpoch, transcript.IDs(p.Replicas), transcript.IDs(p.Isr), elr,
-				joinNames(p.Directories, s.dirName), recoveryState(p.LeaderRecoveryState))
+				joinNames(p.Directories, s.dirName), recoveryState(p.LeaderRecoveryState), reassignmentState(p))
 		}
 	}
 	return out.String()

@@ -55,6 +55,12 @@ import (
 //	    AssignReplicasToDirs.
 //	alter-config TOPIC|cluster key=value...
 //	    IncrementalAlterConfigs SET, of a topic or the cluster default.
+//	reassign TOPIC-P... replicas=(...)|cancel [no-rf-change]
+//	    AlterPartitionReassignments: the partitions to the replicas, or
+//	    their reassignments cancelled; no-rf-change is v1 refusing a
+//	    changed replication factor.
+//	list-reassignments [TOPIC-P...]
+//	    ListPartitionReassignments: every one, or of those partitions.
 //	replica-logs ID=(epoch=E end=N)|ID=down...
 //	    what the brokers answer the recovery election's ReplicaLogInfo.
 //	tick D [keep-alive=(101,102)]
@@ -145,6 +151,10 @@ func (s *txScript) run(c *transcript.Cmd) string {
 		return s.assignDirs(c)
 	case "alter-config":
 		return s.alterConfig(c)
+	case "reassign":
+		return s.reassign(c)
+	case "list-reassignments":
+		return s.listReassignments(c)
 	case "replica-logs":
 		s.replicaLogs(c)
 		return ""

@@ -239,6 +239,9 @@ func (p *Partition) HighWatermark() int64 {
 // LogEndOffset is the offset the next batch will take.
 func (p *Partition) LogEndOffset() int64 { return p.log.LogEndOffset() }
 
+// Size is the bytes of the replica's log.
+func (p *Partition) Size() int64 { return p.log.Size() }
+
 // LogStartOffset is the first offset the replica holds.
 func (p *Partition) LogStartOffset() int64 { return p.log.LogStartOffset() }
 
