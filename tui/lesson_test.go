@@ -399,7 +399,7 @@ func TestFlowLesson(t *testing.T) {
 	tm.Send(enter)
 	waitFor(t, tm, "enter runs line 17")
 	tm.Send(enter)
-	waitFor(t, tm, "your prediction held", "see line 17")
+	waitFor(t, tm, "your prediction held", "see line 16")
 
 	final := quit(t, tm)
 	l.Close()

@@ -17,12 +17,12 @@ import (
 // that { and } scroll. The band never changes height from step to step,
 // so the panels above it stay put while the learner reads.
 
-// lessonHeight is the band's height on a screen h lines high: a third of
-// it, at least 7 (a question's three choices with its explanation, the
-// title and the prompt) and at most 12, which a section of the shipped
-// lessons fills; at 80x24, 8 lines, which leave the quorum table, the
-// panel a step points at and the output pane their room.
-func lessonHeight(h int) int { return min(max(h/3, 7), 12) }
+// lessonHeight is the band's height on a screen h lines high: three
+// tenths of it, at least 7 (a question's three choices with its
+// explanation, the title and the prompt) and at most 12, which a section
+// of the shipped lessons fills; at 80x24, 7 lines, which leave the quorum
+// table, the panel a step points at and the output pane their room.
+func lessonHeight(h int) int { return min(max(h*3/10, 7), 12) }
 
 // wrapHanging wraps text to w cells after prefix, the lines after the
 // first indented to line up under the text.
@@ -168,11 +168,13 @@ func (m lessonModel) parts(st *Styles, w int) (fixed, ran block) {
 			if !ok {
 				continue
 			}
-			see := fmt.Sprintf("  see line %d, %s", r.line, r.text)
+			see := fmt.Sprintf("line %d, %s", r.line, r.text)
 			if r.firstOut != "" && r.outLines == 1 {
 				see += ": " + r.firstOut
 			}
-			fixed = append(fixed, st.Dim.Render(clip(see, w)))
+			for _, l := range wrapHanging("  see ", see, w) {
+				fixed = append(fixed, st.Dim.Render(l))
+			}
 			if where, _ := onScreen(r.text, r.firstOut); where != "" && !slices.Contains(look, where) {
 				look = append(look, where)
 			}

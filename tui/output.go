@@ -96,10 +96,15 @@ func (o outputModel) view(st *Styles, w, h int) block {
 	case o.running:
 		title += " (running… esc stops it)"
 	case len(o.lines) > rows && rows > 0:
-		title += fmt.Sprintf(" · lines %d-%d of %d ( ) scroll", top+1, min(top+rows, len(o.lines)), len(o.lines))
+		title += fmt.Sprintf(" · lines %d-%d of %d", top+1, min(top+rows, len(o.lines)), len(o.lines))
 	}
-	if o.width() > w {
-		title += " · < > sideways"
+	switch more := len(o.lines) > rows; {
+	case more && o.width() > w:
+		title += " · ( ) < > scroll"
+	case more:
+		title += " · ( ) scroll"
+	case o.width() > w:
+		title += " · < > scroll"
 	}
 	out := block{section(st, title, w)}
 	if len(o.lines) == 0 && rows > 0 {
