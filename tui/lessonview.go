@@ -43,8 +43,8 @@ func wrapHanging(prefix, text string, w int) []string {
 }
 
 // view renders the panel in exactly h lines of at most w cells: the
-// title, the window on the section's text (with markers where it is cut),
-// and last what the keys do now.
+// title, the window on the section's text, and last what the keys do
+// now, with how much of the text is out of the window.
 func (m lessonModel) view(st *Styles, w, h int) block {
 	title := "Lesson"
 	if m.step > 0 && m.steps > 0 {
@@ -56,10 +56,10 @@ func (m lessonModel) view(st *Styles, w, h int) block {
 	out := block{section(st, title, w)}
 	room := h - 2
 	if room <= 0 {
-		return append(out, m.prompt(st, w, false))[:max(h, 0)]
+		return append(out, m.prompt(st, w, hidden{}))[:max(h, 0)]
 	}
 	lines, anchor := m.content(st, w)
-	window, cut := m.window(st, lines, anchor, room, w)
+	window, cut := m.window(lines, anchor, room)
 	out = append(out, window...)
 	for len(out) < h-1 {
 		out = append(out, "")
@@ -86,44 +86,33 @@ func (m lessonModel) content(st *Styles, w int) (lines block, anchor int) {
 	return append(lines, ran...), anchor
 }
 
-// top is the window's first line over n lines of text in room lines,
-// marker lines included.
+// top is the window's first line over n lines of text in room lines.
 func (m lessonModel) top(n, anchor, room int) int {
 	switch {
 	case n <= room:
 		return 0
 	case m.pinned:
 		// From the anchor, unless that leaves the window part empty:
-		// then the end fills it, under the marker line.
-		return max(min(anchor, n-(room-1)), 0)
+		// then the end fills it.
+		return max(min(anchor, n-room), 0)
 	}
-	return min(m.scroll, n-(room-1))
+	return min(m.scroll, n-room)
 }
 
 // window shows room lines of lines from the scroll position (the anchor
-// when pinned), with a marker line at a cut end saying how much is
-// hidden and which key shows it; it reports whether the text is cut.
-func (m lessonModel) window(st *Styles, lines block, anchor, room, w int) (block, bool) {
+// when pinned); it says how many lines are hidden above and below, which
+// the prompt line tells, so that no line of the band goes to a marker.
+func (m lessonModel) window(lines block, anchor, room int) (block, hidden) {
 	n := len(lines)
 	if n <= room {
-		return lines, false
+		return lines, hidden{}
 	}
 	top := m.top(n, anchor, room)
-	var out block
-	if top > 0 {
-		out = append(out, st.Dim.Render(clip(fmt.Sprintf("↑ %d lines above ({ shows them)", top), w)))
-	}
-	rows := room - len(out)
-	if top+rows < n {
-		rows-- // room for the marker below
-	}
-	rows = max(rows, 0)
-	out = append(out, lines[top:min(top+rows, n)]...)
-	if below := n - top - rows; below > 0 {
-		out = append(out, st.Dim.Render(clip(fmt.Sprintf("↓ %d more lines (} shows them)", below), w)))
-	}
-	return out, true
+	return lines[top : top+room], hidden{above: top, below: n - top - room}
 }
+
+// hidden counts the lines of the section's text out of the window.
+type hidden struct{ above, below int }
 
 // parts are the panel's lines under the explanation at width w: the
 // question, the verdict with its evidence and the lesson's words (fixed),
@@ -226,7 +215,7 @@ func (m lessonModel) resultLine(st *Styles, r lessonResult, w int) string {
 
 // prompt is the panel's last line: what the lesson does now, and the key
 // that goes on.
-func (m lessonModel) prompt(st *Styles, w int, cut bool) string {
+func (m lessonModel) prompt(st *Styles, w int, cut hidden) string {
 	k := st.Help.ShortKey.Render
 	var line string
 	switch m.phase {
@@ -253,8 +242,24 @@ func (m lessonModel) prompt(st *Styles, w int, cut bool) string {
 			line = st.Err.Render("the lesson stopped: "+m.end.summary) + "  " + k("q") + " quits"
 		}
 	}
-	if cut {
-		line += st.Dim.Render("   { } scroll the text")
+	// How much of the text is out of the window, and the key that shows
+	// it: after the line where it fits, else first, so that a long line
+	// to run never pushes it off.
+	var more []string
+	if cut.above > 0 {
+		more = append(more, fmt.Sprintf("{ %d more above", cut.above))
+	}
+	if cut.below > 0 {
+		more = append(more, fmt.Sprintf("} %d more below", cut.below))
+	}
+	if len(more) > 0 {
+		hint := st.Dim.Render(strings.Join(more, ", "))
+		switch {
+		case lipgloss.Width(line)+3+lipgloss.Width(hint) <= w || m.phase == lessonOver:
+			line += "   " + hint // how the lesson ended comes first
+		default:
+			line = hint + st.Dim.Render(" · ") + line
+		}
 	}
 	return clip(line, w)
 }

@@ -38,14 +38,24 @@ func (m *Model) pointed(v *view.View, w, avail int, peer int32, f *frame, topLen
 
 	table := &part{place: focusQuorum, natural: 1 + len(v.Nodes), least: 3,
 		render: func(pw, ph int) block { return m.quorum.view(st, v, pw, ph, peer).lines }}
+	bar := true
 	tab := &part{place: tabPlace, natural: 1 + len(tabPanel.render(w, tall)), least: 3,
 		render: func(pw, ph int) block {
+			if !bar {
+				return tabPanel.render(pw, ph)
+			}
 			return append(block{m.tabBar(tabs, tabPanel.name, pw)}, tabPanel.render(pw, ph-1)...)
 		}}
-	if tabPlace == focusCommit {
-		tab.natural = min(tab.natural, 1+1+voters(v)) // the HWM marker line is a nicety
+	// Whole is every row: the commit picture's HWM marker line and the
+	// partitions' legend are niceties, drawn where there is room.
+	whole := tab.natural
+	switch tabPlace {
+	case focusCommit:
+		whole = min(tab.natural, 1+1+voters(v))
+	case focusPartitions:
+		whole = tab.natural - len(flow(partitionsLegend, w, 2))
 	}
-	out := &part{place: focusOutput, natural: m.output.height(), least: min(m.output.height(), minWhole),
+	out := &part{place: focusOutput, natural: m.output.height(), least: min(m.output.height(), 2),
 		render: func(pw, ph int) block { return m.output.view(st, pw, ph) }}
 	log := &part{place: focusEvents, natural: tall, least: minEvents,
 		render: func(pw, ph int) block { return events.render(pw, ph) }}
@@ -56,12 +66,18 @@ func (m *Model) pointed(v *view.View, w, avail int, peer int32, f *frame, topLen
 	// The order they are given room in: the place pointed at first.
 	order := []*part{tab, out, table, log}
 	point := m.pointedAt()
+	var pointed *part
 	for i, p := range order {
 		if p.place == point && p.natural > 0 {
+			pointed = p
 			order = append(append([]*part{p}, order[:i]...), order[i+1:]...)
 			p.least = min(max(p.least, minWhole), p.natural)
-			if p != log {
-				p.least = p.natural // whole
+			switch p {
+			case tab:
+				p.least = whole
+			case log:
+			default:
+				p.least = p.natural
 			}
 			break
 		}
@@ -71,6 +87,15 @@ func (m *Model) pointed(v *view.View, w, avail int, peer int32, f *frame, topLen
 		switch {
 		case i == 0:
 			p.h = min(p.least, room) // the place pointed at, whatever is left out
+		case p == out && p.least > room && pointed == tab && tab.h > 1:
+			// The tab bar gives its line to the output: the panel's own
+			// title says what it is.
+			bar = false
+			tab.h--
+			room++
+			if p.least <= room {
+				p.h = p.least
+			}
 		case p.least > 0 && p.least <= room:
 			p.h = p.least
 		}
@@ -81,13 +106,19 @@ func (m *Model) pointed(v *view.View, w, avail int, peer int32, f *frame, topLen
 			continue // it did not get its least: it stays hidden
 		}
 		grow := min(p.natural-p.h, room)
-		if p == log {
+		switch {
+		case p == log:
 			grow = room
+		case p == tab && p == pointed:
+			grow = min(whole-p.h, room) // its niceties come last
 		}
 		if grow > 0 && (p.h > 0 || p.least <= grow) {
 			p.h += grow
 			room -= grow
 		}
+	}
+	if pointed == tab && log.h == 0 && room > 0 {
+		tab.h += min(tab.natural-tab.h, room)
 	}
 	var body block
 	for _, p := range []*part{table, tab, out, log} {
@@ -104,7 +135,7 @@ func (m *Model) pointed(v *view.View, w, avail int, peer int32, f *frame, topLen
 			}
 		}
 		f.shown[p.place] = [2]int{topLen + len(body), len(lines)}
-		f.whole[p.place] = p.h >= p.natural || (p == log && p.h >= minEvents)
+		f.whole[p.place] = p.h >= p.natural || (p == log && p.h >= minEvents) || (p == tab && p.h >= whole-btoi(!bar))
 		body = append(body, lines...)
 	}
 	f.tabbed, f.tabs = true, len(tabs)
@@ -143,4 +174,12 @@ func (m *Model) pointedAt() focus {
 		return m.focus
 	}
 	return m.lesson.focus
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
