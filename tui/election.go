@@ -112,14 +112,19 @@ func electionStory(evs []cluster.Event, v *view.View, voterCount int) string {
 	// What set it off: the last action before its first candidacy, and
 	// the nodes that then asked for pre-votes.
 	start := firstSeq(evs, run[0])
+	var from uint64
 	if cause, ok := lastBefore(evs, start, causes); ok {
 		line("Why: at %s, %s.", timeOf(cause), describe(cause))
+		from = cause.Seq
 	}
 	var prospects []int32
 	var preAt string
 	for _, ev := range evs {
 		if ev.Seq >= start {
 			break
+		}
+		if ev.Seq <= from {
+			continue
 		}
 		if ev.Kind == cluster.EventRoleChange && reProspect.MatchString(ev.Message) && !slices.Contains(prospects, ev.Node) {
 			prospects = append(prospects, ev.Node)
@@ -134,7 +139,8 @@ func electionStory(evs []cluster.Event, v *view.View, voterCount int) string {
 	for i, e := range run {
 		r := rounds[e]
 		if len(r.candidates) > 0 {
-			line("Epoch %d, at %s: %s stood as %s, each voting for itself.", e, r.at, nodes(r.candidates), plural(int64(len(r.candidates)), "Candidate", "Candidates"))
+			line("Epoch %d, at %s: %s stood as %s.", e, r.at, nodes(r.candidates),
+				plural(int64(len(r.candidates)), "Candidate, voting for itself", "Candidates, each voting for itself"))
 		}
 		var cast []string
 		for _, voter := range slices.Sorted(mapKeys(r.votes)) {
@@ -152,7 +158,7 @@ func electionStory(evs []cluster.Event, v *view.View, voterCount int) string {
 					by = append(by, strconv.Itoa(int(voter)))
 				}
 			}
-			line("  Node %d won with the votes of %s: %d of the %d needed. At %s it was %s.", w, strings.Join(by, ", "), len(by), majority, timeOf(*r.won), r.won.Message)
+			line("  Node %d won with %d votes, of %s (a majority is %d); at %s it was %s.", w, len(by), strings.Join(by, ", "), majority, timeOf(*r.won), r.won.Message)
 		case len(r.lost) > 0:
 			for _, l := range r.lost {
 				line("  Node %d %s.", l.Node, l.Message)
@@ -172,6 +178,14 @@ func electionStory(evs []cluster.Event, v *view.View, voterCount int) string {
 	var tries int
 	var tryAt string
 	end := lastSeq(evs, run[len(run)-1])
+	if w := rounds[run[len(run)-1]].won; w != nil {
+		end = w.Seq
+		for _, ev := range evs {
+			if ev.Seq > end && slices.Contains(causes, ev.Kind) {
+				line("Then at %s, %s.", timeOf(ev), describe(ev))
+			}
+		}
+	}
 	for _, ev := range evs {
 		if ev.Seq > end && ev.Kind == cluster.EventRoleChange && reProspect.MatchString(ev.Message) {
 			if tries == 0 {
@@ -184,7 +198,7 @@ func electionStory(evs []cluster.Event, v *view.View, voterCount int) string {
 		}
 	}
 	if tries > 0 {
-		line("Since %s: %d more %s for pre-votes, none of them in a new epoch.", tryAt, tries, plural(int64(tries), "ask", "asks"))
+		line("Since %s: %d more %s for pre-votes, none of them in a new epoch: no majority granted one.", tryAt, tries, plural(int64(tries), "ask", "asks"))
 	}
 	line("Now: %s.", now(v))
 	return strings.TrimRight(b.String(), "\n")
@@ -222,11 +236,12 @@ func firstSeq(evs []cluster.Event, e int32) uint64 {
 	return 0
 }
 
-// lastSeq is the sequence number of the last election event of epoch e.
+// lastSeq is the sequence number of the last vote or election event of
+// epoch e.
 func lastSeq(evs []cluster.Event, e int32) uint64 {
 	var seq uint64
 	for _, ev := range evs {
-		if (ev.Kind == cluster.EventElection || ev.Kind == cluster.EventVote || ev.Kind == cluster.EventRoleChange) && ev.Epoch == e {
+		if (ev.Kind == cluster.EventElection || ev.Kind == cluster.EventVote) && ev.Epoch == e {
 			seq = ev.Seq
 		}
 	}
