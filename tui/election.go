@@ -119,12 +119,16 @@ func electionStory(evs []cluster.Event, v *view.View, voterCount int) string {
 	}
 	var prospects []int32
 	var preAt string
+	var granted []string
 	for _, ev := range evs {
 		if ev.Seq >= start {
 			break
 		}
 		if ev.Seq <= from {
 			continue
+		}
+		if m := rePreVote.FindStringSubmatch(ev.Message); ev.Kind == cluster.EventVote && m != nil {
+			granted = append(granted, fmt.Sprintf("%d to %s", ev.Node, m[1]))
 		}
 		if ev.Kind == cluster.EventRoleChange && reProspect.MatchString(ev.Message) && !slices.Contains(prospects, ev.Node) {
 			prospects = append(prospects, ev.Node)
@@ -135,6 +139,9 @@ func electionStory(evs []cluster.Event, v *view.View, voterCount int) string {
 	}
 	if len(prospects) > 0 {
 		line("At %s, %s heard no leader for the fetch timeout and asked for pre-votes (Prospective), without raising the epoch.", preAt, nodes(prospects))
+	}
+	if len(granted) > 0 {
+		line("  Pre-votes granted: %s.", strings.Join(granted, ", "))
 	}
 	for i, e := range run {
 		r := rounds[e]

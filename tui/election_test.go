@@ -18,6 +18,7 @@ func TestElectionStory(t *testing.T) {
 		"The last election (epochs 2 to 3), as the event log tells it; a majority is 2 of 3 voters.",
 		"Why: at 13:39:16.319, killed node 1 (the leader of epoch 1).",
 		"nodes 2 and 3 heard no leader for the fetch timeout and asked for pre-votes",
+		"Pre-votes granted: 2 to 3, 3 to 2.",
 		"Epoch 2, at 13:39:16.488: nodes 3 and 2 stood as Candidates, each voting for itself.",
 		"Node 2 won with 2 votes",
 		"No winner: a split vote.",
