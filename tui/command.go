@@ -136,11 +136,12 @@ func (m *Model) closeOutput() {
 	}
 }
 
-// showText puts text in the output pane under title, as the place the
-// user looks at.
+// showText puts text, prose, in the output pane under title, as the
+// place the user looks at.
 func (m *Model) showText(title, text string) {
 	m.outputSeq++
 	m.output.set(title, text, false)
+	m.output.wrap = true
 	m.focus = focusOutput
 }
 
@@ -196,9 +197,9 @@ func (m *Model) scrollOutput(k string) {
 	half := max(m.width/2, 1)
 	switch k {
 	case "(":
-		m.output.scrollBy(-page, shown[1])
+		m.output.scrollBy(-page, m.width, shown[1])
 	case ")":
-		m.output.scrollBy(page, shown[1])
+		m.output.scrollBy(page, m.width, shown[1])
 	case "<":
 		m.output.scrollSideways(-half, m.width)
 	case ">":

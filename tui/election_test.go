@@ -36,6 +36,10 @@ func TestElectionStory(t *testing.T) {
 	if !strings.Contains(screen, "Output · the last election") || !strings.Contains(screen, "The last election (epochs 2 to 3)") {
 		t.Errorf("the story is not on screen:\n%s", screen)
 	}
+	// At 80 columns its lines wrap rather than end cut.
+	if !strings.Contains(screen, "\nvoters.") {
+		t.Errorf("the story's first line is not wrapped whole:\n%s", screen)
+	}
 	// esc closes the pane.
 	press(t, m, "esc")
 	if m.output.open() || strings.Contains(m.View(), "Output ·") {

@@ -139,7 +139,7 @@ func (m *Model) compose() frame {
 		body = append(body, mid...)
 		rest -= len(mid)
 		if m.output.open() {
-			out := m.output.view(st, w, min(m.output.height(), max(rest-minEvents, 3)))
+			out := m.output.view(st, w, min(m.output.height(w), max(rest-minEvents, 3)))
 			body = append(body, out...)
 			rest -= len(out)
 		}

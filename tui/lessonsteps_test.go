@@ -180,7 +180,7 @@ func checkPointedAtWhole(t *testing.T, m *Model, screen []string) {
 		}
 		return
 	case focusOutput:
-		want = m.output.view(st, w, m.output.height())
+		want = m.output.view(st, w, m.output.height(w))
 	}
 	if len(want) == 0 {
 		t.Fatalf("no lines for %s", m.pointedAt())

@@ -29,6 +29,9 @@ type outputModel struct {
 	failed bool
 	// running says that the command is still running.
 	running bool
+	// wrap says the text is prose, wrapped to the pane's width; a
+	// command's output is not: its tables would break.
+	wrap bool
 	// top is the first line shown; left the first column.
 	top, left int
 }
@@ -39,7 +42,7 @@ func (o *outputModel) open() bool { return o.title != "" }
 // set shows text under title, from its top.
 func (o *outputModel) set(title, text string, failed bool) {
 	text = strings.TrimRight(text, "\n")
-	o.title, o.failed, o.running = title, failed, false
+	o.title, o.failed, o.running, o.wrap = title, failed, false, false
 	o.lines = nil
 	if text != "" {
 		o.lines = strings.Split(text, "\n")
@@ -54,6 +57,20 @@ func (o *outputModel) set(title, text string, failed bool) {
 // close empties the pane.
 func (o *outputModel) close() { *o = outputModel{} }
 
+// shown are the lines as drawn at width w: wrapped under their own
+// indentation when the text is prose.
+func (o *outputModel) shown(w int) []string {
+	if !o.wrap {
+		return o.lines
+	}
+	var out []string
+	for _, l := range o.lines {
+		ind := len(l) - len(strings.TrimLeft(l, " "))
+		out = append(out, wrapHanging(l[:ind], strings.TrimSpace(l), w)...)
+	}
+	return out
+}
+
 // width is the widest line, in cells.
 func (o *outputModel) width() int {
 	w := 0
@@ -63,18 +80,19 @@ func (o *outputModel) width() int {
 	return w
 }
 
-// height is what the pane needs to show every line: its title and lines.
-func (o *outputModel) height() int {
+// height is what the pane needs at width w to show every line: its
+// title and lines.
+func (o *outputModel) height(w int) int {
 	if !o.open() {
 		return 0
 	}
-	return 1 + max(len(o.lines), 1)
+	return 1 + max(len(o.shown(w)), 1)
 }
 
 // scrollBy moves the window n lines down (negative: up) within the text
-// shown in h lines.
-func (o *outputModel) scrollBy(n, h int) {
-	o.top = min(max(o.top+n, 0), max(len(o.lines)-max(h-1, 1), 0))
+// shown in h lines at width w.
+func (o *outputModel) scrollBy(n, w, h int) {
+	o.top = min(max(o.top+n, 0), max(len(o.shown(w))-max(h-1, 1), 0))
 }
 
 // scrollSideways moves the window n columns right (negative: left),
@@ -89,25 +107,27 @@ func (o outputModel) view(st *Styles, w, h int) block {
 	if h <= 0 || !o.open() {
 		return nil
 	}
+	lines := o.shown(w)
 	rows := h - 1
-	top := min(o.top, max(len(o.lines)-max(rows, 1), 0))
+	top := min(o.top, max(len(lines)-max(rows, 1), 0))
 	title := "Output · " + o.title
 	switch {
 	case o.running:
 		title += " (running… esc stops it)"
-	case len(o.lines) > rows && rows > 0:
-		title += fmt.Sprintf(" · lines %d-%d of %d", top+1, min(top+rows, len(o.lines)), len(o.lines))
+	case len(lines) > rows && rows > 0:
+		title += fmt.Sprintf(" · lines %d-%d of %d", top+1, min(top+rows, len(lines)), len(lines))
 	}
-	switch more := len(o.lines) > rows; {
-	case more && o.width() > w:
+	wide := !o.wrap && o.width() > w
+	switch more := len(lines) > rows; {
+	case more && wide:
 		title += " · ( ) < > scroll"
 	case more:
 		title += " · ( ) scroll"
-	case o.width() > w:
+	case wide:
 		title += " · < > scroll"
 	}
 	out := block{section(st, title, w)}
-	if len(o.lines) == 0 && rows > 0 {
+	if len(lines) == 0 && rows > 0 {
 		if o.running {
 			return out
 		}
@@ -117,7 +137,7 @@ func (o outputModel) view(st *Styles, w, h int) block {
 	if o.failed {
 		style = st.Err
 	}
-	for _, l := range o.lines[top:min(top+rows, len(o.lines))] {
+	for _, l := range lines[top:min(top+rows, len(lines))] {
 		l = sideways(l, o.left)
 		out = append(out, style.Render(clip(l, w)))
 	}

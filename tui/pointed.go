@@ -55,7 +55,7 @@ func (m *Model) pointed(v *view.View, w, avail int, peer int32, f *frame, topLen
 	case focusPartitions:
 		whole = tab.natural - len(flow(partitionsLegend, w, 2))
 	}
-	out := &part{place: focusOutput, natural: m.output.height(), least: min(m.output.height(), 2),
+	out := &part{place: focusOutput, natural: m.output.height(w), least: min(m.output.height(w), 2),
 		render: func(pw, ph int) block { return m.output.view(st, pw, ph) }}
 	log := &part{place: focusEvents, natural: tall, least: minEvents,
 		render: func(pw, ph int) block { return events.render(pw, ph) }}
