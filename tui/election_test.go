@@ -37,7 +37,7 @@ func TestElectionStory(t *testing.T) {
 		t.Errorf("the story is not on screen:\n%s", screen)
 	}
 	// At 80 columns its lines wrap rather than end cut.
-	if !strings.Contains(screen, "\nvoters.") {
+	if !strings.Contains(screen, "\n3 voters.") {
 		t.Errorf("the story's first line is not wrapped whole:\n%s", screen)
 	}
 	// esc closes the pane.
