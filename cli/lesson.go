@@ -67,8 +67,12 @@ above the next line, and Enter runs the line. At a question (an ask line)
 it lists the choices and you press a choice's number to predict; after the
 lines it asked about, the panel says whether your prediction held and
 points at the lines whose results show it, with the lesson's own words.
-Between lines every other key of the screen works (kill, isolate, link,
-load...); { and } scroll a long explanation, ? lists the keys. When the
+The output pane shows the whole of what the last line printed (status,
+topics describe, fetchers...), and the panel a line points at stays on
+screen whole. Between lines every other key of the screen works (kill,
+isolate, link, load...), : runs any other command into the output pane,
+e tells the last election; { and } scroll the lesson's text, ( and ) the
+output, ? lists the keys. When the
 lesson ends, or stops at a line that failed, the screen stays until you
 quit it (q, then y); quitting, even mid-lesson, stops the lesson and its
 playground, and then prints what ran.

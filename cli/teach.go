@@ -60,7 +60,7 @@ own screen owns the playground and stops it when it quits. Stop it with
 		if !ok || !inOK || !tui.IsTerminal(out) || !tui.IsTerminal(in) {
 			return usagef("kraftlab tui needs a terminal on standard input and output; from a script, use: kraftlab status%s or kraftlab events --follow%s", sessionFlag(c.Session().Name), sessionFlag(c.Session().Name))
 		}
-		quit, err := tui.Run(cmd.Context(), watched{c}, tui.Options{})
+		quit, err := tui.Run(cmd.Context(), watched{c}, tui.Options{Command: screenCommand(e, c.Session())})
 		if err != nil {
 			return usagef("%v", err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kraftlab/kraftlab/cluster/control"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/tui"
 )
@@ -26,11 +27,38 @@ func showScreen(ctx context.Context, e *env, p *playground, started time.Time) b
 		fmt.Fprintln(e.stdout, "(standard input or output is not a terminal: running headless)")
 		return false
 	}
-	if _, err := tui.Run(ctx, p.pg, tui.Options{Started: started, OwnsCluster: true}); err != nil {
+	if _, err := tui.Run(ctx, p.pg, tui.Options{Started: started, OwnsCluster: true, Command: screenCommand(e, p.session)}); err != nil {
 		fmt.Fprintf(e.stderr, "kraftlab: %v; running headless\n", err)
 		return false
 	}
 	return true
+}
+
+// screenCommand runs a command typed after : on the live screen of the
+// playground of session s, as a scenario line runs against its own
+// playground: through the same command tree, checked as a scenario line
+// is, what it prints written to out. The screen's output pane shows
+// exactly what the command prints in a shell.
+func screenCommand(e *env, s control.Session) func(context.Context, string, io.Writer) error {
+	return func(ctx context.Context, line string, out io.Writer) error {
+		args, err := scenario.Split(line)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if len(args) > 0 && args[0] == "kraftlab" {
+			args = args[1:]
+		}
+		if len(args) == 0 {
+			return usagef("type a command as after kraftlab in a shell, e.g.: status --replication")
+		}
+		if args[0] == "up" {
+			return usagef("the playground runs already: up has no place on its screen")
+		}
+		if err := e.checkLine(args); err != nil {
+			return err
+		}
+		return execute(ctx, args, &env{stdout: out, stderr: out, getenv: e.getenv, open: e.open, session: &s, scenario: true})
+	}
 }
 
 // onTerminal reports whether the env's standard input and output are both
@@ -102,7 +130,7 @@ func runLessonScreen(e *env, cmd *cobra.Command, l lesson, s *scenario.Script, p
 		}
 		done <- rep
 	}()
-	_, screenErr := tui.Run(runCtx, p.pg, tui.Options{Started: started, OwnsCluster: true, Lesson: link})
+	_, screenErr := tui.Run(runCtx, p.pg, tui.Options{Started: started, OwnsCluster: true, Lesson: link, Command: screenCommand(e, session)})
 	var rep *scenario.Report
 	select {
 	case rep = <-done: // the run ended before the screen did

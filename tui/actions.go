@@ -110,7 +110,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	// A terminal hands over the keys of one read (fast typing, a slow ssh
 	// link, tmux send-keys) as one message; but for text typed into the
 	// link form, each is a key of its own.
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && m.mode != modeLink && m.mode != modeTopic {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && m.mode != modeLink && m.mode != modeTopic && m.mode != modeCommand {
 		var cmds []tea.Cmd
 		for _, r := range msg.Runes {
 			cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
@@ -128,6 +128,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.onAskKey(msg)
 	case modeTopic:
 		return m.onTopicKey(msg)
+	case modeCommand:
+		return m.onCommandKey(msg)
 	}
 	if m.opts.Lesson != nil && m.onLessonKey(msg) {
 		return nil
@@ -169,6 +171,18 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Follow):
 		m.events.scroll = 0
+		return nil
+	case key.Matches(msg, k.Command):
+		m.startCommand()
+		return nil
+	case key.Matches(msg, k.Election):
+		m.showText("the last election", electionStory(m.events.entries, &m.view, voters(&m.view)))
+		return nil
+	case key.Matches(msg, k.OutScroll), key.Matches(msg, k.OutSideways):
+		m.scrollOutput(msg.String())
+		return nil
+	case key.Matches(msg, k.CloseOut):
+		m.closeOutput()
 		return nil
 	case key.Matches(msg, k.Load):
 		if m.hasView && m.view.Load.On() {

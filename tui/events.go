@@ -3,6 +3,9 @@ package tui
 import (
 	"fmt"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/kraftlab/kraftlab/cluster"
 )
 
@@ -52,12 +55,26 @@ func (e eventsModel) view(st *Styles, w, h int) block {
 	if len(e.entries) == 0 {
 		return append(out, st.Dim.Render(clip("no events yet", w)))
 	}
+	// The newest entry shown is the selected one ([ and ] move it): it
+	// shows whole, wrapped under its message, where the others are cut.
 	end := len(e.entries) - e.scroll
-	start := max(end-room, 0)
-	for _, ev := range e.entries[start:end] {
+	sel := eventLine(st, e.entries[end-1], w >= 100)
+	whole := block{sel}
+	if room >= 3 && lipgloss.Width(sel) > w {
+		msgAt := lipgloss.Width(sel) - lipgloss.Width(e.entries[end-1].Message)
+		if e.entries[end-1].Kind == cluster.EventSay {
+			msgAt -= 2 // "» "
+		}
+		whole = block(wrapHanging(ansi.Truncate(sel, msgAt, ""), ansi.Strip(sel)[len(ansi.Strip(ansi.Truncate(sel, msgAt, ""))):], w))
+		if len(whole) > room-1 {
+			whole = append(whole[:room-2], clip(whole[room-2], w))
+		}
+	}
+	start := max(end-1-(room-len(whole)), 0)
+	for _, ev := range e.entries[start : end-1] {
 		out = append(out, clip(eventLine(st, ev, w >= 100), w))
 	}
-	return out
+	return append(out, whole...)
 }
 
 // eventLine formats one entry; wide lines add milliseconds, the sequence

@@ -21,6 +21,10 @@ type KeyMap struct {
 
 	Help, Quit key.Binding
 
+	// The output pane's keys: : runs a command, e tells the last
+	// election, ( ) and < > scroll the pane, esc closes it.
+	Command, Election, OutScroll, OutSideways, CloseOut key.Binding
+
 	// The lesson panel's keys, enabled only on a lesson's screen: Enter
 	// runs the next line, a number answers the question, { and } scroll
 	// the explanation. None of them means anything else on the screen.
@@ -72,6 +76,12 @@ func DefaultKeyMap() KeyMap {
 		Help: b("?", "keys", "?"),
 		Quit: b("q", "quit", "q", "ctrl+c"),
 
+		Command:     b(":", "run a command…", ":"),
+		Election:    b("e", "the last election's story", "e"),
+		OutScroll:   b("( )", "output up/down", "(", ")"),
+		OutSideways: b("< >", "output left/right", "<", ">"),
+		CloseOut:    b("esc", "close the output", "esc"),
+
 		Next:       b("enter", "lesson: next line", "enter"),
 		Choose:     b("1-9", "lesson: predict", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
 		LessonUp:   b("{", "lesson text up", "{"),
@@ -86,7 +96,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the one-line help bar.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Help, k.Quit, k.Next, k.Choose, k.Up, k.Kill, k.Start, k.Partition, k.HealAll, k.Resign, k.Pause, k.Isolate, k.Snapshot}
+	return []key.Binding{k.Help, k.Quit, k.Next, k.Choose, k.Command, k.Up, k.Kill, k.Start, k.Partition, k.HealAll, k.Resign, k.Pause, k.Isolate, k.Snapshot}
 }
 
 // FullHelp is the help shown by ?, in columns.
@@ -97,11 +107,19 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link, k.Load, k.Topic},
 		// shift+tab is in tab's line, where it costs no line of its own.
 		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow},
+		{k.Command, k.Election, k.OutScroll, k.OutSideways, k.CloseOut},
 	}
 	if k.Next.Enabled() {
 		groups = append(groups, []key.Binding{k.Next, k.Choose, k.LessonUp, k.LessonDown})
 	}
 	return groups
+}
+
+// withoutCommand disables the command key, for a screen that cannot run
+// commands.
+func (k KeyMap) withoutCommand() KeyMap {
+	k.Command.SetEnabled(false)
+	return k
 }
 
 // withoutLesson disables the lesson panel's keys, for a screen without a

@@ -31,6 +31,12 @@ type frame struct {
 	tabbed bool
 	// tabs counts the tabs when tabbed.
 	tabs int
+	// band is the lesson band's height, 0 without one.
+	band int
+	// shown are the places on screen, each with its first line and how
+	// many lines it has; whole says which of them show every row.
+	shown map[focus][2]int
+	whole map[focus]bool
 }
 
 // String joins the lines.
@@ -46,7 +52,7 @@ type panel struct {
 // the model: View and the mouse handler both call it.
 func (m *Model) compose() frame {
 	w, h := m.width, m.height
-	f := frame{nodeAt: map[int]int32{}}
+	f := frame{nodeAt: map[int]int32{}, shown: map[focus][2]int{}, whole: map[focus]bool{}}
 	if w <= 0 || h <= 0 {
 		f.lines = block{"kraftlab: starting…"}
 		return f
@@ -57,8 +63,8 @@ func (m *Model) compose() frame {
 		// The lesson's band sits right above the status line; the panels
 		// lay themselves out in what is left. The full help takes its
 		// place while it shows.
-		band := m.lesson.height(st, w, min(lessonHeight(h), max(h-len(footer)-1, 0)))
-		footer = append(m.lesson.view(st, w, band), footer...)
+		f.band = min(lessonHeight(h), max(h-len(footer)-1, 0))
+		footer = append(m.lesson.view(st, w, f.band), footer...)
 	}
 	var top block
 	if m.hasView {
@@ -86,6 +92,11 @@ func (m *Model) compose() frame {
 		f.lines = m.finish(top, m.keysOverlay(w), footer, w, h)
 		return f
 	}
+	wide := w >= wideWidth && avail-tableH >= minEvents+8+1
+	if !wide && (m.opts.Lesson != nil || m.output.open()) {
+		f.lines = m.finish(top, m.pointed(v, w, avail, peer, &f, len(top)), footer, w, h)
+		return f
+	}
 	table := m.quorum.view(st, v, w, max(tableH, 2), peer)
 	body := block{}
 	for i, id := range table.nodeAt {
@@ -100,12 +111,7 @@ func (m *Model) compose() frame {
 		rest--
 	}
 
-	panels := []panel{
-		{"Commit", func(pw, ph int) block { return m.commit.view(st, v, pw, ph) }},
-		{"Flow", func(pw, ph int) block { return m.flow.view(st, v, pw, ph) }},
-		{"Links", func(pw, ph int) block { return m.links.view(st, v, pw, ph) }},
-		{m.pane.String(), func(pw, ph int) block { return m.dataView(st, v, pw, ph) }},
-	}
+	panels := m.panels(v)
 	events := panel{"Events", func(pw, ph int) block { return m.events.view(st, pw, ph) }}
 	const tall = 200 // a height no panel fills: renders a panel whole, to measure it
 
@@ -131,7 +137,13 @@ func (m *Model) compose() frame {
 		midH := min(natural, rest-minEvents)
 		mid := besides(2, []int{fw, lw}, panels[1].render(fw, midH), right(midH))
 		body = append(body, mid...)
-		body = append(body, events.render(w, rest-len(mid))...)
+		rest -= len(mid)
+		if m.output.open() {
+			out := m.output.view(st, w, min(m.output.height(w), max(rest-minEvents, 3)))
+			body = append(body, out...)
+			rest -= len(out)
+		}
+		body = append(body, events.render(w, rest)...)
 	default:
 		natural := make([]int, len(panels))
 		sum := 0
@@ -331,6 +343,9 @@ func (m *Model) footer(w, h int) block {
 		line = st.Warn.Render(m.ask.question)
 	case m.mode == modeTopic:
 		line = st.Warn.Render(topicPrompt(m.topic)) + m.form.View()
+		return block{clip(line, w), m.status.view(st, w)}
+	case m.mode == modeCommand:
+		line = st.Warn.Render(commandPrompt) + " " + m.form.View()
 		return block{clip(line, w), m.status.view(st, w)}
 	case m.mode == modeLink:
 		// The input first, so it shows whatever the width; what to type,

@@ -108,8 +108,11 @@ type lessonModel struct {
 	header []string
 	// explain is the comment block of the current section.
 	explain []string
-	// scroll is how many explanation lines are scrolled off the top.
+	// scroll is how many lines of the section's text are scrolled off
+	// the top; pinned keeps the window on its end instead, where a
+	// question and a verdict show.
 	scroll int
+	pinned bool
 	// next is the line about to run or running; nextAsk says it is a
 	// question.
 	next    int
@@ -124,6 +127,20 @@ type lessonModel struct {
 	results []lessonResult
 	// end is how the lesson ended, once over.
 	end *lessonEndMsg
+	// focus is the panel the latest line or verdict points at.
+	focus focus
+	// out is the latest line's whole output, for the output pane; outSeq
+	// counts the lines that ran, so the screen knows a new one came.
+	out    lineOutput
+	outSeq int
+}
+
+// lineOutput is what a line printed.
+type lineOutput struct {
+	line        int
+	text        string
+	ok          bool
+	output, err string
 }
 
 func newLessonModel(l *Lesson) lessonModel {
@@ -154,7 +171,7 @@ func (msg lessonNextMsg) apply(m *lessonModel) {
 		if m.step == 1 && len(m.header) > 0 {
 			m.explain = append(append(append([]string{}, m.header...), ""), msg.comment...)
 		}
-		m.scroll = 0
+		m.scroll, m.pinned = 0, false
 		m.ask, m.verdict, m.said, m.last = nil, nil, nil, nil
 	} else if m.step == 1 {
 		m.explain = m.header
@@ -164,6 +181,7 @@ func (msg lessonNextMsg) apply(m *lessonModel) {
 func (msg lessonAskMsg) apply(m *lessonModel) {
 	m.ask = &lessonQuestion{text: msg.question, choices: msg.choices}
 	m.verdict, m.said, m.results = nil, nil, nil
+	m.pinned = true
 }
 
 func (msg lessonWantMsg) apply(m *lessonModel) {
@@ -193,6 +211,10 @@ func (msg lessonRanMsg) apply(m *lessonModel) {
 		r.outLines = strings.Count(out, "\n") + 1
 	}
 	m.last = &r
+	m.out, m.outSeq = lineOutput{line: msg.line, text: msg.text, ok: msg.ok, output: msg.output, err: msg.err}, m.outSeq+1
+	if f := lineFocus(msg.text, r.firstOut); f != focusNone {
+		m.focus = f
+	}
 	m.results = append(m.results, r)
 	if len(m.results) > maxLessonResults {
 		m.results = m.results[1:]
@@ -203,6 +225,24 @@ func (msg lessonVerdictMsg) apply(m *lessonModel) {
 	v := msg
 	m.verdict = &v
 	m.said = nil
+	m.pinned = true
+	for _, line := range v.evidence {
+		if r, ok := m.result(line); ok {
+			if f := lineFocus(r.text, r.firstOut); f != focusNone {
+				m.focus = f
+				break
+			}
+		}
+	}
+}
+
+// lineFocus is the panel a line that ran points at: the place a wait or
+// expect checked, or the live twin of what a command printed.
+func lineFocus(cmd, firstOut string) focus {
+	if _, f := onScreen(cmd, firstOut); f != focusNone {
+		return f
+	}
+	return commandFocus(cmd)
 }
 
 func (msg lessonEndMsg) apply(m *lessonModel) {
@@ -245,10 +285,14 @@ func (m *lessonModel) goOn() bool {
 	return true
 }
 
-// scrollBy moves the explanation n lines down (negative: up), within its
-// lines at width w.
-func (m *lessonModel) scrollBy(n, w int) {
-	m.scroll = min(max(m.scroll+n, 0), max(len(m.explanation(w))-1, 0))
+// scrollBy moves the window on the section's text n lines down
+// (negative: up), within its lines at width w shown in room lines;
+// reaching the end pins the window there again.
+func (m *lessonModel) scrollBy(st *Styles, n, w, room int) {
+	lines, anchor := m.content(st, w)
+	last := max(len(lines)-(room-1), 0)
+	m.scroll = min(max(m.top(len(lines), anchor, room)+n, 0), last)
+	m.pinned = false
 }
 
 // onLessonKey answers the lesson panel's keys; it reports false for a key
@@ -283,11 +327,19 @@ func (m *Model) onLessonKey(msg tea.KeyMsg) bool {
 		}
 		return true
 	case key.Matches(msg, k.LessonUp):
-		l.scrollBy(-max(lessonHeight(m.height)-3, 1), m.width)
+		room := m.lessonBand() - 2
+		l.scrollBy(m.st, -max(room-1, 1), m.lessonWidth(), room)
 		return true
 	case key.Matches(msg, k.LessonDown):
-		l.scrollBy(max(lessonHeight(m.height)-3, 1), m.width)
+		room := m.lessonBand() - 2
+		l.scrollBy(m.st, max(room-1, 1), m.lessonWidth(), room)
 		return true
 	}
 	return false
 }
+
+// lessonBand is the lesson band's height on the screen now.
+func (m *Model) lessonBand() int { return m.compose().band }
+
+// lessonWidth is the lesson band's width.
+func (m *Model) lessonWidth() int { return m.width }

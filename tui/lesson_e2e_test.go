@@ -32,7 +32,7 @@ func TestLessonEndToEndInTmux(t *testing.T) {
 	if strings.Contains(screen, "[kraftlab exited") {
 		t.Fatalf("kraftlab lesson did not open the screen:\n%s", strings.TrimSpace(screen))
 	}
-	if !strings.Contains(screen, "What it teaches") || !strings.Contains(screen, "enter runs line 18: wait leader") {
+	if !strings.Contains(screen, "What it teaches") || !strings.Contains(screen, "enter runs line 20: wait leader") {
 		t.Fatalf("the first explanation is not on the panel:\n%s", screen)
 	}
 

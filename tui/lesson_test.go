@@ -300,16 +300,16 @@ func TestLongExplanationScrolls(t *testing.T) {
 	m.Update(lessonNextMsg{line: 3, text: "wait leader", comment: long})
 	m.Update(lessonWantMsg{phase: lessonWaitEnter})
 	screen := m.View()
-	if !strings.Contains(screen, "explanation line 1\n") || !strings.Contains(screen, "more lines (} shows them)") || !strings.Contains(screen, "{ } scroll the text") {
+	if !strings.Contains(screen, "explanation line 1\n") || !strings.Contains(screen, "} 15 more below") || strings.Contains(screen, "more above") {
 		t.Fatalf("no cut marker:\n%s", screen)
 	}
 	press(t, m, "}")
 	screen = m.View()
-	if strings.Contains(screen, "explanation line 1\n") || !strings.Contains(screen, "lines above ({ shows them)") {
+	if strings.Contains(screen, "explanation line 1\n") || !strings.Contains(screen, "{ 4 more above, } 11 more below") {
 		t.Fatalf("} did not scroll:\n%s", screen)
 	}
 	press(t, m, "}", "}", "}", "}", "}")
-	if screen = m.View(); !strings.Contains(screen, "explanation line 20") || strings.Contains(screen, "more lines (}") {
+	if screen = m.View(); !strings.Contains(screen, "explanation line 20") || strings.Contains(screen, "more below") {
 		t.Fatalf("the end of the text does not show:\n%s", screen)
 	}
 	press(t, m, "{", "{", "{", "{", "{", "{")
@@ -399,7 +399,7 @@ func TestFlowLesson(t *testing.T) {
 	tm.Send(enter)
 	waitFor(t, tm, "enter runs line 17")
 	tm.Send(enter)
-	waitFor(t, tm, "your prediction held", "see line 17")
+	waitFor(t, tm, "your prediction held", "see line 16")
 
 	final := quit(t, tm)
 	l.Close()

@@ -27,10 +27,114 @@ var conditionColumns = map[string]string{
 // the result resolves references such as target and old-leader.
 var sawNode = regexp.MustCompile(`\bnode (\d+)\b`)
 
+// focus is a place on the screen a lesson points at: the layout keeps
+// it whole when room is short.
+type focus int
+
+const (
+	focusNone focus = iota
+	focusQuorum
+	focusCommit
+	focusBrokers
+	focusPartitions
+	focusFetchers
+	focusEvents
+	focusOutput
+)
+
+// String names the place as the screen titles it.
+func (f focus) String() string {
+	switch f {
+	case focusQuorum:
+		return "the quorum table"
+	case focusCommit:
+		return "Commit"
+	case focusBrokers:
+		return "Brokers"
+	case focusPartitions:
+		return "Partitions"
+	case focusFetchers:
+		return "Fetchers"
+	case focusEvents:
+		return "Events"
+	case focusOutput:
+		return "Output"
+	}
+	return ""
+}
+
+// pane is the data pane f is, if it is one.
+func (f focus) pane() (dataPane, bool) {
+	switch f {
+	case focusBrokers:
+		return paneBrokers, true
+	case focusPartitions:
+		return panePartitions, true
+	case focusFetchers:
+		return paneFetchers, true
+	}
+	return 0, false
+}
+
+// commandFocus is the panel that shows live what cmd, a scenario line,
+// prints once: status --replication's voters are the Commit panel's
+// bars, nodes is the quorum table, and so on; focusNone for a line whose
+// output has no twin on the screen.
+func commandFocus(cmd string) focus {
+	w := strings.Fields(cmd)
+	if len(w) == 0 {
+		return focusNone
+	}
+	switch w[0] {
+	case "status":
+		return focusCommit
+	case "nodes":
+		return focusQuorum
+	case "brokers":
+		return focusBrokers
+	case "fetchers":
+		return focusFetchers
+	case "events":
+		return focusEvents
+	case "produce":
+		return focusPartitions
+	case "topics":
+		if len(w) > 1 && w[1] == "describe" {
+			return focusPartitions
+		}
+	}
+	return focusNone
+}
+
 // onScreen says where the screen shows what cmd, a scenario line,
-// checked, given the first line of what it printed; "" when it is not a
-// wait or expect, or the screen has no one place for it.
-func onScreen(cmd, out string) string {
+// checked, given the first line of what it printed, and the panel that
+// place is in; "" when it is not a wait or expect, or the screen has no
+// one place for it.
+func onScreen(cmd, out string) (string, focus) {
+	where := seenAt(cmd, out)
+	return where, placeFocus(where)
+}
+
+// placeFocus is the panel a place onScreen names is in: the first one it
+// names.
+func placeFocus(where string) focus {
+	best, at := focusNone, len(where)
+	for _, p := range []struct {
+		name string
+		f    focus
+	}{
+		{"quorum table", focusQuorum}, {"Commit panel", focusCommit}, {"Brokers pane", focusBrokers},
+		{"Partitions pane", focusPartitions}, {"Fetchers pane", focusFetchers}, {"Events", focusEvents},
+	} {
+		if i := strings.Index(where, p.name); i >= 0 && i < at {
+			best, at = p.f, i
+		}
+	}
+	return best
+}
+
+// seenAt is onScreen's place.
+func seenAt(cmd, out string) string {
 	w := strings.Fields(cmd)
 	if len(w) < 2 || (w[0] != "wait" && w[0] != "expect") {
 		return ""

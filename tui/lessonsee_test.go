@@ -24,7 +24,7 @@ func TestOnScreen(t *testing.T) {
 		{"wait node 2 nonsense 3", "", ""},
 		{"expect --timeout", "", ""},
 	} {
-		if got := onScreen(c.cmd, c.out); got != c.want {
+		if got, _ := onScreen(c.cmd, c.out); got != c.want {
 			t.Errorf("onScreen(%q, %q) = %q, want %q", c.cmd, c.out, got, c.want)
 		}
 	}

@@ -10,15 +10,19 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 )
 
-// How the lesson panel draws: a band of at most lessonHeight lines, the
-// explanation on top, then the question, the verdict and its evidence,
-// and last what the keys do now.
+// How the lesson panel draws: a band of a fixed height (lessonHeight),
+// its title on top and what the keys do now at its foot; between them a
+// window on the section's text — the explanation, then the question, the
+// verdict with its evidence, the lesson's words and the latest result —
+// that { and } scroll. The band never changes height from step to step,
+// so the panels above it stay put while the learner reads.
 
-// lessonHeight is the most the panel takes on a screen h lines high: two
-// fifths of it, so that at 80x24 a question's verdict, its evidence and
-// the lesson's words fit with the quorum table and a panel still on
-// screen; at most 12 lines, which a section of the shipped lessons fills.
-func lessonHeight(h int) int { return min(max(h*2/5, 7), 12) }
+// lessonHeight is the band's height on a screen h lines high: three
+// tenths of it, at least 7 (a question's three choices with its
+// explanation, the title and the prompt) and at most 12, which a section
+// of the shipped lessons fills; at 80x24, 7 lines, which leave the quorum
+// table, the panel a step points at and the output pane their room.
+func lessonHeight(h int) int { return min(max(h*3/10, 7), 12) }
 
 // wrapHanging wraps text to w cells after prefix, the lines after the
 // first indented to line up under the text.
@@ -39,9 +43,8 @@ func wrapHanging(prefix, text string, w int) []string {
 }
 
 // view renders the panel in exactly h lines of at most w cells: the
-// title, the explanation (scrolled, with markers where it is cut), the
-// question, the verdict with its evidence, the latest result, and last
-// what the keys do now.
+// title, the window on the section's text, and last what the keys do
+// now, with how much of the text is out of the window.
 func (m lessonModel) view(st *Styles, w, h int) block {
 	title := "Lesson"
 	if m.step > 0 && m.steps > 0 {
@@ -53,30 +56,11 @@ func (m lessonModel) view(st *Styles, w, h int) block {
 	out := block{section(st, title, w)}
 	room := h - 2
 	if room <= 0 {
-		return append(out, m.prompt(st, w, false))[:max(h, 0)]
+		return append(out, m.prompt(st, w, hidden{}))[:max(h, 0)]
 	}
-
-	fixed, ran := m.parts(st, w)
-	explain := m.explanation(w)
-	eRoom := room - len(fixed) - len(ran)
-	if eRoom < len(explain) && len(ran) > 0 {
-		eRoom += len(ran) // the explanation before the latest result
-		ran = nil
-	}
-	if len(explain) > 0 {
-		eRoom = max(eRoom, 1)
-	} else {
-		eRoom = 0
-	}
-	window, cut := m.explainWindow(st, explain, eRoom, w)
-	body := append(window, fixed...)
-	body = append(body, ran...)
-	if over := len(body) - room; over > 0 {
-		// Too much for the band: the newest lines stay, a marker says
-		// that some are cut.
-		body = append(block{st.Dim.Render(clip(fmt.Sprintf("↑ %d lines above (a taller window shows them)", over+1), w))}, body[over+1:]...)
-	}
-	out = append(out, body...)
+	lines, anchor := m.content(st, w)
+	window, cut := m.window(lines, anchor, room)
+	out = append(out, window...)
 	for len(out) < h-1 {
 		out = append(out, "")
 	}
@@ -86,6 +70,49 @@ func (m lessonModel) view(st *Styles, w, h int) block {
 	}
 	return out
 }
+
+// content is the section's whole text at width w: the explanation, the
+// question, the verdict with its evidence, the lesson's words, and the
+// latest result; anchor is the line a pinned window starts at, the
+// verdict's or else the question's first.
+func (m lessonModel) content(st *Styles, w int) (lines block, anchor int) {
+	fixed, ran := m.parts(st, w)
+	lines = block(m.explanation(w))
+	anchor = len(lines)
+	if m.verdict != nil && m.ask != nil {
+		anchor += len(wrapHanging("? ", m.ask.text, w))
+	}
+	lines = append(lines, fixed...)
+	return append(lines, ran...), anchor
+}
+
+// top is the window's first line over n lines of text in room lines.
+func (m lessonModel) top(n, anchor, room int) int {
+	switch {
+	case n <= room:
+		return 0
+	case m.pinned:
+		// From the anchor, unless that leaves the window part empty:
+		// then the end fills it.
+		return max(min(anchor, n-room), 0)
+	}
+	return min(m.scroll, n-room)
+}
+
+// window shows room lines of lines from the scroll position (the anchor
+// when pinned); it says how many lines are hidden above and below, which
+// the prompt line tells, so that no line of the band goes to a marker.
+func (m lessonModel) window(lines block, anchor, room int) (block, hidden) {
+	n := len(lines)
+	if n <= room {
+		return lines, hidden{}
+	}
+	top := m.top(n, anchor, room)
+	return lines[top : top+room], hidden{above: top, below: n - top - room}
+}
+
+// hidden counts the lines of the section's text out of the window.
+type hidden struct{ above, below int }
 
 // parts are the panel's lines under the explanation at width w: the
 // question, the verdict with its evidence and the lesson's words (fixed),
@@ -130,12 +157,14 @@ func (m lessonModel) parts(st *Styles, w int) (fixed, ran block) {
 			if !ok {
 				continue
 			}
-			see := fmt.Sprintf("  see line %d, %s", r.line, r.text)
+			see := fmt.Sprintf("line %d, %s", r.line, r.text)
 			if r.firstOut != "" && r.outLines == 1 {
 				see += ": " + r.firstOut
 			}
-			fixed = append(fixed, st.Dim.Render(clip(see, w)))
-			if where := onScreen(r.text, r.firstOut); where != "" && !slices.Contains(look, where) {
+			for _, l := range wrapHanging("  see ", see, w) {
+				fixed = append(fixed, st.Dim.Render(l))
+			}
+			if where, _ := onScreen(r.text, r.firstOut); where != "" && !slices.Contains(look, where) {
 				look = append(look, where)
 			}
 		}
@@ -156,14 +185,6 @@ func (m lessonModel) parts(st *Styles, w int) (fixed, ran block) {
 	return fixed, ran
 }
 
-// height is the band the panel needs at width w, at most most lines and
-// at least 4: it shrinks to what it shows, so that on a small screen the
-// panels above keep the room it does not need.
-func (m lessonModel) height(st *Styles, w, most int) int {
-	fixed, ran := m.parts(st, w)
-	return min(max(2+len(m.explanation(w))+len(fixed)+len(ran), 4), most)
-}
-
 // explanation is the current explanation, wrapped to w cells.
 func (m lessonModel) explanation(w int) []string {
 	var lines []string
@@ -179,40 +200,6 @@ func (m lessonModel) explanation(w int) []string {
 	return lines
 }
 
-// explainWindow shows room lines of the explanation from the scroll
-// position, with a marker line at a cut end saying how much is hidden and
-// which key shows it; it reports whether the text is cut.
-func (m lessonModel) explainWindow(st *Styles, lines []string, room, w int) (block, bool) {
-	n := len(lines)
-	switch {
-	case room <= 0:
-		return nil, n > 0
-	case n <= room:
-		return block(lines), false
-	case room <= 2:
-		// No room for marker lines: the last line shown ends with one.
-		top := min(m.scroll, n-room)
-		out := append(block{}, lines[top:top+room]...)
-		out[room-1] = clip(out[room-1], max(w-2, 1)) + st.Dim.Render(" …")
-		return out, true
-	}
-	// With the marker above, the last page shows room-1 lines.
-	top := min(m.scroll, n-room+1)
-	var out block
-	if top > 0 {
-		out = append(out, st.Dim.Render(clip(fmt.Sprintf("↑ %d lines above ({ shows them)", top), w)))
-	}
-	rows := room - len(out)
-	if top+rows < n {
-		rows-- // room for the marker below
-	}
-	out = append(out, lines[top:top+rows]...)
-	if below := n - top - rows; below > 0 {
-		out = append(out, st.Dim.Render(clip(fmt.Sprintf("↓ %d more lines (} shows them)", below), w)))
-	}
-	return out, true
-}
-
 // resultLine is a line's result in one line.
 func (m lessonModel) resultLine(st *Styles, r lessonResult, w int) string {
 	switch {
@@ -221,14 +208,14 @@ func (m lessonModel) resultLine(st *Styles, r lessonResult, w int) string {
 	case r.outLines == 1:
 		return st.Dim.Render(clip(fmt.Sprintf("ran line %d, %s: %s", r.line, r.text, r.firstOut), w))
 	case r.outLines > 1:
-		return st.Dim.Render(clip(fmt.Sprintf("ran line %d, %s (%d lines printed; the panels above show the same)", r.line, r.text, r.outLines), w))
+		return st.Dim.Render(clip(fmt.Sprintf("ran line %d, %s: %d lines, in the Output pane", r.line, r.text, r.outLines), w))
 	}
 	return st.Dim.Render(clip(fmt.Sprintf("ran line %d, %s", r.line, r.text), w))
 }
 
 // prompt is the panel's last line: what the lesson does now, and the key
 // that goes on.
-func (m lessonModel) prompt(st *Styles, w int, cut bool) string {
+func (m lessonModel) prompt(st *Styles, w int, cut hidden) string {
 	k := st.Help.ShortKey.Render
 	var line string
 	switch m.phase {
@@ -255,8 +242,24 @@ func (m lessonModel) prompt(st *Styles, w int, cut bool) string {
 			line = st.Err.Render("the lesson stopped: "+m.end.summary) + "  " + k("q") + " quits"
 		}
 	}
-	if cut {
-		line += st.Dim.Render("   { } scroll the text")
+	// How much of the text is out of the window, and the key that shows
+	// it: after the line where it fits, else first, so that a long line
+	// to run never pushes it off.
+	var more []string
+	if cut.above > 0 {
+		more = append(more, fmt.Sprintf("{ %d more above", cut.above))
+	}
+	if cut.below > 0 {
+		more = append(more, fmt.Sprintf("} %d more below", cut.below))
+	}
+	if len(more) > 0 {
+		hint := st.Dim.Render(strings.Join(more, ", "))
+		switch {
+		case lipgloss.Width(line)+3+lipgloss.Width(hint) <= w || m.phase == lessonOver:
+			line += "   " + hint // how the lesson ended comes first
+		default:
+			line = hint + st.Dim.Render(" · ") + line
+		}
 	}
 	return clip(line, w)
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -37,6 +38,11 @@ type Options struct {
 	// Lesson, when set, shows the lesson panel, fed by a lesson's run
 	// (see Lesson); nil shows none.
 	Lesson *Lesson
+	// Command, when set, runs a command line typed after : (without
+	// "kraftlab") against the playground the screen shows, as a scenario
+	// line runs, writing what it prints to out; the output pane shows
+	// it. nil leaves : out.
+	Command func(ctx context.Context, line string, out io.Writer) error
 }
 
 // mode is what the keys do now.
@@ -49,6 +55,7 @@ const (
 	modeConfirm      // asking before quitting
 	modeAsk          // asking before a destructive action (ask)
 	modeTopic        // typing a new topic's name
+	modeCommand      // typing a command line after :
 )
 
 // askState is a destructive action waiting for its y.
@@ -114,6 +121,21 @@ type Model struct {
 	form  textinput.Model
 	// quit is set once the user confirmed quitting.
 	quit bool
+
+	// output is the output pane; focus the place the user pointed at
+	// (the output pane, once a command ran or e told an election), over
+	// the lesson's.
+	output outputModel
+	focus  focus
+	// outputSeq counts the texts the pane has shown, so that a command's
+	// late end never overwrites a newer text.
+	outputSeq int
+	// lessonOut and lessonFocus are what of the lesson's output and
+	// focus the screen shows already.
+	lessonOut   int
+	lessonFocus focus
+	// cmd is the command typed after : that runs, if any.
+	cmd *runningCommand
 }
 
 // New returns the screen for ctrl. ctx bounds its pulls and actions.
@@ -142,6 +164,9 @@ func New(ctx context.Context, ctrl cluster.Operator, opts Options) *Model {
 		m.lesson = newLessonModel(opts.Lesson)
 	} else {
 		m.keys = m.keys.withoutLesson()
+	}
+	if opts.Command == nil {
+		m.keys = m.keys.withoutCommand()
 	}
 	return m
 }
@@ -175,7 +200,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case lessonMsg:
 		msg.apply(&m.lesson)
+		m.syncLesson()
 		return m, m.opts.Lesson.listen()
+	case commandMsg:
+		m.onCommand(msg)
+		return m, nil
 	case tea.KeyMsg:
 		return m, m.onKey(msg)
 	case tea.MouseMsg:
@@ -268,8 +297,11 @@ func (m *Model) View() string {
 // ("link N ↔ M: ", or the topic form's), rather than run off the screen.
 func (m *Model) fitForm() {
 	prompt := linkPromptWidth
-	if m.mode == modeTopic {
+	switch m.mode {
+	case modeTopic:
 		prompt = cellWidth(topicPrompt(m.topic)) + 1
+	case modeCommand:
+		prompt = cellWidth(commandPrompt) + 1
 	}
 	m.form.Width = max(m.width-prompt, 4)
 }
