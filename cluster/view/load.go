@@ -144,12 +144,3 @@ func (v *View) TopicLoad(name string) (TopicLoad, bool) {
 	}
 	return TopicLoad{}, false
 }
-
-// Loads counts the loads that run: the metadata load and each topic's.
-func (v *View) Loads() int {
-	n := len(v.TopicLoads)
-	if v.Load.On() {
-		n++
-	}
-	return n
-}
