@@ -310,7 +310,7 @@ func TestLoad(t *testing.T) {
 	code, out, errOut = h.run("load", "200")
 	expectRun(t, "load 200", code, out, errOut, ExitOK, "load started: 200 rec/s of 100 B, appended on the leader")
 	code, out, errOut = h.run("load")
-	expectRun(t, "load", code, out, errOut, ExitOK, "load 200 rec/s of 100 B on node 1\n")
+	expectRun(t, "load", code, out, errOut, ExitOK, "load 200 rec/s of 100 B on node 1, started from the command line\n")
 	code, out, errOut = h.run("status")
 	expectRun(t, "status with load", code, out, errOut, ExitOK, "\nload 200 rec/s of 100 B on node 1; ")
 	code, out, errOut = h.run("load", "500", "--size", "1KiB", "--json")

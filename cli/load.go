@@ -39,8 +39,9 @@ leaders' logs and high watermarks and the followers' fetcher threads move
 (kraftlab fetchers, kraftlab topics describe, b on the live screen). The
 client follows partition leaders across failures by itself; records it
 gives up on count as failed, those the rate called for while a second's
-worth waited for answers as skipped. One topic load runs at a time, beside
-the metadata load.
+worth waited for answers as skipped. Each topic has a load of its own (at
+most ` + strconv.Itoa(cluster.MaxTopicLoads) + ` at once), beside the metadata load: "load stop --topic T"
+stops T's and leaves the others running. P on the live screen does the same.
 
 "load RATE" starts the load or changes its rate, "load stop" (or "load 0")
 stops it, and "load" alone shows it. At most ` + strconv.Itoa(cluster.MaxLoadRate) + ` records/s, records of at
@@ -81,7 +82,10 @@ most ` + humanize.IBytes(cluster.MaxLoadRecordBytes) + `, and at most ` + humani
 			return showLoad(e, cmd)
 		}
 		rate, _ := loadRate(args[0])
-		a := cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: rate, Topic: topic}
+		a := cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: rate, Topic: topic, StartedBy: view.OriginCLI}
+		if e.scenario {
+			a.StartedBy = view.OriginScenario
+		}
 		if rate > 0 {
 			a.RecordBytes = int(size)
 		}
@@ -116,8 +120,8 @@ func showLoad(e *env, cmd *cobra.Command) error {
 	if wantJSON(cmd) {
 		return printJSON(cmd.OutOrStdout(), struct {
 			view.Load
-			Topic view.TopicLoad `json:"topicLoad"`
-		}{v.Load, v.TopicLoad})
+			Topics []view.TopicLoad `json:"topicLoads"`
+		}{v.Load, v.TopicLoads})
 	}
 	writeLoad(cmd.OutOrStdout(), &v)
 	return nil
@@ -125,18 +129,26 @@ func showLoad(e *env, cmd *cobra.Command) error {
 
 func writeLoad(w io.Writer, v *view.View) {
 	l := v.Load
-	fmt.Fprintf(w, "load %s\n", l)
+	fmt.Fprintf(w, "load %s%s\n", l, startedBy(l.StartedBy))
 	fmt.Fprintf(w, "  records committed %d, failed %d, skipped %d, in flight %d\n", l.Committed, l.Failed, l.Skipped, l.InFlight)
 	if l.LastError != "" {
 		fmt.Fprintf(w, "  last failure %s: %s\n", ago(l.LastErrorTimestamp, v.Timestamp), l.LastError)
 	}
-	if t := v.TopicLoad; t.On() {
-		fmt.Fprintf(w, "topic load %s to topic %s\n", view.LoadRate(t.RecordsPerSec, t.RecordBytes), t.Topic)
+	for _, t := range v.TopicLoads {
+		fmt.Fprintf(w, "topic load %s to topic %s%s\n", view.LoadRate(t.RecordsPerSec, t.RecordBytes), t.Topic, startedBy(t.StartedBy))
 		fmt.Fprintf(w, "  records acknowledged %d, failed %d, skipped %d, in flight %d\n", t.Acked, t.Failed, t.Skipped, t.InFlight)
 		if t.LastError != "" {
 			fmt.Fprintf(w, "  last failure %s: %s\n", ago(t.LastErrorTimestamp, v.Timestamp), t.LastError)
 		}
 	}
+}
+
+// startedBy says who started a load, "" if unknown.
+func startedBy(o view.Origin) string {
+	if o == "" {
+		return ""
+	}
+	return ", started from " + o.Words()
 }
 
 // byteSize is a size flag in bytes: 100, 1KiB, 4kB.
@@ -156,11 +168,16 @@ func (b *byteSize) Set(s string) error {
 	return nil
 }
 
-// loadLine is what status says about the load, or "" while it never ran.
-func loadLine(v *view.View) string {
-	l := v.Load
-	if !l.On() && l.Committed+l.Failed+l.Skipped == 0 {
-		return ""
+// loadLines are what status says about the loads: the metadata load's
+// once it ran, and each running topic load's.
+func loadLines(v *view.View) []string {
+	var out []string
+	if l := v.Load; l.On() || l.Committed+l.Failed+l.Skipped > 0 {
+		out = append(out, fmt.Sprintf("load %s; %d records committed%s", l, l.Committed, startedBy(l.StartedBy)))
 	}
-	return fmt.Sprintf("load %s; %d records committed", l, l.Committed)
+	for _, t := range v.TopicLoads {
+		out = append(out, fmt.Sprintf("topic load %s to topic %s; %d records acknowledged, %d failed%s",
+			view.LoadRate(t.RecordsPerSec, t.RecordBytes), t.Topic, t.Acked, t.Failed, startedBy(t.StartedBy)))
+	}
+	return out
 }

@@ -83,8 +83,8 @@ func writeQuorumStatus(w io.Writer, v *view.View) {
 		fmt.Fprintf(w, "\n%s: an election may be in progress\n", v.Summary())
 	}
 	writeFailures(w, v)
-	if line := loadLine(v); line != "" {
-		fmt.Fprintf(w, "\n%s\n", line)
+	if lines := loadLines(v); len(lines) > 0 {
+		fmt.Fprintf(w, "\n%s\n", strings.Join(lines, "\n"))
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/metadata/record"
 )
 
@@ -24,6 +26,9 @@ const (
 	// MaxLoadBytesPerSec bounds rate × size, so that the load leaves the
 	// machine (and its disk, which every voter fsyncs) responsive.
 	MaxLoadBytesPerSec = 32 << 20
+	// MaxTopicLoads bounds the topic loads that run at once, each a Kafka
+	// client of its own.
+	MaxTopicLoads = 16
 )
 
 // ValidateLoad checks the settings of a background load: recordsPerSec 0
@@ -39,6 +44,30 @@ func ValidateLoad(recordsPerSec, recordBytes int) error {
 	case int64(recordsPerSec)*int64(recordBytes) > MaxLoadBytesPerSec:
 		return fmt.Errorf("load of %d records/s of %s is %s/s, more than the %s/s a playground takes",
 			recordsPerSec, humanize.IBytes(uint64(recordBytes)), humanize.IBytes(uint64(recordsPerSec)*uint64(recordBytes)), humanize.IBytes(MaxLoadBytesPerSec))
+	}
+	return nil
+}
+
+// CheckTopicLoads checks a topic load of recordsPerSec records of
+// recordBytes about to start on topic beside the ones running: at most
+// MaxTopicLoads of them, and MaxLoadBytesPerSec in all. The one it
+// replaces on the same topic does not count.
+func CheckTopicLoads(running []view.TopicLoad, topic string, recordsPerSec, recordBytes int) error {
+	if err := ValidateLoad(recordsPerSec, recordBytes); err != nil {
+		return err
+	}
+	count, total := 1, int64(recordsPerSec)*int64(recordBytes)
+	for _, l := range running {
+		if l.Topic != topic {
+			count++
+			total += int64(l.RecordsPerSec) * int64(l.RecordBytes)
+		}
+	}
+	switch {
+	case count > MaxTopicLoads:
+		return fmt.Errorf("%d topic loads run already, the most a playground takes: stop one first (kraftlab load stop --topic T)", MaxTopicLoads)
+	case total > MaxLoadBytesPerSec:
+		return fmt.Errorf("with the topic loads running, %s/s in all, more than the %s/s a playground takes", humanize.IBytes(uint64(total)), humanize.IBytes(MaxLoadBytesPerSec))
 	}
 	return nil
 }

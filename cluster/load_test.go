@@ -95,3 +95,46 @@ func TestLoadRecordsAreConfigRecordsOfTheSizeAsked(t *testing.T) {
 		t.Error("a load record below the minimum size was made")
 	}
 }
+
+// Topic loads are bounded in number and, together, in bytes a second; a
+// load replacing one on the same topic does not count the old one.
+func TestTopicLoadsAreBounded(t *testing.T) {
+	p, _ := open(t, 1, 1)
+	ctx := context.Background()
+	for i := range cluster.MaxTopicLoads + 1 {
+		topic := "t" + strconv.Itoa(i)
+		if _, err := p.Do(ctx, cluster.Action{Kind: cluster.ActCreateTopic, Topic: topic, Partitions: 1, ReplicationFactor: 1}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := p.Do(ctx, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 1, Topic: topic})
+		switch {
+		case i < cluster.MaxTopicLoads && err != nil:
+			t.Fatalf("topic load %d: %v", i, err)
+		case i == cluster.MaxTopicLoads && (!errors.Is(err, cluster.ErrBadAction) || !strings.Contains(err.Error(), "16 topic loads run already")):
+			t.Fatalf("topic load %d beyond the bound: %v", i, err)
+		}
+	}
+	v := p.View()
+	if len(v.TopicLoads) != cluster.MaxTopicLoads {
+		t.Fatalf("%d topic loads run, want %d", len(v.TopicLoads), cluster.MaxTopicLoads)
+	}
+	// Changing a running one's rate is no new load.
+	if _, err := p.Do(ctx, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 2, Topic: "t0"}); err != nil {
+		t.Fatalf("change t0's rate: %v", err)
+	}
+	// 16 MiB/s on t0 and on t1 is 32 MiB/s, and the others add 1400 B/s.
+	half := cluster.MaxLoadBytesPerSec / 2 / cluster.MaxLoadRecordBytes
+	if _, err := p.Do(ctx, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: half, RecordBytes: cluster.MaxLoadRecordBytes, Topic: "t0"}); err != nil {
+		t.Fatalf("half the bytes on t0: %v", err)
+	}
+	_, err := p.Do(ctx, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: half, RecordBytes: cluster.MaxLoadRecordBytes, Topic: "t1"})
+	if !errors.Is(err, cluster.ErrBadAction) || !strings.Contains(err.Error(), "more than the 32 MiB/s a playground takes") {
+		t.Fatalf("t1 past the bytes bound: %v", err)
+	}
+	if _, err := p.Do(ctx, cluster.Action{Kind: cluster.ActLoad, Topic: "t2"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Do(ctx, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 1, Topic: "t16"}); err != nil {
+		t.Fatalf("a load once another stopped: %v", err)
+	}
+}

@@ -86,6 +86,9 @@ type Action struct {
 	Reassign ReassignMode `json:"reassign,omitempty"`
 	Replicas []int32      `json:"replicas,omitempty"`
 	Throttle int64        `json:"throttle,omitempty"`
+	// StartedBy says where a load action came from, for the views; ""
+	// when unknown.
+	StartedBy view.Origin `json:"startedBy,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.
@@ -181,6 +184,8 @@ type Playground struct {
 	now      func() time.Time
 	// settings are cfg.Settings by key, as views show them.
 	settings map[string]string
+	// loadBy says who started each running load.
+	loadBy loadOrigins
 }
 
 // OpenWith starts a playground with the engine start returns.
@@ -221,6 +226,7 @@ func (p *Playground) View() view.View {
 	v.DataDir = p.cfg.DataDir
 	v.Settings = maps.Clone(p.settings)
 	v.Derive(p.now(), p.baseline.Load())
+	p.loadBy.fill(&v)
 	return v
 }
 
@@ -538,6 +544,9 @@ func (p *Playground) doLoad(ctx context.Context, v *view.View, a Action) (Result
 	if !a.Node.IsZero() || !a.Peer.IsZero() || a.OneWay {
 		return Result{}, Errorf(ErrBadAction, "load takes no node: it follows the leader")
 	}
+	if !a.StartedBy.Valid() {
+		return Result{}, Errorf(ErrBadAction, "load: unknown origin %q", a.StartedBy)
+	}
 	size := a.loadBytes()
 	if err := ValidateLoad(a.RecordsPerSec, size); err != nil {
 		return Result{}, Errorf(ErrBadAction, "%v", err)
@@ -549,6 +558,7 @@ func (p *Playground) doLoad(ctx context.Context, v *view.View, a Action) (Result
 	if err := p.engine.SetLoad(ctx, a.RecordsPerSec, size); err != nil {
 		return Result{}, fmt.Errorf("load: %w", err)
 	}
+	p.loadBy.set("", a.RecordsPerSec, a.StartedBy)
 	var msg string
 	switch {
 	case a.RecordsPerSec == 0 && !was.On():
@@ -560,32 +570,39 @@ func (p *Playground) doLoad(ctx context.Context, v *view.View, a Action) (Result
 	default:
 		msg = fmt.Sprintf("load changed: %s (was %s)", view.LoadRate(a.RecordsPerSec, size), view.LoadRate(was.RecordsPerSec, was.RecordBytes))
 	}
-	p.publish(EventLoad, 0, msg)
+	p.publish(EventLoad, 0, msg+byWhom(a.StartedBy))
 	return Result{Message: msg}, nil
 }
 
-// doTopicLoad starts, changes or stops the topic load.
+// doTopicLoad starts, changes or stops the load of one topic; the other
+// topics' loads run on.
 func (p *Playground) doTopicLoad(ctx context.Context, v *view.View, a Action, size int) (Result, error) {
-	was := v.TopicLoad
-	if a.RecordsPerSec == 0 && was.Topic != "" && was.Topic != a.Topic {
-		return Result{}, Errorf(ErrBadAction, "the topic load produces to %s, not %s: kraftlab load stop --topic %s", was.Topic, a.Topic, was.Topic)
-	}
+	was, _ := v.TopicLoad(a.Topic)
 	if err := p.engine.SetTopicLoad(ctx, a.Topic, a.RecordsPerSec, size); err != nil {
 		return Result{}, fmt.Errorf("load --topic %s: %w", a.Topic, err)
 	}
+	p.loadBy.set(a.Topic, a.RecordsPerSec, a.StartedBy)
 	var msg string
 	switch {
 	case a.RecordsPerSec == 0 && !was.On():
-		msg = "topic load is already off"
+		msg = fmt.Sprintf("topic load of %s is already off", a.Topic)
 	case a.RecordsPerSec == 0:
-		msg = fmt.Sprintf("topic load stopped (%d records acknowledged by %s's leaders)", was.Acked, was.Topic)
+		msg = fmt.Sprintf("topic load of %s stopped (%d records acknowledged by its leaders)", a.Topic, was.Acked)
 	case !was.On():
 		msg = fmt.Sprintf("topic load started: %s, produced to topic %s through the brokers (acks=all, idempotent)", view.LoadRate(a.RecordsPerSec, size), a.Topic)
 	default:
-		msg = fmt.Sprintf("topic load changed: %s to topic %s (was %s to %s)", view.LoadRate(a.RecordsPerSec, size), a.Topic, view.LoadRate(was.RecordsPerSec, was.RecordBytes), was.Topic)
+		msg = fmt.Sprintf("topic load of %s changed: %s (was %s)", a.Topic, view.LoadRate(a.RecordsPerSec, size), view.LoadRate(was.RecordsPerSec, was.RecordBytes))
 	}
-	p.publish(EventLoad, 0, msg)
+	p.publish(EventLoad, 0, msg+byWhom(a.StartedBy))
 	return Result{Message: msg}, nil
+}
+
+// byWhom says in the event log who asked for a load change.
+func byWhom(o view.Origin) string {
+	if o == "" {
+		return ""
+	}
+	return " (from " + o.Words() + ")"
 }
 
 // recordBaseline stores the baseline for an action about to run and

@@ -186,9 +186,17 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Load):
 		if m.hasView && m.view.Load.On() {
-			return m.act(cluster.Action{Kind: cluster.ActLoad})
+			return m.act(cluster.Action{Kind: cluster.ActLoad, StartedBy: view.OriginScreen})
 		}
-		return m.act(cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: loadRate, RecordBytes: loadBytes})
+		return m.act(cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: loadRate, RecordBytes: loadBytes, StartedBy: view.OriginScreen})
+	case key.Matches(msg, k.TopicLoad):
+		if !m.hasView {
+			return nil
+		}
+		m.startTopicLoad()
+		return nil
+	case key.Matches(msg, k.Elect):
+		return m.act(cluster.Action{Kind: cluster.ActElectLeaders})
 	case key.Matches(msg, k.Topic):
 		if !m.hasView {
 			return nil
@@ -431,25 +439,37 @@ func (m *Model) leaveTopic() {
 	m.fitForm()
 }
 
+// onTopicKey takes the keys of the topic form: the topic key's new
+// topic, or the topic-load key's topic (its action's Kind is load).
 func (m *Model) onTopicKey(msg tea.KeyMsg) tea.Cmd {
+	what := "create topic"
+	if m.topic.Kind == cluster.ActLoad {
+		what = "load a topic"
+	}
 	switch {
 	case key.Matches(msg, m.keys.Cancel), msg.Type == tea.KeyCtrlC:
 		m.leaveTopic()
-		m.status.set(levelInfo, "create topic: cancelled")
+		m.status.set(levelInfo, what+": cancelled")
 		return nil
 	case key.Matches(msg, m.keys.Confirm):
 		name := strings.TrimSpace(m.form.Value())
 		if name == "" {
-			m.status.set(levelErr, "create topic: type a name, or esc to cancel")
+			m.status.set(levelErr, what+": type a name, or esc to cancel")
 			return nil
 		}
 		m.leaveTopic()
+		if m.topic.Kind == cluster.ActLoad {
+			return m.confirmTopicLoad(name)
+		}
 		a := m.topic
 		a.Topic = name
 		return m.act(a)
 	}
 	var cmd tea.Cmd
 	m.form, cmd = m.form.Update(msg)
+	if m.topic.Kind == cluster.ActLoad {
+		m.topicLoadHint()
+	}
 	return cmd
 }
 

@@ -99,7 +99,7 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 		counts = append(counts, "0 isolated")
 	}
 	add(6, item("nodes", strings.Join(counts, ", ")))
-	add(4, item("load", loadValue(st, &v.Load)))
+	add(4, item("load", loadValue(st, v)))
 
 	whys, level := noLeaderWhy(v)
 	if len(whys) == 0 {
@@ -249,17 +249,33 @@ func joinIDs(list []int32) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
-// loadValue says whether the background load runs: its rate, and why it
-// is paused.
-func loadValue(st *Styles, l *view.Load) string {
-	if !l.On() {
+// loadValue lists every load that runs: the metadata load's rate (and
+// why it is paused), each topic load's rate and topic, and who started
+// each when known. "off" when none runs.
+func loadValue(st *Styles, v *view.View) string {
+	var parts []string
+	if l := v.Load; l.On() {
+		s := st.Value.Render(fmt.Sprintf("%d/s", l.RecordsPerSec))
+		if l.NodeID == view.NoLeader {
+			s += " " + st.Warn.Render("paused: no leader")
+		}
+		about := "metadata"
+		if l.StartedBy != "" {
+			about += ", " + string(l.StartedBy)
+		}
+		parts = append(parts, s+" ("+about+")")
+	}
+	for _, l := range v.TopicLoads {
+		s := st.Value.Render(fmt.Sprintf("%d/s", l.RecordsPerSec)) + " to " + st.Value.Render(l.Topic)
+		if l.StartedBy != "" {
+			s += " (" + string(l.StartedBy) + ")"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
 		return st.Dim.Render("off")
 	}
-	s := st.Value.Render(fmt.Sprintf("%d/s", l.RecordsPerSec))
-	if l.NodeID == view.NoLeader {
-		s += " " + st.Warn.Render("paused: no leader")
-	}
-	return s
+	return strings.Join(parts, ", ")
 }
 
 // maxEpoch is the leader's epoch, or with no leader the highest epoch any

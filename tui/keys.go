@@ -17,7 +17,7 @@ type KeyMap struct {
 
 	Partition, Isolate, Heal, HealAll, Link key.Binding
 
-	Load, Topic, Pause, Tab, BackTab, Pane, ScrollUp, ScrollDown, Follow key.Binding
+	Load, TopicLoad, Topic, Elect, Pause, Tab, BackTab, Pane, ScrollUp, ScrollDown, Follow key.Binding
 
 	Help, Quit key.Binding
 
@@ -34,7 +34,8 @@ type KeyMap struct {
 	PickPrev, PickNext, Confirm, Cancel key.Binding
 }
 
-// The background load the load key starts.
+// The background load the load key starts, and the topic-load key on a
+// topic.
 const (
 	loadRate  = 100
 	loadBytes = cluster.DefaultLoadRecordBytes
@@ -64,7 +65,9 @@ func DefaultKeyMap() KeyMap {
 		Link:      b("d", "delay/loss…", "d"),
 
 		Load:       b("L", fmt.Sprintf("load %d/s on/off", loadRate), "L"),
+		TopicLoad:  b("P", fmt.Sprintf("produce %d/s to a topic…", loadRate), "P"),
 		Topic:      b("T", "create a topic…", "T"),
+		Elect:      b("E", "elect preferred leaders", "E"),
 		Pause:      b("space", "pause", " "),
 		Tab:        b("tab", "next panel (shift+tab: back)", "tab"),
 		BackTab:    b("shift+tab", "previous panel", "shift+tab"),
@@ -104,7 +107,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	groups := [][]key.Binding{
 		{k.Up, k.Down, k.Leader, k.Pane, k.Help, k.Quit},
 		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe},
-		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link, k.Load, k.Topic},
+		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link},
+		{k.Load, k.TopicLoad, k.Topic, k.Elect},
 		// shift+tab is in tab's line, where it costs no line of its own.
 		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow},
 		{k.Command, k.Election, k.OutScroll, k.OutSideways, k.CloseOut},

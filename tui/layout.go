@@ -371,6 +371,9 @@ func (m *Model) footer(w, h int) block {
 
 // topicPrompt asks for the name of topic a.
 func topicPrompt(a cluster.Action) string {
+	if a.Kind == cluster.ActLoad {
+		return loadPrompt(a)
+	}
 	return fmt.Sprintf("new topic, %d partitions, RF %d, name: ", a.Partitions, a.ReplicationFactor)
 }
 

@@ -12,6 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,8 +57,8 @@ type node struct {
 
 // Engine is the model. Its methods are safe for concurrent use.
 type Engine struct {
-	// topicLoad is the topic load's settings (guarded by mu).
-	topicLoad   view.TopicLoad
+	// topicLoads are the topic loads' settings by topic (guarded by mu).
+	topicLoads  map[string]view.TopicLoad
 	mu          sync.Mutex
 	cfg         cluster.Config
 	events      *cluster.Events
@@ -90,7 +93,7 @@ func New(cfg cluster.Config, events *cluster.Events, opt Options) *Engine {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	e := &Engine{cfg: cfg, events: events, opt: opt, nodes: map[int32]*node{}, links: map[[2]int32]view.LinkFault{}, leader: view.NoLeader, resignedBy: view.NoLeader}
+	e := &Engine{cfg: cfg, events: events, opt: opt, nodes: map[int32]*node{}, links: map[[2]int32]view.LinkFault{}, topicLoads: map[string]view.TopicLoad{}, leader: view.NoLeader, resignedBy: view.NoLeader}
 	e.load.view.NodeID = view.NoLeader
 	add := func(id int32, kind view.Kind) {
 		e.nodes[id] = &node{id: id, kind: kind, state: view.StateRunning, role: view.RoleUnattached, leader: view.NoLeader, voted: -1, lastFetch: -1}
@@ -283,6 +286,13 @@ func (e *Engine) loadDue(now time.Time) int64 {
 	return n
 }
 
+// topicLoadViews lists the topic loads by topic; mu is held.
+func (e *Engine) topicLoadViews() []view.TopicLoad {
+	out := slices.Collect(maps.Values(e.topicLoads))
+	slices.SortFunc(out, func(a, b view.TopicLoad) int { return strings.Compare(a.Topic, b.Topic) })
+	return out
+}
+
 // SetTopicLoad implements cluster.Engine: the model moves no records, so
 // it keeps the settings and counts nothing.
 func (e *Engine) SetTopicLoad(_ context.Context, topic string, recordsPerSec, recordBytes int) error {
@@ -291,10 +301,18 @@ func (e *Engine) SetTopicLoad(_ context.Context, topic string, recordsPerSec, re
 	if err := e.takeFailure(); err != nil {
 		return err
 	}
-	e.topicLoad = view.TopicLoad{}
-	if recordsPerSec > 0 {
-		e.topicLoad = view.TopicLoad{Topic: topic, RecordsPerSec: recordsPerSec, RecordBytes: recordBytes}
+	if recordsPerSec == 0 {
+		delete(e.topicLoads, topic)
+		return nil
 	}
+	running := make([]view.TopicLoad, 0, len(e.topicLoads))
+	for _, l := range e.topicLoads {
+		running = append(running, l)
+	}
+	if err := cluster.CheckTopicLoads(running, topic, recordsPerSec, recordBytes); err != nil {
+		return cluster.Errorf(cluster.ErrBadAction, "%v", err)
+	}
+	e.topicLoads[topic] = view.TopicLoad{Topic: topic, RecordsPerSec: recordsPerSec, RecordBytes: recordBytes}
 	return nil
 }
 
@@ -323,7 +341,7 @@ func (e *Engine) View() view.View {
 	if !e.closed {
 		e.settle(now)
 	}
-	v := view.View{ClusterID: "kraftlab-test-cluster", Timestamp: now.UnixMilli(), Load: e.load.view, TopicLoad: e.topicLoad}
+	v := view.View{ClusterID: "kraftlab-test-cluster", Timestamp: now.UnixMilli(), Load: e.load.view, TopicLoads: e.topicLoadViews()}
 	for _, id := range e.order {
 		n := e.nodes[id]
 		nv := view.Node{

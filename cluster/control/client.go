@@ -133,7 +133,7 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 		body = linkBody{OneWay: a.OneWay, DelayMs: a.DelayMs, JitterMs: a.JitterMs, Loss: a.Loss}
 	case cluster.ActLoad:
 		path = "/v1/load"
-		body = loadBody{RecordsPerSec: a.RecordsPerSec, RecordBytes: a.RecordBytes, Topic: a.Topic}
+		body = loadBody{RecordsPerSec: a.RecordsPerSec, RecordBytes: a.RecordBytes, Topic: a.Topic, StartedBy: a.StartedBy}
 	case cluster.ActCreateTopic:
 		path = "/v1/topics"
 		body = topicBody{Topic: a.Topic, Partitions: a.Partitions, ReplicationFactor: a.ReplicationFactor, Configs: a.Configs}

@@ -116,6 +116,7 @@ func TestBodiesAreStrictAndRangeChecked(t *testing.T) {
 		{"/v1/load", `{"recordsPerSec": 9223372036854775807}`, "load rate 9223372036854775807 records/s must be between"},
 		{"/v1/load", `{"recordsPerSec": 0, "recordBytes": -4}`, "load record size -4 B must be between 16 B and 32 KiB (0: the default)"},
 		{"/v1/load", `{"recordsPerSec": 1.5}`, "bad request body: json: cannot unmarshal number 1.5"},
+		{"/v1/load", `{"recordsPerSec": 10, "startedBy": "mallory"}`, `startedBy "mallory": want cli, scenario or screen`},
 		{"/v1/load", `{"` + strings.Repeat("r", 5000) + `": 1}`, "bad request body: json: unknown field"},
 		{"/v1/load", strings.Repeat(" ", maxBody+1), "more than 65536 bytes"},
 	}

@@ -371,9 +371,11 @@ type loadBody struct {
 	RecordBytes   int `json:"recordBytes"`
 	// Topic, if set, makes it the topic load, through the brokers.
 	Topic string `json:"topic,omitempty"`
+	// StartedBy says where the action came from: cli, scenario or screen.
+	StartedBy view.Origin `json:"startedBy,omitempty"`
 }
 
-const loadWant = `{"recordsPerSec": N, "recordBytes": B, "topic": T}`
+const loadWant = `{"recordsPerSec": N, "recordBytes": B, "topic": T, "startedBy": "cli"|"scenario"|"screen"}`
 
 // check keeps each field in the range the playground takes (recordBytes 0
 // is the default size).
@@ -388,6 +390,9 @@ func (b loadBody) check() error {
 	if err := cluster.ValidateLoad(b.RecordsPerSec, size); err != nil {
 		return &badRequest{msg: err.Error()}
 	}
+	if !b.StartedBy.Valid() {
+		return &badRequest{msg: fmt.Sprintf("startedBy %q: want cli, scenario or screen", b.StartedBy)}
+	}
 	return nil
 }
 
@@ -401,7 +406,7 @@ func (s *Server) load(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	s.act(w, r, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: body.RecordsPerSec, RecordBytes: body.RecordBytes, Topic: body.Topic})
+	s.act(w, r, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: body.RecordsPerSec, RecordBytes: body.RecordBytes, Topic: body.Topic, StartedBy: body.StartedBy})
 }
 
 func (s *Server) act(w http.ResponseWriter, r *http.Request, a cluster.Action) {

@@ -41,8 +41,8 @@ type engine struct {
 	// elections.
 	ballots ballots
 
-	topicLoadMu sync.Mutex // guards topicLoad
-	topicLoad   *topicLoad // nil while off
+	topicLoadMu sync.Mutex            // guards topicLoads
+	topicLoads  map[string]*topicLoad // by topic; a stopped one is removed
 
 	closeOnce sync.Once
 	closeErr  error
@@ -58,12 +58,13 @@ func Open(ctx context.Context, cfg cluster.Config) (*cluster.Playground, error) 
 // quorum's business.
 func Start(ctx context.Context, cfg cluster.Config, events *cluster.Events) (cluster.Engine, error) {
 	e := &engine{
-		cfg:      cfg,
-		events:   events,
-		links:    wire.NewLinks(uint64(time.Now().UnixNano())),
-		counters: wire.NewCounters(),
-		group:    server.NewGroup(),
-		byID:     make(map[int32]*engineNode),
+		cfg:        cfg,
+		events:     events,
+		links:      wire.NewLinks(uint64(time.Now().UnixNano())),
+		counters:   wire.NewCounters(),
+		group:      server.NewGroup(),
+		byID:       make(map[int32]*engineNode),
+		topicLoads: make(map[string]*topicLoad),
 	}
 	if err := e.makeDir(); err != nil {
 		return nil, err
@@ -290,7 +291,7 @@ func (e *engine) SetLinks(changes []cluster.LinkChange) error {
 // and removes a temporary data folder.
 func (e *engine) Close() error {
 	e.closeOnce.Do(func() {
-		e.closeTopicLoad()
+		e.closeTopicLoads()
 		if e.load != nil {
 			e.load.close()
 		}

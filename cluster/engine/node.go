@@ -36,7 +36,7 @@ func (e *engine) View() view.View {
 	// late).
 	load := e.load.snapshot()
 	traffic := e.counters.Snapshot()
-	v := view.View{ClusterID: e.clusterID, Timestamp: now.UnixMilli(), Load: load, TopicLoad: e.topicLoadView()}
+	v := view.View{ClusterID: e.clusterID, Timestamp: now.UnixMilli(), Load: load, TopicLoads: e.topicLoadViews()}
 	for _, n := range e.nodes {
 		nv := n.view(n.q.Status(), traffic.Nodes[n.id])
 		nv.RaftMetrics = raftMetrics(n.q, now)

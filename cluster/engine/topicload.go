@@ -3,14 +3,16 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/kraftlab/kraftlab/cluster"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
@@ -35,17 +37,28 @@ type topicLoad struct {
 	flying  atomic.Int64
 }
 
-// SetTopicLoad implements Engine.
+// SetTopicLoad implements Engine: each topic has a load of its own, and
+// setting one leaves the others running.
 func (e *engine) SetTopicLoad(_ context.Context, topic string, recordsPerSec, recordBytes int) error {
-	v := e.View() // before the lock: the view reads the topic load
+	v := e.View() // before the lock: the view reads the topic loads
 	e.topicLoadMu.Lock()
 	defer e.topicLoadMu.Unlock()
-	if old := e.topicLoad; old != nil {
-		old.close()
-		e.topicLoad = nil
+	if e.topicLoads == nil {
+		return fmt.Errorf("load --topic %s: %w", topic, cluster.ErrClosed)
 	}
 	if recordsPerSec == 0 {
+		if old := e.topicLoads[topic]; old != nil {
+			old.close()
+			delete(e.topicLoads, topic)
+		}
 		return nil
+	}
+	running := make([]view.TopicLoad, 0, len(e.topicLoads))
+	for _, l := range e.topicLoads {
+		running = append(running, l.snapshot())
+	}
+	if err := cluster.CheckTopicLoads(running, topic, recordsPerSec, recordBytes); err != nil {
+		return cluster.Errorf(cluster.ErrBadAction, "%v", err)
 	}
 	if _, ok := v.Topic(topic); !ok {
 		return fmt.Errorf("%w: no topic %q in the committed metadata (kraftlab topics create %s)", cluster.ErrBadAction, topic, topic)
@@ -66,33 +79,38 @@ func (e *engine) SetTopicLoad(_ context.Context, topic string, recordsPerSec, re
 	if err != nil {
 		return fmt.Errorf("topic load client: %w", err)
 	}
+	if old := e.topicLoads[topic]; old != nil {
+		old.close()
+	}
 	l := &topicLoad{
 		state: view.TopicLoad{Topic: topic, RecordsPerSec: recordsPerSec, RecordBytes: recordBytes},
 		cl:    cl, stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go l.run()
-	e.topicLoad = l
+	e.topicLoads[topic] = l
 	return nil
 }
 
-// topicLoadView is the topic load for the view.
-func (e *engine) topicLoadView() view.TopicLoad {
-	e.topicLoadMu.Lock()
-	l := e.topicLoad
-	e.topicLoadMu.Unlock()
-	if l == nil {
-		return view.TopicLoad{}
-	}
-	return l.snapshot()
-}
-
-func (e *engine) closeTopicLoad() {
+// topicLoadViews are the topic loads for the view, by topic.
+func (e *engine) topicLoadViews() []view.TopicLoad {
 	e.topicLoadMu.Lock()
 	defer e.topicLoadMu.Unlock()
-	if e.topicLoad != nil {
-		e.topicLoad.close()
-		e.topicLoad = nil
+	out := make([]view.TopicLoad, 0, len(e.topicLoads))
+	for _, l := range e.topicLoads {
+		out = append(out, l.snapshot())
 	}
+	slices.SortFunc(out, func(a, b view.TopicLoad) int { return strings.Compare(a.Topic, b.Topic) })
+	return out
+}
+
+// closeTopicLoads stops every topic load; none starts after it.
+func (e *engine) closeTopicLoads() {
+	e.topicLoadMu.Lock()
+	defer e.topicLoadMu.Unlock()
+	for _, l := range e.topicLoads {
+		l.close()
+	}
+	e.topicLoads = nil
 }
 
 func (l *topicLoad) snapshot() view.TopicLoad {

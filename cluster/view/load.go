@@ -38,6 +38,44 @@ type Load struct {
 	// LastErrorTimestamp when it failed (Unix milliseconds, 0 if never).
 	LastError          string `json:"lastError,omitempty"`
 	LastErrorTimestamp int64  `json:"lastErrorTimestamp,omitempty"`
+	// StartedBy says who set the load running at its rate, "" if unknown
+	// or off.
+	StartedBy Origin `json:"startedBy,omitempty"`
+}
+
+// Origin says where an action came from: who started a load.
+type Origin string
+
+// Origins.
+const (
+	// OriginCLI: a kraftlab command typed in a shell.
+	OriginCLI Origin = "cli"
+	// OriginScenario: a line of a scenario or a lesson.
+	OriginScenario Origin = "scenario"
+	// OriginScreen: a key on the live screen.
+	OriginScreen Origin = "screen"
+)
+
+// Valid reports whether o is one of the origins, or unknown ("").
+func (o Origin) Valid() bool {
+	switch o {
+	case "", OriginCLI, OriginScenario, OriginScreen:
+		return true
+	}
+	return false
+}
+
+// Words spells the origin in a sentence: "the screen".
+func (o Origin) Words() string {
+	switch o {
+	case OriginCLI:
+		return "the command line"
+	case OriginScenario:
+		return "a scenario line"
+	case OriginScreen:
+		return "the screen"
+	}
+	return "somewhere unknown"
 }
 
 // On reports whether the load runs.
@@ -60,7 +98,7 @@ func LoadRate(recordsPerSec, recordBytes int) string {
 	return fmt.Sprintf("%d rec/s of %s", recordsPerSec, humanize.IBytes(uint64(recordBytes)))
 }
 
-// TopicLoad is the background load of a topic: records produced through
+// TopicLoad is the background load of one topic: records produced through
 // the data plane by a real Kafka client (franz-go) on the playground's
 // brokers, so that partition offsets, high watermarks and fetchers move.
 type TopicLoad struct {
@@ -82,6 +120,8 @@ type TopicLoad struct {
 	// came (Unix milliseconds, 0 if never).
 	LastError          string `json:"lastError,omitempty"`
 	LastErrorTimestamp int64  `json:"lastErrorTimestamp,omitempty"`
+	// StartedBy says who set the load running at its rate, "" if unknown.
+	StartedBy Origin `json:"startedBy,omitempty"`
 }
 
 // On reports whether the topic load runs.
@@ -93,4 +133,14 @@ func (l TopicLoad) String() string {
 		return "off"
 	}
 	return fmt.Sprintf("%s to topic %s (%d acked, %d failed)", LoadRate(l.RecordsPerSec, l.RecordBytes), l.Topic, l.Acked, l.Failed)
+}
+
+// TopicLoad returns the load of topic name, if one runs.
+func (v *View) TopicLoad(name string) (TopicLoad, bool) {
+	for _, l := range v.TopicLoads {
+		if l.Topic == name {
+			return l, true
+		}
+	}
+	return TopicLoad{}, false
 }

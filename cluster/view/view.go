@@ -48,8 +48,9 @@ type View struct {
 	Links    []Link    `json:"links"`
 	// Load is the background load of the metadata log.
 	Load Load `json:"load"`
-	// TopicLoad is the background load of a topic, through the brokers.
-	TopicLoad TopicLoad `json:"topicLoad"`
+	// TopicLoads are the background loads of topics, through the
+	// brokers, one a topic, by topic name.
+	TopicLoads []TopicLoad `json:"topicLoads"`
 	// Topics are the topics of the active controller's committed
 	// metadata, by name; empty while no controller is active.
 	Topics []Topic `json:"topics"`
