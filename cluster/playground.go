@@ -80,6 +80,11 @@ type Action struct {
 	// preferred ones.
 	TopicPartitions []string `json:"topicPartitions,omitempty"`
 	Unclean         bool     `json:"unclean,omitempty"`
+	// Clock is what clock does; Slow is slow's factor and AdvanceMs
+	// advance's duration.
+	Clock     ClockOp `json:"clock,omitempty"`
+	Slow      int     `json:"slow,omitempty"`
+	AdvanceMs int64   `json:"advanceMs,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.
@@ -103,6 +108,8 @@ func (a Action) String() string {
 		s += " stop"
 	case a.Kind == ActLoad:
 		s += fmt.Sprintf(" %d --size %d", a.RecordsPerSec, a.loadBytes())
+	case a.Kind == ActClock:
+		s += a.clockString()
 	}
 	if a.Kind == ActLoad && a.Topic != "" {
 		s += " --topic " + a.Topic
@@ -322,6 +329,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doTopic(ctx, a)
 	case ActElectLeaders:
 		return p.doElect(ctx, a)
+	case ActClock:
+		return p.doClock(a)
 	}
 	return Result{}, Errorf(ErrBadAction, "unknown action %q", a.Kind)
 }

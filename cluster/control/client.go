@@ -142,6 +142,9 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	case cluster.ActElectLeaders:
 		path = "/v1/elect-leaders"
 		body = electBody{TopicPartitions: a.TopicPartitions, Unclean: a.Unclean}
+	case cluster.ActClock:
+		path = "/v1/clock"
+		body = clockBody{Clock: a.Clock, Slow: a.Slow, AdvanceMs: a.AdvanceMs}
 	default:
 		return res, fmt.Errorf("unknown action %q", a.Kind)
 	}

@@ -110,6 +110,7 @@ func (s *Server) Handler() http.Handler {
 	routes[routeCreateTopic] = s.createTopic
 	routes[routeDeleteTopic] = s.deleteTopic
 	routes[routeElectLeaders] = s.electLeaders
+	routes[routeClock] = s.clock
 	routes[routeMetadata] = s.metadata
 	routes[routeMetadataLog] = s.metadataLog
 	for pattern, h := range routes {

@@ -37,6 +37,7 @@ func (e *engine) View() view.View {
 	load := e.load.snapshot()
 	traffic := e.counters.Snapshot()
 	v := view.View{ClusterID: e.clusterID, Timestamp: now.UnixMilli(), Load: load, TopicLoad: e.topicLoadView()}
+	v.Clock = clockView(e.clock.State())
 	for _, n := range e.nodes {
 		nv := n.view(n.q.Status(), traffic.Nodes[n.id])
 		nv.RaftMetrics = raftMetrics(n.q, now)

@@ -3,11 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/kraftlab/kraftlab/cluster"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/internal/clock"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -33,6 +35,7 @@ type topicLoad struct {
 	failed  atomic.Int64
 	skipped atomic.Int64
 	flying  atomic.Int64
+	clock   *clock.Clock // ticks the load: none is sent while paused
 }
 
 // SetTopicLoad implements Engine.
@@ -68,7 +71,7 @@ func (e *engine) SetTopicLoad(_ context.Context, topic string, recordsPerSec, re
 	}
 	l := &topicLoad{
 		state: view.TopicLoad{Topic: topic, RecordsPerSec: recordsPerSec, RecordBytes: recordBytes},
-		cl:    cl, stop: make(chan struct{}), done: make(chan struct{}),
+		cl:    cl, stop: make(chan struct{}), done: make(chan struct{}), clock: e.clock,
 	}
 	go l.run()
 	e.topicLoad = l
@@ -108,9 +111,9 @@ func (l *topicLoad) snapshot() view.TopicLoad {
 // cluster that cannot keep up is not buried under a queue.
 func (l *topicLoad) run() {
 	defer close(l.done)
-	t := time.NewTicker(topicLoadTick)
+	t := l.clock.NewTicker(topicLoadTick)
 	defer t.Stop()
-	start := time.Now()
+	start := l.clock.Now()
 	var sent int64
 	rate, size := int64(l.state.RecordsPerSec), l.state.RecordBytes
 	maxFlying := max(rate, 100)
@@ -145,7 +148,7 @@ func (l *topicLoad) answered(_ *kgo.Record, err error) {
 	}
 	l.failed.Add(1)
 	l.mu.Lock()
-	l.state.LastError, l.state.LastErrorTimestamp = err.Error(), time.Now().UnixMilli()
+	l.state.LastError, l.state.LastErrorTimestamp = err.Error(), l.clock.Now().UnixMilli()
 	l.mu.Unlock()
 }
 

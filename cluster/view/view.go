@@ -33,6 +33,8 @@ type View struct {
 
 	// Timestamp is when the snapshot was taken, in Unix milliseconds.
 	Timestamp int64 `json:"timestamp"`
+	// Clock is the cluster clock's state when the view was taken.
+	Clock Clock `json:"clock"`
 	// Profile is the timing profile the playground started with.
 	Profile string `json:"profile"`
 	// DataDir is the folder the nodes keep their data in; empty when the
