@@ -66,10 +66,10 @@ func Start(ctx context.Context, cfg cluster.Config, events *cluster.Events) (clu
 		events:   events,
 		links:    wire.NewLinks(uint64(time.Now().UnixNano())),
 		counters: wire.NewCounters(),
-		clock:    clock.New(),
 		group:    server.NewGroup(),
 		byID:     make(map[int32]*engineNode),
 	}
+	e.clock = e.group.Clock()
 	if err := e.makeDir(); err != nil {
 		return nil, err
 	}
@@ -133,7 +133,6 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 		return nil, err
 	}
 	cfg.Raft.Links, cfg.Raft.Counters, cfg.Raft.OnEvent = e.links, e.counters, e.publish
-	cfg.Clock = e.clock
 	// The loader's events join the stream as the node's own.
 	cfg.OnLoaderEvent = e.publishLoader
 	cfg.OnControllerEvent = e.publishController(id)
