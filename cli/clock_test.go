@@ -24,7 +24,7 @@ func TestClockLines(t *testing.T) {
 		"clock slow 1001":     "from 1 (normal speed) to 1000",
 		"clock slow x":        "from 1 (normal speed) to 1000",
 		"clock advance":       "want clock advance DURATION",
-		"clock advance -1s":   "from 1ms to 24h0m0s",
+		"clock advance -1s":   "unknown shorthand flag",
 		"clock advance 1us":   "from 1ms to 24h0m0s",
 		"clock advance 2":     "from 1ms to 24h0m0s",
 		"clock advance 1s 2s": "want clock advance DURATION",
