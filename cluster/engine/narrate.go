@@ -175,8 +175,8 @@ func (e *engine) publishRestart(id int32) func(server.RestartStatus) {
 	}
 }
 
-// narrateRestart says a node started again after was down, in cluster
-// time.
+// narrateRestart says a node started again after being down for down, in
+// cluster time.
 func narrateRestart(r server.RestartStatus, down time.Duration) string {
 	msg := fmt.Sprintf("started again by itself %s after its disk fault: its folder takes writes again", roundDuration(down))
 	if r.Attempts > 0 {
