@@ -70,6 +70,12 @@ func TestRealEngineClockPauseTimesNothingOut(t *testing.T) {
 	waitCond(t, p, "isr held-0 size == 3")
 	do(t, p, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 200, RecordBytes: 100, Topic: "held"})
 	poll.Until(t, 15*time.Second, "100 records acknowledged", func() bool { return p.View().TopicLoad.Acked >= 100 })
+	runCPU, runWall := cpuTime(t), time.Now()
+	for time.Since(runWall) < time.Second {
+		p.View()
+		time.Sleep(20 * time.Millisecond)
+	}
+	runCPU, ranFor := cpuTime(t)-runCPU, time.Since(runWall)
 
 	res := do(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockPause})
 	if !strings.Contains(res.Message, "paused the cluster clock") {
@@ -105,7 +111,12 @@ func TestRealEngineClockPauseTimesNothingOut(t *testing.T) {
 		last = v.Timestamp
 	})
 	cpu, wall := cpuTime(t)-cpu0, time.Since(wall0)
-	t.Logf("while paused the process used %v of CPU in %v (views polled every 20ms, the kgo client's own timers)", cpu, wall)
+	t.Logf("CPU of the process: %v in %v running under load, %v in %v paused (views polled every 20ms, the kgo client's own timers)", runCPU, ranFor, cpu, wall)
+	// Paused, nothing of the cluster wakes: a bound far above what the
+	// views and the client cost, far below a goroutine that spins.
+	if cpu > wall/4 {
+		t.Errorf("the process used %v of CPU in %v paused", cpu, wall)
+	}
 	if v := p.View(); v.Timestamp <= before.Timestamp || v.Clock.LagMs < 4000 {
 		t.Fatalf("views did not move on while paused: %d then %d, clock %+v", before.Timestamp, v.Timestamp, v.Clock)
 	}
