@@ -122,7 +122,7 @@ func (s *Server) newLoader() quorum.Listener {
 	if s.cfg.Publishers != nil {
 		pubs = append(pubs, s.cfg.Publishers()...)
 	}
-	l := loader.New(loader.Config{NodeID: s.id, Publishers: pubs, OnEvent: s.cfg.OnLoaderEvent, Logger: s.cfg.Logger})
+	l := loader.New(loader.Config{NodeID: s.id, Publishers: pubs, OnEvent: s.cfg.OnLoaderEvent, Logger: s.cfg.Logger, Clock: s.cfg.Clock})
 	s.loader.Store(l)
 	return l
 }

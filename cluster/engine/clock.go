@@ -10,7 +10,7 @@ func (e *engine) Clock() *clock.Clock { return e.clock }
 
 // clockView is the clock's state as a view shows it.
 func clockView(s clock.State) view.Clock {
-	v := view.Clock{Paused: s.Paused, Slow: s.Slow, NowMs: s.Now.UnixMilli(), LagMs: s.Lag().Milliseconds()}
+	v := view.Clock{Paused: s.Paused, Slow: s.Slow, LagMs: s.Lag().Milliseconds()}
 	if s.Paused {
 		v.PausedSinceMs = s.Since.UnixMilli()
 	}

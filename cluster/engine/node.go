@@ -30,7 +30,7 @@ type engineNode struct {
 // View implements Engine. It reads every node's published status and the
 // link counters; it never waits for a node's loop.
 func (e *engine) View() view.View {
-	now := time.Now()
+	now := e.clock.Now()
 	// The load first: the records it counts as committed are then below
 	// the high watermarks the nodes publish next (at most publishInterval
 	// late).

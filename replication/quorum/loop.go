@@ -122,13 +122,13 @@ func (in *instance) run() {
 			return
 		}
 		timer.Reset(max(in.wakeAt(now).Sub(now), 0))
-		waitStart := time.Now()
+		waitStart := clk.Now()
 		select {
 		case <-in.kill:
 			return
 		case <-in.box.wake:
 			now = clk.Now()
-			in.poll.waited(waitStart, time.Now())
+			in.poll.waited(waitStart, now)
 			items := in.box.take()
 			for i, it := range items {
 				if err := in.check(in.handle(now, it)); err != nil && in.fail(now, err) {
@@ -141,7 +141,7 @@ func (in *instance) run() {
 			}
 		case <-timer.C:
 			now = clk.Now()
-			in.poll.waited(waitStart, time.Now())
+			in.poll.waited(waitStart, now)
 			if err := in.check(in.raft.Tick(now)); err != nil && in.fail(now, err) {
 				return
 			}
