@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/metadata/image"
 )
 
@@ -105,6 +106,9 @@ type Engine interface {
 	// about maxBytes, from the one holding offset (from the log start when
 	// offset is below it), and where its log and high watermark stand.
 	ReadMetadataLog(ctx context.Context, id int32, offset int64, maxBytes int) (MetadataLogRead, error)
+	// Clock is the playground's cluster clock, which every timer of the
+	// engine reads; nil for an engine without one.
+	Clock() *clock.Clock
 	// Close stops every node and every goroutine, and removes the data
 	// folder unless Config.DataDir named one.
 	Close() error

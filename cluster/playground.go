@@ -89,6 +89,11 @@ type Action struct {
 	// StartedBy says where a load action came from, for the views; ""
 	// when unknown.
 	StartedBy view.Origin `json:"startedBy,omitempty"`
+	// Clock is what clock does; Slow is slow's factor and AdvanceMs
+	// advance's duration.
+	Clock     ClockOp `json:"clock,omitempty"`
+	Slow      int     `json:"slow,omitempty"`
+	AdvanceMs int64   `json:"advanceMs,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.
@@ -115,6 +120,8 @@ func (a Action) String() string {
 		s += " stop"
 	case a.Kind == ActLoad:
 		s += fmt.Sprintf(" %d --size %d", a.RecordsPerSec, a.loadBytes())
+	case a.Kind == ActClock:
+		s += a.clockString()
 	}
 	if a.Kind == ActLoad && a.Topic != "" {
 		s += " --topic " + a.Topic
@@ -339,6 +346,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doElect(ctx, a)
 	case ActReassign:
 		return p.doReassign(ctx, &v, a)
+	case ActClock:
+		return p.doClock(a)
 	}
 	return Result{}, Errorf(ErrBadAction, "unknown action %q", a.Kind)
 }

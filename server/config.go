@@ -3,6 +3,8 @@ package server
 import (
 	"log/slog"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
+
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
@@ -54,6 +56,12 @@ type Config struct {
 	OnRestart func(RestartStatus)
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
+	// Clock is the playground's cluster clock: every timer of the node
+	// (raft's, the data plane's long polls and ISR lag, heartbeats and
+	// sessions, the controller's periodic tasks, retries and request
+	// timeouts) reads it. Nil takes Raft.Clock, and nil there the wall
+	// clock.
+	Clock *clock.Clock
 }
 
 // listenerBounds are the bounds of what peers and clients may make the

@@ -48,6 +48,7 @@ func newControllerServer(s *Server, mux *wire.Mux) (*ControllerServer, error) {
 		LeaderImbalanceCheckInterval:  st.LeaderImbalanceCheckInterval,
 		OnEvent:                       s.cfg.OnControllerEvent,
 		Logger:                        s.log,
+		Cluster:                       s.cfg.Clock,
 	})
 	if err != nil {
 		c.brokers.close()

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"sync"
 	"time"
 
@@ -58,7 +57,7 @@ func (a *dirAssigner) forget(topicID record.Uuid, partition int32) {
 // run sends what is queued, on the manager's goroutine of its own.
 func (a *dirAssigner) run() {
 	defer a.rm.wg.Done()
-	t := time.NewTimer(time.Hour)
+	t := a.rm.clock.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
 		select {
@@ -96,7 +95,7 @@ func (a *dirAssigner) send() (left bool) {
 	for k, dir := range sending {
 		req.Directories = appendAssignment(req.Directories, dir, k)
 	}
-	ctx, cancel := context.WithTimeout(a.rm.ctx, 5*time.Second)
+	ctx, cancel := a.rm.clock.WithTimeout(a.rm.ctx, 5*time.Second)
 	resp, err := a.rm.ctl.send(ctx, a.rm.controller(), req)
 	cancel()
 	if err != nil {

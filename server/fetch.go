@@ -67,7 +67,7 @@ func withEmptyRecords(resp kmsg.Response) kmsg.Response {
 // wait is over; member says the connection authenticated as a member.
 func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kmsg.Response)) {
 	respond := func(resp kmsg.Response) { send(withEmptyRecords(resp)) }
-	now := time.Now()
+	now := rm.clock.Now()
 	resp := kmsg.NewPtrFetchResponse()
 	replicaID, replicaEpoch := r.ReplicaID, int64(-1)
 	if r.Version >= 15 {
@@ -169,7 +169,7 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 		return
 	}
 	op := &partition.DelayedFetch{Waits: waits, MinBytes: minBytes, Done: func(bool) {
-		rm.readFetch(parts, maxBytes, time.Now())
+		rm.readFetch(parts, maxBytes, rm.clock.Now())
 		respond(resp)
 	}}
 	rm.watch(rm.fetches, op, now.Add(wait), keys)

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"time"
-
 	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/replication/partition"
 )
@@ -71,6 +69,6 @@ func (r fetchedReplica) UpdateHighWatermark(hwm int64) {
 // Flush fsyncs what the fetcher appended, without the partition's lock; a
 // follower's flush moves no high watermark.
 func (r fetchedReplica) Flush() error {
-	_, err := r.p.Flush(time.Now())
+	_, err := r.p.Flush(r.rm.clock.Now())
 	return err
 }

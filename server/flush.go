@@ -2,7 +2,6 @@ package server
 
 import (
 	"sync"
-	"time"
 
 	"github.com/kraftlab/kraftlab/replication/partition"
 )
@@ -47,7 +46,7 @@ func (f *logFlusher) request(p *partition.Partition) {
 func (f *logFlusher) run(p *partition.Partition) {
 	defer f.wg.Done()
 	for {
-		moved, err := p.Flush(time.Now())
+		moved, err := p.Flush(f.rm.clock.Now())
 		if err != nil {
 			// A closed or failed log: the replica is going away or its
 			// log refuses everything; nothing it did not flush counts.

@@ -54,6 +54,7 @@ func (s *Server) memberClientConfig() wire.ClientConfig {
 		DialTimeout: rc.Raft.RequestTimeout,
 		SASL:        wire.MemberMechanism(rc.Secret),
 		Logger:      s.log,
+		Clock:       s.cfg.Clock,
 	}
 }
 
@@ -331,11 +332,11 @@ func (f *forwarder) serve(a forwardedAPI, req *wire.Request) {
 // forward returns the active controller's answer to body, or the API's
 // REQUEST_TIMED_OUT answer.
 func (f *forwarder) forward(a forwardedAPI, body kmsg.Request, clientGone <-chan struct{}) kmsg.Response {
-	ctx, cancel := context.WithTimeout(f.ctx, f.timeout)
+	ctx, cancel := f.ch.cfg.Clock.WithTimeout(f.ctx, f.timeout)
 	defer cancel()
 	for {
 		to := f.controller()
-		tryCtx, tryCancel := context.WithTimeout(ctx, f.tryTimeout)
+		tryCtx, tryCancel := f.ch.cfg.Clock.WithTimeout(ctx, f.tryTimeout)
 		resp, err := f.ch.send(tryCtx, to, body)
 		tryCancel()
 		switch {
@@ -351,7 +352,7 @@ func (f *forwarder) forward(a forwardedAPI, body kmsg.Request, clientGone <-chan
 			return a.failed(body, kerr.RequestTimedOut.Code)
 		case <-clientGone:
 			return nil
-		case <-time.After(f.backoff):
+		case <-f.ch.cfg.Clock.After(f.backoff):
 		}
 	}
 }

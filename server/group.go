@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 )
 
@@ -14,8 +15,11 @@ import (
 // parts find each other with (Config.Raft.Peers). A member's address is
 // recorded when it first starts; a restarted server listens on the same
 // one. The playground's engine and the benchmarks build their nodes with
-// it. Its methods are safe for concurrent use.
+// it. Its members share one cluster clock (Clock). Its methods are safe
+// for concurrent use.
 type Group struct {
+	clock *clock.Clock
+
 	mu    sync.RWMutex
 	addrs map[int32]string
 	nodes []*Server
@@ -24,8 +28,12 @@ type Group struct {
 
 // NewGroup returns an empty group.
 func NewGroup() *Group {
-	return &Group{addrs: map[int32]string{}, byID: map[int32]*Server{}}
+	return &Group{clock: clock.New(), addrs: map[int32]string{}, byID: map[int32]*Server{}}
 }
+
+// Clock is the group's cluster clock, which its members read unless their
+// Config names another.
+func (g *Group) Clock() *clock.Clock { return g.clock }
 
 // Add makes a member from cfg (New), with the group's address book as its
 // peers; cfg.Raft.Peers must be nil.
@@ -41,6 +49,9 @@ func (g *Group) Add(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("node %d is in the group already", id)
 	}
 	cfg.Raft.Peers = g.Peer
+	if cfg.Clock == nil && cfg.Raft.Clock == nil {
+		cfg.Clock = g.clock
+	}
 	s, err := New(cfg)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/replication/partition"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -30,7 +31,7 @@ const maxInitProducerIDPark = time.Second
 // parkedInit is an InitProducerId waiting for a block.
 type parkedInit struct {
 	req   *wire.Request
-	timer *time.Timer
+	timer *clock.Timer
 }
 
 // handleInitProducerID answers at once, except when the broker has no
@@ -52,7 +53,7 @@ func (m *producerIDManager) handleInitProducerID(req *wire.Request) {
 		return
 	}
 	p := &parkedInit{req: req}
-	p.timer = time.AfterFunc(maxInitProducerIDPark, func() { m.unpark(p, resp) })
+	p.timer = m.clock.AfterFunc(maxInitProducerIDPark, func() { m.unpark(p, resp) })
 	m.parked = append(m.parked, p)
 }
 

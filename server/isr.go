@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/partition"
@@ -20,7 +19,7 @@ const alterPartitionVersion = 3
 // whose send failed is sent again on the next round.
 func (rm *ReplicaManager) runISR() {
 	defer rm.wg.Done()
-	tick := time.NewTicker(rm.lagTimeMax / 2)
+	tick := rm.clock.NewTicker(rm.lagTimeMax / 2)
 	defer tick.Stop()
 	for {
 		select {
@@ -29,7 +28,7 @@ func (rm *ReplicaManager) runISR() {
 		case <-tick.C:
 		case <-rm.isrWake:
 		}
-		rm.maybeChangeISR(time.Now())
+		rm.maybeChangeISR(rm.clock.Now())
 	}
 }
 
@@ -56,7 +55,7 @@ func (rm *ReplicaManager) maybeChangeISR(now time.Time) {
 		return
 	}
 	req, order := rm.alterPartitionRequest(sending)
-	ctx, cancel := context.WithTimeout(rm.ctx, 5*time.Second)
+	ctx, cancel := rm.clock.WithTimeout(rm.ctx, 5*time.Second)
 	resp, err := rm.ctl.send(ctx, rm.controller(), req)
 	cancel()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -133,8 +134,11 @@ type LifecycleConfig struct {
 	// OnEvent, if set, hears each change of state and each registration,
 	// on the manager's goroutine (STARTING on Start's); it must not block.
 	OnEvent func(LifecycleEvent)
-	// Now is the clock of the recorded times; nil means time.Now.
+	// Now is the clock of the recorded times; nil means Clock's.
 	Now func() time.Time
+	// Clock is the cluster clock the heartbeats, the registration
+	// deadline and the retries are timed on; nil is the wall clock.
+	Clock *clock.Clock
 	// Logger receives the manager's log; nil discards it.
 	Logger *slog.Logger
 }
@@ -232,7 +236,7 @@ func NewLifecycleManager(cfg LifecycleConfig) (*LifecycleManager, error) {
 		cfg.RetryBackoff = DefaultLifecycleRetryBackoff
 	}
 	if cfg.Now == nil {
-		cfg.Now = time.Now
+		cfg.Now = cfg.Clock.Now
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -365,9 +369,9 @@ func (m *LifecycleManager) emit(e LifecycleEvent) {
 // scheduleNextCommunication).
 func (m *LifecycleManager) run() {
 	defer close(m.done)
-	regDeadline := time.NewTimer(m.cfg.InitialRegistrationTimeout)
+	regDeadline := m.cfg.Clock.NewTimer(m.cfg.InitialRegistrationTimeout)
 	defer regDeadline.Stop()
-	next := time.NewTimer(0)
+	next := m.cfg.Clock.NewTimer(0)
 	defer next.Stop()
 	shutdown := m.shutdown
 	for {
@@ -408,7 +412,7 @@ func (m *LifecycleManager) run() {
 	}
 }
 
-func resetTimer(t *time.Timer, d time.Duration) {
+func resetTimer(t *clock.Timer, d time.Duration) {
 	t.Stop()
 	t.Reset(d)
 }
@@ -425,7 +429,7 @@ func (m *LifecycleManager) isRegistered() bool {
 // up to one heartbeat interval, as Kafka's heartbeat channel does. It
 // returns the answer and the controller that gave it.
 func (m *LifecycleManager) exchange(build func() kmsg.Request, notController func(kmsg.Response) bool) (kmsg.Response, int32, error) {
-	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.HeartbeatInterval)
+	ctx, cancel := m.cfg.Clock.WithTimeout(m.ctx, m.cfg.HeartbeatInterval)
 	defer cancel()
 	var last error
 	for {
@@ -447,7 +451,7 @@ func (m *LifecycleManager) exchange(build func() kmsg.Request, notController fun
 		select {
 		case <-ctx.Done():
 			return nil, -1, last
-		case <-time.After(m.cfg.RetryBackoff):
+		case <-m.cfg.Clock.After(m.cfg.RetryBackoff):
 		}
 	}
 }
@@ -617,5 +621,6 @@ func brokerLifecycleConfig(s *Server, ch *controllerChannel, appliedOffset func(
 			return ch.send(ctx, to, req)
 		},
 		Logger: s.log,
+		Clock:  s.cfg.Clock,
 	}, nil
 }

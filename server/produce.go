@@ -28,7 +28,7 @@ func (rm *ReplicaManager) handleProduce(req *wire.Request) {
 // produce answers r through respond, now or once its acks=-1 appends are
 // committed or timed out; respond(nil) answers an acks=0 produce.
 func (rm *ReplicaManager) produce(r *kmsg.ProduceRequest, respond func(kmsg.Response)) {
-	now := time.Now()
+	now := rm.clock.Now()
 	img := rm.img.Load()
 	resp := kmsg.NewPtrProduceResponse()
 	var waits []partition.ProduceWait

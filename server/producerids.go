@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -62,6 +63,7 @@ type producerIDManager struct {
 	send        func(ctx context.Context, controller int32, req kmsg.Request) (kmsg.Response, error)
 	timeout     time.Duration
 	log         *slog.Logger
+	clock       *clock.Clock
 
 	mu           sync.Mutex
 	current      producerIDBlock
@@ -86,12 +88,13 @@ type producerIDManagerConfig struct {
 	// timeout bounds one AllocateProducerIds.
 	timeout time.Duration
 	log     *slog.Logger
+	clock   *clock.Clock
 }
 
 func newProducerIDManager(cfg producerIDManagerConfig) *producerIDManager {
 	m := &producerIDManager{
 		brokerID: cfg.brokerID, brokerEpoch: cfg.brokerEpoch, controller: cfg.controller,
-		send: cfg.send, timeout: cfg.timeout, log: cfg.log,
+		send: cfg.send, timeout: cfg.timeout, log: cfg.log, clock: cfg.clock,
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	return m
@@ -124,7 +127,7 @@ func (m *producerIDManager) generateProducerID() (int64, error) {
 // waiting, a request is in flight, or the backoff after a refusal has not
 // passed. m.mu is held.
 func (m *producerIDManager) maybeRequestNextBlock() {
-	if m.nextBlock != nil || m.inFlight || time.Now().Before(m.backoffUntil) || m.ctx.Err() != nil {
+	if m.nextBlock != nil || m.inFlight || m.clock.Now().Before(m.backoffUntil) || m.ctx.Err() != nil {
 		return
 	}
 	m.inFlight = true
@@ -134,7 +137,7 @@ func (m *producerIDManager) maybeRequestNextBlock() {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		ctx, cancel := context.WithTimeout(m.ctx, m.timeout)
+		ctx, cancel := m.clock.WithTimeout(m.ctx, m.timeout)
 		resp, err := m.send(ctx, to, req)
 		cancel()
 		m.handleResponse(resp, err)
@@ -155,7 +158,7 @@ func (m *producerIDManager) handleResponse(resp kmsg.Response, err error) {
 			return
 		}
 		m.log.Debug("AllocateProducerIds not sent", "err", err)
-		m.backoffUntil = time.Now().Add(producerIDRetryBackoff)
+		m.backoffUntil = m.clock.Now().Add(producerIDRetryBackoff)
 		return
 	}
 	r, ok := resp.(*kmsg.AllocateProducerIDsResponse)
@@ -173,7 +176,7 @@ func (m *producerIDManager) handleResponse(resp kmsg.Response, err error) {
 	if bad != nil {
 		m.log.Warn("AllocateProducerIds refused", "err", bad)
 		m.inFlight = false
-		m.backoffUntil = time.Now().Add(producerIDRetryBackoff)
+		m.backoffUntil = m.clock.Now().Add(producerIDRetryBackoff)
 		return
 	}
 	// inFlight stays set until the block is swapped in, as Kafka's
@@ -214,6 +217,7 @@ func (s *Server) newProducerIDManager(mux *wire.Mux, ch *controllerChannel) (*pr
 		send:       ch.send,
 		timeout:    s.cfg.Raft.Raft.RequestTimeout,
 		log:        s.log,
+		clock:      s.cfg.Clock,
 	})
 	if err := m.register(mux); err != nil {
 		m.close()

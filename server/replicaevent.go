@@ -42,7 +42,7 @@ type ReplicaEvent struct {
 
 func (rm *ReplicaManager) emit(ev ReplicaEvent) {
 	if rm.onEvent != nil {
-		ev.At = time.Now()
+		ev.At = rm.clock.Now()
 		rm.onEvent(ev)
 	}
 }

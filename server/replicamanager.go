@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
@@ -48,6 +49,9 @@ type ReplicaManager struct {
 	// repaired replicas.
 	assigner *dirAssigner
 	limits   dataLimits
+	// clock is the cluster clock: purgatory deadlines, ISR lag, fetcher
+	// waits.
+	clock *clock.Clock
 
 	// produces holds acks=-1 produces waiting for their high watermarks,
 	// fetches the fetches waiting for MinBytes; both keyed by partition.
@@ -183,7 +187,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		id: cfg.id, dir: cfg.dir, log: cfg.log.With("part", "replica-manager"),
 		brokerEpoch: cfg.brokerEpoch, controller: cfg.controller, ctl: cfg.ctl,
 		lagTimeMax: cfg.lagTimeMax, minInsync: cfg.minInsync, flush: cfg.flush,
-		dirID: cfg.dirID, onEvent: cfg.onEvent,
+		dirID: cfg.dirID, onEvent: cfg.onEvent, clock: cfg.client.Clock,
 		limits:   cfg.limits.withDefaults(),
 		produces: partition.NewPurgatory[*partition.Partition](),
 		fetches:  partition.NewPurgatory[*partition.Partition](),
@@ -203,6 +207,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 	fc := cfg.fetchers
 	fc.BrokerID, fc.BrokerEpoch, fc.Send, fc.Logger = cfg.id, cfg.brokerEpoch, rm.peers.send, rm.log
 	fc.Quota = rm.quotas.follower
+	fc.Clock = rm.clock
 	m, err := fetcher.NewManager(fc)
 	if err != nil {
 		return nil, fmt.Errorf("replica fetchers: %w", err)
@@ -254,7 +259,7 @@ const highWatermarkCheckpointInterval = 5 * time.Second
 // whole image, so nothing is missed.
 func (rm *ReplicaManager) runMetadata() {
 	defer rm.wg.Done()
-	tick := time.NewTicker(highWatermarkCheckpointInterval)
+	tick := rm.clock.NewTicker(highWatermarkCheckpointInterval)
 	defer tick.Stop()
 	for {
 		select {
@@ -262,7 +267,7 @@ func (rm *ReplicaManager) runMetadata() {
 			return
 		case <-rm.changed:
 			img := rm.img.Load()
-			rm.applyImage(img, time.Now())
+			rm.applyImage(img, rm.clock.Now())
 			if !rm.applied.reconciled(img, rm.img.Load) {
 				// A newer image came while this one was applied.
 				signal(rm.changed)
@@ -425,6 +430,7 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic, rm.minInsync),
 		MaxMessageBytes:   rm.limits.messageMaxBytes,
 		ReplicaLagTimeMax: rm.lagTimeMax,
+		Now:               rm.clock.Now,
 		ReplicaEligible:   func(id int32) bool { return rm.isrEligible(tp, id) },
 		AliveBrokerEpoch:  rm.aliveBrokerEpoch,
 		HighWatermark:     last.highWatermark,
@@ -505,17 +511,17 @@ func (rm *ReplicaManager) partitionByName(topic string, idx int32) *partition.Pa
 // runExpiry answers the delayed produces and fetches whose time is up.
 func (rm *ReplicaManager) runExpiry() {
 	defer rm.wg.Done()
-	t := time.NewTimer(time.Hour)
+	t := rm.clock.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
-		next := time.Now().Add(time.Hour)
+		next := rm.clock.Now().Add(time.Hour)
 		if d, ok := rm.produces.NextDeadline(); ok && d.Before(next) {
 			next = d
 		}
 		if d, ok := rm.fetches.NextDeadline(); ok && d.Before(next) {
 			next = d
 		}
-		resetTimer(t, time.Until(next))
+		t.Reset(rm.clock.Until(next))
 		select {
 		case <-rm.ctx.Done():
 			return
@@ -548,7 +554,7 @@ func (rm *ReplicaManager) Close() {
 		if !rm.crash.Load() {
 			rm.checkpoint()
 		}
-		far := time.Now().Add(24 * time.Hour)
+		far := rm.clock.Now().Add(24 * time.Hour)
 		rm.produces.Expire(far)
 		rm.fetches.Expire(far)
 		rm.mu.Lock()
@@ -631,7 +637,7 @@ func (rm *ReplicaManager) Stats() ReplicaManagerStats {
 		hs = append(hs, h)
 	}
 	rm.mu.RUnlock()
-	now := time.Now()
+	now := rm.clock.Now()
 	out := ReplicaManagerStats{Fetchers: rm.fetchers.Stats(), DelayedProduces: rm.produces.Len(), DelayedFetches: rm.fetches.Len(),
 		LeaderThrottledBytesPerSec: rm.quotas.leader.Rate(now), FollowerThrottledBytesPerSec: rm.quotas.follower.Rate(now)}
 	for _, h := range hs {

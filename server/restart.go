@@ -82,12 +82,12 @@ func (s *Server) maybeRestart(started time.Time) {
 	if s.down || s.restart != nil {
 		return
 	}
-	if time.Since(started) < maxRestartBackoff {
+	if s.cfg.Clock.Since(started) < maxRestartBackoff {
 		s.streak++
 	} else {
 		s.streak = 0
 	}
-	now := time.Now()
+	now := s.cfg.Clock.Now()
 	r := &restarter{stop: make(chan struct{}), done: make(chan struct{}), status: RestartStatus{Since: now}}
 	s.restart = r
 	s.log.Warn("the node stopped on a disk fault; it starts again once its folder takes writes", "err", st.Err)
@@ -111,10 +111,10 @@ func (s *Server) restartBackoff(n int) time.Duration {
 // node once it takes a write.
 func (s *Server) supervise(r *restarter, delay time.Duration) {
 	defer close(r.done)
-	timer := time.NewTimer(delay)
+	timer := s.cfg.Clock.NewTimer(delay)
 	defer timer.Stop()
 	for {
-		r.set(func(st *RestartStatus) { st.Next = time.Now().Add(delay) })
+		r.set(func(st *RestartStatus) { st.Next = s.cfg.Clock.Now().Add(delay) })
 		select {
 		case <-r.stop:
 			return

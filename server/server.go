@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/image"
@@ -99,6 +98,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = cfg.Raft.Clock
+	}
+	cfg.Raft.Clock = cfg.Clock
 	s := &Server{cfg: cfg, id: id, log: cfg.Logger.With("node", id), addr: cfg.Addr}
 	// The loader runs on a queue of its own, as Kafka's MetadataLoader
 	// does on its event queue: decoding records and building images stays
@@ -119,7 +122,7 @@ func (s *Server) newLoader() quorum.Listener {
 	if s.cfg.Publishers != nil {
 		pubs = append(pubs, s.cfg.Publishers()...)
 	}
-	l := loader.New(loader.Config{NodeID: s.id, Publishers: pubs, OnEvent: s.cfg.OnLoaderEvent, Logger: s.cfg.Logger})
+	l := loader.New(loader.Config{NodeID: s.id, Publishers: pubs, OnEvent: s.cfg.OnLoaderEvent, Logger: s.cfg.Logger, Clock: s.cfg.Clock})
 	s.loader.Store(l)
 	return l
 }
@@ -229,7 +232,7 @@ func (s *Server) Start(ctx context.Context) error {
 
 // start is Start with life held.
 func (s *Server) start(ctx context.Context) error {
-	started := time.Now()
+	started := s.cfg.Clock.Now()
 	if s.Running() {
 		return errors.New("it is already running")
 	}
@@ -358,5 +361,6 @@ func (s *Server) listenerConfig(mux *wire.Mux) wire.ServerConfig {
 	c.Addr, c.NodeID, c.ClusterID = s.Addr(), s.id, s.cfg.Raft.Raft.ClusterID
 	c.APIs, c.Handler = mux.APIs(), mux
 	c.Secret, c.Counters, c.Logger = s.cfg.Raft.Secret, s.cfg.Raft.Counters, s.log
+	c.Clock = s.cfg.Clock
 	return c
 }

@@ -62,6 +62,12 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 	if paused {
 		add(9, st.Paused.Render(" PAUSED: the cluster runs on, the screen is frozen "))
 	}
+	switch {
+	case v.Clock.Paused:
+		add(9, st.Paused.Render(" CLOCK PAUSED: no timer fires, messages wait at the links "))
+	case v.Clock.Slow > 1:
+		add(9, st.Paused.Render(fmt.Sprintf(" CLOCK SLOW ×%d ", v.Clock.Slow)))
+	}
 	add(1, item("cluster", st.Value.Render(v.ClusterID)))
 	if v.LeaderID == view.NoLeader {
 		add(8, item("leader", st.Err.Render("none")))

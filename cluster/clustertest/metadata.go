@@ -7,6 +7,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/clock"
 )
 
 // The model's metadata: a broker is unfenced exactly while it runs and
@@ -253,3 +254,7 @@ func (e *Engine) ClearReplicationThrottles(context.Context, []string) error {
 	defer e.mu.Unlock()
 	return e.takeFailure()
 }
+
+// Clock implements cluster.Engine: the model has no cluster clock; its
+// time is the test's (Options.Now).
+func (e *Engine) Clock() *clock.Clock { return nil }

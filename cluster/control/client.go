@@ -145,6 +145,9 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	case cluster.ActReassign:
 		path = "/v1/reassign"
 		body = reassignBody{Mode: a.Reassign, TopicPartitions: a.TopicPartitions, Replicas: a.Replicas, Throttle: a.Throttle}
+	case cluster.ActClock:
+		path = "/v1/clock"
+		body = clockBody{Clock: a.Clock, Slow: a.Slow, AdvanceMs: a.AdvanceMs}
 	default:
 		return res, fmt.Errorf("unknown action %q", a.Kind)
 	}

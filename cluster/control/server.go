@@ -111,6 +111,7 @@ func (s *Server) Handler() http.Handler {
 	routes[routeDeleteTopic] = s.deleteTopic
 	routes[routeElectLeaders] = s.electLeaders
 	routes[routeReassign] = s.reassign
+	routes[routeClock] = s.clock
 	routes[routeMetadata] = s.metadata
 	routes[routeMetadataLog] = s.metadataLog
 	for pattern, h := range routes {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/internal/clock"
 
 	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
@@ -32,9 +33,12 @@ type engine struct {
 	clusterID string
 	links     *wire.Links
 	counters  *wire.Counters
-	group     *server.Group
-	nodes     []*engineNode // controllers first, by ID
-	byID      map[int32]*engineNode
+	// clock is the playground's cluster clock: every node's timers read
+	// it, and the links hold every message while it is paused.
+	clock *clock.Clock
+	group *server.Group
+	nodes []*engineNode // controllers first, by ID
+	byID  map[int32]*engineNode
 
 	load *loadGen
 	// ballots are the votes of the latest epochs, for telling lost
@@ -66,6 +70,7 @@ func Start(ctx context.Context, cfg cluster.Config, events *cluster.Events) (clu
 		byID:       make(map[int32]*engineNode),
 		topicLoads: make(map[string]*topicLoad),
 	}
+	e.clock = e.group.Clock()
 	if err := e.makeDir(); err != nil {
 		return nil, err
 	}
@@ -123,7 +128,7 @@ func (e *engine) removeData() {
 }
 
 func (e *engine) newNode(id int32) (*engineNode, error) {
-	changes := &changeTracker{}
+	changes := &changeTracker{clock: e.clock}
 	cfg, err := e.cfg.Settings.NodeConfig(id, e.cfg.ControllerIDs(), e.clusterID, e.dir)
 	if err != nil {
 		return nil, err
@@ -291,6 +296,8 @@ func (e *engine) SetLinks(changes []cluster.LinkChange) error {
 // and removes a temporary data folder.
 func (e *engine) Close() error {
 	e.closeOnce.Do(func() {
+		// Nothing that closes may wait for a paused clock.
+		e.clock.Resume()
 		e.closeTopicLoads()
 		if e.load != nil {
 			e.load.close()

@@ -124,7 +124,7 @@ func (s *loadState) due(now time.Time) int64 {
 func (g *loadGen) run() {
 	defer close(g.done)
 	var s loadState
-	ticker := time.NewTicker(loadTick)
+	ticker := g.e.clock.NewTicker(loadTick)
 	ticker.Stop()
 	defer ticker.Stop()
 	ticking := false
@@ -142,11 +142,11 @@ func (g *loadGen) run() {
 			g.mu.Unlock()
 			if rate != s.rate || size != s.size {
 				s.rate, s.size = rate, size
-				s.last, s.owed = time.Now(), 0
+				s.last, s.owed = g.e.clock.Now(), 0
 			}
 		case <-tick:
 		}
-		now := time.Now()
+		now := g.e.clock.Now()
 		d := loadDelta{node: view.NoLeader}
 		s.collect(&d, now)
 		if s.rate > 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 )
@@ -17,7 +18,8 @@ import (
 // it and when the node applied it: how long the change took to reach the
 // node. NoOps and the background load's configs are not changes.
 type changeTracker struct {
-	last atomic.Pointer[view.MetadataChange]
+	last  atomic.Pointer[view.MetadataChange]
+	clock *clock.Clock // the append times are cluster time
 }
 
 func (c *changeTracker) publisher() loader.Publisher {
@@ -33,8 +35,8 @@ func (c *changeTracker) publisher() loader.Publisher {
 			Offset:           m.Provenance.LastContainedOffset,
 			What:             what,
 			AppendTimestamp:  m.Provenance.LastContainedLogTimeMs,
-			AppliedTimestamp: time.Now().UnixMilli(),
-			AppliedAfterUs:   time.Since(time.UnixMilli(m.Provenance.LastContainedLogTimeMs)).Microseconds(),
+			AppliedTimestamp: c.clock.Now().UnixMilli(),
+			AppliedAfterUs:   c.clock.Since(time.UnixMilli(m.Provenance.LastContainedLogTimeMs)).Microseconds(),
 		})
 	}}
 }

@@ -171,12 +171,14 @@ func quorumPlace(role raft.Role, epoch, leader, voted int32, voter bool) string 
 // after a disk fault.
 func (e *engine) publishRestart(id int32) func(server.RestartStatus) {
 	return func(r server.RestartStatus) {
-		e.events.Publish(cluster.Event{Kind: cluster.EventNodeRestarted, Node: id, Message: narrateRestart(r)})
+		e.events.Publish(cluster.Event{Kind: cluster.EventNodeRestarted, Node: id, Message: narrateRestart(r, e.clock.Since(r.Since))})
 	}
 }
 
-func narrateRestart(r server.RestartStatus) string {
-	msg := fmt.Sprintf("started again by itself %s after its disk fault: its folder takes writes again", roundDuration(time.Since(r.Since)))
+// narrateRestart says a node started again after being down for down, in
+// cluster time.
+func narrateRestart(r server.RestartStatus, down time.Duration) string {
+	msg := fmt.Sprintf("started again by itself %s after its disk fault: its folder takes writes again", roundDuration(down))
 	if r.Attempts > 0 {
 		msg += fmt.Sprintf(" (%s refused before: %s)", english.PluralWord(r.Attempts, "probe", ""), r.LastError)
 	}

@@ -148,7 +148,7 @@ func (e *engine) topicsApplied(id int32) loader.Publisher {
 		if len(names) == 0 {
 			return
 		}
-		after := time.Since(time.UnixMilli(m.Provenance.LastContainedLogTimeMs))
+		after := e.clock.Since(time.UnixMilli(m.Provenance.LastContainedLogTimeMs))
 		msg := fmt.Sprintf("applied topic %s from the metadata log at offset %d, %s after the controller appended it", strings.Join(names, ", "), m.Provenance.LastContainedOffset, roundDuration(after))
 		e.events.Publish(cluster.Event{Kind: cluster.EventTopicApplied, Node: id, Message: msg})
 	}}

@@ -30,13 +30,14 @@ type engineNode struct {
 // View implements Engine. It reads every node's published status and the
 // link counters; it never waits for a node's loop.
 func (e *engine) View() view.View {
-	now := time.Now()
+	now := e.clock.Now()
 	// The load first: the records it counts as committed are then below
 	// the high watermarks the nodes publish next (at most publishInterval
 	// late).
 	load := e.load.snapshot()
 	traffic := e.counters.Snapshot()
 	v := view.View{ClusterID: e.clusterID, Timestamp: now.UnixMilli(), Load: load, TopicLoads: e.topicLoadViews()}
+	v.Clock = clockView(e.clock.State())
 	for _, n := range e.nodes {
 		nv := n.view(n.q.Status(), traffic.Nodes[n.id])
 		nv.RaftMetrics = raftMetrics(n.q, now)

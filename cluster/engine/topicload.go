@@ -14,6 +14,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/clock"
 )
 
 // topicLoadTick is how often the topic load hands the records that came
@@ -35,6 +36,7 @@ type topicLoad struct {
 	failed  atomic.Int64
 	skipped atomic.Int64
 	flying  atomic.Int64
+	clock   *clock.Clock // ticks the load: none is sent while paused
 }
 
 // SetTopicLoad implements Engine: each topic has a load of its own, and
@@ -84,7 +86,7 @@ func (e *engine) SetTopicLoad(_ context.Context, topic string, recordsPerSec, re
 	}
 	l := &topicLoad{
 		state: view.TopicLoad{Topic: topic, RecordsPerSec: recordsPerSec, RecordBytes: recordBytes},
-		cl:    cl, stop: make(chan struct{}), done: make(chan struct{}),
+		cl:    cl, stop: make(chan struct{}), done: make(chan struct{}), clock: e.clock,
 	}
 	go l.run()
 	e.topicLoads[topic] = l
@@ -126,9 +128,9 @@ func (l *topicLoad) snapshot() view.TopicLoad {
 // cluster that cannot keep up is not buried under a queue.
 func (l *topicLoad) run() {
 	defer close(l.done)
-	t := time.NewTicker(topicLoadTick)
+	t := l.clock.NewTicker(topicLoadTick)
 	defer t.Stop()
-	start := time.Now()
+	start := l.clock.Now()
 	var sent int64
 	rate, size := int64(l.state.RecordsPerSec), l.state.RecordBytes
 	maxFlying := max(rate, 100)
@@ -163,7 +165,7 @@ func (l *topicLoad) answered(_ *kgo.Record, err error) {
 	}
 	l.failed.Add(1)
 	l.mu.Lock()
-	l.state.LastError, l.state.LastErrorTimestamp = err.Error(), time.Now().UnixMilli()
+	l.state.LastError, l.state.LastErrorTimestamp = err.Error(), l.clock.Now().UnixMilli()
 	l.mu.Unlock()
 }
 

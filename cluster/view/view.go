@@ -31,8 +31,12 @@ type View struct {
 	CurrentVoters        []Replica `json:"currentVoters"`
 	CurrentObservers     []Replica `json:"currentObservers"`
 
-	// Timestamp is when the snapshot was taken, in Unix milliseconds.
+	// Timestamp is when the snapshot was taken, in Unix milliseconds of
+	// cluster time (Clock), as every other time of the view: it stands
+	// still while the clock is paused.
 	Timestamp int64 `json:"timestamp"`
+	// Clock is the cluster clock's state when the view was taken.
+	Clock Clock `json:"clock"`
 	// Profile is the timing profile the playground started with.
 	Profile string `json:"profile"`
 	// DataDir is the folder the nodes keep their data in; empty when the

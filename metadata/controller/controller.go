@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/raft"
@@ -97,7 +98,10 @@ type Config struct {
 	// OnEvent, if set, hears every Event, on the controller's goroutine:
 	// it must not block nor call back into the controller's loop.
 	OnEvent func(Event)
-	// Clock is the time source; nil means time.Now. Deadlines (sessions,
+	// Cluster is the cluster clock the loop ticks on and the recovery
+	// queries time out on; nil is the wall clock.
+	Cluster *clock.Clock
+	// Clock is the time source; nil means Cluster's. Deadlines (sessions,
 	// no-ops) are measured on it.
 	Clock func() time.Time
 	// Logger receives the controller's decisions; nil discards them.
@@ -217,7 +221,7 @@ func newController(cfg Config, app appendFunc) (*QuorumController, error) {
 		cfg.DefaultReplicationFactor = 1
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = time.Now
+		cfg.Clock = cfg.Cluster.Now
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -291,7 +295,7 @@ func (c *QuorumController) Close() {
 
 func (c *QuorumController) run() {
 	defer close(c.done)
-	t := time.NewTicker(c.tickEvery)
+	t := c.cfg.Cluster.NewTicker(c.tickEvery)
 	defer t.Stop()
 	for {
 		select {

@@ -154,7 +154,7 @@ func (c *QuorumController) maybeStartRecoveries() {
 // the loop.
 func (c *QuorumController) queryLogs(key recoveryKey, topic string, partitionEpoch int32, candidates []int32) {
 	defer c.queries.Done()
-	ctx, cancel := context.WithTimeout(c.queryCtx, recoveryQueryTimeout)
+	ctx, cancel := c.cfg.Cluster.WithTimeout(c.queryCtx, recoveryQueryTimeout)
 	defer cancel()
 	infos := make(map[int32]LogInfo, len(candidates))
 	var failed []string

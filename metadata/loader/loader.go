@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/quorum"
@@ -27,6 +28,10 @@ type Config struct {
 	OnEvent func(Event)
 	// Logger receives the loader's log; nil discards it.
 	Logger *slog.Logger
+	// Clock is the cluster clock the records' append times were read
+	// from, for the applied record's lag and the events' times; nil is
+	// the wall clock.
+	Clock *clock.Clock
 }
 
 // Loader is Kafka's MetadataLoader: the quorum.Listener of one incarnation
@@ -99,7 +104,7 @@ func (l *Loader) Metrics() Metrics {
 	m := l.metrics
 	l.mu.Unlock()
 	if m.LastAppliedRecordTimestamp >= 0 {
-		m.LastAppliedRecordLagMs = max(time.Now().UnixMilli()-m.LastAppliedRecordTimestamp, 0)
+		m.LastAppliedRecordLagMs = max(l.cfg.Clock.Now().UnixMilli()-m.LastAppliedRecordTimestamp, 0)
 	}
 	return m
 }
@@ -301,6 +306,6 @@ func (l *Loader) emit(e Event) {
 	if l.cfg.OnEvent == nil {
 		return
 	}
-	e.Time, e.Node = time.Now(), l.cfg.NodeID
+	e.Time, e.Node = l.cfg.Clock.Now(), l.cfg.NodeID
 	l.cfg.OnEvent(e)
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -59,6 +60,9 @@ type Config struct {
 	Quota *Quota
 	// Logger receives the fetchers' log lines; nil discards them.
 	Logger *slog.Logger
+	// Clock is the cluster clock the fetchers' waits, backoffs and
+	// request timeouts are measured on; nil is the wall clock.
+	Clock *clock.Clock
 }
 
 func (c Config) withDefaults() (Config, error) {

@@ -1,10 +1,8 @@
 package fetcher
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -28,7 +26,7 @@ func (t *Thread) handleOutOfRangeError(r outOfRange) {
 	if err == nil {
 		earliest, err = t.listOffset(r.sentPartition, earliestTimestamp)
 	}
-	now := time.Now()
+	now := t.cfg.Clock.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st, ok := t.parts[r.tp]
@@ -81,7 +79,7 @@ func (t *Thread) listOffset(s sentPartition, timestamp int64) (int64, error) {
 	p.Partition, p.CurrentLeaderEpoch, p.Timestamp = s.tp.Partition, s.leaderEpoch, timestamp
 	rt.Partitions = append(rt.Partitions, p)
 	req.Topics = append(req.Topics, rt)
-	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.SocketTimeout)
+	ctx, cancel := t.cfg.Clock.WithTimeout(t.ctx, t.cfg.SocketTimeout)
 	defer cancel()
 	resp, err := t.cfg.Send(ctx, t.leader, req)
 	if err != nil {

@@ -1,7 +1,6 @@
 package fetcher
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -23,7 +22,7 @@ type outOfRange struct {
 // processFetchRequest sends one fetch and handles every partition of its
 // answer (Kafka's AbstractFetcherThread.processFetchRequest).
 func (t *Thread) processFetchRequest(f *replicaFetch) {
-	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.SocketTimeout+t.cfg.FetchWaitMax)
+	ctx, cancel := t.cfg.Clock.WithTimeout(t.ctx, t.cfg.SocketTimeout+t.cfg.FetchWaitMax)
 	resp, err := t.cfg.Send(ctx, t.leader, f.req)
 	cancel()
 	if t.ctx.Err() != nil {
@@ -36,7 +35,7 @@ func (t *Thread) processFetchRequest(f *replicaFetch) {
 	if err == nil && fr.ErrorCode != 0 {
 		err = fmt.Errorf("fetch response: %w", kerr.ErrorForCode(fr.ErrorCode))
 	}
-	now := time.Now()
+	now := t.cfg.Clock.Now()
 	t.mu.Lock()
 	t.requests++
 	if err != nil {

@@ -175,7 +175,7 @@ func (t *Thread) run() {
 	defer close(t.done)
 	for t.ctx.Err() == nil {
 		t.maybeTruncate()
-		f := t.buildFetch(time.Now())
+		f := t.buildFetch(t.cfg.Clock.Now())
 		if f == nil {
 			t.waitForWork()
 			continue
@@ -188,7 +188,7 @@ func (t *Thread) run() {
 // be added, for the first delay to end, or for the fetch backoff.
 func (t *Thread) waitForWork() {
 	wait := t.cfg.FetchBackoff
-	now := time.Now()
+	now := t.cfg.Clock.Now()
 	t.mu.Lock()
 	for _, st := range t.parts {
 		if st.IsDelayed(now) {
@@ -196,7 +196,7 @@ func (t *Thread) waitForWork() {
 		}
 	}
 	t.mu.Unlock()
-	timer := time.NewTimer(wait)
+	timer := t.cfg.Clock.NewTimer(wait)
 	defer timer.Stop()
 	select {
 	case <-t.ctx.Done():
@@ -227,7 +227,7 @@ func (t *Thread) maybeTruncate() {
 
 // Stats is a snapshot of the thread and its partitions.
 func (t *Thread) Stats() ThreadStats {
-	now := time.Now()
+	now := t.cfg.Clock.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := ThreadStats{

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/storage"
@@ -70,6 +71,9 @@ type Config struct {
 	OnEvent func(Event)
 	// Logger receives the node's log; nil discards it.
 	Logger *slog.Logger
+	// Clock is the cluster clock raft's timeouts, the node's requests and
+	// its snapshots' age are measured on; nil is the wall clock.
+	Clock *clock.Clock
 }
 
 func (c *Config) validate() error {

@@ -82,7 +82,7 @@ type instance struct {
 }
 
 func newInstance(n *Node, log *DiskLog) *instance {
-	now := time.Now()
+	now := n.cfg.Clock.Now()
 	in := &instance{
 		n:            n,
 		id:           n.id,
@@ -101,10 +101,20 @@ func newInstance(n *Node, log *DiskLog) *instance {
 
 func (in *instance) run() {
 	defer in.exit()
-	timer := time.NewTimer(time.Hour)
+	clk := in.cfg.Clock
+	timer := clk.NewTimer(time.Hour)
 	defer timer.Stop()
+	// A pause publishes what it froze: views read the status while the
+	// loop sleeps.
+	defer clk.OnPause(func() {
+		in.box.push(item{fn: func(in *instance, now time.Time, gone error) {
+			if gone == nil && in.unpublished {
+				in.publish(now, true)
+			}
+		}})
+	})()
 	for {
-		now := time.Now()
+		now := clk.Now()
 		if err := in.settle(now); err != nil && in.fail(now, err) {
 			return
 		}
@@ -112,12 +122,12 @@ func (in *instance) run() {
 			return
 		}
 		timer.Reset(max(in.wakeAt(now).Sub(now), 0))
-		waitStart := time.Now()
+		waitStart := clk.Now()
 		select {
 		case <-in.kill:
 			return
 		case <-in.box.wake:
-			now = time.Now()
+			now = clk.Now()
 			in.poll.waited(waitStart, now)
 			items := in.box.take()
 			for i, it := range items {
@@ -130,7 +140,7 @@ func (in *instance) run() {
 				return
 			}
 		case <-timer.C:
-			now = time.Now()
+			now = clk.Now()
 			in.poll.waited(waitStart, now)
 			if err := in.check(in.raft.Tick(now)); err != nil && in.fail(now, err) {
 				return
@@ -252,7 +262,7 @@ func (in *instance) settle(now time.Time) error {
 		if err := in.log.Flush(); err != nil {
 			return fmt.Errorf("flush the log: %w", err)
 		}
-		if err := in.check(in.raft.Flushed(time.Now())); err != nil {
+		if err := in.check(in.raft.Flushed(in.cfg.Clock.Now())); err != nil {
 			return err
 		}
 	}
@@ -355,6 +365,7 @@ func (in *instance) client(peer int32) (*wire.Client, error) {
 		DialTimeout: in.cfg.Raft.RequestTimeout,
 		SASL:        wire.MemberMechanism(in.cfg.Secret),
 		Logger:      in.n.log,
+		Clock:       in.cfg.Clock,
 	})
 	if err != nil {
 		return nil, err
@@ -536,7 +547,7 @@ func (in *instance) exit() {
 	for _, c := range in.clients {
 		c.Close()
 	}
-	now := time.Now()
+	now := in.cfg.Clock.Now()
 	err := ErrNotRunning
 	if !killed && in.failErr == nil && in.stopping {
 		err = fmt.Errorf("%w: node %d stopped", ErrNotRunning, in.id)

@@ -153,7 +153,7 @@ func (n *Node) Start(ctx context.Context) error {
 	n.starts++
 	in.starts = n.starts
 	n.mu.Unlock()
-	in.publish(time.Now(), true)
+	in.publish(n.cfg.Clock.Now(), true)
 	in.emitRecovery()
 	go in.run()
 	return nil
@@ -170,7 +170,7 @@ func (n *Node) open() (*instance, error) {
 		return nil, err
 	}
 	in := newInstance(n, log)
-	now := time.Now()
+	now := n.cfg.Clock.Now()
 	seed := uint64(now.UnixNano())
 	rn, err := raft.New(n.cfg.Raft, log, storage.NewQuorumStateFileOn(dir, n.cfg.Disk), in.sm, rand.New(rand.NewPCG(seed, uint64(n.id))), now)
 	if err != nil {
@@ -192,9 +192,9 @@ func (n *Node) Stop(ctx context.Context) error {
 	if in == nil {
 		return ErrNotRunning
 	}
-	deadline := time.Now().Add(n.cfg.ShutdownTimeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
+	deadline := n.cfg.Clock.Now().Add(n.cfg.ShutdownTimeout)
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < n.cfg.ShutdownTimeout {
+		deadline = n.cfg.Clock.Now().Add(time.Until(d)) // ctx's is a wall deadline
 	}
 	in.box.push(item{fn: func(in *instance, now time.Time, err error) {
 		if err == nil {

@@ -60,7 +60,7 @@ func (in *instance) emit(e Event) {
 
 // emitRecovery reports what the start found on disk.
 func (in *instance) emitRecovery() {
-	in.emit(Event{Time: time.Now(), Kind: EventRecovery, Status: in.last, Recovery: in.log.Recovery()})
+	in.emit(Event{Time: in.cfg.Clock.Now(), Kind: EventRecovery, Status: in.last, Recovery: in.log.Recovery()})
 }
 
 // status builds the node's Status around a raft status.
@@ -96,7 +96,7 @@ func (in *instance) status(st raft.Status) Status {
 // last one is older than publishInterval; otherwise later, from wakeAt.
 // st may lack Replicas (raft's Summary): they are taken at publish time.
 func (in *instance) publishStatus(now time.Time, st raft.Status, force bool) {
-	if !force && now.Sub(in.published) < publishInterval {
+	if !force && now.Sub(in.published) < publishInterval && !in.cfg.Clock.Paused() {
 		in.unpublished = true
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl"
 )
@@ -49,6 +50,10 @@ type ClientConfig struct {
 	SASL sasl.Mechanism
 	// Logger receives connection events; nil discards them.
 	Logger *slog.Logger
+	// Clock is the cluster clock that times the client's calls, dialing
+	// and authenticating, and its links' delays; nil is the wall clock.
+	// While it is paused the links hold every message (see Links).
+	Clock *clock.Clock
 }
 
 // Client sends requests from one node to another over one lazily dialed
@@ -127,7 +132,7 @@ func (c *Client) SendWithin(timeout time.Duration, req kmsg.Request, done func(k
 	if req == nil || done == nil {
 		return fmt.Errorf("wire: client %s: SendWithin needs a request and a done func", c.name)
 	}
-	return c.send(context.Background(), &call{req: req, done: done, deadline: time.Now().Add(timeout)})
+	return c.send(context.Background(), &call{req: req, done: done, deadline: c.cfg.Clock.Now().Add(timeout)})
 }
 
 // Do sends req and waits for its response until ctx ends.
@@ -151,7 +156,7 @@ var replies = sync.Pool{New: func() any { return make(chan reply, 1) }}
 
 func (c *Client) send(ctx context.Context, k *call) error {
 	if c.cfg.Links != nil {
-		k.at = time.Now()
+		k.at = c.cfg.Clock.Now()
 	}
 	c.mu.Lock()
 	if c.closed {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -64,10 +65,11 @@ type clientConn struct {
 	// ones leave from the front); expiry fires at or before the first
 	// one's deadline. One timer per connection, not one per call.
 	expiring []*call
-	expiry   *time.Timer
+	expiry   *clock.Timer
 	expiryAt time.Time
 
-	// setupDeadline bounds dialing and authenticating; set before run.
+	// setupDeadline bounds authenticating, in cluster time (its messages
+	// wait at the links while the clock is paused); set before run.
 	setupDeadline time.Time
 
 	// lastSent and lastRecv keep delayed traffic in order; each is used by
@@ -121,9 +123,9 @@ func (cc *clientConn) addExpiring(k *call) {
 // armExpiry sets the connection's timer for at. Called with mu held.
 func (cc *clientConn) armExpiry(at time.Time) {
 	cc.expiryAt = at
-	d := time.Until(at)
+	d := cc.cl.cfg.Clock.Until(at)
 	if cc.expiry == nil {
-		cc.expiry = time.AfterFunc(d, cc.expire)
+		cc.expiry = cc.cl.cfg.Clock.AfterFunc(d, cc.expire)
 		return
 	}
 	cc.expiry.Reset(d)
@@ -133,7 +135,7 @@ func (cc *clientConn) armExpiry(at time.Time) {
 // the next one. The timer is not moved when a call finishes, so it may
 // fire for one already answered: then it only re-arms.
 func (cc *clientConn) expire() {
-	now := time.Now()
+	now := cc.cl.cfg.Clock.Now()
 	var due []*call
 	cc.mu.Lock()
 	cc.expiryAt = time.Time{}
@@ -215,8 +217,10 @@ func (cc *clientConn) run() {
 			return
 		}
 	}
-	cc.setupDeadline = time.Now().Add(cl.cfg.DialTimeout)
-	d := net.Dialer{Deadline: cc.setupDeadline}
+	// The dial itself sends no message through the links: it stays on
+	// the wall clock.
+	cc.setupDeadline = cl.cfg.Clock.Now().Add(cl.cfg.DialTimeout)
+	d := net.Dialer{Timeout: cl.cfg.DialTimeout}
 	nc, err := d.DialContext(cc.ctx, "tcp", cl.cfg.Addr)
 	if err != nil {
 		cc.die(fmt.Errorf("dial %s: %w", cl.name, err))
@@ -261,7 +265,7 @@ func (cc *clientConn) failPending() {
 }
 
 func (cc *clientConn) writeLoop() {
-	timer := time.NewTimer(0)
+	timer := cc.cl.cfg.Clock.NewTimer(0)
 	defer timer.Stop()
 	var batch []*call
 	var buf []byte
@@ -298,7 +302,7 @@ func (cc *clientConn) writeLoop() {
 
 // writeBatch writes the calls of batch through the link, in order, and
 // reports false once the connection is dead. It returns buf for reuse.
-func (cc *clientConn) writeBatch(batch []*call, buf []byte, timer *time.Timer) ([]byte, bool) {
+func (cc *clientConn) writeBatch(batch []*call, buf []byte, timer *clock.Timer) ([]byte, bool) {
 	cl := cc.cl
 	links := cl.cfg.Links
 	out := LinkID{cl.cfg.From, cl.cfg.To}
@@ -323,16 +327,13 @@ func (cc *clientConn) writeBatch(batch []*call, buf []byte, timer *time.Timer) (
 			}
 			release := later(v.release, cc.lastSent)
 			cc.lastSent = release
-			if wait := time.Until(release); wait > 0 {
+			if cl.cfg.Clock.Until(release) > 0 || cl.cfg.Clock.Paused() {
 				// Send what is due, then hold this one back.
 				if !cc.write(buf[:start]) {
 					return buf, false
 				}
 				buf = append(buf[:0], buf[start:]...)
-				timer.Reset(wait)
-				select {
-				case <-timer.C:
-				case <-cc.closed:
+				if !cc.hold(release, timer) {
 					return buf, false
 				}
 			}
@@ -396,7 +397,7 @@ func (cc *clientConn) readLoop() {
 		}
 		n := 4 + len(frame)
 		if links != nil {
-			v := links.transit(in, n, time.Now())
+			v := links.transit(in, n, cl.cfg.Clock.Now())
 			if v.down || v.lost {
 				cl.respLink.droppedResponses.add(resp.Key(), n)
 				continue
@@ -404,7 +405,7 @@ func (cc *clientConn) readLoop() {
 			release := later(v.release, cc.lastRecv)
 			cc.lastRecv = release
 			cc.mu.Lock()
-			hold := len(cc.held) > 0 || time.Until(release) > 0
+			hold := len(cc.held) > 0 || cl.cfg.Clock.Until(release) > 0 || cl.cfg.Clock.Paused()
 			if hold {
 				cc.held = append(cc.held, heldResponse{k, resp, n, release})
 			}
@@ -420,7 +421,7 @@ func (cc *clientConn) readLoop() {
 
 // releaseLoop delivers held responses when their time comes, in order.
 func (cc *clientConn) releaseLoop() {
-	timer := time.NewTimer(0)
+	timer := cc.cl.cfg.Clock.NewTimer(0)
 	defer timer.Stop()
 	for {
 		cc.mu.Lock()
@@ -437,13 +438,8 @@ func (cc *clientConn) releaseLoop() {
 				return
 			}
 		}
-		if wait := time.Until(h.release); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-cc.closed:
-				return
-			}
+		if !cc.hold(h.release, timer) {
+			return
 		}
 		// Deliver before popping, so the reader keeps holding later
 		// responses until this one is out.
@@ -452,6 +448,30 @@ func (cc *clientConn) releaseLoop() {
 		cc.held[0] = heldResponse{}
 		cc.held = cc.held[1:]
 		cc.mu.Unlock()
+	}
+}
+
+// hold waits until a link releases a message held until release: its
+// delay has passed in cluster time and the clock runs. It reports false if
+// the connection died meanwhile.
+func (cc *clientConn) hold(release time.Time, timer *clock.Timer) bool {
+	clk := cc.cl.cfg.Clock
+	for {
+		if wait := clk.Until(release); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-cc.closed:
+				return false
+			}
+			continue
+		}
+		select {
+		case <-clk.Running():
+			return true
+		case <-cc.closed:
+			return false
+		}
 	}
 }
 

@@ -1,10 +1,9 @@
 package wire
 
 import (
-	"context"
 	"fmt"
-	"time"
 
+	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -24,10 +23,10 @@ const (
 // through the link and the counters like a request. It reports false once
 // the connection is dead; a refusal kills it with an error wrapping the
 // Kafka error the server gave.
-func (cc *clientConn) authenticate(timer *time.Timer) ([]byte, bool) {
+func (cc *clientConn) authenticate(timer *clock.Timer) ([]byte, bool) {
 	cl := cc.cl
 	mech := cl.cfg.SASL
-	ctx, cancel := context.WithDeadline(cc.ctx, cc.setupDeadline)
+	ctx, cancel := cl.cfg.Clock.WithDeadline(cc.ctx, cc.setupDeadline)
 	defer cancel()
 	var buf []byte
 	fail := func(err error) ([]byte, bool) {
@@ -48,7 +47,7 @@ func (cc *clientConn) authenticate(timer *time.Timer) ([]byte, bool) {
 	}
 	// roundTrip sends one SASL request and waits for its response.
 	roundTrip := func(req kmsg.Request) (kmsg.Response, bool) {
-		k := &call{req: req, corr: cl.nextCorr(), reply: make(chan reply, 1), at: time.Now()}
+		k := &call{req: req, corr: cl.nextCorr(), reply: make(chan reply, 1), at: cl.cfg.Clock.Now()}
 		cc.mu.Lock()
 		if cc.err != nil {
 			cc.mu.Unlock()

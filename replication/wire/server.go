@@ -7,6 +7,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/kraftlab/kraftlab/internal/clock"
 )
 
 // ServerConfig configures a Server.
@@ -112,6 +114,10 @@ type ServerConfig struct {
 	// Logger receives connection errors, each with the peer's address;
 	// nil discards them.
 	Logger *slog.Logger
+	// Clock is the cluster clock the idle timeout is measured on, so that
+	// a pause (which holds the peers' requests at the links) closes no
+	// connection as idle; nil is the wall clock.
+	Clock *clock.Clock
 }
 
 // Handler serves Kafka requests.

@@ -89,7 +89,7 @@ func newServerConn(s *Server, id uint64, nc net.Conn, ip string) *serverConn {
 		room:    make(chan struct{}, 1),
 		granted: make(chan struct{}),
 	}
-	c.lastActive.Store(time.Now().UnixNano())
+	c.lastActive.Store(c.s.cfg.Clock.Now().UnixNano())
 	return c
 }
 
@@ -294,7 +294,7 @@ func (c *serverConn) readSize(br *bufio.Reader) (int32, error) {
 		c.mu.Lock()
 		busy := len(c.queue) > 0 || c.writing
 		c.mu.Unlock()
-		if idle > 0 && !busy && time.Since(time.Unix(0, c.lastActive.Load())) >= idle {
+		if idle > 0 && !busy && c.s.cfg.Clock.Since(time.Unix(0, c.lastActive.Load())) >= idle {
 			if got > 0 {
 				return 0, fmt.Errorf("stalled in a frame size (%d of 4 bytes) for %v", got, idle)
 			}
@@ -395,7 +395,7 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 	if err != nil {
 		return c.frameError(n, err)
 	}
-	c.lastActive.Store(time.Now().UnixNano())
+	c.lastActive.Store(c.s.cfg.Clock.Now().UnixNano())
 
 	h, body, rest, err := parseRequest(frame)
 	if err != nil {
@@ -645,7 +645,7 @@ func (c *serverConn) writeLoop() {
 				c.close()
 				return
 			}
-			c.lastActive.Store(time.Now().UnixNano())
+			c.lastActive.Store(c.s.cfg.Clock.Now().UnixNano())
 		}
 		if last {
 			c.mu.Lock()
