@@ -144,7 +144,7 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 	resp.Topics = slices.DeleteFunc(resp.Topics, func(t kmsg.FetchResponseTopic) bool { return len(t.Partitions) == 0 })
 	maxBytes := rm.fetchMaxBytes(replicaID, r.MaxBytes)
 	minBytes := min(int(r.MinBytes), maxBytes)
-	bytes, urgent := rm.readFetch(parts, maxBytes, now)
+	bytes, urgent := rm.readFetch(parts, maxBytes, now, true)
 	wait := min(time.Duration(r.MaxWaitMillis)*time.Millisecond, maxFetchWait)
 	if urgent || bytes >= minBytes || wait <= 0 {
 		respond(resp)
@@ -169,7 +169,10 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 		return
 	}
 	op := &partition.DelayedFetch{Waits: waits, MinBytes: minBytes, Done: func(bool) {
-		rm.readFetch(parts, maxBytes, rm.clock.Now())
+		// Read again for the answer, but the follower's fetch was
+		// recorded when it arrived: Kafka's DelayedFetch reads from
+		// purgatory without updating the fetch state.
+		rm.readFetch(parts, maxBytes, rm.clock.Now(), false)
 		respond(resp)
 	}}
 	rm.watch(rm.fetches, op, now.Add(wait), keys)
@@ -201,8 +204,10 @@ func (rm *ReplicaManager) fetchMaxBytes(replicaID, asked int32) int {
 // after that a partition whose first batch does not fit returns none. So
 // an answer holds at most maxBytes plus one batch. It returns the bytes
 // read and whether the fetch must be answered at once: an error or a
-// diverging log the fetcher must hear of.
-func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Time) (total int, urgent bool) {
+// diverging log the fetcher must hear of. record says whether a
+// follower's fetch offset counts as its acknowledgement now, which it
+// does when the fetch arrives, not when it leaves purgatory.
+func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Time, record bool) (total int, urgent bool) {
 	for i := range parts {
 		part := &parts[i]
 		rp, p := part.resp, part.p
@@ -246,7 +251,7 @@ func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Ti
 			urgent = true
 			continue
 		}
-		if params.ReplicaID >= 0 {
+		if params.ReplicaID >= 0 && record {
 			if err := rm.followerFetched(p, params, now); err != nil {
 				// Kafka's fetchRecords: a fetch the leader cannot record
 				// (a stale incarnation's) answers its error, no records.

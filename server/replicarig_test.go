@@ -313,3 +313,35 @@ func TestEmptyFetchAnswersEmptyRecordsNotNull(t *testing.T) {
 		t.Fatalf("decoded back: %v, records nil: %v", err, back.Topics[0].Partitions[0].RecordBatches == nil)
 	}
 }
+
+// A follower's parked fetch is its acknowledgement when it arrives: the
+// produce that wakes it does not record the follower's fetch again, as
+// Kafka's DelayedFetch reads without updating the fetch state, so the
+// follower counts as caught up only as of its arrival.
+func TestParkedFollowerFetchIsRecordedOnce(t *testing.T) {
+	rm := replicaRig(t)
+	parked := asyncFetch(rm, fetchReq(102, waitsID, 0, 1, 30_000), true)
+	waitFor(t, "the follower's fetch in purgatory", func() bool { return rm.fetches.Len() == 1 })
+	lastFetch := func() time.Time {
+		for _, f := range rm.partitionByName("waits", 0).State().Followers {
+			if f.ReplicaID == 102 {
+				return f.LastFetchTime
+			}
+		}
+		t.Fatal("no follower 102")
+		return time.Time{}
+	}
+	arrived := lastFetch()
+	if arrived.IsZero() {
+		t.Fatal("the parked fetch was not recorded when it arrived")
+	}
+	if rp := syncProduce(t, rm, produceReq(13, 1, "", waitsID, 0, batch("a"))); rp.ErrorCode != 0 {
+		t.Fatalf("produce: %+v", rp)
+	}
+	if p := wait(t, parked).Topics[0].Partitions[0]; p.ErrorCode != 0 || len(p.RecordBatches) == 0 {
+		t.Fatalf("parked fetch answered %+v", p)
+	}
+	if got := lastFetch(); !got.Equal(arrived) {
+		t.Fatalf("the follower's last fetch moved from %v to %v when purgatory answered it", arrived, got)
+	}
+}
