@@ -65,11 +65,11 @@ func DefaultKeyMap() KeyMap {
 		Link:      b("d", "delay/loss…", "d"),
 
 		Load:       b("L", fmt.Sprintf("load %d/s on/off", loadRate), "L"),
-		TopicLoad:  b("P", fmt.Sprintf("produce %d/s to a topic…", loadRate), "P"),
+		TopicLoad:  b("P", "produce to a topic…", "P"),
 		Topic:      b("T", "create a topic…", "T"),
 		Elect:      b("E", "elect preferred leaders", "E"),
 		Pause:      b("space", "pause", " "),
-		Tab:        b("tab", "next panel (shift+tab: back)", "tab"),
+		Tab:        b("tab", "next panel, shift+tab back", "tab"),
 		BackTab:    b("shift+tab", "previous panel", "shift+tab"),
 		Pane:       b("b", "brokers/partitions/fetchers", "b"),
 		ScrollUp:   b("pgup/[", "older events", "pgup", "["),
@@ -102,16 +102,19 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Help, k.Quit, k.Next, k.Choose, k.Command, k.Up, k.Kill, k.Start, k.Partition, k.HealAll, k.Resign, k.Pause, k.Isolate, k.Snapshot}
 }
 
-// FullHelp is the help shown by ?, in columns.
+// FullHelp is the help shown by ?, in columns: two rows of three at 80
+// columns, so that the keys and the role legend fit 80x24. Pairs of keys
+// that mirror each other share a line.
 func (k KeyMap) FullHelp() [][]key.Binding {
+	pair := func(a, b key.Binding, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...), key.WithHelp(help, desc))
+	}
 	groups := [][]key.Binding{
-		{k.Up, k.Down, k.Leader, k.Pane, k.Help, k.Quit},
+		{pair(k.Up, k.Down, "↑↓/kj", "select"), k.Leader, k.Pane, k.Pause, k.Help, k.Quit},
 		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe},
 		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link},
-		{k.Load, k.TopicLoad, k.Topic, k.Elect},
-		// shift+tab is in tab's line, where it costs no line of its own.
-		{k.Pause, k.Tab, k.ScrollUp, k.ScrollDown, k.Follow},
-		{k.Command, k.Election, k.OutScroll, k.OutSideways, k.CloseOut},
+		{k.Load, k.TopicLoad, k.Topic, k.Elect, k.Election, k.Command},
+		{k.Tab, pair(k.ScrollUp, k.ScrollDown, "[ ]", "older/newer events"), k.Follow, k.OutScroll, k.OutSideways, k.CloseOut},
 	}
 	if k.Next.Enabled() {
 		groups = append(groups, []key.Binding{k.Next, k.Choose, k.LessonUp, k.LessonDown})

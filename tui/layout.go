@@ -223,7 +223,7 @@ func (m *Model) keysOverlay(w int) block {
 	for _, l := range addressLines(&m.view, w) {
 		out = append(out, st.Help.FullDesc.Render(l))
 	}
-	const gap = 3
+	const gap = 2
 	var row []block
 	var widths []int
 	used := 0
