@@ -52,7 +52,7 @@ current leader with the lowest id), old-leader (the leader before the last
 kill, stop, isolate, resign or wipe), target (the node that action
 targeted), leader-of:TOPIC-P (the broker leading that partition) or
 follower-of:TOPIC-P (its in-sync follower with the lowest id; while it has
-no leader, its replica with the lowest id outside the ISR)`
+no leader, its replica with the lowest id outside the ISR and the ELR)`
 
 // NodeRef names a node as users write it: a node ID, "leader" (the current
 // leader), "follower" (the running follower of the current leader with
@@ -215,7 +215,9 @@ func partitionFollower(p *view.Partition) int32 {
 		}
 		return lowest(func(b int32) bool { return b != p.Leader })
 	}
-	if id := lowest(func(b int32) bool { return !slices.Contains(p.Isr, b) }); id >= 0 {
+	// Leaderless: the replica only an unclean election could elect,
+	// outside the ISR and the eligible leader replicas.
+	if id := lowest(func(b int32) bool { return !slices.Contains(p.Isr, b) && !slices.Contains(p.Elr, b) }); id >= 0 {
 		return id
 	}
 	return lowest(func(int32) bool { return true })

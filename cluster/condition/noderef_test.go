@@ -133,6 +133,8 @@ func TestConditionsWithFollower(t *testing.T) {
 
 // leader-of and follower-of name a partition's brokers from the committed
 // metadata; a partition that is not there, or has no leader, says so.
+// Without a leader, follower-of names the replica outside the ISR and
+// the ELR.
 func TestPartitionNodeRefs(t *testing.T) {
 	v := view.View{
 		Nodes: []view.Node{{ID: 1, Kind: view.KindController}, {ID: 101, Kind: view.KindBroker}, {ID: 102, Kind: view.KindBroker}, {ID: 103, Kind: view.KindBroker}},
@@ -141,9 +143,12 @@ func TestPartitionNodeRefs(t *testing.T) {
 			{Partition: 1, Leader: view.NoLeader, Replicas: []int32{101}},
 			{Partition: 2, Leader: view.NoLeader, Replicas: []int32{101, 102, 103}, Isr: []int32{101}},
 			{Partition: 3, Leader: 103, Replicas: []int32{101, 102, 103}, Isr: []int32{103, 102}},
+			// The last ISR member fenced with ELR on: the ISR is empty and
+			// 101 is eligible, so the unclean candidate is 102.
+			{Partition: 4, Leader: view.NoLeader, Replicas: []int32{101, 102}, Isr: []int32{}, Elr: []int32{101}, LastKnownElr: []int32{101}},
 		}}},
 	}
-	for in, want := range map[string]int32{"leader-of:pay-ments-0": 102, "follower-of:pay-ments-0": 101, "LEADER-OF:pay-ments-0": 102, "follower-of:pay-ments-2": 102, "follower-of:pay-ments-1": 101, "follower-of:pay-ments-3": 102} {
+	for in, want := range map[string]int32{"leader-of:pay-ments-0": 102, "follower-of:pay-ments-0": 101, "LEADER-OF:pay-ments-0": 102, "follower-of:pay-ments-2": 102, "follower-of:pay-ments-1": 101, "follower-of:pay-ments-3": 102, "follower-of:pay-ments-4": 102} {
 		r, err := ParseNodeRef(in)
 		if err != nil {
 			t.Fatalf("ParseNodeRef(%q): %v", in, err)

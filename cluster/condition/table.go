@@ -66,7 +66,7 @@ wipe. old-leader is the leader then, target the node it acted on, follower
 the running follower of the current leader with the lowest ID (a wait
 waits for one); leader-of:T-P is the broker leading partition T-P,
 follower-of:T-P its in-sync follower with the lowest ID (while it has no
-leader, its replica with the lowest ID outside the ISR).`
+leader, its replica with the lowest ID outside the ISR and the ELR).`
 
 // Words are the first words of the conditions, each once, in the order
 // Forms lists them: what a shell completes first.
