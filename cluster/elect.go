@@ -27,16 +27,9 @@ type Election struct {
 }
 
 func (p *Playground) doElect(ctx context.Context, a Action) (Result, error) {
-	if !a.Node.IsZero() || !a.Peer.IsZero() || a.OneWay || a.Topic != "" {
-		return Result{}, Errorf(ErrBadAction, "%s takes partitions (TOPIC-P), not nodes or a topic", a.Kind)
-	}
-	tps := make([]view.TopicPartition, len(a.TopicPartitions))
-	for i, s := range a.TopicPartitions {
-		tp, err := view.ParseTopicPartition(s)
-		if err != nil {
-			return Result{}, Errorf(ErrBadAction, "%s: %v", a.Kind, err)
-		}
-		tps[i] = tp
+	tps, err := actionPartitions(a)
+	if err != nil {
+		return Result{}, err
 	}
 	res, err := p.engine.ElectLeaders(ctx, a.Unclean, tps)
 	if err != nil {
@@ -62,4 +55,21 @@ func (p *Playground) doElect(ctx context.Context, a Action) (Result, error) {
 	}
 	p.publish(EventElectLeaders, 0, msg)
 	return Result{Message: msg}, nil
+}
+
+// actionPartitions reads the partitions an action on partitions (elect,
+// reassign) names, refusing nodes and a topic.
+func actionPartitions(a Action) ([]view.TopicPartition, error) {
+	if !a.Node.IsZero() || !a.Peer.IsZero() || a.OneWay || a.Topic != "" {
+		return nil, Errorf(ErrBadAction, "%s takes partitions (TOPIC-P), not nodes or a topic", a.Kind)
+	}
+	tps := make([]view.TopicPartition, len(a.TopicPartitions))
+	for i, s := range a.TopicPartitions {
+		tp, err := view.ParseTopicPartition(s)
+		if err != nil {
+			return nil, Errorf(ErrBadAction, "%s: %v", a.Kind, err)
+		}
+		tps[i] = tp
+	}
+	return tps, nil
 }

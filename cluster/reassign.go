@@ -65,16 +65,9 @@ type Reassignment struct {
 const maxThrottle = int64(1) << 62
 
 func (p *Playground) doReassign(ctx context.Context, v *view.View, a Action) (Result, error) {
-	if !a.Node.IsZero() || !a.Peer.IsZero() || a.OneWay || a.Topic != "" {
-		return Result{}, Errorf(ErrBadAction, "%s takes partitions (TOPIC-P), not nodes or a topic", a.Kind)
-	}
-	tps := make([]view.TopicPartition, len(a.TopicPartitions))
-	for i, s := range a.TopicPartitions {
-		tp, err := view.ParseTopicPartition(s)
-		if err != nil {
-			return Result{}, Errorf(ErrBadAction, "%s: %v", a.Kind, err)
-		}
-		tps[i] = tp
+	tps, err := actionPartitions(a)
+	if err != nil {
+		return Result{}, err
 	}
 	if a.Throttle < 0 || a.Throttle > maxThrottle {
 		return Result{}, Errorf(ErrBadAction, "%s: the throttle is a rate in bytes a second, 1 to %d", a.Kind, maxThrottle)

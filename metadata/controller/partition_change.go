@@ -345,22 +345,12 @@ func (c *QuorumController) changeFor(img *image.MetadataImage, t *image.TopicIma
 // the ELR when the ISR falls below min ISR.
 func (c *QuorumController) removeBrokerFromIsrs(img *image.MetadataImage, id int32, reason string) ([]record.Record, []Event) {
 	ok := acceptableLeader(img, id, -1)
-	var recs []record.Record
-	var evs []Event
-	for _, name := range img.Topics().Names() {
-		t := img.Topics().TopicByName(name)
-		for _, pid := range t.PartitionIDs() {
-			p := t.Partition(pid)
-			if !p.InIsr(id) && p.Leader != id {
-				continue
-			}
-			if ch, how := c.changeFor(img, t, pid, p, without(p.Isr, id), leaderAcceptor(img, p, ok)).build(); ch != nil {
-				recs = append(recs, ch)
-				evs = append(evs, changeEvents(name, ch, p, how, reason)...)
-			}
+	return c.changeEach(img, reason, func(t *image.TopicImage, pid int32, p *image.PartitionRegistration) *changeBuilder {
+		if !p.InIsr(id) && p.Leader != id {
+			return nil
 		}
-	}
-	return recs, evs
+		return c.changeFor(img, t, pid, p, without(p.Isr, id), leaderAcceptor(img, p, ok))
+	})
 }
 
 // removeUncleanShutdown is Kafka's handleBrokerShutdown for an unclean
@@ -368,24 +358,14 @@ func (c *QuorumController) removeBrokerFromIsrs(img *image.MetadataImage, id int
 // its log may have lost what it acknowledged, and may not lead.
 func (c *QuorumController) removeUncleanShutdown(img *image.MetadataImage, id int32, reason string) ([]record.Record, []Event) {
 	ok := acceptableLeader(img, id, -1)
-	var recs []record.Record
-	var evs []Event
-	for _, name := range img.Topics().Names() {
-		t := img.Topics().TopicByName(name)
-		for _, pid := range t.PartitionIDs() {
-			p := t.Partition(pid)
-			if !p.InIsr(id) && !slices.Contains(p.Elr, id) {
-				continue
-			}
-			b := c.changeFor(img, t, pid, p, without(p.Isr, id), leaderAcceptor(img, p, ok))
-			b.uncleanShutdown = id
-			if ch, how := b.build(); ch != nil {
-				recs = append(recs, ch)
-				evs = append(evs, changeEvents(name, ch, p, how, reason)...)
-			}
+	return c.changeEach(img, reason, func(t *image.TopicImage, pid int32, p *image.PartitionRegistration) *changeBuilder {
+		if !p.InIsr(id) && !slices.Contains(p.Elr, id) {
+			return nil
 		}
-	}
-	return recs, evs
+		b := c.changeFor(img, t, pid, p, without(p.Isr, id), leaderAcceptor(img, p, ok))
+		b.uncleanShutdown = id
+		return b
+	})
 }
 
 // electLeaderless elects leaders, now that broker id is acceptable, for the
@@ -395,16 +375,30 @@ func (c *QuorumController) removeUncleanShutdown(img *image.MetadataImage, id in
 // an unclean election, from the other replicas.
 func (c *QuorumController) electLeaderless(img *image.MetadataImage, id int32, reason string) ([]record.Record, []Event) {
 	ok := acceptableLeader(img, -1, id)
+	return c.changeEach(img, reason, func(t *image.TopicImage, pid int32, p *image.PartitionRegistration) *changeBuilder {
+		if p.HasLeader() || !p.HasReplica(id) {
+			return nil
+		}
+		return c.changeFor(img, t, pid, p, p.Isr, leaderAcceptor(img, p, ok))
+	})
+}
+
+// changeEach builds, in topic name and partition order, the change
+// change gives for each partition (nil: none), and the events of those
+// that change something.
+func (c *QuorumController) changeEach(img *image.MetadataImage, reason string,
+	change func(t *image.TopicImage, pid int32, p *image.PartitionRegistration) *changeBuilder) ([]record.Record, []Event) {
 	var recs []record.Record
 	var evs []Event
 	for _, name := range img.Topics().Names() {
 		t := img.Topics().TopicByName(name)
 		for _, pid := range t.PartitionIDs() {
 			p := t.Partition(pid)
-			if p.HasLeader() || !p.HasReplica(id) {
+			b := change(t, pid, p)
+			if b == nil {
 				continue
 			}
-			if ch, how := c.changeFor(img, t, pid, p, p.Isr, leaderAcceptor(img, p, ok)).build(); ch != nil {
+			if ch, how := b.build(); ch != nil {
 				recs = append(recs, ch)
 				evs = append(evs, changeEvents(name, ch, p, how, reason)...)
 			}
