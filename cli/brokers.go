@@ -22,7 +22,8 @@ at the first heartbeat whose metadata offset has reached its own
 registration record (STARTING lasts until then, RECOVERY is caught up but
 still fenced), and is fenced again only when the controller has not heard
 its heartbeat for broker.session.timeout.ms (or it asks to be). EPOCH is
-its broker epoch (the offset of its registration record). LAG* is
+its broker epoch (Kafka uses the offset of its registration record;
+kraftlab a lower bound of it). LAG* is
 kraftlab's own measure, the committed metadata offsets it has not applied:
 Kafka has no such metric and never fences a broker for lagging. Kafka's
 own figure is beside it: APPLIED-LAG-MS, the broker's

@@ -23,7 +23,10 @@ broker>), one thread per leader broker and fetcher id, and each partition the
 thread fetches.
 
 A thread loops: it sends its leader one Fetch request carrying every partition
-it holds, appends what comes back, and sends the next. That next Fetch is the
+it holds, appends what comes back, and sends the next. (Kafka keeps an
+incremental fetch session, so after the first request its Fetches list only
+the partitions whose fetch offset changed; kraftlab sends them all every time,
+so you can read them.) That next Fetch is the
 acknowledgement: the leader learns the follower's log end offset from the fetch
 offset it asks for, advances the high watermark, and keeps the follower in the
 ISR while it stays caught up (replica.lag.time.max.ms). Because one request
@@ -35,8 +38,10 @@ one thread per leader broker).
 
 Per thread: its source (leader) broker, the Fetch requests it sent and those
 that failed whole, the record bytes it appended and its last answer's age. Per
-partition: STATE Fetching or Truncating (the follower must cut its log back to
-where it agrees with the leader, as a returning old leader does), "delayed"
+partition: STATE Fetching, or Truncating for a log with no leader epoch to
+compare (it truncates to its fetch offset first; a returning old leader stays
+Fetching: the leader's DivergingEpoch answer makes it cut its log, which the
+TRUNCATIONS column counts), "delayed"
 while it backs off after an error (replica.fetch.backoff.ms), the FETCH OFFSET
 its next fetch asks for, the epoch of the last batch it appended, LAG (the
 leader's high watermark less the fetch offset: Kafka's MaxLag is the largest),

@@ -24,9 +24,10 @@ func newStatusCommand(e *env) *cobra.Command {
 playground: the leader, its epoch, the high watermark and how far the
 followers lag. --replication prints one row per replica instead, as
 "describe --replication" does, with kraftlab's own State column (running,
-killed, stopped, isolated); its DirectoryId is AAAAAAAAAAAAAAAAAAAAAA, the
-zero UUID Kafka prints for every replica of a static quorum (kraft.version
-0, as kraftlab's). --json prints the whole view (with
+killed, stopped, isolated). DirectoryId is the zero UUID
+(AAAAAAAAAAAAAAAAAAAAAA): Kafka prints it for the voters of a static quorum
+(kraft.version 0, as kraftlab's); its brokers would show their own directory
+ids, which kraftlab's nodes do not send. --json prints the whole view (with
 --replication: the rows) using the same field names.`,
 		Example: indentExample("kraftlab status\nkraftlab status --replication\nkraftlab status --json | jq .leaderId"),
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab status --replication"),
@@ -105,9 +106,10 @@ func replicaRows(v *view.View) []view.Replica {
 	return append(append([]view.Replica{}, v.CurrentVoters...), v.CurrentObservers...)
 }
 
-// staticDirectoryID is the DirectoryId describe --replication prints for
-// a replica of a static quorum (kraft.version 0, as kraftlab's): Kafka's
-// Uuid.ZERO_UUID, whose string form is 22 A's.
+// staticDirectoryID is the DirectoryId printed for every replica: Kafka's
+// Uuid.ZERO_UUID (22 A's), what describe --replication prints for a voter
+// of a static quorum (kraft.version 0, as kraftlab's). kraftlab's nodes send
+// no directory id, so its brokers show it too.
 const staticDirectoryID = "AAAAAAAAAAAAAAAAAAAAAA"
 
 func writeReplication(w io.Writer, v *view.View) error {

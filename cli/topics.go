@@ -116,9 +116,9 @@ in-sync replicas. Beside the metadata it shows the data: HWM is the high
 watermark on the leader's broker (- while no running broker leads), the
 offset below which records are committed and consumers may read; REPLICAS
 lists each replica as BROKER:LOG-END-OFFSET as that broker's own log holds
-it (- when the broker does not run or has not opened it). A follower
-behind the high watermark is catching up; one that stays behind longer than
-replica.lag.time.max.ms leaves the ISR. A line under the table names each
+it (- when the broker does not run or has not opened it). A follower that
+has not caught up with the leader's log end for replica.lag.time.max.ms
+leaves the ISR; it rejoins once its log end reaches the high watermark. A line under the table names each
 replica whose files had lost records when its broker opened it (a damaged
 or truncated file): the offsets lost, what showed it, and whether it has
 fetched them back.`,

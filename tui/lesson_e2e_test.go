@@ -27,12 +27,12 @@ func TestLessonEndToEndInTmux(t *testing.T) {
 	p.run("new-session", "-d", "-s", "e2e", "-x", "80", "-y", "24", cmd)
 
 	screen := p.waitFor("the lesson panel or an error", func(s string) bool {
-		return strings.Contains(s, "Lesson · step 1 of 17 · Pull replication") || strings.Contains(s, "[kraftlab exited")
+		return strings.Contains(s, "Lesson · step 1 of 18 · Pull replication") || strings.Contains(s, "[kraftlab exited")
 	})
 	if strings.Contains(screen, "[kraftlab exited") {
 		t.Fatalf("kraftlab lesson did not open the screen:\n%s", strings.TrimSpace(screen))
 	}
-	if !strings.Contains(screen, "What it teaches") || !strings.Contains(screen, "enter runs line 20: wait leader") {
+	if !strings.Contains(screen, "What it teaches") || !strings.Contains(screen, "enter runs line 23: wait leader") {
 		t.Fatalf("the first explanation is not on the panel:\n%s", screen)
 	}
 
@@ -80,7 +80,7 @@ func TestLessonEndToEndInTmux(t *testing.T) {
 	if len(asked) != 3 || held != 2 || missed != 1 {
 		t.Fatalf("asked %q, %d held and %d missed; want the 3 questions, 2 held and 1 missed; the end:\n%s", asked, held, missed, screen)
 	}
-	if !strings.Contains(screen, "the lesson is over: all 17 lines ran; 2 of 3 predictions held") {
+	if !strings.Contains(screen, "the lesson is over: all 18 lines ran; 2 of 3 predictions held") {
 		t.Fatalf("the end does not say that every line ran:\n%s", screen)
 	}
 

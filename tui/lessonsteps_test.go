@@ -172,7 +172,7 @@ func checkPointedAtWhole(t *testing.T, m *Model, screen []string) {
 		}
 		want = m.dataView(st, v, w, 200)
 		if p == focusPartitions {
-			want = want[:len(want)-len(flow(partitionsLegend, w, 2))] // the legend goes where room is short
+			want = want[:len(want)-len(partitionsLegendLines(v, w))] // the legend goes where room is short
 		}
 	case focusEvents:
 		if !slices.ContainsFunc(screen, func(s string) bool { return strings.HasPrefix(s, "Events") }) {

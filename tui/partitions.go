@@ -96,21 +96,17 @@ func (m *partitionsModel) view(st *Styles, v *view.View, w, h int) block {
 		return append(out, st.Dim.Render(clip("no topics yet — press T to create one", w)))
 	}
 	var rows block
-	items := partitionsLegend
 	for ti, t := range v.Topics {
 		if len(t.Partitions) == 0 {
 			rows = append(rows, st.Dim.Render(clip(fmt.Sprintf("topic %s: no partitions", t.Name), w)))
 		}
 		for i := range t.Partitions {
 			rows = append(rows, clip(m.partitionLine(st, v, &v.Topics[ti], &t.Partitions[i]), w))
-			if p := &t.Partitions[i]; (len(p.Elr) > 0 || len(p.LastKnownElr) > 0) && len(items) == len(partitionsLegend) {
-				items = append(slices.Clone(items), elrLegend...)
-			}
 		}
 	}
 	out = append(out, st.Label.Render(clip(fmt.Sprintf("%-*s %5s %7s %s", partNameWidth, "PARTITION", "EPOCH", "HWM", "REPLICAS: log end, behind the leader by"), w)))
 	room := h - len(out)
-	legend := flow(items, w, 2)
+	legend := partitionsLegendLines(v, w)
 	if room >= len(rows)+len(legend) {
 		room -= len(legend) // the legend fits under the rows
 	} else {
@@ -141,6 +137,20 @@ var partitionsLegend = []string{
 // elrLegend explains the eligible leader replicas' marks (KIP-966), shown
 // once some partition has them.
 var elrLegend = []string{"◇ eligible leader (ELR)", "^ last known leader"}
+
+// partitionsLegendLines is the legend under the partitions at width w: the
+// ELR marks join it once some partition has them, which may take it to a
+// second line. The layout leaves it out where room is short.
+func partitionsLegendLines(v *view.View, w int) []string {
+	for _, t := range v.Topics {
+		for _, p := range t.Partitions {
+			if len(p.Elr) > 0 || len(p.LastKnownElr) > 0 {
+				return flow(append(slices.Clone(partitionsLegend), elrLegend...), w, 2)
+			}
+		}
+	}
+	return flow(partitionsLegend, w, 2)
+}
 
 // partitionLine is one partition's row: its name, leader epoch, high
 // watermark, then a cell per replica in the order of its replicas.

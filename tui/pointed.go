@@ -53,7 +53,7 @@ func (m *Model) pointed(v *view.View, w, avail int, peer int32, f *frame, topLen
 	case focusCommit:
 		whole = min(tab.natural, 1+1+voters(v))
 	case focusPartitions:
-		whole = tab.natural - len(flow(partitionsLegend, w, 2))
+		whole = tab.natural - len(partitionsLegendLines(v, w))
 	}
 	out := &part{place: focusOutput, natural: m.output.height(w), least: min(m.output.height(w), 2),
 		render: func(pw, ph int) block { return m.output.view(st, pw, ph) }}

@@ -39,7 +39,7 @@ func (b *ballots) cast(epoch, voter, candidate int32) {
 
 // story tells node's lost election ev among voters: who granted, refused
 // or never answered it, the votes cast in the epoch (a split vote when
-// another candidate got some), and when the node may stand again.
+// another candidate got some), and when the node asks again.
 func (b *ballots) story(ev raft.Event, node int32, voters []int32) string {
 	var unanswered []int32
 	for _, v := range voters {
@@ -75,6 +75,12 @@ func (b *ballots) story(ev raft.Event, node int32, voters []int32) string {
 		}
 	}
 	switch {
+	case !ev.PreVote:
+		// A Candidate whose election timed out is Prospective at once
+		// (KafkaRaftClient.pollCandidate); NextTry ends that pre-vote round.
+		s += fmt.Sprintf("; it asks for pre-votes again at once, for up to %s (its randomised election timeout)", roundDuration(ev.NextTry.Sub(ev.Time)))
+	case !ev.NextTry.IsZero() && !ev.NextTry.After(ev.Time):
+		s += "; its election timeout has run out, so it asks for pre-votes again at once"
 	case !ev.NextTry.IsZero():
 		s += fmt.Sprintf("; it may stand again in %s (its randomised election timeout)", roundDuration(ev.NextTry.Sub(ev.Time)))
 	case ev.Leader >= 0:

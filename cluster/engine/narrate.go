@@ -75,7 +75,9 @@ func narrate(ev quorum.Event) (kind cluster.EventKind, msg string, ok bool) {
 		return cluster.EventElection, fmt.Sprintf("elected leader of epoch %d, its log ending at offset %d", r.Epoch, r.LogEndOffset), true
 	case raft.EventVoteGranted:
 		if r.PreVote {
-			return cluster.EventVote, fmt.Sprintf("granted node %d a pre-vote for epoch %d: it would vote for it, and changes nothing", r.Candidate, r.CandidateEpoch), true
+			// The request carries the candidate's epoch; it asks about the next.
+			return cluster.EventVote, fmt.Sprintf("granted node %d a pre-vote for epoch %d (node %d is in epoch %d): only a promise, no vote recorded",
+				r.Candidate, r.CandidateEpoch+1, r.Candidate, r.CandidateEpoch), true
 		}
 		return cluster.EventVote, fmt.Sprintf("voted for node %d in epoch %d", r.Candidate, r.CandidateEpoch), true
 	case raft.EventBeginQuorumEpochReceived:
@@ -102,9 +104,9 @@ func narrate(ev quorum.Event) (kind cluster.EventKind, msg string, ok bool) {
 		return cluster.EventHighWatermark, fmt.Sprintf("committed the first record of epoch %d: high watermark %d", r.Epoch, r.HighWatermark), true
 	case raft.EventElectionLost:
 		if r.PreVote {
-			return cluster.EventElection, fmt.Sprintf("its pre-vote for epoch %d found no majority (%d of %d voters needed)", r.Epoch+1, r.Majority, r.Majority*2-1), true
+			return cluster.EventElection, fmt.Sprintf("its pre-vote for epoch %d found no majority (%d of %d voters needed)", r.Epoch+1, r.Majority, r.Voters), true
 		}
-		return cluster.EventElection, fmt.Sprintf("lost the election of epoch %d: no majority (%d of %d voters needed)", r.Epoch, r.Majority, r.Majority*2-1), true
+		return cluster.EventElection, fmt.Sprintf("lost the election of epoch %d: no majority (%d of %d voters needed)", r.Epoch, r.Majority, r.Voters), true
 	case raft.EventUnsafe:
 		msg := "refused " + r.Refused
 		if r.KafkaStops {

@@ -127,7 +127,7 @@ func (e *engine) publishReplica(id int32) func(server.ReplicaEvent) {
 // Kafka's fetcher, which logs each one ("Truncating partition ...").
 func narrateReplicaTruncated(tp string, ev server.ReplicaEvent) string {
 	n := ev.TruncatedFrom - ev.LogEndOffset
-	return fmt.Sprintf("truncated its replica of %s from log end %d to %d, where it agrees with leader %d's log: it drops %s only it had and fetches the leader's from there",
+	return fmt.Sprintf("truncated its replica of %s from log end %d to %d, where it agrees with leader %d's log: it drops %s the leader's log does not have and fetches the leader's from there",
 		tp, ev.TruncatedFrom, ev.LogEndOffset, ev.Leader, english.Plural(int(n), "record", ""))
 }
 

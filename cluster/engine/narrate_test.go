@@ -60,11 +60,17 @@ func TestUnfencedWordsNameTheRegistration(t *testing.T) {
 }
 
 // A follower's truncation is told in the event log, as Kafka's fetcher
-// logs it (AbstractFetcherThread: "Truncating partition ...").
+// logs it (AbstractFetcherThread: "Truncating partition ..."). The records
+// it drops are those the leader's log lacks; other replicas may hold them
+// too (a follower that fetched them from the old leader), so the words do
+// not say only it had them.
 func TestReplicaTruncatedWords(t *testing.T) {
 	msg := narrateReplicaTruncated("orders-0", server.ReplicaEvent{Kind: server.ReplicaTruncated, Leader: 102, TruncatedFrom: 100, LogEndOffset: 90})
-	want := "truncated its replica of orders-0 from log end 100 to 90, where it agrees with leader 102's log: it drops 10 records only it had"
+	want := "truncated its replica of orders-0 from log end 100 to 90, where it agrees with leader 102's log: it drops 10 records the leader's log does not have"
 	if !strings.HasPrefix(msg, want) {
 		t.Errorf("%q, want it to start %q", msg, want)
+	}
+	if strings.Contains(msg, "only it had") {
+		t.Errorf("%q says only this replica had the records", msg)
 	}
 }

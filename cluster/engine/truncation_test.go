@@ -60,7 +60,7 @@ func TestRealEngineReplicaTruncationEvent(t *testing.T) {
 			if ev.Node != old {
 				continue
 			}
-			if ev.Kind == cluster.EventTruncation && strings.Contains(ev.Message, want) && strings.Contains(ev.Message, "it drops 3 records only it had") {
+			if ev.Kind == cluster.EventTruncation && strings.Contains(ev.Message, want) && strings.Contains(ev.Message, "it drops 3 records the leader's log does not have") {
 				return true
 			}
 			saw = append(saw, string(ev.Kind)+": "+ev.Message)

@@ -281,10 +281,10 @@ func (n *Node) handleVoteResponse(now time.Time, m Message, c *connection, resp 
 }
 
 // emitElectionLost reports an election of epoch that ended without a
-// majority; the node may stand again at next (zero: it follows the leader
-// it knew, Event.Leader, until its fetch timeout runs out again).
+// majority; next is Event.NextTry (zero: it follows the leader it knew,
+// Event.Leader, until its fetch timeout runs out again).
 func (n *Node) emitElectionLost(e *election, epoch int32, next time.Time) {
 	n.emit(Event{Kind: EventElectionLost, PreVote: e.preVote, Granted: slices.Clone(e.granted), Rejected: slices.Clone(e.rejected),
-		Majority: n.majority(), NextTry: next, Leader: n.leader})
+		Voters: len(n.cfg.Voters), Majority: n.majority(), NextTry: next, Leader: n.leader})
 	n.events[len(n.events)-1].Epoch = epoch
 }

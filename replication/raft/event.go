@@ -47,10 +47,13 @@ const (
 	EventHighWatermarkKnown
 	// EventElectionLost: this node's election (PreVote: its pre-vote) in
 	// Epoch ended without a majority: Granted voted for it (itself
-	// included), Rejected refused, the rest of the voters never answered;
-	// Majority is how many it needed. NextTry is when it may stand again,
-	// zero when it follows Leader again (a Prospective that knew a leader
-	// goes back to it, KIP-996) until its fetch timeout.
+	// included), Rejected refused, the rest of the Voters never answered;
+	// Majority is how many it needed. After a lost vote the node is
+	// Prospective and asks for pre-votes at once, and NextTry is when that
+	// round times out; after a lost pre-vote NextTry is when it may ask
+	// again (at once when its election timeout has run out), zero when it
+	// follows Leader again (a Prospective that knew a leader goes back to
+	// it, KIP-996) until its fetch timeout.
 	EventElectionLost
 	// EventUnsafe: news refused because it would break Raft's safety or
 	// overflow a counter; Refused says what and why. KafkaStops reports
@@ -103,9 +106,10 @@ type Event struct {
 	// is the new vote (RoleChanged).
 	Leader, Voted int32
 
-	// EventVoteGranted: the candidate, the epoch it stands in (a pre-vote
-	// is asked for the epoch it would run in), and whether it was a
-	// pre-vote.
+	// EventVoteGranted: the candidate, the epoch its request carried, and
+	// whether it was a pre-vote. A vote is for that epoch; a pre-vote
+	// carries the candidate's current epoch and asks about standing in the
+	// next one (Prospective does not raise the epoch).
 	Candidate      int32
 	CandidateEpoch int32
 	PreVote        bool
@@ -130,10 +134,10 @@ type Event struct {
 	// EventElectionWon: the log end offset when the epoch started.
 	LogEndOffset int64
 
-	// EventElectionLost: who granted and refused, the majority needed,
-	// and when the next try may start.
+	// EventElectionLost: who granted and refused, the number of voters,
+	// the majority needed, and when the next try may start.
 	Granted, Rejected []int32
-	Majority          int
+	Voters, Majority  int
 	NextTry           time.Time
 }
 

@@ -267,3 +267,31 @@ func TestSteadyCommitsProduceNoEvents(t *testing.T) {
 		t.Fatalf("unknown kind: %q", got)
 	}
 }
+
+// A lost pre-vote reports how many voters there are, not only the majority:
+// with four voters the majority is three, which would also be the majority
+// of five.
+func TestElectionLostCarriesTheVoterCount(t *testing.T) {
+	h := newHarness(t, []int32{1, 2, 3, 4}, nil, 2, 3, 4)
+	h.advance(250 * time.Millisecond)
+	if st := h.status(1); st.Role != raft.Prospective {
+		t.Fatalf("node 1 is %v, want Prospective", st.Role)
+	}
+	h.node(1).TakeEvents()
+	reqs := h.take(isKind(kmsg.Vote.Int16()))
+	if len(reqs) != 3 {
+		t.Fatalf("%d pre-vote requests, want 3", len(reqs))
+	}
+	for _, m := range reqs[:2] {
+		h.answer(m, voteResponse(m, 0, -1, false))
+	}
+	var lost []raft.Event
+	for _, e := range h.node(1).TakeEvents() {
+		if e.Kind == raft.EventElectionLost {
+			lost = append(lost, e)
+		}
+	}
+	if len(lost) != 1 || !lost[0].PreVote || lost[0].Voters != 4 || lost[0].Majority != 3 {
+		t.Fatalf("lost elections %+v, want one pre-vote with 4 voters and a majority of 3", lost)
+	}
+}
