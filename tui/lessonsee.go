@@ -96,7 +96,7 @@ func commandFocus(cmd string) focus {
 		return focusFetchers
 	case "events":
 		return focusEvents
-	case "produce":
+	case "produce", "reassign":
 		return focusPartitions
 	case "topics":
 		if len(w) > 1 && w[1] == "describe" {
@@ -194,6 +194,10 @@ func seenAt(cmd, out string) string {
 		return "the leader (*) in the Partitions pane (b)"
 	case "truncations":
 		return "↓ marks in the Partitions pane (b) and the Events"
+	case "reassigned":
+		return "the replicas and the ISR in the Partitions pane (b)"
+	case "fetcher-lag":
+		return "LAG and THROTTLED in the Fetchers pane (b)"
 	case "topic":
 		return "the topic line of the Brokers pane (b)"
 	}
