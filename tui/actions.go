@@ -143,8 +143,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.showAll = !m.showAll
 		return nil
 	case key.Matches(msg, k.Pause):
-		m.togglePause()
-		return nil
+		return m.pauseKey()
 	case key.Matches(msg, k.Tab):
 		if !m.tabbed() {
 			m.status.set(levelInfo, "every panel is on screen: tab switches panels only when the window is too small for all")
@@ -508,4 +507,20 @@ func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// pauseKey stops time where the engine has a cluster clock: no timer
+// fires and every message waits at its link, so what is on the screen
+// stays true while the learner reads it; space again lets time go on.
+// An engine without one (Slow 0) can only have its display frozen.
+func (m *Model) pauseKey() tea.Cmd {
+	if m.view.Clock.Slow == 0 {
+		m.togglePause()
+		return nil
+	}
+	op := cluster.ClockPause
+	if m.view.Clock.Paused {
+		op = cluster.ClockResume
+	}
+	return m.act(cluster.Action{Kind: cluster.ActClock, Clock: op})
 }

@@ -68,7 +68,7 @@ func DefaultKeyMap() KeyMap {
 		TopicLoad:  b("P", "produce to a topic…", "P"),
 		Topic:      b("T", "create a topic…", "T"),
 		Elect:      b("E", "elect preferred leaders", "E"),
-		Pause:      b("space", "pause", " "),
+		Pause:      b("space", "pause/resume time", " "),
 		Tab:        b("tab", "next panel, shift+tab back", "tab"),
 		BackTab:    b("shift+tab", "previous panel", "shift+tab"),
 		Pane:       b("b", "brokers/partitions/fetchers", "b"),

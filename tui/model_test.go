@@ -454,7 +454,7 @@ func TestSmallScreenShowsEverything(t *testing.T) {
 	press(t, m, "?")
 	screen = m.View()
 	flat := strings.Join(strings.Fields(screen), " ")
-	for _, want := range []string{"space pause", "tab next panel", "L load 100/s on/off", "W wipe its disk…", "tab next panel, shift+tab back", "T create a topic…", "bootstrap 127.0.0.1:19101",
+	for _, want := range []string{"space pause/resume time", "tab next panel", "L load 100/s on/off", "W wipe its disk…", "tab next panel, shift+tab back", "T create a topic…", "bootstrap 127.0.0.1:19101",
 		"d delay/loss…", "end/G newest events", "q quit", "Resigned = unattached.", "? close the keys"} {
 		if !strings.Contains(flat, strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("the full help at 80x24 lacks %q:\n%s", want, screen)

@@ -183,3 +183,22 @@ func TestElectKeyRunsAPreferredElection(t *testing.T) {
 		t.Fatalf("the event log does not show the election:\n%s", m.View())
 	}
 }
+
+// Space stops the cluster clock itself, not only the display: the header
+// says so and the engine's time stands still until space again.
+func TestSpacePausesTheClusterClock(t *testing.T) {
+	pg, m := openReal(t)
+	press(t, m, " ")
+	ipoll.Until(t, 10*time.Second, "the cluster clock paused", func() bool {
+		pull(t, m)
+		return m.view.Clock.Paused && pg.View().Clock.Paused
+	})
+	if !strings.Contains(m.View(), "CLOCK PAUSED") {
+		t.Fatalf("the header does not say the clock is paused:\n%s", m.View())
+	}
+	press(t, m, " ")
+	ipoll.Until(t, 10*time.Second, "the cluster clock running again", func() bool {
+		pull(t, m)
+		return !m.view.Clock.Paused && !pg.View().Clock.Paused
+	})
+}
