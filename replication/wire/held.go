@@ -110,17 +110,7 @@ func (l *Links) HeldMessages() []Held {
 		if m.released() {
 			continue // on its way
 		}
-		if !m.summarised {
-			// Decoded under the lock: the holder rewrites a request's
-			// buffer only after its pass.
-			f, err := Summarize(m.info.Dir, m.info.Key, m.info.Version, m.frame)
-			m.info.Fields = f
-			if err != nil {
-				m.info.Err = err.Error()
-			}
-			m.summarised = true
-		}
-		out = append(out, m.info)
+		out = append(out, m.summary())
 	}
 	slices.SortFunc(out, func(a, b Held) int { return cmp.Compare(a.ID, b.ID) })
 	return out
@@ -148,8 +138,8 @@ func (l *Links) Step(match func(Held) bool) ([]Held, error) {
 	slices.SortFunc(out, func(a, b *heldMsg) int { return cmp.Compare(a.info.ID, b.info.ID) })
 	infos := make([]Held, len(out))
 	for i, o := range out {
+		infos[i] = o.summary()
 		close(o.gate)
-		infos[i] = o.info
 	}
 	return infos, nil
 }
@@ -163,8 +153,8 @@ func (l *Links) StepAll() []Held {
 	var out []Held
 	for _, m := range h.byID {
 		if !m.released() {
+			out = append(out, m.summary())
 			close(m.gate)
-			out = append(out, m.info)
 		}
 	}
 	slices.SortFunc(out, func(a, b Held) int { return cmp.Compare(a.ID, b.ID) })
@@ -183,9 +173,10 @@ func (l *Links) Drop(match func(Held) bool) (Held, error) {
 	if m == nil {
 		return Held{}, ErrNoHeldMessage
 	}
+	info := m.summary()
 	m.dropped = true
 	close(m.gate)
-	return m.info, nil
+	return info, nil
 }
 
 // oldest is the oldest held message, not yet let go, that match accepts.
@@ -201,6 +192,21 @@ func (h *holds) oldest(match func(Held) bool) *heldMsg {
 		}
 	}
 	return first
+}
+
+// summary returns m's information with its fields decoded, once. h.mu
+// is held: decoding under it is safe because the holder rewrites a
+// request's buffer only after its pass.
+func (m *heldMsg) summary() Held {
+	if !m.summarised {
+		f, err := Summarize(m.info.Dir, m.info.Key, m.info.Version, m.frame)
+		m.info.Fields = f
+		if err != nil {
+			m.info.Err = err.Error()
+		}
+		m.summarised = true
+	}
+	return m.info
 }
 
 // released reports whether m's gate is open: it was stepped or dropped
