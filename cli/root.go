@@ -103,7 +103,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 	add("look", newStatusCommand(e), newNodesCommand(e), newBrokersCommand(e), newFetchersCommand(e), newTopicsCommand(e), newMetadataCommand(e), newMetricsCommand(e), newEventsCommand(e))
 	add("break", newNodeActionCommands(e)...)
 	add("break", newResignCommand(e), newElectLeadersCommand(e), newReassignCommand(e), newPartitionCommand(e), newHealCommand(e), newLinkCommand(e))
-	add("break", newClockCommand(e))
+	add("break", newClockCommand(e), newMessagesCommand(e), newStepCommand(e), newDropCommand(e))
 	add("check", newWaitCommand(e, false), newWaitCommand(e, true))
 	add("teach", newTeachCommands(e)...)
 	add("teach", newLessonCommand(e))

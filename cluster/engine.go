@@ -109,6 +109,16 @@ type Engine interface {
 	// Clock is the playground's cluster clock, which every timer of the
 	// engine reads; nil for an engine without one.
 	Clock() *clock.Clock
+	// HeldMessages returns the messages the links hold, in the order
+	// they came.
+	HeldMessages() []view.Message
+	// StepMessages delivers the oldest held message f matches, and first
+	// those held before it on its connection (which delivers in order);
+	// with f.All, every held message. It returns them in order.
+	StepMessages(f MessageFilter) ([]view.Message, error)
+	// DropMessage loses the oldest held message f matches, silently, as
+	// a lossy link does.
+	DropMessage(f MessageFilter) (view.Message, error)
 	// Close stops every node and every goroutine, and removes the data
 	// folder unless Config.DataDir named one.
 	Close() error

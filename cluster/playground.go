@@ -94,6 +94,13 @@ type Action struct {
 	Clock     ClockOp `json:"clock,omitempty"`
 	Slow      int     `json:"slow,omitempty"`
 	AdvanceMs int64   `json:"advanceMs,omitempty"`
+	// API, Direction and MessageID pick the held messages of messages,
+	// step and drop (Node is the sender, Peer the receiver); All steps
+	// every one.
+	API       string                `json:"api,omitempty"`
+	Direction view.MessageDirection `json:"direction,omitempty"`
+	MessageID uint64                `json:"messageId,omitempty"`
+	All       bool                  `json:"all,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.
@@ -103,6 +110,9 @@ func (a Action) String() string {
 	}
 	if a.Kind == ActReassign {
 		return a.reassignString()
+	}
+	if a.Kind == ActMessages || a.Kind == ActStep || a.Kind == ActDrop {
+		return a.messageString()
 	}
 	s := string(a.Kind)
 	for _, r := range []condition.NodeRef{a.Node, a.Peer} {
@@ -146,6 +156,9 @@ type Result struct {
 	Nodes    []int32          `json:"nodes,omitempty"`
 	Message  string           `json:"message"`
 	Snapshot *view.SnapshotID `json:"snapshot,omitempty"`
+	// Messages are the held messages messages listed, step delivered or
+	// drop lost.
+	Messages []view.Message `json:"messages,omitempty"`
 }
 
 // More errors an action can wrap.
@@ -348,6 +361,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doReassign(ctx, &v, a)
 	case ActClock:
 		return p.doClock(a)
+	case ActMessages, ActStep, ActDrop:
+		return p.doMessages(&v, a)
 	}
 	return Result{}, Errorf(ErrBadAction, "unknown action %q", a.Kind)
 }

@@ -258,3 +258,16 @@ func (e *Engine) ClearReplicationThrottles(context.Context, []string) error {
 // Clock implements cluster.Engine: the model has no cluster clock; its
 // time is the test's (Options.Now).
 func (e *Engine) Clock() *clock.Clock { return nil }
+
+// HeldMessages implements cluster.Engine: the model has no links.
+func (e *Engine) HeldMessages() []view.Message { return nil }
+
+// StepMessages implements cluster.Engine: the model holds no message.
+func (e *Engine) StepMessages(cluster.MessageFilter) ([]view.Message, error) {
+	return nil, cluster.Errorf(cluster.ErrBadAction, "this engine holds no messages")
+}
+
+// DropMessage implements cluster.Engine: the model holds no message.
+func (e *Engine) DropMessage(cluster.MessageFilter) (view.Message, error) {
+	return view.Message{}, cluster.Errorf(cluster.ErrBadAction, "this engine holds no messages")
+}

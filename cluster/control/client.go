@@ -148,6 +148,9 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	case cluster.ActClock:
 		path = "/v1/clock"
 		body = clockBody{Clock: a.Clock, Slow: a.Slow, AdvanceMs: a.AdvanceMs}
+	case cluster.ActMessages, cluster.ActStep, cluster.ActDrop:
+		path = messagePath(a.Kind)
+		body = messageBodyOf(a)
 	default:
 		return res, fmt.Errorf("unknown action %q", a.Kind)
 	}

@@ -112,6 +112,10 @@ func (s *Server) Handler() http.Handler {
 	routes[routeElectLeaders] = s.electLeaders
 	routes[routeReassign] = s.reassign
 	routes[routeClock] = s.clock
+	for route, kind := range map[string]cluster.ActionKind{routeMessages: cluster.ActMessages, routeStep: cluster.ActStep, routeDrop: cluster.ActDrop} {
+		act := messageAction(kind)
+		routes[route] = func(w http.ResponseWriter, r *http.Request) { act(s, w, r) }
+	}
 	routes[routeMetadata] = s.metadata
 	routes[routeMetadataLog] = s.metadataLog
 	for pattern, h := range routes {

@@ -38,6 +38,10 @@ func (e *engine) View() view.View {
 	traffic := e.counters.Snapshot()
 	v := view.View{ClusterID: e.clusterID, Timestamp: now.UnixMilli(), Load: load, TopicLoads: e.topicLoadViews()}
 	v.Clock = clockView(e.clock.State())
+	if held := e.HeldMessages(); len(held) > 0 {
+		v.HeldMessages = len(held)
+		v.Messages = held[:min(len(held), view.MaxViewMessages)]
+	}
 	for _, n := range e.nodes {
 		nv := n.view(n.q.Status(), traffic.Nodes[n.id])
 		nv.RaftMetrics = raftMetrics(n.q, now)

@@ -37,6 +37,10 @@ type View struct {
 	Timestamp int64 `json:"timestamp"`
 	// Clock is the cluster clock's state when the view was taken.
 	Clock Clock `json:"clock"`
+	// Messages are the first MaxViewMessages messages the links hold, in
+	// the order they came, and HeldMessages how many they hold in all.
+	Messages     []Message `json:"messages,omitempty"`
+	HeldMessages int       `json:"heldMessages,omitempty"`
 	// Profile is the timing profile the playground started with.
 	Profile string `json:"profile"`
 	// DataDir is the folder the nodes keep their data in; empty when the

@@ -42,6 +42,7 @@ type heldResponse struct {
 	resp    kmsg.Response
 	n       int
 	release time.Time
+	m       *heldMsg
 }
 
 // clientConn is one connection of a Client: a goroutine that dials and then
@@ -49,6 +50,7 @@ type heldResponse struct {
 // responses. Once dead it stays dead; the Client makes a new one.
 type clientConn struct {
 	cl     *Client
+	id     uint64        // its number among the Links' connections
 	closed chan struct{} // closed when the connection dies
 	ctx    context.Context
 	cancel context.CancelFunc // aborts the dial
@@ -79,8 +81,13 @@ type clientConn struct {
 
 func newClientConn(cl *Client) *clientConn {
 	ctx, cancel := context.WithCancel(context.Background())
+	var id uint64
+	if cl.cfg.Links != nil {
+		id = cl.cfg.Links.newConn()
+	}
 	return &clientConn{
 		cl:      cl,
+		id:      id,
 		closed:  make(chan struct{}),
 		ctx:     ctx,
 		cancel:  cancel,
@@ -243,6 +250,10 @@ func (cc *clientConn) run() {
 	}
 	cc.writeLoop()
 	wg.Wait()
+	// The responses still held will never be delivered.
+	for _, h := range cc.held {
+		cl.cfg.Links.pass(h.m)
+	}
 }
 
 // failPending ends every outstanding call with the connection's error, in
@@ -281,17 +292,9 @@ func (cc *clientConn) writeLoop() {
 		case <-cc.closed:
 			return
 		}
-		cc.mu.Lock()
-		for _, k := range cc.queue {
-			if !k.finished { // ended by ctx before it could be sent
-				batch = append(batch, k)
-			}
-		}
-		clear(cc.queue)
-		cc.queue = cc.queue[:0]
-		cc.mu.Unlock()
+		batch = cc.takeQueue(batch)
 		var ok bool
-		buf, ok = cc.writeBatch(batch, buf, timer)
+		buf, ok = cc.writeBatch(batch, buf, timer, true)
 		clear(batch)
 		batch = batch[:0]
 		if !ok {
@@ -300,54 +303,121 @@ func (cc *clientConn) writeLoop() {
 	}
 }
 
+// heldRequest is a request encoded in the writer's buffer, at
+// [start, end), that a link holds.
+type heldRequest struct {
+	start, end int
+	key        int16
+	release    time.Time
+	m          *heldMsg
+}
+
+// takeQueue appends the queued calls to batch and empties the queue.
+func (cc *clientConn) takeQueue(batch []*call) []*call {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	for _, k := range cc.queue {
+		if !k.finished { // ended by ctx before it could be sent
+			batch = append(batch, k)
+		}
+	}
+	clear(cc.queue)
+	cc.queue = cc.queue[:0]
+	return batch
+}
+
 // writeBatch writes the calls of batch through the link, in order, and
 // reports false once the connection is dead. It returns buf for reuse.
-func (cc *clientConn) writeBatch(batch []*call, buf []byte, timer *clock.Timer) ([]byte, bool) {
-	cl := cc.cl
-	links := cl.cfg.Links
-	out := LinkID{cl.cfg.From, cl.cfg.To}
-	buf = buf[:0]
-	for _, k := range batch {
-		start := len(buf)
-		buf = appendRequest(buf, k.req, k.corr, cl.cfg.ClientID)
-		n, key := len(buf)-start, k.req.Key()
-		if links != nil {
-			v := links.transit(out, n, k.at)
-			switch {
-			case v.down:
-				cl.reqLink.droppedRequests.add(key, n)
-				if cc.write(buf[:start]) {
-					cc.die(fmt.Errorf("%s: %w", cl.name, ErrLinkDown))
-				}
-				return buf, false
-			case v.lost:
-				cl.reqLink.droppedRequests.add(key, n)
-				buf = buf[:start]
-				continue
-			}
-			release := later(v.release, cc.lastSent)
-			cc.lastSent = release
-			if cl.cfg.Clock.Until(release) > 0 || cl.cfg.Clock.Paused() {
-				// Send what is due, then hold this one back.
-				if !cc.write(buf[:start]) {
-					return buf, false
-				}
-				buf = append(buf[:0], buf[start:]...)
-				if !cc.hold(release, timer) {
-					return buf, false
-				}
-			}
+// With pull, the calls queued while a link holds a request join the
+// batch, so that every held request is visible (Links.HeldMessages);
+// authenticating does not pull, the queued calls wait for it.
+func (cc *clientConn) writeBatch(batch []*call, buf []byte, timer *clock.Timer, pull bool) ([]byte, bool) {
+	var held []heldRequest
+	defer func() {
+		for _, h := range held {
+			cc.cl.cfg.Links.pass(h.m)
 		}
-		cl.reqLink.requests.add(key, n)
-		cl.node.requestsSent.add(key, n)
+	}()
+	buf, held, ok := cc.encode(batch, buf[:0], held)
+	if !ok {
+		return buf, false
 	}
-	if !cc.write(buf) {
+	var wake <-chan struct{}
+	if pull {
+		wake = cc.wake
+	}
+	written := 0
+	for len(held) > 0 {
+		h := held[0]
+		if !cc.write(buf[written:h.start]) {
+			return buf, false
+		}
+		written = h.start
+		switch cc.await(h.release, h.m, timer, wake) {
+		case awaitDead:
+			return buf, false
+		case awaitWake:
+			if buf, held, ok = cc.encode(cc.takeQueue(nil), buf, held); !ok {
+				return buf, false
+			}
+			continue
+		case awaitDropped:
+			cc.cl.reqLink.droppedRequests.add(h.key, h.end-h.start)
+			written = h.end // never written
+		case awaitPass:
+			cc.cl.reqLink.requests.add(h.key, h.end-h.start)
+			cc.cl.node.requestsSent.add(h.key, h.end-h.start)
+		}
+		held = held[1:]
+	}
+	if !cc.write(buf[written:]) {
 		return buf, false
 	}
 	if cap(buf) > allocStep {
 		buf = nil // do not pin one huge request's buffer
 	}
 	return buf, true
+}
+
+// encode appends the calls of batch to buf through the link: a lost one
+// is left out, one the link holds is registered and added to held. It
+// reports false once the connection is dead.
+func (cc *clientConn) encode(batch []*call, buf []byte, held []heldRequest) ([]byte, []heldRequest, bool) {
+	cl := cc.cl
+	links := cl.cfg.Links
+	out := LinkID{cl.cfg.From, cl.cfg.To}
+	for _, k := range batch {
+		start := len(buf)
+		buf = appendRequest(buf, k.req, k.corr, cl.cfg.ClientID)
+		n, key := len(buf)-start, k.req.Key()
+		if links == nil {
+			cl.reqLink.requests.add(key, n)
+			cl.node.requestsSent.add(key, n)
+			continue
+		}
+		v := links.transit(out, n, k.at)
+		switch {
+		case v.down:
+			cl.reqLink.droppedRequests.add(key, n)
+			cc.die(fmt.Errorf("%s: %w", cl.name, ErrLinkDown))
+			return buf, held, false
+		case v.lost:
+			cl.reqLink.droppedRequests.add(key, n)
+			buf = buf[:start]
+			continue
+		}
+		release := later(v.release, cc.lastSent)
+		cc.lastSent = release
+		if len(held) > 0 || cl.cfg.Clock.Until(release) > 0 || cl.cfg.Clock.Paused() {
+			m := links.hold(Held{Link: out, Conn: cc.id, Dir: DirRequest, Key: key, Version: k.req.GetVersion(),
+				Corr: k.corr, Bytes: n, Since: cl.cfg.Clock.Now()}, buf[start+4:])
+			held = append(held, heldRequest{start: start, end: len(buf), key: key, release: release, m: m})
+			continue
+		}
+		cl.reqLink.requests.add(key, n)
+		cl.node.requestsSent.add(key, n)
+	}
+	return buf, held, true
 }
 
 // write writes b, killing the connection on failure.
@@ -407,7 +477,9 @@ func (cc *clientConn) readLoop() {
 			cc.mu.Lock()
 			hold := len(cc.held) > 0 || cl.cfg.Clock.Until(release) > 0 || cl.cfg.Clock.Paused()
 			if hold {
-				cc.held = append(cc.held, heldResponse{k, resp, n, release})
+				m := links.hold(Held{Link: in, Conn: cc.id, Dir: DirResponse, Key: k.req.Key(), Version: k.req.GetVersion(),
+					Corr: corr, Bytes: n, Since: cl.cfg.Clock.Now()}, frame)
+				cc.held = append(cc.held, heldResponse{k, resp, n, release, m})
 			}
 			cc.mu.Unlock()
 			if hold {
@@ -438,12 +510,16 @@ func (cc *clientConn) releaseLoop() {
 				return
 			}
 		}
-		if !cc.hold(h.release, timer) {
+		switch cc.await(h.release, h.m, timer, nil) {
+		case awaitDead:
 			return
+		case awaitDropped:
+			cc.cl.respLink.droppedResponses.add(h.resp.Key(), h.n)
+		default:
+			// Deliver before popping, so the reader keeps holding later
+			// responses until this one is out.
+			cc.deliver(h.k, h.resp, h.n)
 		}
-		// Deliver before popping, so the reader keeps holding later
-		// responses until this one is out.
-		cc.deliver(h.k, h.resp, h.n)
 		cc.mu.Lock()
 		cc.held[0] = heldResponse{}
 		cc.held = cc.held[1:]
@@ -451,27 +527,47 @@ func (cc *clientConn) releaseLoop() {
 	}
 }
 
-// hold waits until a link releases a message held until release: its
-// delay has passed in cluster time and the clock runs. It reports false if
-// the connection died meanwhile.
-func (cc *clientConn) hold(release time.Time, timer *clock.Timer) bool {
+// awaitResult is how waiting at a link ended.
+type awaitResult uint8
+
+const (
+	awaitPass    awaitResult = iota // the message goes on
+	awaitDropped                    // the message was dropped (Links.Drop)
+	awaitWake                       // the writer has new calls to take
+	awaitDead                       // the connection died
+)
+
+// await waits until a link lets a message held until release go on: its
+// delay has passed in cluster time and the clock runs, or it was
+// stepped or dropped (m, which may be nil, is its registration). A
+// signal on wake ends the wait early, to be resumed.
+func (cc *clientConn) await(release time.Time, m *heldMsg, timer *clock.Timer, wake <-chan struct{}) awaitResult {
 	clk := cc.cl.cfg.Clock
+	var gate chan struct{}
+	if m != nil {
+		gate = m.gate
+	}
 	for {
+		var running <-chan struct{}
 		if wait := clk.Until(release); wait > 0 {
 			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-cc.closed:
-				return false
-			}
-			continue
+		} else {
+			running = clk.Running()
 		}
 		select {
-		case <-clk.Running():
-			return true
+		case <-timer.C:
+			continue
+		case <-running:
+		case <-gate:
+		case <-wake:
+			return awaitWake
 		case <-cc.closed:
-			return false
+			return awaitDead
 		}
+		if cc.cl.cfg.Links.pass(m) {
+			return awaitDropped
+		}
+		return awaitPass
 	}
 }
 

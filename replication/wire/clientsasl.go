@@ -56,7 +56,7 @@ func (cc *clientConn) authenticate(timer *clock.Timer) ([]byte, bool) {
 		cc.pending[k.corr] = k
 		cc.mu.Unlock()
 		var ok bool
-		if buf, ok = cc.writeBatch([]*call{k}, buf, timer); !ok {
+		if buf, ok = cc.writeBatch([]*call{k}, buf, timer, false); !ok {
 			return nil, false
 		}
 		var r reply

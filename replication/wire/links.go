@@ -47,6 +47,8 @@ type Links struct {
 	links    map[LinkID]*link
 	rng      *rand.Rand
 	watchers map[LinkID]map[*func()]struct{}
+	// held are the messages the links hold, for stepping.
+	held holds
 }
 
 type link struct {

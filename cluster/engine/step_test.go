@@ -1,0 +1,116 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/poll"
+)
+
+func nodeHWM(p *cluster.Playground, id int32) int64 {
+	v := p.View()
+	n, _ := v.Node(id)
+	return n.HighWatermark
+}
+
+// Paused, a 3-controller playground's leader appends (the load's tick
+// fires on clock advance) and its Fetch messages wait at the links. Stepped
+// one by one, the Fetch responses carry the records and then the new high
+// watermark to a follower: the follower's high watermark moves with the
+// step of the response that carries it, not before.
+func TestRealEngineStepFetchCarriesHighWatermark(t *testing.T) {
+	p := openReal(t, 3, 0, "")
+	v := waitCond(t, p, "leader")
+	leader := v.LeaderID
+	poll.Until(t, 15*time.Second, "every voter following with the leader's high watermark", func() bool {
+		v = p.View()
+		for _, n := range v.Nodes {
+			if n.HighWatermark != v.HighWatermark || n.HighWatermark <= 0 || (n.ID != leader && n.LeaderID != leader) {
+				return false
+			}
+		}
+		return true
+	}, func() string { return describeNodes(p) })
+	do(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockPause})
+	defer p.Do(context.Background(), cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockResume})
+
+	// Let what was in flight at the pause go, until the links are quiet
+	// and the followers have the leader's high watermark.
+	poll.Until(t, 15*time.Second, "a quiet paused quorum", func() bool {
+		if v := p.View(); v.HeldMessages > 0 {
+			do(t, p, cluster.Action{Kind: cluster.ActStep, All: true})
+			return false
+		}
+		v = p.View()
+		for _, n := range v.Nodes {
+			if n.HighWatermark != v.HighWatermark {
+				return false
+			}
+		}
+		return v.HeldMessages == 0
+	})
+	hwm := v.HighWatermark
+
+	// Step and drop need a paused clock and a match.
+	if _, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActStep, API: "Vote"}); err == nil {
+		t.Fatal("stepped a Vote nobody sent")
+	}
+
+	// The load's tick fires on advance: the leader appends.
+	do(t, p, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 1000, RecordBytes: 100})
+	poll.Until(t, 10*time.Second, "the leader's append", func() bool {
+		// The load arms its tick on its own goroutine: advance until
+		// it fired.
+		do(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockAdvance, AdvanceMs: 10})
+		v := p.View()
+		n, _ := v.Node(leader)
+		return n.LogEndOffset > hwm
+	})
+
+	// Step the Fetch messages one at a time, oldest first, until one
+	// response carries the new high watermark to a follower.
+	var carried bool
+	var follower int32
+	var carries int64
+	for step := 0; step < 40 && !carried; step++ {
+		var next view.Message
+		poll.Until(t, 10*time.Second, "a held Fetch", func() bool {
+			res := do(t, p, cluster.Action{Kind: cluster.ActMessages, API: "Fetch"})
+			if len(res.Messages) == 0 {
+				return false
+			}
+			next = res.Messages[0]
+			return true
+		}, func() string { return describeNodes(p) })
+		if next.Direction == view.MessageResponse && next.To != leader {
+			var err error
+			follower = next.To
+			carries, err = strconv.ParseInt(next.Field("high watermark"), 10, 64)
+			if err != nil {
+				t.Fatalf("held Fetch response without a high watermark: %+v", next)
+			}
+			if was := nodeHWM(p, follower); carries > was {
+				if was != hwm {
+					t.Fatalf("follower %d's high watermark moved to %d before the response carrying it was stepped", follower, was)
+				}
+				carried = true
+			}
+		}
+		res := do(t, p, cluster.Action{Kind: cluster.ActStep, MessageID: next.ID})
+		t.Log(res.Message)
+		if got := res.Messages[len(res.Messages)-1]; got.ID != next.ID {
+			t.Fatalf("stepped %+v, want message %d", res.Messages, next.ID)
+		}
+	}
+	if !carried {
+		t.Fatalf("no Fetch response carried a new high watermark: %s", describeNodes(p))
+	}
+	poll.Until(t, 10*time.Second, fmt.Sprintf("follower %d's high watermark %d", follower, carries), func() bool {
+		return nodeHWM(p, follower) == carries
+	}, func() string { return describeNodes(p) })
+}
