@@ -343,3 +343,24 @@ func TestClientWithoutPlayground(t *testing.T) {
 		t.Errorf("down = %v", err)
 	}
 }
+
+// messages, step and drop cross the socket: the list comes back, and a
+// step while the clock runs gets the playground's refusal as a bad action,
+// not an unknown route.
+func TestMessageRoutes(t *testing.T) {
+	s := serve(t)
+	ctx := context.Background()
+	res, err := s.client.Do(ctx, cluster.Action{Kind: cluster.ActMessages})
+	if err != nil || res.Action != cluster.ActMessages || res.Message == "" || len(res.Messages) != 0 {
+		t.Fatalf("messages = %+v, %v", res, err)
+	}
+	for _, kind := range []cluster.ActionKind{cluster.ActStep, cluster.ActDrop} {
+		_, err := s.client.Do(ctx, cluster.Action{Kind: kind})
+		if !errors.Is(err, cluster.ErrBadAction) || !strings.Contains(err.Error(), "only while the cluster clock is paused") {
+			t.Errorf("%s while running = %v, want the clock's refusal", kind, err)
+		}
+	}
+	if _, err := s.client.Do(ctx, cluster.Action{Kind: cluster.ActMessages, All: true}); !errors.Is(err, cluster.ErrBadAction) {
+		t.Errorf("messages --all = %v, want a bad action", err)
+	}
+}
