@@ -39,7 +39,7 @@ func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
 	if change != nil && h >= 6 {
 		out = append(out, clip(st.Dim.Render("last change: ")+change.What+st.Dim.Render(fmt.Sprintf(" (offset %d)", change.Offset)), w))
 	}
-	out = append(out, st.Label.Render(clip(fmt.Sprintf("%4s  %-9s %-8s %6s  %-10s %5s  %s", "ID", "STATE", "FENCED", "LAG*", "HEARTBEAT", "LEADS", "APPLIED IT"), w)))
+	out = append(out, st.Label.Render(clip(fmt.Sprintf("%4s  %-9s %-8s %6s  %-10s %5s  %s", "ID", "STATE", "FENCED", "LAG*", "HEARTBEAT", "LEADS", "APPLIED LAST CHANGE"), w)))
 	room := h - len(out)
 	topics := topicLines(st, v, w)
 	if room-len(brokers) >= 1+len(topics) || len(topics) > 0 && room-len(brokers) >= 2 {
@@ -65,7 +65,7 @@ func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
 }
 
 // latestChange is the newest metadata change any running node applied:
-// the one the brokers' APPLIED IT column follows.
+// the one the brokers' APPLIED LAST CHANGE column follows.
 func latestChange(v *view.View) *view.MetadataChange {
 	var last *view.MetadataChange
 	for _, n := range v.Nodes {
