@@ -6,7 +6,7 @@ import "strings"
 // values of Kafka's raft-metrics (kafka.server:type=raft-metrics), which
 // `kraftlab metrics` prints. Kafka names no resigned state: a resigned
 // leader reports unattached.
-const roleLegend = "Roles as Kafka's raft-metrics current-state (kraftlab metrics): " +
+const roleLegend = "Roles as Kafka's raft-metrics current-state: " +
 	"Leader = leader; Follower = follower; Observer (a broker following the leader) = observer; " +
 	"Candidate = candidate; Prospective = prospective, prospective-voted once it voted; " +
 	"Unattached = unattached, unattached-voted once it voted; Resigned = unattached."

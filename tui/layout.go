@@ -260,7 +260,6 @@ func (m *Model) keysOverlay(w int) block {
 		row, widths, used = append(row, col), append(widths, cw), used+cw
 	}
 	flush()
-	out = append(out, "")
 	for _, legend := range []string{roleLegend, brokersLegend} {
 		for _, l := range wrapWords(legend, w) {
 			out = append(out, st.Help.FullDesc.Render(l))
