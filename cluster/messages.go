@@ -23,6 +23,16 @@ const (
 	ActDrop ActionKind = "drop"
 )
 
+// controlsTime reports whether k is a time action: the clock and the
+// held messages, which let a paused cluster's waiting actions finish.
+func (k ActionKind) controlsTime() bool {
+	switch k {
+	case ActClock, ActMessages, ActStep, ActDrop:
+		return true
+	}
+	return false
+}
+
 // EventStep: a held message was stepped or dropped.
 const EventStep EventKind = "step"
 

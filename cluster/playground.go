@@ -198,7 +198,13 @@ type Playground struct {
 	engine Engine
 	events *Events
 
-	act      sync.Mutex // one action at a time
+	act sync.Mutex // one action at a time
+	// timeAct serialises the time actions instead: while the cluster
+	// clock is paused, an action that waits for the cluster's answer (a
+	// topic creation forwarded to the controller) holds act until its
+	// messages are stepped or the clock resumes, so those must not wait
+	// for act.
+	timeAct  sync.Mutex
 	baseline atomic.Pointer[view.Baseline]
 	closed   atomic.Bool
 	now      func() time.Time
@@ -306,8 +312,12 @@ func (p *Playground) Close() error {
 // current view, checks that it applies, records the baseline for kill,
 // stop, isolate and resign, calls the engine and publishes an event.
 func (p *Playground) Do(ctx context.Context, a Action) (Result, error) {
-	p.act.Lock()
-	defer p.act.Unlock()
+	lock := &p.act
+	if a.Kind.controlsTime() {
+		lock = &p.timeAct
+	}
+	lock.Lock()
+	defer lock.Unlock()
 	if p.closed.Load() {
 		return Result{}, ErrClosed
 	}

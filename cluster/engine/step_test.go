@@ -114,3 +114,57 @@ func TestRealEngineStepFetchCarriesHighWatermark(t *testing.T) {
 		return nodeHWM(p, follower) == carries
 	}, func() string { return describeNodes(p) })
 }
+
+// Paused, a topic creation waits on its forwarded request at the links;
+// the time actions must not wait behind it, or nothing could let it go.
+// Stepped, the forwarded CreateTopics reaches the controller and the
+// creation ends once the clock moves past the controller's linger.
+func TestPausedTopicCreationWaitsForItsMessages(t *testing.T) {
+	p := openReal(t, 3, 1, "")
+	waitCond(t, p, "leader")
+	waitCond(t, p, "unfenced 101")
+	do(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockPause})
+	defer p.Do(context.Background(), cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockResume})
+
+	created := make(chan error, 1)
+	go func() {
+		_, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActCreateTopic, Topic: "held", Partitions: 1, ReplicationFactor: 1})
+		created <- err
+	}()
+	var forward view.Message
+	poll.Until(t, 15*time.Second, "the forwarded CreateTopics held at its link", func() bool {
+		res := do(t, p, cluster.Action{Kind: cluster.ActMessages, API: "CreateTopics"})
+		if len(res.Messages) == 0 {
+			return false
+		}
+		forward = res.Messages[0]
+		return true
+	})
+	if forward.From != 101 || forward.Direction != view.MessageRequest {
+		t.Fatalf("held CreateTopics %+v: want broker 101's forwarded request", forward)
+	}
+	select {
+	case err := <-created:
+		t.Fatalf("the creation ended while its request was held: %v", err)
+	default:
+	}
+	// Deliver every held message, and move the clock on by a little (the
+	// controller's append waits controller.quorum.append.linger.ms), until
+	// the creation answers.
+	poll.Until(t, 20*time.Second, "the topic creation's answer", func() bool {
+		select {
+		case err := <-created:
+			if err != nil {
+				t.Fatalf("create topic: %v", err)
+			}
+			return true
+		default:
+		}
+		if p.View().HeldMessages > 0 {
+			do(t, p, cluster.Action{Kind: cluster.ActStep, All: true})
+		} else {
+			do(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockAdvance, AdvanceMs: 5})
+		}
+		return false
+	})
+}
