@@ -71,6 +71,11 @@ it (and first the file's header comment). Scenario lines for teaching:
                ask for a prediction of what the next line does (N is the
                right choice); after that line (and the wait or expect
                right after it) say whether it held; see kraftlab lesson
+A line ending in a lone & runs in the background, as in a shell: the run
+goes on and prints its result when it ends (a line that fails there fails
+the file; one still running 30s after the last line fails it too). With
+the cluster clock paused, a topic creation waits for its forwarded request
+to be stepped: "topics create orders &" and then "step" lines.
 Enter is read from standard input. When it ends or is not there
 (</dev/null, CI), a pause or a --step prompt fails the file at its line
 (exit 2) instead of hanging; --no-pause skips pauses, and under --step a

@@ -1,8 +1,10 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
@@ -157,7 +159,8 @@ func (p *Playground) doMessages(v *view.View, a Action) (Result, error) {
 		return Result{}, Errorf(ErrBadAction, "%s works only while the cluster clock is paused (kraftlab clock pause first): running, the links let every message go on its own", a.Kind)
 	}
 	if a.Kind == ActDrop {
-		m, err := p.engine.DropMessage(f)
+		var m view.Message
+		err := awaitHeld(func() (err error) { m, err = p.engine.DropMessage(f); return err })
 		if err != nil {
 			return Result{}, err
 		}
@@ -165,7 +168,8 @@ func (p *Playground) doMessages(v *view.View, a Action) (Result, error) {
 		p.publish(EventStep, m.From, msg)
 		return Result{Messages: []view.Message{m}, Message: msg}, nil
 	}
-	ms, err := p.engine.StepMessages(f)
+	var ms []view.Message
+	err := awaitHeld(func() (err error) { ms, err = p.engine.StepMessages(f); return err })
 	if err != nil {
 		return Result{}, err
 	}
@@ -182,6 +186,24 @@ func (p *Playground) doMessages(v *view.View, a Action) (Result, error) {
 	}
 	p.publish(EventStep, 0, msg)
 	return Result{Messages: ms, Message: msg}, nil
+}
+
+// heldWait bounds how long step and drop wait, in wall time, for a
+// matching message: a node answers a delivered message on its own
+// goroutine, so the answer a learner steps next is held a moment after
+// the step that caused it.
+const heldWait = time.Second
+
+// awaitHeld runs try until it finds a held message, or heldWait passed.
+func awaitHeld(try func() error) error {
+	deadline := time.Now().Add(heldWait)
+	for {
+		err := try()
+		if !errors.Is(err, ErrNoHeldMessage) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // paused reports whether the playground's cluster clock is paused.

@@ -172,6 +172,9 @@ var (
 	// ErrRefused: the cluster refused the request, with Kafka's error
 	// (a topic that exists, too few brokers for a replication factor…).
 	ErrRefused = errors.New("refused by the cluster")
+	// ErrNoHeldMessage: step or drop found no held message that matches;
+	// it is an ErrNodeState.
+	ErrNoHeldMessage = Errorf(ErrNodeState, "no held message matches")
 )
 
 // kindError carries a message and matches its kind with errors.Is.
@@ -351,7 +354,7 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 			return Result{}, err
 		}
 		epoch := v.LeaderEpoch
-		restore := p.recordBaseline(&v, ActResign, id)
+		restore := p.recordBaseline(&v, string(ActResign), id)
 		if err := p.engine.Resign(ctx, id); err != nil {
 			restore()
 			return Result{}, fmt.Errorf("resign node %d: %w", id, err)
@@ -371,6 +374,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doReassign(ctx, &v, a)
 	case ActClock:
 		return p.doClock(a)
+	case ActMark:
+		return p.doMark(&v, a)
 	case ActMessages, ActStep, ActDrop:
 		return p.doMessages(&v, a)
 	}
@@ -393,7 +398,7 @@ func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, 
 	switch kind {
 	case ActKill:
 		who := describeRole(v, n)
-		restore := p.recordBaseline(v, kind, id)
+		restore := p.recordBaseline(v, string(kind), id)
 		if err := p.engine.Kill(id); err != nil {
 			restore()
 			return Result{}, fmt.Errorf("kill node %d: %w", id, err)
@@ -402,7 +407,7 @@ func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, 
 		p.publish(EventKill, id, res.Message)
 	case ActStop:
 		who := describeRole(v, n)
-		restore := p.recordBaseline(v, kind, id)
+		restore := p.recordBaseline(v, string(kind), id)
 		if err := p.engine.Stop(ctx, id); err != nil {
 			restore()
 			return Result{}, fmt.Errorf("stop node %d: %w", id, err)
@@ -417,7 +422,7 @@ func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, 
 		p.publish(EventStart, id, res.Message)
 	case ActWipe:
 		who := describeRole(v, n)
-		restore := p.recordBaseline(v, ActWipe, id)
+		restore := p.recordBaseline(v, string(ActWipe), id)
 		w, err := p.engine.Wipe(ctx, id)
 		if err != nil {
 			restore()
@@ -455,7 +460,7 @@ func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, 
 		if len(changes) == 0 {
 			return Result{}, Errorf(ErrNodeState, "node %d has no other node to be cut off from", id)
 		}
-		restore := p.recordBaseline(v, kind, id)
+		restore := p.recordBaseline(v, string(kind), id)
 		if err := p.engine.SetLinks(changes); err != nil {
 			restore()
 			return Result{}, fmt.Errorf("isolate node %d: %w", id, err)
@@ -641,9 +646,9 @@ func byWhom(o view.Origin) string {
 
 // recordBaseline stores the baseline for an action about to run and
 // returns a function that puts the previous one back if the action fails.
-func (p *Playground) recordBaseline(v *view.View, kind ActionKind, id int32) (restore func()) {
+func (p *Playground) recordBaseline(v *view.View, action string, id int32) (restore func()) {
 	b := &view.Baseline{
-		Action:        string(kind),
+		Action:        action,
 		NodeID:        id,
 		LeaderID:      v.LeaderID,
 		LeaderEpoch:   lastLeaderEpoch(v),

@@ -53,6 +53,10 @@ var forms = []form{
 		help: "every replica is in T-P's ISR and every hosted log ends at its high watermark", eval: onPartition(inSync)},
 	{word: "truncations", args: []arg{topicPartition, broker, anyOp, offset}, example: "truncations orders-0 102 >= 1",
 		help: "times broker N's fetcher cut its replica of T-P back (since it last became a follower)", eval: onFetchers(truncations)},
+
+	// Stopped time: the messages the links hold while the clock is paused.
+	{word: "held", args: []arg{apiName}, example: "held CreateTopics",
+		help: "a message of API (Kafka's name: Fetch, Vote, CreateTopics…) waits at the links", eval: heldAPI},
 }
 
 // Forms lists the conditions wait and expect understand, one per
@@ -61,8 +65,9 @@ var Forms = formsText() + `OP is one of == != > >= < <=. NODE is a node ID, lead
 old-leader, target, leader-of:T-P or follower-of:T-P; N and BROKER a
 broker's ID, leader-of:T-P or follower-of:T-P. V is a number, or for
 epoch, hwm OP V and node NODE hwm/log-end "baseline" or "baseline+K": the leader's epoch (for epoch) or high watermark
-(for hwm and log-end) just before the last kill, stop, isolate, resign or
-wipe. old-leader is the leader then, target the node it acted on, follower
+(for hwm and log-end) just before the last kill, stop, isolate, resign,
+wipe or mark. old-leader is the leader then, target the node it
+acted on (none for a mark), follower
 the running follower of the current leader with the lowest ID (a wait
 waits for one); leader-of:T-P is the broker leading partition T-P,
 follower-of:T-P its in-sync follower with the lowest ID (while it has no

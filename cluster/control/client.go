@@ -117,6 +117,8 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 		path = fmt.Sprintf("/v1/nodes/%s/%s", url.PathEscape(a.Node.String()), a.Kind)
 	case cluster.ActResign:
 		path = "/v1/resign"
+	case cluster.ActMark:
+		path = "/v1/mark"
 	case cluster.ActHeal:
 		if a.Node.IsZero() && a.Peer.IsZero() {
 			path = "/v1/heal"

@@ -26,6 +26,7 @@ const (
 	routeEvents = "GET /v1/events" // ?after=SEQ&follow=1, newline-delimited JSON
 	routeNode   = "POST /v1/nodes/{node}/{action}"
 	routeResign = "POST /v1/resign"
+	routeMark   = "POST /v1/mark"
 	routeLink   = "POST /v1/links/{a}/{b}/{action}"
 	routeHeal   = "POST /v1/heal"
 	routeLoad   = "POST /v1/load" // {"recordsPerSec": N, "recordBytes": B}; N 0 stops
@@ -100,6 +101,7 @@ func (s *Server) Handler() http.Handler {
 		routeEvents: s.events,
 		routeNode:   s.nodeAction,
 		routeResign: s.resign,
+		routeMark:   s.mark,
 		routeLink:   s.linkAction,
 		routeHeal:   s.healAll,
 		routeLoad:   s.load,
@@ -309,6 +311,10 @@ func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) resign(w http.ResponseWriter, r *http.Request) {
 	s.act(w, r, cluster.Action{Kind: cluster.ActResign})
+}
+
+func (s *Server) mark(w http.ResponseWriter, r *http.Request) {
+	s.act(w, r, cluster.Action{Kind: cluster.ActMark})
 }
 
 func (s *Server) healAll(w http.ResponseWriter, r *http.Request) {

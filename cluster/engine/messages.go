@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -56,9 +57,9 @@ func (e *engine) match(f cluster.MessageFilter) func(wire.Held) bool {
 func noneMatches(f cluster.MessageFilter, err error) error {
 	if errors.Is(err, wire.ErrNoHeldMessage) {
 		if s := f.String(); s != "" {
-			return cluster.Errorf(cluster.ErrNodeState, "no held message matches %s (kraftlab messages lists them)", s)
+			return fmt.Errorf("%w %s (kraftlab messages lists them)", cluster.ErrNoHeldMessage, s)
 		}
-		return cluster.Errorf(cluster.ErrNodeState, "the links hold no message")
+		return fmt.Errorf("%w: the links hold none", cluster.ErrNoHeldMessage)
 	}
 	return err
 }

@@ -2,12 +2,15 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/internal/poll"
 )
@@ -39,27 +42,11 @@ func TestRealEngineStepFetchCarriesHighWatermark(t *testing.T) {
 	do(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockPause})
 	defer p.Do(context.Background(), cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockResume})
 
-	// Let what was in flight at the pause go, until the links are quiet
-	// and the followers have the leader's high watermark.
-	poll.Until(t, 15*time.Second, "a quiet paused quorum", func() bool {
-		if v := p.View(); v.HeldMessages > 0 {
-			do(t, p, cluster.Action{Kind: cluster.ActStep, All: true})
-			return false
-		}
-		v = p.View()
-		for _, n := range v.Nodes {
-			if n.HighWatermark != v.HighWatermark {
-				return false
-			}
-		}
-		return v.HeldMessages == 0
-	})
-	hwm := v.HighWatermark
-
 	// Step and drop need a paused clock and a match.
 	if _, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActStep, API: "Vote"}); err == nil {
 		t.Fatal("stepped a Vote nobody sent")
 	}
+	hwm := settle(t, p)
 
 	// The load's tick fires on advance: the leader appends.
 	do(t, p, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 1000, RecordBytes: 100})
@@ -71,6 +58,9 @@ func TestRealEngineStepFetchCarriesHighWatermark(t *testing.T) {
 		n, _ := v.Node(leader)
 		return n.LogEndOffset > hwm
 	})
+	// The append waits out controller.quorum.append.linger.ms before it
+	// reaches the log and the parked fetches.
+	do(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockAdvance, AdvanceMs: 10})
 
 	// Step the Fetch messages one at a time, oldest first, until one
 	// response carries the new high watermark to a follower.
@@ -115,6 +105,32 @@ func TestRealEngineStepFetchCarriesHighWatermark(t *testing.T) {
 	}, func() string { return describeNodes(p) })
 }
 
+// settle lets what was in flight at a pause go, until the links are
+// quiet and every node has the leader's high watermark twice in a row
+// (a delivered message is handled a moment after its step), and returns
+// that high watermark.
+func settle(t *testing.T, p *cluster.Playground) int64 {
+	t.Helper()
+	var v view.View
+	quiet := 0
+	poll.Until(t, 15*time.Second, "a quiet paused quorum", func() bool {
+		if v = p.View(); v.HeldMessages > 0 {
+			do(t, p, cluster.Action{Kind: cluster.ActStep, All: true})
+			quiet = 0
+			return false
+		}
+		for _, n := range v.Nodes {
+			if n.HighWatermark != v.HighWatermark {
+				quiet = 0
+				return false
+			}
+		}
+		quiet++
+		return quiet >= 2
+	}, func() string { return describeNodes(p) })
+	return v.HighWatermark
+}
+
 // Paused, a topic creation waits on its forwarded request at the links;
 // the time actions must not wait behind it, or nothing could let it go.
 // Stepped, the forwarded CreateTopics reaches the controller and the
@@ -125,6 +141,13 @@ func TestPausedTopicCreationWaitsForItsMessages(t *testing.T) {
 	waitCond(t, p, "unfenced 101")
 	do(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockPause})
 	defer p.Do(context.Background(), cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockResume})
+	settle(t, p)
+	// A mark records the baseline, and names no target.
+	do(t, p, cluster.Action{Kind: cluster.ActMark})
+	waitCond(t, p, "hwm == baseline")
+	if _, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActKill, Node: ref("target")}); !errors.Is(err, condition.ErrNoBaseline) || !strings.Contains(err.Error(), "the last mark acted on no node") {
+		t.Fatalf("kill target after a clock pause: %v", err)
+	}
 
 	created := make(chan error, 1)
 	go func() {
@@ -139,6 +162,8 @@ func TestPausedTopicCreationWaitsForItsMessages(t *testing.T) {
 		}
 		forward = res.Messages[0]
 		return true
+	}, func() string {
+		return fmt.Sprintf("held: %s\n%s", do(t, p, cluster.Action{Kind: cluster.ActMessages}).Message, describeNodes(p))
 	})
 	if forward.From != 101 || forward.Direction != view.MessageRequest {
 		t.Fatalf("held CreateTopics %+v: want broker 101's forwarded request", forward)

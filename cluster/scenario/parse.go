@@ -34,6 +34,9 @@ type Step struct {
 	Comment []string
 	// Note is the line's own trailing comment, without its #.
 	Note string
+	// Background: the line ended in a lone "&" (not in Args): the run
+	// starts it and goes on, and reports it when it ends.
+	Background bool
 }
 
 // Pos is FILE:LINE.
@@ -137,7 +140,19 @@ func Parse(file string, r io.Reader) (*Script, error) {
 		if commands == 1 {
 			s.Header = trimBlank(header)
 		}
-		st := Step{File: file, Line: n, Text: strings.Join(quoteAll(args), " "), Args: args, Comment: comment, Note: note}
+		background := args[len(args)-1] == backgroundWord
+		if background {
+			args = args[:len(args)-1]
+			if err := checkBackground(args); err != nil {
+				comment = nil
+				errs = append(errs, &Error{File: file, Line: n, Msg: err.Error()})
+				continue
+			}
+		}
+		st := Step{File: file, Line: n, Text: strings.Join(quoteAll(args), " "), Args: args, Comment: comment, Note: note, Background: background}
+		if background {
+			st.Text += " " + backgroundWord
+		}
 		comment = nil
 		if args[0] == "up" {
 			if s.Up != nil || len(s.Steps) > 0 {

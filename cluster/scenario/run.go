@@ -254,8 +254,27 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 		}
 	}()
 
+	js := r.newJobs(ctx)
+	defer js.stop()
+	// failed stops the file at st's line.
+	failed := func(st Step, err error) *FileReport {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+		fr.OK, fr.ExitCode = false, ExitCodeOf(err)
+		if ctx.Err() != nil {
+			fr.ExitCode = ExitError
+		}
+		fr.Failure = &Failure{Pos: st.Pos(), Line: st.Line, Command: st.Text, Message: err.Error()}
+		r.printf("--- FAIL %s: %s\n%s\n", st.Pos(), st.Text, indent(err.Error()))
+		return fr
+	}
+
 	var pending *pendingAsk
 	for i, st := range s.Steps {
+		if j, err := js.reap(); err != nil {
+			return failed(j.st, err)
+		}
 		if r.Narrator != nil {
 			r.Narrator.Next(st)
 		}
@@ -301,6 +320,9 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 			}
 			r.printf("\n")
 			pending, err = r.askLine(ctx, st, s.Steps, i, &out)
+		case st.Background:
+			js.start(st, sr)
+			out.WriteString("started in the background: the run goes on, and shows its result when it ends")
 		default:
 			err = r.Exec(ctx, st.Args, &out)
 		}
@@ -309,12 +331,7 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 		sr.OK = err == nil
 		if !waits {
 			r.printf("  (%s)\n", fmtElapsed(time.Duration(sr.ElapsedMs)*time.Millisecond))
-			for line := range strings.Lines(sr.Output) {
-				r.printf("%9s  %s", "", line)
-				if !strings.HasSuffix(line, "\n") {
-					r.printf("\n")
-				}
-			}
+			r.printOutput(sr.Output)
 		}
 		fr.Steps = append(fr.Steps, sr)
 		if r.Narrator != nil {
@@ -330,24 +347,28 @@ func (r *Runner) runFile(ctx context.Context, s *Script) *FileReport {
 			}
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				err = fmt.Errorf("interrupted: %w", ctx.Err())
-			}
 			sr.Error = err.Error()
-			fr.OK, fr.ExitCode = false, ExitCodeOf(err)
-			if ctx.Err() != nil {
-				fr.ExitCode = ExitError
-			}
-			fr.Failure = &Failure{Pos: st.Pos(), Line: st.Line, Command: st.Text, Message: err.Error()}
-			r.printf("--- FAIL %s: %s\n%s\n", st.Pos(), st.Text, indent(err.Error()))
-			return fr
+			return failed(st, err)
 		}
 	}
 	if pending != nil {
 		r.verdict(pending)
 	}
+	if j, err := js.finish(); err != nil {
+		return failed(j.st, err)
+	}
 	r.printf("--- PASS %s (%s)\n", s.File, fmtElapsed(r.now().Sub(start)))
 	return fr
+}
+
+// printOutput shows a line's output, indented under it.
+func (r *Runner) printOutput(output string) {
+	for line := range strings.Lines(output) {
+		r.printf("%9s  %s", "", line)
+		if !strings.HasSuffix(line, "\n") {
+			r.printf("\n")
+		}
+	}
 }
 
 func indent(s string) string {

@@ -278,13 +278,14 @@ type RPCStats struct {
 	ResponseBytes int64 `json:"responseBytes"`
 }
 
-// Baseline is the quorum just before the last kill, stop, isolate or
-// resign: the reference for the new-leader condition, the old-leader node
-// reference and `baseline` values in conditions.
+// Baseline is the quorum just before the last kill, stop, isolate,
+// resign, wipe or mark: the reference for the new-leader condition, the
+// old-leader node reference and `baseline` values in conditions.
 type Baseline struct {
-	// Action is the action that recorded it: kill, stop, isolate or resign.
+	// Action is the action that recorded it: kill, stop, isolate, resign,
+	// wipe or mark.
 	Action string `json:"action"`
-	// NodeID is the node the action targeted.
+	// NodeID is the node the action targeted; 0 for a mark.
 	NodeID int32 `json:"nodeId"`
 	// LeaderID is the leader then, or NoLeader.
 	LeaderID int32 `json:"leaderId"`
