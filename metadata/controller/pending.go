@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kraftlab/kraftlab/metadata/image"
@@ -72,7 +73,7 @@ func (c *QuorumController) write(recs []record.Record, events []Event, onDone fu
 func (c *QuorumController) awaitCommit(b *batch) {
 	select {
 	case <-b.commit.Done():
-		c.box.post(func() { c.batchDone(b) })
+		c.box.post(c.finishCommitted)
 	case <-c.stop:
 	}
 }
@@ -95,26 +96,42 @@ func (c *QuorumController) afterPending(onDone func(ok bool)) {
 	onDone(true)
 }
 
-func (c *QuorumController) batchDone(b *batch) {
-	st := &c.st
-	idx := -1
-	for i, p := range st.pending {
-		if p == b {
-			idx = i
-			break
+// finishCommitted finishes, in log order, every pending batch whose commit
+// ended. One high watermark may commit several batches at once, and their
+// notices (one goroutine each) reach the loop in any order; a batch's
+// waiters and events must still follow the log, or a broker unfenced after
+// its session timed out would be told of in the other order.
+func (c *QuorumController) finishCommitted() {
+	for {
+		i := slices.IndexFunc(c.st.pending, func(b *batch) bool { return !b.done })
+		if i < 0 {
+			return // every batch finished; a lost one's waiters heard with its leadership
+		}
+		b := c.st.pending[i]
+		select {
+		case <-b.commit.Done():
+		default:
+			return // its own notice comes, and finishes those behind it
+		}
+		if !c.finishBatch(b) {
+			return
 		}
 	}
-	if idx < 0 {
-		return // lost with its leadership; its waiters heard then
-	}
+}
+
+// finishBatch completes a committed batch: its waiters hear, its events go
+// out. It reports false when the batch failed and the controller renounced
+// its leadership.
+func (c *QuorumController) finishBatch(b *batch) bool {
+	st := &c.st
 	if err := b.commit.Err(); err != nil {
 		c.renounce(fmt.Sprintf("append in epoch %d failed: %v", b.epoch, err))
-		return
+		return false
 	}
 	first, last := b.commit.Offsets()
 	if first < 0 || last < first {
 		c.renounce(fmt.Sprintf("append in epoch %d committed without offsets", b.epoch))
-		return
+		return false
 	}
 	b.done, b.first, b.last = true, first, last
 	st.nextOffset = max(st.nextOffset, last+1)
@@ -134,6 +151,7 @@ func (c *QuorumController) batchDone(b *batch) {
 	}
 	c.dropCommitted()
 	c.maybeRebuild()
+	return true
 }
 
 // committedImage takes a committed image: it replaces the committed state,
