@@ -93,10 +93,13 @@ type Model struct {
 	heldView   *view.View      // the latest view while paused
 	heldEvents []cluster.Event // the events pulled while paused
 
-	header  headerModel
-	quorum  quorumModel
-	commit  commitModel
-	flow    flowModel
+	header headerModel
+	quorum quorumModel
+	commit commitModel
+	flow   flowModel
+	// queue is the held messages' pane, in the flow's place while the
+	// clock is paused.
+	queue   queueModel
 	links   linksModel
 	brokers brokersModel
 	// pane is what the brokers' place shows: brokers, partitions or
@@ -251,7 +254,12 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 // apply shows a view and its events.
 func (m *Model) apply(v view.View, evs []cluster.Event) {
 	first := !m.hasView
+	wasPaused := m.view.Clock.Paused
 	m.view, m.hasView = v, true
+	m.queue.sync(&m.view)
+	if wasPaused != v.Clock.Paused {
+		m.clockChanged(wasPaused, v.Clock.Paused)
+	}
 	m.flow.add(&m.view)
 	m.partitions.add(&m.view)
 	m.events.add(evs...)
