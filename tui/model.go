@@ -160,6 +160,7 @@ func New(ctx context.Context, ctrl cluster.Operator, opts Options) *Model {
 		ctx: ctx, ctrl: ctrl, opts: opts, st: st, keys: DefaultKeyMap(),
 		header: headerModel{started: opts.Started},
 		quorum: quorumModel{selected: -1},
+		queue:  queueModel{tabBefore: -1},
 		help:   newHelpModel(st),
 		form:   form,
 	}

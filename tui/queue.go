@@ -39,6 +39,10 @@ type queueModel struct {
 	// list; it follows the message while the queue moves under it.
 	chosen uint64
 	at     int
+	// tabBefore is the tab in front when the pause brought the queue's
+	// to the front, -1 if it did not: running again, the screen goes
+	// back to it.
+	tabBefore int
 }
 
 // sync finds the chosen message in a new view: where it went if it is
@@ -91,15 +95,21 @@ func (m *Model) queueShown() bool {
 // clockChanged answers a view whose clock paused or ran again since the
 // last one, whoever did it (space, kraftlab clock in a shell, a lesson):
 // paused, the queue comes to the front unless a lesson points at a
-// panel; running again, the queue gives the focus back to the nodes.
+// panel; running again, the queue gives the focus back to the nodes and
+// the tab it took the front from comes back.
 func (m *Model) clockChanged(was, now bool) {
 	switch {
 	case !was && now:
-		if m.opts.Lesson == nil || (m.lesson.focus != focusCommit && !m.lessonPointsAtPane()) {
-			m.tab = flowTab
+		m.queue.tabBefore = -1
+		if m.tab != flowTab && (m.opts.Lesson == nil || (m.lesson.focus != focusCommit && !m.lessonPointsAtPane())) {
+			m.queue.tabBefore, m.tab = m.tab, flowTab
 		}
 	case was && !now:
 		m.queue.focused = false
+		if m.queue.tabBefore >= 0 && m.tab == flowTab {
+			m.tab = m.queue.tabBefore
+		}
+		m.queue.tabBefore = -1
 	}
 }
 
@@ -203,7 +213,8 @@ func (m *Model) onQueueKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.deliverChosen(), true
 	case key.Matches(msg, k.Drop):
 		return m.dropChosen(), true
-	case key.Matches(msg, k.LeaveQueue):
+	case key.Matches(msg, k.LeaveQueue) && m.cmd == nil && !m.output.open():
+		// The output pane, opened since (:clock advance), closes first.
 		m.focusQueue()
 	default:
 		return nil, false

@@ -288,8 +288,8 @@ func TestQueueDeliversAndDrops(t *testing.T) {
 	if !strings.Contains(m.status.text, "the clock runs") || !strings.Contains(m.status.text, "space pauses it") {
 		t.Fatalf("n while running: status %q", m.status.text)
 	}
-	if bar := lineWith(t, m.View(), "(tab: next panel"); !strings.Contains(bar, "Flow") || strings.Contains(bar, "Queue") {
-		t.Fatalf("running, the flow did not come back: %q", bar)
+	if bar := lineWith(t, m.View(), "(tab: next panel"); !strings.Contains(bar, "[Commit]  Flow ") || strings.Contains(bar, "Queue") {
+		t.Fatalf("running, the flow did not come back, or the Commit tab the pause took the front from: %q", bar)
 	}
 	// m while running: the pane says the clock runs and how to pause.
 	press(t, m, "m")
