@@ -324,3 +324,19 @@ func TestQueueHintNamesTheAdvanceCommand(t *testing.T) {
 		}
 	}
 }
+
+// The full help lists the queue's keys and snapshot's new one, and still
+// shows the role legend whole at 80x24 with the clock paused, whose
+// banner makes the header a line taller.
+func TestFullHelpListsTheQueueKeysAt80x24(t *testing.T) {
+	_, m := openPaused(t, 80, 24, 1)
+	press(t, m, "?")
+	screen := m.View()
+	flat := strings.Join(strings.Fields(screen), " ")
+	for _, want := range []string{"CLOCK PAUSED", "space pause/resume time", "n deliver the next message", "m choose a message…", "S snapshot",
+		"Resigned = unattached.", "? close the keys"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the full help at 80x24 lacks %q:\n%s", want, screen)
+		}
+	}
+}
