@@ -159,6 +159,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Messages):
 		m.focusQueue()
 		return nil
+	case key.Matches(msg, k.Drop):
+		m.status.set(levelInfo, "D drops the message chosen in the queue: m moves into it to choose one")
+		return nil
 	case key.Matches(msg, k.Tab):
 		if !m.tabbed() {
 			m.status.set(levelInfo, "every panel is on screen: tab switches panels only when the window is too small for all")

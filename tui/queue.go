@@ -329,7 +329,10 @@ func (m *Model) queueView(st *Styles, v *view.View, w, h int) block {
 	if more {
 		hidden := len(ms) - min(rows, len(ms)-first)
 		text := fmt.Sprintf("… %d more: m, then ↓ reaches them", hidden)
-		if q.focused {
+		switch {
+		case q.focused && first > 0:
+			text = fmt.Sprintf("… %d more out of sight: ↑/↓ reach them", hidden)
+		case q.focused:
 			text = fmt.Sprintf("… %d more: ↓ reaches them", hidden)
 		}
 		if unlisted := v.HeldMessages - len(ms); unlisted > 0 {

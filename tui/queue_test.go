@@ -277,6 +277,16 @@ func TestQueueDeliversAndDrops(t *testing.T) {
 	if m.quorum.selected == selected {
 		t.Fatal("↓ after esc did not move the node list's selection")
 	}
+	// D outside the queue drops nothing and says how to choose.
+	advanceUntilHeld(t, pg, m, 1)
+	before := len(pg.View().Messages)
+	press(t, m, "D")
+	if !strings.Contains(m.status.text, "m moves into it") {
+		t.Fatalf("D outside the queue: status %q", m.status.text)
+	}
+	if n := len(pg.View().Messages); n < before {
+		t.Fatalf("D outside the queue dropped a message: %d held, %d before", n, before)
+	}
 
 	// Running, n says how to pause, and the flow is back.
 	press(t, m, " ")
@@ -338,5 +348,29 @@ func TestFullHelpListsTheQueueKeysAt80x24(t *testing.T) {
 		if !strings.Contains(flat, want) {
 			t.Errorf("the full help at 80x24 lacks %q:\n%s", want, screen)
 		}
+	}
+}
+
+// A queue longer than its pane scrolls to keep the chosen message in
+// sight, and says how many are out of it.
+func TestQueueKeepsTheChosenMessageInSight(t *testing.T) {
+	v := &view.View{Clock: view.Clock{Paused: true, Slow: 1}}
+	for id := uint64(1); id <= 10; id++ {
+		v.Messages = append(v.Messages, view.Message{ID: id, From: 2, To: 1, API: "Fetch", Direction: view.MessageRequest,
+			Fields: []view.MessageField{{Name: "fetch offset", Value: "41"}}})
+	}
+	v.HeldMessages = len(v.Messages)
+	m := New(context.Background(), nil, Options{})
+	m.queue.focused = true
+	m.queue.sync(v)
+	m.queue.move(v, 8)
+	pane := strings.Join(m.queueView(m.st, v, 80, 6), "\n") // title, hint, 3 messages, the rest
+	for _, want := range []string{"▶  #9 2→1 Fetch request held 0ms   fetch offset 41", "   #7 2→1", "… 7 more out of sight: ↑/↓ reach them"} {
+		if !strings.Contains(pane, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, pane)
+		}
+	}
+	if strings.Contains(pane, "#6 ") {
+		t.Errorf("the pane shows #6, four above the chosen #9 in three rows:\n%s", pane)
 	}
 }
