@@ -11,21 +11,32 @@ import (
 	"time"
 )
 
-// TestQueueInTmux runs "kraftlab up" in an 80x24 tmux pane and holds time
-// in its hand, as a learner would: space pauses the cluster clock and
-// brings the queue of held messages to the front; m moves the focus into
-// it; five chosen messages are delivered one by one (enter), one dropped
-// (D), with ":clock advance" moving time on whenever the queue runs dry;
-// then the clock is moved past controller.quorum.fetch.timeout.ms, the
-// followers turn Prospective with their pre-votes held at the links, and
-// space lets the election end in a new epoch. Each step is read off the
-// screen. With KRAFTLAB_TUI_CAPTURE=DIR it writes the captures to DIR.
+// TestQueueInTmux runs "kraftlab up" in a tmux pane, 80x24 and then
+// 160x48, and holds time in its hand, as a learner would: space pauses
+// the cluster clock and shows the queue of held messages (at 80x24 its
+// tab comes to the front); m moves the focus into it; five chosen
+// messages are delivered one by one (enter), one dropped (D), with
+// ":clock advance" moving time on whenever the queue runs dry; then the
+// clock is moved past controller.quorum.fetch.timeout.ms, the followers
+// turn Prospective with their pre-votes held at the links, and space lets
+// the election end in a new epoch. Each step is read off the screen. With
+// KRAFTLAB_TUI_CAPTURE=DIR it writes the captures to DIR.
 func TestQueueInTmux(t *testing.T) {
 	tmux, dir, bin := buildForTmux(t)
-	p := &pane{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock")}
-	t.Cleanup(p.close)
-	cmd := fmt.Sprintf("env KRAFTLAB_HOME=%s %s up --profile fast --controllers 3 --brokers 0; echo \"[kraftlab exited $?]\"; sleep 600", dir, bin)
-	p.run("new-session", "-d", "-s", "e2e", "-x", "80", "-y", "24", cmd)
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			home := filepath.Join(dir, fmt.Sprintf("h%d", size[0]))
+			p := &pane{t: t, tmux: tmux, sock: filepath.Join(dir, fmt.Sprintf("tmux%d.sock", size[0]))}
+			t.Cleanup(p.close)
+			stepInTmux(t, p, home, bin, size[0], size[1])
+		})
+	}
+}
+
+// stepInTmux is TestQueueInTmux on a pane of w×h.
+func stepInTmux(t *testing.T, p *pane, home, bin string, w, h int) {
+	cmd := fmt.Sprintf("env KRAFTLAB_HOME=%s %s up --profile fast --controllers 3 --brokers 0; echo \"[kraftlab exited $?]\"; sleep 600", home, bin)
+	p.run("new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
 	screen := p.waitFor("a leader with a high watermark, or an error", func(s string) bool {
 		l, _, hwm := header(s)
 		return (l > 0 && hwm > 0) || strings.Contains(s, "[kraftlab exited")
@@ -34,12 +45,14 @@ func TestQueueInTmux(t *testing.T) {
 		t.Fatalf("kraftlab up did not open the screen:\n%s", strings.TrimSpace(screen))
 	}
 	_, epoch, _ := header(screen)
+	tabbed := w < wideWidth
+	size := fmt.Sprintf("%dx%d", w, h)
 
 	p.keys(" ")
-	screen = p.waitFor("the clock paused and the queue in front", func(s string) bool {
-		return strings.Contains(s, "CLOCK PAUSED") && strings.Contains(s, "[Queue]") && strings.Contains(s, "Held messages: ")
+	screen = p.waitFor("the clock paused and the queue on screen", func(s string) bool {
+		return strings.Contains(s, "CLOCK PAUSED") && strings.Contains(s, "Held messages: ") && (!tabbed || strings.Contains(s, "[Queue]"))
 	})
-	p.save("queue-paused", screen)
+	p.save("queue-paused-"+size, screen)
 	p.keys("m")
 	p.waitFor("the focus in the queue", func(s string) bool { return strings.Contains(s, "↑↓ choose • enter deliver") })
 
@@ -72,7 +85,7 @@ func TestQueueInTmux(t *testing.T) {
 		if verb == "dropped" && !strings.HasPrefix(statusLine(screen), fmt.Sprintf("dropped #%d ", id)) {
 			t.Fatalf("D on #%d: the status line says %q", id, statusLine(screen))
 		}
-		p.save(fmt.Sprintf("queue-%s-%d", verb, i+1), screen)
+		p.save(fmt.Sprintf("queue-%s-%d-%s", verb, i+1, size), screen)
 	}
 
 	// Past the fetch timeout (200ms in this profile) with no answer from
@@ -82,16 +95,19 @@ func TestQueueInTmux(t *testing.T) {
 	screen = p.waitFor("an election begun: a Prospective follower", func(s string) bool {
 		return strings.Contains(s, "Prospective") && strings.Contains(s, "Held messages: ")
 	})
-	p.save("queue-election", screen)
+	p.save("queue-election-"+size, screen)
 	p.keys(" ")
 	screen = p.waitFor("the election ended: a leader in a higher epoch", func(s string) bool {
 		l, e, _ := header(s)
 		return l > 0 && e > epoch && !strings.Contains(s, "CLOCK PAUSED")
 	})
-	if bar := lineWithPrefix(screen, "[Commit]"); !strings.Contains(bar, " Flow ") {
+	if bar := lineWithPrefix(screen, "[Commit]"); tabbed && !strings.Contains(bar, " Flow ") {
 		t.Errorf("running again, the Commit tab is not back in front, or the flow not back in its place: %q\n%s", bar, screen)
 	}
-	p.save("queue-resumed", screen)
+	if !tabbed && !strings.Contains(screen, "Message flow: ") {
+		t.Errorf("running again, the flow is not back in its place:\n%s", screen)
+	}
+	p.save("queue-resumed-"+size, screen)
 
 	p.keys("q")
 	p.waitFor("the quit question", func(s string) bool { return strings.Contains(s, "Quit and stop the playground?") })

@@ -267,6 +267,16 @@ func TestQueueDeliversAndDrops(t *testing.T) {
 	if held(doomed.ID) {
 		t.Fatalf("D: #%d still held", doomed.ID)
 	}
+	// The links pane counts it lost, and does not blame a fault: no link
+	// was ever faulty.
+	ipoll.Until(t, 10*time.Second, "the drop counted on its link", func() bool {
+		pull(t, m)
+		return m.view.Link(doomed.From, doomed.To).Dropped > 0
+	})
+	links := strings.Join(m.links.view(m.st, &m.view, 100, 10), "\n")
+	if !strings.Contains(links, "healthy links lost 1 message (to a fault since healed, or to drop)") {
+		t.Fatalf("the links pane does not count the dropped message:\n%s", links)
+	}
 
 	// esc gives ↑/↓ back to the node list.
 	press(t, m, "esc")
