@@ -81,7 +81,7 @@ the answering node's own requests: those may overtake each other, as on a
 real network).
 
 On the live screen (kraftlab up, kraftlab tui), space pauses the clock and
-the queue pane lists the held messages: n delivers the oldest, m moves into
+the queue pane lists the held messages: n delivers the oldest, c moves into
 the queue, where enter delivers the chosen message and D drops it.`
 
 func newMessagesCommand(e *env) *cobra.Command {

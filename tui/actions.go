@@ -160,7 +160,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.focusQueue()
 		return nil
 	case key.Matches(msg, k.Drop):
-		m.status.set(levelInfo, "D drops the message chosen in the queue: m moves into it to choose one")
+		m.status.set(levelInfo, "D drops the message chosen in the queue: c moves into it to choose one")
 		return nil
 	case key.Matches(msg, k.Tab):
 		if !m.tabbed() {

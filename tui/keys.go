@@ -20,7 +20,7 @@ type KeyMap struct {
 	Load, TopicLoad, Topic, Elect, Pause, Tab, BackTab, Pane, ScrollUp, ScrollDown, Follow key.Binding
 
 	// The held messages' keys, while the cluster clock is paused: n
-	// delivers the oldest, m moves the focus into the queue pane, where
+	// delivers the oldest, c moves the focus into the queue pane, where
 	// ↑/↓ (QueueUp names them in its help) choose, enter delivers, D
 	// drops and esc gives the focus back to the node list.
 	Step, Messages, QueueUp, Deliver, Drop, LeaveQueue key.Binding
@@ -83,7 +83,7 @@ func DefaultKeyMap() KeyMap {
 		Follow:     b("end/G", "newest events", "end", "G"),
 
 		Step:       b("n", "deliver the next message", "n"),
-		Messages:   b("m", "choose a message…", "m"),
+		Messages:   b("c", "choose a message…", "c"),
 		QueueUp:    b("↑↓", "choose", "up", "down", "k", "j"),
 		Deliver:    b("enter", "deliver", "enter"),
 		Drop:       b("D", "drop", "D"),
@@ -124,7 +124,7 @@ func (k KeyMap) shortStep() key.Binding {
 // FullHelp is the help shown by ?, in columns: two rows of three at 80
 // columns, so that the keys and the role legend fit 80x24. Pairs of keys
 // that mirror each other share a line. Time and its messages go with the
-// node list's keys: space, n and m are what a paused screen is for. The
+// node list's keys: space, n and c are what a paused screen is for. The
 // queue's own keys (choose, deliver, drop) show in the help bar while it
 // has the focus, as the link keys' do while a node is picked.
 func (k KeyMap) FullHelp() [][]key.Binding {

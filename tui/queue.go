@@ -15,7 +15,7 @@ import (
 
 // The queue pane lists the messages the links hold while the cluster
 // clock is paused, oldest first, and lets the user deliver or drop them
-// one at a time: n delivers the oldest; m moves the focus into the pane,
+// one at a time: n delivers the oldest; c moves the focus into the pane,
 // where ↑/↓ choose a message, enter delivers it and D drops it.
 //
 // It takes the message flow's place (the Flow tab on a small screen,
@@ -124,7 +124,7 @@ func (m *Model) lessonPointsAtPane() bool {
 func (m *Model) focusQueue() {
 	if m.queue.focused {
 		m.queue.focused = false
-		m.status.set(levelInfo, "↑/↓ select nodes again; m chooses a held message")
+		m.status.set(levelInfo, "↑/↓ select nodes again; c chooses a held message")
 		return
 	}
 	if m.view.Clock.Slow == 0 {
@@ -284,7 +284,7 @@ func (m *Model) queueView(st *Styles, v *view.View, w, h int) block {
 	case q.focused:
 		hint = "↑/↓ choose · enter delivers it · D drops it · esc: back to the nodes"
 	default:
-		hint = "n delivers the oldest · m chooses one · " + m.advanceHint() + " moves time on"
+		hint = "n delivers the oldest · c chooses one · " + m.advanceHint() + " moves time on"
 	}
 	if len(ms) == 0 {
 		// Nothing to list: the hint has the room to say it whole.
@@ -328,7 +328,7 @@ func (m *Model) queueView(st *Styles, v *view.View, w, h int) block {
 	}
 	if more {
 		hidden := len(ms) - min(rows, len(ms)-first)
-		text := fmt.Sprintf("… %d more: m, then ↓ reaches them", hidden)
+		text := fmt.Sprintf("… %d more: c, then ↓ reaches them", hidden)
 		switch {
 		case q.focused && first > 0:
 			text = fmt.Sprintf("… %d more out of sight: ↑/↓ reach them", hidden)

@@ -14,7 +14,7 @@ import (
 // TestQueueInTmux runs "kraftlab up" in a tmux pane, 80x24 and then
 // 160x48, and holds time in its hand, as a learner would: space pauses
 // the cluster clock and shows the queue of held messages (at 80x24 its
-// tab comes to the front); m moves the focus into it; five chosen
+// tab comes to the front); c moves the focus into it; five chosen
 // messages are delivered one by one (enter), one dropped (D), with
 // ":clock advance" moving time on whenever the queue runs dry; then the
 // clock is moved past controller.quorum.fetch.timeout.ms, the followers
@@ -53,7 +53,7 @@ func stepInTmux(t *testing.T, p *pane, home, bin string, w, h int) {
 		return strings.Contains(s, "CLOCK PAUSED") && strings.Contains(s, "Held messages: ") && (!tabbed || strings.Contains(s, "[Queue]"))
 	})
 	p.save("queue-paused-"+size, screen)
-	p.keys("m")
+	p.keys("c")
 	p.waitFor("the focus in the queue", func(s string) bool { return strings.Contains(s, "↑↓ choose • enter deliver") })
 
 	q := &queueScreen{p: p}

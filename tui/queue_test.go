@@ -18,15 +18,15 @@ import (
 	ipoll "github.com/kraftlab/kraftlab/internal/poll"
 )
 
-// TestRecordPaused records a paused cluster with messages held at its
+// TestRecordHeld records a paused cluster with messages held at its
 // links, from a real fast-profile cluster: steady state, the clock
 // paused, moved on past the parked fetches' wait so that their answers
 // wait at the links, and two of them delivered, so that the followers'
 // next Fetch requests wait too. KRAFTLAB_TUI_RECORD=1 go test -run
-// TestRecordPaused ./tui
-func TestRecordPaused(t *testing.T) {
+// TestRecordHeld ./tui
+func TestRecordHeld(t *testing.T) {
 	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
-		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record testdata/paused.json from a real cluster")
+		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record testdata/held.json from a real cluster")
 	}
 	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, nil, "")
 	if err != nil {
@@ -71,7 +71,7 @@ func TestRecordPaused(t *testing.T) {
 	rec.frames(500 * time.Millisecond)
 	paused := rec.cut()
 	paused.Select = paused.Frames[len(paused.Frames)-1].View.LeaderID
-	rec.save("paused", paused)
+	rec.save("held", paused)
 }
 
 // TestGoldenQueue compares the paused screen, its queue in the message
@@ -80,7 +80,7 @@ func TestRecordPaused(t *testing.T) {
 // the queue and its second message chosen (go test ./tui -run
 // TestGoldenQueue -update rewrites them).
 func TestGoldenQueue(t *testing.T) {
-	r := loadRecording(t, "paused")
+	r := loadRecording(t, "held")
 	for _, focused := range []bool{false, true} {
 		for _, size := range [][2]int{{80, 24}, {160, 48}} {
 			name := "paused"
@@ -94,10 +94,10 @@ func TestGoldenQueue(t *testing.T) {
 					t.Fatalf("the paused screen shows no queue:\n%s", screen)
 				}
 				if focused {
-					press(t, m, "m", "down")
+					press(t, m, "c", "down")
 					screen = m.View()
 					if !strings.Contains(screen, fmt.Sprintf("▶ #%d ", m.view.Messages[1].ID)) {
-						t.Fatalf("m, ↓ did not choose the second message:\n%s", screen)
+						t.Fatalf("c, ↓ did not choose the second message:\n%s", screen)
 					}
 				}
 				golden.RequireEqual(t, []byte(screen+"\n"))
@@ -195,7 +195,7 @@ func advanceUntilHeld(t *testing.T, pg *cluster.Playground, m *Model, n int) {
 }
 
 // On a paused playground the queue lists the held messages; n delivers
-// the oldest, m then ↓ and enter the chosen one, D drops the chosen one,
+// the oldest, c then ↓ and enter the chosen one, D drops the chosen one,
 // and the status line says what went; running, n says how to pause.
 func TestQueueDeliversAndDrops(t *testing.T) {
 	pg, m := openPaused(t, 80, 24, 2)
@@ -223,11 +223,11 @@ func TestQueueDeliversAndDrops(t *testing.T) {
 		t.Fatalf("n: #%d still held", oldest.ID)
 	}
 
-	// m, ↓, enter: the second one.
+	// c, ↓, enter: the second one.
 	advanceUntilHeld(t, pg, m, 2)
-	press(t, m, "m")
+	press(t, m, "c")
 	if !m.queue.focused {
-		t.Fatal("m did not focus the queue")
+		t.Fatal("c did not focus the queue")
 	}
 	selected := m.quorum.selected
 	press(t, m, "down")
@@ -291,7 +291,7 @@ func TestQueueDeliversAndDrops(t *testing.T) {
 	advanceUntilHeld(t, pg, m, 1)
 	before := len(pg.View().Messages)
 	press(t, m, "D")
-	if !strings.Contains(m.status.text, "m moves into it") {
+	if !strings.Contains(m.status.text, "c moves into it") {
 		t.Fatalf("D outside the queue: status %q", m.status.text)
 	}
 	if n := len(pg.View().Messages); n < before {
@@ -311,8 +311,8 @@ func TestQueueDeliversAndDrops(t *testing.T) {
 	if bar := lineWith(t, m.View(), "(tab: next panel"); !strings.Contains(bar, "[Commit]  Flow ") || strings.Contains(bar, "Queue") {
 		t.Fatalf("running, the flow did not come back, or the Commit tab the pause took the front from: %q", bar)
 	}
-	// m while running: the pane says the clock runs and how to pause.
-	press(t, m, "m")
+	// c while running: the pane says the clock runs and how to pause.
+	press(t, m, "c")
 	screen = m.View()
 	lineWith(t, screen, "the cluster clock runs: every message goes on its own")
 	lineWith(t, screen, "space pauses it")
@@ -353,7 +353,7 @@ func TestFullHelpListsTheQueueKeysAt80x24(t *testing.T) {
 	press(t, m, "?")
 	screen := m.View()
 	flat := strings.Join(strings.Fields(screen), " ")
-	for _, want := range []string{"CLOCK PAUSED", "space pause/resume time", "n deliver the next message", "m choose a message…", "S snapshot",
+	for _, want := range []string{"CLOCK PAUSED", "space pause/resume time", "n deliver the next message", "c choose a message…", "S snapshot",
 		"Resigned = unattached.", "? close the keys"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("the full help at 80x24 lacks %q:\n%s", want, screen)
