@@ -93,13 +93,10 @@ type Model struct {
 	heldView   *view.View      // the latest view while paused
 	heldEvents []cluster.Event // the events pulled while paused
 
-	header headerModel
-	quorum quorumModel
-	commit commitModel
-	flow   flowModel
-	// queue is the held messages' pane, in the flow's place while the
-	// clock is paused.
-	queue   queueModel
+	header  headerModel
+	quorum  quorumModel
+	commit  commitModel
+	flow    flowModel
 	links   linksModel
 	brokers brokersModel
 	// pane is what the brokers' place shows: brokers, partitions or
@@ -139,6 +136,10 @@ type Model struct {
 	lessonFocus focus
 	// cmd is the command typed after : that runs, if any.
 	cmd *runningCommand
+
+	// queue is the held messages' pane, in the flow's place while the
+	// clock is paused.
+	queue queueModel
 }
 
 // New returns the screen for ctrl. ctx bounds its pulls and actions.
