@@ -78,7 +78,11 @@ Order: each TCP connection delivers its messages in order, so stepping a
 message delivers first every message held before it on the same connection
 (a response travels on its request's connection, which is not the one of
 the answering node's own requests: those may overtake each other, as on a
-real network).`
+real network).
+
+On the live screen (kraftlab up, kraftlab tui), space pauses the clock and
+the queue pane lists the held messages: n delivers the oldest, c moves into
+the queue, where enter delivers the chosen message and D drops it.`
 
 func newMessagesCommand(e *env) *cobra.Command {
 	var f messageFlags

@@ -66,7 +66,10 @@ func (m *Model) act(a cluster.Action) tea.Cmd {
 func (m *Model) onAction(msg actionMsg) {
 	m.status.done(msg.label)
 	if msg.err == nil {
-		text := msg.res.Message
+		// A step that delivered several messages (those held before the
+		// chosen one on its connection) says so a line each: the status
+		// is one line.
+		text := strings.ReplaceAll(msg.res.Message, "\n", "; ")
 		if text == "" {
 			text = msg.label + ": done"
 		}
@@ -131,6 +134,13 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case modeCommand:
 		return m.onCommandKey(msg)
 	}
+	if m.queue.focused {
+		// The focused queue takes ↑/↓, enter and esc before the node list
+		// and the lesson do.
+		if cmd, ok := m.onQueueKey(msg); ok {
+			return cmd
+		}
+	}
 	if m.opts.Lesson != nil && m.onLessonKey(msg) {
 		return nil
 	}
@@ -144,12 +154,21 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Pause):
 		return m.pauseKey()
+	case key.Matches(msg, k.Step):
+		return m.stepKey()
+	case key.Matches(msg, k.Messages):
+		m.focusQueue()
+		return nil
+	case key.Matches(msg, k.Drop):
+		m.status.set(levelInfo, "D drops the message chosen in the queue: c moves into it to choose one")
+		return nil
 	case key.Matches(msg, k.Tab):
 		if !m.tabbed() {
 			m.status.set(levelInfo, "every panel is on screen: tab switches panels only when the window is too small for all")
 			return nil
 		}
 		m.tab = (m.tab + 1) % m.tabCount()
+		m.queue.focused = false // the queue is no longer in sight
 		return nil
 	case key.Matches(msg, k.BackTab):
 		if !m.tabbed() {
@@ -158,6 +177,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		n := m.tabCount()
 		m.tab = (m.tab%n + n - 1) % n
+		m.queue.focused = false
 		return nil
 	case key.Matches(msg, k.Pane):
 		m.showPane()

@@ -19,6 +19,12 @@ type KeyMap struct {
 
 	Load, TopicLoad, Topic, Elect, Pause, Tab, BackTab, Pane, ScrollUp, ScrollDown, Follow key.Binding
 
+	// The held messages' keys, while the cluster clock is paused: n
+	// delivers the oldest, c moves the focus into the queue pane, where
+	// ↑/↓ (QueueUp names them in its help) choose, enter delivers, D
+	// drops and esc gives the focus back to the node list.
+	Step, Messages, QueueUp, Deliver, Drop, LeaveQueue key.Binding
+
 	Help, Quit key.Binding
 
 	// The output pane's keys: : runs a command, e tells the last
@@ -55,7 +61,7 @@ func DefaultKeyMap() KeyMap {
 		Start:    b("s", "start", "s"),
 		Stop:     b("g", "stop gracefully", "g"),
 		Resign:   b("r", "resign the leader", "r"),
-		Snapshot: b("n", "snapshot", "n"),
+		Snapshot: b("S", "snapshot", "S"),
 		Wipe:     b("W", "wipe its disk…", "W"),
 
 		Partition: b("p", "partition…", "p"),
@@ -75,6 +81,13 @@ func DefaultKeyMap() KeyMap {
 		ScrollUp:   b("pgup/[", "older events", "pgup", "["),
 		ScrollDown: b("pgdn/]", "newer events", "pgdown", "]"),
 		Follow:     b("end/G", "newest events", "end", "G"),
+
+		Step:       b("n", "deliver the next message", "n"),
+		Messages:   b("c", "choose a message…", "c"),
+		QueueUp:    b("↑↓", "choose", "up", "down", "k", "j"),
+		Deliver:    b("enter", "deliver", "enter"),
+		Drop:       b("D", "drop", "D"),
+		LeaveQueue: b("esc", "leave", "esc"),
 
 		Help: b("?", "keys", "?"),
 		Quit: b("q", "quit", "q", "ctrl+c"),
@@ -99,22 +112,32 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the one-line help bar.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Help, k.Quit, k.Next, k.Choose, k.Command, k.Up, k.Kill, k.Start, k.Partition, k.HealAll, k.Resign, k.Pause, k.Isolate, k.Snapshot}
+	return []key.Binding{k.Help, k.Quit, k.Next, k.Choose, k.Command, k.Up, k.Kill, k.Start, k.Partition, k.HealAll, k.Resign, k.Pause, k.shortStep(), k.Isolate}
+}
+
+// shortStep is n in the help bar, its words cut short so that the bar
+// keeps i at 160 columns.
+func (k KeyMap) shortStep() key.Binding {
+	return key.NewBinding(key.WithKeys(k.Step.Keys()...), key.WithHelp(k.Step.Help().Key, "next message"))
 }
 
 // FullHelp is the help shown by ?, in columns: two rows of three at 80
 // columns, so that the keys and the role legend fit 80x24. Pairs of keys
-// that mirror each other share a line.
+// that mirror each other share a line. Time and its messages go with the
+// node list's keys: space, n and c are what a paused screen is for. The
+// queue's own keys (choose, deliver, drop) show in the help bar while it
+// has the focus, as the link keys' do while a node is picked.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	pair := func(a, b key.Binding, help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...), key.WithHelp(help, desc))
 	}
 	groups := [][]key.Binding{
-		{pair(k.Up, k.Down, "↑↓/kj", "select"), k.Leader, k.Pane, k.Pause, k.Help, k.Quit},
+		{pair(k.Up, k.Down, "↑↓/kj", "select"), k.Leader, k.Pane, k.Pause, k.Step, k.Messages},
 		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe},
 		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link},
 		{k.Load, k.TopicLoad, k.Topic, k.Elect, k.Election, k.Command},
 		{k.Tab, pair(k.ScrollUp, k.ScrollDown, "[ ]", "older/newer events"), k.Follow, k.OutScroll, k.OutSideways, k.CloseOut},
+		{k.Help, k.Quit},
 	}
 	if k.Next.Enabled() {
 		groups = append(groups, []key.Binding{k.Next, k.Choose, k.LessonUp, k.LessonDown})

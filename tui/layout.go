@@ -356,6 +356,13 @@ func (m *Model) footer(w, h int) block {
 	default:
 		line = m.status.view(st, w)
 	}
+	switch {
+	case m.mode != modeNormal:
+	case m.queue.focused:
+		keys = queueKeys{m.keys, m.view.Clock.Paused}
+	case m.hasView && m.view.Clock.Paused:
+		keys = pausedKeys{m.keys}
+	}
 	out := block{clip(line, w)}
 	if m.showAll && m.mode == modeNormal {
 		// The full help is over the panels; the bar says how to close it.

@@ -22,8 +22,9 @@ type linkRow struct {
 	dropped  int64
 }
 
-// linkRows lists the faulty links, and what healthy links dropped while
-// they were faulty.
+// linkRows lists the faulty links, and what healthy links have lost:
+// while they were faulty, or to drop (the queue's D), which loses a held
+// message as a lossy link does.
 func linkRows(v *view.View) (rows []linkRow, healedDropped int64) {
 	isolated := map[int32]*linkRow{}
 	for _, n := range v.Nodes {
@@ -123,7 +124,7 @@ func (linksModel) view(st *Styles, v *view.View, w, h int) block {
 		out = append(out, st.Dim.Render(clip(fmt.Sprintf("… %d more faulty %s", hidden, plural(int64(hidden), "link", "links")), w)))
 	}
 	if healed > 0 && h > len(out) {
-		out = append(out, st.Dim.Render(clip(fmt.Sprintf("healthy links dropped %d %s while faulty", healed, plural(healed, "message", "messages")), w)))
+		out = append(out, st.Dim.Render(clip(fmt.Sprintf("healthy links lost %d %s (to a fault since healed, or to drop)", healed, plural(healed, "message", "messages")), w)))
 	}
 	return out
 }

@@ -136,6 +136,10 @@ type Model struct {
 	lessonFocus focus
 	// cmd is the command typed after : that runs, if any.
 	cmd *runningCommand
+
+	// queue is the held messages' pane, in the flow's place while the
+	// clock is paused.
+	queue queueModel
 }
 
 // New returns the screen for ctrl. ctx bounds its pulls and actions.
@@ -157,6 +161,7 @@ func New(ctx context.Context, ctrl cluster.Operator, opts Options) *Model {
 		ctx: ctx, ctrl: ctrl, opts: opts, st: st, keys: DefaultKeyMap(),
 		header: headerModel{started: opts.Started},
 		quorum: quorumModel{selected: -1},
+		queue:  queueModel{tabBefore: -1},
 		help:   newHelpModel(st),
 		form:   form,
 	}
@@ -251,7 +256,12 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 // apply shows a view and its events.
 func (m *Model) apply(v view.View, evs []cluster.Event) {
 	first := !m.hasView
+	wasPaused := m.view.Clock.Paused
 	m.view, m.hasView = v, true
+	m.queue.sync(&m.view)
+	if wasPaused != v.Clock.Paused {
+		m.clockChanged(wasPaused, v.Clock.Paused)
+	}
 	m.flow.add(&m.view)
 	m.partitions.add(&m.view)
 	m.events.add(evs...)

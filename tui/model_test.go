@@ -140,7 +140,7 @@ func TestActionErrorShownInStatusAndLog(t *testing.T) {
 	pg, eng := openPlayground(t, 3, 0, clustertest.Options{})
 	m := newModel(t, pg, 160, 48)
 	eng.FailNextAction(errors.New("disk on fire"))
-	press(t, m, "n")
+	press(t, m, "S")
 	pull(t, m)
 	screen := m.View()
 	if !strings.Contains(lastLine(t, screen, 2), "error: snapshot 1: snapshot node 1: disk on fire") {

@@ -142,12 +142,17 @@ func (m *Model) pointed(v *view.View, w, avail int, peer int32, f *frame, topLen
 	return body
 }
 
-// panels are the panels that share one place on a small screen.
+// panels are the panels that share one place on a small screen. The
+// held messages' queue takes the flow's place while it shows.
 func (m *Model) panels(v *view.View) []panel {
 	st := m.st
+	flow := panel{"Flow", func(pw, ph int) block { return m.flow.view(st, v, pw, ph) }}
+	if m.queueShown() {
+		flow = panel{"Queue", func(pw, ph int) block { return m.queueView(st, v, pw, ph) }}
+	}
 	return []panel{
 		{"Commit", func(pw, ph int) block { return m.commit.view(st, v, pw, ph) }},
-		{"Flow", func(pw, ph int) block { return m.flow.view(st, v, pw, ph) }},
+		flow,
 		{"Links", func(pw, ph int) block { return m.links.view(st, v, pw, ph) }},
 		{m.pane.String(), func(pw, ph int) block { return m.dataView(st, v, pw, ph) }},
 	}

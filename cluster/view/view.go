@@ -252,7 +252,8 @@ type Link struct {
 	JitterMs int64   `json:"jitterMs"`
 	Loss     float64 `json:"loss"`
 	// Dropped counts the messages (From's requests to To and From's
-	// responses to To) that the link's faults dropped.
+	// responses to To) that the link's faults dropped, and those lost to
+	// drop while the clock was paused.
 	Dropped int64 `json:"dropped"`
 	// RPC counts the requests From sent To, by API name, and To's
 	// responses to them.
