@@ -419,7 +419,7 @@ func (cc *clientConn) encode(batch []*call, buf []byte, held []heldRequest) ([]b
 		cc.lastSent = release
 		if len(held) > 0 || cl.cfg.Clock.Until(release) > 0 || cl.cfg.Clock.Paused() {
 			m := links.hold(Held{Link: out, Conn: cc.id, Dir: DirRequest, Key: key, Version: k.req.GetVersion(),
-				Corr: k.corr, Bytes: n, Since: cl.cfg.Clock.Now(), Fields: t.fields}, buf[start+4:], t.summarised)
+				Corr: k.corr, Bytes: n, Since: cl.cfg.Clock.Now()}, buf[start+4:], &t)
 			held = append(held, heldRequest{start: start, end: len(buf), key: key, release: release, m: m, seq: cc.traceSent(t, FateInFlight, m)})
 			continue
 		}
@@ -491,7 +491,7 @@ func (cc *clientConn) readLoop() {
 			hold := len(cc.held) > 0 || cl.cfg.Clock.Until(release) > 0 || cl.cfg.Clock.Paused()
 			if hold {
 				m := links.hold(Held{Link: in, Conn: cc.id, Dir: DirResponse, Key: k.req.Key(), Version: k.req.GetVersion(),
-					Corr: corr, Bytes: n, Since: now, Fields: t.fields}, frame, t.summarised)
+					Corr: corr, Bytes: n, Since: now}, frame, &t)
 				cc.held = append(cc.held, heldResponse{k, resp, n, release, m, cc.traceSent(t, FateInFlight, m)})
 			}
 			cc.mu.Unlock()
@@ -602,10 +602,16 @@ func later(a, b time.Time) time.Time {
 
 // tracedMsg is a message about to enter the links' trace.
 type tracedMsg struct {
-	slot       traceSlot
-	frame      []byte // without its size field
-	fields     []Field
-	summarised bool
+	slot  traceSlot
+	frame []byte // without its size field
+}
+
+// summary is t's fields, nil unless it was summarised.
+func (t *tracedMsg) summary() ([]Field, bool) {
+	if t.slot.sum == nil {
+		return nil, false
+	}
+	return t.slot.sum.fields, true
 }
 
 // traced describes a message of k entering link id at sent; msg is the
@@ -617,7 +623,7 @@ func (cc *clientConn) traced(id LinkID, dir Direction, k *call, n int, sent time
 		corr: k.corr, bytes: int32(n), sent: sent.UnixNano(),
 	}}
 	if !cc.cl.cfg.Clock.Normal() {
-		t.fields, t.summarised = summarize(msg), true
+		t.slot.sum = &traceSummary{fields: summarize(msg)}
 	}
 	return t
 }
@@ -626,7 +632,7 @@ func (cc *clientConn) traced(id LinkID, dir Direction, k *call, n int, sent time
 // registration when a link holds it, and returns its Seq.
 func (cc *clientConn) traceSent(t tracedMsg, fate Fate, m *heldMsg) uint64 {
 	s := t.slot
-	s.fate, s.fields, s.summarised = fate, t.fields, t.summarised
+	s.fate = fate
 	var now time.Time
 	if fate == FateDelivered {
 		now = cc.cl.cfg.Clock.Now()
@@ -640,11 +646,9 @@ func (cc *clientConn) traceSent(t tracedMsg, fate Fate, m *heldMsg) uint64 {
 // traceEnd ends traced message seq, held by m, with fate. m has passed:
 // its fields, if it was listed while held, are the holder's to read.
 func (cc *clientConn) traceEnd(seq uint64, m *heldMsg, fate Fate) {
-	var fields []Field
-	var errText string
-	summarised := m != nil && m.summarised
-	if summarised {
-		fields, errText = m.info.Fields, m.info.Err
+	var sum *traceSummary
+	if m != nil && m.summarised {
+		sum = &traceSummary{m.info.Fields, m.info.Err}
 	}
-	cc.cl.cfg.Links.trace.end(seq, fate, cc.cl.cfg.Clock.Now(), summarised, fields, errText)
+	cc.cl.cfg.Links.trace.end(seq, fate, cc.cl.cfg.Clock.Now(), sum)
 }

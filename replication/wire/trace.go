@@ -112,12 +112,18 @@ type traceSlot struct {
 	corr                int32
 	bytes               int32
 	frameLen            int16 // bytes of the frame in the arena; 0: none kept
-	summarised          bool
 	sent, delivered     int64
 	sentOrder, endOrder uint64
 	held                uint64
-	fields              []Field
-	summaryErr          string
+	// sum is its summary once decoded, nil before.
+	sum *traceSummary
+}
+
+// traceSummary is a traced message's decoded fields, or why its frame
+// did not decode.
+type traceSummary struct {
+	fields []Field
+	err    string
 }
 
 // record adds a message entering its link at sent (cluster time): in
@@ -142,7 +148,7 @@ func (t *trace) record(s traceSlot, frame []byte, now time.Time) uint64 {
 			t.arena = append(t.arena, make([]byte, need-len(t.arena))...)
 		}
 	}
-	if !s.summarised && len(frame) <= traceFrameBytes {
+	if s.sum == nil && len(frame) <= traceFrameBytes {
 		s.frameLen = int16(copy(t.arena[i*traceFrameBytes:], frame))
 	}
 	t.ring[i] = s
@@ -151,9 +157,9 @@ func (t *trace) record(s traceSlot, frame []byte, now time.Time) uint64 {
 }
 
 // end ends message seq, still in flight, with fate at now (cluster time),
-// and its fields if the caller has them (summarised: a held message
-// listed meanwhile). A message the ring already overwrote is left alone.
-func (t *trace) end(seq uint64, fate Fate, now time.Time, summarised bool, fields []Field, summaryErr string) {
+// and its summary if the caller has one (a held message listed
+// meanwhile). A message the ring already overwrote is left alone.
+func (t *trace) end(seq uint64, fate Fate, now time.Time, sum *traceSummary) {
 	if seq == 0 {
 		return
 	}
@@ -172,8 +178,8 @@ func (t *trace) end(seq uint64, fate Fate, now time.Time, summarised bool, field
 		t.events++
 		s.endOrder = t.events
 	}
-	if !s.summarised && summarised {
-		s.fields, s.summaryErr, s.summarised, s.frameLen = fields, summaryErr, true, 0
+	if s.sum == nil && sum != nil {
+		s.sum, s.frameLen = sum, 0
 	}
 }
 
@@ -198,7 +204,7 @@ func (t *trace) entries(n int) []TraceEntry {
 		i := int((seq - 1) % TraceCapacity)
 		s := &t.ring[i]
 		out[j] = s.entry()
-		if !s.summarised && s.frameLen > 0 {
+		if s.sum == nil && s.frameLen > 0 {
 			f := make([]byte, s.frameLen)
 			copy(f, t.arena[i*traceFrameBytes:])
 			todo = append(todo, pending{j, f})
@@ -220,8 +226,8 @@ func (t *trace) entries(n int) []TraceEntry {
 	for _, p := range todo {
 		e := out[p.at]
 		s := &t.ring[int((e.Seq-1)%TraceCapacity)]
-		if s.seq == e.Seq && !s.summarised {
-			s.fields, s.summaryErr, s.summarised, s.frameLen = e.Fields, e.SummaryErr, true, 0
+		if s.seq == e.Seq && s.sum == nil {
+			s.sum, s.frameLen = &traceSummary{e.Fields, e.SummaryErr}, 0
 		}
 	}
 	t.mu.Unlock()
@@ -232,7 +238,10 @@ func (s *traceSlot) entry() TraceEntry {
 	e := TraceEntry{
 		Seq: s.seq, Link: s.link, Conn: s.conn, Dir: s.dir, Key: s.key, Version: s.version, Corr: s.corr,
 		Bytes: int(s.bytes), Sent: time.Unix(0, s.sent), SentOrder: s.sentOrder, EndOrder: s.endOrder,
-		Fate: s.fate, Held: s.held, Fields: s.fields, SummaryErr: s.summaryErr,
+		Fate: s.fate, Held: s.held,
+	}
+	if s.sum != nil {
+		e.Fields, e.SummaryErr = s.sum.fields, s.sum.err
 	}
 	if s.delivered != 0 {
 		e.Delivered = time.Unix(0, s.delivered)

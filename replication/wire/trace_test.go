@@ -206,7 +206,7 @@ func TestTraceRingWrapsWithoutAllocating(t *testing.T) {
 	for range TraceCapacity {
 		tr.record(traceSlot{fate: FateInFlight}, nil, now)
 	}
-	tr.end(seq, FateDelivered, now, false, nil, "")
+	tr.end(seq, FateDelivered, now, nil)
 	if e := tr.entries(0)[TraceCapacity-1]; e.Seq != seq+TraceCapacity || e.Fate != FateInFlight {
 		t.Fatalf("ending an overwritten message changed its slot: %+v", e)
 	}
