@@ -90,12 +90,12 @@ type TraceEntry struct {
 
 // trace is the Links' ring of messages. Recording one takes its lock once
 // (twice for a message a link holds: once more when it ends), copies a
-// small frame into the arena, and allocates nothing once the ring is full
-// size.
+// small frame into the arena, and allocates nothing: the ring and the
+// arena (about 1.4 MB together) are made whole with the first message.
 type trace struct {
 	mu     sync.Mutex
-	ring   []traceSlot // grows to TraceCapacity, then wraps
-	arena  []byte      // traceFrameBytes per slot, grown with ring
+	ring   []traceSlot // TraceCapacity slots, message seq in slot (seq-1) % TraceCapacity
+	arena  []byte      // traceFrameBytes per slot
 	seq    uint64      // messages recorded
 	events uint64      // sends and ends recorded
 }
@@ -141,13 +141,11 @@ func (t *trace) record(s traceSlot, frame []byte, now time.Time) uint64 {
 		s.endOrder = t.events
 		s.delivered = now.UnixNano()
 	}
-	i := int((s.seq - 1) % TraceCapacity)
-	if i == len(t.ring) {
-		t.ring = append(t.ring, traceSlot{})
-		if need := min(cap(t.ring), TraceCapacity) * traceFrameBytes; len(t.arena) < need {
-			t.arena = append(t.arena, make([]byte, need-len(t.arena))...)
-		}
+	if t.ring == nil {
+		t.ring = make([]traceSlot, TraceCapacity)
+		t.arena = make([]byte, TraceCapacity*traceFrameBytes)
 	}
+	i := int((s.seq - 1) % TraceCapacity)
 	if s.sum == nil && len(frame) <= traceFrameBytes {
 		s.frameLen = int16(copy(t.arena[i*traceFrameBytes:], frame))
 	}
@@ -166,7 +164,7 @@ func (t *trace) end(seq uint64, fate Fate, now time.Time, sum *traceSummary) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	i := int((seq - 1) % TraceCapacity)
-	if i >= len(t.ring) || t.ring[i].seq != seq || t.ring[i].fate != FateInFlight {
+	if t.ring == nil || t.ring[i].seq != seq || t.ring[i].fate != FateInFlight {
 		return
 	}
 	s := &t.ring[i]
@@ -193,7 +191,7 @@ func (t *trace) entries(n int) []TraceEntry {
 		frame []byte
 	}
 	t.mu.Lock()
-	kept := len(t.ring)
+	kept := int(min(t.seq, TraceCapacity))
 	if n <= 0 || n > kept {
 		n = kept
 	}
