@@ -93,12 +93,14 @@ type Model struct {
 	heldView   *view.View      // the latest view while paused
 	heldEvents []cluster.Event // the events pulled while paused
 
-	header  headerModel
-	quorum  quorumModel
-	commit  commitModel
-	flow    flowModel
-	links   linksModel
-	brokers brokersModel
+	header headerModel
+	quorum quorumModel
+	commit commitModel
+	flow   flowModel
+	// messages is what the flow's place shows: rates or the diagram.
+	messages messagesShown
+	links    linksModel
+	brokers  brokersModel
 	// pane is what the brokers' place shows: brokers, partitions or
 	// fetcher threads.
 	pane       dataPane

@@ -152,11 +152,17 @@ func traceLabel(key kmsg.Key, dir wire.Direction, f fieldsOf) string {
 		return "unfenced"
 	case kmsg.AlterPartition:
 		if isr := f.all("ISR"); len(isr) == 1 { // a request's "new ISR" too
+			if req {
+				return "new ISR " + isr[0]
+			}
 			return "ISR " + isr[0]
 		}
 	case kmsg.FetchSnapshot:
-		if p := f.one("position"); p != "" {
-			return "position " + p
+		if req {
+			return "position " + f.one("position")
+		}
+		if b := f.one("bytes"); b != "" {
+			return b + " bytes"
 		}
 	}
 	return ""

@@ -40,9 +40,11 @@ func TestTraceLabel(t *testing.T) {
 		{kmsg.BrokerHeartbeat, req, f("broker", "101", "broker epoch", "9", "metadata offset", "57", "wants fence", "false"), "offset 57"},
 		{kmsg.BrokerHeartbeat, resp, f("caught up", "true", "fenced", "false"), "unfenced"},
 		{kmsg.BrokerHeartbeat, resp, f("caught up", "true", "fenced", "true"), "fenced"},
-		{kmsg.AlterPartition, req, f("broker", "101", "broker epoch", "9", "new ISR", "[101 102]"), "ISR [101 102]"},
+		{kmsg.AlterPartition, req, f("broker", "101", "broker epoch", "9", "new ISR", "[101 102]"), "new ISR [101 102]"},
 		{kmsg.AlterPartition, resp, f("ISR", "[101 102]", "leader", "101"), "ISR [101 102]"},
 		{kmsg.FetchSnapshot, req, f("replica", "3", "snapshot", "end offset 9 epoch 1", "position", "0"), "position 0"},
+		{kmsg.FetchSnapshot, resp, f("snapshot", "end offset 9 epoch 1", "size", "900", "position", "0", "bytes", "900"), "900 bytes"},
+		{kmsg.BeginQuorumEpoch, resp, f("leader", "2", "epoch", "5"), ""},
 		{kmsg.Fetch, req, nil, ""},
 		{kmsg.CreateTopics, req, f("x", "y"), ""},
 	} {

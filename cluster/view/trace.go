@@ -67,12 +67,16 @@ type TraceMessage struct {
 }
 
 // Title is the message's API and label, as the diagrams write it:
-// "Fetch 41", "Vote ✓".
+// "Fetch 41", "Vote ✓"; a response without a label says it is one
+// ("BeginQuorumEpoch response"), as its label would.
 func (m TraceMessage) Title() string {
-	if m.Label == "" {
-		return m.API
+	switch {
+	case m.Label != "":
+		return m.API + " " + m.Label
+	case m.Direction == MessageResponse:
+		return m.API + " response"
 	}
-	return m.API + " " + m.Label
+	return m.API
 }
 
 // Trace is the messages between nodes the links' trace keeps, for the
