@@ -195,6 +195,7 @@ func (d *diagramFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&d.format, "diagram", "", "draw the messages between nodes instead: svg (a picture) or shiviz (a log for ShiViz)")
 	cmd.Flags().IntVar(&d.last, "last", 0, "with --diagram: only the last N messages")
 	cmd.Flags().DurationVar(&d.since, "since", 0, "with --diagram: only the messages sent in the last DURATION of cluster time")
+	cmd.RegisterFlagCompletionFunc("diagram", cobra.FixedCompletions([]string{string(diagramSVG), string(diagramShiViz)}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // check validates the flags: a known format, a window only with one,

@@ -307,4 +307,6 @@ func TestEventsDiagramCommand(t *testing.T) {
 	}
 	code, out, errOut = h.run("events", "--help")
 	expectRun(t, "events --help", code, out, errOut, ExitOK, shivizRegex, "--diagram svg > run.svg")
+	code, out, errOut = h.run("__complete", "events", "--diagram", "")
+	expectRun(t, "complete --diagram", code, out, errOut, ExitOK, "svg\nshiviz\n")
 }
