@@ -10,59 +10,32 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
-// messagesShown is what the message flow's place shows: the rates of
-// requests between nodes, or the last messages as a space-time diagram.
-type messagesShown int
+// The Messages pane draws the last messages between nodes as a
+// space-time diagram. It is a data pane, in the brokers' place, so that
+// it sits beside the message flow, or, while the clock is paused, beside
+// the queue of held messages: a learner steps a message in the queue and
+// sees its arrow complete in the diagram. b reaches it in the cycle of
+// data panes; m shows it at once, and again goes back to the pane it
+// took the place of.
 
-const (
-	// messagesAuto: the diagram while the cluster clock is paused or
-	// slowed, when single messages can be followed; the rates otherwise,
-	// when dozens pass in the blink of a refresh.
-	messagesAuto messagesShown = iota
-	messagesRates
-	messagesDiagram
-)
-
-// diagramShown reports whether the flow's place shows the diagram.
-func (m *Model) diagramShown(v *view.View) bool {
-	switch m.messages {
-	case messagesRates:
-		return false
-	case messagesDiagram:
-		return true
-	}
-	return v.Clock.Paused || v.Clock.Slow > 1
-}
-
-// flowView renders the flow's place: the rates or the diagram.
-func (m *Model) flowView(st *Styles, v *view.View, w, h int) block {
-	if m.diagramShown(v) {
-		return diagramView(st, v, w, h)
-	}
-	return m.flow.view(st, v, w, h)
-}
-
-// flowTab is the flow's index among the tabs (see panels).
-const flowTab = 1
-
-// toggleDiagram answers the diagram key: it shows the other of the rates
-// and the diagram, bringing the flow's tab to the front on a small
-// screen.
+// toggleDiagram answers the diagram key: it shows the Messages pane, or
+// the pane it took the place of when it shows already. On a small screen
+// that shows another panel, it first brings the pane to the front.
 func (m *Model) toggleDiagram() {
-	if m.tabbed() && m.tab%m.tabCount() != flowTab {
-		m.tab = flowTab
-		if m.diagramShown(&m.view) {
-			m.status.set(levelInfo, "showing the last messages; m shows the rates")
-			return
+	switch {
+	case m.tabbed() && m.tab%m.tabCount() != dataTab:
+		m.tab = dataTab
+		if m.pane != paneMessages {
+			m.paneBefore, m.pane = m.pane, paneMessages
 		}
-	}
-	if m.diagramShown(&m.view) {
-		m.messages = messagesRates
-		m.status.set(levelInfo, "showing the request rates; m shows the last messages")
+	case m.pane != paneMessages:
+		m.paneBefore, m.pane = m.pane, paneMessages
+	default:
+		m.pane = m.paneBefore
+		m.status.set(levelInfo, fmt.Sprintf("showing %s; m shows the messages", lowerFirst(m.pane.String())))
 		return
 	}
-	m.messages = messagesDiagram
-	m.status.set(levelInfo, "showing the last messages, oldest first; m shows the rates")
+	m.status.set(levelInfo, "showing the last messages between nodes, oldest first; m goes back to "+lowerFirst(m.paneBefore.String()))
 }
 
 // Geometry of the diagram: a node's column is at least diagramMinCol
@@ -70,7 +43,7 @@ func (m *Model) toggleDiagram() {
 const (
 	diagramMinCol   = 4
 	diagramMaxCol   = 8
-	diagramMinLabel = 24
+	diagramMinLabel = 34
 )
 
 // diagramNodes are the diagram's columns: the view's nodes, then any
@@ -101,7 +74,7 @@ func diagramNodes(v *view.View) []int32 {
 // message its link holds is dotted and stops half way (▷), one dropped
 // or lost ends in ✕.
 func diagramView(st *Styles, v *view.View, w, h int) block {
-	out := block{section(st, "Messages, oldest first: sender ─▶ receiver, ┄▷ held at its link", w)}
+	out := block{paneSection(st, "Messages, oldest first: ─▶ delivered, ┄▷ held at its link", paneMessages, w)}
 	if h < 2 {
 		return out
 	}

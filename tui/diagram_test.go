@@ -74,9 +74,9 @@ func TestDiagramPane(t *testing.T) {
 	}
 }
 
-// The flow's place shows the diagram while the cluster clock is paused
-// or slowed and the rates otherwise; m shows the other one, and brings
-// the flow's tab to the front on a small screen.
+// m shows the Messages pane in the brokers' place, and again the pane it
+// took the place of; b reaches it after the fetchers; on a small screen m
+// brings the pane to the front.
 func TestDiagramKey(t *testing.T) {
 	m := New(context.Background(), nil, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
@@ -84,42 +84,39 @@ func TestDiagramKey(t *testing.T) {
 		LeaderID: 1, Nodes: []view.Node{{ID: 1, Kind: view.KindController, State: view.StateRunning}, {ID: 2, Kind: view.KindController, State: view.StateRunning}, {ID: 101, Kind: view.KindBroker, State: view.StateRunning}},
 		Trace: diagramTrace(), Clock: view.Clock{Slow: 1},
 	}
-	show := func(v view.View) string {
-		m.pollSeq++
-		m.Update(snapshotMsg{seq: m.pollSeq, view: v})
+	m.pollSeq++
+	m.Update(snapshotMsg{seq: m.pollSeq, view: v})
+	key := func(r rune) string {
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
 		return m.View()
 	}
-	const diagram, rates = "Messages, oldest first", "Message flow: requests/s"
-	if s := show(v); !strings.Contains(s, rates) || strings.Contains(s, diagram) {
-		t.Fatalf("running, the flow's place shows:\n%s", s)
+	const diagram = "Messages, oldest first"
+	if s := m.View(); strings.Contains(s, diagram) {
+		t.Fatalf("the diagram shows before m:\n%s", s)
 	}
-	v.Clock.Paused = true
-	if s := show(v); !strings.Contains(s, diagram) || !strings.Contains(s, "Vote epoch 5 held #12") {
-		t.Fatalf("paused, the flow's place shows:\n%s", s)
+	key('b') // partitions
+	if s := key('m'); m.pane != paneMessages || !strings.Contains(s, diagram) || !strings.Contains(s, "Vote epoch 5 held #12") {
+		t.Fatalf("after m, pane %v:\n%s", m.pane, s)
 	}
-	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'m'}})
-	if s := m.View(); !strings.Contains(s, rates) {
-		t.Fatalf("after m, paused:\n%s", s)
+	if s := key('m'); m.pane != panePartitions || strings.Contains(s, diagram) {
+		t.Fatalf("m again goes back to the partitions, pane %v:\n%s", m.pane, s)
 	}
-	v.Clock = view.Clock{Slow: 10}
-	if s := show(v); !strings.Contains(s, rates) {
-		t.Fatalf("m sticks while slowed:\n%s", s)
+	key('b') // fetchers
+	if s := key('b'); m.pane != paneMessages || !strings.Contains(s, diagram) {
+		t.Fatalf("b after the fetchers, pane %v:\n%s", m.pane, s)
 	}
-	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'m'}})
-	v.Clock = view.Clock{Slow: 1}
-	if s := show(v); !strings.Contains(s, diagram) {
-		t.Fatalf("m again shows the diagram, running:\n%s", s)
+	if key('b'); m.pane != paneBrokers {
+		t.Fatalf("b after the messages: pane %v", m.pane)
 	}
 
-	// On a small screen, m brings the flow's tab forward.
-	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	// On a small screen, m brings the pane forward.
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 16})
 	if !m.tabbed() {
-		t.Fatal("80x24 is not tabbed")
+		t.Fatal("80x16 is not tabbed")
 	}
 	m.tab = 0
-	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'m'}})
-	if s := m.View(); m.tab != flowTab || !strings.Contains(s, diagram) {
-		t.Fatalf("m on a tabbed screen: tab %d\n%s", m.tab, s)
+	if s := key('m'); m.tab != dataTab || m.pane != paneMessages || !strings.Contains(s, diagram) {
+		t.Fatalf("m on a tabbed screen: tab %d, pane %v\n%s", m.tab, m.pane, s)
 	}
 }
 
@@ -171,18 +168,19 @@ func TestRecordPaused(t *testing.T) {
 	rec.save("paused", paused)
 }
 
-// TestGoldenDiagram replays a quorum whose cluster clock is paused: the
-// message flow's place draws the last messages, the held ones dotted and
-// stopping half way, one dropped (go test ./tui -run TestGoldenDiagram
-// -update rewrites testdata/TestGoldenDiagram). On a small screen the
-// flow's tab is in front.
+// TestGoldenDiagram replays a quorum whose cluster clock is paused, with
+// the Messages pane in the brokers' place: the last messages, the held
+// ones dotted and stopping half way, one dropped (go test ./tui -run
+// TestGoldenDiagram -update rewrites testdata/TestGoldenDiagram). On a
+// small screen the pane's tab is in front.
 func TestGoldenDiagram(t *testing.T) {
 	r := loadRecording(t, "paused")
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := replay(r, size[0], size[1])
+			m.pane = paneMessages
 			if m.tabbed() {
-				m.tab = flowTab
+				m.tab = dataTab
 			}
 			golden.RequireEqual(t, []byte(m.View()+"\n"))
 		})

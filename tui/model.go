@@ -93,17 +93,16 @@ type Model struct {
 	heldView   *view.View      // the latest view while paused
 	heldEvents []cluster.Event // the events pulled while paused
 
-	header headerModel
-	quorum quorumModel
-	commit commitModel
-	flow   flowModel
-	// messages is what the flow's place shows: rates or the diagram.
-	messages messagesShown
-	links    linksModel
-	brokers  brokersModel
-	// pane is what the brokers' place shows: brokers, partitions or
-	// fetcher threads.
+	header  headerModel
+	quorum  quorumModel
+	commit  commitModel
+	flow    flowModel
+	links   linksModel
+	brokers brokersModel
+	// pane is what the brokers' place shows: brokers, partitions,
+	// fetcher threads or messages.
 	pane       dataPane
+	paneBefore dataPane // the pane the diagram key took the place from
 	partitions partitionsModel
 	fetchers   fetchersModel
 	events     eventsModel

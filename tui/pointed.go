@@ -147,7 +147,7 @@ func (m *Model) panels(v *view.View) []panel {
 	st := m.st
 	return []panel{
 		{"Commit", func(pw, ph int) block { return m.commit.view(st, v, pw, ph) }},
-		{"Flow", func(pw, ph int) block { return m.flowView(st, v, pw, ph) }},
+		{"Flow", func(pw, ph int) block { return m.flow.view(st, v, pw, ph) }},
 		{"Links", func(pw, ph int) block { return m.links.view(st, v, pw, ph) }},
 		{m.pane.String(), func(pw, ph int) block { return m.dataView(st, v, pw, ph) }},
 	}
