@@ -12,18 +12,22 @@ import (
 func newEventsCommand(e *env) *cobra.Command {
 	var follow bool
 	var after uint64
+	var d diagramFlags
 	cmd := &cobra.Command{
-		Use:   "events [--follow]",
+		Use:   "events [--follow] [--diagram svg|shiviz [--last N] [--since DURATION]]",
 		Short: "Print what happened: elections, role changes, kills, link changes…",
 		Long: `Events prints the playground's recent events, oldest first: elections, role
 changes, BeginQuorumEpoch and EndQuorumEpoch, truncations, snapshots, and
 every action taken. --follow keeps printing new ones until the playground
-shuts down or you press Ctrl-C. --json prints one JSON object per line.`,
-		Example: indentExample("kraftlab events\nkraftlab events --follow\nkraftlab events --json --after 120"),
+shuts down or you press Ctrl-C. --json prints one JSON object per line.
+
+` + diagramHelp,
+		Example: indentExample("kraftlab events\nkraftlab events --follow\nkraftlab events --json --after 120\nkraftlab events --diagram svg > run.svg\nkraftlab events --diagram svg --last 60 > election.svg\nkraftlab events --diagram shiviz --since 5s > run.log"),
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events")
 	cmd.Flags().Uint64Var(&after, "after", 0, "only events after this sequence number")
 	addJSONFlag(cmd)
+	d.add(cmd)
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		if err := nodeArgs(0, 0, "no arguments", "kraftlab events --follow")(cmd, args); err != nil {
 			return err
@@ -31,7 +35,7 @@ shuts down or you press Ctrl-C. --json prints one JSON object per line.`,
 		if follow && e.scenario {
 			return usagef("events --follow never ends, so it cannot be a scenario line; use events without --follow")
 		}
-		return nil
+		return d.check(cmd, e.scenario)
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		c, err := e.connect(cmd)
@@ -40,6 +44,9 @@ shuts down or you press Ctrl-C. --json prints one JSON object per line.`,
 		}
 		defer c.Close()
 		w := cmd.OutOrStdout()
+		if d.kind != "" {
+			return d.write(cmd.Context(), c, w)
+		}
 		enc := json.NewEncoder(w)
 		ctx := cmd.Context()
 		if !follow {

@@ -119,6 +119,10 @@ type Engine interface {
 	// DropMessage loses the oldest held message f matches, silently, as
 	// a lossy link does.
 	DropMessage(f MessageFilter) (view.Message, error)
+	// Trace returns the last messages that crossed the links, at most
+	// last (every one the trace keeps when last <= 0), oldest first, with
+	// how many were recorded and how many the trace keeps; no Nodes.
+	Trace(last int) view.Trace
 	// Close stops every node and every goroutine, and removes the data
 	// folder unless Config.DataDir named one.
 	Close() error

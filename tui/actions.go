@@ -182,6 +182,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Pane):
 		m.showPane()
 		return nil
+	case key.Matches(msg, k.Diagram):
+		m.toggleDiagram()
+		return nil
 	case key.Matches(msg, k.ScrollUp):
 		m.events.scrollBy(max(m.height/4, 1))
 		return nil

@@ -191,6 +191,8 @@ func (m *Model) dataView(st *Styles, v *view.View, w, h int) block {
 		return m.partitions.view(st, v, w, h)
 	case paneFetchers:
 		return m.fetchers.view(st, v, w, h)
+	case paneMessages:
+		return diagramView(st, v, w, h)
 	}
 	return m.brokers.view(st, v, w, h)
 }

@@ -99,9 +99,10 @@ type Model struct {
 	flow    flowModel
 	links   linksModel
 	brokers brokersModel
-	// pane is what the brokers' place shows: brokers, partitions or
-	// fetcher threads.
+	// pane is what the brokers' place shows: brokers, partitions,
+	// fetcher threads or messages.
 	pane       dataPane
+	paneBefore dataPane // the pane the diagram key took the place from
 	partitions partitionsModel
 	fetchers   fetchersModel
 	events     eventsModel

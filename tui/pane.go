@@ -22,6 +22,9 @@ const (
 	// paneFetchers: each broker's ReplicaFetcherThreads and their
 	// partitions.
 	paneFetchers
+	// paneMessages: the last messages between nodes as a space-time
+	// diagram (diagram.go).
+	paneMessages
 	numPanes
 )
 
@@ -32,6 +35,8 @@ func (p dataPane) String() string {
 		return "Partitions"
 	case paneFetchers:
 		return "Fetchers"
+	case paneMessages:
+		return "Messages"
 	}
 	return "Brokers"
 }

@@ -8,15 +8,16 @@ import (
 )
 
 // On a screen with room for every panel, b cycles the brokers' place
-// through the brokers, the partitions and the fetcher threads, and each
-// pane's title says what b shows next.
+// through the brokers, the partitions, the fetcher threads and the
+// messages, and each pane's title says what b shows next.
 func TestPaneKeyCyclesBrokersPartitionsFetchers(t *testing.T) {
 	pg, _ := openPlayground(t, 3, 3, clustertest.Options{})
 	m := newModel(t, pg, 200, 60)
 	for _, want := range []string{
 		"Brokers: lifecycle, fencing, LAG* (kraftlab's own) (b: partitions)",
 		"Partitions: ISR, high watermark, each replica's log end (b: fetchers)",
-		"Fetchers: each broker's replica fetcher threads (b: brokers)",
+		"Fetchers: each broker's replica fetcher threads (b: messages)",
+		"Messages, oldest first: ─▶ delivered, ┄▷ held at its link (b: brokers)",
 		"Brokers: lifecycle, fencing, LAG* (kraftlab's own) (b: partitions)",
 	} {
 		if !strings.Contains(m.View(), want) {

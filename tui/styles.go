@@ -26,6 +26,8 @@ type Styles struct {
 	Err      lipgloss.Style
 	Paused   lipgloss.Style
 	Question lipgloss.Style // a lesson's question
+	Request  lipgloss.Style // a request on the messages diagram
+	Response lipgloss.Style // a response on the messages diagram
 
 	BarFilled lipgloss.Style // a voter's log up to its position
 	BarBehind lipgloss.Style // a voter's log below the high watermark's scale
@@ -68,6 +70,8 @@ func DefaultStyles() *Styles {
 		Err:       lipgloss.NewStyle().Bold(true).Foreground(colRed),
 		Paused:    lipgloss.NewStyle().Bold(true).Reverse(true).Foreground(colYellow),
 		Question:  lipgloss.NewStyle().Bold(true).Foreground(colCyan),
+		Request:   fg(colBlue),
+		Response:  fg(colGreen),
 		BarFilled: fg(colGreen),
 		BarBehind: fg(colGray),
 		BarHWM:    lipgloss.NewStyle().Bold(true).Foreground(colYellow),

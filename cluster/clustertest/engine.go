@@ -31,6 +31,9 @@ type Options struct {
 	AppendEvery time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Trace are the messages the model's links traced, oldest first:
+	// the model sends none itself.
+	Trace []view.TraceMessage
 }
 
 // Start returns a cluster.StartFunc for the model with the given options.
@@ -342,6 +345,7 @@ func (e *Engine) View() view.View {
 		e.settle(now)
 	}
 	v := view.View{ClusterID: "kraftlab-test-cluster", Timestamp: now.UnixMilli(), Load: e.load.view, TopicLoads: e.topicLoadViews()}
+	v.Trace = e.Trace(view.MaxViewTrace).Messages
 	for _, id := range e.order {
 		n := e.nodes[id]
 		nv := view.Node{

@@ -262,6 +262,20 @@ func (e *Engine) Clock() *clock.Clock { return nil }
 // HeldMessages implements cluster.Engine: the model has no links.
 func (e *Engine) HeldMessages() []view.Message { return nil }
 
+// Trace implements cluster.Engine: the messages of Options.Trace, the
+// model's links sending none themselves.
+func (e *Engine) Trace(last int) view.Trace {
+	m := e.opt.Trace
+	if last > 0 && len(m) > last {
+		m = m[len(m)-last:]
+	}
+	t := view.Trace{Messages: slices.Clone(m), Capacity: 4096}
+	if len(m) > 0 {
+		t.Recorded = m[len(m)-1].Seq
+	}
+	return t
+}
+
 // StepMessages implements cluster.Engine: the model holds no message.
 func (e *Engine) StepMessages(cluster.MessageFilter) ([]view.Message, error) {
 	return nil, cluster.Errorf(cluster.ErrBadAction, "this engine holds no messages")

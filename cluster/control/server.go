@@ -120,6 +120,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	routes[routeMetadata] = s.metadata
 	routes[routeMetadataLog] = s.metadataLog
+	routes[routeTrace] = s.trace
 	for pattern, h := range routes {
 		mux.HandleFunc(pattern, h)
 		method, path, _ := strings.Cut(pattern, " ")

@@ -35,12 +35,18 @@ func serve(t *testing.T) *served {
 // serveWith is serve with the server made by newSrv.
 func serveWith(t *testing.T, newSrv func(cluster.Operator, func()) *Server) *served {
 	t.Helper()
+	return serveModel(t, newSrv, clustertest.Options{})
+}
+
+// serveModel is serveWith for a model with options opt.
+func serveModel(t *testing.T, newSrv func(cluster.Operator, func()) *Server, opt clustertest.Options) *served {
+	t.Helper()
 	s, err := NewSession(shortDir(t), "t")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg, _ := cluster.NewConfig(3, 1, cluster.ProfileFast, nil, "")
-	pg, err := cluster.OpenWith(context.Background(), cfg, clustertest.Start(clustertest.Options{}))
+	pg, err := cluster.OpenWith(context.Background(), cfg, clustertest.Start(opt))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,10 @@ func (e *engine) View() view.View {
 		v.HeldMessages = len(held)
 		v.Messages = held[:min(len(held), view.MaxViewMessages)]
 	}
+	v.Trace = e.Trace(view.MaxViewTrace).Messages
+	for i := range v.Trace {
+		v.Trace[i].Fields = nil
+	}
 	for _, n := range e.nodes {
 		nv := n.view(n.q.Status(), traffic.Nodes[n.id])
 		nv.RaftMetrics = raftMetrics(n.q, now)

@@ -41,6 +41,9 @@ type View struct {
 	// the order they came, and HeldMessages how many they hold in all.
 	Messages     []Message `json:"messages,omitempty"`
 	HeldMessages int       `json:"heldMessages,omitempty"`
+	// Trace are the last MaxViewTrace messages that crossed the links,
+	// oldest first, without their Fields.
+	Trace []TraceMessage `json:"trace,omitempty"`
 	// Profile is the timing profile the playground started with.
 	Profile string `json:"profile"`
 	// DataDir is the folder the nodes keep their data in; empty when the

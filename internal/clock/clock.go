@@ -111,6 +111,17 @@ func (c *Clock) Until(t time.Time) time.Duration { return t.Sub(c.Now()) }
 // Paused reports whether the clock is paused.
 func (c *Clock) Paused() bool { return c != nil && c.st.Load().paused }
 
+// Normal reports whether the clock runs at wall speed, neither paused
+// nor slowed: one atomic load, for hot paths that do more while a
+// learner watches time closely.
+func (c *Clock) Normal() bool {
+	if c == nil {
+		return true
+	}
+	st := c.st.Load()
+	return !st.paused && st.slow == 1
+}
+
 // closed is the channel Running returns while the clock runs.
 var closed = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
 

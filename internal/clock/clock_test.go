@@ -322,6 +322,9 @@ func TestSlowMotion(t *testing.T) {
 	if st := c.State(); st.Slow != 10 || st.String() != "slow ×10" {
 		t.Fatalf("clock says %v", st)
 	}
+	if c.Normal() {
+		t.Fatal("a clock slowed by 10 says it runs at normal speed")
+	}
 	// Back to speed, a timer armed for minutes of wall fires at once.
 	if err := c.SetSlow(MaxSlow); err != nil {
 		t.Fatal(err)
@@ -333,8 +336,14 @@ func TestSlowMotion(t *testing.T) {
 	if _, ok := fired(long.C, within); !ok {
 		t.Fatal("timer not rearmed when the clock sped up")
 	}
+	if !c.Normal() || !(*Clock)(nil).Normal() {
+		t.Fatal("a clock back at speed, or the wall clock, says it is not normal")
+	}
 	// Slowing while paused takes effect at resume.
 	c.Pause()
+	if c.Normal() {
+		t.Fatal("a paused clock says it runs at normal speed")
+	}
 	if err := c.SetSlow(MaxSlow); err != nil {
 		t.Fatal(err)
 	}

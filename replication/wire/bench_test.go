@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"testing"
+	"time"
 )
 
 // BenchmarkRoundTrip measures one request/response over loopback: a raw
@@ -88,5 +89,21 @@ func benchVote(b *testing.B, routed bool) {
 		if _, err := c.Do(ctx, req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkTraceRecord measures what tracing adds to each message the
+// links pass at normal speed: one lock and a copy of a Fetch-sized frame
+// into the full ring.
+func BenchmarkTraceRecord(b *testing.B) {
+	var tr trace
+	frame := make([]byte, 120)
+	now := time.Now()
+	for range TraceCapacity {
+		tr.record(traceSlot{fate: FateDelivered}, frame, now)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		tr.record(traceSlot{link: LinkID{2, 1}, key: 1, fate: FateDelivered, sent: now.UnixNano()}, frame, now)
 	}
 }

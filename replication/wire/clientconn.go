@@ -43,6 +43,7 @@ type heldResponse struct {
 	n       int
 	release time.Time
 	m       *heldMsg
+	seq     uint64 // its place in the links' trace
 }
 
 // clientConn is one connection of a Client: a goroutine that dials and then
@@ -253,6 +254,7 @@ func (cc *clientConn) run() {
 	// The responses still held will never be delivered.
 	for _, h := range cc.held {
 		cl.cfg.Links.pass(h.m)
+		cc.traceEnd(h.seq, h.m, FateCut)
 	}
 }
 
@@ -310,6 +312,7 @@ type heldRequest struct {
 	key        int16
 	release    time.Time
 	m          *heldMsg
+	seq        uint64 // its place in the links' trace
 }
 
 // takeQueue appends the queued calls to batch and empties the queue.
@@ -336,6 +339,7 @@ func (cc *clientConn) writeBatch(batch []*call, buf []byte, timer *clock.Timer, 
 	defer func() {
 		for _, h := range held {
 			cc.cl.cfg.Links.pass(h.m)
+			cc.traceEnd(h.seq, h.m, FateCut)
 		}
 	}()
 	buf, held, ok := cc.encode(batch, buf[:0], held)
@@ -362,9 +366,11 @@ func (cc *clientConn) writeBatch(batch []*call, buf []byte, timer *clock.Timer, 
 			}
 			continue
 		case awaitDropped:
+			cc.traceEnd(h.seq, h.m, FateDropped)
 			cc.cl.reqLink.droppedRequests.add(h.key, h.end-h.start)
 			written = h.end // never written
 		case awaitPass:
+			cc.traceEnd(h.seq, h.m, FateDelivered)
 			cc.cl.reqLink.requests.add(h.key, h.end-h.start)
 			cc.cl.node.requestsSent.add(h.key, h.end-h.start)
 		}
@@ -396,12 +402,15 @@ func (cc *clientConn) encode(batch []*call, buf []byte, held []heldRequest) ([]b
 			continue
 		}
 		v := links.transit(out, n, k.at)
+		t := cc.traced(out, DirRequest, k, n, k.at, buf[start+4:], k.req)
 		switch {
 		case v.down:
+			cc.traceSent(t, FateLost, nil)
 			cl.reqLink.droppedRequests.add(key, n)
 			cc.die(fmt.Errorf("%s: %w", cl.name, ErrLinkDown))
 			return buf, held, false
 		case v.lost:
+			cc.traceSent(t, FateLost, nil)
 			cl.reqLink.droppedRequests.add(key, n)
 			buf = buf[:start]
 			continue
@@ -410,10 +419,11 @@ func (cc *clientConn) encode(batch []*call, buf []byte, held []heldRequest) ([]b
 		cc.lastSent = release
 		if len(held) > 0 || cl.cfg.Clock.Until(release) > 0 || cl.cfg.Clock.Paused() {
 			m := links.hold(Held{Link: out, Conn: cc.id, Dir: DirRequest, Key: key, Version: k.req.GetVersion(),
-				Corr: k.corr, Bytes: n, Since: cl.cfg.Clock.Now()}, buf[start+4:])
-			held = append(held, heldRequest{start: start, end: len(buf), key: key, release: release, m: m})
+				Corr: k.corr, Bytes: n, Since: cl.cfg.Clock.Now()}, buf[start+4:], &t)
+			held = append(held, heldRequest{start: start, end: len(buf), key: key, release: release, m: m, seq: cc.traceSent(t, FateInFlight, m)})
 			continue
 		}
+		cc.traceSent(t, FateDelivered, nil)
 		cl.reqLink.requests.add(key, n)
 		cl.node.requestsSent.add(key, n)
 	}
@@ -467,8 +477,11 @@ func (cc *clientConn) readLoop() {
 		}
 		n := 4 + len(frame)
 		if links != nil {
-			v := links.transit(in, n, cl.cfg.Clock.Now())
+			now := cl.cfg.Clock.Now()
+			v := links.transit(in, n, now)
+			t := cc.traced(in, DirResponse, k, n, now, frame, resp)
 			if v.down || v.lost {
+				cc.traceSent(t, FateLost, nil)
 				cl.respLink.droppedResponses.add(resp.Key(), n)
 				continue
 			}
@@ -478,14 +491,15 @@ func (cc *clientConn) readLoop() {
 			hold := len(cc.held) > 0 || cl.cfg.Clock.Until(release) > 0 || cl.cfg.Clock.Paused()
 			if hold {
 				m := links.hold(Held{Link: in, Conn: cc.id, Dir: DirResponse, Key: k.req.Key(), Version: k.req.GetVersion(),
-					Corr: corr, Bytes: n, Since: cl.cfg.Clock.Now()}, frame)
-				cc.held = append(cc.held, heldResponse{k, resp, n, release, m})
+					Corr: corr, Bytes: n, Since: now}, frame, &t)
+				cc.held = append(cc.held, heldResponse{k, resp, n, release, m, cc.traceSent(t, FateInFlight, m)})
 			}
 			cc.mu.Unlock()
 			if hold {
 				signal(cc.heldc)
 				continue
 			}
+			cc.traceSent(t, FateDelivered, nil)
 		}
 		cc.deliver(k, resp, n)
 	}
@@ -514,10 +528,12 @@ func (cc *clientConn) releaseLoop() {
 		case awaitDead:
 			return
 		case awaitDropped:
+			cc.traceEnd(h.seq, h.m, FateDropped)
 			cc.cl.respLink.droppedResponses.add(h.resp.Key(), h.n)
 		default:
 			// Deliver before popping, so the reader keeps holding later
 			// responses until this one is out.
+			cc.traceEnd(h.seq, h.m, FateDelivered)
 			cc.deliver(h.k, h.resp, h.n)
 		}
 		cc.mu.Lock()
@@ -582,4 +598,57 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// tracedMsg is a message about to enter the links' trace.
+type tracedMsg struct {
+	slot  traceSlot
+	frame []byte // without its size field
+}
+
+// summary is t's fields, nil unless it was summarised.
+func (t *tracedMsg) summary() ([]Field, bool) {
+	if t.slot.sum == nil {
+		return nil, false
+	}
+	return t.slot.sum.fields, true
+}
+
+// traced describes a message of k entering link id at sent; msg is the
+// request or response decoded, summarised only while the clock is paused
+// or slowed (the trace keeps a copy of a small frame to decode later).
+func (cc *clientConn) traced(id LinkID, dir Direction, k *call, n int, sent time.Time, frame []byte, msg any) tracedMsg {
+	t := tracedMsg{frame: frame, slot: traceSlot{
+		link: id, conn: cc.id, dir: dir, key: k.req.Key(), version: k.req.GetVersion(),
+		corr: k.corr, bytes: int32(n), sent: sent.UnixNano(),
+	}}
+	if !cc.cl.cfg.Clock.Normal() {
+		t.slot.sum = &traceSummary{fields: summarize(msg)}
+	}
+	return t
+}
+
+// traceSent records t in the links' trace with its fate, m being its
+// registration when a link holds it, and returns its Seq.
+func (cc *clientConn) traceSent(t tracedMsg, fate Fate, m *heldMsg) uint64 {
+	s := t.slot
+	s.fate = fate
+	var now time.Time
+	if fate == FateDelivered {
+		now = cc.cl.cfg.Clock.Now()
+	}
+	if m != nil {
+		s.held = m.info.ID
+	}
+	return cc.cl.cfg.Links.trace.record(s, t.frame, now)
+}
+
+// traceEnd ends traced message seq, held by m, with fate. m has passed:
+// its fields, if it was listed while held, are the holder's to read.
+func (cc *clientConn) traceEnd(seq uint64, m *heldMsg, fate Fate) {
+	var sum *traceSummary
+	if m != nil && m.summarised {
+		sum = &traceSummary{m.info.Fields, m.info.Err}
+	}
+	cc.cl.cfg.Links.trace.end(seq, fate, cc.cl.cfg.Clock.Now(), sum)
 }

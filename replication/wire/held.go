@@ -68,9 +68,11 @@ func (l *Links) newConn() uint64 {
 }
 
 // hold registers a message its holder is about to hold; frame must stay
-// untouched until the holder's pass.
-func (l *Links) hold(info Held, frame []byte) *heldMsg {
+// untouched until the holder's pass. t is the message as traced, with
+// its fields when the trace decoded them already.
+func (l *Links) hold(info Held, frame []byte, t *tracedMsg) *heldMsg {
 	m := &heldMsg{info: info, frame: frame, gate: make(chan struct{})}
+	m.info.Fields, m.summarised = t.summary()
 	h := &l.held
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -49,6 +49,8 @@ type Links struct {
 	watchers map[LinkID]map[*func()]struct{}
 	// held are the messages the links hold, for stepping.
 	held holds
+	// trace keeps the latest messages, for the space-time diagram.
+	trace trace
 }
 
 type link struct {

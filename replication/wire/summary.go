@@ -90,6 +90,12 @@ func Summarize(dir Direction, key, version int16, frame []byte) ([]Field, error)
 	default:
 		return nil, fmt.Errorf("summarise a frame going %v", dir)
 	}
+	return summarize(m), nil
+}
+
+// summarize returns the fields of a decoded request or response that
+// Summarize names; none for the other APIs.
+func summarize(m any) []Field {
 	var s fields
 	switch v := m.(type) {
 	case *kmsg.FetchRequest:
@@ -159,7 +165,7 @@ func Summarize(dir Direction, key, version int16, frame []byte) ([]Field, error)
 	case *kmsg.FetchSnapshotResponse:
 		s.fetchSnapshotResponse(v)
 	}
-	return s.f, nil
+	return s.f
 }
 
 // summarised reports whether Summarize decodes the fields of API key.
