@@ -176,8 +176,11 @@ func (m *Model) bringForward(f focus) {
 		m.tab = dataTab
 		return
 	}
-	if f == focusCommit {
+	switch f {
+	case focusCommit:
 		m.tab = 0
+	case focusQueue:
+		m.tab = flowTab
 	}
 }
 

@@ -40,6 +40,11 @@ const (
 	focusFetchers
 	focusEvents
 	focusOutput
+	// focusQueue: the held messages' queue, in the flow's place while the
+	// clock is paused.
+	focusQueue
+	// focusMessages: the space-time diagram, a data pane.
+	focusMessages
 )
 
 // String names the place as the screen titles it.
@@ -59,6 +64,10 @@ func (f focus) String() string {
 		return "Events"
 	case focusOutput:
 		return "Output"
+	case focusQueue:
+		return "Queue"
+	case focusMessages:
+		return "Messages"
 	}
 	return ""
 }
@@ -72,6 +81,8 @@ func (f focus) pane() (dataPane, bool) {
 		return panePartitions, true
 	case focusFetchers:
 		return paneFetchers, true
+	case focusMessages:
+		return paneMessages, true
 	}
 	return 0, false
 }
@@ -96,6 +107,8 @@ func commandFocus(cmd string) focus {
 		return focusFetchers
 	case "events":
 		return focusEvents
+	case "messages", "step", "drop":
+		return focusQueue
 	case "produce", "reassign":
 		return focusPartitions
 	case "topics":
@@ -125,6 +138,7 @@ func placeFocus(where string) focus {
 	}{
 		{"quorum table", focusQuorum}, {"Commit panel", focusCommit}, {"Brokers pane", focusBrokers},
 		{"Partitions pane", focusPartitions}, {"Fetchers pane", focusFetchers}, {"Events", focusEvents},
+		{"Queue panel", focusQueue},
 	} {
 		if i := strings.Index(where, p.name); i >= 0 && i < at {
 			best, at = p.f, i
@@ -200,6 +214,8 @@ func seenAt(cmd, out string) string {
 		return "LAG and THROTTLED in the Fetchers pane (b)"
 	case "topic":
 		return "the topic line of the Brokers pane (b)"
+	case "held":
+		return "the Queue panel: the held messages, oldest first"
 	}
 	return ""
 }

@@ -34,7 +34,7 @@ func (m *Model) pointed(v *view.View, w, avail int, peer int32, f *frame, topLen
 	tabs := append(append([]panel{}, panels...), events)
 	cur := m.tab % len(tabs)
 	tabPanel := tabs[cur]
-	tabPlace := tabFocus(cur, m.pane)
+	tabPlace := tabFocus(cur, m.pane, m.queueShown())
 
 	table := &part{place: focusQuorum, natural: 1 + len(v.Nodes), least: 3,
 		render: func(pw, ph int) block { return m.quorum.view(st, v, pw, ph, peer).lines }}
@@ -158,13 +158,18 @@ func (m *Model) panels(v *view.View) []panel {
 	}
 }
 
-// tabFocus is the place tab i shows, the data pane being p.
-func tabFocus(i int, p dataPane) focus {
+// tabFocus is the place tab i shows, the data pane being p and queue
+// whether the held messages' queue has the flow's place.
+func tabFocus(i int, p dataPane, queue bool) focus {
 	switch i {
 	case 0:
 		return focusCommit
+	case flowTab:
+		if queue {
+			return focusQueue
+		}
 	case dataTab:
-		return map[dataPane]focus{paneBrokers: focusBrokers, panePartitions: focusPartitions, paneFetchers: focusFetchers}[p]
+		return map[dataPane]focus{paneBrokers: focusBrokers, panePartitions: focusPartitions, paneFetchers: focusFetchers, paneMessages: focusMessages}[p]
 	case dataTab + 1:
 		return focusEvents
 	}
