@@ -291,8 +291,21 @@ func (n *Node) appendAnswered(now time.Time, r *replicaState, f flight, current 
 	p := r.push
 	leo := n.log.LogEndOffset()
 	if !resp.Success {
-		if !current || p.state == snapshotting || f.base <= r.endOffset {
-			// Stale: the logs are known to match past where it refused.
+		if !current || p.state == snapshotting {
+			return
+		}
+		if resp.LogEndOffset < r.endOffset {
+			// It lost records it acknowledged (its folder was wiped): how
+			// far it matches is unknown again, as a pull leader learns
+			// from such a replica's next Fetch.
+			n.logger.Warn("replica lost records it acknowledged", "replica", r.id, "match", r.endOffset, "logEnd", resp.LogEndOffset)
+			r.endOffset = -1
+		}
+		if f.base <= r.endOffset {
+			// The logs match past where it refused: nothing to probe. Wait
+			// a backoff, so that a peer refusing what matched cannot make
+			// the leader spin.
+			p.backoffUntil = now.Add(n.cfg.RetryBackoff)
 			return
 		}
 		next := n.probeFrom(resp.DivergingEpoch, f.base)
