@@ -4,7 +4,9 @@
 // deterministic state machine. A Node starts no goroutines, reads no clock
 // and opens no socket: it takes messages and the current time and leaves
 // messages to send. Its messages are the kmsg types of Kafka's protocol, so
-// the same values go on the wire. raftsim runs it under a seeded simulation.
+// the same values go on the wire. Config.Replication can make the same
+// node replicate as classic push Raft instead (see Push replication).
+// raftsim runs it, in either mode, under a seeded simulation.
 //
 // # Driving a node
 //
