@@ -235,10 +235,14 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 	}
 	ls.expireParked(n, now)
 	ls.expireObservers(now)
-	wake := earliest(ls.drainWake(now), ls.checkQuorumWake(n))
 	if n.cfg.Replication == Push {
-		// The pushes announce the leader: no BeginQuorumEpoch.
-		return earliest(wake, ls.pushAll(n, now)), nil
+		// The pushes announce the leader: no BeginQuorumEpoch. Past its
+		// linger a push leader has written what it gathered (drainDue).
+		wake := earliest(ls.drainAt, ls.pushAll(n, now))
+		if len(n.cfg.Voters) > 1 {
+			wake = earliest(wake, ls.checkQuorumDeadline)
+		}
+		return wake, nil
 	}
 
 	if !now.Before(ls.beginQuorumDeadline) {
@@ -251,7 +255,16 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 		}
 		ls.beginQuorumDeadline = now.Add(n.cfg.FetchTimeout / 2)
 	}
-	wake = earliest(wake, ls.beginQuorumDeadline)
+	wake := ls.beginQuorumDeadline
+	if !ls.drainAt.IsZero() {
+		wake = earliest(wake, ls.drainAt)
+		if !now.Before(ls.drainAt) {
+			wake = earliest(wake, ls.drainAt.Add(drainDeferMax))
+		}
+	}
+	if len(n.cfg.Voters) > 1 {
+		wake = earliest(wake, ls.checkQuorumDeadline)
+	}
 	for _, p := range ls.parked {
 		wake = earliest(wake, p.deadline)
 	}
@@ -262,24 +275,6 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 		}
 	}
 	return wake, nil
-}
-
-// drainWake is when the accumulated records are due (see drainDue).
-func (ls *leaderState) drainWake(now time.Time) time.Time {
-	if ls.drainAt.IsZero() {
-		return time.Time{}
-	}
-	if !now.Before(ls.drainAt) {
-		return ls.drainAt.Add(drainDeferMax)
-	}
-	return ls.drainAt
-}
-
-func (ls *leaderState) checkQuorumWake(n *Node) time.Time {
-	if len(n.cfg.Voters) > 1 {
-		return ls.checkQuorumDeadline
-	}
-	return time.Time{}
 }
 
 func (ls *leaderState) expireObservers(now time.Time) {
