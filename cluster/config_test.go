@@ -20,6 +20,7 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"controller.quorum.append.linger.ms":              "25",
 		"kraftlab.quorum.fetch.max.wait.ms":               "500",
 		"kraftlab.quorum.flush":                           "always",
+		"kraftlab.quorum.replication":                     "pull",
 		"metadata.max.idle.interval.ms":                   "500",
 		"metadata.log.max.record.bytes.between.snapshots": "20971520",
 		"metadata.log.max.snapshot.interval.ms":           "3600000",
@@ -163,6 +164,7 @@ func TestSetErrors(t *testing.T) {
 		{"replica.fetch.wait.max.ms=7000", []string{"replica.fetch.wait.max.ms must be at most replica.lag.time.max.ms", "=7000", "=6000", "fall out of the ISR"}},
 		{"broker.heartbeat.interval.ms=5000", []string{"broker.heartbeat.interval.ms must be at most half of broker.session.timeout.ms", "=5000", "=6000"}},
 		{"kraftlab.quorum.flush=sometimes", []string{`bad value "sometimes"`, "always or never"}},
+		{"kraftlab.quorum.replication=both", []string{`bad value "both" for kraftlab.quorum.replication`, "pull or push"}},
 		{"kraftlab.quorum.fetch.max.wait.ms=5000", []string{"kraftlab.quorum.fetch.max.wait.ms must be less than controller.quorum.fetch.timeout.ms", "=5000", "=4000"}},
 	}
 	for _, tc := range cases {

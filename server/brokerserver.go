@@ -21,7 +21,8 @@ const listenerName = "PLAINTEXT"
 // partitions and replica fetchers, the producer id manager, and the
 // lifecycle manager that registers and heartbeats once the listener has
 // its address. Its raft client, an observer of the metadata quorum, is
-// the node's, shared.
+// the node's, shared; under push replication the broker's listener
+// serves it the leader's pushes.
 type BrokerServer struct {
 	s        *Server
 	fwd      *forwarder
@@ -40,6 +41,11 @@ func newBrokerServer(s *Server, mux *wire.Mux) (*BrokerServer, error) {
 	prev, err := takeCleanShutdown(s.cfg.Raft.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
+	// Under push replication the leader pushes the metadata log to the
+	// broker's raft client, an observer: it serves what is pushed.
+	if err := s.raft.Register(mux); err != nil {
+		return nil, err
 	}
 	b := &BrokerServer{s: s, fwd: newForwarder(s), previousEpoch: prev}
 	if err := b.fwd.register(mux); err != nil {

@@ -54,7 +54,14 @@ type Settings struct {
 	// parks a Fetch that has nothing new. Kafka hard-codes it as
 	// KafkaRaftClient.MAX_FETCH_WAIT_MS = 500; it is a key here because it
 	// must stay well below FetchTimeout when the profile scales time.
+	// Under push it is the leader's heartbeat interval, so that an idle
+	// follower hears from its leader as often in both modes.
 	FetchMaxWait time.Duration
+	// Replication is kraftlab.quorum.replication: how the metadata quorum
+	// replicates, pull (Kafka's: followers and observers fetch) or push
+	// (classic Raft's: the leader sends AppendEntries). Elections, the
+	// log and its snapshots are the same in both.
+	Replication raft.Replication
 	// Flush is kraftlab.quorum.flush: when the metadata log is fsynced.
 	// storage.FlushAlways is Kafka's behaviour: the leader flushes before
 	// its own log end offset counts toward the high watermark, and a
@@ -206,6 +213,7 @@ func DefaultSettings() Settings {
 		RetryBackoff:              q.RetryBackoff,
 		AppendLinger:              q.AppendLinger,
 		FetchMaxWait:              q.FetchMaxWait,
+		Replication:               q.Replication,
 		Flush:                     storage.FlushAlways,
 		MetadataMaxIdleInterval:   controller.DefaultNoOpInterval,
 		SnapshotMaxNewRecordBytes: quorum.DefaultSnapshotMaxNewBytes,
@@ -309,6 +317,9 @@ func (t Settings) Validate() error {
 				r.small, r.relation, r.big, r.small, t.mustGet(r.small), r.big, t.mustGet(r.big), r.explanation)
 		}
 	}
+	if t.Replication == raft.Push && t.FetchMaxWait < time.Millisecond {
+		return fmt.Errorf("%s must be at least 1 under %s=%v: it is the push leader's heartbeat interval", keyFetchMaxWait, keyReplication, raft.Push)
+	}
 	// Kafka only logs an error for this one; the playground refuses it.
 	if 2*t.BrokerHeartbeatInterval > t.BrokerSessionTimeout {
 		return fmt.Errorf("%s must be at most half of %s (%s=%s, %s=%s): otherwise one late heartbeat fences a healthy broker",
@@ -331,6 +342,8 @@ func (t Settings) RaftConfig(id int32, voters []int32, clusterID string) raft.Co
 	c.RetryBackoff = t.RetryBackoff
 	c.AppendLinger = t.AppendLinger
 	c.FetchMaxWait = t.FetchMaxWait
+	c.Replication = t.Replication
+	c.HeartbeatInterval = t.FetchMaxWait
 	return c
 }
 
@@ -371,6 +384,7 @@ const (
 	keyFetchTimeout      = "controller.quorum.fetch.timeout.ms"
 	keyRequestTimeout    = "controller.quorum.request.timeout.ms"
 	keyFetchMaxWait      = "kraftlab.quorum.fetch.max.wait.ms"
+	keyReplication       = "kraftlab.quorum.replication"
 	keySessionTimeout    = "broker.session.timeout.ms"
 	keyHeartbeatInterval = "broker.heartbeat.interval.ms"
 
@@ -397,6 +411,8 @@ type setting struct {
 	max int64 // largest allowed number (num only)
 	// flush marks the flush policy's key, valued always or never.
 	flush bool
+	// replication marks the replication mode's key, valued pull or push.
+	replication bool
 	// boolean is a true|false key's field.
 	boolean func(*Settings) *bool
 	// seconds marks a duration key valued in whole seconds, as Kafka's
@@ -420,8 +436,9 @@ var settings = []setting{
 		dur: func(t *Settings) *time.Duration { return &t.RetryBackoff }},
 	{key: "controller.quorum.append.linger.ms", min: 0, doc: "the leader gathers records this long before writing a batch",
 		dur: func(t *Settings) *time.Duration { return &t.AppendLinger }},
-	{key: keyFetchMaxWait, min: 0, doc: "the leader parks a Fetch with nothing new this long (a constant, 500, in Kafka)",
+	{key: keyFetchMaxWait, min: 0, doc: "the leader parks a Fetch with nothing new this long (a constant, 500, in Kafka); under push, its heartbeat interval",
 		dur: func(t *Settings) *time.Duration { return &t.FetchMaxWait }},
+	{key: keyReplication, replication: true, doc: "the quorum replicates by pull (Kafka's: followers fetch) or push (classic Raft's: the leader sends AppendEntries)"},
 	{key: "kraftlab.quorum.flush", flush: true, doc: "fsync the metadata log before acknowledging (always, as Kafka) or leave it to the page cache (never)"},
 	{key: "metadata.max.idle.interval.ms", min: 0, doc: "the active controller appends a NoOpRecord after this long without writes; 0 disables",
 		dur: func(t *Settings) *time.Duration { return &t.MetadataMaxIdleInterval }},
@@ -514,6 +531,8 @@ func (s setting) unit() string {
 	switch {
 	case s.flush:
 		return storage.FlushAlways.String() + "|" + storage.FlushNever.String()
+	case s.replication:
+		return raft.Pull.String() + "|" + raft.Push.String()
 	case s.boolean != nil:
 		return "true|false"
 	case s.dur != nil && s.seconds:
@@ -551,6 +570,14 @@ func (s setting) set(t *Settings, value string) error {
 		}
 		return fmt.Errorf("bad value %q for %s: want %s or %s", value, s.key, storage.FlushAlways, storage.FlushNever)
 	}
+	if s.replication {
+		r, err := raft.ParseReplication(value)
+		if err != nil {
+			return fmt.Errorf("bad value %q for %s: want %s or %s", value, s.key, raft.Pull, raft.Push)
+		}
+		t.Replication = r
+		return nil
+	}
 	if s.boolean != nil {
 		// Kafka's ConfigDef takes either word in any case.
 		switch strings.ToLower(value) {
@@ -585,6 +612,8 @@ func (s setting) get(t *Settings) string {
 	switch {
 	case s.flush:
 		return t.Flush.String()
+	case s.replication:
+		return t.Replication.String()
 	case s.boolean != nil:
 		return strconv.FormatBool(*s.boolean(t))
 	case s.dur != nil:
@@ -598,6 +627,12 @@ func (s setting) check(t *Settings) error {
 	if s.flush {
 		if t.Flush != storage.FlushAlways && t.Flush != storage.FlushNever {
 			return fmt.Errorf("bad value %v for %s: want %s or %s", t.Flush, s.key, storage.FlushAlways, storage.FlushNever)
+		}
+		return nil
+	}
+	if s.replication {
+		if t.Replication != raft.Pull && t.Replication != raft.Push {
+			return fmt.Errorf("bad value %v for %s: want %s or %s", t.Replication, s.key, raft.Pull, raft.Push)
 		}
 		return nil
 	}

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
 // The listener settings reach each kind of node: brokers read Produce up
@@ -26,5 +29,38 @@ func TestListenerBoundsPerKind(t *testing.T) {
 	}
 	if b := cfg.listenerBounds(); b.QueuedMaxRequestBytes >= 0 || b.FailedAuthenticationDelay >= 0 {
 		t.Errorf("Kafka's 0 (unbounded, no delay) became %+v", b)
+	}
+}
+
+// kraftlab.quorum.replication reaches every node's quorum configuration,
+// brokers' included, and push takes fetch.max.wait.ms as its heartbeat.
+func TestReplicationSetting(t *testing.T) {
+	st := DefaultSettings()
+	if v, _ := st.Get("kraftlab.quorum.replication"); v != "pull" {
+		t.Fatalf("default replication %q, want pull (Kafka's)", v)
+	}
+	if err := st.Apply([]string{"kraftlab.quorum.replication=push", "kraftlab.quorum.fetch.max.wait.ms=50"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int32{1, 101} {
+		cfg, err := st.NodeConfig(id, []int32{1}, "c", t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc := cfg.Raft.Raft; rc.Replication != raft.Push || rc.HeartbeatInterval != 50*time.Millisecond {
+			t.Errorf("node %d: replication %v, heartbeat %v", id, rc.Replication, rc.HeartbeatInterval)
+		}
+	}
+	if err := st.Set("kraftlab.quorum.fetch.max.wait.ms", "0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Validate(); err == nil || !strings.Contains(err.Error(), "heartbeat") {
+		t.Errorf("push with no heartbeat interval: %v", err)
+	}
+	if err := st.Set("kraftlab.quorum.replication", "gossip"); err == nil {
+		t.Error("kraftlab.quorum.replication=gossip accepted")
 	}
 }

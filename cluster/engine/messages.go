@@ -7,8 +7,8 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
 	"github.com/kraftlab/kraftlab/replication/wire"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // HeldMessages implements cluster.Engine.
@@ -69,7 +69,7 @@ func noneMatches(f cluster.MessageFilter, err error) error {
 func messageView(h wire.Held, now time.Time) view.Message {
 	m := view.Message{
 		ID: h.ID, From: h.Link.From, To: h.Link.To, Conn: h.Conn, Direction: view.MessageRequest,
-		API: kmsg.NameForKey(h.Key), Version: h.Version, CorrelationID: h.Corr, Bytes: h.Bytes, DecodeError: h.Err,
+		API: pushrpc.NameForKey(h.Key), Version: h.Version, CorrelationID: h.Corr, Bytes: h.Bytes, DecodeError: h.Err,
 	}
 	if h.Dir == wire.DirResponse {
 		m.Direction = view.MessageResponse

@@ -9,9 +9,9 @@ import (
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/server"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // engineNode is one node of the engine, a controller or a broker: its
@@ -153,7 +153,7 @@ func rpcStats(reqs, resps wire.Flow) map[string]view.RPCStats {
 	}
 	out := make(map[string]view.RPCStats, len(reqs))
 	for key, c := range reqs {
-		out[kmsg.NameForKey(key)] = view.RPCStats{
+		out[pushrpc.NameForKey(key)] = view.RPCStats{
 			Requests:      int64(c.Messages),
 			RequestBytes:  int64(c.Bytes),
 			Responses:     int64(resps[key].Messages),
@@ -222,7 +222,7 @@ func strangers(t wire.NodeTraffic) *view.Strangers {
 		if s.Unauthorized == nil {
 			s.Unauthorized = make(map[string]int64)
 		}
-		s.Unauthorized[kmsg.NameForKey(key)] = int64(c.Messages)
+		s.Unauthorized[pushrpc.NameForKey(key)] = int64(c.Messages)
 	}
 	return s
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/storage"
 )
 
@@ -23,8 +24,15 @@ const chaosRounds = 8
 // writers append: the leader or a follower, one at a time or a majority at
 // once, each brought back after a random pause. At the end every record a
 // writer was told committed is in the log at the offset it was told,
-// once, and every voter holds the same committed log.
+// once, and every voter holds the same committed log. It runs in both
+// replication modes.
 func TestRealKillsLoseNoAcknowledgedRecord(t *testing.T) {
+	for _, mode := range []raft.Replication{raft.Pull, raft.Push} {
+		t.Run(mode.String(), func(t *testing.T) { testRealKills(t, mode) })
+	}
+}
+
+func testRealKills(t *testing.T, mode raft.Replication) {
 	seed, rounds := uint64(time.Now().UnixNano()), chaosRounds
 	if s := os.Getenv("KRAFTLAB_CHAOS_SEED"); s != "" {
 		v, err := strconv.ParseUint(s, 10, 64)
@@ -40,11 +48,11 @@ func TestRealKillsLoseNoAcknowledgedRecord(t *testing.T) {
 		}
 		rounds = v
 	}
-	replay := fmt.Sprintf("KRAFTLAB_CHAOS_SEED=%d go test -run 'TestRealKillsLoseNoAcknowledgedRecord$' ./replication/quorum/", seed)
+	replay := fmt.Sprintf("KRAFTLAB_CHAOS_SEED=%d go test -run 'TestRealKillsLoseNoAcknowledgedRecord/%v$' ./replication/quorum/", seed, mode)
 	t.Logf("seed %d, %d rounds; replay: %s", seed, rounds, replay)
 	rng := rand.New(rand.NewPCG(seed, 0))
 
-	c := newTestCluster(t, clusterOpts{voters: 3, flush: storage.FlushAlways})
+	c := newTestCluster(t, clusterOpts{voters: 3, flush: storage.FlushAlways, tweak: func(cfg *Config) { cfg.Raft.Replication = mode }})
 	c.leader(10 * time.Second)
 
 	acked := map[string]int64{}

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/storage"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -124,9 +126,48 @@ const minFetchVersion int16 = 12
 // DESCRIBE, which kraftlab grants to anonymous users' tools).
 var VoterAPIs = []wire.APIRange{
 	{Key: kmsg.Fetch.Int16(), MinVersion: minFetchVersion, MaxVersion: raft.FetchVersion, MembersOnly: true},
-	{Key: kmsg.Vote.Int16(), MinVersion: 0, MaxVersion: raft.VoteVersion, MembersOnly: true},
+	voteAPI,
 	{Key: kmsg.BeginQuorumEpoch.Int16(), MinVersion: 0, MaxVersion: raft.BeginQuorumEpochVersion, MembersOnly: true},
-	{Key: kmsg.EndQuorumEpoch.Int16(), MinVersion: 0, MaxVersion: raft.EndQuorumEpochVersion, MembersOnly: true},
-	{Key: kmsg.DescribeQuorum.Int16(), MinVersion: 0, MaxVersion: raft.DescribeQuorumVersion},
+	endQuorumEpochAPI,
+	describeQuorumAPI,
 	{Key: kmsg.FetchSnapshot.Int16(), MinVersion: 0, MaxVersion: raft.FetchSnapshotVersion, MembersOnly: true},
+}
+
+// The RPCs voters serve in both replication modes: elections and
+// DescribeQuorum.
+var (
+	voteAPI           = wire.APIRange{Key: kmsg.Vote.Int16(), MinVersion: 0, MaxVersion: raft.VoteVersion, MembersOnly: true}
+	endQuorumEpochAPI = wire.APIRange{Key: kmsg.EndQuorumEpoch.Int16(), MinVersion: 0, MaxVersion: raft.EndQuorumEpochVersion, MembersOnly: true}
+	describeQuorumAPI = wire.APIRange{Key: kmsg.DescribeQuorum.Int16(), MinVersion: 0, MaxVersion: raft.DescribeQuorumVersion}
+)
+
+// PushReplicaAPIs are the push replication RPCs every replica serves, an
+// observer as well as a voter, since the leader pushes to both (package
+// pushrpc's private keys, members only as Kafka's quorum RPCs are).
+var PushReplicaAPIs = []wire.APIRange{
+	{Key: pushrpc.AppendEntriesKey, MaxVersion: pushrpc.Version, MembersOnly: true},
+	{Key: pushrpc.InstallSnapshotKey, MaxVersion: pushrpc.Version, MembersOnly: true},
+}
+
+// PushVoterAPIs are what a voter serves under push replication: the push
+// RPCs, ObserveQuorum (an observer asks a voter for the leader), and the
+// elections and DescribeQuorum of VoterAPIs; no Fetch, FetchSnapshot or
+// BeginQuorumEpoch.
+var PushVoterAPIs = append(slices.Clone(PushReplicaAPIs),
+	wire.APIRange{Key: pushrpc.ObserveQuorumKey, MaxVersion: pushrpc.Version, MembersOnly: true},
+	voteAPI, endQuorumEpochAPI, describeQuorumAPI)
+
+// servedAPIs are the RPCs a node serves: a voter's by replication mode; a
+// pull observer serves none (it only fetches), a push observer what the
+// leader pushes.
+func servedAPIs(mode raft.Replication, voter bool) []wire.APIRange {
+	switch {
+	case mode == raft.Push && voter:
+		return PushVoterAPIs
+	case mode == raft.Push:
+		return PushReplicaAPIs
+	case voter:
+		return VoterAPIs
+	}
+	return nil
 }

@@ -38,6 +38,13 @@
 // appended, so the listener's committed batches and a caught-up
 // follower's Fetch are served without reading the file.
 //
+// Under push replication (raft.Config.Replication, the
+// kraftlab.quorum.replication setting) the same loop carries the leader's
+// AppendEntries and InstallSnapshot, many in flight to one peer on its
+// pipelined connection, and every replica, observers included, serves
+// them (Register); a follower's answer leaves once raft releases it after
+// the flush, as its next Fetch would under pull.
+//
 // # Disk layout
 //
 // A node keeps Kafka's layout in its folder: <dir>/__cluster_metadata-0/

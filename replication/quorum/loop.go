@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/storage"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -313,7 +314,7 @@ func (in *instance) dispatch(now time.Time, m raft.Message) {
 	if m.Response != nil {
 		req, ok := in.pending[m.ID]
 		if !ok {
-			in.n.log.Error("raft answered a request it was not given", "id", m.ID, "api", kmsg.NameForKey(m.Response.Key()))
+			in.n.log.Error("raft answered a request it was not given", "id", m.ID, "api", pushrpc.NameForKey(m.Response.Key()))
 			return
 		}
 		delete(in.pending, m.ID)

@@ -78,16 +78,15 @@ func (n *Node) voter() bool { return slices.Contains(n.cfg.Raft.Voters, n.id) }
 // serves the quorum's RPCs (VoterAPIs), as a Kafka controller's raft
 // client does on its CONTROLLER listener; an observer is client-only, as a
 // Kafka broker's is: it sends Fetch and FetchSnapshot and serves none of
-// them. The server refuses the RPCs marked MembersOnly to connections that
-// did not authenticate with the playground's secret (Config.Secret), so
-// only members' requests reach raft. Requests that arrive while the node
-// is not running stay unanswered until the server closes their connection.
+// them. Under push replication a voter serves PushVoterAPIs instead, and
+// an observer PushReplicaAPIs, which its leader sends. The server refuses
+// the RPCs marked MembersOnly to connections that did not authenticate
+// with the playground's secret (Config.Secret), so only members' requests
+// reach raft. Requests that arrive while the node is not running stay
+// unanswered until the server closes their connection.
 func (n *Node) Register(mux *wire.Mux) error {
-	if !n.voter() {
-		return nil
-	}
 	h := wire.HandlerFunc(n.serve)
-	for _, api := range VoterAPIs {
+	for _, api := range servedAPIs(n.cfg.Raft.Replication, n.voter()) {
 		if err := mux.Handle(api, h); err != nil {
 			return fmt.Errorf("node %d: %w", n.id, err)
 		}

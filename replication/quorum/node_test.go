@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/storage"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // committedLog reads every whole batch of node id's log below hwm.
@@ -51,8 +53,17 @@ var errStopRead = errors.New("stop")
 // a new leader commits 10,000 more, and the old leader comes back, cuts
 // its tail and ends with the same committed log as the others, byte for
 // byte.
+// TestFailoverTruncatesAndCatchesUp runs in both replication modes, with
+// an observer: under push the leader pushes to the voters and, once it
+// asks, to the observer, over the same sockets.
 func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
-	c := newTestCluster(t, clusterOpts{voters: 3})
+	for _, mode := range []raft.Replication{raft.Pull, raft.Push} {
+		t.Run(mode.String(), func(t *testing.T) { testFailover(t, mode) })
+	}
+}
+
+func testFailover(t *testing.T, mode raft.Replication) {
+	c := newTestCluster(t, clusterOpts{voters: 3, observers: 1, tweak: func(cfg *Config) { cfg.Raft.Replication = mode }})
 	old, epoch := c.leader(10 * time.Second)
 	last := c.appendN(old, 10_000, 100, 500, "first")
 	var hwm int64
@@ -99,8 +110,8 @@ func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
 	}
 
 	final := c.nodes[leader].Status().HighWatermark
-	c.waitFor("every voter to apply the committed log", 10*time.Second, func() bool {
-		for _, id := range c.voters {
+	c.waitFor("every node to apply the committed log", 10*time.Second, func() bool {
+		for _, id := range c.ids() {
 			if c.tally(id).NextOffset < final {
 				return false
 			}
@@ -112,7 +123,7 @@ func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
 		t.Fatal("the old leader's uncommitted record was committed")
 	}
 	var tally Tally
-	for _, id := range c.voters {
+	for _, id := range c.ids() {
 		if got := c.committedLog(id, final); !bytes.Equal(got, want) {
 			t.Fatalf("node %d's committed log (%d bytes) differs from leader %d's (%d bytes)", id, len(got), leader, len(want))
 		}
@@ -125,6 +136,24 @@ func TestFailoverTruncatesAndCatchesUp(t *testing.T) {
 	}
 	if tally.Records != 20_000 {
 		t.Errorf("%d records committed, want 20000", tally.Records)
+	}
+	// The mode's own RPCs carried the records, to the observer as well.
+	tr := c.counters.Snapshot()
+	fetches, pushes := int64(0), int64(0)
+	for _, n := range tr.Nodes {
+		fetches += int64(n.RequestsReceived[kmsg.Fetch.Int16()].Messages)
+		pushes += int64(n.RequestsReceived[pushrpc.AppendEntriesKey].Messages)
+	}
+	observer := tr.Nodes[c.ids()[len(c.ids())-1]]
+	switch mode {
+	case raft.Pull:
+		if fetches == 0 || pushes != 0 {
+			t.Errorf("pull: %d Fetch and %d AppendEntries requests", fetches, pushes)
+		}
+	case raft.Push:
+		if fetches != 0 || pushes == 0 || observer.RequestsReceived[pushrpc.AppendEntriesKey].Messages == 0 {
+			t.Errorf("push: %d Fetch and %d AppendEntries requests, the observer received %d", fetches, pushes, observer.RequestsReceived[pushrpc.AppendEntriesKey].Messages)
+		}
 	}
 }
 
@@ -230,8 +259,16 @@ func waitErr(c *Commit) error {
 // snapshotted past its log end fetches the snapshot, loads its listener's
 // state from it and
 // fetches the rest.
+// TestSnapshotCatchUp runs in both modes: under push the leader sends its
+// snapshot with InstallSnapshot into the follower's disk log.
 func TestSnapshotCatchUp(t *testing.T) {
-	c := newTestCluster(t, clusterOpts{voters: 3})
+	for _, mode := range []raft.Replication{raft.Pull, raft.Push} {
+		t.Run(mode.String(), func(t *testing.T) { testSnapshotCatchUp(t, mode) })
+	}
+}
+
+func testSnapshotCatchUp(t *testing.T, mode raft.Replication) {
+	c := newTestCluster(t, clusterOpts{voters: 3, tweak: func(cfg *Config) { cfg.Raft.Replication = mode }})
 	leader, _ := c.leader(10 * time.Second)
 	c.appendN(leader, 100, 100, 100, "a")
 	var down int32

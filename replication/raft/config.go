@@ -49,8 +49,57 @@ type Config struct {
 	// of one leader batch (MAX_FETCH_SIZE_BYTES and MAX_BATCH_SIZE_BYTES, 8 MiB).
 	FetchMaxBytes int32
 
+	// Replication is how records reach the other replicas: Pull, Kafka's
+	// (the zero value), or Push, classic Raft's. Elections are the same in
+	// both.
+	Replication Replication
+	// HeartbeatInterval (push only) is how long the leader lets a replica
+	// go without an AppendEntries before it sends an empty one. Its
+	// default is FetchMaxWait's, so that an idle push follower hears from
+	// its leader as often as an idle pull follower's parked Fetch returns.
+	HeartbeatInterval time.Duration
+	// MaxInflight (push only) is how many AppendEntries carrying records
+	// the leader keeps in flight to one replica (etcd's MaxInflightMsgs):
+	// the push side's flow control, where a pull follower has one Fetch
+	// in flight.
+	MaxInflight int
+
 	// Logger receives the node's transitions and errors; nil discards them.
 	Logger *slog.Logger
+}
+
+// Replication is how the leader's records reach the other replicas.
+type Replication int8
+
+// The replication modes.
+const (
+	// Pull is Kafka's (KIP-595): followers and observers fetch, and a
+	// fetch acknowledges what came before it.
+	Pull Replication = iota
+	// Push is classic Raft's (the Raft paper, etcd/raft): the leader sends
+	// AppendEntries to each replica, which answers it.
+	Push
+)
+
+func (r Replication) String() string {
+	switch r {
+	case Pull:
+		return "pull"
+	case Push:
+		return "push"
+	}
+	return fmt.Sprintf("Replication(%d)", r)
+}
+
+// ParseReplication reads "pull" or "push".
+func ParseReplication(s string) (Replication, error) {
+	switch s {
+	case "pull":
+		return Pull, nil
+	case "push":
+		return Push, nil
+	}
+	return Pull, fmt.Errorf("replication %q: want pull or push", s)
 }
 
 // DefaultConfig returns a Config with Apache Kafka's defaults for the quorum
@@ -65,6 +114,8 @@ func DefaultConfig() Config {
 		AppendLinger:       25 * time.Millisecond,
 		FetchMaxWait:       500 * time.Millisecond,
 		FetchMaxBytes:      8 << 20,
+		HeartbeatInterval:  500 * time.Millisecond,
+		MaxInflight:        256,
 	}
 }
 
@@ -103,6 +154,18 @@ func (c *Config) validate() error {
 	}
 	if c.ElectionBackoffMax < 0 || c.RetryBackoff < 0 || c.AppendLinger < 0 {
 		return errors.New("controller.quorum.election.backoff.max.ms, retry.backoff.ms and append.linger.ms must not be negative")
+	}
+	switch c.Replication {
+	case Pull:
+	case Push:
+		if c.HeartbeatInterval < time.Millisecond || c.HeartbeatInterval >= c.FetchTimeout {
+			return fmt.Errorf("heartbeat interval %v: must be at least 1ms and below controller.quorum.fetch.timeout.ms (%v)", c.HeartbeatInterval, c.FetchTimeout)
+		}
+		if c.MaxInflight < 1 {
+			return fmt.Errorf("max in-flight AppendEntries %d: must be at least 1", c.MaxInflight)
+		}
+	default:
+		return fmt.Errorf("replication %v: want pull or push", c.Replication)
 	}
 	if c.FetchMaxBytes < 1024 {
 		return fmt.Errorf("fetch max bytes %d: must be at least 1024", c.FetchMaxBytes)

@@ -4,7 +4,9 @@
 // deterministic state machine. A Node starts no goroutines, reads no clock
 // and opens no socket: it takes messages and the current time and leaves
 // messages to send. Its messages are the kmsg types of Kafka's protocol, so
-// the same values go on the wire. raftsim runs it under a seeded simulation.
+// the same values go on the wire. Config.Replication can make the same
+// node replicate as classic push Raft instead (see Push replication).
+// raftsim runs it, in either mode, under a seeded simulation.
 //
 // # Driving a node
 //
@@ -81,7 +83,8 @@
 // # Flush ordering
 //
 // A follower appends fetched batches, and the driver flushes; the node does
-// not send its next Fetch, which acknowledges the records, until Flushed.
+// not send its next Fetch, which acknowledges the records, until Flushed
+// (under push, the answer that acknowledges them waits in the node).
 // A leader appends (after controller.quorum.append.linger.ms of batching),
 // completes parked fetches at once since its log end moved, and counts its
 // own records toward the high watermark only after Flushed. Network I/O of
@@ -112,6 +115,47 @@
 // voter while their leader fails, listener semantics (committed data only, a
 // leader learns of its own leadership once caught up and never loads a
 // snapshot), DescribeQuorum (a bare NOT_LEADER_OR_FOLLOWER off the leader).
+//
+// # Push replication
+//
+// With Config.Replication set to Push the node runs classic Raft's
+// replication (the Raft paper; etcd/raft's design) on the same log,
+// quorum-state store, snapshots, listener, driver contract and elections
+// (pre-vote, check-quorum, LeaderChange, EndQuorumEpoch): only how
+// records travel differs. The RPCs are package pushrpc's, under private
+// API keys.
+//
+//   - The leader keeps a progress per replica (etcd's Progress): probing,
+//     one AppendEntries at a time, until the replica's log is found to
+//     match; then replicating, streaming records from the next offset
+//     with up to MaxInflight requests ahead of the answers; or
+//     snapshotting, pushing its snapshot in InstallSnapshot chunks when
+//     the replica's next record is gone from the log. It pushes records
+//     as soon as it writes them (after the linger), and an empty
+//     AppendEntries to a replica that heard nothing for
+//     HeartbeatInterval, or when the high watermark moved and no records
+//     carry it. A request unanswered within the request timeout was lost:
+//     the leader probes again from the last match.
+//   - A replica accepts a push if its log holds the leader's record before
+//     the base offset, with that epoch; it keeps records it holds, cuts a
+//     conflicting suffix (never below its high watermark) and appends the
+//     rest, and answers once they are flushed (the answer waits in the
+//     node until Flushed). It refuses a push it cannot match with a hint
+//     (etcd's findConflictByTerm), so probing takes a round trip per epoch.
+//   - The leader commits what a majority of voters acknowledged past its
+//     epoch's start, as a pull leader does, and sends the high watermark
+//     in every push; a replica takes it up to what matches.
+//   - Pushes announce the leader, so no BeginQuorumEpoch is sent; a
+//     follower whose leader's pushes stop for a fetch timeout starts a
+//     pre-vote, and goes back to following if a push arrives meanwhile.
+//     Check-quorum counts answers instead of fetches.
+//   - Observers are learners the leader pushes to without counting them;
+//     since the leader knows only its voters, an observer asks with
+//     ObserveQuorum, and the leader forgets one that stops answering for
+//     five minutes, as it forgets one that stops fetching.
+//
+// A push node answers Fetch, FetchSnapshot and BeginQuorumEpoch, and a
+// pull node push's RPCs, with INVALID_REQUEST: a quorum runs one mode.
 //
 // # Left out and different
 //

@@ -66,6 +66,9 @@ func (n *Node) strictExponentialBackoff(position, total int) time.Duration {
 }
 
 func (n *Node) pollUnattached(now time.Time) (time.Time, error) {
+	if !n.voter && n.cfg.Replication == Push {
+		return n.pollPushObserver(now), nil
+	}
 	if !n.voter {
 		return n.fetchFromAnyVoter(now), nil
 	}

@@ -210,6 +210,9 @@ func (n *Node) tryFetch(now time.Time, p *parkedFetch, update bool) (kmsg.FetchR
 }
 
 func (n *Node) pollFollower(now time.Time) (time.Time, error) {
+	if n.cfg.Replication == Push {
+		return n.pollPushFollower(now)
+	}
 	if !n.voter {
 		return n.pollObserver(now), nil
 	}

@@ -48,6 +48,10 @@ type leaderState struct {
 
 	parked          []*parkedFetch
 	resignRequested bool
+
+	// firstID is the last request id of the node before this epoch's
+	// leadership: answers with lower ids belong to an earlier role.
+	firstID uint64
 }
 
 // replicaState is the leader's view of one replica (LeaderState.ReplicaState).
@@ -62,6 +66,9 @@ type replicaState struct {
 	lastFetchLeaderLEO int64
 	// acked: the voter answered BeginQuorumEpoch or fetched recently.
 	acked bool
+	// push is the leader's progress with the replica's log in push
+	// replication; nil in pull and for the leader itself.
+	push *progress
 }
 
 type parkedFetch struct {
@@ -78,9 +85,16 @@ func newLeaderState(n *Node, now time.Time) *leaderState {
 		hwm:                 -1,
 		checkQuorumDeadline: now.Add(time.Duration(float64(n.cfg.FetchTimeout) * checkQuorumFactor)),
 		beginQuorumDeadline: now.Add(n.cfg.FetchTimeout / 2),
+		firstID:             n.nextID,
 	}
 	for _, v := range n.cfg.Voters {
-		ls.voters = append(ls.voters, &replicaState{id: v, voter: true, endOffset: -1, acked: v == n.id})
+		r := &replicaState{id: v, voter: true, endOffset: -1, acked: v == n.id}
+		if n.cfg.Replication == Push && v != n.id {
+			// Raft's nextIndex starts at the leader's log end: the first
+			// push carries the LeaderChange record and finds the match.
+			r.push = newProgress(ls.epochStartOffset)
+		}
+		ls.voters = append(ls.voters, r)
 	}
 	ls.updateLocal(n)
 	return ls
@@ -170,6 +184,7 @@ func (ls *leaderState) maybeUpdateHighWatermark(n *Node) {
 		n.hwm = max(n.hwm, candidate)
 		n.noteHighWatermark()
 		n.leaderCommitted(candidate, n.now)
+		ls.commitMoved()
 		// Every parked fetch knows an older high watermark: answer them
 		// all (onUpdateLeaderHighWatermark, KIP-1166).
 		ls.completeParked(n)
@@ -208,7 +223,7 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 	ls := n.lead
 	if n.shuttingDown || ls.resignRequested || ls.checkQuorumExpired(n, now) {
 		if ls.checkQuorumExpired(n, now) {
-			n.logger.Warn("check-quorum failed: no fetch from a majority", "epoch", n.epoch)
+			n.logger.Warn("check-quorum failed: no fetch (pull) or answer (push) from a majority", "epoch", n.epoch)
 		}
 		n.becomeResigned(now)
 		return now, nil
@@ -220,6 +235,15 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 	}
 	ls.expireParked(n, now)
 	ls.expireObservers(now)
+	if n.cfg.Replication == Push {
+		// The pushes announce the leader: no BeginQuorumEpoch. Past its
+		// linger a push leader has written what it gathered (drainDue).
+		wake := earliest(ls.drainAt, ls.pushAll(n, now))
+		if len(n.cfg.Voters) > 1 {
+			wake = earliest(wake, ls.checkQuorumDeadline)
+		}
+		return wake, nil
+	}
 
 	if !now.Before(ls.beginQuorumDeadline) {
 		// Voters that stopped fetching may have lost track of the leader
@@ -384,12 +408,14 @@ const drainDeferMax = 2 * time.Millisecond
 // too. In a pull quorum records written while every follower's Fetch is
 // in flight go out only with the next Fetch, so until one arrives
 // (handleFetchRequest drains first) the leader may as well gather more:
-// fewer, larger batches and no added wait.
+// fewer, larger batches and no added wait. A push leader sends what it
+// writes at once, so it writes once the linger has passed.
 func (ls *leaderState) drainDue(n *Node, now time.Time) bool {
 	if ls.drainAt.IsZero() || now.Before(ls.drainAt) {
 		return false
 	}
-	return ls.drainNow || len(ls.parked) > 0 || len(n.cfg.Voters) == 1 || !now.Before(ls.drainAt.Add(drainDeferMax))
+	return ls.drainNow || len(ls.parked) > 0 || len(n.cfg.Voters) == 1 || n.cfg.Replication == Push ||
+		!now.Before(ls.drainAt.Add(drainDeferMax))
 }
 
 // drain writes the accumulated records as batches of at most FetchMaxBytes.

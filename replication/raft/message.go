@@ -3,6 +3,7 @@ package raft
 import (
 	"fmt"
 
+	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -28,9 +29,9 @@ type Message struct {
 func (m Message) String() string {
 	switch {
 	case m.Request != nil:
-		return fmt.Sprintf("%d->%d #%d %s request", m.From, m.To, m.ID, kmsg.NameForKey(m.Request.Key()))
+		return fmt.Sprintf("%d->%d #%d %s request", m.From, m.To, m.ID, pushrpc.NameForKey(m.Request.Key()))
 	case m.Response != nil:
-		return fmt.Sprintf("%d->%d #%d %s response", m.From, m.To, m.ID, kmsg.NameForKey(m.Response.Key()))
+		return fmt.Sprintf("%d->%d #%d %s response", m.From, m.To, m.ID, pushrpc.NameForKey(m.Response.Key()))
 	default:
 		return fmt.Sprintf("%d->%d #%d failed: %v", m.From, m.To, m.ID, m.Err)
 	}

@@ -95,6 +95,12 @@ type Node struct {
 
 	shuttingDown bool
 
+	// Push replication, on a follower: answers waiting for the flush of
+	// what they acknowledge, and (an observer) whether the leader has
+	// taken it on.
+	acks      []heldAck
+	observing bool
+
 	// The listener's progress: the next offset it expects and the last
 	// leader it was told of.
 	listenerNext int64
@@ -325,8 +331,8 @@ func (n *Node) Outbox() []Message {
 // NeedsFlush reports whether the log holds unflushed records. The driver
 // then calls Log.Flush, possibly while the outbox is on the wire, and
 // Flushed. Until then a voter does not fetch (its next Fetch would
-// acknowledge the records) and a leader does not count them toward the high
-// watermark.
+// acknowledge the records), a push replica holds the answer that would,
+// and a leader does not count them toward the high watermark.
 func (n *Node) NeedsFlush() bool { return n.log.LastFlushedOffset() < n.log.LogEndOffset() }
 
 // Flushed tells the node that the driver flushed the log.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -105,7 +106,17 @@ func isMetadataPartition(topic string, partition int32) bool {
 }
 
 func (n *Node) handleRequest(now time.Time, m Message) error {
+	if n.otherMode(m.Request) {
+		n.refuseOtherMode(m)
+		return nil
+	}
 	switch req := m.Request.(type) {
+	case *pushrpc.AppendEntriesRequest:
+		return n.handleAppendEntriesRequest(now, m, req)
+	case *pushrpc.InstallSnapshotRequest:
+		return n.handleInstallSnapshotRequest(now, m, req)
+	case *pushrpc.ObserveQuorumRequest:
+		n.handleObserveQuorumRequest(now, m, req)
 	case *kmsg.FetchRequest:
 		return n.handleFetchRequest(now, m, req)
 	case *kmsg.FetchSnapshotRequest:
@@ -119,7 +130,7 @@ func (n *Node) handleRequest(now time.Time, m Message) error {
 	case *kmsg.DescribeQuorumRequest:
 		n.reply(m, n.describeQuorum(now, req))
 	default:
-		return fmt.Errorf("unsupported request %s", kmsg.NameForKey(m.Request.Key()))
+		return fmt.Errorf("unsupported request %s", pushrpc.NameForKey(m.Request.Key()))
 	}
 	return nil
 }
@@ -128,6 +139,9 @@ func (n *Node) handleRequest(now time.Time, m Message) error {
 // Responses to requests no longer in flight (timed out and replaced, or sent
 // in an earlier role) are ignored.
 func (n *Node) handleResponse(now time.Time, m Message) error {
+	if n.isPushAnswer(m) {
+		return n.handlePushAnswer(now, m)
+	}
 	c := n.conns[m.From]
 	if c == nil || c.inflight == 0 || c.inflight != m.ID {
 		return nil
@@ -151,8 +165,10 @@ func (n *Node) handleResponse(now time.Time, m Message) error {
 		ok, err = n.handleBeginQuorumEpochResponse(now, m, resp)
 	case *kmsg.EndQuorumEpochResponse:
 		ok, err = n.handleEndQuorumEpochResponse(now, m, resp)
+	case *pushrpc.ObserveQuorumResponse:
+		ok, err = n.handleObserveQuorumResponse(now, m, resp)
 	default:
-		return fmt.Errorf("unexpected response %s", kmsg.NameForKey(m.Response.Key()))
+		return fmt.Errorf("unexpected response %s", pushrpc.NameForKey(m.Response.Key()))
 	}
 	if !ok {
 		// c may belong to a role the handler left; then this is a no-op.
@@ -243,6 +259,12 @@ func (n *Node) fetchFromAnyVoter(now time.Time) time.Time {
 		// A voter's Fetch acknowledges its log; not before it is durable.
 		return time.Time{}
 	}
+	return n.sendToAnyVoter(now, func() kmsg.Request { return n.fetchRequest() })
+}
+
+// sendToAnyVoter sends the request build returns to a random ready voter,
+// one such request at a time (RequestManager.findReadyVoter).
+func (n *Node) sendToAnyVoter(now time.Time, build func() kmsg.Request) time.Time {
 	var candidates []int32
 	var wake time.Time
 	for _, v := range n.cfg.Voters {
@@ -255,7 +277,6 @@ func (n *Node) fetchFromAnyVoter(now time.Time) time.Time {
 			continue
 		}
 		if c := n.conns[v]; c.inflight != 0 && now.Before(c.sentAt.Add(n.cfg.RequestTimeout)) {
-			// One discovery fetch at a time (RequestManager.findReadyVoter).
 			return wait
 		}
 		wake = earliest(wake, wait)
@@ -264,5 +285,5 @@ func (n *Node) fetchFromAnyVoter(now time.Time) time.Time {
 		return wake
 	}
 	to := candidates[n.rng.IntN(len(candidates))]
-	return n.trySend(now, to, func() kmsg.Request { return n.fetchRequest() })
+	return n.trySend(now, to, build)
 }

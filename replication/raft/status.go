@@ -30,8 +30,8 @@ type Status struct {
 	ShuttingDown  bool
 	// FetchDeadline is when a following voter's fetch timer
 	// (controller.quorum.fetch.timeout.ms) runs out unless a fetch from
-	// its leader succeeds first: it then starts an election. Zero on
-	// other nodes.
+	// its leader succeeds (or, under push, a push from it arrives) first:
+	// it then starts an election. Zero on other nodes.
 	FetchDeadline time.Time
 	// Replicas is the leader's view of every voter and of the observers
 	// that fetched in the last five minutes; nil on other nodes.
@@ -42,9 +42,12 @@ type Status struct {
 type ReplicaStatus struct {
 	NodeID int32
 	Voter  bool
-	// LogEndOffset is the offset of its last fetch, -1 before any.
+	// LogEndOffset is the offset of its last fetch, -1 before any; under
+	// push, how far its log is known to match the leader's.
 	LogEndOffset int64
-	LastFetch    time.Time
+	// LastFetch is its last fetch, under push its last answer.
+	LastFetch time.Time
+	// LastCaughtUp is when it last held everything the leader had.
 	LastCaughtUp time.Time
 	// FetchParked: a Fetch from it waits in the leader's purgatory.
 	FetchParked bool

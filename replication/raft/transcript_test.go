@@ -13,6 +13,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
 	"github.com/kraftlab/kraftlab/storage"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -27,9 +28,11 @@ import (
 //
 //	start id=N voters=(1,2,3) [log=(1,1,2)] [snapshot=(endOffset=E epoch=P)]
 //	      [epoch=E leader=L voted=V] [manual-flush] [electionTimeout=1s ...]
+//	      [push] [maxInflight=N]
 //	    starts the node from a log (one record per batch, the list giving
 //	    each record's epoch, from the snapshot's end or 0) and a quorum-state
-//	    file. A node id outside voters is an observer.
+//	    file. A node id outside voters is an observer. push runs push
+//	    replication.
 //	step A->B API [response] field=value...
 //	    hands the node a request from A, or the response to the oldest request
 //	    it sent to A of that API (see printMessage for the fields).
@@ -39,7 +42,8 @@ import (
 //	flush              the driver flushed the log (with manual-flush).
 //	append v...        the leader appends records.
 //	elect              plays the other voters: grants every pre-vote and vote
-//	                   until the node leads; drops its BeginQuorumEpochs.
+//	                   until the node leads; drops its BeginQuorumEpochs and
+//	                   keeps its pushes unprinted, to be answered.
 //	resign | shutdown | snapshot end=N
 //	state | events | outbox | timer | quorum-state | log | replicas
 //
@@ -233,6 +237,7 @@ func (s *script) start(d *datadriven.TestData) {
 		"electionTimeout": &s.cfg.ElectionTimeout, "fetchTimeout": &s.cfg.FetchTimeout,
 		"electionBackoffMax": &s.cfg.ElectionBackoffMax, "linger": &s.cfg.AppendLinger,
 		"requestTimeout": &s.cfg.RequestTimeout, "retryBackoff": &s.cfg.RetryBackoff,
+		"heartbeat": &s.cfg.HeartbeatInterval,
 	} {
 		if a, ok := d.Arg(key); ok {
 			v, err := time.ParseDuration(a.SingleVal(s.t))
@@ -242,6 +247,10 @@ func (s *script) start(d *datadriven.TestData) {
 			*dst = v
 		}
 	}
+	if d.HasArg("push") {
+		s.cfg.Replication = raft.Push
+	}
+	d.MaybeScanArgs(s.t, "maxInflight", &s.cfg.MaxInflight)
 	s.now = t0
 	s.log = raft.NewMemoryLog()
 	s.store = &raft.MemoryQuorumStateStore{}
@@ -303,7 +312,7 @@ func (s *script) route(d *datadriven.TestData) (from, to int32, api string) {
 // peer of api.
 func (s *script) pending(d *datadriven.TestData, node, peer int32, api string, take bool) raft.Message {
 	for i, m := range s.sent {
-		if m.From == node && m.To == peer && kmsg.NameForKey(m.Request.Key()) == api {
+		if m.From == node && m.To == peer && pushrpc.NameForKey(m.Request.Key()) == api {
 			if take {
 				s.sent = slices.Delete(s.sent, i, i+1)
 			}
@@ -391,6 +400,9 @@ func (s *script) elect(d *datadriven.TestData) {
 		}
 		answered := false
 		for _, m := range s.node.Outbox() {
+			if m.Request != nil && pushrpc.IsKey(m.Request.Key()) {
+				s.sent = append(s.sent, m)
+			}
 			if m.Request == nil || m.Request.Key() != kmsg.Vote.Int16() {
 				continue
 			}
@@ -409,12 +421,19 @@ func (s *script) elect(d *datadriven.TestData) {
 	if s.node.Status().Role != raft.Leader {
 		s.fatalf(d, "not elected: %s", s.stateLine())
 	}
-	s.node.Outbox()
+	keep := func() {
+		for _, m := range s.node.Outbox() {
+			if m.Request != nil && pushrpc.IsKey(m.Request.Key()) {
+				s.sent = append(s.sent, m)
+			}
+		}
+	}
+	keep()
 	if s.node.NeedsFlush() {
 		s.must(d, s.log.Flush())
 		s.must(d, s.node.Flushed(s.now))
 	}
-	s.node.Outbox()
+	keep()
 	s.out = append(s.out, fmt.Sprintf("clock: %v", s.now.Sub(t0)))
 }
 
@@ -532,6 +551,7 @@ func (f *fields) done() {
 }
 
 func (f *fields) buildRequest(api string, from int32) kmsg.Request {
+	cluster := "cluster"
 	switch api {
 	case "Fetch":
 		req := fetchRequest(f.int32("replica", from), f.int32("epoch", 0), f.int64("fetchOffset", 0), f.int32("lastFetchedEpoch", 0), f.int32("maxWait", 0))
@@ -557,7 +577,6 @@ func (f *fields) buildRequest(api string, from int32) kmsg.Request {
 	case "FetchSnapshot":
 		req := kmsg.NewPtrFetchSnapshotRequest()
 		req.Version = raft.FetchSnapshotVersion
-		cluster := "cluster"
 		req.ClusterID = &cluster
 		req.ReplicaID = f.int32("replica", from)
 		req.MaxBytes = 1 << 20
@@ -573,6 +592,36 @@ func (f *fields) buildRequest(api string, from int32) kmsg.Request {
 		t.Partitions = []kmsg.FetchSnapshotRequestTopicPartition{p}
 		req.Topics = []kmsg.FetchSnapshotRequestTopic{t}
 		return req
+	case "AppendEntries":
+		req := &pushrpc.AppendEntriesRequest{ClusterID: &cluster, LeaderID: f.int32("leader", from), LeaderEpoch: f.int32("epoch", 0),
+			BaseOffset: f.int64("base", 0), PrevEpoch: f.int32("prevEpoch", 0), HighWatermark: f.int64("hwm", -1)}
+		if a, ok := f.arg("records"); ok {
+			// One batch per record, from the base offset, in the epochs given.
+			off := req.BaseOffset
+			for i := range a.Vals {
+				var e int32
+				a.Scan(f.s.t, i, &e)
+				req.Records = storage.AppendBatch(req.Records, storage.BatchSpec{BaseOffset: off, LeaderEpoch: e},
+					[]storage.Record{{Value: []byte(fmt.Sprintf("v%d", off))}})
+				off++
+			}
+		}
+		return req
+	case "InstallSnapshot":
+		req := &pushrpc.InstallSnapshotRequest{ClusterID: &cluster, LeaderID: f.int32("leader", from), LeaderEpoch: f.int32("epoch", 0)}
+		if a, ok := f.arg("snapshotId"); ok {
+			id := parseSnapshotID(f.s.t, f.d, a)
+			req.SnapshotID = pushrpc.EpochEndOffset{EndOffset: id.EndOffset, Epoch: id.Epoch}
+		}
+		// The snapshot of snapshotBytes, in chunks of the given size.
+		whole := snapshotBytes(req.SnapshotID.Epoch, "state")
+		req.Size = int64(len(whole))
+		req.Position = f.int64("position", 0)
+		chunk := f.int64("chunk", req.Size)
+		req.Bytes = whole[min(req.Position, req.Size):min(req.Position+chunk, req.Size)]
+		return req
+	case "ObserveQuorum":
+		return &pushrpc.ObserveQuorumRequest{ClusterID: &cluster, ReplicaID: f.int32("replica", from), LogEndOffset: f.int64("leo", 0), LastEpoch: f.int32("lastEpoch", 0)}
 	case "DescribeQuorum":
 		req := kmsg.NewPtrDescribeQuorumRequest()
 		req.Version = raft.DescribeQuorumVersion
@@ -641,6 +690,18 @@ func (f *fields) buildResponse(api string, req kmsg.Request) kmsg.Response {
 		t.Partitions = []kmsg.FetchResponseTopicPartition{p}
 		resp.Topics = []kmsg.FetchResponseTopic{t}
 		return resp
+	case "AppendEntries":
+		resp := &pushrpc.AppendEntriesResponse{ErrorCode: code, LeaderID: leader, LeaderEpoch: epoch, Success: f.bool("success"),
+			MatchOffset: f.int64("match", -1), DivergingEpoch: pushrpc.EpochEndOffset{Epoch: -1, EndOffset: -1}, LogEndOffset: f.int64("leo", 0)}
+		if e, o, ok := f.pair("divergingEpoch", "epoch", "endOffset"); ok {
+			resp.DivergingEpoch = pushrpc.EpochEndOffset{Epoch: int32(e), EndOffset: o}
+		}
+		return resp
+	case "InstallSnapshot":
+		r := req.(*pushrpc.InstallSnapshotRequest)
+		return &pushrpc.InstallSnapshotResponse{ErrorCode: code, LeaderID: leader, LeaderEpoch: epoch, Position: f.int64("position", r.Position+int64(len(r.Bytes)))}
+	case "ObserveQuorum":
+		return &pushrpc.ObserveQuorumResponse{ErrorCode: code, LeaderID: leader, LeaderEpoch: epoch}
 	case "FetchSnapshot":
 		rp := req.(*kmsg.FetchSnapshotRequest).Topics[0].Partitions[0]
 		resp := req.ResponseKind().(*kmsg.FetchSnapshotResponse)
@@ -735,8 +796,32 @@ func printRequest(from int32, r kmsg.Request) string {
 		return fmt.Sprintf("FetchSnapshot epoch=%d snapshotId=(endOffset=%d epoch=%d) position=%d", p.CurrentLeaderEpoch, p.SnapshotID.EndOffset, p.SnapshotID.Epoch, p.Position)
 	case *kmsg.DescribeQuorumRequest:
 		return "DescribeQuorum"
+	case *pushrpc.AppendEntriesRequest:
+		s := fmt.Sprintf("AppendEntries epoch=%d base=%d prevEpoch=%d hwm=%d", r.LeaderEpoch, r.BaseOffset, r.PrevEpoch, r.HighWatermark)
+		if r.LeaderID != from {
+			s += fmt.Sprintf(" leader=%d", r.LeaderID)
+		}
+		return s + printBatches(r.Records)
+	case *pushrpc.InstallSnapshotRequest:
+		return fmt.Sprintf("InstallSnapshot epoch=%d snapshotId=(endOffset=%d epoch=%d) position=%d size=%d bytes=%d",
+			r.LeaderEpoch, r.SnapshotID.EndOffset, r.SnapshotID.Epoch, r.Position, r.Size, len(r.Bytes))
+	case *pushrpc.ObserveQuorumRequest:
+		return fmt.Sprintf("ObserveQuorum leo=%d lastEpoch=%d", r.LogEndOffset, r.LastEpoch)
 	}
-	return kmsg.NameForKey(r.Key())
+	return pushrpc.NameForKey(r.Key())
+}
+
+// printBatches lists record batches as first-last:epoch.
+func printBatches(data []byte) string {
+	if len(data) == 0 {
+		return ""
+	}
+	var batches []string
+	_ = storage.Batches(data, func(_ int, b *storage.Batch) error {
+		batches = append(batches, fmt.Sprintf("%d-%d:e%d", b.FirstOffset, b.LastOffset(), b.PartitionLeaderEpoch))
+		return nil
+	})
+	return " records=(" + strings.Join(batches, " ") + ")"
 }
 
 func printResponse(r kmsg.Response) string {
@@ -754,15 +839,7 @@ func printResponse(r kmsg.Response) string {
 		if p.SnapshotID.Epoch >= 0 || p.SnapshotID.EndOffset >= 0 {
 			s += fmt.Sprintf(" snapshotId=(endOffset=%d epoch=%d)", p.SnapshotID.EndOffset, p.SnapshotID.Epoch)
 		}
-		if len(p.RecordBatches) > 0 {
-			var batches []string
-			_ = storage.Batches(p.RecordBatches, func(_ int, b *storage.Batch) error {
-				batches = append(batches, fmt.Sprintf("%d-%d:e%d", b.FirstOffset, b.LastOffset(), b.PartitionLeaderEpoch))
-				return nil
-			})
-			s += " records=(" + strings.Join(batches, " ") + ")"
-		}
-		return s
+		return s + printBatches(p.RecordBatches)
 	case *kmsg.VoteResponse:
 		if len(r.Topics) != 1 || len(r.Topics[0].Partitions) != 1 {
 			return "Vote response" + errField(r.ErrorCode)
@@ -813,8 +890,21 @@ func printResponse(r kmsg.Response) string {
 			return "(" + strings.Join(out, " ") + ")"
 		}
 		return s + fmt.Sprintf(" leader=%d epoch=%d hwm=%d voters=%s observers=%s", p.LeaderID, p.LeaderEpoch, p.HighWatermark, replicas(p.CurrentVoters), replicas(p.Observers))
+	case *pushrpc.AppendEntriesResponse:
+		s := fmt.Sprintf("AppendEntries response%s leader=%d epoch=%d", errField(r.ErrorCode), r.LeaderID, r.LeaderEpoch)
+		switch {
+		case r.Success:
+			s += fmt.Sprintf(" success match=%d", r.MatchOffset)
+		case r.ErrorCode == 0:
+			s += fmt.Sprintf(" refused divergingEpoch=(epoch=%d endOffset=%d)", r.DivergingEpoch.Epoch, r.DivergingEpoch.EndOffset)
+		}
+		return s + fmt.Sprintf(" leo=%d", r.LogEndOffset)
+	case *pushrpc.InstallSnapshotResponse:
+		return fmt.Sprintf("InstallSnapshot response%s leader=%d epoch=%d position=%d", errField(r.ErrorCode), r.LeaderID, r.LeaderEpoch, r.Position)
+	case *pushrpc.ObserveQuorumResponse:
+		return fmt.Sprintf("ObserveQuorum response%s leader=%d epoch=%d", errField(r.ErrorCode), r.LeaderID, r.LeaderEpoch)
 	}
-	return kmsg.NameForKey(r.Key()) + " response"
+	return pushrpc.NameForKey(r.Key()) + " response"
 }
 
 func printEvent(e raft.Event) string {

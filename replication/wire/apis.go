@@ -46,7 +46,7 @@ type APIRange struct {
 
 // apiTable is the validated set of served ranges.
 type apiTable struct {
-	byKey [kmsg.MaxKey + 1]struct {
+	byKey [keySlots]struct {
 		min, max    int16
 		served      bool
 		membersOnly bool
@@ -65,23 +65,23 @@ func newAPITable(apis []APIRange, sasl bool) (*apiTable, error) {
 		all = append(all, saslAPIs...)
 	}
 	for i, r := range all {
-		req := kmsg.RequestForKey(r.Key)
+		req, slot := requestForKey(r.Key), keySlot(r.Key)
 		switch {
-		case req == nil:
-			return nil, fmt.Errorf("API key %d: unknown to kmsg", r.Key)
+		case req == nil || slot < 0:
+			return nil, fmt.Errorf("API key %d: unknown to kmsg and not kraftlab's", r.Key)
 		case r.Key == apiVersionsKey && i < len(apis):
 			return nil, fmt.Errorf("API key %d (ApiVersions): answered by the server itself, do not declare it", r.Key)
 		case (r.Key == saslHandshakeKey || r.Key == saslAuthenticateKey) && i < len(apis):
-			return nil, fmt.Errorf("%s: answered by the server itself when it has a secret, do not declare it", kmsg.NameForKey(r.Key))
+			return nil, fmt.Errorf("%s: answered by the server itself when it has a secret, do not declare it", apiName(r.Key))
 		case r.MembersOnly && !refusable(r.Key):
-			return nil, fmt.Errorf("%s: members only, but its response has no top-level error code to refuse it with", kmsg.NameForKey(r.Key))
+			return nil, fmt.Errorf("%s: members only, but its response has no top-level error code to refuse it with", apiName(r.Key))
 		case r.MinVersion < 0 || r.MinVersion > r.MaxVersion || r.MaxVersion > req.MaxVersion():
-			return nil, fmt.Errorf("%s: versions %d..%d outside 0..%d", kmsg.NameForKey(r.Key), r.MinVersion, r.MaxVersion, req.MaxVersion())
-		case t.byKey[r.Key].served:
-			return nil, fmt.Errorf("%s: declared twice", kmsg.NameForKey(r.Key))
+			return nil, fmt.Errorf("%s: versions %d..%d outside 0..%d", apiName(r.Key), r.MinVersion, r.MaxVersion, req.MaxVersion())
+		case t.byKey[slot].served:
+			return nil, fmt.Errorf("%s: declared twice", apiName(r.Key))
 		}
-		t.byKey[r.Key].min, t.byKey[r.Key].max, t.byKey[r.Key].served = r.MinVersion, r.MaxVersion, true
-		t.byKey[r.Key].membersOnly = r.MembersOnly
+		t.byKey[slot].min, t.byKey[slot].max, t.byKey[slot].served = r.MinVersion, r.MaxVersion, true
+		t.byKey[slot].membersOnly = r.MembersOnly
 		k := kmsg.NewApiVersionsResponseApiKey()
 		k.ApiKey, k.MinVersion, k.MaxVersion = r.Key, r.MinVersion, r.MaxVersion
 		t.list = append(t.list, k)
@@ -91,16 +91,18 @@ func newAPITable(apis []APIRange, sasl bool) (*apiTable, error) {
 }
 
 func (t *apiTable) serves(key, version int16) bool {
-	if key < 0 || int(key) >= len(t.byKey) {
+	slot := keySlot(key)
+	if slot < 0 {
 		return false
 	}
-	r := t.byKey[key]
+	r := t.byKey[slot]
 	return r.served && version >= r.min && version <= r.max
 }
 
 // membersOnly reports whether key is served to members only.
 func (t *apiTable) membersOnly(key int16) bool {
-	return key >= 0 && int(key) < len(t.byKey) && t.byKey[key].membersOnly
+	slot := keySlot(key)
+	return slot >= 0 && t.byKey[slot].membersOnly
 }
 
 // unsupportedApiVersions is Kafka's answer to an ApiVersions request at a

@@ -57,7 +57,7 @@ func (r *Request) Refuse() {
 	resp, ok := errorResponse(r.Body, kerr.ClusterAuthorizationFailed.Code)
 	if !ok {
 		c.s.plog.info("closing connection: unauthorized request that cannot be answered with an error",
-			"peer", r.Peer.String(), "api", kmsg.NameForKey(r.Key()))
+			"peer", r.Peer.String(), "api", apiName(r.Key()))
 		c.close()
 		r.abandon()
 		return
@@ -67,7 +67,7 @@ func (r *Request) Refuse() {
 
 // refusable reports whether errorResponse can answer API key with an error.
 func refusable(key int16) bool {
-	req := kmsg.RequestForKey(key)
+	req := requestForKey(key)
 	if req == nil {
 		return false
 	}

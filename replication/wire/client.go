@@ -178,7 +178,7 @@ func (c *Client) send(ctx context.Context, k *call) error {
 	c.mu.Unlock()
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() {
-			cc.finish(k, nil, fmt.Errorf("%s request to %s: %w", kmsg.NameForKey(k.req.Key()), c.name, ctx.Err()))
+			cc.finish(k, nil, fmt.Errorf("%s request to %s: %w", apiName(k.req.Key()), c.name, ctx.Err()))
 		})
 		cc.mu.Lock()
 		if k.finished {

@@ -163,7 +163,7 @@ func (cc *clientConn) expire() {
 	}
 	cc.mu.Unlock()
 	for _, k := range due {
-		cc.finish(k, nil, fmt.Errorf("%s request to %s: %w", kmsg.NameForKey(k.req.Key()), cc.cl.name, context.DeadlineExceeded))
+		cc.finish(k, nil, fmt.Errorf("%s request to %s: %w", apiName(k.req.Key()), cc.cl.name, context.DeadlineExceeded))
 	}
 }
 

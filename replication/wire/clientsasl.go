@@ -72,7 +72,7 @@ func (cc *clientConn) authenticate(timer *clock.Timer) ([]byte, bool) {
 			default:
 				if ctx.Err() != nil && cc.isAlive() {
 					cc.finish(k, nil, ctx.Err())
-					fail(fmt.Errorf("%s not answered within %v: %w", kmsg.NameForKey(req.Key()), cl.cfg.DialTimeout, ctx.Err()))
+					fail(fmt.Errorf("%s not answered within %v: %w", apiName(req.Key()), cl.cfg.DialTimeout, ctx.Err()))
 				}
 				return nil, false
 			}

@@ -4,8 +4,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Counters counts requests and responses, and their bytes, by API key per
@@ -25,14 +23,14 @@ func NewCounters() *Counters {
 
 // flow counts messages and bytes by API key.
 type flow struct {
-	msgs  [kmsg.MaxKey + 1]atomic.Uint64
-	bytes [kmsg.MaxKey + 1]atomic.Uint64
+	msgs  [keySlots]atomic.Uint64
+	bytes [keySlots]atomic.Uint64
 }
 
 func (f *flow) add(key int16, n int) {
-	if key >= 0 && int(key) < len(f.msgs) {
-		f.msgs[key].Add(1)
-		f.bytes[key].Add(uint64(n))
+	if slot := keySlot(key); slot >= 0 {
+		f.msgs[slot].Add(1)
+		f.bytes[slot].Add(uint64(n))
 	}
 }
 
@@ -43,7 +41,7 @@ func (f *flow) snapshot() Flow {
 			if out == nil {
 				out = make(Flow)
 			}
-			out[int16(k)] = Count{Messages: m, Bytes: f.bytes[k].Load()}
+			out[slotKey(k)] = Count{Messages: m, Bytes: f.bytes[k].Load()}
 		}
 	}
 	return out

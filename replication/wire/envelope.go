@@ -49,14 +49,14 @@ func serveEnvelope(outer *Request, routes map[int16]route) {
 	r, ok := routes[h.key]
 	switch {
 	case !ok || h.key == EnvelopeAPI.Key:
-		fail(kerr.InvalidRequest.Code, fmt.Sprintf("%s is not served here", kmsg.NameForKey(h.key)))
+		fail(kerr.InvalidRequest.Code, fmt.Sprintf("%s is not served here", apiName(h.key)))
 		return
 	case h.version < r.api.MinVersion || h.version > r.api.MaxVersion:
-		fail(kerr.UnsupportedVersion.Code, fmt.Sprintf("%s v%d is not served here", kmsg.NameForKey(h.key), h.version))
+		fail(kerr.UnsupportedVersion.Code, fmt.Sprintf("%s v%d is not served here", apiName(h.key), h.version))
 		return
 	}
 	if err := decodeBody(body, rest); err != nil {
-		fail(kerr.InvalidRequest.Code, fmt.Sprintf("decode %s v%d: %v", kmsg.NameForKey(h.key), h.version, err))
+		fail(kerr.InvalidRequest.Code, fmt.Sprintf("decode %s v%d: %v", apiName(h.key), h.version, err))
 		return
 	}
 	in := &Request{
@@ -76,7 +76,7 @@ func serveEnvelope(outer *Request, routes map[int16]route) {
 // envelope it came in.
 func (r *Request) respondInEnvelope(resp kmsg.Response) {
 	if r.envelopeAnswered.Swap(true) {
-		r.conn.s.log.Error("forwarded request answered twice; keeping the first answer", "api", kmsg.NameForKey(r.Key()))
+		r.conn.s.log.Error("forwarded request answered twice; keeping the first answer", "api", apiName(r.Key()))
 		return
 	}
 	out := kmsg.NewPtrEnvelopeResponse()

@@ -106,7 +106,7 @@ func parseRequest(frame []byte) (requestHeader, kmsg.Request, []byte, error) {
 	h.version = int16(be.Uint16(frame[2:]))
 	h.correlationID = int32(be.Uint32(frame[4:]))
 	b := frame[8:]
-	req := kmsg.RequestForKey(h.key)
+	req := requestForKey(h.key)
 	if req == nil {
 		return h, nil, nil, fmt.Errorf("unknown API key %d (correlation id %d)", h.key, h.correlationID)
 	}
@@ -118,11 +118,11 @@ func parseRequest(frame []byte) (requestHeader, kmsg.Request, []byte, error) {
 	}
 	var err error
 	if h.clientID, b, err = readNullableString(b); err != nil {
-		return h, nil, nil, fmt.Errorf("%s v%d request header client id: %w", kmsg.NameForKey(h.key), h.version, err)
+		return h, nil, nil, fmt.Errorf("%s v%d request header client id: %w", apiName(h.key), h.version, err)
 	}
 	if req.IsFlexible() {
 		if b, err = skipTags(b); err != nil {
-			return h, nil, nil, fmt.Errorf("%s v%d request header tagged fields: %w", kmsg.NameForKey(h.key), h.version, err)
+			return h, nil, nil, fmt.Errorf("%s v%d request header tagged fields: %w", apiName(h.key), h.version, err)
 		}
 	}
 	return h, req, b, nil
@@ -222,7 +222,7 @@ func decodeResponse(b []byte, req kmsg.Request) (kmsg.Response, error) {
 	if req.IsFlexible() && key != apiVersionsKey {
 		var err error
 		if b, err = skipTags(b); err != nil {
-			return nil, fmt.Errorf("%s v%d response header tagged fields: %w", kmsg.NameForKey(key), version, err)
+			return nil, fmt.Errorf("%s v%d response header tagged fields: %w", apiName(key), version, err)
 		}
 	}
 	// A server that does not serve our ApiVersions version answers v0
@@ -237,7 +237,7 @@ func decodeResponse(b []byte, req kmsg.Request) (kmsg.Response, error) {
 		defer largeDecode.Unlock()
 	}
 	if err := decodeBody(resp, b); err != nil {
-		return nil, fmt.Errorf("decode %s v%d response: %w", kmsg.NameForKey(key), version, err)
+		return nil, fmt.Errorf("decode %s v%d response: %w", apiName(key), version, err)
 	}
 	return resp, nil
 }

@@ -3,8 +3,6 @@ package wire
 import (
 	"fmt"
 	"slices"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Mux is a node's dispatcher by API key, as Kafka's request handlers route
@@ -29,10 +27,10 @@ func NewMux() *Mux { return &Mux{routes: make(map[int16]route)} }
 // already serves that key or if the range is not one kmsg knows.
 func (m *Mux) Handle(api APIRange, h Handler) error {
 	if h == nil {
-		return fmt.Errorf("wire: %s: nil handler", kmsg.NameForKey(api.Key))
+		return fmt.Errorf("wire: %s: nil handler", apiName(api.Key))
 	}
 	if r, ok := m.routes[api.Key]; ok {
-		return fmt.Errorf("wire: %s is already served (versions %d..%d)", kmsg.NameForKey(api.Key), r.api.MinVersion, r.api.MaxVersion)
+		return fmt.Errorf("wire: %s is already served (versions %d..%d)", apiName(api.Key), r.api.MinVersion, r.api.MaxVersion)
 	}
 	if _, err := newAPITable([]APIRange{api}, false); err != nil {
 		return fmt.Errorf("wire: %w", err)

@@ -61,7 +61,7 @@ func (r *Request) Respond(resp kmsg.Response) {
 	if resp != nil {
 		if resp.Key() != r.Key() {
 			c.s.log.Error("closing connection: handler answered with the wrong API",
-				"peer", r.Peer.String(), "request", kmsg.NameForKey(r.Key()), "response", kmsg.NameForKey(resp.Key()))
+				"peer", r.Peer.String(), "request", apiName(r.Key()), "response", apiName(resp.Key()))
 			c.close()
 			r.abandon()
 			return
@@ -76,7 +76,7 @@ func (r *Request) Respond(resp kmsg.Response) {
 	if r.answered {
 		c.mu.Unlock()
 		c.s.log.Error("request answered twice; keeping the first answer",
-			"peer", r.Peer.String(), "api", kmsg.NameForKey(r.Key()), "correlation_id", r.CorrelationID)
+			"peer", r.Peer.String(), "api", apiName(r.Key()), "correlation_id", r.CorrelationID)
 		return
 	}
 	r.answered, r.resp = true, resp

@@ -345,11 +345,11 @@ func (c *serverConn) admit(n int32, key int16) (*pools, error) {
 	sasl := key == saslHandshakeKey || key == saslAuthenticateKey
 	if s.cred != nil && (sasl || c.auth == authHandshaking) && n > s.cfg.SaslMaxReceiveSize {
 		return nil, fmt.Errorf("%s frame of %d bytes during authentication, more than sasl.server.max.receive.size %d",
-			kmsg.NameForKey(key), n, s.cfg.SaslMaxReceiveSize)
+			apiName(key), n, s.cfg.SaslMaxReceiveSize)
 	}
 	if key != produceKey && n > maxStructuredFrame {
 		return nil, fmt.Errorf("%s request of %d bytes: requests other than Produce may have at most %d, as decoding one may allocate %d times its size",
-			kmsg.NameForKey(key), n, maxStructuredFrame, decodeAmplification)
+			apiName(key), n, maxStructuredFrame, decodeAmplification)
 	}
 	login := key == apiVersionsKey || (sasl && s.cred != nil)
 	if c.probationR && !login {
@@ -416,9 +416,9 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 			// the listener does not enable, or a version outside
 			// its range, and the connection is closed unanswered.
 			return fmt.Errorf("%s v%d (correlation id %d) is not served (UNSUPPORTED_VERSION): closing as Kafka does",
-				kmsg.NameForKey(h.key), h.version, h.correlationID)
+				apiName(h.key), h.version, h.correlationID)
 		}
-		c.s.log.Debug("answered UNSUPPORTED_VERSION", "peer", c.peer, "api", kmsg.NameForKey(h.key), "version", h.version)
+		c.s.log.Debug("answered UNSUPPORTED_VERSION", "peer", c.peer, "api", apiName(h.key), "version", h.version)
 		req.held, held = held, 0
 		c.push(req, c.s.apis.unsupportedApiVersions())
 		return nil
@@ -428,7 +428,7 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 	worst := int64(len(frame)) * decodeAmplification
 	if h.key == produceKey {
 		if worst, err = produceDecodeBound(rest, h.version); err != nil {
-			return fmt.Errorf("decode %s v%d request (correlation id %d): %w", kmsg.NameForKey(h.key), h.version, h.correlationID, err)
+			return fmt.Errorf("decode %s v%d request (correlation id %d): %w", apiName(h.key), h.version, h.correlationID, err)
 		}
 		if worst > maxDecodeCharge {
 			return fmt.Errorf("a Produce v%d request (correlation id %d) of %d bytes would decode into %d bytes of topics and partitions, more than the %d a request may",
@@ -454,7 +454,7 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 		err = decodeBody(body, rest)
 	}
 	if err != nil {
-		return fmt.Errorf("decode %s v%d request (correlation id %d): %w", kmsg.NameForKey(h.key), h.version, h.correlationID, err)
+		return fmt.Errorf("decode %s v%d request (correlation id %d): %w", apiName(h.key), h.version, h.correlationID, err)
 	}
 	req.held, req.charge, held, charge = held, charge, 0, 0
 	if h.key == apiVersionsKey {
@@ -474,13 +474,13 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 			resp, ok := errorResponse(body, kerr.IllegalSaslState.Code)
 			if !ok {
 				c.s.counters.authFailed.Add(1)
-				return fmt.Errorf("%s during the SASL exchange (ILLEGAL_SASL_STATE): closing as Kafka does", kmsg.NameForKey(h.key))
+				return fmt.Errorf("%s during the SASL exchange (ILLEGAL_SASL_STATE): closing as Kafka does", apiName(h.key))
 			}
-			return c.failAuth(req, resp, "refused authentication: request during the SASL exchange", "api", kmsg.NameForKey(h.key))
+			return c.failAuth(req, resp, "refused authentication: request during the SASL exchange", "api", apiName(h.key))
 		}
 		if !req.Member && c.s.apis.membersOnly(h.key) {
 			c.s.counters.unauthorized.add(h.key, 1)
-			c.s.log.Debug("refused request: members only (CLUSTER_AUTHORIZATION_FAILED)", "peer", c.peer, "api", kmsg.NameForKey(h.key))
+			c.s.log.Debug("refused request: members only (CLUSTER_AUTHORIZATION_FAILED)", "peer", c.peer, "api", apiName(h.key))
 			resp, _ := errorResponse(body, kerr.ClusterAuthorizationFailed.Code) // refusable: checked by newAPITable
 			c.push(req, resp)
 			return nil

@@ -61,17 +61,17 @@ func Summarize(dir Direction, key, version int16, frame []byte) ([]Field, error)
 			return nil, err
 		}
 		if h.key != key || h.version != version {
-			return nil, fmt.Errorf("frame holds %s v%d, not %s v%d", kmsg.NameForKey(h.key), h.version, kmsg.NameForKey(key), version)
+			return nil, fmt.Errorf("frame holds %s v%d, not %s v%d", apiName(h.key), h.version, apiName(key), version)
 		}
 		if !summarised(key) {
 			return nil, nil
 		}
 		if err := decodeBody(req, body); err != nil {
-			return nil, fmt.Errorf("decode %s v%d request: %w", kmsg.NameForKey(key), version, err)
+			return nil, fmt.Errorf("decode %s v%d request: %w", apiName(key), version, err)
 		}
 		m = req
 	case DirResponse:
-		req := kmsg.RequestForKey(key)
+		req := requestForKey(key)
 		if req == nil {
 			return nil, fmt.Errorf("unknown API key %d", key)
 		}

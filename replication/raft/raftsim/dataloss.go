@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
 // RunDataLoss runs one seed of Kafka's canRecoverFromSingleNodeCommittedDataLoss
-// (RaftEventSimulationTest): 3-5 voters and 0-2 observers commit, then one
+// (RaftEventSimulationTest), in a replication mode: 3-5 voters and 0-2 observers commit, then one
 // running node, voter or observer, is killed and its folder wiped (empty
 // log, no quorum-state file, no snapshot) while the others keep theirs. With
 // waitForLeader, as in Kafka, it comes back only once a leader other than
@@ -16,9 +18,9 @@ import (
 // node, and the committed data must agree everywhere. As in Kafka's test,
 // MonotonicEpoch is tracked afresh for the wiped node and
 // MajorityReachedHighWatermark is not checked once a voter lost its data.
-func RunDataLoss(seed uint64, waitForLeader bool, traceLines int) (*Cluster, int32, error) {
+func RunDataLoss(seed uint64, mode raft.Replication, waitForLeader bool, traceLines int) (*Cluster, int32, error) {
 	r := rand.New(rand.NewPCG(seed, 0x6c6f7373))
-	opts := Options{Seed: seed, Voters: 3 + r.IntN(3), Observers: r.IntN(3), WireCheck: true, TraceLines: traceLines,
+	opts := Options{Seed: seed, Voters: 3 + r.IntN(3), Observers: r.IntN(3), Replication: mode, WireCheck: true, TraceLines: traceLines,
 		// Restarted at once, a wiped leader hears that it leads its old
 		// epoch; it refuses the news (Kafka would throw in
 		// QuorumState.transitionToFollower and stop), and the run goes on.
@@ -27,7 +29,7 @@ func RunDataLoss(seed uint64, waitForLeader bool, traceLines int) (*Cluster, int
 	if err != nil {
 		return nil, 0, err
 	}
-	c.record("data loss: %d voters, %d observers, wait for leader %v", opts.Voters, opts.Observers, waitForLeader)
+	c.record("data loss: %v, %d voters, %d observers, wait for leader %v", mode, opts.Voters, opts.Observers, waitForLeader)
 	if err := c.RunUntil(func() bool { return c.LeaderHighWatermark() >= 10 }, 30*time.Second); err != nil {
 		return c, 0, err
 	}

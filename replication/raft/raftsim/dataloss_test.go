@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
@@ -20,6 +22,10 @@ const dataLossSeeds = 100
 // catches up and the quorum commits on. MonotonicHighWatermark, SingleLeader
 // and ConsistentCommittedData hold throughout.
 func TestRecoverFromSingleNodeCommittedDataLoss(t *testing.T) {
+	inModes(t, testRecoverFromDataLoss)
+}
+
+func testRecoverFromDataLoss(t *testing.T, mode raft.Replication) {
 	first, count := uint64(1), dataLossSeeds
 	if s := os.Getenv("KRAFTLAB_DATALOSS_SEEDS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -40,9 +46,9 @@ func TestRecoverFromSingleNodeCommittedDataLoss(t *testing.T) {
 		if count == 1 {
 			trace = 400
 		}
-		c, victim, err := RunDataLoss(seed, true, trace)
+		c, victim, err := RunDataLoss(seed, mode, true, trace)
 		if err != nil {
-			msg := fmt.Sprintf("seed %d (wiped node %d): %v\nreplay: KRAFTLAB_DATALOSS_SEED=%d go test -run TestRecoverFromSingleNodeCommittedDataLoss -v ./replication/raft/raftsim/", seed, victim, err, seed)
+			msg := fmt.Sprintf("seed %d (wiped node %d): %v\nreplay: KRAFTLAB_DATALOSS_SEED=%d go test -run 'TestRecoverFromSingleNodeCommittedDataLoss/%v$' -v ./replication/raft/raftsim/", seed, victim, err, seed, mode)
 			if c != nil && trace > 0 {
 				msg += "\ntrace tail:\n" + strings.Join(c.Trace(), "\n")
 			}
@@ -64,42 +70,46 @@ func TestRecoverFromSingleNodeCommittedDataLoss(t *testing.T) {
 // simulation catches it as a ConsistentCommittedData violation, at the
 // event where the new leader commits over the lost record.
 func TestScenarioWipedVoterElectsLeaderWithoutCommittedData(t *testing.T) {
-	c := newCluster(t, 9, 3, 0)
-	c.mustRun(t, nil, time.Second)
-	l, epoch := c.mustLeader(t)
-	f, g := l%3+1, (l+1)%3+1
-	c.Isolate(f)
-	c.mustRun(t, nil, 2*time.Second)
-	hw := c.inv.hwm
-	if end := c.node(f).log.LogEndOffset(); end >= hw {
-		t.Fatalf("cut-off follower %d holds %d, not behind the high watermark %d", f, end, hw)
-	}
-	c.Kill(l)
-	c.KillAndDeletePersistentState(g)
-	c.Heal()
-	c.Restart(g)
-	err := c.RunUntil(func() bool {
-		_, e, ok := c.Leader()
-		return ok && e > epoch && c.LeaderHighWatermark() > 0
-	}, 20*time.Second)
-	if err == nil {
-		err = c.RunFor(5 * time.Second)
-	}
-	if err == nil || !(strings.Contains(err.Error(), "ConsistentCommittedData") || strings.Contains(err.Error(), "MonotonicHighWatermark")) {
-		t.Fatalf("want the committed data lost (ConsistentCommittedData or MonotonicHighWatermark), got %v\n%s", err, c.describe())
-	}
-	newLeader, _, _ := c.Leader()
-	if newLeader != f {
-		t.Fatalf("leader %d, want the lagging follower %d", newLeader, f)
-	}
-	t.Logf("as expected: %v", err)
+	inModes(t, func(t *testing.T, mode raft.Replication) {
+		c := newCluster(t, mode, 9, 3, 0)
+		c.mustRun(t, nil, time.Second)
+		l, epoch := c.mustLeader(t)
+		f, g := l%3+1, (l+1)%3+1
+		c.Isolate(f)
+		c.mustRun(t, nil, 2*time.Second)
+		hw := c.inv.hwm
+		if end := c.node(f).log.LogEndOffset(); end >= hw {
+			t.Fatalf("cut-off follower %d holds %d, not behind the high watermark %d", f, end, hw)
+		}
+		c.Kill(l)
+		c.KillAndDeletePersistentState(g)
+		c.Heal()
+		c.Restart(g)
+		err := c.RunUntil(func() bool {
+			_, e, ok := c.Leader()
+			return ok && e > epoch && c.LeaderHighWatermark() > 0
+		}, 20*time.Second)
+		if err == nil {
+			err = c.RunFor(5 * time.Second)
+		}
+		if err == nil || !(strings.Contains(err.Error(), "ConsistentCommittedData") || strings.Contains(err.Error(), "MonotonicHighWatermark")) {
+			t.Fatalf("want the committed data lost (ConsistentCommittedData or MonotonicHighWatermark), got %v\n%s", err, c.describe())
+		}
+		newLeader, _, _ := c.Leader()
+		if newLeader != f {
+			t.Fatalf("leader %d, want the lagging follower %d", newLeader, f)
+		}
+		t.Logf("as expected: %v", err)
+	})
 }
 
 // KRAFTLAB_DATALOSS_ATONCE=N runs N seeds of the recovery with the wiped
 // node restarted at once, before a new leader is known, and counts the
 // seeds in which committed data was lost. Not part of the default run: it
 // is expected to find some.
-func TestDataLossRestartAtOnceScan(t *testing.T) {
+func TestDataLossRestartAtOnceScan(t *testing.T) { inModes(t, testDataLossRestartAtOnce) }
+
+func testDataLossRestartAtOnce(t *testing.T, mode raft.Replication) {
 	s := os.Getenv("KRAFTLAB_DATALOSS_ATONCE")
 	if s == "" {
 		t.Skip("set KRAFTLAB_DATALOSS_ATONCE=N to scan N seeds")
@@ -110,7 +120,7 @@ func TestDataLossRestartAtOnceScan(t *testing.T) {
 	}
 	lost, other, refused := 0, 0, 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		c, victim, err := RunDataLoss(seed, false, 0)
+		c, victim, err := RunDataLoss(seed, mode, false, 0)
 		if c != nil && c.Unsafe() > 0 {
 			refused++
 		}

@@ -21,7 +21,7 @@ type Failover struct {
 // random while with the counter appending every appendEvery, kills the
 // leader and measures the failover.
 func MeasureFailover(seed uint64, voters int, cfg raft.Config, appendEvery time.Duration) (Failover, error) {
-	c, err := New(Options{Seed: seed, Voters: voters, Config: cfg, AppendInterval: appendEvery})
+	c, err := New(Options{Seed: seed, Voters: voters, Config: cfg, Replication: cfg.Replication, AppendInterval: appendEvery})
 	if err != nil {
 		return Failover{}, err
 	}

@@ -19,8 +19,11 @@ const livenessSeeds = 200
 // logs the distribution and checks every run stays between the fetch
 // timeout (minus the long-poll wait, since the last successful fetch) and
 // the fetch timeout plus two election timeouts plus the backoff maximum.
-func TestLivenessAfterLeaderKill(t *testing.T) {
+func TestLivenessAfterLeaderKill(t *testing.T) { inModes(t, testLivenessAfterLeaderKill) }
+
+func testLivenessAfterLeaderKill(t *testing.T, mode raft.Replication) {
 	cfg := raft.DefaultConfig()
+	cfg.Replication = mode
 	for _, voters := range []int{3, 5} {
 		var elected, committed []time.Duration
 		for seed := uint64(1); seed <= livenessSeeds; seed++ {
@@ -32,8 +35,8 @@ func TestLivenessAfterLeaderKill(t *testing.T) {
 			committed = append(committed, f.Committed)
 		}
 		e, c := Percentiles(elected), Percentiles(committed)
-		t.Logf("%d voters, %d leader kills, Kafka defaults: elected p50=%v p90=%v p99=%v max=%v; committing again p50=%v p90=%v p99=%v max=%v",
-			voters, livenessSeeds, ms(e[0]), ms(e[1]), ms(e[2]), ms(e[3]), ms(c[0]), ms(c[1]), ms(c[2]), ms(c[3]))
+		t.Logf("%v, %d voters, %d leader kills, Kafka defaults: elected p50=%v p90=%v p99=%v max=%v; committing again p50=%v p90=%v p99=%v max=%v",
+			mode, voters, livenessSeeds, ms(e[0]), ms(e[1]), ms(e[2]), ms(e[3]), ms(c[0]), ms(c[1]), ms(c[2]), ms(c[3]))
 		lo, hi := cfg.FetchTimeout-cfg.FetchMaxWait, cfg.FetchTimeout+2*cfg.ElectionTimeout+cfg.ElectionBackoffMax
 		for i := range elected {
 			if elected[i] < lo || committed[i] > hi {

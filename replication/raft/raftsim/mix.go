@@ -16,14 +16,17 @@ type MixOptions struct {
 	WireCheck bool
 	// TraceLines keeps the trace tail for error messages.
 	TraceLines int
+	// Replication is the quorum's mode; the zero value is pull.
+	Replication raft.Replication
 }
 
-// RunMix runs one seed of the randomized mix: a cluster of 1-5 voters and
-// 0-3 observers elects a leader, suffers a random sequence of kills,
-// restarts, graceful shutdowns, partitions (full and one-way), lossy links
-// and snapshots while its counter appends, then heals; it must then commit
-// again with every node caught up, and its committed data must agree
-// everywhere. The invariants are checked after every event.
+// RunMix runs one seed of the randomized mix, in mo.Replication's mode: a
+// cluster of 1-5 voters and 0-3 observers elects a leader, suffers a
+// random sequence of kills, restarts, graceful shutdowns, partitions (full
+// and one-way), lossy links and snapshots while its counter appends, then
+// heals; it must then commit again with every node caught up, and its
+// committed data must agree everywhere. The invariants are checked after
+// every event. Push runs draw a narrow in-flight window half the time.
 func RunMix(seed uint64, mo MixOptions) (*Cluster, error) {
 	r := rand.New(rand.NewPCG(seed, 0x6d6978))
 	cfg := TestConfig()
@@ -36,11 +39,16 @@ func RunMix(seed uint64, mo MixOptions) (*Cluster, error) {
 	if r.IntN(2) == 0 {
 		cfg.AppendLinger = 25 * time.Millisecond
 	}
+	if mo.Replication == raft.Push && r.IntN(2) == 0 {
+		// A narrow window: streams stall on it and probes often.
+		cfg.MaxInflight = 1 + r.IntN(4)
+	}
 	opts := Options{
 		Seed:            seed,
 		Voters:          1 + r.IntN(5),
 		Observers:       r.IntN(4),
 		Config:          cfg,
+		Replication:     mo.Replication,
 		SnapshotPadding: []int{0, 3000}[r.IntN(2)],
 		MaxFsync:        []time.Duration{2 * time.Millisecond, 20 * time.Millisecond, 200 * time.Millisecond}[r.IntN(3)],
 		WireCheck:       mo.WireCheck,
@@ -50,7 +58,7 @@ func RunMix(seed uint64, mo MixOptions) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.record("mix: %d voters, %d observers, config %+v", opts.Voters, opts.Observers, cfg)
+	c.record("mix: %v, %d voters, %d observers, config %+v", mo.Replication, opts.Voters, opts.Observers, cfg)
 	if err := c.RunFor(3 * time.Second); err != nil {
 		return c, err
 	}

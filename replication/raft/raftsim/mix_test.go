@@ -9,16 +9,29 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
-// defaultSeeds is how many seeds plain `go test` runs; KRAFTLAB_SIM_SEEDS
-// raises it, KRAFTLAB_SIM_SEED=N replays one.
+// defaultSeeds is how many seeds plain `go test` runs in each mode;
+// KRAFTLAB_SIM_SEEDS raises it, KRAFTLAB_SIM_SEED=N replays one.
 const defaultSeeds = 500
 
 const mixFaults = 12
 
-func replayCommand(seed uint64) string {
-	return fmt.Sprintf("KRAFTLAB_SIM_SEED=%d go test -run 'TestMix$' -v ./replication/raft/raftsim/", seed)
+func replayCommand(mode raft.Replication, seed uint64) string {
+	return fmt.Sprintf("KRAFTLAB_SIM_SEED=%d go test -run 'TestMix/%v$' -v ./replication/raft/raftsim/", seed, mode)
+}
+
+// modes are the replication modes every simulation test runs in.
+var modes = []raft.Replication{raft.Pull, raft.Push}
+
+// inModes runs a test once per replication mode, as subtests named after
+// the mode.
+func inModes(t *testing.T, test func(t *testing.T, mode raft.Replication)) {
+	for _, mode := range modes {
+		t.Run(mode.String(), func(t *testing.T) { test(t, mode) })
+	}
 }
 
 func seedsToRun(t *testing.T) (first uint64, count int) {
@@ -40,8 +53,10 @@ func seedsToRun(t *testing.T) (first uint64, count int) {
 	return 1, count
 }
 
-// TestMix runs the randomized mix over many seeds.
-func TestMix(t *testing.T) {
+// TestMix runs the randomized mix over many seeds, in each mode.
+func TestMix(t *testing.T) { inModes(t, testMix) }
+
+func testMix(t *testing.T, mode raft.Replication) {
 	first, count := seedsToRun(t)
 	replay := count == 1
 	start := time.Now()
@@ -55,7 +70,7 @@ func TestMix(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for seed := range seeds {
-				mo := MixOptions{Faults: mixFaults, WireCheck: true}
+				mo := MixOptions{Faults: mixFaults, WireCheck: true, Replication: mode}
 				if replay {
 					mo.TraceLines = 400
 				}
@@ -65,7 +80,7 @@ func TestMix(t *testing.T) {
 					events += c.Events()
 				}
 				if err != nil {
-					msg := fmt.Sprintf("seed %d: %v\nreplay: %s", seed, err, replayCommand(seed))
+					msg := fmt.Sprintf("seed %d: %v\nreplay: %s", seed, err, replayCommand(mode, seed))
 					if replay && c != nil {
 						msg += "\ntrace tail:\n" + strings.Join(c.Trace(), "\n")
 					}
@@ -80,7 +95,7 @@ func TestMix(t *testing.T) {
 	}
 	close(seeds)
 	wg.Wait()
-	t.Logf("%d seeds, %d events in %v", count, events, time.Since(start).Round(time.Millisecond))
+	t.Logf("%v: %d seeds, %d events in %v", mode, count, events, time.Since(start).Round(time.Millisecond))
 	for i, f := range failures {
 		if i == 10 {
 			t.Errorf("... and %d more failures", len(failures)-10)

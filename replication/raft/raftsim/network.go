@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -111,7 +112,7 @@ func roundTrip(m raft.Message) (raft.Message, error) {
 	switch {
 	case m.Request != nil:
 		b := m.Request.AppendTo(nil)
-		r := kmsg.RequestForKey(m.Request.Key())
+		r := requestForKey(m.Request.Key())
 		r.SetVersion(m.Request.GetVersion())
 		if err := r.ReadFrom(b); err != nil {
 			return m, fmt.Errorf("decode %v: %w", m, err)
@@ -119,7 +120,7 @@ func roundTrip(m raft.Message) (raft.Message, error) {
 		m.Request = r
 	case m.Response != nil:
 		b := m.Response.AppendTo(nil)
-		r := kmsg.ResponseForKey(m.Response.Key())
+		r := responseForKey(m.Response.Key())
 		r.SetVersion(m.Response.GetVersion())
 		if err := r.ReadFrom(b); err != nil {
 			return m, fmt.Errorf("decode %v: %w", m, err)
@@ -127,6 +128,22 @@ func roundTrip(m raft.Message) (raft.Message, error) {
 		m.Response = r
 	}
 	return m, nil
+}
+
+// requestForKey returns an empty request of a Kafka API or of push
+// replication's.
+func requestForKey(key int16) kmsg.Request {
+	if r := pushrpc.RequestForKey(key); r != nil {
+		return r
+	}
+	return kmsg.RequestForKey(key)
+}
+
+func responseForKey(key int16) kmsg.Response {
+	if r := pushrpc.ResponseForKey(key); r != nil {
+		return r
+	}
+	return kmsg.ResponseForKey(key)
 }
 
 // Isolate cuts every link to and from a node.

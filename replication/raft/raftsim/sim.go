@@ -28,6 +28,9 @@ type Options struct {
 	// Config is the quorum configuration; NodeID, Voters and ClusterID are
 	// filled in. The zero value means TestConfig.
 	Config raft.Config
+	// Replication is the quorum's replication mode, pull or push; it
+	// overrides Config.Replication.
+	Replication raft.Replication
 	// AppendInterval is how often the leader's counter appends; zero means
 	// 50ms, a negative value never.
 	AppendInterval time.Duration
@@ -58,6 +61,8 @@ func TestConfig() raft.Config {
 	c.RequestTimeout = 3000 * time.Millisecond
 	c.FetchMaxWait = 100 * time.Millisecond
 	c.AppendLinger = 0
+	// Push heartbeats as often as the pull followers' fetches return.
+	c.HeartbeatInterval = c.FetchMaxWait
 	return c
 }
 
@@ -114,6 +119,7 @@ func New(opts Options) (*Cluster, error) {
 	if cfg.ElectionTimeout == 0 {
 		cfg = TestConfig()
 	}
+	cfg.Replication = opts.Replication
 	if opts.MaxFsync == 0 {
 		opts.MaxFsync = 2 * time.Millisecond
 	}

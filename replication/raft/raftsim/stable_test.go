@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
 // Kafka's RaftEventSimulationTest checks StableLeadership in two scenarios
@@ -46,8 +48,12 @@ func (c *Cluster) allReached(hw int64, ids []int32) bool {
 // Kafka: leadershipAssignedOnlyOnceWithNetworkPartitionIfThereExistsMajority.
 // The filters are in place from the start (Kafka's nodes 0-4 are 1-5 here).
 func TestStableLeadershipAssignedOnceUnderAsymmetricPartition(t *testing.T) {
+	inModes(t, testStableLeadershipAssignedOnceUnderAsymmetricPartition)
+}
+
+func testStableLeadershipAssignedOnceUnderAsymmetricPartition(t *testing.T, mode raft.Replication) {
 	for seed := uint64(1); seed <= uint64(stableSeeds(t)); seed++ {
-		c, err := New(Options{Seed: seed, Voters: 5, Observers: int(seed % 4), WireCheck: true, TraceLines: 200})
+		c, err := New(Options{Seed: seed, Voters: 5, Observers: int(seed % 4), Replication: mode, WireCheck: true, TraceLines: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,8 +98,12 @@ func TestStableLeadershipAssignedOnceUnderAsymmetricPartition(t *testing.T) {
 // Once the leader L is known, A cannot send to B, D, E; B not to A, L, E;
 // L not to B; D not to A; E not to A, B. L still reaches A, D and E.
 func TestStableLeadershipKeptUnderAsymmetricPartition(t *testing.T) {
+	inModes(t, testStableLeadershipKeptUnderAsymmetricPartition)
+}
+
+func testStableLeadershipKeptUnderAsymmetricPartition(t *testing.T, mode raft.Replication) {
 	for seed := uint64(1); seed <= uint64(stableSeeds(t)); seed++ {
-		c, err := New(Options{Seed: seed, Voters: 5, Observers: int(seed % 4), WireCheck: true, TraceLines: 200})
+		c, err := New(Options{Seed: seed, Voters: 5, Observers: int(seed % 4), Replication: mode, WireCheck: true, TraceLines: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
