@@ -36,7 +36,9 @@ func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
 		return append(out, st.Dim.Render(clip("no brokers in this playground", w)))
 	}
 	change := latestChange(v)
-	if change != nil && h >= 6 {
+	// The change line goes where the brokers and a topic line still show
+	// under it: in six lines, or fewer when the brokers are few.
+	if change != nil && h >= min(6, 4+len(brokers)) {
 		out = append(out, clip(st.Dim.Render("last change: ")+change.What+st.Dim.Render(fmt.Sprintf(" (offset %d)", change.Offset)), w))
 	}
 	out = append(out, st.Label.Render(clip(fmt.Sprintf("%4s  %-9s %-8s %6s  %-10s %5s  %s", "ID", "STATE", "FENCED", "LAG*", "HEARTBEAT", "LEADS", "APPLIED LAST CHANGE"), w)))
