@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/cluster/engine"
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
@@ -124,21 +122,9 @@ func TestDiagramKey(t *testing.T) {
 // a real fast-profile cluster: some messages stepped, one dropped, the
 // rest held at the links. KRAFTLAB_TUI_RECORD=1 go test -run TestRecordPaused ./tui
 func TestRecordPaused(t *testing.T) {
-	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
-		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record testdata/paused.json from a real cluster")
-	}
-	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	started := time.Now()
-	pg, err := engine.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	rec := &recorder{t: t, pg: pg, started: started, source: "the real engine, 3 controllers and 3 brokers, profile fast"}
+	rec := newRecorder(t, "testdata/paused.json", "the real engine, 3 controllers and 3 brokers, profile fast")
+	pg := rec.pg
 	rec.until("a leader with every voter caught up and the brokers unfenced", 30*time.Second, func(v *view.View) bool {
 		return v.LeaderID != view.NoLeader && v.HighWatermark > 0 && v.MaxFollowerLag == 0 && unfencedBrokers(v) == 3
 	})

@@ -142,22 +142,9 @@ func TestGolden(t *testing.T) {
 // a real fast-profile cluster. It runs only when asked to, since it
 // rewrites testdata: KRAFTLAB_TUI_RECORD=1 go test -run TestRecord ./tui
 func TestRecord(t *testing.T) {
-	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
-		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record testdata/*.json from a real cluster")
-	}
-	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	started := time.Now()
-	source := "the real engine, 3 controllers and 3 brokers, profile fast"
-	pg, err := engine.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	rec := &recorder{t: t, pg: pg, started: started, source: source}
+	rec := newRecorder(t, "testdata/*.json", "the real engine, 3 controllers and 3 brokers, profile fast")
+	pg := rec.pg
 
 	// Steady state: a leader, every voter caught up, offsets moving, the
 	// brokers unfenced and a topic on all of them.
@@ -244,21 +231,9 @@ func unfencedBrokers(v *view.View) int {
 // real fast-profile cluster: the leader killed, then the next leader
 // killed too. KRAFTLAB_TUI_RECORD=1 go test -run TestRecordMajorityGone ./tui
 func TestRecordMajorityGone(t *testing.T) {
-	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
-		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record testdata/majority-gone.json from a real cluster")
-	}
-	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	started := time.Now()
-	pg, err := engine.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	rec := &recorder{t: t, pg: pg, started: started, source: "the real engine, 3 controllers and 3 brokers, profile fast"}
+	rec := newRecorder(t, "testdata/majority-gone.json", "the real engine, 3 controllers and 3 brokers, profile fast")
+	pg := rec.pg
 	rec.until("a leader with every voter caught up", 30*time.Second, func(v *view.View) bool {
 		return v.LeaderID != view.NoLeader && v.HighWatermark > 0 && v.MaxFollowerLag == 0
 	})
@@ -294,6 +269,27 @@ type recorder struct {
 	after   uint64
 	pending []recordedFrame
 	last    view.View
+}
+
+// newRecorder starts a real fast-profile playground of 3 controllers and
+// 3 brokers to record what (a testdata file) from, when
+// KRAFTLAB_TUI_RECORD asks for it; source says what ran.
+func newRecorder(t *testing.T, what, source string) *recorder {
+	t.Helper()
+	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
+		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record " + what + " from a real cluster")
+	}
+	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	pg, err := engine.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close() })
+	return &recorder{t: t, pg: pg, started: started, source: source}
 }
 
 // pull takes one frame.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -25,21 +24,9 @@ import (
 // next Fetch requests wait too. KRAFTLAB_TUI_RECORD=1 go test -run
 // TestRecordHeld ./tui
 func TestRecordHeld(t *testing.T) {
-	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
-		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record testdata/held.json from a real cluster")
-	}
-	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	started := time.Now()
-	pg, err := engine.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	rec := &recorder{t: t, pg: pg, started: started, source: "the real engine, 3 controllers and 3 brokers, profile fast"}
+	rec := newRecorder(t, "testdata/held.json", "the real engine, 3 controllers and 3 brokers, profile fast")
+	pg := rec.pg
 	rec.until("a leader with every voter caught up and the brokers unfenced", 30*time.Second, func(v *view.View) bool {
 		return v.LeaderID != view.NoLeader && v.HighWatermark > 0 && v.MaxFollowerLag == 0 && unfencedBrokers(v) == 3
 	})

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/condition"
-	"github.com/kraftlab/kraftlab/cluster/engine"
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
@@ -28,21 +26,9 @@ const replicaBroker = 103
 // others go on; then 103 started again, its fetchers catching up until it
 // rejoins every ISR. KRAFTLAB_TUI_RECORD=1 go test -run TestRecordReplication ./tui
 func TestRecordReplication(t *testing.T) {
-	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
-		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record testdata/replication*.json from a real cluster")
-	}
-	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	started := time.Now()
-	pg, err := engine.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	rec := &recorder{t: t, pg: pg, started: started, source: "the real engine, 3 controllers and 3 brokers, profile fast, a franz-go producer (acks=all)"}
+	rec := newRecorder(t, "testdata/replication*.json", "the real engine, 3 controllers and 3 brokers, profile fast, a franz-go producer (acks=all)")
+	pg := rec.pg
 	rec.until("the brokers unfenced", 30*time.Second, func(v *view.View) bool { return unfencedBrokers(v) == 3 })
 	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActCreateTopic, Topic: "orders", Partitions: 3, ReplicationFactor: 3}); err != nil {
 		t.Fatal(err)
