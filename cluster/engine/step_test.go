@@ -68,15 +68,7 @@ func TestRealEngineStepFetchCarriesHighWatermark(t *testing.T) {
 	var follower int32
 	var carries int64
 	for step := 0; step < 40 && !carried; step++ {
-		var next view.Message
-		poll.Until(t, 10*time.Second, "a held Fetch", func() bool {
-			res := do(t, p, cluster.Action{Kind: cluster.ActMessages, API: "Fetch"})
-			if len(res.Messages) == 0 {
-				return false
-			}
-			next = res.Messages[0]
-			return true
-		}, func() string { return describeNodes(p) })
+		next := awaitHeld(t, p, "Fetch")
 		if next.Direction == view.MessageResponse && next.To != leader {
 			var err error
 			follower = next.To
@@ -103,6 +95,24 @@ func TestRealEngineStepFetchCarriesHighWatermark(t *testing.T) {
 	poll.Until(t, 10*time.Second, fmt.Sprintf("follower %d's high watermark %d", follower, carries), func() bool {
 		return nodeHWM(p, follower) == carries
 	}, func() string { return describeNodes(p) })
+}
+
+// awaitHeld waits for a message of api at the links and returns the
+// oldest.
+func awaitHeld(t *testing.T, p *cluster.Playground, api string) view.Message {
+	t.Helper()
+	var m view.Message
+	poll.Until(t, 15*time.Second, "a held "+api, func() bool {
+		res := do(t, p, cluster.Action{Kind: cluster.ActMessages, API: api})
+		if len(res.Messages) == 0 {
+			return false
+		}
+		m = res.Messages[0]
+		return true
+	}, func() string {
+		return fmt.Sprintf("held: %s\n%s", do(t, p, cluster.Action{Kind: cluster.ActMessages}).Message, describeNodes(p))
+	})
+	return m
 }
 
 // settle lets what was in flight at a pause go, until the links are
@@ -154,17 +164,7 @@ func TestPausedTopicCreationWaitsForItsMessages(t *testing.T) {
 		_, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActCreateTopic, Topic: "held", Partitions: 1, ReplicationFactor: 1})
 		created <- err
 	}()
-	var forward view.Message
-	poll.Until(t, 15*time.Second, "the forwarded CreateTopics held at its link", func() bool {
-		res := do(t, p, cluster.Action{Kind: cluster.ActMessages, API: "CreateTopics"})
-		if len(res.Messages) == 0 {
-			return false
-		}
-		forward = res.Messages[0]
-		return true
-	}, func() string {
-		return fmt.Sprintf("held: %s\n%s", do(t, p, cluster.Action{Kind: cluster.ActMessages}).Message, describeNodes(p))
-	})
+	forward := awaitHeld(t, p, "CreateTopics")
 	if forward.From != 101 || forward.Direction != view.MessageRequest {
 		t.Fatalf("held CreateTopics %+v: want broker 101's forwarded request", forward)
 	}
