@@ -151,7 +151,9 @@ func runLessonScreen(e *env, cmd *cobra.Command, l lesson, s *scenario.Script, p
 	case f.OK:
 		fmt.Fprintf(w, "lesson %s done (%s); its playground is down\n", l.name, score(link))
 		return nil
-	case runCtx.Err() != nil: // quit mid-lesson, or kraftlab down, or a signal
+	case runCtx.Err() != nil || strings.Contains(f.Failure.Message, tui.ErrScreenClosed.Error()):
+		// Quit mid-lesson, or kraftlab down, or a signal; the run may have
+		// ended first, its wait for Enter told that the screen closed.
 		fmt.Fprintf(w, "left lesson %s at %s, before its end; its playground is down\n", l.name, f.Failure.Pos)
 		return nil
 	}
