@@ -30,8 +30,9 @@ func TestScenarioFitsARunningPlayground(t *testing.T) {
 
 	same := file("same.txt", "up --controllers 3 --brokers 1 --set replica.lag.time.max.ms=1500 --profile fast\nwait leader\n")
 	noUp := file("noup.txt", "wait leader\n")
-	code, out, errOut = h.binaryRun("scenario", "check", "--session", "demo", same, noUp)
-	expectRun(t, "files that fit", code, out, errOut, ExitOK, "2 scenario files are valid")
+	pull := file("pull.txt", "up --controllers 3 --brokers 1 --quorum pull\nwait leader\n")
+	code, out, errOut = h.binaryRun("scenario", "check", "--session", "demo", same, noUp, pull)
+	expectRun(t, "files that fit", code, out, errOut, ExitOK, "3 scenario files are valid")
 
 	for _, tc := range []struct{ up, asks, runs, line string }{
 		{"up --controllers 3 --brokers 2", "3 controllers and 2 brokers", "3 controllers and 1 broker",
@@ -40,6 +41,8 @@ func TestScenarioFitsARunningPlayground(t *testing.T) {
 			"kraftlab up --headless --session demo --controllers 1 --brokers 3 &"},
 		{"up --controllers 3 --brokers 1 --set replica.lag.time.max.ms=2500", "replica.lag.time.max.ms=2500", "replica.lag.time.max.ms=1500",
 			"kraftlab up --headless --session demo --controllers 3 --brokers 1 --set replica.lag.time.max.ms=2500 &"},
+		{"up --controllers 3 --brokers 1 --quorum push", "kraftlab.quorum.replication=push", "kraftlab.quorum.replication=pull",
+			"kraftlab up --headless --session demo --controllers 3 --brokers 1 --quorum push &"},
 		{"up --controllers 3 --brokers 1 --profile kafka", "profile kafka", "profile fast",
 			"kraftlab up --headless --session demo --controllers 3 --brokers 1 --profile kafka &"},
 	} {

@@ -362,3 +362,37 @@ func TestQuorumFollowerAheadIsSkew(t *testing.T) {
 		t.Fatalf("skew shown as an uncommitted tail:\n%s", table)
 	}
 }
+
+// The header names a push quorum, and on 80 columns it does so without
+// growing a line: the uptime and cluster ID give way to it.
+func TestHeaderNamesPushQuorum(t *testing.T) {
+	st := DefaultStyles()
+	now := int64(1_000_000)
+	h := headerModel{started: time.UnixMilli(now - 65_000)}
+	v := threeVoters(now)
+	v.ClusterID, v.Profile = "EDo1_i8B7LGeBo-Ff2DCgw", "fast"
+	v.HighWatermark = 123456
+	pull := h.view(st, &v, false, 80)
+	if s := strings.Join(pull, "\n"); strings.Contains(s, "quorum") {
+		t.Errorf("a pull header names the quorum's mode:\n%s", s)
+	}
+	v.Settings = map[string]string{view.ReplicationKey: "push"}
+	for _, w := range []int{80, 160} {
+		out := h.view(st, &v, false, w)
+		s := strings.Join(out, "\n")
+		if !strings.Contains(s, "quorum push") || !strings.Contains(s, "leader 1") || !strings.Contains(s, "profile fast") {
+			t.Errorf("at %d columns, no quorum push, leader or profile:\n%s", w, s)
+		}
+		if w == 160 && !strings.Contains(s, "up 1m05s") {
+			t.Errorf("at 160 columns the uptime gave way though there is room:\n%s", s)
+		}
+		if w == 80 && len(out) != len(pull) {
+			t.Errorf("at 80 columns the push header has %d lines, the pull one %d:\n%s", len(out), len(pull), s)
+		}
+		for _, l := range out {
+			if lipgloss.Width(l) > w {
+				t.Errorf("header line wider than %d: %q", w, l)
+			}
+		}
+	}
+}
