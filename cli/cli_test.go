@@ -579,21 +579,42 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// Every example runs against the real engine with the fast profile.
+// Every example runs against the real engine with the fast profile, with
+// the quorum replicating by pull (Kafka's) and by push (classic Raft): no
+// example depends on pull (docs/design.md says which teach pull's way
+// though they pass under push).
 func TestExamplesRun(t *testing.T) {
 	files, err := filepath.Glob("../examples/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("examples: %v %v", files, err)
 	}
+	t.Run("pull", func(t *testing.T) { runExamples(t, files) })
+	t.Run("push", func(t *testing.T) { runExamples(t, files, "--set", "kraftlab.quorum.replication=push") })
+	// A scenario's up line names the mode itself.
+	t.Run("up-line", func(t *testing.T) {
+		f := writeFile(t, t.TempDir(), "push.txt", "up --controllers 3 --brokers 1 --quorum push\nwait leader\nkill leader\nwait new-leader\nwait caught-up\nstatus\n")
+		rep := runExamples(t, []string{f})
+		if steps := rep.Files[0].Steps; len(steps) == 0 || !strings.Contains(steps[len(steps)-1].Output, "Replication:            push") {
+			t.Errorf("the up line's --quorum push did not reach the playground: %+v", steps)
+		}
+	})
+}
+
+// runExamples runs files in one scenario run on the real engine and fails
+// t for each that fails.
+func runExamples(t *testing.T, files []string, flags ...string) scenario.Report {
 	h := newHarness(t)
 	var out, errOut lockedBuffer
 	e := h.env(&out, &errOut)
 	e.open = engine.Open
-	args := append([]string{"scenario", "run", "--json", "--profile", string(cluster.ProfileFast)}, files...)
-	code := run(testContext(t), args, e)
+	args := append([]string{"scenario", "run", "--json", "--profile", string(cluster.ProfileFast)}, flags...)
+	code := run(testContext(t), append(args, files...), e)
 	var rep scenario.Report
 	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
 		t.Fatalf("scenario run --json: %v\n%s\n%s", err, out.String(), errOut.String())
+	}
+	if len(rep.Files) != len(files) {
+		t.Fatalf("ran %d files of %d: %s", len(rep.Files), len(files), errOut.String())
 	}
 	for _, f := range rep.Files {
 		if !f.OK {
@@ -607,6 +628,7 @@ func TestExamplesRun(t *testing.T) {
 	if code != ExitOK && !t.Failed() {
 		t.Errorf("scenario run exited %d: %s", code, errOut.String())
 	}
+	return rep
 }
 
 func noTrailingSpaces(t *testing.T, what, out string) {
