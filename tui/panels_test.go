@@ -396,3 +396,42 @@ func TestHeaderNamesPushQuorum(t *testing.T) {
 		}
 	}
 }
+
+// The flow panel says who starts each exchange, by the quorum's mode, and
+// what a commit costs in the quorum's requests: a broker's Fetch from a
+// broker is the data plane's and does not count.
+func TestFlowSaysWhoStartsEachExchange(t *testing.T) {
+	at := int64(1_000_000)
+	for _, tc := range []struct {
+		push       bool
+		api        string
+		from, to   int32
+		wantStarts string
+	}{
+		{false, "Fetch", 2, 1, "pull: the follower asks (Fetch follower → leader) · 2.0 requests/record"},
+		{true, "AppendEntries", 1, 2, "push: the leader sends (AppendEntries leader → follower) · 2.0 requests/record"},
+	} {
+		var f flowModel
+		var v view.View
+		for i := range 11 { // 100ms apart: 20 requests and 10 records a second
+			v = threeVoters(at + int64(i)*100)
+			v.Nodes = append(v.Nodes, view.Node{ID: 101, Kind: view.KindBroker, State: view.StateRunning}, view.Node{ID: 102, Kind: view.KindBroker, State: view.StateRunning})
+			if tc.push {
+				v.Settings = map[string]string{view.ReplicationKey: "push"}
+			}
+			v.HighWatermark = 100 + int64(i)
+			v.Links = []view.Link{
+				{From: tc.from, To: tc.to, RPC: map[string]view.RPCStats{tc.api: {Requests: int64(2 * i)}}},
+				{From: 102, To: 101, RPC: map[string]view.RPCStats{"Fetch": {Requests: int64(50 * i)}}},
+			}
+			f.add(&v)
+		}
+		out := strings.Join(f.view(DefaultStyles(), &v, 140, 10), "\n")
+		if !strings.Contains(out, tc.wantStarts) {
+			t.Errorf("no %q in:\n%s", tc.wantStarts, out)
+		}
+		if short := strings.Join(f.view(DefaultStyles(), &v, 140, 3), "\n"); strings.Contains(short, "requests/record") {
+			t.Errorf("a 3-line panel gives a line to who starts:\n%s", short)
+		}
+	}
+}
