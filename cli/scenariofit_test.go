@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
+	"github.com/kraftlab/kraftlab/cluster/scenario"
 )
 
 // A file fits a running playground with its controllers, its --set values
@@ -54,6 +55,33 @@ func TestScenarioFitsARunningPlayground(t *testing.T) {
 			"nothing ran")
 		if strings.Contains(out, "===") {
 			t.Errorf("%s: something ran:\n%s", tc.up, out)
+		}
+	}
+}
+
+// A run's --set of the replication goes over the up line's --quorum, as
+// it goes over the line's own --set; the line's --quorum holds otherwise.
+func TestScenarioRunSetOverUpLineQuorum(t *testing.T) {
+	h := newHarness(t)
+	e := h.env(&lockedBuffer{}, &lockedBuffer{})
+	s, err := scenario.Parse("push.txt", strings.NewReader("up --controllers 3 --brokers 0 --quorum push\nwait leader\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "push"},
+		{[]string{"kraftlab.quorum.replication=pull"}, "pull"},
+		{[]string{"controller.quorum.fetch.timeout.ms=1000"}, "push"},
+	} {
+		cfg, err := scenarioConfig(e, s, "", tc.sets)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.sets, err)
+		}
+		if got, _ := cfg.Settings.Get("kraftlab.quorum.replication"); got != tc.want {
+			t.Errorf("--set %v over up --quorum push: %s, want %s", tc.sets, got, tc.want)
 		}
 	}
 }
