@@ -65,15 +65,15 @@ func TestSystemsCommit(t *testing.T) {
 }
 
 // TestRegistry checks the report's order: kraftlab first (the reference),
-// then the peers, and that the default selection leaves out the optional
-// kraftlab-linger.
+// then kraftlab-push and the peers, and that the default selection leaves
+// out the optional kraftlab-linger but not kraftlab-push.
 func TestRegistry(t *testing.T) {
 	all, err := benchkit.SelectSystems(registry(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(all); strings.Join(got, ",") != "kraftlab,hashicorp,etcd" {
-		t.Fatalf("default systems %v, want kraftlab,hashicorp,etcd", got)
+	if got := names(all); strings.Join(got, ",") != "kraftlab,kraftlab-push,hashicorp,etcd" {
+		t.Fatalf("default systems %v, want kraftlab,kraftlab-push,hashicorp,etcd", got)
 	}
 	got, err := benchkit.SelectSystems(registry(), "etcd, kraftlab-linger,etcd")
 	if err != nil {

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/server"
 	"github.com/kraftlab/kraftlab/storage"
 )
@@ -46,12 +49,24 @@ func KraftlabFactories() []Factory {
 			About: "replication/quorum, Kafka's quorum timing, controller.quorum.append.linger.ms=0 (batches what queues while the leader works or no Fetch waits)",
 		},
 		{
+			Name:     "kraftlab-push",
+			New:      func() System { return NewKraftlab("kraftlab-push", pushOf(noLinger)) },
+			About:    "replication/quorum as kraftlab, replicating by push (classic Raft: the leader sends AppendEntries; kraftlab.quorum.replication=push)",
+			Optional: true,
+		},
+		{
 			Name:     "kraftlab-linger",
 			New:      func() System { return NewKraftlab("kraftlab-linger", kafka) },
 			About:    "replication/quorum with all of Kafka's defaults, controller.quorum.append.linger.ms=25",
 			Optional: true,
 		},
 	}
+}
+
+// pushOf is t replicating by push.
+func pushOf(t server.Settings) server.Settings {
+	t.Replication = raft.Push
+	return t
 }
 
 // Kraftlab is kraftlab's own quorum as a System: three quorum.Nodes, voters
@@ -66,6 +81,11 @@ type Kraftlab struct {
 	settings server.Settings
 	// voters is the quorum's size; 0 means DefaultVoters.
 	voters int
+	// observers is how many brokers, 101 up, observe the quorum, as a
+	// playground's brokers do.
+	observers int
+	// counters count every node's traffic; see Wire.
+	counters *wire.Counters
 	// onEvent, if set before Start, receives every node's events.
 	onEvent func(quorum.Event)
 
@@ -84,7 +104,17 @@ type Kraftlab struct {
 // NewKraftlab returns an unstarted Kraftlab whose voters run with t; Start
 // sets its flush policy.
 func NewKraftlab(name string, t server.Settings) *Kraftlab {
-	return &Kraftlab{name: name, settings: t, group: server.NewGroup(), closed: make(chan struct{})}
+	return &Kraftlab{name: name, settings: t, group: server.NewGroup(), counters: wire.NewCounters(), closed: make(chan struct{})}
+}
+
+// NewKraftlabObserved is NewKraftlab with observers brokers, IDs 101 up,
+// observing the quorum as a playground's brokers do: each a whole broker
+// (it registers and heartbeats), whose metadata log the leader replicates
+// without counting it toward commit.
+func NewKraftlabObserved(name string, t server.Settings, observers int) *Kraftlab {
+	k := NewKraftlab(name, t)
+	k.observers = observers
+	return k
 }
 
 // voterIDs are the quorum's voters, 1..voters.
@@ -113,17 +143,22 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 		flush = storage.FlushAlways
 	}
 	voters := k.voterIDs()
-	for _, id := range voters {
+	ids := slices.Clone(voters)
+	for i := range k.observers {
+		ids = append(ids, int32(101+i))
+	}
+	for _, id := range ids {
 		st := k.settings
 		st.Flush = flush
 		cfg, err := st.NodeConfig(id, voters, benchClusterID, dir)
 		if err == nil {
 			cfg.Raft.OnEvent = k.onEvent
+			cfg.Raft.Counters = k.counters
 			_, err = k.group.Add(cfg)
 		}
 		if err != nil {
 			k.Close()
-			return fmt.Errorf("%s: voter %d: %w", k.name, id, err)
+			return fmt.Errorf("%s: node %d: %w", k.name, id, err)
 		}
 	}
 	if err := k.group.StartAll(context.Background()); err != nil {
@@ -298,4 +333,26 @@ func (k *Kraftlab) Close() error {
 		k.err = k.group.KillAll()
 	})
 	return k.err
+}
+
+// quorumKeys are the API keys of the metadata quorum's messages: KRaft's
+// (Fetch, Vote, BeginQuorumEpoch, EndQuorumEpoch, FetchSnapshot) and push
+// replication's private ones (AppendEntries, InstallSnapshot,
+// ObserveQuorum). A bench quorum has no topics, so every Fetch is the
+// quorum's; the brokers' registrations and heartbeats are left out.
+var quorumKeys = []int16{1, 52, 53, 54, 59, 32000, 32001, 32002}
+
+// Wire implements wireCounter: the requests and responses the quorum's
+// nodes have sent so far, each message counted once, by its sender.
+func (k *Kraftlab) Wire() wire.Count {
+	var c wire.Count
+	for _, n := range k.counters.Snapshot().Nodes {
+		for _, f := range []wire.Flow{n.RequestsSent, n.ResponsesSent} {
+			for _, key := range quorumKeys {
+				c.Messages += f[key].Messages
+				c.Bytes += f[key].Bytes
+			}
+		}
+	}
+	return c
 }

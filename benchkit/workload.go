@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kraftlab/kraftlab/replication/wire"
 )
 
 const (
@@ -65,6 +67,16 @@ type measurement struct {
 	Machine      MachineLoad
 	MachineKnown bool
 	Mallocs      uint64 // heap allocations over the window
+	// Wire is what the system's nodes sent over the window, when it
+	// counts that (wireCounter).
+	Wire      wire.Count
+	WireKnown bool
+}
+
+// wireCounter is a System that counts the messages its nodes send.
+type wireCounter interface {
+	// Wire returns the messages and bytes sent so far.
+	Wire() wire.Count
 }
 
 // drive offers records of size bytes to a started sys: a warm-up first, then
@@ -162,6 +174,11 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	mallocs0 := ms.Mallocs
+	wc, counted := sys.(wireCounter)
+	var wire0 wire.Count
+	if counted {
+		wire0 = wc.Wire()
+	}
 	measuring.Store(true)
 	begin := time.Now()
 
@@ -174,12 +191,20 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 	cpu1, cpuOK1 := cpuTime()
 	mach1, machOK1 := machineTicks()
 	runtime.ReadMemStats(&ms)
+	var wire1 wire.Count
+	if counted {
+		wire1 = wc.Wire()
+	}
 
 	m := measurement{
 		Window:   end.Sub(begin),
 		CPU:      cpu1 - cpu0,
 		CPUKnown: cpuOK0 && cpuOK1,
 		Mallocs:  ms.Mallocs - mallocs0,
+	}
+	if counted {
+		m.Wire = wire.Count{Messages: wire1.Messages - wire0.Messages, Bytes: wire1.Bytes - wire0.Bytes}
+		m.WireKnown = true
 	}
 	if machOK0 && machOK1 {
 		m.Machine, m.MachineKnown = loadBetween(mach0, mach1)

@@ -56,15 +56,29 @@ virtual CPU) moves every figure: compare runs made back to back.
 kraftlab runs Kafka's quorum timing with controller.quorum.append.linger.ms=0
 (the leader batches whatever queued while it worked or no Fetch waited);
 --systems
-kraftlab-linger adds Kafka's 25 ms linger.`,
-		Example:     indentExample("kraftlab bench quorum\nkraftlab bench quorum --sizes 256 --writers 1,64 --rate 0\nkraftlab bench quorum --json --flush always\ncd bench && go run . quorum    # with hashicorp/raft and etcd raft"),
+kraftlab-linger adds Kafka's 25 ms linger, --systems kraftlab-push the same
+quorum replicating by push.
+
+--quorum pull,push and --observers 0,10,50,200 (either names the run)
+compare push and pull on the one engine instead: for each mode and number
+of observers (whole brokers observing the quorum, as a playground's do),
+for each writer count, flush never: records/s, commit p50 and p99, the
+quorum's messages and bytes on the wire per record (requests and
+responses of every node), and the process's CPU per record.`,
+		Example:     indentExample("kraftlab bench quorum\nkraftlab bench quorum --sizes 256 --writers 1,64 --rate 0\nkraftlab bench quorum --quorum pull,push --observers 0,10,50,200\nkraftlab bench quorum --json --flush always\ncd bench && go run . quorum    # with hashicorp/raft and etcd raft"),
 		Args:        cobra.NoArgs,
 		Annotations: annotations,
 	}
 	fs := flag.NewFlagSet("quorum", flag.ContinueOnError)
 	f.Register(fs, "kraftlab")
 	cmd.Flags().AddGoFlagSet(fs)
+	var quorumModes, observers string
+	cmd.Flags().StringVar(&quorumModes, "quorum", "pull,push", "with --observers or alone: the replication modes to compare on one engine, pull (Kafka's) and push (classic Raft), flush never, record size 256 unless --sizes says")
+	cmd.Flags().StringVar(&observers, "observers", "0,10,50,200", "with --quorum or alone: how many observers (whole brokers, IDs 101 up) each case's quorum has")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if cmd.Flags().Changed("quorum") || cmd.Flags().Changed("observers") {
+			return runBenchModes(cmd, &f, quorumModes, observers)
+		}
 		cfg, err := f.Config(benchkit.KraftlabFactories())
 		if err != nil {
 			return usagef("%v", err)
@@ -375,4 +389,30 @@ default; acks=1 cannot be.`,
 		return err
 	}
 	return cmd
+}
+
+// runBenchModes runs bench quorum's push-versus-pull table.
+func runBenchModes(cmd *cobra.Command, f *benchkit.Flags, quorumModes, observers string) error {
+	modes, obs, err := benchkit.ParseModes(quorumModes, observers)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	var sizes []int
+	if !cmd.Flags().Changed("sizes") {
+		sizes = []int{256}
+	}
+	cfg, err := f.Modes(modes, obs, sizes)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	rs, runErr := benchkit.RunModes(cmd.Context(), cfg, cmd.ErrOrStderr())
+	if f.JSON {
+		err = printJSON(cmd.OutOrStdout(), rs)
+	} else {
+		err = benchkit.WriteModesTable(cmd.OutOrStdout(), rs)
+	}
+	if runErr != nil {
+		return failedf("bench quorum: %w", runErr)
+	}
+	return err
 }

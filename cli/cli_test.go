@@ -52,6 +52,8 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 		{[]string{"up", "--set", "metadata.max.idle.interval.ms=soon"}, []string{`bad value "soon" for metadata.max.idle.interval.ms`}},
 		{[]string{"up", "--controllers", "0"}, []string{"controllers must be between 1 and 99"}},
 		{[]string{"up", "now"}, []string{`up takes no arguments, got "now"`}},
+		{[]string{"up", "--quorum", "gossip"}, []string{`bad value "gossip" for --quorum: want pull (Kafka's KRaft: followers fetch) or push (classic Raft: the leader sends AppendEntries)`}},
+		{[]string{"up", "--quorum", "push", "--set", "kraftlab.quorum.replication=pull"}, []string{"--quorum push and --set kraftlab.quorum.replication=pull disagree: give one of them"}},
 		{[]string{"status", "--bogus"}, []string{"unknown flag: --bogus (see: kraftlab status --help)"}},
 		{[]string{"status", "--jsn"}, []string{"unknown flag: --jsn; did you mean --json? (see: kraftlab status --help)"}},
 		{[]string{"status", "-json"}, []string{"unknown shorthand flag: 'j' in -json; did you mean --json? (see: kraftlab status --help)"}},
@@ -164,6 +166,7 @@ func TestUpServesUntilDown(t *testing.T) {
 	for _, want := range []string{
 		`kraftlab playground "default" is up: 3 controllers, 1 brokers, profile fast`,
 		"controllers  1=127.0.0.1:19001  2=127.0.0.1:19002  3=127.0.0.1:19003",
+		"\n  quorum       pull (Kafka's KRaft: followers fetch; or up --quorum push)\n",
 		"\n  brokers      101=127.0.0.1:19101\n",
 		"\n  bootstrap    127.0.0.1:19101\n",
 		"\n  kcat         kcat -b 127.0.0.1:19101 -L\n",
@@ -576,21 +579,42 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// Every example runs against the real engine with the fast profile.
+// Every example runs against the real engine with the fast profile, with
+// the quorum replicating by pull (Kafka's) and by push (classic Raft): no
+// example depends on pull (docs/design.md says which teach pull's way
+// though they pass under push).
 func TestExamplesRun(t *testing.T) {
 	files, err := filepath.Glob("../examples/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("examples: %v %v", files, err)
 	}
+	t.Run("pull", func(t *testing.T) { runExamples(t, files) })
+	t.Run("push", func(t *testing.T) { runExamples(t, files, "--set", "kraftlab.quorum.replication=push") })
+	// A scenario's up line names the mode itself.
+	t.Run("up-line", func(t *testing.T) {
+		f := writeFile(t, t.TempDir(), "push.txt", "up --controllers 3 --brokers 1 --quorum push\nwait leader\nkill leader\nwait new-leader\nwait caught-up\nstatus\n")
+		rep := runExamples(t, []string{f})
+		if steps := rep.Files[0].Steps; len(steps) == 0 || !strings.Contains(steps[len(steps)-1].Output, "Replication:            push") {
+			t.Errorf("the up line's --quorum push did not reach the playground: %+v", steps)
+		}
+	})
+}
+
+// runExamples runs files in one scenario run on the real engine and fails
+// t for each that fails.
+func runExamples(t *testing.T, files []string, flags ...string) scenario.Report {
 	h := newHarness(t)
 	var out, errOut lockedBuffer
 	e := h.env(&out, &errOut)
 	e.open = engine.Open
-	args := append([]string{"scenario", "run", "--json", "--profile", string(cluster.ProfileFast)}, files...)
-	code := run(testContext(t), args, e)
+	args := append([]string{"scenario", "run", "--json", "--profile", string(cluster.ProfileFast)}, flags...)
+	code := run(testContext(t), append(args, files...), e)
 	var rep scenario.Report
 	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
 		t.Fatalf("scenario run --json: %v\n%s\n%s", err, out.String(), errOut.String())
+	}
+	if len(rep.Files) != len(files) {
+		t.Fatalf("ran %d files of %d: %s", len(rep.Files), len(files), errOut.String())
 	}
 	for _, f := range rep.Files {
 		if !f.OK {
@@ -604,6 +628,7 @@ func TestExamplesRun(t *testing.T) {
 	if code != ExitOK && !t.Failed() {
 		t.Errorf("scenario run exited %d: %s", code, errOut.String())
 	}
+	return rep
 }
 
 func noTrailingSpaces(t *testing.T, what, out string) {
@@ -664,4 +689,39 @@ func TestUpLogFile(t *testing.T) {
 
 	code, out, errOut = h.run("up", "--log-file", filepath.Join(t.TempDir(), "no", "such", "folder", "server.log"))
 	expectRun(t, "up with a log file it cannot open", code, out, errOut, ExitUsage, "log file: open ")
+}
+
+// up --quorum push reaches the playground's settings, and the banner and
+// status say so; a pull playground's status keeps to Kafka's rows.
+func TestUpQuorumPush(t *testing.T) {
+	h := newHarness(t)
+	var upOut, upErr lockedBuffer
+	upDone := make(chan int, 1)
+	ctx := testContext(t)
+	go func() {
+		upDone <- run(ctx, []string{"up", "--headless", "--profile", "fast", "--brokers", "1", "--quorum", "push", "--session", "push"}, h.env(&upOut, &upErr))
+	}()
+	waitFor(t, "up to serve", func() bool { code, _, _ := h.run("status", "--session", "push"); return code == 0 })
+	waitFor(t, "the banner", func() bool { return strings.Contains(upOut.String(), "Stop with") })
+	if want := "\n  quorum       push (classic Raft: the leader sends AppendEntries)\n"; !strings.Contains(upOut.String(), want) {
+		t.Errorf("the banner lacks %q:\n%s", want, upOut.String())
+	}
+	checkBanner(t, upOut.String())
+	code, out, errOut := h.run("status", "--session", "push")
+	expectRun(t, "status", code, out, errOut, ExitOK,
+		"Replication:            push (classic Raft: the leader sends AppendEntries; Kafka's KRaft pulls)\n")
+	code, out, errOut = h.run("status", "--session", "push", "--json")
+	expectRun(t, "status --json", code, out, errOut, ExitOK, `"kraftlab.quorum.replication": "push"`)
+	code, out, errOut = h.run("down", "--session", "push")
+	expectRun(t, "down", code, out, errOut, ExitOK)
+	if code := exited(t, "up", upDone); code != ExitOK {
+		t.Errorf("up exited %d: %s", code, upErr.String())
+	}
+
+	h.serve("default", clustertest.Options{})
+	code, out, errOut = h.run("status")
+	expectRun(t, "status of a pull playground", code, out, errOut, ExitOK)
+	if strings.Contains(out, "Replication") {
+		t.Errorf("a pull playground's status names its replication:\n%s", out)
+	}
 }

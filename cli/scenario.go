@@ -385,6 +385,12 @@ func scenarioConfig(e *env, s *scenario.Script, profile string, sets []string) (
 	case !cmd.Flags().Changed("profile"):
 		o.profile = scenarioProfile
 	}
+	// The run's --set goes over the up line's values, its --quorum too.
+	for _, kv := range sets {
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == view.ReplicationKey {
+			o.quorum = ""
+		}
+	}
 	o.sets = append(o.sets, sets...)
 	return o.config()
 }

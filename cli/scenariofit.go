@@ -30,6 +30,15 @@ type upRequest struct {
 	profile string
 	// sets are the line's --set key=value pairs, in order.
 	sets []string
+	// quorum is the line's --quorum, "" when it names none.
+	quorum string
+}
+
+// allSets are the line's --set values with its --quorum as the setting.
+func (r upRequest) allSets() []string {
+	o := upOptions{sets: r.sets, quorum: r.quorum}
+	sets, _ := o.allSets()
+	return sets
 }
 
 // readUp reads a scenario's up line (up's defaults without one); ok is
@@ -43,7 +52,10 @@ func readUp(e *env, up *scenario.Step) (upRequest, bool) {
 		}
 		where = fmt.Sprintf("the up line (%s)", up.Pos())
 	}
-	r := upRequest{shape: nodeShape{controllers: o.controllers, brokers: o.brokers, where: where}, sets: o.sets}
+	if _, err := o.allSets(); err != nil {
+		return upRequest{}, false
+	}
+	r := upRequest{shape: nodeShape{controllers: o.controllers, brokers: o.brokers, where: where}, sets: o.sets, quorum: o.quorum}
 	if cmd.Flags().Changed("profile") {
 		r.profile = o.profile
 	}
@@ -68,9 +80,9 @@ func (r upRequest) misfit(att *attached) (asks, runs string) {
 	if profile == "" {
 		profile = att.profile
 	}
-	if cfg, err := cluster.NewConfig(r.shape.controllers, r.shape.brokers, cluster.ProfileName(profile), r.sets, ""); err == nil && att.settings != nil {
+	if cfg, err := cluster.NewConfig(r.shape.controllers, r.shape.brokers, cluster.ProfileName(profile), r.allSets(), ""); err == nil && att.settings != nil {
 		var keys []string
-		for _, kv := range r.sets {
+		for _, kv := range r.allSets() {
 			k, _, _ := strings.Cut(kv, "=")
 			if !slices.Contains(keys, k) {
 				keys = append(keys, k)
@@ -101,6 +113,9 @@ func (r upRequest) upLineFor(att *attached) string {
 	line := fmt.Sprintf("%s up --headless --session %s --controllers %d --brokers %d", self, att.session.Name, r.shape.controllers, r.shape.brokers)
 	if r.profile != "" {
 		line += " --profile " + r.profile
+	}
+	if r.quorum != "" {
+		line += " --quorum " + r.quorum
 	}
 	for _, kv := range r.sets {
 		line += " --set " + kv

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kraftlab/kraftlab/cluster/clustertest"
+	"github.com/kraftlab/kraftlab/cluster/scenario"
 )
 
 // A file fits a running playground with its controllers, its --set values
@@ -30,8 +31,9 @@ func TestScenarioFitsARunningPlayground(t *testing.T) {
 
 	same := file("same.txt", "up --controllers 3 --brokers 1 --set replica.lag.time.max.ms=1500 --profile fast\nwait leader\n")
 	noUp := file("noup.txt", "wait leader\n")
-	code, out, errOut = h.binaryRun("scenario", "check", "--session", "demo", same, noUp)
-	expectRun(t, "files that fit", code, out, errOut, ExitOK, "2 scenario files are valid")
+	pull := file("pull.txt", "up --controllers 3 --brokers 1 --quorum pull\nwait leader\n")
+	code, out, errOut = h.binaryRun("scenario", "check", "--session", "demo", same, noUp, pull)
+	expectRun(t, "files that fit", code, out, errOut, ExitOK, "3 scenario files are valid")
 
 	for _, tc := range []struct{ up, asks, runs, line string }{
 		{"up --controllers 3 --brokers 2", "3 controllers and 2 brokers", "3 controllers and 1 broker",
@@ -40,6 +42,8 @@ func TestScenarioFitsARunningPlayground(t *testing.T) {
 			"kraftlab up --headless --session demo --controllers 1 --brokers 3 &"},
 		{"up --controllers 3 --brokers 1 --set replica.lag.time.max.ms=2500", "replica.lag.time.max.ms=2500", "replica.lag.time.max.ms=1500",
 			"kraftlab up --headless --session demo --controllers 3 --brokers 1 --set replica.lag.time.max.ms=2500 &"},
+		{"up --controllers 3 --brokers 1 --quorum push", "kraftlab.quorum.replication=push", "kraftlab.quorum.replication=pull",
+			"kraftlab up --headless --session demo --controllers 3 --brokers 1 --quorum push &"},
 		{"up --controllers 3 --brokers 1 --profile kafka", "profile kafka", "profile fast",
 			"kraftlab up --headless --session demo --controllers 3 --brokers 1 --profile kafka &"},
 	} {
@@ -51,6 +55,33 @@ func TestScenarioFitsARunningPlayground(t *testing.T) {
 			"nothing ran")
 		if strings.Contains(out, "===") {
 			t.Errorf("%s: something ran:\n%s", tc.up, out)
+		}
+	}
+}
+
+// A run's --set of the replication goes over the up line's --quorum, as
+// it goes over the line's own --set; the line's --quorum holds otherwise.
+func TestScenarioRunSetOverUpLineQuorum(t *testing.T) {
+	h := newHarness(t)
+	e := h.env(&lockedBuffer{}, &lockedBuffer{})
+	s, err := scenario.Parse("push.txt", strings.NewReader("up --controllers 3 --brokers 0 --quorum push\nwait leader\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "push"},
+		{[]string{"kraftlab.quorum.replication=pull"}, "pull"},
+		{[]string{"controller.quorum.fetch.timeout.ms=1000"}, "push"},
+	} {
+		cfg, err := scenarioConfig(e, s, "", tc.sets)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.sets, err)
+		}
+		if got, _ := cfg.Settings.Get("kraftlab.quorum.replication"); got != tc.want {
+			t.Errorf("--set %v over up --quorum push: %s, want %s", tc.sets, got, tc.want)
 		}
 	}
 }

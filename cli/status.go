@@ -80,6 +80,10 @@ func writeQuorumStatus(w io.Writer, v *view.View) {
 	}
 	row("CurrentVoters", "["+strings.Join(voters, ", ")+"]")
 	row("CurrentObservers", "["+strings.Join(observers, ", ")+"]")
+	if v.Push() {
+		// Not a row of Kafka's: its quorum only pulls.
+		row("Replication", "push (classic Raft: the leader sends AppendEntries; Kafka's KRaft pulls)")
+	}
 	if v.LeaderID == view.NoLeader {
 		fmt.Fprintf(w, "\n%s: an election may be in progress\n", v.Summary())
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,13 +28,41 @@ type upOptions struct {
 	controllers, brokers int
 	profile              string
 	sets                 []string
-	dataDir              string
-	logFile              string
-	headless             bool
+	// quorum is --quorum: pull, push, or "" when not given.
+	quorum   string
+	dataDir  string
+	logFile  string
+	headless bool
 }
 
 func (o *upOptions) config() (cluster.Config, error) {
-	return cluster.NewConfig(o.controllers, o.brokers, cluster.ProfileName(o.profile), o.sets, o.dataDir)
+	sets, err := o.allSets()
+	if err != nil {
+		return cluster.Config{}, err
+	}
+	return cluster.NewConfig(o.controllers, o.brokers, cluster.ProfileName(o.profile), sets, o.dataDir)
+}
+
+// quorumModes are --quorum's values, the default first.
+var quorumModes = []string{"pull", "push"}
+
+// allSets are the --set values with --quorum as the setting it stands for.
+// A --set of that setting to another value is an error rather than one
+// silently winning over the other.
+func (o *upOptions) allSets() ([]string, error) {
+	if o.quorum == "" {
+		return o.sets, nil
+	}
+	if !slices.Contains(quorumModes, o.quorum) {
+		return nil, fmt.Errorf("bad value %q for --quorum: want pull (Kafka's KRaft: followers fetch) or push (classic Raft: the leader sends AppendEntries)", o.quorum)
+	}
+	for _, kv := range o.sets {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.TrimSpace(k) == view.ReplicationKey && strings.TrimSpace(v) != o.quorum {
+			return nil, fmt.Errorf("--quorum %s and --set %s disagree: give one of them", o.quorum, kv)
+		}
+	}
+	return append(slices.Clip(o.sets), view.ReplicationKey+"="+o.quorum), nil
 }
 
 func newUpCommand(e *env) *cobra.Command {
@@ -67,7 +96,7 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 --set overrides one value by its Kafka configuration name:
 
 ` + settingsTable(),
-		Example:     indentExample("kraftlab up --headless\nkraftlab up --controllers 5 --brokers 0 --profile kafka\nkraftlab up --set controller.quorum.fetch.timeout.ms=6000"),
+		Example:     indentExample("kraftlab up --headless\nkraftlab up --controllers 5 --brokers 0 --profile kafka\nkraftlab up --quorum push\nkraftlab up --set controller.quorum.fetch.timeout.ms=6000"),
 		Annotations: map[string]string{annotNoScenario: "a scenario's first line may be up ..., to set the shape of its own playground"},
 	}
 	f := cmd.Flags()
@@ -75,11 +104,13 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 	f.IntVar(&o.brokers, "brokers", 3, "number of brokers, IDs 101..100+M")
 	f.StringVar(&o.profile, "profile", string(cluster.DefaultProfile), "timing profile: "+strings.Join(cluster.ProfileNames(), ", "))
 	f.StringArrayVar(&o.sets, "set", nil, "override a timing value by its Kafka config name, key=value (repeatable)")
+	f.StringVar(&o.quorum, "quorum", "", "how the metadata quorum replicates: pull (Kafka's KRaft: followers fetch; the default) or push (classic Raft: the leader sends AppendEntries); the same as --set "+view.ReplicationKey+"=MODE")
 	f.StringVar(&o.dataDir, "data-dir", "", "keep the nodes' data in this folder (default: a temporary folder removed on exit)")
 	f.StringVar(&o.logFile, "log-file", "", "append every node's server log (Kafka's server.log: elections, registrations, fetch errors…) to this file, each line naming its node")
 	f.BoolVar(&o.headless, "headless", false, "run without the TUI, printing events, until Ctrl-C, SIGTERM or kraftlab down (a closed output does not stop it)")
 	cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.ProfileNames(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("set", completeSettings)
+	cmd.RegisterFlagCompletionFunc("quorum", cobra.FixedCompletions(quorumModes, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
 			return usagef("up takes no arguments, got %q; e.g.: kraftlab up --controllers 3 --brokers 0", strings.Join(args, " "))
@@ -301,6 +332,7 @@ func writeBanner(w io.Writer, p *playground) {
 		}
 	}
 	item("controllers", controllers, "  ")
+	item("quorum", []string{quorumWords(cfg)}, "")
 	if len(brokers) > 0 {
 		item("brokers", brokers, "  ")
 		// The bootstrap servers of users' own Kafka tools: a few are
@@ -360,6 +392,14 @@ func flowWords(words []string, sep string, w int) []string {
 
 func shape(cfg cluster.Config) string {
 	return fmt.Sprintf("%d controllers, %d brokers, profile %s", cfg.Controllers, cfg.Brokers, cfg.Profile)
+}
+
+// quorumWords says how the quorum of cfg replicates, for the banner.
+func quorumWords(cfg cluster.Config) string {
+	if m, _ := cfg.Settings.Get(view.ReplicationKey); m == "push" {
+		return "push (classic Raft: the leader sends AppendEntries)"
+	}
+	return "pull (Kafka's KRaft: followers fetch; or up --quorum push)"
 }
 
 func sessionFlag(name string) string {

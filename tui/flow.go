@@ -29,6 +29,7 @@ type flowKey struct {
 type flowSample struct {
 	at   int64 // the view's timestamp, Unix milliseconds
 	reqs map[flowKey]int64
+	hwm  int64 // the view's high watermark
 }
 
 // flowModel is the message flow: the requests between nodes per API, as
@@ -42,7 +43,7 @@ type flowModel struct {
 
 // add takes the counters of a new view.
 func (f *flowModel) add(v *view.View) {
-	s := flowSample{at: v.Timestamp, reqs: map[flowKey]int64{}}
+	s := flowSample{at: v.Timestamp, reqs: map[flowKey]int64{}, hwm: v.HighWatermark}
 	for _, l := range v.Links {
 		for api, c := range l.RPC {
 			s.reqs[flowKey{l.From, l.To, api}] = c.Requests
@@ -98,11 +99,11 @@ func (f *flowModel) rate(k flowKey) float64 {
 // apiRank orders the quorum's APIs as a learner meets them.
 func apiRank(api string) int {
 	switch api {
-	case "Fetch":
+	case "Fetch", "AppendEntries":
 		return 0
-	case "FetchSnapshot":
+	case "FetchSnapshot", "InstallSnapshot":
 		return 1
-	case "BeginQuorumEpoch":
+	case "BeginQuorumEpoch", "ObserveQuorum":
 		return 2
 	case "EndQuorumEpoch":
 		return 3
@@ -166,11 +167,60 @@ func (f *flowModel) rows(v *view.View) []flowRow {
 	return rows
 }
 
-// view renders the panel in w cells and at most h lines.
+// quorumAPIs are the metadata quorum's APIs, pull's and push's.
+var quorumAPIs = []string{"Fetch", "FetchSnapshot", "Vote", "BeginQuorumEpoch", "EndQuorumEpoch", "AppendEntries", "InstallSnapshot", "ObserveQuorum"}
+
+// perCommit is the metadata quorum's requests per committed record over
+// the window (each has an answer, not counted), and false while the high
+// watermark did not move. A request of the quorum's APIs is the quorum's
+// when a controller sends or receives it: a broker's Fetch from a broker
+// is the data plane's.
+func (f *flowModel) perCommit(v *view.View) (float64, bool) {
+	n := len(f.samples)
+	if n < 2 {
+		return 0, false
+	}
+	first, last := f.samples[0], f.samples[n-1]
+	if first.hwm < 0 || last.hwm <= first.hwm {
+		return 0, false
+	}
+	var reqs int64
+	controller := func(id int32) bool {
+		n, ok := v.Node(id)
+		return ok && n.Kind == view.KindController
+	}
+	for k, c := range last.reqs {
+		if slices.Contains(quorumAPIs, k.api) && (controller(k.from) || controller(k.to)) {
+			reqs += max(c-first.reqs[k], 0)
+		}
+	}
+	return float64(reqs) / float64(last.hwm-first.hwm), true
+}
+
+// starter says who starts each replication exchange in v's mode: the
+// difference push and pull make on the wire.
+func starter(v *view.View) string {
+	if v.Push() {
+		return "push: the leader sends (AppendEntries leader → follower)"
+	}
+	return "pull: the follower asks (Fetch follower → leader)"
+}
+
+// view renders the panel in w cells and at most h lines: who starts the
+// exchanges and the quorum's requests per committed record, when there is
+// room, then a line per API and link.
 func (f *flowModel) view(st *Styles, v *view.View, w, h int) block {
 	out := block{section(st, "Message flow: requests/s, sender → receiver", w)}
 	if h < 2 {
 		return out
+	}
+	if h >= 4 {
+		line := starter(v)
+		if r, ok := f.perCommit(v); ok {
+			line += fmt.Sprintf(" · %.1f requests/record", r)
+		}
+		out = append(out, st.Dim.Render(clip(line, w)))
+		h--
 	}
 	rows := f.rows(v)
 	if len(rows) == 0 {

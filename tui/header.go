@@ -83,6 +83,12 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 	if v.Profile != "" {
 		add(3, item("profile", st.Value.Render(v.Profile)))
 	}
+	push := -1
+	if v.Push() {
+		// Only push says so: pull is Kafka's way and the default.
+		push = len(items)
+		add(quorumRank, item("quorum", st.Value.Render("push")))
+	}
 	if !h.started.IsZero() && v.Timestamp > 0 {
 		add(2, item("up", st.Value.Render(uptime(time.UnixMilli(v.Timestamp).Sub(h.started)))))
 	}
@@ -109,11 +115,10 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 
 	whys, level := noLeaderWhy(v)
 	if len(whys) == 0 {
-		texts := make([]string, len(items))
-		for i, it := range items {
-			texts[i] = it.text
+		if push >= 0 {
+			items = pushRoom(items, push, w)
 		}
-		return flow(texts, w, 3)
+		return flow(itemTexts(items), w, 3)
 	}
 	// One line of items: leave out the lowest ranks until it fits.
 	for len(items) > 1 && len(flow(itemTexts(items), w, 3)) > 1 {
@@ -336,4 +341,29 @@ func soonestFetchDeadline(v *view.View, ids []int32) int64 {
 		}
 	}
 	return due
+}
+
+// quorumRank is the rank of the header's "quorum push" item.
+const quorumRank = 3
+
+// pushRoom leaves out the items ranked below items[push], "quorum push",
+// lowest first,
+// while that item makes the header a line longer than it would be without
+// it: naming the mode must not cost the node table a row.
+func pushRoom(items []headerItem, push, w int) []headerItem {
+	without := append(items[:push:push], items[push+1:]...)
+	want := len(flow(itemTexts(without), w, 3))
+	for len(flow(itemTexts(items), w, 3)) > want {
+		low := -1
+		for i, it := range items {
+			if it.rank < quorumRank && (low < 0 || it.rank < items[low].rank) {
+				low = i
+			}
+		}
+		if low < 0 {
+			break
+		}
+		items = append(items[:low:low], items[low+1:]...)
+	}
+	return items
 }

@@ -362,3 +362,76 @@ func TestQuorumFollowerAheadIsSkew(t *testing.T) {
 		t.Fatalf("skew shown as an uncommitted tail:\n%s", table)
 	}
 }
+
+// The header names a push quorum, and on 80 columns it does so without
+// growing a line: the uptime and cluster ID give way to it.
+func TestHeaderNamesPushQuorum(t *testing.T) {
+	st := DefaultStyles()
+	now := int64(1_000_000)
+	h := headerModel{started: time.UnixMilli(now - 65_000)}
+	v := threeVoters(now)
+	v.ClusterID, v.Profile = "EDo1_i8B7LGeBo-Ff2DCgw", "fast"
+	v.HighWatermark = 123456
+	pull := h.view(st, &v, false, 80)
+	if s := strings.Join(pull, "\n"); strings.Contains(s, "quorum") {
+		t.Errorf("a pull header names the quorum's mode:\n%s", s)
+	}
+	v.Settings = map[string]string{view.ReplicationKey: "push"}
+	for _, w := range []int{80, 160} {
+		out := h.view(st, &v, false, w)
+		s := strings.Join(out, "\n")
+		if !strings.Contains(s, "quorum push") || !strings.Contains(s, "leader 1") || !strings.Contains(s, "profile fast") {
+			t.Errorf("at %d columns, no quorum push, leader or profile:\n%s", w, s)
+		}
+		if w == 160 && !strings.Contains(s, "up 1m05s") {
+			t.Errorf("at 160 columns the uptime gave way though there is room:\n%s", s)
+		}
+		if w == 80 && len(out) != len(pull) {
+			t.Errorf("at 80 columns the push header has %d lines, the pull one %d:\n%s", len(out), len(pull), s)
+		}
+		for _, l := range out {
+			if lipgloss.Width(l) > w {
+				t.Errorf("header line wider than %d: %q", w, l)
+			}
+		}
+	}
+}
+
+// The flow panel says who starts each exchange, by the quorum's mode, and
+// what a commit costs in the quorum's requests: a broker's Fetch from a
+// broker is the data plane's and does not count.
+func TestFlowSaysWhoStartsEachExchange(t *testing.T) {
+	at := int64(1_000_000)
+	for _, tc := range []struct {
+		push       bool
+		api        string
+		from, to   int32
+		wantStarts string
+	}{
+		{false, "Fetch", 2, 1, "pull: the follower asks (Fetch follower → leader) · 2.0 requests/record"},
+		{true, "AppendEntries", 1, 2, "push: the leader sends (AppendEntries leader → follower) · 2.0 requests/record"},
+	} {
+		var f flowModel
+		var v view.View
+		for i := range 11 { // 100ms apart: 20 requests and 10 records a second
+			v = threeVoters(at + int64(i)*100)
+			v.Nodes = append(v.Nodes, view.Node{ID: 101, Kind: view.KindBroker, State: view.StateRunning}, view.Node{ID: 102, Kind: view.KindBroker, State: view.StateRunning})
+			if tc.push {
+				v.Settings = map[string]string{view.ReplicationKey: "push"}
+			}
+			v.HighWatermark = 100 + int64(i)
+			v.Links = []view.Link{
+				{From: tc.from, To: tc.to, RPC: map[string]view.RPCStats{tc.api: {Requests: int64(2 * i)}}},
+				{From: 102, To: 101, RPC: map[string]view.RPCStats{"Fetch": {Requests: int64(50 * i)}}},
+			}
+			f.add(&v)
+		}
+		out := strings.Join(f.view(DefaultStyles(), &v, 140, 10), "\n")
+		if !strings.Contains(out, tc.wantStarts) {
+			t.Errorf("no %q in:\n%s", tc.wantStarts, out)
+		}
+		if short := strings.Join(f.view(DefaultStyles(), &v, 140, 3), "\n"); strings.Contains(short, "requests/record") {
+			t.Errorf("a 3-line panel gives a line to who starts:\n%s", short)
+		}
+	}
+}
