@@ -217,15 +217,7 @@ func runCase(ctx context.Context, cfg Config, f Factory, k caseKey) Result {
 		return r
 	}
 	m, runErr := drive(ctx, sys, k.Size, k.Load, timing{Warmup: cfg.Warmup, Window: cfg.Window, Drain: defaultDrain})
-	closeErr := sys.Close()
-	switch {
-	case runErr != nil:
-		r.Error = runErr.Error()
-	case ctx.Err() != nil:
-		r.Error = "interrupted"
-	case closeErr != nil:
-		r.Error = fmt.Sprintf("close: %v", closeErr)
-	}
+	r.Error = caseError(ctx, runErr, sys.Close())
 	secs := m.Window.Seconds()
 	r.WindowSeconds = secs
 	r.Records = m.Records
@@ -298,4 +290,18 @@ func div(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// caseError says why a case's figures cannot stand: its run failed, was
+// interrupted, or its system did not close; "" when they can.
+func caseError(ctx context.Context, runErr, closeErr error) string {
+	switch {
+	case runErr != nil:
+		return runErr.Error()
+	case ctx.Err() != nil:
+		return "interrupted"
+	case closeErr != nil:
+		return fmt.Sprintf("close: %v", closeErr)
+	}
+	return ""
 }

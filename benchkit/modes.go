@@ -135,15 +135,8 @@ func runMode(ctx context.Context, cfg ModesConfig, sys *Kraftlab, size, writers 
 		return r
 	}
 	m, runErr := drive(ctx, sys, size, load{Writers: writers}, timing{Warmup: cfg.Warmup, Window: cfg.Window, Drain: defaultDrain})
-	closeErr := sys.Close()
-	switch {
-	case runErr != nil:
-		r.Error = runErr.Error()
-	case ctx.Err() != nil:
-		r.Error = "interrupted"
-	case closeErr != nil:
-		r.Error = fmt.Sprintf("close: %v", closeErr)
-	case m.FirstErr != nil:
+	r.Error = caseError(ctx, runErr, sys.Close())
+	if r.Error == "" && m.FirstErr != nil {
 		r.Error = fmt.Sprintf("%d proposals failed, the first: %v", m.Errors, m.FirstErr)
 	}
 	r.Records, r.Latency = m.Records, m.Latency
