@@ -52,6 +52,11 @@ type leaderState struct {
 	// firstID is the last request id of the node before this epoch's
 	// leadership: answers with lower ids belong to an earlier role.
 	firstID uint64
+
+	// roleWake is the push leader's next timer other than its pushes' (the
+	// linger, check-quorum), as of its last poll: Outbox, which sends the
+	// pushes, sets the deadline from it and theirs.
+	roleWake time.Time
 }
 
 // replicaState is the leader's view of one replica (LeaderState.ReplicaState).
@@ -238,11 +243,12 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 	if n.cfg.Replication == Push {
 		// The pushes announce the leader: no BeginQuorumEpoch. Past its
 		// linger a push leader has written what it gathered (drainDue).
-		wake := earliest(ls.drainAt, ls.pushAll(n, now))
+		// It sends them when the driver takes its outbox (pushOutbox).
+		ls.roleWake = ls.drainAt
 		if len(n.cfg.Voters) > 1 {
-			wake = earliest(wake, ls.checkQuorumDeadline)
+			ls.roleWake = earliest(ls.roleWake, ls.checkQuorumDeadline)
 		}
-		return wake, nil
+		return earliest(ls.roleWake, ls.pushTimers(n, now)), nil
 	}
 
 	if !now.Before(ls.beginQuorumDeadline) {
