@@ -245,6 +245,10 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 		// linger a push leader has written what it gathered (drainDue).
 		// It sends them when the driver takes its outbox (pushOutbox).
 		ls.roleWake = ls.drainAt
+		if !ls.drainAt.IsZero() && !now.Before(ls.drainAt) {
+			// Gathering past the linger (drainDue).
+			ls.roleWake = ls.drainAt.Add(drainDeferMax)
+		}
 		if len(n.cfg.Voters) > 1 {
 			ls.roleWake = earliest(ls.roleWake, ls.checkQuorumDeadline)
 		}
@@ -414,14 +418,28 @@ const drainDeferMax = 2 * time.Millisecond
 // too. In a pull quorum records written while every follower's Fetch is
 // in flight go out only with the next Fetch, so until one arrives
 // (handleFetchRequest drains first) the leader may as well gather more:
-// fewer, larger batches and no added wait. A push leader sends what it
-// writes at once, so it writes once the linger has passed.
+// fewer, larger batches and no added wait. A push leader likewise gathers
+// while every follower voter has records in flight, and writes once one
+// of them has none (pushWaiting): the answer that emptied its window
+// brought the leader here.
 func (ls *leaderState) drainDue(n *Node, now time.Time) bool {
 	if ls.drainAt.IsZero() || now.Before(ls.drainAt) {
 		return false
 	}
-	return ls.drainNow || len(ls.parked) > 0 || len(n.cfg.Voters) == 1 || n.cfg.Replication == Push ||
+	return ls.drainNow || len(ls.parked) > 0 || len(n.cfg.Voters) == 1 ||
+		(n.cfg.Replication == Push && ls.pushWaiting(n)) ||
 		!now.Before(ls.drainAt.Add(drainDeferMax))
+}
+
+// pushWaiting reports whether a follower voter has no records in flight
+// from the push leader: records written now go to it at once.
+func (ls *leaderState) pushWaiting(n *Node) bool {
+	for _, r := range ls.voters {
+		if r.id != n.id && r.push != nil && r.push.windowed == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // drain writes the accumulated records as batches of at most FetchMaxBytes.
