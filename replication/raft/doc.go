@@ -130,8 +130,14 @@
 //     match; then replicating, streaming records from the next offset
 //     with up to MaxInflight requests ahead of the answers; or
 //     snapshotting, pushing its snapshot in InstallSnapshot chunks when
-//     the replica's next record is gone from the log. It pushes records
-//     as soon as it writes them (after the linger), and an empty
+//     the replica's next record is gone from the log. It builds its
+//     requests when the driver takes the outbox: one AppendEntries per
+//     replica carries all it wrote since (up to FetchMaxBytes), and the
+//     high watermark, as etcd sends one MsgApp per follower per Ready.
+//     Past the linger it writes appends once a follower voter has no
+//     records in flight (its answer prompts the write) or drainDeferMax
+//     passed, as a pull leader gathers while no Fetch waits, so under
+//     load batches grow instead of requests. It sends an empty
 //     AppendEntries to a replica that heard nothing for
 //     HeartbeatInterval, or when the high watermark moved and no records
 //     carry it. A request unanswered within the request timeout was lost:

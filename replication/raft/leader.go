@@ -52,6 +52,11 @@ type leaderState struct {
 	// firstID is the last request id of the node before this epoch's
 	// leadership: answers with lower ids belong to an earlier role.
 	firstID uint64
+
+	// roleWake is the push leader's next timer other than its pushes' (the
+	// linger, check-quorum), as of its last poll: Outbox, which sends the
+	// pushes, sets the deadline from it and theirs.
+	roleWake time.Time
 }
 
 // replicaState is the leader's view of one replica (LeaderState.ReplicaState).
@@ -238,11 +243,16 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 	if n.cfg.Replication == Push {
 		// The pushes announce the leader: no BeginQuorumEpoch. Past its
 		// linger a push leader has written what it gathered (drainDue).
-		wake := earliest(ls.drainAt, ls.pushAll(n, now))
-		if len(n.cfg.Voters) > 1 {
-			wake = earliest(wake, ls.checkQuorumDeadline)
+		// It sends them when the driver takes its outbox (pushOutbox).
+		ls.roleWake = ls.drainAt
+		if !ls.drainAt.IsZero() && !now.Before(ls.drainAt) {
+			// Gathering past the linger (drainDue).
+			ls.roleWake = ls.drainAt.Add(drainDeferMax)
 		}
-		return wake, nil
+		if len(n.cfg.Voters) > 1 {
+			ls.roleWake = earliest(ls.roleWake, ls.checkQuorumDeadline)
+		}
+		return earliest(ls.roleWake, ls.pushTimers(n, now)), nil
 	}
 
 	if !now.Before(ls.beginQuorumDeadline) {
@@ -408,14 +418,28 @@ const drainDeferMax = 2 * time.Millisecond
 // too. In a pull quorum records written while every follower's Fetch is
 // in flight go out only with the next Fetch, so until one arrives
 // (handleFetchRequest drains first) the leader may as well gather more:
-// fewer, larger batches and no added wait. A push leader sends what it
-// writes at once, so it writes once the linger has passed.
+// fewer, larger batches and no added wait. A push leader likewise gathers
+// while every follower voter has records in flight, and writes once one
+// of them has none (pushWaiting): the answer that emptied its window
+// brought the leader here.
 func (ls *leaderState) drainDue(n *Node, now time.Time) bool {
 	if ls.drainAt.IsZero() || now.Before(ls.drainAt) {
 		return false
 	}
-	return ls.drainNow || len(ls.parked) > 0 || len(n.cfg.Voters) == 1 || n.cfg.Replication == Push ||
+	return ls.drainNow || len(ls.parked) > 0 || len(n.cfg.Voters) == 1 ||
+		(n.cfg.Replication == Push && ls.pushWaiting(n)) ||
 		!now.Before(ls.drainAt.Add(drainDeferMax))
+}
+
+// pushWaiting reports whether a follower voter has no records in flight
+// from the push leader: records written now go to it at once.
+func (ls *leaderState) pushWaiting(n *Node) bool {
+	for _, r := range ls.voters {
+		if r.id != n.id && r.push != nil && r.push.windowed == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // drain writes the accumulated records as batches of at most FetchMaxBytes.

@@ -321,8 +321,13 @@ func (n *Node) NextDeadline() time.Time { return n.deadline }
 
 // Outbox drains the messages the node wants sent: requests to peers and
 // responses to requests it was given. The driver may send them before
-// flushing the log (see NeedsFlush).
+// flushing the log (see NeedsFlush). A push leader builds its
+// AppendEntries here, as of the time of its last entry point: one per
+// replica carries all the records and high watermark news of the entry
+// points since the last Outbox, so a driver that takes several messages
+// and appends before it sends gets fewer, larger requests.
 func (n *Node) Outbox() []Message {
+	n.pushOutbox()
 	out := n.outbox
 	n.outbox = nil
 	return out

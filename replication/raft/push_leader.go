@@ -8,6 +8,51 @@ import (
 	"github.com/kraftlab/kraftlab/storage"
 )
 
+// pushOutbox sends what a push leader has to send (Outbox). It runs at
+// most as often as the driver takes the outbox, not on every entry point,
+// so records appended and answers heard in between go out together
+// (etcd's one MsgApp per follower per Ready). The deadline is recomputed
+// with the new requests' timers.
+func (n *Node) pushOutbox() {
+	if n.busy || n.role != Leader || n.cfg.Replication != Push || n.shuttingDown {
+		return
+	}
+	ls := n.lead
+	wake := earliest(ls.roleWake, ls.pushAll(n, n.now))
+	if !wake.IsZero() && !wake.After(n.now) {
+		wake = n.now.Add(time.Millisecond)
+	}
+	n.deadline = wake
+}
+
+// pushTimers is when pushAll next has something to do that no entry point
+// will prompt: a heartbeat, a request timeout, the end of a backoff. Due
+// ones are left to the coming Outbox.
+func (ls *leaderState) pushTimers(n *Node, now time.Time) time.Time {
+	var wake time.Time
+	later := func(t time.Time) {
+		if t.After(now) {
+			wake = earliest(wake, t)
+		}
+	}
+	for _, rs := range [][]*replicaState{ls.voters, ls.observers} {
+		for _, r := range rs {
+			p := r.push
+			if r.id == n.id || p == nil {
+				continue
+			}
+			if p.state != snapshotting {
+				later(p.lastSend.Add(n.cfg.HeartbeatInterval))
+			}
+			if len(p.flights) > 0 {
+				later(p.flights[0].sentAt.Add(n.cfg.RequestTimeout))
+			}
+			later(p.backoffUntil)
+		}
+	}
+	return wake
+}
+
 // pushAll sends every other replica what it lacks and a heartbeat to those
 // that heard nothing for HeartbeatInterval; it returns when to look again.
 // A push leader's replicas are its voters and the observers that asked

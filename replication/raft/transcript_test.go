@@ -68,7 +68,10 @@ type script struct {
 	store       *raft.MemoryQuorumStateStore
 	rec         *recorder
 	manualFlush bool
-	nextID      uint64
+	// holdOutbox: commands leave the outbox untaken until "outbox", as a
+	// driver that steps several messages before it sends.
+	holdOutbox bool
+	nextID     uint64
 	// sent holds the requests the node sent that have no answer yet.
 	sent []raft.Message
 	// held are messages the node produced that a command did not print yet.
@@ -125,7 +128,10 @@ func (s *script) run(d *datadriven.TestData) string {
 		return s.stateLine() + "\n"
 	case "events":
 		return orNone(s.events())
+	case "hold":
+		s.holdOutbox = true
 	case "outbox":
+		s.holdOutbox = false
 		return orNone(s.collect())
 	case "timer":
 		dl := s.node.NextDeadline()
@@ -177,7 +183,10 @@ func (s *script) report() string {
 			s.t.Fatal(err)
 		}
 	}
-	lines := append(s.out, s.collect()...)
+	lines := s.out
+	if !s.holdOutbox {
+		lines = append(lines, s.collect()...)
+	}
 	s.out = nil
 	lines = append(lines, s.events()...)
 	lines = append(lines, s.stateLine())
