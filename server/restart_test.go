@@ -180,8 +180,12 @@ func TestBrokerStartsAgainOnceSpaceReturns(t *testing.T) {
 	}
 	disk.Free()
 	waitFor(t, "the broker to run again", func() bool {
+		// Between two attempts the broker has no lifecycle manager.
 		lm := b.Lifecycle()
+		if lm == nil || !b.Running() {
+			return false
+		}
 		st := b.Raft().Status()
-		return b.Running() && st.Role == raft.Follower && lm.State() == BrokerRunning && lm.BrokerEpoch() > epoch
+		return st.Role == raft.Follower && lm.State() == BrokerRunning && lm.BrokerEpoch() > epoch
 	})
 }
