@@ -80,6 +80,14 @@ message delivers first every message held before it on the same connection
 the answering node's own requests: those may overtake each other, as on a
 real network).
 
+A node answers a delivered message a moment later, on its own: step and
+drop wait up to a second of wall time for a match before they say none is
+held, and in a scenario "wait held API" waits for one (e.g. wait held
+CreateTopics). A line that needs the cluster's answer, such as topics
+create, waits while paused until its messages are stepped: in a scenario,
+end it with & and step them in the lines after it; kraftlab mark records
+the baseline that conditions then compare with.
+
 On the live screen (kraftlab up, kraftlab tui), space pauses the clock and
 the queue pane lists the held messages: n delivers the oldest, c moves into
 the queue, where enter delivers the chosen message and D drops it.`
