@@ -1,7 +1,9 @@
 package partition
 
 import (
+	"cmp"
 	"container/heap"
+	"slices"
 	"sync"
 	"time"
 )
@@ -29,13 +31,15 @@ type Purgatory[K comparable] struct {
 	mu       sync.Mutex
 	watchers map[K]map[*waiter[K]]struct{}
 	byTime   waitHeap[K]
+	seq      uint64 // the last waiter's seq
 }
 
 type waiter[K comparable] struct {
 	op       DelayedOperation
 	deadline time.Time
 	keys     []K
-	index    int // in byTime, -1 once out of it
+	index    int    // in byTime, -1 once out of it
+	seq      uint64 // the order it came in: CheckAndComplete tries in it
 
 	mu   sync.Mutex // serialises TryComplete and guards done
 	done bool
@@ -56,6 +60,8 @@ func (p *Purgatory[K]) TryCompleteElseWatch(op DelayedOperation, deadline time.T
 		return true
 	}
 	p.mu.Lock()
+	p.seq++
+	w.seq = p.seq
 	for _, k := range keys {
 		set := p.watchers[k]
 		if set == nil {
@@ -108,6 +114,10 @@ func (p *Purgatory[K]) CheckAndComplete(key K) int {
 		ws = append(ws, w)
 	}
 	p.mu.Unlock()
+	// In the order they came, as Kafka's watcher list is: two produces
+	// that one high watermark completes are answered first come, first
+	// answered.
+	slices.SortFunc(ws, func(a, b *waiter[K]) int { return cmp.Compare(a.seq, b.seq) })
 	n := 0
 	for _, w := range ws {
 		if p.try(w) {
