@@ -133,6 +133,10 @@ func (k *Kraftlab) voterIDs() []int32 {
 // Name implements System.
 func (k *Kraftlab) Name() string { return k.name }
 
+// firstObserverID is the first observer's node ID, as a playground's
+// first broker's.
+const firstObserverID int32 = 101
+
 // DefaultVoters is the size of a benchmark quorum.
 const DefaultVoters = 3
 
@@ -145,7 +149,7 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 	voters := k.voterIDs()
 	ids := slices.Clone(voters)
 	for i := range k.observers {
-		ids = append(ids, int32(101+i))
+		ids = append(ids, firstObserverID+int32(i))
 	}
 	for _, id := range ids {
 		st := k.settings
@@ -161,9 +165,13 @@ func (k *Kraftlab) Start(dir string, durable bool) error {
 			return fmt.Errorf("%s: node %d: %w", k.name, id, err)
 		}
 	}
-	if err := k.group.StartAll(context.Background()); err != nil {
-		k.Close()
-		return fmt.Errorf("%s: %w", k.name, err)
+	// Each node starts under its own pprof label, so that a CPU profile
+	// can tell the leader's share (nodecpu.go).
+	for _, s := range k.group.Servers() {
+		if err := startLabelled(context.Background(), s.ID(), func(ctx context.Context) error { return k.group.Start(ctx, s) }); err != nil {
+			k.Close()
+			return fmt.Errorf("%s: %w", k.name, err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
@@ -314,6 +322,14 @@ func (k *Kraftlab) findLeader(ctx context.Context, failed *server.Server) error 
 			return nil
 		}
 	}
+}
+
+// LeaderID is the node that leads now, or -1 before Start.
+func (k *Kraftlab) LeaderID() int32 {
+	if l := k.leader.Load(); l != nil {
+		return l.ID()
+	}
+	return -1
 }
 
 func (k *Kraftlab) isClosed() bool {

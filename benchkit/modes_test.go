@@ -3,6 +3,7 @@ package benchkit
 import (
 	"bytes"
 	"context"
+	"flag"
 	"io"
 	"strings"
 	"testing"
@@ -32,6 +33,13 @@ func TestModesCountTheQuorumsMessages(t *testing.T) {
 		if r.Error != "" || r.Records == 0 || r.CPUSecondsPerRecord == nil && cpuKnown() {
 			t.Fatalf("%s with %d observers: %+v", r.Mode, r.Observers, r)
 		}
+		if !profiling() {
+			// The leader works for every record; the observers only when
+			// there are some.
+			if r.LeaderCPUSecondsPerRecord == nil || *r.LeaderCPUSecondsPerRecord <= 0 || (r.ObserversCPUSecondsPerRecord != nil) != (r.Observers > 0) {
+				t.Errorf("%s with %d observers: leader %v, observers %v CPU s/record", r.Mode, r.Observers, r.LeaderCPUSecondsPerRecord, r.ObserversCPUSecondsPerRecord)
+			}
+		}
 		// At least a request and a response to each of two followers for
 		// every commit of one writer.
 		if r.MessagesPerRecord < 4 || r.BytesPerRecord < 256 {
@@ -51,7 +59,7 @@ func TestModesCountTheQuorumsMessages(t *testing.T) {
 	if err := WriteModesTable(&b, rs); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"msgs/record", "process CPU µs/record", "  pull          2  256 B        1", "  push          0  256 B        1"} {
+	for _, want := range []string{"msgs/record", "msgs/record  CPU µs/record: leader  follower  observers  process", "  pull          2        1", "  push          0        1"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
@@ -59,6 +67,13 @@ func TestModesCountTheQuorumsMessages(t *testing.T) {
 	if _, _, err := ParseModes("pull,gossip", "0"); err == nil || !strings.Contains(err.Error(), `"gossip" is neither pull nor push`) {
 		t.Errorf("ParseModes of gossip: %v", err)
 	}
+}
+
+// profiling says whether go test runs a CPU profile of its own, which
+// leaves none for the per-node split.
+func profiling() bool {
+	f := flag.Lookup("test.cpuprofile")
+	return f != nil && f.Value.String() != ""
 }
 
 // cpuKnown says whether this platform measures the process's CPU.

@@ -29,6 +29,10 @@ const (
 // system stuck.
 type timing struct {
 	Warmup, Window, Drain time.Duration
+	// NodeCPU profiles the window to split the process's CPU by node
+	// (nodecpu.go); the profile costs about a percent, so only the runs
+	// that report the split ask for it.
+	NodeCPU bool
 }
 
 // defaultDrain is the Drain of a real run: far above any healthy commit.
@@ -71,6 +75,11 @@ type measurement struct {
 	// counts that (wireCounter).
 	Wire      wire.Count
 	WireKnown bool
+	// Nodes is the window's CPU by node, when timing.NodeCPU asked and
+	// the profile could run; NodesErr says why not otherwise.
+	Nodes      nodeCPU
+	NodesKnown bool
+	NodesErr   error
 }
 
 // wireCounter is a System that counts the messages its nodes send.
@@ -179,6 +188,11 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 	if counted {
 		wire0 = wc.Wire()
 	}
+	var prof *nodeProfile
+	var profErr error
+	if tm.NodeCPU {
+		prof, profErr = startNodeProfile()
+	}
 	measuring.Store(true)
 	begin := time.Now()
 
@@ -190,6 +204,10 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 	stopping.Store(true)
 	cpu1, cpuOK1 := cpuTime()
 	mach1, machOK1 := machineTicks()
+	var nodes nodeCPU
+	if prof != nil {
+		nodes, profErr = prof.stop()
+	}
 	runtime.ReadMemStats(&ms)
 	var wire1 wire.Count
 	if counted {
@@ -201,6 +219,9 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 		CPU:      cpu1 - cpu0,
 		CPUKnown: cpuOK0 && cpuOK1,
 		Mallocs:  ms.Mallocs - mallocs0,
+	}
+	if tm.NodeCPU {
+		m.Nodes, m.NodesKnown, m.NodesErr = nodes, profErr == nil, profErr
 	}
 	if counted {
 		m.Wire = wire.Count{Messages: wire1.Messages - wire0.Messages, Bytes: wire1.Bytes - wire0.Bytes}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"io"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +13,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 )
 
-func newBenchCommand() *cobra.Command {
+func newBenchCommand(e *env) *cobra.Command {
 	noScenario := map[string]string{annotNoScenario: "a benchmark runs its own quorums, apart from any playground"}
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -31,11 +32,14 @@ run, with ratios, run the bench module from a kraftlab source tree:
 cd bench && go run . quorum`,
 		Annotations: noScenario,
 	}
-	cmd.AddCommand(newBenchQuorumCommand(noScenario), newBenchFailoverCommand(noScenario), newBenchMetadataCommand(noScenario), newBenchProduceCommand(noScenario))
+	// The comparison of push and pull may be a lesson's or a scenario's
+	// line: it measures its own quorums while the playground idles.
+	quorum := map[string]string{annotNoScenario: noScenario[annotNoScenario], annotScenarioWith: "quorum,observers"}
+	cmd.AddCommand(newBenchQuorumCommand(e, quorum), newBenchFailoverCommand(noScenario), newBenchMetadataCommand(noScenario), newBenchProduceCommand(noScenario))
 	return cmd
 }
 
-func newBenchQuorumCommand(annotations map[string]string) *cobra.Command {
+func newBenchQuorumCommand(e *env, annotations map[string]string) *cobra.Command {
 	var f benchkit.Flags
 	cmd := &cobra.Command{
 		Use:   "quorum [flags]",
@@ -64,7 +68,12 @@ compare push and pull on the one engine instead: for each mode and number
 of observers (whole brokers observing the quorum, as a playground's do),
 for each writer count, flush never: records/s, commit p50 and p99, the
 quorum's messages and bytes on the wire per record (requests and
-responses of every node), and the process's CPU per record.`,
+responses of every node), and CPU per record: the process's, and its split
+by node (the leader, one follower, all observers) from a CPU profile of
+the window, in which each node's goroutines carry a label naming it.
+Such a comparison may be a scenario's or a lesson's line (the lesson
+why-pull runs two): it measures quorums of its own while the playground
+idles beside it.`,
 		Example:     indentExample("kraftlab bench quorum\nkraftlab bench quorum --sizes 256 --writers 1,64 --rate 0\nkraftlab bench quorum --quorum pull,push --observers 0,10,50,200\nkraftlab bench quorum --json --flush always\ncd bench && go run . quorum    # with hashicorp/raft and etcd raft"),
 		Args:        cobra.NoArgs,
 		Annotations: annotations,
@@ -77,7 +86,7 @@ responses of every node), and the process's CPU per record.`,
 	cmd.Flags().StringVar(&observers, "observers", "0,10,50,200", "with --quorum or alone: how many observers (whole brokers, IDs 101 up) each case's quorum has")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if cmd.Flags().Changed("quorum") || cmd.Flags().Changed("observers") {
-			return runBenchModes(cmd, &f, quorumModes, observers)
+			return runBenchModes(e, cmd, &f, quorumModes, observers)
 		}
 		cfg, err := f.Config(benchkit.KraftlabFactories())
 		if err != nil {
@@ -392,7 +401,7 @@ default; acks=1 cannot be.`,
 }
 
 // runBenchModes runs bench quorum's push-versus-pull table.
-func runBenchModes(cmd *cobra.Command, f *benchkit.Flags, quorumModes, observers string) error {
+func runBenchModes(e *env, cmd *cobra.Command, f *benchkit.Flags, quorumModes, observers string) error {
 	modes, obs, err := benchkit.ParseModes(quorumModes, observers)
 	if err != nil {
 		return usagef("%v", err)
@@ -405,7 +414,13 @@ func runBenchModes(cmd *cobra.Command, f *benchkit.Flags, quorumModes, observers
 	if err != nil {
 		return usagef("%v", err)
 	}
-	rs, runErr := benchkit.RunModes(cmd.Context(), cfg, cmd.ErrOrStderr())
+	progress := cmd.ErrOrStderr()
+	if e.scenario {
+		// A scenario line shows what it printed in a pane: the table,
+		// not a line per case that scrolls it away.
+		progress = io.Discard
+	}
+	rs, runErr := benchkit.RunModes(cmd.Context(), cfg, progress)
 	if f.JSON {
 		err = printJSON(cmd.OutOrStdout(), rs)
 	} else {

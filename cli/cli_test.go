@@ -486,6 +486,8 @@ up --controllers 5
 help
 wait 'unterminated
 load 10 --size 2MiB
+bench quorum --sizes 256
+bench quorum --quorum pull,push --observers 0 --writers 1
 `)
 	code, out, errOut := h.run("scenario", "run", good, bad)
 	expectRun(t, "scenario run with errors", code, out, errOut, ExitUsage,
@@ -503,9 +505,14 @@ load 10 --size 2MiB
 		bad+":13: help cannot be a scenario line",
 		bad+":14: unterminated ' quote",
 		bad+`:15: invalid argument "2MiB" for "--size" flag: must be between 16 B and 32 KiB`,
+		bad+":16: bench quorum cannot be a scenario line: a benchmark runs its own quorums, apart from any playground",
 		"kraftlab: nothing ran: 1 of 2 scenario files have problems (listed above)")
 	if strings.Contains(out, "===") {
 		t.Errorf("something ran:\n%s", out)
+	}
+	// The comparison of push and pull may be a line (a lesson's).
+	if strings.Contains(errOut, ":17:") {
+		t.Errorf("bench quorum --quorum refused as a scenario line:\n%s", errOut)
 	}
 	code, out, errOut = h.run("scenario", "check", good)
 	expectRun(t, "scenario check", code, out, errOut, ExitOK, "1 scenario file is valid\n")

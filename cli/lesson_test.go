@@ -25,12 +25,12 @@ func TestLessonList(t *testing.T) {
 // Every lesson is a valid scenario that explains itself and asks.
 func TestLessonsAreValid(t *testing.T) {
 	ls, err := shippedLessons()
-	if err != nil || len(ls) != 6 {
+	if err != nil || len(ls) != 7 {
 		names := make([]string, len(ls))
 		for i, l := range ls {
 			names[i] = l.name
 		}
-		t.Fatalf("lessons: %v %v, want the six of the course", names, err)
+		t.Fatalf("lessons: %v %v, want the seven of the course", names, err)
 	}
 	e := newHarness(t).env(&lockedBuffer{}, &lockedBuffer{})
 	for _, l := range ls {

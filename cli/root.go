@@ -34,6 +34,9 @@ const (
 const (
 	// annotNoScenario marks commands that make no sense as a scenario line.
 	annotNoScenario = "kraftlab/no-scenario"
+	// annotScenarioWith names flags (comma-separated) that make a command
+	// marked annotNoScenario, or under one, a scenario line after all.
+	annotScenarioWith = "kraftlab/scenario-with"
 )
 
 // env is what commands need from the outside world, so that the same
@@ -107,7 +110,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 	add("check", newWaitCommand(e, false), newWaitCommand(e, true), newMarkCommand(e))
 	add("teach", newTeachCommands(e)...)
 	add("teach", newLessonCommand(e))
-	root.AddCommand(newBenchCommand())
+	root.AddCommand(newBenchCommand(e))
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {

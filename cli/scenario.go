@@ -422,7 +422,7 @@ func (e *env) checkLine(args []string) error {
 		}
 		return cmd.ValidateArgs(cmd.Flags().Args())
 	}
-	for c := cmd; c != nil; c = c.Parent() {
+	for c := cmd; c != nil && !allowedWith(cmd); c = c.Parent() {
 		if why, ok := c.Annotations[annotNoScenario]; ok {
 			return fmt.Errorf("%s cannot be a scenario line: %s", cmd.CommandPath()[len("kraftlab "):], why)
 		}
@@ -431,6 +431,17 @@ func (e *env) checkLine(args []string) error {
 		return err
 	}
 	return cmd.ValidateRequiredFlags()
+}
+
+// allowedWith reports whether cmd's line sets a flag that makes it a
+// scenario line (annotScenarioWith).
+func allowedWith(cmd *cobra.Command) bool {
+	for _, name := range strings.Split(cmd.Annotations[annotScenarioWith], ",") {
+		if name != "" && cmd.Flags().Changed(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // unknownCommand is the one-line error for a command kraftlab lacks.
