@@ -97,7 +97,7 @@ type ModeResult struct {
 	LeaderCPUSecondsPerRecord    *float64 `json:"leaderCpuSecondsPerRecord,omitempty"`
 	FollowerCPUSecondsPerRecord  *float64 `json:"followerCpuSecondsPerRecord,omitempty"`
 	ObserversCPUSecondsPerRecord *float64 `json:"observersCpuSecondsPerRecord,omitempty"`
-	Error               string   `json:"error,omitempty"`
+	Error                        string   `json:"error,omitempty"`
 }
 
 // RunModes runs every mode × observers × size × writers case, each on a

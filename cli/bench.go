@@ -2,8 +2,8 @@ package cli
 
 import (
 	"flag"
-	"io"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
