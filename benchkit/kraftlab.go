@@ -324,6 +324,10 @@ func (k *Kraftlab) findLeader(ctx context.Context, failed *server.Server) error 
 	}
 }
 
+// SetStamper times every message of every node (wire.Stamper), or stops
+// (nil); see legs.go.
+func (k *Kraftlab) SetStamper(f wire.Stamper) { k.counters.SetStamper(f) }
+
 // LeaderID is the node that leads now, or -1 before Start.
 func (k *Kraftlab) LeaderID() int32 {
 	if l := k.leader.Load(); l != nil {

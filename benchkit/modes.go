@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -97,6 +98,9 @@ type ModeResult struct {
 	LeaderCPUSecondsPerRecord    *float64 `json:"leaderCpuSecondsPerRecord,omitempty"`
 	FollowerCPUSecondsPerRecord  *float64 `json:"followerCpuSecondsPerRecord,omitempty"`
 	ObserversCPUSecondsPerRecord *float64 `json:"observersCpuSecondsPerRecord,omitempty"`
+	// Legs splits a single writer's commits into their legs (legs.go);
+	// nil with more writers.
+	Legs *Legs `json:"legs,omitempty"`
 	Error                        string   `json:"error,omitempty"`
 }
 
@@ -140,7 +144,7 @@ func runMode(ctx context.Context, cfg ModesConfig, sys *Kraftlab, size, writers 
 		r.Error = err.Error()
 		return r
 	}
-	m, runErr := drive(ctx, sys, size, load{Writers: writers}, timing{Warmup: cfg.Warmup, Window: cfg.Window, Drain: defaultDrain, NodeCPU: true})
+	m, runErr := drive(ctx, sys, size, load{Writers: writers}, timing{Warmup: cfg.Warmup, Window: cfg.Window, Drain: defaultDrain, NodeCPU: true, Legs: true})
 	leader := sys.LeaderID()
 	r.Error = caseError(ctx, runErr, sys.Close())
 	if r.Error == "" && m.FirstErr != nil {
@@ -160,6 +164,10 @@ func runMode(ctx context.Context, cfg ModesConfig, sys *Kraftlab, size, writers 
 		}
 		if m.NodesKnown {
 			r.splitCPU(m.Nodes, leader, n)
+		}
+		if m.Legs != nil {
+			l := m.Legs.split(sys.settings.Replication, leader, size)
+			r.Legs = &l
 		}
 	}
 	return r
@@ -190,6 +198,30 @@ func (r *ModeResult) splitCPU(c nodeCPU, leader int32, records float64) {
 	}
 }
 
+// writeLegs prints the single-writer rows' legs, if any.
+func writeLegs(w io.Writer, rs []ModeResult) error {
+	if !slices.ContainsFunc(rs, func(r ModeResult) bool { return r.Legs != nil }) {
+		return nil
+	}
+	fmt.Fprintln(w, "\nOne writer's commit, leg by leg (the median of each leg; a commit's legs add up to its latency):")
+	tw := newTabWriter(w)
+	fmt.Fprintln(tw, "mode\tobservers\twait for a Fetch\tleader: to the send\tto the follower\tfollower: to its ack\tto the leader\tleader: to the writer\tsum\tcommit p50\tcommits split\t")
+	for _, r := range rs {
+		l := r.Legs
+		if l == nil || r.Error != "" {
+			continue
+		}
+		wait := fmtDur(l.WaitFetch)
+		if r.Mode == raft.Push.String() {
+			wait = "-"
+		}
+		sum := l.WaitFetch + l.LeaderSend + l.ToFollower + l.Follower + l.ToLeader + l.LeaderCommit
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d of %d\t\n", r.Mode, r.Observers, wait, fmtDur(l.LeaderSend), fmtDur(l.ToFollower),
+			fmtDur(l.Follower), fmtDur(l.ToLeader), fmtDur(l.LeaderCommit), fmtDur(sum), fmtDur(r.Latency.P50), l.Split, l.Commits)
+	}
+	return tw.Flush()
+}
+
 // micros prints seconds per record as µs, or - when unknown.
 func micros(v *float64) string {
 	if v == nil {
@@ -216,6 +248,9 @@ func WriteModesTable(w io.Writer, rs []ModeResult) error {
 			strconv.FormatFloat(r.BytesPerRecord, 'f', 0, 64), fmtSize(r.RecordBytes))
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := writeLegs(w, rs); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(w, "\nmsgs and bytes per record: every quorum request and response on the wire (voters' and observers'), over the committed records; with 1 writer a record is a commit.\nCPU per record: the leader's, one follower's (their mean) and all observers' together, from a CPU profile of the window in which each node's goroutines carry a label naming it (100 samples/s: about ±10 ms of CPU over the window; background GC and the writers are in none of them); process: the whole process's (voters, observers as whole brokers, writers).")

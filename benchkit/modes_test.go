@@ -33,6 +33,10 @@ func TestModesCountTheQuorumsMessages(t *testing.T) {
 		if r.Error != "" || r.Records == 0 || r.CPUSecondsPerRecord == nil && cpuKnown() {
 			t.Fatalf("%s with %d observers: %+v", r.Mode, r.Observers, r)
 		}
+		// One writer: the stamps split most commits into their legs.
+		if l := r.Legs; l == nil || l.Split < l.Commits/2 || l.Commits == 0 || r.Mode == "push" && l.WaitFetch != 0 {
+			t.Errorf("%s with %d observers: legs %+v", r.Mode, r.Observers, r.Legs)
+		}
 		if !profiling() {
 			// The leader works for every record; the observers only when
 			// there are some.

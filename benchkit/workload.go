@@ -33,6 +33,9 @@ type timing struct {
 	// (nodecpu.go); the profile costs about a percent, so only the runs
 	// that report the split ask for it.
 	NodeCPU bool
+	// Legs stamps every message of a single writer's window to split its
+	// commits into legs (legs.go), on a System that can be stamped.
+	Legs bool
 }
 
 // defaultDrain is the Drain of a real run: far above any healthy commit.
@@ -80,6 +83,9 @@ type measurement struct {
 	Nodes      nodeCPU
 	NodesKnown bool
 	NodesErr   error
+	// Legs holds the window's stamps and proposals when timing.Legs
+	// asked and the System could be stamped; nil otherwise.
+	Legs *legRecorder
 }
 
 // wireCounter is a System that counts the messages its nodes send.
@@ -122,6 +128,11 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 	t1 := t0.Add(tm.Window)
 
 	var rec *recorder
+	var legs *legRecorder
+	st, stampable := sys.(stamper)
+	if tm.Legs && stampable && l.Rate == 0 && l.Writers == 1 {
+		legs = newLegRecorder()
+	}
 	if l.Rate > 0 {
 		rec = newRecorder(64)
 		jobs := make(chan time.Time, openQueue)
@@ -172,6 +183,9 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 					}
 					records.Add(1)
 					rec.record(w, end.Sub(begin))
+					if legs != nil {
+						legs.proposal(begin, end)
+					}
 				}
 			})
 		}
@@ -193,6 +207,10 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 	if tm.NodeCPU {
 		prof, profErr = startNodeProfile()
 	}
+	if legs != nil {
+		st.SetStamper(legs.stamp)
+		legs.start(time.Now())
+	}
 	measuring.Store(true)
 	begin := time.Now()
 
@@ -202,6 +220,9 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 	measuring.Store(false)
 	end := time.Now()
 	stopping.Store(true)
+	if legs != nil {
+		st.SetStamper(nil)
+	}
 	cpu1, cpuOK1 := cpuTime()
 	mach1, machOK1 := machineTicks()
 	var nodes nodeCPU
@@ -223,6 +244,7 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 	if tm.NodeCPU {
 		m.Nodes, m.NodesKnown, m.NodesErr = nodes, profErr == nil, profErr
 	}
+	m.Legs = legs
 	if counted {
 		m.Wire = wire.Count{Messages: wire1.Messages - wire0.Messages, Bytes: wire1.Bytes - wire0.Bytes}
 		m.WireKnown = true

@@ -71,6 +71,10 @@ quorum's messages and bytes on the wire per record (requests and
 responses of every node), and CPU per record: the process's, and its split
 by node (the leader, one follower, all observers) from a CPU profile of
 the window, in which each node's goroutines carry a label naming it.
+With one writer it also splits the commits into legs (each message is
+stamped at both ends of its connection): waiting for a Fetch (pull), the
+leader to the send, the way to the follower, the follower to its
+acknowledgement, the way back, the leader to the writer.
 Such a comparison may be a scenario's or a lesson's line (the lesson
 why-pull runs two): it measures quorums of its own while the playground
 idles beside it.`,

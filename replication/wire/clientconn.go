@@ -78,6 +78,8 @@ type clientConn struct {
 	// lastSent and lastRecv keep delayed traffic in order; each is used by
 	// one goroutine only.
 	lastSent, lastRecv time.Time
+	// ports names the connection in stamps (stamps.go); set with nc.
+	ports uint32
 }
 
 func newClientConn(cl *Client) *clientConn {
@@ -237,7 +239,7 @@ func (cc *clientConn) run() {
 	cc.mu.Lock()
 	alive := cc.err == nil
 	if alive {
-		cc.nc = nc
+		cc.nc, cc.ports = nc, connPorts(nc.LocalAddr(), nc.RemoteAddr())
 	}
 	cc.mu.Unlock()
 	if !alive {
@@ -396,6 +398,7 @@ func (cc *clientConn) encode(batch []*call, buf []byte, held []heldRequest) ([]b
 		start := len(buf)
 		buf = appendRequest(buf, k.req, k.corr, cl.cfg.ClientID)
 		n, key := len(buf)-start, k.req.Key()
+		cl.node.stamper.stamp(ClientSent, cl.cfg.From, key, k.corr, cc.ports, n)
 		if links == nil {
 			cl.reqLink.requests.add(key, n)
 			cl.node.requestsSent.add(key, n)
@@ -462,6 +465,9 @@ func (cc *clientConn) readLoop() {
 		cc.mu.Lock()
 		k := cc.pending[corr]
 		cc.mu.Unlock()
+		if k != nil {
+			cl.node.stamper.stamp(ClientRead, cl.cfg.From, k.req.Key(), corr, cc.ports, 4+len(frame))
+		}
 		if k == nil {
 			cl.log.Debug("discarding response to a request that already ended", "correlation_id", corr)
 			continue

@@ -14,6 +14,8 @@ type Counters struct {
 	mu    sync.RWMutex
 	links map[LinkID]*linkCounters
 	nodes map[int32]*nodeCounters
+	// stamper, when set, times every message at both ends (stamps.go).
+	stamper stamperRef
 }
 
 // NewCounters returns empty counters.
@@ -53,6 +55,8 @@ type linkCounters struct {
 }
 
 type nodeCounters struct {
+	id      int32
+	stamper *stamperRef
 	requestsSent, requestsReceived, responsesSent, responsesReceived flow
 	// unauthorized counts members-only requests refused (in its msgs;
 	// its bytes count requests too, 1 each).
@@ -86,7 +90,7 @@ func (c *Counters) node(id int32) *nodeCounters {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if n = c.nodes[id]; n == nil {
-		n = new(nodeCounters)
+		n = &nodeCounters{id: id, stamper: &c.stamper}
 		c.nodes[id] = n
 	}
 	return n

@@ -25,6 +25,8 @@ type serverConn struct {
 	nc     net.Conn
 	peer   string
 	ip     string
+	// ports names the connection in stamps (stamps.go).
+	ports uint32
 	closed chan struct{}
 	once   sync.Once
 	// clientID is the last client id seen, reused while it stays the
@@ -84,6 +86,7 @@ func newServerConn(s *Server, id uint64, nc net.Conn, ip string) *serverConn {
 		id:      id,
 		nc:      nc,
 		peer:    nc.RemoteAddr().String(),
+		ports:   connPorts(nc.RemoteAddr(), nc.LocalAddr()),
 		ip:      ip,
 		closed:  make(chan struct{}),
 		room:    make(chan struct{}, 1),
@@ -402,6 +405,7 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 		return err
 	}
 	c.s.counters.requestsReceived.add(h.key, 4+len(frame))
+	c.s.counters.stamper.stamp(ServerRead, c.s.counters.id, h.key, h.correlationID, c.ports, 4+len(frame))
 	if string(h.clientID) != c.clientID {
 		c.clientID = string(h.clientID)
 	}
@@ -627,6 +631,7 @@ func (c *serverConn) writeLoop() {
 			start := len(buf)
 			buf = appendResponse(buf, r.resp, r.CorrelationID)
 			c.s.counters.responsesSent.add(r.resp.Key(), len(buf)-start)
+			c.s.counters.stamper.stamp(ServerSent, c.s.counters.id, r.resp.Key(), r.CorrelationID, c.ports, len(buf)-start)
 		}
 		clear(ready)
 		if len(buf) > 0 {
