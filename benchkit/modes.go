@@ -100,8 +100,8 @@ type ModeResult struct {
 	ObserversCPUSecondsPerRecord *float64 `json:"observersCpuSecondsPerRecord,omitempty"`
 	// Legs splits a single writer's commits into their legs (legs.go);
 	// nil with more writers.
-	Legs *Legs `json:"legs,omitempty"`
-	Error                        string   `json:"error,omitempty"`
+	Legs  *Legs  `json:"legs,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // RunModes runs every mode × observers × size × writers case, each on a

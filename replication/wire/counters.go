@@ -55,8 +55,8 @@ type linkCounters struct {
 }
 
 type nodeCounters struct {
-	id      int32
-	stamper *stamperRef
+	id                                                               int32
+	stamper                                                          *stamperRef
 	requestsSent, requestsReceived, responsesSent, responsesReceived flow
 	// unauthorized counts members-only requests refused (in its msgs;
 	// its bytes count requests too, 1 each).

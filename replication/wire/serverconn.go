@@ -20,13 +20,13 @@ import (
 // only while answers are waiting to go out, that sends them in request
 // order. An idle connection costs one goroutine and its read buffer.
 type serverConn struct {
-	s      *Server
-	id     uint64
-	nc     net.Conn
-	peer   string
-	ip     string
+	s    *Server
+	id   uint64
+	nc   net.Conn
+	peer string
+	ip   string
 	// ports names the connection in stamps (stamps.go).
-	ports uint32
+	ports  uint32
 	closed chan struct{}
 	once   sync.Once
 	// clientID is the last client id seen, reused while it stays the
