@@ -120,6 +120,10 @@ type Node struct {
 	// Restart is what a node that stopped on a disk fault does to start
 	// again by itself; nil otherwise.
 	Restart *Restart `json:"restart,omitempty"`
+	// DiskDelayMs is how much longer each write and fsync of the node's
+	// files takes (kraftlab disk NODE --delay): its metadata log's and, on
+	// a broker, its partition logs'. 0 for a normal disk.
+	DiskDelayMs int64 `json:"diskDelayMs,omitempty"`
 	// SnapshotError is why a running node's latest snapshot could not be
 	// written ("disk full: ..."): it runs on from its log. Empty once a
 	// snapshot is written.
