@@ -7,10 +7,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
-// routeDisk slows a node's disk down, or makes it normal again; it is
-// more specific than routeNode, which it would otherwise match.
-const routeDisk = "POST /v1/nodes/{node}/disk"
-
 // diskBody is the body of a disk action.
 type diskBody struct {
 	DelayMs int64 `json:"delayMs"`
@@ -18,6 +14,8 @@ type diskBody struct {
 
 const diskWant = `{"delayMs": N} (0 makes the disk normal again)`
 
+// disk slows a node's disk down, or makes it normal again: the node
+// action disk of routeNode (POST /v1/nodes/{node}/disk), with a body.
 func (s *Server) disk(w http.ResponseWriter, r *http.Request) {
 	node, err := parseNode(r.PathValue("node"))
 	if err != nil {
