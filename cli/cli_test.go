@@ -277,7 +277,7 @@ func TestActions(t *testing.T) {
 		{[]string{"kill", "9"}, 2, []string{"kraftlab: unknown node 9 (nodes: 1, 2, 3, 101); list them with: kraftlab nodes"}},
 		{[]string{"start", "2"}, 2, []string{"node 2 is already running"}},
 		{[]string{"partition", "1", "1"}, 2, []string{"partition needs two different nodes, got 1 twice"}},
-		{[]string{"kill", "old-leader"}, 2, []string{"no kill, stop, isolate, resign, wipe or mark yet"}},
+		{[]string{"kill", "old-leader"}, 2, []string{"no kill, stop, isolate, resign, wipe, disk or mark yet"}},
 		{[]string{"partition", "1", "2", "--oneway"}, 0, []string{"partitioned 1 -> 2 (one way: what 1 sends 2 is dropped)"}},
 		{[]string{"link", "leader", "3", "--delay", "200ms", "--jitter", "50ms", "--loss", "10%"}, 0, []string{"link 1 <-> 3: delay 200ms + up to 50ms jitter, loss 10%"}},
 		{[]string{"heal", "3", "1"}, 0, []string{"healed 3 <-> 1"}},

@@ -23,7 +23,11 @@ func (p *Playground) doDisk(v *view.View, a Action) (Result, error) {
 	n, _ := v.Node(id)
 	delay := ms(a.DelayMs)
 	was := ms(n.DiskDelayMs)
+	// The baseline, as before a kill: "target" is the slowed node and
+	// "hwm >= baseline+N" counts what commits while its disk is slow.
+	restore := p.recordBaseline(v, string(ActDisk), id)
 	if err := p.engine.SetDiskDelay(id, delay); err != nil {
+		restore()
 		return Result{}, fmt.Errorf("disk %d: %w", id, err)
 	}
 	res := Result{Nodes: []int32{id}, Message: diskMessage(id, describeRole(v, n), was, delay)}

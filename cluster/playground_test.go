@@ -114,7 +114,7 @@ func TestActionErrors(t *testing.T) {
 		{cluster.Action{Kind: cluster.ActLink, Node: ref("1"), Peer: ref("2"), DelayMs: -1}, cluster.ErrBadAction, "delay -1ms must be between"},
 		{cluster.Action{Kind: cluster.ActResign, Node: ref("2")}, cluster.ErrBadAction, "resign acts on the leader only"},
 		{cluster.Action{Kind: "explode"}, cluster.ErrBadAction, `unknown action "explode"`},
-		{cluster.Action{Kind: cluster.ActStop, Node: ref("old-leader")}, condition.ErrNoBaseline, "no kill, stop, isolate, resign, wipe or mark yet"},
+		{cluster.Action{Kind: cluster.ActStop, Node: ref("old-leader")}, condition.ErrNoBaseline, "no kill, stop, isolate, resign, wipe, disk or mark yet"},
 	}
 	for _, tc := range cases {
 		_, err := p.Do(context.Background(), tc.a)

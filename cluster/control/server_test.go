@@ -218,7 +218,7 @@ func TestRawHTTPErrorsAreJSON(t *testing.T) {
 		{"POST", "/v1/links/1/2/link", `{"delayMs": "slow"}`, 400, "bad request body"},
 		{"GET", "/v1/events?after=-1", "", 400, "bad after="},
 		{"GET", "/v1/events?follow=maybe", "", 400, "bad follow="},
-		{"POST", "/v1/nodes/old-leader/kill", "", 409, "no kill, stop, isolate, resign, wipe or mark yet"},
+		{"POST", "/v1/nodes/old-leader/kill", "", 409, "no kill, stop, isolate, resign, wipe, disk or mark yet"},
 		{"POST", "/v1/load", "", 400, `bad request body: empty; want {"recordsPerSec": N, "recordBytes": B, "topic": T, "startedBy": "cli"|"scenario"|"screen"}`},
 		{"POST", "/v1/load", `{"rate": 5}`, 400, `bad request body: json: unknown field "rate"`},
 		{"GET", "/v1/load", "", 405, "use POST"},

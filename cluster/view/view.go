@@ -287,11 +287,11 @@ type RPCStats struct {
 }
 
 // Baseline is the quorum just before the last kill, stop, isolate,
-// resign, wipe or mark: the reference for the new-leader condition, the
+// resign, wipe, disk or mark: the reference for the new-leader condition, the
 // old-leader node reference and `baseline` values in conditions.
 type Baseline struct {
 	// Action is the action that recorded it: kill, stop, isolate, resign,
-	// wipe or mark.
+	// wipe, disk or mark.
 	Action string `json:"action"`
 	// NodeID is the node the action targeted; 0 for a mark.
 	NodeID int32 `json:"nodeId"`
