@@ -67,6 +67,20 @@ func TestSlowDiskFollowerLagsAndCatchesUp(t *testing.T) {
 				return ok && v.HighWatermark >= hwm+500 && v.HighWatermark-n.LogEndOffset >= 100
 			})
 
+			// A push leader says where it stands with each follower; a
+			// pull leader has nothing of the kind.
+			v = p.View()
+			if l, ok := v.Leader(); ok {
+				for _, r := range l.Replicas {
+					if r.NodeID == l.ID {
+						continue
+					}
+					if (mode == "push") != (r.Push != "") {
+						t.Errorf("%s: the leader's replica %d says push %q", mode, r.NodeID, r.Push)
+					}
+				}
+			}
+
 			diskDelay(t, p, slow, 0)
 			if v := p.View(); nodeOf(&v, slow).DiskDelayMs != 0 {
 				t.Errorf("node %d's view says disk delay %d ms after delay 0", slow, nodeOf(&v, slow).DiskDelayMs)

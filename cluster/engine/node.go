@@ -103,6 +103,8 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 				LastFetchTimestamp:    unixMilli(r.LastFetch),
 				LastCaughtUpTimestamp: unixMilli(r.LastCaughtUp),
 				ParkedFetch:           r.FetchParked,
+				Push:                  r.Push,
+				InFlight:              r.InFlight,
 			})
 		}
 	}

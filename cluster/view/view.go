@@ -92,6 +92,13 @@ type Replica struct {
 	// ParkedFetch is true while the leader holds this replica's Fetch in
 	// its purgatory, waiting for new records or the fetch's max wait.
 	ParkedFetch bool `json:"parkedFetch"`
+	// Push is where a push leader (kraftlab up --quorum push) stands with
+	// the replica: probing (one AppendEntries at a time, looking for where
+	// their logs match), replicating (streaming, up to 256 requests ahead
+	// of the answers) or snapshotting; "" under pull. InFlight counts its
+	// requests to the replica that are neither answered nor timed out.
+	Push     string `json:"push,omitempty"`
+	InFlight int    `json:"inFlight,omitempty"`
 }
 
 // Restart is a node's own restarts after it stopped on a disk fault: it
