@@ -21,16 +21,21 @@ partition logs. The node keeps running and keeps its links; only its disk
 is slow, as an overloaded or failing device is. The delay is the node's
 hardware: it stays across kill and start, until "kraftlab disk NODE
 --delay 0". It runs on the cluster clock: paused, the writes wait; slowed,
-they take longer on the wall. A kill does not wait for them.
+they take longer on the wall. A kill does not wait for them. Like a kill
+it records the baseline: "target" then names the node, and "wait hwm >=
+baseline+N" counts what commits meanwhile.
 
 Why commit goes on while a follower's disk is slow: the leader needs a
 majority of the voters, itself included, to hold a record before it
 commits it, and the other follower is enough. The slow follower appends
-one fetched batch at a time, each costing a write and an fsync, so its log
-end falls behind while the high watermark moves on; once its disk is
-normal again it fetches (or, under push replication, is sent) what it
-missed and catches up. On the leader a slow disk slows commit itself: the
-leader counts its own log only once it is flushed.
+what it is given, each write and fsync costing D more, so its log end
+falls behind while the high watermark moves on. Under pull (Kafka's) it
+sets the pace: its next Fetch waits for its last write, so it fetches less
+often and more at a time. Under push (up --quorum push) the leader sets
+it: it streams AppendEntries up to 256 ahead of the answers, which queue
+at the slow follower, time out, and make the leader probe it again. Once
+its disk is normal again it catches up. On the leader a slow disk slows
+commit itself: the leader counts its own log only once it is flushed.
 
 ` + nodeHelp,
 		Example:           indentExample("kraftlab disk follower --delay 100ms\nkraftlab disk 3 --delay 0"),
