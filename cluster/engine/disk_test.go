@@ -48,7 +48,7 @@ func TestSlowDiskFollowerLagsAndCatchesUp(t *testing.T) {
 			if slow == v.LeaderID {
 				slow = v.Nodes[1].ID
 			}
-			do(t, p, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 500, RecordBytes: 100})
+			do(t, p, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 1000, RecordBytes: 100})
 			waitView(t, p, "the load committing", func(v *view.View) bool { return v.Load.Committed >= 100 })
 
 			res := diskDelay(t, p, slow, 200*time.Millisecond)
