@@ -16,7 +16,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
-const nodeHelp = "NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, follower\n(the running follower of the leader with the lowest ID), old-leader (the\nleader before the last kill, stop, isolate, resign, wipe or mark) or target (the\nnode that action targeted)."
+const nodeHelp = "NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, follower\n(the running follower of the leader with the lowest ID), old-leader (the\nleader before the last kill, stop, isolate, resign, wipe, disk or mark) or\ntarget (the node that action targeted)."
 
 // nodeCommand describes one single-node action.
 type nodeCommand struct {
@@ -91,7 +91,7 @@ func newMarkCommand(e *env) *cobra.Command {
 		Short: "Record the baseline now: the leader, its epoch and high watermark",
 		Long: `Mark records the baseline without acting on any node: the leader, the
 highest epoch with a leader and the metadata log's high watermark, as a
-kill, stop, isolate, resign or wipe records them just before it acts.
+kill, stop, isolate, resign, wipe or disk records them just before it acts.
 Conditions then compare with it: "wait hwm > baseline", "expect node 2
 log-end == baseline+2", "wait new-leader". With the cluster clock paused,
 mark once the links are quiet, then watch each stepped message move the

@@ -43,6 +43,12 @@ func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
 		{[]string{"link", "1", "2", "--jitter", "2m"}, []string{"must be at most 1m0s"}},
 		{[]string{"link", "1", "2", "--loss", "150%"}, []string{"want 0% to 100%"}},
 		{[]string{"link", "1", "2", "--loss", "lots"}, []string{"want a share of messages such as 10% or 0.1"}},
+		{[]string{"disk", "3"}, []string{"disk needs --delay, e.g.: kraftlab disk 3 --delay 100ms (to make it normal again: --delay 0)"}},
+		{[]string{"disk", "3", "--delay", "-5ms"}, []string{`invalid argument "-5ms" for "--delay" flag: must be between 0 and 10s (see: kraftlab disk --help)`}},
+		{[]string{"disk", "3", "--delay", "11s"}, []string{"must be between 0 and 10s"}},
+		{[]string{"disk", "3", "--delay", "1500us"}, []string{"must be whole milliseconds"}},
+		{[]string{"disk", "3", "--delay", "slow"}, []string{"want a duration like 5s or 500ms"}},
+		{[]string{"disk", "1", "2", "--delay", "1s"}, []string{"disk takes one NODE, got 2 (1 2)"}},
 		{[]string{"partition", "1"}, []string{"partition takes two NODEs, got 1 (1)"}},
 		{[]string{"heal", "1", "2", "3"}, []string{"heal takes no NODE, one or two, got 3 (1 2 3)"}},
 		{[]string{"heal", "x"}, []string{`bad node "x"`}},
@@ -277,10 +283,15 @@ func TestActions(t *testing.T) {
 		{[]string{"kill", "9"}, 2, []string{"kraftlab: unknown node 9 (nodes: 1, 2, 3, 101); list them with: kraftlab nodes"}},
 		{[]string{"start", "2"}, 2, []string{"node 2 is already running"}},
 		{[]string{"partition", "1", "1"}, 2, []string{"partition needs two different nodes, got 1 twice"}},
-		{[]string{"kill", "old-leader"}, 2, []string{"no kill, stop, isolate, resign, wipe or mark yet"}},
+		{[]string{"kill", "old-leader"}, 2, []string{"no kill, stop, isolate, resign, wipe, disk or mark yet"}},
 		{[]string{"partition", "1", "2", "--oneway"}, 0, []string{"partitioned 1 -> 2 (one way: what 1 sends 2 is dropped)"}},
 		{[]string{"link", "leader", "3", "--delay", "200ms", "--jitter", "50ms", "--loss", "10%"}, 0, []string{"link 1 <-> 3: delay 200ms + up to 50ms jitter, loss 10%"}},
 		{[]string{"heal", "3", "1"}, 0, []string{"healed 3 <-> 1"}},
+		{[]string{"disk", "9", "--delay", "100ms"}, 2, []string{"kraftlab: unknown node 9 (nodes: 1, 2, 3, 101); list them with: kraftlab nodes"}},
+		{[]string{"disk", "3", "--delay", "150ms"}, 0, []string{"node 3's disk is slow (Follower in epoch 1): every write and fsync of its logs takes 150ms longer"}},
+		{[]string{"nodes"}, 0, []string{"running (disk +150ms)", "node 3's disk is slow: every write and fsync takes 150ms longer (undo: kraftlab disk 3 --delay 0)"}},
+		{[]string{"expect", "node", "target", "state", "running"}, 0, []string{"ok: node 3 is Follower"}},
+		{[]string{"disk", "3", "--delay", "0"}, 0, []string{"node 3's disk is normal again (every write and fsync took 150ms longer)"}},
 		{[]string{"heal"}, 0, []string{"healed every link (1 had faults)"}},
 		{[]string{"isolate", "3"}, 0, []string{"isolated node 3 (Follower in epoch 1): every link to and from it is down"}},
 		{[]string{"expect", "node", "3", "state", "isolated"}, 0, []string{"ok: node 3 is Prospective"}},
@@ -296,7 +307,7 @@ func TestActions(t *testing.T) {
 		expectRun(t, strings.Join(tc.args, " "), code, out, errOut, tc.code, tc.wants...)
 	}
 	code, out, errOut := h.run("events")
-	expectRun(t, "events", code, out, errOut, ExitOK, "election", "link-change", "action-error", "resign", "stop")
+	expectRun(t, "events", code, out, errOut, ExitOK, "election", "link-change", "disk", "action-error", "resign", "stop")
 	code, out, _ = h.run("events", "--json", "--after", "3")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	var first cluster.Event

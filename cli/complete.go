@@ -23,7 +23,7 @@ const completionTimeout = time.Second
 // its node IDs with their kind, state and role.
 func nodeCompletions(e *env, cmd *cobra.Command) []string {
 	out := []string{condition.RefLeader + "\tthe current leader", condition.RefFollower + "\tthe running follower of the leader with the lowest ID",
-		condition.RefOldLeader + "\tthe leader before the last kill, stop, isolate, resign, wipe or mark", condition.RefTarget + "\tthe node that action targeted"}
+		condition.RefOldLeader + "\tthe leader before the last kill, stop, isolate, resign, wipe, disk or mark", condition.RefTarget + "\tthe node that action targeted"}
 	c, err := e.connect(cmd)
 	if err != nil {
 		return out

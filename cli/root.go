@@ -76,8 +76,8 @@ running), and "kraftlab scenario run --session NAME --step FILE" walks a
 room through a scenario on it, line by line.
 NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, follower
 (the running follower of the leader with the lowest ID), old-leader (the
-leader before the last kill, stop, isolate, resign, wipe or mark) or target (the
-node that action targeted).
+leader before the last kill, stop, isolate, resign, wipe, disk or mark) or
+target (the node that action targeted).
 Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`,
 		Version:       Version,
 		SilenceUsage:  true,
@@ -105,7 +105,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 	add("run", newUpCommand(e), newDownCommand(e), newScenarioCommand(e), newLoadCommand(e), newProduceCommand(e), newConsumeCommand(e))
 	add("look", newStatusCommand(e), newNodesCommand(e), newBrokersCommand(e), newFetchersCommand(e), newTopicsCommand(e), newMetadataCommand(e), newMetricsCommand(e), newEventsCommand(e))
 	add("break", newNodeActionCommands(e)...)
-	add("break", newResignCommand(e), newElectLeadersCommand(e), newReassignCommand(e), newPartitionCommand(e), newHealCommand(e), newLinkCommand(e))
+	add("break", newResignCommand(e), newElectLeadersCommand(e), newReassignCommand(e), newPartitionCommand(e), newHealCommand(e), newLinkCommand(e), newDiskCommand(e))
 	add("break", newClockCommand(e), newMessagesCommand(e), newStepCommand(e), newDropCommand(e))
 	add("check", newWaitCommand(e, false), newWaitCommand(e, true), newMarkCommand(e))
 	add("teach", newTeachCommands(e)...)

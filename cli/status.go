@@ -143,6 +143,14 @@ func stateOf(v *view.View, id int32, s view.State) string {
 	return string(s)
 }
 
+// diskMark marks in a table the state of a node whose disk is slow.
+func diskMark(n *view.Node) string {
+	if n.DiskDelayMs <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (disk +%v)", time.Duration(n.DiskDelayMs)*time.Millisecond)
+}
+
 func newNodesCommand(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "nodes",
@@ -153,8 +161,9 @@ failed; partitioned is a running node with some of its links cut, which
 wait and expect read as running), its quorum role and epoch, the leader it
 follows, whom it voted for, and its log: log end offset, high watermark,
 log start offset and latest snapshot (end offset @ epoch). Below the
-table: which links a partitioned node lost, why a failed node failed, and
-the news a node refused because it would break Raft's safety.`,
+table: which links a partitioned node lost, which node's disk is slow
+("disk +100ms" after its state: kraftlab disk), why a failed node failed,
+and the news a node refused because it would break Raft's safety.`,
 		Example: indentExample("kraftlab nodes\nkraftlab nodes --json"),
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab nodes"),
 	}
@@ -189,7 +198,7 @@ func writeNodes(w io.Writer, v *view.View) error {
 		if n.LatestSnapshot != nil {
 			snap = fmt.Sprintf("%d@%d", n.LatestSnapshot.EndOffset, n.LatestSnapshot.Epoch)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", n.ID, n.Kind, orDash(n.Listener), stateOf(v, n.ID, n.State), role,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", n.ID, n.Kind, orDash(n.Listener), stateOf(v, n.ID, n.State)+diskMark(&n), role,
 			n.Epoch, idOrDash(n.LeaderID), idOrDash(n.VotedID), n.LogEndOffset, n.HighWatermark, n.LogStartOffset, snap)
 	}
 	if err := tw.Flush(); err != nil {
@@ -206,6 +215,9 @@ func writeFailures(w io.Writer, v *view.View) {
 		n := &v.Nodes[i]
 		if v.Partitioned(n) {
 			fmt.Fprintf(w, "node %d is partitioned: %s (undo: %s heal %d)\n", n.ID, cutsText(v, n.ID), self, n.ID)
+		}
+		if n.DiskDelayMs > 0 {
+			fmt.Fprintf(w, "node %d's disk is slow: every write and fsync takes %v longer (undo: %s disk %d --delay 0)\n", n.ID, time.Duration(n.DiskDelayMs)*time.Millisecond, self, n.ID)
 		}
 		if n.State == view.StateFailed {
 			fmt.Fprintf(w, "node %d failed: %s\n", n.ID, n.Error)

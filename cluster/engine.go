@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/internal/clock"
@@ -47,6 +48,13 @@ type Engine interface {
 	// SetLinks replaces the faults of the given directed links, all at
 	// once. A fault on From → To applies to every message From sends To.
 	SetLinks(changes []LinkChange) error
+	// SetDiskDelay makes every write and fsync of node id's files (its
+	// metadata log, snapshots, quorum-state file and, on a broker, its
+	// partition logs) take delay longer, waited on the cluster clock; 0
+	// makes its disk normal again. The delay is the node's hardware: it
+	// stays across kills and restarts, and a kill does not wait for it.
+	// View reports it as the node's DiskDelayMs.
+	SetDiskDelay(id int32, delay time.Duration) error
 	// Snapshot makes node id snapshot its committed metadata at its high
 	// watermark, then advances its log start offset to the snapshot's end
 	// offset (deleting the log before it), as Kafka's metadata log cleaner

@@ -62,6 +62,9 @@ const (
 	EventSnapshot   EventKind = "snapshot"
 	// EventWipe: a node lost its disk and restarted empty.
 	EventWipe EventKind = "wipe"
+	// EventDisk: a node's disk became slow, slower, faster or normal
+	// again (kraftlab disk).
+	EventDisk EventKind = "disk"
 	// EventLoad: the background load started, changed or stopped.
 	EventLoad EventKind = "load"
 	EventDown EventKind = "down"

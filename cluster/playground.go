@@ -46,6 +46,9 @@ const (
 	ActSnapshot  ActionKind = "snapshot"
 	ActWipe      ActionKind = "wipe"
 	ActLoad      ActionKind = "load"
+	// ActDisk sets how much longer a node's disk takes for every write
+	// and fsync (DelayMs; 0: a normal disk again).
+	ActDisk ActionKind = "disk"
 )
 
 // Action is one thing a user does to the playground.
@@ -57,7 +60,7 @@ type Action struct {
 	Peer condition.NodeRef `json:"peer,omitzero"`
 	// OneWay limits partition and link to the direction Node → Peer.
 	OneWay bool `json:"oneway,omitempty"`
-	// Delay, Jitter and Loss are link's settings.
+	// Delay, Jitter and Loss are link's settings; DelayMs is disk's too.
 	DelayMs  int64   `json:"delayMs,omitempty"`
 	JitterMs int64   `json:"jitterMs,omitempty"`
 	Loss     float64 `json:"loss,omitempty"`
@@ -126,6 +129,8 @@ func (a Action) String() string {
 	switch {
 	case a.Kind == ActLink:
 		s += fmt.Sprintf(" --delay %v --jitter %v --loss %g%%", ms(a.DelayMs), ms(a.JitterMs), a.Loss*100)
+	case a.Kind == ActDisk:
+		s += fmt.Sprintf(" --delay %v", ms(a.DelayMs))
 	case a.Kind == ActLoad && a.RecordsPerSec == 0:
 		s += " stop"
 	case a.Kind == ActLoad:
@@ -366,6 +371,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doLink(&v, a)
 	case ActLoad:
 		return p.doLoad(ctx, &v, a)
+	case ActDisk:
+		return p.doDisk(&v, a)
 	case ActCreateTopic, ActDeleteTopic:
 		return p.doTopic(ctx, a)
 	case ActElectLeaders:

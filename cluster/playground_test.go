@@ -112,9 +112,13 @@ func TestActionErrors(t *testing.T) {
 		{cluster.Action{Kind: cluster.ActHeal, Node: ref("1"), Peer: ref("2"), OneWay: true}, cluster.ErrBadAction, "no --oneway"},
 		{cluster.Action{Kind: cluster.ActLink, Node: ref("1"), Peer: ref("2"), Loss: 2}, cluster.ErrBadAction, "loss 2 must be between 0 and 1"},
 		{cluster.Action{Kind: cluster.ActLink, Node: ref("1"), Peer: ref("2"), DelayMs: -1}, cluster.ErrBadAction, "delay -1ms must be between"},
+		{cluster.Action{Kind: cluster.ActDisk, Node: ref("1"), DelayMs: -1}, cluster.ErrBadAction, "disk: delay -1ms must be between 0 and 10s"},
+		{cluster.Action{Kind: cluster.ActDisk, Node: ref("1"), DelayMs: 10001}, cluster.ErrBadAction, "disk: delay 10001ms must be between 0 and 10s"},
+		{cluster.Action{Kind: cluster.ActDisk, Node: ref("1"), Peer: ref("2"), DelayMs: 5}, cluster.ErrBadAction, "disk takes one node and a delay"},
+		{cluster.Action{Kind: cluster.ActDisk, Node: ref("7"), DelayMs: 5}, condition.ErrUnknownNode, "unknown node 7"},
 		{cluster.Action{Kind: cluster.ActResign, Node: ref("2")}, cluster.ErrBadAction, "resign acts on the leader only"},
 		{cluster.Action{Kind: "explode"}, cluster.ErrBadAction, `unknown action "explode"`},
-		{cluster.Action{Kind: cluster.ActStop, Node: ref("old-leader")}, condition.ErrNoBaseline, "no kill, stop, isolate, resign, wipe or mark yet"},
+		{cluster.Action{Kind: cluster.ActStop, Node: ref("old-leader")}, condition.ErrNoBaseline, "no kill, stop, isolate, resign, wipe, disk or mark yet"},
 	}
 	for _, tc := range cases {
 		_, err := p.Do(context.Background(), tc.a)

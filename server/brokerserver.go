@@ -175,6 +175,7 @@ func (b *BrokerServer) newReplicaManager(mux *wire.Mux) (*ReplicaManager, error)
 			FetchBackoff:          st.ReplicaFetchBackoff,
 		},
 		flush: s.cfg.Raft.Flush,
+		disk:  s.cfg.Raft.Disk,
 		limits: dataLimits{
 			fetchMaxBytes:                int(st.FetchMaxBytes),
 			replicaFetchResponseMaxBytes: int(st.ReplicaFetchResponseMaxBytes),

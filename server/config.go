@@ -21,7 +21,8 @@ type Config struct {
 	// playground's member secret (LoadSecret), is required: the listener
 	// serves the quorum's RPCs only to connections that authenticate with
 	// it, and the node's clients authenticate with it. NodeConfig fills
-	// its timing and flush policy from Settings.
+	// its timing and flush policy from Settings. Raft.Disk is the node's
+	// disk: a broker's partition logs are written through it too.
 	Raft quorum.Config
 	// Addr is the address to listen on; empty means 127.0.0.1 on a port
 	// the system picks. A restarted server listens on the address it got

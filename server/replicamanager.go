@@ -42,6 +42,7 @@ type ReplicaManager struct {
 	lagTimeMax  time.Duration
 	minInsync   int
 	flush       storage.FlushPolicy
+	disk        storage.Disk // the partition logs'; nil: the OS's
 	// dirID is the broker's log directory (KIP-858).
 	dirID   record.Uuid
 	onEvent func(ReplicaEvent)
@@ -131,6 +132,9 @@ type replicaManagerConfig struct {
 	// flush is the partition logs' flush policy: the node's, so that a
 	// Kill loses what it loses from the metadata log.
 	flush storage.FlushPolicy
+	// disk carries the partition logs' writes and fsyncs: the node's
+	// disk, the metadata log's too (nil: the operating system's).
+	disk storage.Disk
 	// dirID is the broker's log directory id.
 	dirID record.Uuid
 	// onEvent, if set, receives the replicas' events; it must not block.
@@ -186,7 +190,7 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 	rm := &ReplicaManager{
 		id: cfg.id, dir: cfg.dir, log: cfg.log.With("part", "replica-manager"),
 		brokerEpoch: cfg.brokerEpoch, controller: cfg.controller, ctl: cfg.ctl,
-		lagTimeMax: cfg.lagTimeMax, minInsync: cfg.minInsync, flush: cfg.flush,
+		lagTimeMax: cfg.lagTimeMax, minInsync: cfg.minInsync, flush: cfg.flush, disk: cfg.disk,
 		dirID: cfg.dirID, onEvent: cfg.onEvent, clock: cfg.client.Clock,
 		limits:   cfg.limits.withDefaults(),
 		produces: partition.NewPurgatory[*partition.Partition](),
@@ -426,7 +430,7 @@ func (rm *ReplicaManager) open(tp fetcher.TopicPartition, topicID record.Uuid) (
 	p, err := partition.New(partition.Config{
 		Topic: tp.Topic, TopicID: topicID, Partition: tp.Partition,
 		Dir: rm.dir, LocalBrokerID: rm.id,
-		Log:               storage.Options{FlushPolicy: rm.flush},
+		Log:               storage.Options{FlushPolicy: rm.flush, Disk: rm.disk},
 		MinInsyncReplicas: minInsyncReplicas(rm.img.Load(), tp.Topic, rm.minInsync),
 		MaxMessageBytes:   rm.limits.messageMaxBytes,
 		ReplicaLagTimeMax: rm.lagTimeMax,

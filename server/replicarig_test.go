@@ -38,11 +38,17 @@ func replicaRigFlushing(t testing.TB, flush storage.FlushPolicy) *ReplicaManager
 // replicaRigWith is replicaRig with a flush policy and limits.
 func replicaRigWith(t testing.TB, flush storage.FlushPolicy, limits dataLimits) *ReplicaManager {
 	t.Helper()
+	return replicaRigOn(t, flush, limits, nil)
+}
+
+// replicaRigOn is replicaRigWith on a disk (nil: the operating system's).
+func replicaRigOn(t testing.TB, flush storage.FlushPolicy, limits dataLimits, disk storage.Disk) *ReplicaManager {
+	t.Helper()
 	ch := &controllerChannel{from: 101, address: func(int32) (string, bool) { return "", false }, clients: map[int32]*wire.Client{}}
 	rm, err := newReplicaManager(replicaManagerConfig{
 		id: 101, dir: t.TempDir(), log: slog.New(slog.DiscardHandler),
 		brokerEpoch: func() int64 { return 5 }, controller: func() int32 { return -1 },
-		ctl: ch, client: wire.ClientConfig{From: 101}, flush: flush, limits: limits,
+		ctl: ch, client: wire.ClientConfig{From: 101}, flush: flush, limits: limits, disk: disk,
 	})
 	if err != nil {
 		t.Fatal(err)

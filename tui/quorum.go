@@ -98,6 +98,12 @@ func quorumRows(v *view.View) []quorumRow {
 		if r.stateStyle == statePartitioned {
 			r.stateBrief = string(statePartitioned)
 		}
+		if n.DiskDelayMs > 0 {
+			// A slow disk leaves the node's state as it is; the cell says
+			// what makes it lag.
+			r.state += fmt.Sprintf(", disk +%dms", n.DiskDelayMs)
+			r.stateBrief += ", slow disk"
+		}
 		rows = append(rows, r)
 	}
 	return rows

@@ -112,6 +112,7 @@ func DefaultStyles() *Styles {
 			cluster.EventStop:             fg(colYellow),
 			cluster.EventResign:           fg(colMagenta),
 			cluster.EventLinkChange:       fg(colYellow),
+			cluster.EventDisk:             fg(colYellow),
 			cluster.EventHeal:             fg(colGreen),
 			cluster.EventSnapshot:         fg(colMagenta),
 			cluster.EventWipe:             lipgloss.NewStyle().Bold(true).Foreground(colRed),

@@ -56,6 +56,7 @@ type node struct {
 	truncations     int64
 	snapshotsLoaded int64
 	lastFetch       int64
+	diskDelay       time.Duration
 }
 
 // Engine is the model. Its methods are safe for concurrent use.
@@ -353,7 +354,8 @@ func (e *Engine) View() view.View {
 			Epoch: n.epoch, LeaderID: n.leader, VotedID: n.voted,
 			LogEndOffset: n.leo, HighWatermark: n.hwm, LogStartOffset: n.start, LatestSnapshot: n.snapshot,
 			Truncations: n.truncations, SnapshotsLoaded: n.snapshotsLoaded, FetchDeadlineTimestamp: -1,
-			RPC: map[string]view.RPCStats{"Fetch": {Requests: n.leo, RequestBytes: 100 * n.leo, Responses: n.leo, ResponseBytes: 120 * n.leo}},
+			DiskDelayMs: n.diskDelay.Milliseconds(),
+			RPC:         map[string]view.RPCStats{"Fetch": {Requests: n.leo, RequestBytes: 100 * n.leo, Responses: n.leo, ResponseBytes: 120 * n.leo}},
 		}
 		if e.live(id) {
 			nv.Role = n.role
@@ -494,6 +496,22 @@ func (e *Engine) SetLinks(changes []cluster.LinkChange) error {
 		}
 	}
 	e.settle(e.opt.Now())
+	return nil
+}
+
+// SetDiskDelay implements cluster.Engine. The model only reports the
+// delay: its nodes write nothing.
+func (e *Engine) SetDiskDelay(id int32, delay time.Duration) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, err := e.check(id)
+	if err != nil {
+		return err
+	}
+	if err := view.ValidateDiskDelay(delay); err != nil {
+		return cluster.Errorf(cluster.ErrBadAction, "%v", err)
+	}
+	n.diskDelay = delay
 	return nil
 }
 

@@ -185,7 +185,7 @@ func (c Condition) want(v *view.View, base func(*view.Baseline) int64) (int64, e
 		return c.value.n, nil
 	}
 	if v.Baseline == nil {
-		return 0, fmt.Errorf("%w: baseline is recorded by kill, stop, isolate, resign, wipe or mark", ErrNoBaseline)
+		return 0, fmt.Errorf("%w: baseline is recorded by kill, stop, isolate, resign, wipe, disk or mark", ErrNoBaseline)
 	}
 	return base(v.Baseline) + c.value.n, nil
 }

@@ -194,7 +194,7 @@ func TestEvalErrors(t *testing.T) {
 	}{
 		{"new-leader", ErrNoBaseline, "new-leader compares with the epoch before the last kill"},
 		{"hwm > baseline", ErrNoBaseline, "baseline is recorded by kill"},
-		{"node old-leader role Leader", ErrNoBaseline, "there was no kill, stop, isolate, resign, wipe or mark yet"},
+		{"node old-leader role Leader", ErrNoBaseline, "there was no kill, stop, isolate, resign, wipe, disk or mark yet"},
 		{"node 7 role Leader", ErrUnknownNode, "unknown node 7 (nodes: 1, 2, 3, 101, 102)"},
 		{"leader != 9", ErrUnknownNode, "unknown node 9"},
 	}

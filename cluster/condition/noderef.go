@@ -49,7 +49,7 @@ const (
 // RefsHelp says what the symbolic references mean, for help texts.
 const RefsHelp = `leader (the current leader), follower (the running follower of the
 current leader with the lowest id), old-leader (the leader before the last
-kill, stop, isolate, resign, wipe or mark), target (the node that action
+kill, stop, isolate, resign, wipe, disk or mark), target (the node that action
 targeted), leader-of:TOPIC-P (the broker leading that partition) or
 follower-of:TOPIC-P (its in-sync follower with the lowest id; while it has
 no leader, its replica with the lowest id outside the ISR and the ELR)`
@@ -57,7 +57,7 @@ no leader, its replica with the lowest id outside the ISR and the ELR)`
 // NodeRef names a node as users write it: a node ID, "leader" (the current
 // leader), "follower" (the running follower of the current leader with
 // the lowest ID), "old-leader" (the leader recorded in the baseline, i.e.
-// just before the last kill, stop, isolate, resign, wipe or mark) or "target"
+// just before the last kill, stop, isolate, resign, wipe, disk or mark) or "target"
 // (the node that action targeted). The zero NodeRef names no node.
 type NodeRef struct {
 	name string // RefLeader, RefOldLeader, RefFollower, RefTarget, RefLeaderOf, RefFollowerOf or "" for an ID
@@ -160,7 +160,7 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 		id = f
 	case r.name == RefTarget:
 		if v.Baseline == nil {
-			return 0, fmt.Errorf("%s: %w: there was no kill, stop, isolate, resign, wipe or mark yet", RefTarget, ErrNoBaseline)
+			return 0, fmt.Errorf("%s: %w: there was no kill, stop, isolate, resign, wipe, disk or mark yet", RefTarget, ErrNoBaseline)
 		}
 		id = v.Baseline.NodeID
 		if id == 0 {
@@ -168,7 +168,7 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 		}
 	case r.name == RefOldLeader:
 		if v.Baseline == nil {
-			return 0, fmt.Errorf("%s: %w: there was no kill, stop, isolate, resign, wipe or mark yet", RefOldLeader, ErrNoBaseline)
+			return 0, fmt.Errorf("%s: %w: there was no kill, stop, isolate, resign, wipe, disk or mark yet", RefOldLeader, ErrNoBaseline)
 		}
 		if v.Baseline.LeaderID == view.NoLeader {
 			return 0, fmt.Errorf("%s: %w before the last %s", RefOldLeader, ErrNoLeader, v.Baseline.Action)

@@ -84,7 +84,7 @@ func TestResolveFollowerAndTarget(t *testing.T) {
 	if _, err := follower.Resolve(&v); !errors.Is(err, ErrNoLeader) {
 		t.Errorf("follower without a leader = %v", err)
 	}
-	if _, err := target.Resolve(&v); !errors.Is(err, ErrNoBaseline) || !strings.Contains(err.Error(), "no kill, stop, isolate, resign, wipe or mark yet") {
+	if _, err := target.Resolve(&v); !errors.Is(err, ErrNoBaseline) || !strings.Contains(err.Error(), "no kill, stop, isolate, resign, wipe, disk or mark yet") {
 		t.Errorf("target without baseline = %v", err)
 	}
 	v.Baseline = &view.Baseline{Action: "wipe", NodeID: 3, LeaderID: 2}

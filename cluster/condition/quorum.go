@@ -25,7 +25,7 @@ func leaderIs(c Condition, v *view.View) (bool, string, error) {
 
 func newLeader(_ Condition, v *view.View) (bool, string, error) {
 	if v.Baseline == nil {
-		return false, "", fmt.Errorf("%w: new-leader compares with the epoch before the last kill, stop, isolate, resign, wipe or mark", ErrNoBaseline)
+		return false, "", fmt.Errorf("%w: new-leader compares with the epoch before the last kill, stop, isolate, resign, wipe, disk or mark", ErrNoBaseline)
 	}
 	saw := fmt.Sprintf("%s; baseline epoch %d (before %s of node %d)", v.Summary(), v.Baseline.LeaderEpoch, v.Baseline.Action, v.Baseline.NodeID)
 	return v.LeaderID != view.NoLeader && v.LeaderEpoch > v.Baseline.LeaderEpoch, saw, nil

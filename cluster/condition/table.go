@@ -66,7 +66,7 @@ old-leader, target, leader-of:T-P or follower-of:T-P; N and BROKER a
 broker's ID, leader-of:T-P or follower-of:T-P. V is a number, or for
 epoch, hwm OP V and node NODE hwm/log-end "baseline" or "baseline+K": the leader's epoch (for epoch) or high watermark
 (for hwm and log-end) just before the last kill, stop, isolate, resign,
-wipe or mark. old-leader is the leader then, target the node it
+wipe, disk or mark. old-leader is the leader then, target the node it
 acted on (none for a mark), follower
 the running follower of the current leader with the lowest ID (a wait
 waits for one); leader-of:T-P is the broker leading partition T-P,

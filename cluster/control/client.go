@@ -115,6 +115,9 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	switch a.Kind {
 	case cluster.ActKill, cluster.ActStart, cluster.ActStop, cluster.ActIsolate, cluster.ActSnapshot, cluster.ActWipe:
 		path = fmt.Sprintf("/v1/nodes/%s/%s", url.PathEscape(a.Node.String()), a.Kind)
+	case cluster.ActDisk:
+		path = fmt.Sprintf("/v1/nodes/%s/disk", url.PathEscape(a.Node.String()))
+		body = diskBody{DelayMs: a.DelayMs}
 	case cluster.ActResign:
 		path = "/v1/resign"
 	case cluster.ActMark:

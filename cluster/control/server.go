@@ -298,8 +298,11 @@ func (s *Server) nodeAction(w http.ResponseWriter, r *http.Request) {
 	kind := cluster.ActionKind(r.PathValue("action"))
 	switch kind {
 	case cluster.ActKill, cluster.ActStart, cluster.ActStop, cluster.ActIsolate, cluster.ActSnapshot, cluster.ActWipe, cluster.ActHeal:
+	case cluster.ActDisk:
+		s.disk(w, r)
+		return
 	default:
-		writeError(w, http.StatusNotFound, fmt.Errorf("no node action %s: want kill, start, stop, isolate, snapshot, wipe or heal", quote(string(kind))))
+		writeError(w, http.StatusNotFound, fmt.Errorf("no node action %s: want kill, start, stop, isolate, snapshot, wipe, heal or disk", quote(string(kind))))
 		return
 	}
 	node, err := parseNode(r.PathValue("node"))

@@ -119,6 +119,7 @@ func TestStatusAndActions(t *testing.T) {
 		{Kind: cluster.ActPartition, Node: two, Peer: condition.NodeID(101)},
 		{Kind: cluster.ActHeal, Node: two, Peer: condition.NodeID(101)},
 		{Kind: cluster.ActIsolate, Node: three},
+		{Kind: cluster.ActDisk, Node: three, DelayMs: 250},
 		{Kind: cluster.ActHeal},
 		{Kind: cluster.ActStart, Node: condition.NodeID(1)},
 		{Kind: cluster.ActSnapshot, Node: condition.LeaderRef()},
@@ -131,6 +132,9 @@ func TestStatusAndActions(t *testing.T) {
 		}
 	}
 	v, _ = s.client.Status(ctx)
+	if n, _ := v.Node(3); n.DiskDelayMs != 250 {
+		t.Errorf("disk 3 --delay 250ms: node 3's view says %d ms", n.DiskDelayMs)
+	}
 	if l := v.Link(2, 3); l.DelayMs != 0 || l.Loss != 0 {
 		t.Errorf("heal left link 2->3 as %+v", l)
 	}
@@ -216,9 +220,13 @@ func TestRawHTTPErrorsAreJSON(t *testing.T) {
 		{"POST", "/v1/links/1/y/partition", "", 400, `bad node "y"`},
 		{"POST", "/v1/links/1/2/partition", `{"oneway": true, "bogus": 1}`, 400, "bad request body"},
 		{"POST", "/v1/links/1/2/link", `{"delayMs": "slow"}`, 400, "bad request body"},
+		{"POST", "/v1/nodes/1/disk", "", 400, `bad request body: empty; want {"delayMs": N} (0 makes the disk normal again)`},
+		{"POST", "/v1/nodes/1/disk", `{"delayMs": 10001}`, 400, "disk: delayMs 10001 must be between 0 and 10000 (10s)"},
+		{"POST", "/v1/nodes/1/disk", `{"delayMs": -1}`, 400, "must be between 0 and 10000"},
+		{"POST", "/v1/nodes/9/disk", `{"delayMs": 5}`, 404, "unknown node 9"},
 		{"GET", "/v1/events?after=-1", "", 400, "bad after="},
 		{"GET", "/v1/events?follow=maybe", "", 400, "bad follow="},
-		{"POST", "/v1/nodes/old-leader/kill", "", 409, "no kill, stop, isolate, resign, wipe or mark yet"},
+		{"POST", "/v1/nodes/old-leader/kill", "", 409, "no kill, stop, isolate, resign, wipe, disk or mark yet"},
 		{"POST", "/v1/load", "", 400, `bad request body: empty; want {"recordsPerSec": N, "recordBytes": B, "topic": T, "startedBy": "cli"|"scenario"|"screen"}`},
 		{"POST", "/v1/load", `{"rate": 5}`, 400, `bad request body: json: unknown field "rate"`},
 		{"GET", "/v1/load", "", 405, "use POST"},

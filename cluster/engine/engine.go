@@ -18,6 +18,7 @@ import (
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/server"
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // engine is the real cluster: one server per controller (a voter of the
@@ -134,6 +135,10 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 		return nil, err
 	}
 	cfg.Raft.Links, cfg.Raft.Counters, cfg.Raft.OnEvent = e.links, e.counters, e.publish
+	// The node's disk is its hardware: one for its life, whatever the
+	// incarnation, under its metadata log and its partition logs alike.
+	disk := storage.NewSlowDisk(cfg.Raft.Disk, e.clock)
+	cfg.Raft.Disk = disk
 	// The loader's events join the stream as the node's own.
 	cfg.OnLoaderEvent = e.publishLoader
 	cfg.OnControllerEvent = e.publishController(id)
@@ -155,7 +160,7 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 	if srv.Kind() == server.Broker {
 		kind = view.KindBroker
 	}
-	return &engineNode{id: id, kind: kind, srv: srv, q: srv.Raft(), changes: changes}, nil
+	return &engineNode{id: id, kind: kind, srv: srv, q: srv.Raft(), changes: changes, disk: disk}, nil
 }
 
 func (e *engine) node(id int32) (*engineNode, error) {
@@ -172,10 +177,18 @@ func (e *engine) Kill(id int32) error {
 	if err != nil {
 		return err
 	}
-	if err := n.srv.Kill(); err != nil {
+	if err := n.kill(); err != nil {
 		return stateError(err)
 	}
 	return nil
+}
+
+// kill kills the node's server without waiting for its disk: a crash
+// ends the writes waiting for a slow disk (they happen at once).
+func (n *engineNode) kill() error {
+	n.disk.Cut(true)
+	defer n.disk.Cut(false)
+	return n.srv.Kill()
 }
 
 // Start implements Engine.
@@ -196,10 +209,31 @@ func (e *engine) Stop(ctx context.Context, id int32) error {
 	if err != nil {
 		return err
 	}
-	if err := n.srv.Stop(ctx); err != nil {
+	// A slow disk makes a graceful stop slow, as it should; once ctx
+	// gives up, its waits end as a crash's would.
+	cutDone := make(chan struct{})
+	stopCut := context.AfterFunc(ctx, func() { n.disk.Cut(true); close(cutDone) })
+	err = n.srv.Stop(ctx)
+	if !stopCut() {
+		<-cutDone
+	}
+	n.disk.Cut(false)
+	if err != nil {
 		return stateError(err)
 	}
 	return nil
+}
+
+// SetDiskDelay implements Engine.
+func (e *engine) SetDiskDelay(id int32, delay time.Duration) error {
+	n, err := e.node(id)
+	if err != nil {
+		return err
+	}
+	if err := view.ValidateDiskDelay(delay); err != nil {
+		return cluster.Errorf(cluster.ErrBadAction, "%v", err)
+	}
+	return n.disk.SetDelay(delay)
 }
 
 // Resign implements Engine.
@@ -235,7 +269,7 @@ func (e *engine) Wipe(ctx context.Context, id int32) (cluster.WipeReport, error)
 	}
 	// Killed running or not: a node that stopped on a disk fault must not
 	// start again by itself while its folder is removed.
-	if err := n.srv.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
+	if err := n.kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
 		return cluster.WipeReport{}, stateError(err)
 	}
 	st := n.q.Status()
@@ -303,7 +337,11 @@ func (e *engine) Close() error {
 			e.load.close()
 		}
 		// Every node, running or not: a kill also ends the restarts of one
-		// that stopped on a disk fault.
+		// that stopped on a disk fault. No write waits for a slow disk any
+		// more.
+		for _, n := range e.nodes {
+			n.disk.Cut(true)
+		}
 		e.group.KillAll()
 		if e.removeDir {
 			if err := os.RemoveAll(e.dir); err != nil {

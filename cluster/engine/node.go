@@ -12,6 +12,7 @@ import (
 	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/server"
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // engineNode is one node of the engine, a controller or a broker: its
@@ -23,6 +24,9 @@ type engineNode struct {
 	q    *quorum.Node
 	// changes keeps the last metadata change the node applied.
 	changes *changeTracker
+	// disk is the node's disk, slowed by SetDiskDelay; it outlives the
+	// server's incarnations.
+	disk *storage.SlowDisk
 	// startLogEnd is the log end offset the node's last start found.
 	startLogEnd atomic.Int64
 }
@@ -77,6 +81,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		Refusals:               refusals(st),
 		Strangers:              strangers(t),
 		RPC:                    rpcStats(t.RequestsReceived, t.ResponsesSent),
+		DiskDelayMs:            n.disk.Delay().Milliseconds(),
 	}
 	if r, ok := n.srv.Restarting(); ok {
 		nv.Restart = &view.Restart{Attempts: r.Attempts, NextTimestamp: r.Next.UnixMilli(), LastError: r.LastError}
@@ -98,6 +103,8 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 				LastFetchTimestamp:    unixMilli(r.LastFetch),
 				LastCaughtUpTimestamp: unixMilli(r.LastCaughtUp),
 				ParkedFetch:           r.FetchParked,
+				Push:                  r.Push,
+				InFlight:              r.InFlight,
 			})
 		}
 	}

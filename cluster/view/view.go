@@ -92,6 +92,13 @@ type Replica struct {
 	// ParkedFetch is true while the leader holds this replica's Fetch in
 	// its purgatory, waiting for new records or the fetch's max wait.
 	ParkedFetch bool `json:"parkedFetch"`
+	// Push is where a push leader (kraftlab up --quorum push) stands with
+	// the replica: probing (one AppendEntries at a time, looking for where
+	// their logs match), replicating (streaming, up to 256 requests ahead
+	// of the answers) or snapshotting; "" under pull. InFlight counts its
+	// requests to the replica that are neither answered nor timed out.
+	Push     string `json:"push,omitempty"`
+	InFlight int    `json:"inFlight,omitempty"`
 }
 
 // Restart is a node's own restarts after it stopped on a disk fault: it
@@ -120,6 +127,10 @@ type Node struct {
 	// Restart is what a node that stopped on a disk fault does to start
 	// again by itself; nil otherwise.
 	Restart *Restart `json:"restart,omitempty"`
+	// DiskDelayMs is how much longer each write and fsync of the node's
+	// files takes (kraftlab disk NODE --delay): its metadata log's and, on
+	// a broker, its partition logs'. 0 for a normal disk.
+	DiskDelayMs int64 `json:"diskDelayMs,omitempty"`
 	// SnapshotError is why a running node's latest snapshot could not be
 	// written ("disk full: ..."): it runs on from its log. Empty once a
 	// snapshot is written.
@@ -283,11 +294,11 @@ type RPCStats struct {
 }
 
 // Baseline is the quorum just before the last kill, stop, isolate,
-// resign, wipe or mark: the reference for the new-leader condition, the
+// resign, wipe, disk or mark: the reference for the new-leader condition, the
 // old-leader node reference and `baseline` values in conditions.
 type Baseline struct {
 	// Action is the action that recorded it: kill, stop, isolate, resign,
-	// wipe or mark.
+	// wipe, disk or mark.
 	Action string `json:"action"`
 	// NodeID is the node the action targeted; 0 for a mark.
 	NodeID int32 `json:"nodeId"`

@@ -63,6 +63,16 @@ type Config struct {
 	// the push side's flow control, where a pull follower has one Fetch
 	// in flight.
 	MaxInflight int
+	// AppendMaxBytes (push only) caps the records of one AppendEntries
+	// and the bytes of one InstallSnapshot chunk (etcd's MaxSizePerMsg; 0
+	// takes FetchMaxBytes). A push is a request,
+	// read by the replica's listener up to its frame limit (a
+	// controller's kraftlab.controller.socket.request.max.bytes, 1 MiB):
+	// a bigger one is refused by closing the connection, and a replica
+	// far enough behind would never be sent anything it takes. A pull
+	// follower's Fetch response is read by its own client instead, which
+	// takes FetchMaxBytes.
+	AppendMaxBytes int32
 
 	// Logger receives the node's transitions and errors; nil discards them.
 	Logger *slog.Logger
@@ -116,6 +126,7 @@ func DefaultConfig() Config {
 		FetchMaxBytes:      8 << 20,
 		HeartbeatInterval:  500 * time.Millisecond,
 		MaxInflight:        256,
+		AppendMaxBytes:     512 << 10,
 	}
 }
 

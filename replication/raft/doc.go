@@ -132,7 +132,8 @@
 //     snapshotting, pushing its snapshot in InstallSnapshot chunks when
 //     the replica's next record is gone from the log. It builds its
 //     requests when the driver takes the outbox: one AppendEntries per
-//     replica carries all it wrote since (up to FetchMaxBytes), and the
+//     replica carries all it wrote since (up to AppendMaxBytes, which a
+//     controller's listener takes as one request frame), and the
 //     high watermark, as etcd sends one MsgApp per follower per Ready.
 //     Past the linger it writes appends once a follower voter has no
 //     records in flight (its answer prompts the write) or drainDeferMax

@@ -35,6 +35,23 @@ func (n *Node) releaseAcks() {
 	n.acks = n.acks[:k]
 }
 
+// refuseHeldAcks answers the held answers as refusals when the node leaves
+// its role, their records not yet durable: a connection answers its
+// requests in order, so a request left unanswered would hold back every
+// answer after it, and the leader would hear nothing on that connection
+// again. NOT_LEADER_OR_FOLLOWER says the node stopped following while it
+// wrote them; the leader backs off and pushes them again.
+func (n *Node) refuseHeldAcks() {
+	for _, a := range n.acks {
+		if resp, ok := a.m.Response.(*pushrpc.AppendEntriesResponse); ok {
+			resp.Success, resp.MatchOffset, resp.ErrorCode = false, -1, errNotLeaderOrFollower
+		}
+		n.outbox = append(n.outbox, a.m)
+	}
+	clear(n.acks)
+	n.acks = n.acks[:0]
+}
+
 // pollPushFollower runs a push follower: it waits for its leader's
 // pushes, and starts a pre-vote when none came for a fetch timeout
 // (controller.quorum.fetch.timeout.ms, the push side's election timeout).

@@ -127,7 +127,7 @@ func (r *replicaState) reprobe() {
 }
 
 // sendAppend sends an AppendEntries from the replica's next offset. With
-// records set it carries the records there (up to FetchMaxBytes) and
+// records set it carries the records there (up to AppendMaxBytes) and
 // counts against the window: a probe, or a stream step that moves next on;
 // without, it is empty (a heartbeat, or news of the high watermark). A
 // replica whose next record is gone into the snapshot gets the snapshot
@@ -143,7 +143,7 @@ func (n *Node) sendAppend(r *replicaState, now time.Time, records bool) bool {
 	end, lastEpoch := base, int32(-1)
 	if records && base < n.log.LogEndOffset() {
 		var err error
-		if data, err = n.log.Read(base, int(n.cfg.FetchMaxBytes)); err != nil {
+		if data, err = n.log.Read(base, n.appendMaxBytes()); err != nil {
 			n.logger.Error("read the log to push", "replica", r.id, "offset", base, "err", err)
 			p.backoffUntil = now.Add(n.cfg.RetryBackoff)
 			return false
@@ -190,6 +190,14 @@ func (n *Node) sendAppend(r *replicaState, now time.Time, records bool) bool {
 	}
 	n.outbox = append(n.outbox, Message{From: n.id, To: r.id, ID: n.nextID, Request: req})
 	return len(data) > 0
+}
+
+// appendMaxBytes is the most record bytes one AppendEntries carries.
+func (n *Node) appendMaxBytes() int {
+	if m := n.cfg.AppendMaxBytes; m > 0 && m < n.cfg.FetchMaxBytes {
+		return int(m)
+	}
+	return int(n.cfg.FetchMaxBytes)
 }
 
 // forBatches calls fn with the base, last offset and epoch of each whole
@@ -425,11 +433,11 @@ func (n *Node) startSnapshotSend(r *replicaState, now time.Time) {
 // starting over with the latest one when the leader replaced it.
 func (n *Node) sendSnapshotChunk(r *replicaState, now time.Time) {
 	p := r.push
-	data, size, err := n.log.ReadSnapshot(p.snapshot, p.position, int(n.cfg.FetchMaxBytes))
+	data, size, err := n.log.ReadSnapshot(p.snapshot, p.position, n.appendMaxBytes())
 	if errors.Is(err, ErrSnapshotNotFound) {
 		if s, ok := n.log.LatestSnapshot(); ok && s != p.snapshot {
 			p.becomeSnapshot(s)
-			data, size, err = n.log.ReadSnapshot(p.snapshot, 0, int(n.cfg.FetchMaxBytes))
+			data, size, err = n.log.ReadSnapshot(p.snapshot, 0, n.appendMaxBytes())
 		}
 	}
 	if err != nil {

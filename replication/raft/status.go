@@ -51,6 +51,12 @@ type ReplicaStatus struct {
 	LastCaughtUp time.Time
 	// FetchParked: a Fetch from it waits in the leader's purgatory.
 	FetchParked bool
+	// Push is where a push leader stands with it: probing, replicating
+	// or snapshotting; "" under pull.
+	Push string
+	// InFlight counts the push leader's requests to it not yet answered
+	// (nor timed out), heartbeats included.
+	InFlight int
 }
 
 // Status returns the node's current state.
@@ -104,6 +110,9 @@ func (n *Node) Replicas() []ReplicaStatus {
 			}
 			for _, p := range n.lead.parked {
 				st.FetchParked = st.FetchParked || p.replica == r.id
+			}
+			if p := r.push; p != nil && r.id != n.id {
+				st.Push, st.InFlight = p.state.String(), len(p.flights)
 			}
 			out = append(out, st)
 		}

@@ -39,8 +39,7 @@ func (n *Node) setRole(r Role) {
 	n.election = nil
 	n.resign = nil
 	n.fetchedFromLeader = false
-	clear(n.acks)
-	n.acks = n.acks[:0]
+	n.refuseHeldAcks()
 	n.observing = false
 	clear(n.conns)
 	n.role = r
