@@ -155,3 +155,49 @@ func TestSlowDiskDoesNotHoldAKill(t *testing.T) {
 		t.Fatal("closing the playground waited for the slow disk or the paused clock")
 	}
 }
+
+// A push follower whose disk is slower than the leader's pushes come
+// takes many queued AppendEntries in one pass of its loop, a write each.
+// Each counts as heard from the leader when it is handled, not when the
+// pass began: the follower stays Follower however long the pass, and
+// never stands for election against a leader it keeps hearing from.
+func TestSlowPushFollowerKeepsFollowing(t *testing.T) {
+	cfg, err := cluster.NewConfig(3, 0, cluster.ProfileFast, []string{"kraftlab.quorum.replication=push", "controller.quorum.fetch.timeout.ms=1000", "controller.quorum.request.timeout.ms=2000"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openWith(t, cfg)
+	v := waitCond(t, p, "caught-up")
+	slow := v.Nodes[0].ID
+	if slow == v.LeaderID {
+		slow = v.Nodes[1].ID
+	}
+	do(t, p, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 1000, RecordBytes: 100})
+	diskDelay(t, p, slow, 50*time.Millisecond)
+	hwm := p.View().HighWatermark
+	// The leader waits 2 s for an answer before it probes again. Pushes
+	// come every 10 ms and take the follower 50 ms or more each:
+	// each pass takes what queued during the last, five times as many,
+	// and passes run far over the 1 s fetch timeout before
+	// the load committed 4,000 more records (at least 4 s).
+	waitView(t, p, fmt.Sprintf("node %d lagging while 4000 more commit", slow), func(v *view.View) bool {
+		n, ok := v.Node(slow)
+		return ok && v.HighWatermark >= hwm+4000 && v.HighWatermark-n.LogEndOffset >= 500
+	})
+	diskDelay(t, p, slow, 0)
+	var left []string
+	following := false
+	for _, ev := range p.EventStream().Since(0) {
+		if ev.Kind != cluster.EventRoleChange || ev.Node != slow {
+			continue
+		}
+		from, _, _ := strings.Cut(ev.Message, " -> ")
+		if following && strings.HasPrefix(from, "Follower") {
+			left = append(left, ev.Message)
+		}
+		following = following || strings.Contains(ev.Message, "-> Follower")
+	}
+	if len(left) > 0 {
+		t.Errorf("the slow follower %d left its role: %q", slow, left)
+	}
+}

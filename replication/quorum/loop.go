@@ -132,11 +132,21 @@ func (in *instance) run() {
 			in.poll.waited(waitStart, now)
 			items := in.box.take()
 			for i, it := range items {
+				// Each item at its own time, as Kafka's raft client reads
+				// the clock for each inbound message: a pass over many
+				// (a push follower's queued AppendEntries, each a write
+				// on a slow disk) can outlast the fetch timeout, and the
+				// last one heard from the leader must not count as heard
+				// at the pass's start.
+				if i > 0 {
+					now = clk.Now()
+				}
 				if err := in.check(in.handle(now, it)); err != nil && in.fail(now, err) {
 					in.unhandled = items[i+1:]
 					return
 				}
 			}
+			now = clk.Now()
 			if err := in.appendGathered(now); err != nil && in.fail(now, err) {
 				return
 			}
