@@ -163,7 +163,7 @@ func runMode(ctx context.Context, cfg ModesConfig, sys *Kraftlab, size, writers 
 			r.CPUSecondsPerRecord = &v
 		}
 		if m.NodesKnown {
-			r.splitCPU(m.Nodes, leader, n)
+			r.splitCPU(m.Nodes, leader, len(sys.voterIDs())-1, n)
 		}
 		if m.Legs != nil {
 			l := m.Legs.split(sys.settings.Replication, leader, size)
@@ -173,10 +173,10 @@ func runMode(ctx context.Context, cfg ModesConfig, sys *Kraftlab, size, writers 
 	return r
 }
 
-// splitCPU fills the per-node CPU figures from a window's profile.
-func (r *ModeResult) splitCPU(c nodeCPU, leader int32, records float64) {
+// splitCPU fills the per-node CPU figures from a window's profile; a node
+// the profile caught no sample of used less than its resolution.
+func (r *ModeResult) splitCPU(c nodeCPU, leader int32, nFollowers int, records float64) {
 	var lead, followers, observers time.Duration
-	nFollowers := 0
 	for id, d := range c.ByNode {
 		switch {
 		case id == leader:
@@ -185,7 +185,6 @@ func (r *ModeResult) splitCPU(c nodeCPU, leader int32, records float64) {
 			observers += d
 		default:
 			followers += d
-			nFollowers++
 		}
 	}
 	per := func(d time.Duration) *float64 { v := d.Seconds() / records; return &v }
