@@ -30,6 +30,14 @@ func diskDelay(t *testing.T, p *cluster.Playground, id int32, d time.Duration) c
 	return do(t, p, cluster.Action{Kind: cluster.ActDisk, Node: condition.NodeID(id), DelayMs: d.Milliseconds()})
 }
 
+// aFollower is a voter of v that does not lead: node 1 or node 2.
+func aFollower(v view.View) int32 {
+	if v.Nodes[0].ID == v.LeaderID {
+		return v.Nodes[1].ID
+	}
+	return v.Nodes[0].ID
+}
+
 // nodeOf is node id of v, which the test knows exists.
 func nodeOf(v *view.View, id int32) *view.Node {
 	n, _ := v.Node(id)
@@ -44,10 +52,7 @@ func TestSlowDiskFollowerLagsAndCatchesUp(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			p := openMode(t, mode)
 			v := waitCond(t, p, "caught-up")
-			slow := v.Nodes[0].ID
-			if slow == v.LeaderID {
-				slow = v.Nodes[1].ID
-			}
+			slow := aFollower(v)
 			do(t, p, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 1000, RecordBytes: 100})
 			waitView(t, p, "the load committing", func(v *view.View) bool { return v.Load.Committed >= 100 })
 
@@ -109,10 +114,7 @@ func TestSlowDiskFollowerLagsAndCatchesUp(t *testing.T) {
 func TestSlowDiskDoesNotHoldAKill(t *testing.T) {
 	p := openReal(t, 3, 0, "")
 	v := waitCond(t, p, "caught-up")
-	slow := v.Nodes[0].ID
-	if slow == v.LeaderID {
-		slow = v.Nodes[1].ID
-	}
+	slow := aFollower(v)
 	do(t, p, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 200, RecordBytes: 100})
 	diskDelay(t, p, slow, view.MaxDiskDelay)
 	hwm := p.View().HighWatermark
@@ -168,10 +170,7 @@ func TestSlowPushFollowerKeepsFollowing(t *testing.T) {
 	}
 	p := openWith(t, cfg)
 	v := waitCond(t, p, "caught-up")
-	slow := v.Nodes[0].ID
-	if slow == v.LeaderID {
-		slow = v.Nodes[1].ID
-	}
+	slow := aFollower(v)
 	do(t, p, cluster.Action{Kind: cluster.ActLoad, RecordsPerSec: 1000, RecordBytes: 100})
 	diskDelay(t, p, slow, 50*time.Millisecond)
 	hwm := p.View().HighWatermark
