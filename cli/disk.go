@@ -23,7 +23,8 @@ hardware: it stays across kill and start, until "kraftlab disk NODE
 --delay 0". It runs on the cluster clock: paused, the writes wait; slowed,
 they take longer on the wall. A kill does not wait for them. Like a kill
 it records the baseline: "target" then names the node, and "wait hwm >=
-baseline+N" counts what commits meanwhile.
+baseline+N" counts what commits meanwhile. On the live screen, w gives
+the selected node's disk 100ms more, or makes it normal again.
 
 Why commit goes on while a follower's disk is slow: the leader needs a
 majority of the voters, itself included, to hold a record before it

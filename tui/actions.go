@@ -255,6 +255,12 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.act(cluster.Action{Kind: cluster.ActStop, Node: node})
 	case key.Matches(msg, k.Snapshot):
 		return m.act(cluster.Action{Kind: cluster.ActSnapshot, Node: node})
+	case key.Matches(msg, k.SlowDisk):
+		delay := slowDisk.Milliseconds()
+		if n, ok := v.Node(sel); ok && n.DiskDelayMs > 0 {
+			delay = 0
+		}
+		return m.act(cluster.Action{Kind: cluster.ActDisk, Node: node, DelayMs: delay})
 	case key.Matches(msg, k.Wipe):
 		m.mode = modeAsk
 		m.ask = askState{

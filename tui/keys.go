@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 
@@ -13,7 +14,7 @@ import (
 type KeyMap struct {
 	Up, Down, Leader key.Binding
 
-	Kill, Start, Stop, Resign, Snapshot, Wipe key.Binding
+	Kill, Start, Stop, Resign, Snapshot, Wipe, SlowDisk key.Binding
 
 	Partition, Isolate, Heal, HealAll, Link key.Binding
 
@@ -47,6 +48,11 @@ const (
 	loadBytes = cluster.DefaultLoadRecordBytes
 )
 
+// slowDisk is the delay the disk key gives a node's writes: slower than
+// a fetch round, faster than the workshop's timeouts, so the node lags
+// without an election.
+const slowDisk = 100 * time.Millisecond
+
 // DefaultKeyMap returns the key bindings.
 func DefaultKeyMap() KeyMap {
 	b := func(help, desc string, keys ...string) key.Binding {
@@ -63,6 +69,7 @@ func DefaultKeyMap() KeyMap {
 		Resign:   b("r", "resign the leader", "r"),
 		Snapshot: b("S", "snapshot", "S"),
 		Wipe:     b("W", "wipe its disk…", "W"),
+		SlowDisk: b("w", fmt.Sprintf("disk +%v on/off", slowDisk), "w"),
 
 		Partition: b("p", "partition…", "p"),
 		Isolate:   b("i", "isolate", "i"),
@@ -134,7 +141,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	}
 	groups := [][]key.Binding{
 		{pair(k.Up, k.Down, "↑↓/kj", "select"), k.Leader, k.Pane, k.Pause, k.Step, k.Messages},
-		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe},
+		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe, k.SlowDisk},
 		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link, k.Diagram},
 		{k.Load, k.TopicLoad, k.Topic, k.Elect, k.Election, k.Command},
 		{k.Tab, pair(k.ScrollUp, k.ScrollDown, "[ ]", "older/newer events"), k.Follow, k.OutScroll, k.OutSideways, k.CloseOut},

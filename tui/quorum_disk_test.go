@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kraftlab/kraftlab/cluster/clustertest"
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
@@ -20,5 +21,24 @@ func TestQuorumRowShowsASlowDisk(t *testing.T) {
 	}
 	if r := rows[1]; r.state != "running, disk +100ms" || !strings.Contains(r.stateBrief, "slow disk") || r.stateStyle != view.StateRunning {
 		t.Errorf("node 2's state %q (brief %q, style %q)", r.state, r.stateBrief, r.stateStyle)
+	}
+}
+
+// w slows the selected node's disk by 100 ms, and makes it normal again.
+func TestDiskKeyTogglesASlowDisk(t *testing.T) {
+	pg, _ := openPlayground(t, 3, 0, clustertest.Options{})
+	m := newModel(t, pg, 160, 48)
+	press(t, m, "j", "w")
+	pull(t, m)
+	if n, _ := m.view.Node(2); n.DiskDelayMs != 100 {
+		t.Fatalf("after j w node 2's disk delay is %d ms, want 100", n.DiskDelayMs)
+	}
+	if row := lineWith(t, m.View(), "▶    2 "); !strings.Contains(row, "disk +100ms") {
+		t.Errorf("node 2's row does not say its disk is slow: %q", row)
+	}
+	press(t, m, "w")
+	pull(t, m)
+	if n, _ := m.view.Node(2); n.DiskDelayMs != 0 {
+		t.Fatalf("after a second w node 2's disk delay is %d ms, want 0", n.DiskDelayMs)
 	}
 }
