@@ -324,6 +324,9 @@ func (k *Kraftlab) findLeader(ctx context.Context, failed *server.Server) error 
 	}
 }
 
+// Replication is how the quorum replicates.
+func (k *Kraftlab) Replication() raft.Replication { return k.settings.Replication }
+
 // SetStamper times every message of every node (wire.Stamper), or stops
 // (nil); see legs.go.
 func (k *Kraftlab) SetStamper(f wire.Stamper) { k.counters.SetStamper(f) }

@@ -3,6 +3,7 @@ package benchkit
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
@@ -17,7 +18,8 @@ import (
 // answer, when the client read it), and the writer notes when each
 // proposal began and returned. For each commit the exchange that carried
 // the record to a follower and the one that brought its acknowledgement
-// back are found by their stamps; of the two followers, the one whose
+// back are found by their stamps; of the two followers (observers do not
+// count toward commit), the one whose
 // acknowledgement reached the leader first is the one that committed.
 //
 // Pull: the record leaves in the answer to a Fetch (X), the follower's
@@ -51,30 +53,53 @@ type Legs struct {
 // span is one proposal, from its start to its return.
 type span struct{ begin, end time.Time }
 
-// legRecorder keeps the window's stamps and proposals.
+// legRecorder keeps the window's stamps of the replication key's
+// messages, and its proposals. A stamp takes a slot of a buffer made
+// before the window with one atomic add, so that stamping, which every
+// connection goroutine does, serializes nothing and allocates nothing.
 type legRecorder struct {
+	key   int16 // the replication key: Fetch (pull) or AppendEntries (push)
+	slots []wire.Stamp
+	used  atomic.Int64
+
 	mu sync.Mutex
 	// from is when stamping began: a proposal begun earlier has no
 	// stamps for its first legs.
-	from   time.Time
-	stamps []wire.Stamp
-	spans  []span
+	from  time.Time
+	spans []span
 }
 
 // maxStamps bounds what one window keeps: a single writer commits some
-// thousands of records a second, each stamped about sixteen times.
-const maxStamps = 1 << 20
+// thousands of records a second, each taking four stamps an exchange
+// with every replica; stamps past it are lost, and the commits they
+// belonged to are not split.
+const maxStamps = 1 << 19
 
-func newLegRecorder() *legRecorder {
-	return &legRecorder{stamps: make([]wire.Stamp, 0, 64<<10)}
+// minLegRecordBytes is the smallest record whose message the legs can
+// tell from an empty one (news of the high watermark, a heartbeat): an
+// empty Fetch answer or AppendEntries is about 100 bytes.
+const minLegRecordBytes = 128
+
+func newLegRecorder(mode raft.Replication) *legRecorder {
+	key := kmsg.Fetch.Int16()
+	if mode == raft.Push {
+		key = pushrpc.AppendEntriesKey
+	}
+	return &legRecorder{key: key, slots: make([]wire.Stamp, maxStamps)}
 }
 
 func (r *legRecorder) stamp(s wire.Stamp) {
-	r.mu.Lock()
-	if len(r.stamps) < maxStamps {
-		r.stamps = append(r.stamps, s)
+	if s.Key != r.key {
+		return
 	}
-	r.mu.Unlock()
+	if i := r.used.Add(1) - 1; i < int64(len(r.slots)) {
+		r.slots[i] = s
+	}
+}
+
+// stamps are the stamps kept; read once stamping has stopped.
+func (r *legRecorder) stamps() []wire.Stamp {
+	return r.slots[:min(r.used.Load(), int64(len(r.slots)))]
 }
 
 // start marks when stamping began.
@@ -95,6 +120,8 @@ func (r *legRecorder) proposal(begin, end time.Time) {
 // stamper is a System whose messages can be stamped.
 type stamper interface {
 	SetStamper(wire.Stamper)
+	// Replication says which messages carry records.
+	Replication() raft.Replication
 }
 
 // exchange is one request and its answer on one connection.
@@ -115,18 +142,17 @@ func (x *exchange) whole() bool {
 }
 
 // split finds the legs of every proposal of a record of recordBytes under
-// mode, leader leading.
-func (r *legRecorder) split(mode raft.Replication, leader int32, recordBytes int) Legs {
-	key := kmsg.Fetch.Int16()
-	if mode == raft.Push {
-		key = pushrpc.AppendEntriesKey
-	}
+// mode, leader leading its followers; observers never count toward
+// commit, so their acknowledgements are passed over. Call it once
+// stamping has stopped and the writers are done.
+func (r *legRecorder) split(mode raft.Replication, leader int32, followers []int32, recordBytes int) Legs {
+	key := r.key
 	type xkey struct {
 		conn uint32
 		corr int32
 	}
 	byKey := map[xkey]*exchange{}
-	for _, s := range r.stamps {
+	for _, s := range r.stamps() {
 		if s.Key != key {
 			continue
 		}
@@ -158,7 +184,7 @@ func (r *legRecorder) split(mode raft.Replication, leader int32, recordBytes int
 		if mode == raft.Push {
 			f = x.server
 		}
-		if (mode == raft.Pull && x.server == leader) || (mode == raft.Push && x.client == leader) {
+		if ((mode == raft.Pull && x.server == leader) || (mode == raft.Push && x.client == leader)) && slices.Contains(followers, f) {
 			byFollower[f] = append(byFollower[f], x)
 		}
 	}

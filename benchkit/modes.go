@@ -166,7 +166,8 @@ func runMode(ctx context.Context, cfg ModesConfig, sys *Kraftlab, size, writers 
 			r.splitCPU(m.Nodes, leader, len(sys.voterIDs())-1, n)
 		}
 		if m.Legs != nil {
-			l := m.Legs.split(sys.settings.Replication, leader, size)
+			followers := slices.DeleteFunc(sys.voterIDs(), func(id int32) bool { return id == leader })
+			l := m.Legs.split(sys.settings.Replication, leader, followers, size)
 			r.Legs = &l
 		}
 	}

@@ -33,8 +33,9 @@ type timing struct {
 	// (nodecpu.go); the profile costs about a percent, so only the runs
 	// that report the split ask for it.
 	NodeCPU bool
-	// Legs stamps every message of a single writer's window to split its
-	// commits into legs (legs.go), on a System that can be stamped.
+	// Legs stamps every replication message of a single writer's
+	// window to split its commits into legs (legs.go), on a System that
+	// can be stamped, with records of at least minLegRecordBytes.
 	Legs bool
 }
 
@@ -130,8 +131,8 @@ func drive(parent context.Context, sys System, size int, l load, tm timing) (mea
 	var rec *recorder
 	var legs *legRecorder
 	st, stampable := sys.(stamper)
-	if tm.Legs && stampable && l.Rate == 0 && l.Writers == 1 {
-		legs = newLegRecorder()
+	if tm.Legs && stampable && l.Rate == 0 && l.Writers == 1 && size >= minLegRecordBytes {
+		legs = newLegRecorder(st.Replication())
 	}
 	if l.Rate > 0 {
 		rec = newRecorder(64)

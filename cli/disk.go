@@ -19,7 +19,7 @@ func newDiskCommand(e *env) *cobra.Command {
 metadata log, snapshots and quorum-state file and, on a broker, its
 partition logs. The node keeps running and keeps its links; only its disk
 is slow, as an overloaded or failing device is. The delay is the node's
-hardware: it stays across kill and start, until "kraftlab disk NODE
+hardware: it stays across kill, start and wipe, until "kraftlab disk NODE
 --delay 0". It runs on the cluster clock: paused, the writes wait; slowed,
 they take longer on the wall. A kill does not wait for them. Like a kill
 it records the baseline: "target" then names the node, and "wait hwm >=

@@ -344,9 +344,14 @@ func (t Settings) RaftConfig(id int32, voters []int32, clusterID string) raft.Co
 	c.FetchMaxWait = t.FetchMaxWait
 	c.Replication = t.Replication
 	c.HeartbeatInterval = t.FetchMaxWait
-	// A push is a request a controller reads up to its frame limit: half
-	// of it leaves room for the request's header.
-	if half := t.ControllerSocketRequestMaxBytes / 2; half > 0 && half < int64(c.AppendMaxBytes) {
+	// A push is a request a replica reads up to its frame limit, a
+	// controller's or (to an observer) a broker's: half of the smaller
+	// leaves room for the request's header.
+	limit := t.ControllerSocketRequestMaxBytes
+	if b := t.SocketRequestMaxBytes; b > 0 && (limit <= 0 || b < limit) {
+		limit = b
+	}
+	if half := limit / 2; half > 0 && half < int64(c.AppendMaxBytes) {
 		c.AppendMaxBytes = int32(half)
 	}
 	return c

@@ -388,9 +388,10 @@ func (n *Node) Append(now time.Time, epoch int32, records [][]byte) (int64, erro
 		return 0, fmt.Errorf("append in epoch %d: no records", epoch)
 	}
 	ls := n.lead
+	maxBatch := n.maxBatchBytes()
 	for _, r := range records {
-		if len(r)+recordOverhead+storage.BatchHeaderSize > int(n.cfg.FetchMaxBytes) {
-			return 0, fmt.Errorf("append a record of %d bytes: larger than a batch may be (%d bytes)", len(r), n.cfg.FetchMaxBytes)
+		if len(r)+recordOverhead+storage.BatchHeaderSize > maxBatch {
+			return 0, fmt.Errorf("append a record of %d bytes: larger than a batch may be (%d bytes)", len(r), maxBatch)
 		}
 		ls.pendingBytes += len(r) + recordOverhead
 	}
@@ -399,7 +400,7 @@ func (n *Node) Append(now time.Time, epoch int32, records [][]byte) (int64, erro
 	if ls.drainAt.IsZero() {
 		ls.drainAt = now.Add(n.cfg.AppendLinger)
 	}
-	if ls.pendingBytes >= int(n.cfg.FetchMaxBytes) {
+	if ls.pendingBytes >= maxBatch {
 		ls.drainAt, ls.drainNow = now, true
 	}
 	if err := n.poll(now); err != nil {
@@ -456,8 +457,9 @@ func (ls *leaderState) drain(n *Node, now time.Time) error {
 		}
 		recs, size = recs[:0], storage.BatchHeaderSize
 	}
+	maxBatch := n.maxBatchBytes()
 	for _, v := range ls.pending {
-		if len(recs) > 0 && size+len(v)+recordOverhead > int(n.cfg.FetchMaxBytes) {
+		if len(recs) > 0 && size+len(v)+recordOverhead > maxBatch {
 			write()
 		}
 		recs = append(recs, storage.Record{Value: v})

@@ -40,7 +40,8 @@ func (n *Node) releaseAcks() {
 // requests in order, so a request left unanswered would hold back every
 // answer after it, and the leader would hear nothing on that connection
 // again. NOT_LEADER_OR_FOLLOWER says the node stopped following while it
-// wrote them; the leader backs off and pushes them again.
+// wrote them; the leader backs off and carries on from where it was, and
+// looks for the match again only if a later push is refused.
 func (n *Node) refuseHeldAcks() {
 	for _, a := range n.acks {
 		if resp, ok := a.m.Response.(*pushrpc.AppendEntriesResponse); ok {

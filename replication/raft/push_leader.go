@@ -192,6 +192,17 @@ func (n *Node) sendAppend(r *replicaState, now time.Time, records bool) bool {
 	return len(data) > 0
 }
 
+// maxBatchBytes bounds a batch the leader writes: under push a batch
+// must fit one AppendEntries, which a replica's listener takes only up to
+// its frame limit (a push reads at least one whole batch, however big);
+// under pull a Fetch's answer carries it, up to FetchMaxBytes.
+func (n *Node) maxBatchBytes() int {
+	if n.cfg.Replication == Push {
+		return n.appendMaxBytes()
+	}
+	return int(n.cfg.FetchMaxBytes)
+}
+
 // appendMaxBytes is the most record bytes one AppendEntries carries.
 func (n *Node) appendMaxBytes() int {
 	if m := n.cfg.AppendMaxBytes; m > 0 && m < n.cfg.FetchMaxBytes {

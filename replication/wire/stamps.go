@@ -25,7 +25,8 @@ const (
 	ServerRead
 	// ServerSent: the server framed the response for its socket.
 	ServerSent
-	// ClientRead: the client read the response off its socket.
+	// ClientRead: the client read the response off its socket (before a
+	// link's verdict: one the link then drops or delays is stamped too).
 	ClientRead
 )
 
