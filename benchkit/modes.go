@@ -253,6 +253,6 @@ func WriteModesTable(w io.Writer, rs []ModeResult) error {
 	if err := writeLegs(w, rs); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nmsgs and bytes per record: every quorum request and response on the wire (voters' and observers'), over the committed records; with 1 writer a record is a commit.\nCPU per record: the leader's, one follower's (their mean) and all observers' together, from a CPU profile of the window in which each node's goroutines carry a label naming it (100 samples/s: about ±10 ms of CPU over the window; background GC and the writers are in none of them); process: the whole process's (voters, observers as whole brokers, writers).")
+	_, err := fmt.Fprintln(w, "\nmsgs and bytes per record: every quorum request and response on the wire (voters' and observers'), over the committed records; with 1 writer a record is a commit.\nCPU per record: the leader's, one follower's (their mean) and all observers' together, from a CPU profile of the window in which each node's goroutines carry a label naming it (100 samples/s, each standing for 10 ms of CPU, so a node with few samples is known roughly; background GC and the writers are in none of them); process: the whole process's (voters, observers as whole brokers, writers).")
 	return err
 }
