@@ -58,7 +58,8 @@ type span struct{ begin, end time.Time }
 // before the window with one atomic add, so that stamping, which every
 // connection goroutine does, serializes nothing and allocates nothing.
 type legRecorder struct {
-	key   int16 // the replication key: Fetch (pull) or AppendEntries (push)
+	mode  raft.Replication
+	key   int16 // the key of the messages that carry records: Fetch or AppendEntries
 	slots []wire.Stamp
 	used  atomic.Int64
 
@@ -85,7 +86,7 @@ func newLegRecorder(mode raft.Replication) *legRecorder {
 	if mode == raft.Push {
 		key = pushrpc.AppendEntriesKey
 	}
-	return &legRecorder{key: key, slots: make([]wire.Stamp, maxStamps)}
+	return &legRecorder{mode: mode, key: key, slots: make([]wire.Stamp, maxStamps)}
 }
 
 func (r *legRecorder) stamp(s wire.Stamp) {
@@ -127,7 +128,6 @@ type stamper interface {
 // exchange is one request and its answer on one connection.
 type exchange struct {
 	client, server int32
-	key            int16
 	at             [5]time.Time // by wire.StampKind
 	// reqBytes and respBytes size the request and the answer: one that
 	// carries the record is at least the record's size.
@@ -141,25 +141,21 @@ func (x *exchange) whole() bool {
 	return x.has(wire.ClientSent) && x.has(wire.ServerRead) && x.has(wire.ServerSent) && x.has(wire.ClientRead)
 }
 
-// split finds the legs of every proposal of a record of recordBytes under
-// mode, leader leading its followers; observers never count toward
-// commit, so their acknowledgements are passed over. Call it once
-// stamping has stopped and the writers are done.
-func (r *legRecorder) split(mode raft.Replication, leader int32, followers []int32, recordBytes int) Legs {
-	key := r.key
+// split finds the legs of every proposal of a record of recordBytes,
+// leader leading its followers; observers never count toward commit, so
+// their acknowledgements are passed over. Call it once stamping has
+// stopped and the writers are done.
+func (r *legRecorder) split(leader int32, followers []int32, recordBytes int) Legs {
 	type xkey struct {
 		conn uint32
 		corr int32
 	}
 	byKey := map[xkey]*exchange{}
 	for _, s := range r.stamps() {
-		if s.Key != key {
-			continue
-		}
 		k := xkey{s.Conn, s.Corr}
 		x := byKey[k]
 		if x == nil {
-			x = &exchange{key: s.Key, client: -1, server: -1}
+			x = &exchange{client: -1, server: -1}
 			byKey[k] = x
 		}
 		x.at[s.Kind] = s.At
@@ -180,11 +176,11 @@ func (r *legRecorder) split(mode raft.Replication, leader int32, followers []int
 		if !x.whole() {
 			continue
 		}
-		f := x.client // pull: the follower asks
-		if mode == raft.Push {
-			f = x.server
+		f, l := x.client, x.server // pull: the follower asks the leader
+		if r.mode == raft.Push {
+			f, l = l, f
 		}
-		if ((mode == raft.Pull && x.server == leader) || (mode == raft.Push && x.client == leader)) && slices.Contains(followers, f) {
+		if l == leader && slices.Contains(followers, f) {
 			byFollower[f] = append(byFollower[f], x)
 		}
 	}
@@ -198,7 +194,7 @@ func (r *legRecorder) split(mode raft.Replication, leader int32, followers []int
 		var best [6]time.Duration
 		var bestAck time.Time
 		for _, xs := range byFollower {
-			l, ack, ok := splitOne(mode, xs, sp, recordBytes)
+			l, ack, ok := splitOne(r.mode, xs, sp, recordBytes)
 			if ok && l[5] >= 0 && (bestAck.IsZero() || ack.Before(bestAck)) {
 				best, bestAck = l, ack
 			}

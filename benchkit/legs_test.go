@@ -46,7 +46,7 @@ func TestLegsOfAPullCommit(t *testing.T) {
 		r.stamp(s)
 	}
 	r.proposal(t0, t0.Add(100*time.Microsecond))
-	l := r.split(raft.Pull, 1, []int32{2, 3}, 256)
+	l := r.split(1, []int32{2, 3}, 256)
 	want := Legs{WaitFetch: 10 * time.Microsecond, LeaderSend: 20 * time.Microsecond, ToFollower: 15 * time.Microsecond,
 		Follower: 10 * time.Microsecond, ToLeader: 15 * time.Microsecond, LeaderCommit: 30 * time.Microsecond, Split: 1, Commits: 1}
 	if l != want {
@@ -69,7 +69,7 @@ func TestLegsOfAPushCommit(t *testing.T) {
 		r.stamp(s)
 	}
 	r.proposal(t0, t0.Add(90*time.Microsecond))
-	l := r.split(raft.Push, 1, []int32{2, 3}, 256)
+	l := r.split(1, []int32{2, 3}, 256)
 	want := Legs{LeaderSend: 20 * time.Microsecond, ToFollower: 15 * time.Microsecond, Follower: 15 * time.Microsecond,
 		ToLeader: 12 * time.Microsecond, LeaderCommit: 28 * time.Microsecond, Split: 1, Commits: 1}
 	if l != want {

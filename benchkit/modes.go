@@ -167,7 +167,7 @@ func runMode(ctx context.Context, cfg ModesConfig, sys *Kraftlab, size, writers 
 		}
 		if m.Legs != nil {
 			followers := slices.DeleteFunc(sys.voterIDs(), func(id int32) bool { return id == leader })
-			l := m.Legs.split(sys.settings.Replication, leader, followers, size)
+			l := m.Legs.split(leader, followers, size)
 			r.Legs = &l
 		}
 	}

@@ -422,9 +422,11 @@ func (e *env) checkLine(args []string) error {
 		}
 		return cmd.ValidateArgs(cmd.Flags().Args())
 	}
-	for c := cmd; c != nil && !allowedWith(cmd); c = c.Parent() {
-		if why, ok := c.Annotations[annotNoScenario]; ok {
-			return fmt.Errorf("%s cannot be a scenario line: %s", cmd.CommandPath()[len("kraftlab "):], why)
+	if !allowedWith(cmd) {
+		for c := cmd; c != nil; c = c.Parent() {
+			if why, ok := c.Annotations[annotNoScenario]; ok {
+				return fmt.Errorf("%s cannot be a scenario line: %s", cmd.CommandPath()[len("kraftlab "):], why)
+			}
 		}
 	}
 	if err := cmd.ValidateArgs(cmd.Flags().Args()); err != nil {
