@@ -640,6 +640,10 @@ func (c *serverConn) writeLoop() {
 			if d := c.s.cfg.FrameTimeout; d > 0 {
 				c.nc.SetWriteDeadline(time.Now().Add(d))
 			}
+			// Active from before the write: the peer may act on the
+			// answers at once, and the least recently used connection
+			// must not be this one for a moment after it answered.
+			c.lastActive.Store(c.s.cfg.Clock.Now().UnixNano())
 			if _, err := c.nc.Write(buf); err != nil {
 				if !c.isClosed() {
 					c.s.plog.error("closing connection", "peer", c.peer, "err", fmt.Errorf("write responses: %w", err))
@@ -650,7 +654,6 @@ func (c *serverConn) writeLoop() {
 				c.close()
 				return
 			}
-			c.lastActive.Store(c.s.cfg.Clock.Now().UnixNano())
 		}
 		if last {
 			c.mu.Lock()
