@@ -55,11 +55,23 @@ func newBrokerServer(s *Server, mux *wire.Mux) (*BrokerServer, error) {
 		b.fwd.close()
 		return nil, fmt.Errorf("node %d: %w", s.id, err)
 	}
-	if b.replicas, err = b.newReplicaManager(mux); err != nil {
+	deps := brokerDeps{
+		ch: b.fwd.ch,
+		brokerEpoch: func() int64 {
+			if lm := b.Lifecycle(); lm != nil {
+				return lm.BrokerEpoch()
+			}
+			return -1
+		},
+		controller: func() int32 { return s.raft.Status().LeaderID },
+	}
+	deps.fetchEpoch = deps.brokerEpoch
+	if b.replicas, err = s.newReplicaManager(mux, deps); err != nil {
 		b.fwd.close()
 		return nil, err
 	}
-	if b.pids, err = s.newProducerIDManager(mux, b.fwd.ch); err != nil {
+	s.publishers = append(s.publishers, b.replicas.publisher())
+	if b.pids, err = s.newProducerIDManager(mux, deps); err != nil {
 		b.replicas.Close()
 		b.fwd.close()
 		return nil, err
@@ -138,34 +150,40 @@ func (b *BrokerServer) close() {
 	b.fwd.close()
 }
 
+// brokerDeps are what a broker's data plane needs of the node, whichever
+// its metadata source: the channel to the active controller and who that
+// is, and the broker epoch it sends (fetchEpoch in its fetches).
+type brokerDeps struct {
+	ch                      *controllerChannel
+	brokerEpoch, fetchEpoch func() int64
+	controller              func() int32
+}
+
 // newReplicaManager makes the incarnation's ReplicaManager: its
 // partitions live in the node's folder, its fetchers reach the other
 // brokers as members through the playground's links, and it asks the
-// active controller for ISR changes through the forwarder's channel.
-func (b *BrokerServer) newReplicaManager(mux *wire.Mux) (*ReplicaManager, error) {
-	s, ch := b.s, b.fwd.ch
+// active controller for ISR changes through deps' channel. The caller
+// hands it its metadata (its publisher).
+func (s *Server) newReplicaManager(mux *wire.Mux, deps brokerDeps) (*ReplicaManager, error) {
+	ch := deps.ch
 	dir, err := directoryID(s.cfg.Raft.Dir, s.cfg.Raft.Raft.ClusterID, s.id)
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", s.id, err)
 	}
 	st := s.cfg.Settings
 	rm, err := newReplicaManager(replicaManagerConfig{
-		id:      s.id,
-		dir:     s.cfg.Raft.Dir,
-		dirID:   dir,
-		onEvent: s.cfg.OnReplicaEvent,
-		log:     s.log,
-		brokerEpoch: func() int64 {
-			if lm := b.Lifecycle(); lm != nil {
-				return lm.BrokerEpoch()
-			}
-			return -1
-		},
-		controller: func() int32 { return s.raft.Status().LeaderID },
-		ctl:        ch,
-		client:     ch.cfg,
-		lagTimeMax: st.ReplicaLagTimeMax,
-		minInsync:  int(st.MinInsyncReplicas),
+		id:          s.id,
+		dir:         s.cfg.Raft.Dir,
+		dirID:       dir,
+		onEvent:     s.cfg.OnReplicaEvent,
+		log:         s.log,
+		brokerEpoch: deps.brokerEpoch,
+		fetchEpoch:  deps.fetchEpoch,
+		controller:  deps.controller,
+		ctl:         ch,
+		client:      ch.cfg,
+		lagTimeMax:  st.ReplicaLagTimeMax,
+		minInsync:   int(st.MinInsyncReplicas),
 		fetchers: fetcher.Config{
 			NumReplicaFetchers:    int(st.NumReplicaFetchers),
 			FetchWaitMax:          st.ReplicaFetchWaitMax,
@@ -190,6 +208,5 @@ func (b *BrokerServer) newReplicaManager(mux *wire.Mux) (*ReplicaManager, error)
 		rm.Close()
 		return nil, fmt.Errorf("node %d: %w", s.id, err)
 	}
-	s.publishers = append(s.publishers, rm.publisher())
 	return rm, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/metadata/controller"
 	"github.com/kraftlab/kraftlab/metadata/loader"
+	"github.com/kraftlab/kraftlab/metadata/zkcontroller"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/wire"
 )
@@ -24,6 +25,10 @@ type Config struct {
 	// its timing and flush policy from Settings. Raft.Disk is the node's
 	// disk: a broker's partition logs are written through it too.
 	Raft quorum.Config
+	// ZooKeeper, if set, makes the node a broker of the ZooKeeper era
+	// (ZkBrokerServer): no raft client, its metadata pushed by the
+	// controller it elects through ZooKeeper. Kind must be Broker.
+	ZooKeeper *ZooKeeperConfig
 	// Addr is the address to listen on; empty means 127.0.0.1 on a port
 	// the system picks. A restarted server listens on the address it got
 	// the first time, so its peers find it again.
@@ -44,6 +49,9 @@ type Config struct {
 	// OnControllerEvent, if set, receives a controller's quorum
 	// controller events, from its goroutine; it must not block.
 	OnControllerEvent func(controller.Event)
+	// OnZkControllerEvent, if set, receives a ZooKeeper-era broker's
+	// controller events, from its event loop; it must not block.
+	OnZkControllerEvent func(zkcontroller.Event)
 	// OnLifecycleEvent, if set, receives a broker's lifecycle events, from
 	// its goroutine; it must not block.
 	OnLifecycleEvent func(LifecycleEvent)

@@ -202,22 +202,17 @@ func (m *producerIDManager) close() {
 }
 
 // newProducerIDManager makes a broker's producer id manager for a new
-// incarnation: it asks the active controller for blocks through ch, with
-// the lifecycle manager's broker epoch, and serves InitProducerId on mux.
-func (s *Server) newProducerIDManager(mux *wire.Mux, ch *controllerChannel) (*producerIDManager, error) {
+// incarnation: it asks the active controller for blocks through deps'
+// channel, with the broker's epoch, and serves InitProducerId on mux.
+func (s *Server) newProducerIDManager(mux *wire.Mux, deps brokerDeps) (*producerIDManager, error) {
 	m := newProducerIDManager(producerIDManagerConfig{
-		brokerID: s.id,
-		brokerEpoch: func() int64 {
-			if lm := s.Lifecycle(); lm != nil {
-				return lm.BrokerEpoch()
-			}
-			return -1
-		},
-		controller: func() int32 { return s.raft.Status().LeaderID },
-		send:       ch.send,
-		timeout:    s.cfg.Raft.Raft.RequestTimeout,
-		log:        s.log,
-		clock:      s.cfg.Clock,
+		brokerID:    s.id,
+		brokerEpoch: deps.brokerEpoch,
+		controller:  deps.controller,
+		send:        deps.ch.send,
+		timeout:     s.cfg.Raft.Raft.RequestTimeout,
+		log:         s.log,
+		clock:       s.cfg.Clock,
 	})
 	if err := m.register(mux); err != nil {
 		m.close()

@@ -117,9 +117,12 @@ type replicaManagerConfig struct {
 	dir         string
 	log         *slog.Logger
 	brokerEpoch func() int64
-	controller  func() int32
-	ctl         *controllerChannel
-	client      wire.ClientConfig
+	// fetchEpoch is the broker epoch its fetches name; nil is
+	// brokerEpoch.
+	fetchEpoch func() int64
+	controller func() int32
+	ctl        *controllerChannel
+	client     wire.ClientConfig
 	// lagTimeMax is replica.lag.time.max.ms; zero takes the partition's
 	// default.
 	lagTimeMax time.Duration
@@ -210,6 +213,9 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 	rm.peers = newBrokerChannel(cfg.client, rm.brokerAddr)
 	fc := cfg.fetchers
 	fc.BrokerID, fc.BrokerEpoch, fc.Send, fc.Logger = cfg.id, cfg.brokerEpoch, rm.peers.send, rm.log
+	if cfg.fetchEpoch != nil {
+		fc.BrokerEpoch = cfg.fetchEpoch
+	}
 	fc.Quota = rm.quotas.follower
 	fc.Clock = rm.clock
 	m, err := fetcher.NewManager(fc)

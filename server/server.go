@@ -33,6 +33,7 @@ type Server struct {
 	// parts; only the one of the node's kind is ever set.
 	controller atomic.Pointer[ControllerServer]
 	broker     atomic.Pointer[BrokerServer]
+	zkBroker   atomic.Pointer[ZkBrokerServer]
 	// publishers are the loader publishers of the incarnation being
 	// started, set under life before the raft client starts.
 	publishers []loader.Publisher
@@ -83,6 +84,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("node %d: unknown kind %v", id, cfg.Kind)
 	case cfg.Raft.Secret == "":
 		return nil, fmt.Errorf("node %d: no member secret (see LoadSecret)", id)
+	case cfg.ZooKeeper != nil && cfg.Kind != Broker:
+		return nil, fmt.Errorf("node %d: only a broker runs in the ZooKeeper era", id)
+	case cfg.ZooKeeper != nil && cfg.ZooKeeper.Addr == "":
+		return nil, fmt.Errorf("node %d: no ZooKeeper address", id)
 	case cfg.Raft.NewListener != nil:
 		return nil, fmt.Errorf("node %d: the server makes its raft client's listener (its metadata loader); Raft.NewListener must be nil", id)
 	}
@@ -103,6 +108,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Raft.Clock = cfg.Clock
 	s := &Server{cfg: cfg, id: id, log: cfg.Logger.With("node", id), addr: cfg.Addr}
+	if cfg.ZooKeeper != nil {
+		// A broker of the ZooKeeper era has no raft client: the
+		// controller pushes its metadata.
+		return s, nil
+	}
 	// The loader runs on a queue of its own, as Kafka's MetadataLoader
 	// does on its event queue: decoding records and building images stays
 	// off the raft client's loop.
@@ -159,20 +169,28 @@ func (s *Server) Lifecycle() *LifecycleManager {
 	return nil
 }
 
-// ReplicaManager is a broker's ReplicaManager (BrokerServer's), nil on a
-// controller and before the first start.
+// ReplicaManager is a broker's ReplicaManager (BrokerServer's or
+// ZkBrokerServer's), nil on a controller and before the first start.
 func (s *Server) ReplicaManager() *ReplicaManager {
 	if b := s.BrokerServer(); b != nil {
+		return b.ReplicaManager()
+	}
+	if b := s.ZkBrokerServer(); b != nil {
 		return b.ReplicaManager()
 	}
 	return nil
 }
 
+// ZkBrokerServer is a ZooKeeper-era broker's own parts of its current
+// incarnation, or of its last one while it is stopped; nil on any other
+// node and before the first start.
+func (s *Server) ZkBrokerServer() *ZkBrokerServer { return s.zkBroker.Load() }
+
 // servedImage is the image a broker answers Metadata from: the one its
 // ReplicaManager has reconciled (see appliedImage), or the loader's
 // before it has a manager.
 func (s *Server) servedImage() *image.MetadataImage {
-	if rm := s.ReplicaManager(); rm != nil && s.Loader() != nil {
+	if rm := s.ReplicaManager(); rm != nil && (s.Loader() != nil || s.cfg.ZooKeeper != nil) {
 		return rm.AppliedImage()
 	}
 	return s.image()
@@ -202,7 +220,7 @@ func (s *Server) ID() int32 { return s.id }
 func (s *Server) Kind() Kind { return s.cfg.Kind }
 
 // Raft is the node's raft client: its status, and Append, Resign and
-// Snapshot on it.
+// Snapshot on it; nil on a ZooKeeper-era broker.
 func (s *Server) Raft() *quorum.Node { return s.raft }
 
 // Addr is the node's listener address; before the first start it may have
@@ -242,6 +260,9 @@ func (s *Server) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.raft == nil {
+		return s.startZk(p, mux)
+	}
 	if err := s.raft.Start(ctx); err != nil {
 		p.close()
 		return err
@@ -274,6 +295,25 @@ func (s *Server) start(ctx context.Context) error {
 	return nil
 }
 
+// startZk starts a ZooKeeper-era broker: its listener, then its session.
+// Its incarnation ends only by Stop or Kill.
+func (s *Server) startZk(p part, mux *wire.Mux) error {
+	ln, err := wire.Listen(s.listenerConfig(mux))
+	if err != nil {
+		p.close()
+		return err
+	}
+	s.mu.Lock()
+	s.listener, s.addr = ln, ln.Addr()
+	s.mu.Unlock()
+	if err := p.listening(); err != nil {
+		s.closeListener(ln)
+		p.close()
+		return err
+	}
+	return nil
+}
+
 func (s *Server) closeListener(ln *wire.Server) {
 	ln.Close()
 	s.mu.Lock()
@@ -302,6 +342,12 @@ func (s *Server) Stop(ctx context.Context) error {
 	}
 	p := s.part()
 	shutdownErr := p.shutdown(ctx)
+	if s.raft == nil {
+		s.closeListener(ln)
+		p.stopped()
+		p.close()
+		return shutdownErr
+	}
 	err := s.raft.Stop(ctx)
 	s.closeListener(ln)
 	p.stopped()
@@ -321,6 +367,10 @@ func (s *Server) Kill() error {
 	}
 	s.closeListener(ln)
 	s.part().kill()
+	if s.raft == nil {
+		s.part().close()
+		return nil
+	}
 	if err := s.raft.Kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
 		return err
 	}
@@ -338,6 +388,14 @@ func (s *Server) newPart(mux *wire.Mux) (part, error) {
 		s.controller.Store(c)
 		return c, nil
 	}
+	if s.cfg.ZooKeeper != nil {
+		b, err := newZkBrokerServer(s, mux)
+		if err != nil {
+			return nil, err
+		}
+		s.zkBroker.Store(b)
+		return b, nil
+	}
 	b, err := newBrokerServer(s, mux)
 	if err != nil {
 		return nil, err
@@ -350,6 +408,9 @@ func (s *Server) newPart(mux *wire.Mux) (part, error) {
 func (s *Server) part() part {
 	if c := s.ControllerServer(); c != nil {
 		return c
+	}
+	if b := s.ZkBrokerServer(); b != nil {
+		return b
 	}
 	return s.BrokerServer()
 }

@@ -12,8 +12,9 @@ import (
 // maxTopicNameLength is Kafka's Topic.MAX_NAME_LENGTH.
 const maxTopicNameLength = 249
 
-// validateTopicName is Kafka's Topic.validate.
-func validateTopicName(name string) error {
+// ValidateTopicName is Kafka's Topic.validate: the error says why name
+// cannot name a topic.
+func ValidateTopicName(name string) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("topic name is illegal, it can't be empty")

@@ -151,7 +151,7 @@ func countPartitions(recs []record.Record) int32 {
 // image's and the request's earlier topics) and returns its records: the
 // TopicRecord, a PartitionRecord per partition, a ConfigRecord per config.
 func (c *QuorumController) createTopic(img *image.MetadataImage, names *topicNames, v versions, pl *placer, t kmsg.CreateTopicsRequestTopic) ([]record.Record, *apiError) {
-	if err := validateTopicName(t.Topic); err != nil {
+	if err := ValidateTopicName(t.Topic); err != nil {
 		return nil, refuse(kerr.InvalidTopicException, "%v", err)
 	}
 	if t.Topic == raft.MetadataTopic {

@@ -1,0 +1,281 @@
+package server
+
+import (
+	crand "crypto/rand"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/kraftlab/kraftlab/metadata/controller"
+	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/metadata/kafkazk"
+	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// zkAPIs are the APIs only a ZooKeeper-era broker serves: the
+// controller's pushes, and the requests for the controller, which the
+// broker that is the controller answers. The cluster's own go to members
+// only. The versions start where the fields kraftlab reads exist and end
+// at Kafka 3.9's.
+var zkAPIs = []wire.APIRange{
+	{Key: kmsg.LeaderAndISR.Int16(), MinVersion: 2, MaxVersion: 7, MembersOnly: true},
+	{Key: kmsg.UpdateMetadata.Int16(), MinVersion: 5, MaxVersion: 8, MembersOnly: true},
+	{Key: kmsg.StopReplica.Int16(), MinVersion: 3, MaxVersion: 4, MembersOnly: true},
+	{Key: kmsg.ControlledShutdown.Int16(), MinVersion: 2, MaxVersion: 3, MembersOnly: true},
+	{Key: kmsg.AlterPartition.Int16(), MinVersion: 2, MaxVersion: 3, MembersOnly: true},
+	{Key: kmsg.AllocateProducerIDs.Int16(), MinVersion: 0, MaxVersion: 0, MembersOnly: true},
+	{Key: kmsg.CreateTopics.Int16(), MinVersion: 2, MaxVersion: 7},
+}
+
+// register serves zkAPIs on mux.
+func (b *ZkBrokerServer) register(mux *wire.Mux) error {
+	for _, api := range zkAPIs {
+		if err := mux.Handle(api, wire.HandlerFunc(b.serve)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *ZkBrokerServer) serve(req *wire.Request) {
+	switch body := req.Body.(type) {
+	case *kmsg.LeaderAndISRRequest:
+		req.Respond(b.meta.leaderAndIsr(body))
+	case *kmsg.UpdateMetadataRequest:
+		req.Respond(b.meta.updateMetadata(body))
+	case *kmsg.StopReplicaRequest:
+		req.Respond(b.meta.stopReplica(body))
+	default:
+		// The controller's and CreateTopics' answers wait: on the
+		// controller's event loop, or for the topic's leaders.
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			req.Respond(b.answer(req.Body))
+		}()
+	}
+}
+
+// answer is the answer to a request for the controller.
+func (b *ZkBrokerServer) answer(body kmsg.Request) kmsg.Response {
+	ctl := b.controller.Load()
+	if ctl == nil || !ctl.Status().Active {
+		return notController(body)
+	}
+	ctx, cancel := b.s.cfg.Clock.WithTimeout(b.ctx, b.s.cfg.Raft.Raft.RequestTimeout)
+	defer cancel()
+	var resp kmsg.Response
+	var err error
+	switch r := body.(type) {
+	case *kmsg.ControlledShutdownRequest:
+		resp, err = ctl.ControlledShutdown(ctx, r)
+	case *kmsg.AlterPartitionRequest:
+		resp, err = ctl.AlterPartition(ctx, r)
+	case *kmsg.AllocateProducerIDsRequest:
+		resp, err = ctl.AllocateProducerIDs(ctx, r)
+	case *kmsg.CreateTopicsRequest:
+		return b.createTopics(r)
+	}
+	if err != nil {
+		return notController(body)
+	}
+	return resp
+}
+
+// notController is body's answer from a broker that is not the
+// controller.
+func notController(body kmsg.Request) kmsg.Response {
+	code := kerr.NotController.Code
+	switch r := body.(type) {
+	case *kmsg.ControlledShutdownRequest:
+		resp := kmsg.NewPtrControlledShutdownResponse()
+		resp.ErrorCode = code
+		return resp
+	case *kmsg.AlterPartitionRequest:
+		resp := kmsg.NewPtrAlterPartitionResponse()
+		resp.ErrorCode = code
+		return resp
+	case *kmsg.AllocateProducerIDsRequest:
+		resp := kmsg.NewPtrAllocateProducerIDsResponse()
+		resp.ErrorCode = code
+		return resp
+	case *kmsg.CreateTopicsRequest:
+		resp := kmsg.NewPtrCreateTopicsResponse()
+		for _, t := range r.Topics {
+			rt := kmsg.NewCreateTopicsResponseTopic()
+			rt.Topic, rt.ErrorCode = t.Topic, code
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp
+	}
+	return nil
+}
+
+// Kafka's num.partitions and default.replication.factor defaults.
+const (
+	defaultNumPartitions     = 1
+	defaultReplicationFactor = 1
+)
+
+// createTopics is CreateTopics on the controller broker (Kafka's
+// ZkAdminManager): each topic's assignment is written to ZooKeeper, the
+// controller's watch makes its partitions, and the answer waits until
+// this broker's metadata shows a leader for each, up to the request's
+// timeout.
+func (b *ZkBrokerServer) createTopics(req *kmsg.CreateTopicsRequest) *kmsg.CreateTopicsResponse {
+	resp := kmsg.NewPtrCreateTopicsResponse()
+	c := b.zk.Load()
+	img := b.s.servedImage()
+	live := img.Cluster().BrokerIDs()
+	var created []string
+	for _, t := range req.Topics {
+		rt := kmsg.NewCreateTopicsResponseTopic()
+		rt.Topic = t.Topic
+		a, code, msg := b.assign(t, img, live)
+		switch {
+		case code != 0:
+		case req.ValidateOnly:
+		default:
+			if err := c.CreateTopic(a); err != nil {
+				code, msg = kerr.TopicAlreadyExists.Code, err.Error()
+				if !errors.Is(err, kafkazk.ErrTopicExists) {
+					code = kerr.UnknownServerError.Code
+				}
+				break
+			}
+			created = append(created, t.Topic)
+			rt.TopicID = a.ID
+		}
+		rt.ErrorCode = code
+		if msg != "" {
+			rt.ErrorMessage = &msg
+		}
+		if code == 0 {
+			rt.NumPartitions, rt.ReplicationFactor = int32(len(a.Replicas)), int16(len(a.Replicas[0]))
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	if len(created) == 0 {
+		return resp
+	}
+	if req.TimeoutMillis <= 0 {
+		markTimedOut(resp, created)
+		return resp
+	}
+	deadline := b.s.cfg.Clock.Now().Add(time.Duration(req.TimeoutMillis) * time.Millisecond)
+	for !b.leadersKnown(created) {
+		if !b.s.cfg.Clock.Now().Before(deadline) {
+			markTimedOut(resp, created)
+			return resp
+		}
+		select {
+		case <-b.ctx.Done():
+			markTimedOut(resp, created)
+			return resp
+		case <-b.s.cfg.Clock.After(20 * time.Millisecond):
+		}
+	}
+	return resp
+}
+
+// leadersKnown reports whether this broker's metadata has a leader for
+// every partition of topics.
+func (b *ZkBrokerServer) leadersKnown(topics []string) bool {
+	img := b.s.servedImage()
+	for _, name := range topics {
+		t := img.Topics().TopicByName(name)
+		if t == nil {
+			return false
+		}
+		for _, p := range t.PartitionIDs() {
+			if t.Partition(p).Leader < 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func markTimedOut(resp *kmsg.CreateTopicsResponse, topics []string) {
+	for i := range resp.Topics {
+		if slices.Contains(topics, resp.Topics[i].Topic) {
+			resp.Topics[i].ErrorCode = kerr.RequestTimedOut.Code
+		}
+	}
+}
+
+// assign checks one topic of a CreateTopics and gives it its replicas:
+// the ones the request names, or Kafka's rack-unaware spread over the
+// live brokers.
+func (b *ZkBrokerServer) assign(t kmsg.CreateTopicsRequestTopic, img *image.MetadataImage, live []int32) (kafkazk.Assignment, int16, string) {
+	if err := controller.ValidateTopicName(t.Topic); err != nil {
+		return kafkazk.Assignment{}, kerr.InvalidTopicException.Code, err.Error()
+	}
+	if img.Topics().TopicByName(t.Topic) != nil {
+		return kafkazk.Assignment{}, kerr.TopicAlreadyExists.Code, "Topic '" + t.Topic + "' already exists."
+	}
+	a := kafkazk.Assignment{Topic: t.Topic, Replicas: map[int32][]int32{}}
+	if _, err := crand.Read(a.ID[:]); err != nil {
+		return a, kerr.UnknownServerError.Code, err.Error()
+	}
+	if len(t.ReplicaAssignment) > 0 {
+		if t.NumPartitions != -1 || t.ReplicationFactor != -1 {
+			return a, kerr.InvalidRequest.Code, "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time."
+		}
+		for _, ra := range t.ReplicaAssignment {
+			if len(ra.Replicas) == 0 || ra.Partition < 0 {
+				return a, kerr.InvalidReplicaAssignment.Code, "a partition has no replicas"
+			}
+			a.Replicas[ra.Partition] = ra.Replicas
+		}
+		return a, 0, ""
+	}
+	n, rf := t.NumPartitions, int32(t.ReplicationFactor)
+	if n == -1 {
+		n = defaultNumPartitions
+	}
+	if rf == -1 {
+		rf = defaultReplicationFactor
+	}
+	switch {
+	case n <= 0:
+		return a, kerr.InvalidPartitions.Code, "Number of partitions must be larger than 0."
+	case rf <= 0:
+		return a, kerr.InvalidReplicationFactor.Code, "Replication factor must be larger than 0."
+	case int(rf) > len(live):
+		return a, kerr.InvalidReplicationFactor.Code, "Replication factor: " + itoa(rf) + " larger than available brokers: " + itoa(int32(len(live))) + "."
+	case n > int32(b.s.cfg.Settings.MaxBrokerPartitions)*int32(len(live)) && b.s.cfg.Settings.MaxBrokerPartitions > 0:
+		return a, kerr.InvalidPartitions.Code, "too many partitions for the live brokers"
+	}
+	a.Replicas = spreadReplicas(live, n, rf)
+	return a, 0, ""
+}
+
+// spreadReplicas is Kafka's rack-unaware assignment
+// (AdminUtils.assignReplicasToBrokersRackUnaware): partition p's first
+// replica is broker (p+start) mod n, and the others follow at a shift
+// that grows each time the partitions went once round the brokers, so
+// that the followers of one broker's leaders spread too.
+func spreadReplicas(brokers []int32, partitions, rf int32) map[int32][]int32 {
+	n := int32(len(brokers))
+	start, shift := rand.Int32N(n), rand.Int32N(n)
+	out := make(map[int32][]int32, partitions)
+	for p := range partitions {
+		if p > 0 && p%n == 0 {
+			shift++
+		}
+		first := (p + start) % n
+		rs := []int32{brokers[first]}
+		for j := range rf - 1 {
+			rs = append(rs, brokers[(first+1+(shift+j)%(n-1))%n])
+		}
+		out[p] = rs
+	}
+	return out
+}
+
+func itoa(n int32) string { return strconv.Itoa(int(n)) }

@@ -1,0 +1,229 @@
+package server
+
+import (
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/kraftlab/kraftlab/metadata/image"
+	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/fetcher"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// zkPartition is one partition as the controller last pushed it.
+type zkPartition struct {
+	topicID                 record.Uuid
+	leader, leaderEpoch     int32
+	isr, replicas           []int32
+	zkVersion               int32
+	recovering              bool
+	controllerEpochOfChange int32
+}
+
+// zkMetadata is a ZooKeeper-era broker's metadata (Kafka's
+// ZkMetadataCache and the ReplicaManager's controller epoch): only what
+// the controller pushed, LeaderAndIsr for the partitions the broker
+// hosts and UpdateMetadata for every partition and the live brokers.
+// Each accepted push makes a new image, which the ReplicaManager and the
+// Metadata answers read as a KRaft broker's read the loader's: only the
+// source differs. Its methods are safe for concurrent use.
+type zkMetadata struct {
+	id int32
+	// publish hands a new image to the ReplicaManager.
+	publish func(*image.MetadataImage)
+
+	mu sync.Mutex
+	// controllerID and controllerEpoch are of the newest controller
+	// heard; a push from an older epoch is refused.
+	controllerID, controllerEpoch int32
+	brokers                       map[int32]record.RegisterBrokerRecord
+	partitions                    map[fetcher.TopicPartition]zkPartition
+	// brokerEpoch is this broker's own epoch (its registration's czxid);
+	// a push naming an older one is for an earlier session.
+	brokerEpoch int64
+	// pushes counts the accepted pushes, the image's "offset".
+	pushes int64
+}
+
+func newZkMetadata(id int32, publish func(*image.MetadataImage)) *zkMetadata {
+	return &zkMetadata{id: id, publish: publish, controllerID: -1,
+		brokers: map[int32]record.RegisterBrokerRecord{}, partitions: map[fetcher.TopicPartition]zkPartition{}}
+}
+
+// controller is the controller the last push named, -1 before any.
+func (m *zkMetadata) controller() int32 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.controllerID
+}
+
+// setBrokerEpoch records the broker's own epoch after a registration.
+func (m *zkMetadata) setBrokerEpoch(e int64) {
+	m.mu.Lock()
+	m.brokerEpoch = e
+	m.mu.Unlock()
+}
+
+// fence checks a push's controller and broker epochs (Kafka's
+// isBrokerEpochStale and the ReplicaManager's controller epoch), and
+// adopts a newer controller. Called with mu held.
+func (m *zkMetadata) fence(controllerID, controllerEpoch int32, brokerEpoch int64) int16 {
+	if brokerEpoch != -1 && brokerEpoch < m.brokerEpoch {
+		return kerr.StaleBrokerEpoch.Code
+	}
+	if controllerEpoch < m.controllerEpoch {
+		return kerr.StaleControllerEpoch.Code
+	}
+	m.controllerID, m.controllerEpoch = controllerID, controllerEpoch
+	return 0
+}
+
+// leaderAndIsr applies a LeaderAndIsr: each partition whose leader epoch
+// is newer than the one held becomes this broker's to lead or follow
+// (Kafka's becomeLeaderOrFollower).
+func (m *zkMetadata) leaderAndIsr(req *kmsg.LeaderAndISRRequest) *kmsg.LeaderAndISRResponse {
+	resp := kmsg.NewPtrLeaderAndISRResponse()
+	m.mu.Lock()
+	if resp.ErrorCode = m.fence(req.ControllerID, req.ControllerEpoch, req.BrokerEpoch); resp.ErrorCode != 0 {
+		m.mu.Unlock()
+		return resp
+	}
+	for _, t := range req.TopicStates {
+		rt := kmsg.NewLeaderAndISRResponseTopic()
+		rt.TopicID = t.TopicID
+		for _, p := range t.PartitionStates {
+			rp := kmsg.NewLeaderAndISRResponseTopicPartition()
+			rp.Topic, rp.Partition = t.Topic, p.Partition
+			tp := fetcher.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			cur, known := m.partitions[tp]
+			switch {
+			case known && cur.topicID != record.Uuid(t.TopicID) && cur.topicID != record.ZeroUuid:
+				rp.ErrorCode = kerr.InconsistentTopicID.Code
+			case known && p.LeaderEpoch <= cur.leaderEpoch:
+				rp.ErrorCode = kerr.StaleControllerEpoch.Code
+			case !slices.Contains(p.Replicas, m.id):
+				rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			default:
+				m.partitions[tp] = zkPartition{topicID: record.Uuid(t.TopicID), leader: p.Leader, leaderEpoch: p.LeaderEpoch,
+					isr: slices.Clone(p.ISR), replicas: slices.Clone(p.Replicas), zkVersion: p.ZKVersion,
+					recovering: p.LeaderRecoveryState == 1, controllerEpochOfChange: p.ControllerEpoch}
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	// Published under mu, so that images reach the ReplicaManager in
+	// the order they were made; the publisher does not block.
+	m.publish(m.imageLocked())
+	m.mu.Unlock()
+	return resp
+}
+
+// updateMetadata applies an UpdateMetadata: the live brokers, and each
+// partition's state unless this broker holds a newer one.
+func (m *zkMetadata) updateMetadata(req *kmsg.UpdateMetadataRequest) *kmsg.UpdateMetadataResponse {
+	resp := kmsg.NewPtrUpdateMetadataResponse()
+	m.mu.Lock()
+	if resp.ErrorCode = m.fence(req.ControllerID, req.ControllerEpoch, req.BrokerEpoch); resp.ErrorCode != 0 {
+		m.mu.Unlock()
+		return resp
+	}
+	m.brokers = map[int32]record.RegisterBrokerRecord{}
+	for _, b := range req.LiveBrokers {
+		reg := record.RegisterBrokerRecord{BrokerID: b.ID, BrokerEpoch: -1, Rack: b.Rack}
+		for _, e := range b.Endpoints {
+			if e.Port < 0 || e.Port > 65535 {
+				continue
+			}
+			reg.EndPoints = append(reg.EndPoints, record.BrokerEndpoint{Name: e.ListenerName, Host: e.Host, Port: uint16(e.Port), SecurityProtocol: e.SecurityProtocol})
+		}
+		m.brokers[b.ID] = reg
+	}
+	for _, t := range req.TopicStates {
+		for _, p := range t.PartitionStates {
+			tp := fetcher.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			if cur, ok := m.partitions[tp]; ok && (p.LeaderEpoch < cur.leaderEpoch || p.LeaderEpoch == cur.leaderEpoch && p.ZKVersion < cur.zkVersion) {
+				continue
+			}
+			m.partitions[tp] = zkPartition{topicID: record.Uuid(t.TopicID), leader: p.Leader, leaderEpoch: p.LeaderEpoch,
+				isr: slices.Clone(p.ISR), replicas: slices.Clone(p.Replicas), zkVersion: p.ZKVersion, controllerEpochOfChange: p.ControllerEpoch}
+		}
+	}
+	// Published under mu, so that images reach the ReplicaManager in
+	// the order they were made; the publisher does not block.
+	m.publish(m.imageLocked())
+	m.mu.Unlock()
+	return resp
+}
+
+// stopReplica applies a StopReplica. A partition to delete leaves the
+// broker's metadata, so the ReplicaManager deletes its replica; one
+// stopped for a controlled shutdown is kept, as the broker stops anyway
+// (Kafka stops its fetcher at once).
+func (m *zkMetadata) stopReplica(req *kmsg.StopReplicaRequest) *kmsg.StopReplicaResponse {
+	resp := kmsg.NewPtrStopReplicaResponse()
+	m.mu.Lock()
+	if resp.ErrorCode = m.fence(req.ControllerID, req.ControllerEpoch, req.BrokerEpoch); resp.ErrorCode != 0 {
+		m.mu.Unlock()
+		return resp
+	}
+	changed := false
+	for _, t := range req.Topics {
+		for _, p := range t.PartitionStates {
+			rp := kmsg.NewStopReplicaResponsePartition()
+			rp.Topic, rp.Partition = t.Topic, p.Partition
+			tp := fetcher.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			cur, ok := m.partitions[tp]
+			switch {
+			case ok && p.LeaderEpoch >= 0 && p.LeaderEpoch < cur.leaderEpoch:
+				rp.ErrorCode = kerr.FencedLeaderEpoch.Code
+			case p.Delete || req.DeletePartitions:
+				delete(m.partitions, tp)
+				changed = true
+			}
+			resp.Partitions = append(resp.Partitions, rp)
+		}
+	}
+	if changed {
+		m.publish(m.imageLocked())
+	}
+	m.mu.Unlock()
+	return resp
+}
+
+// imageLocked builds the image of what the broker holds, as the records
+// a KRaft broker would have replayed. Called with mu held.
+func (m *zkMetadata) imageLocked() *image.MetadataImage {
+	m.pushes++
+	d := image.NewMetadataDelta(image.Empty)
+	for _, id := range slices.Sorted(maps.Keys(m.brokers)) {
+		reg := m.brokers[id]
+		_ = d.Replay(&reg)
+	}
+	byTopic := map[string][]fetcher.TopicPartition{}
+	for tp := range m.partitions {
+		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp)
+	}
+	for _, topic := range slices.Sorted(maps.Keys(byTopic)) {
+		tps := byTopic[topic]
+		id := m.partitions[tps[0]].topicID
+		if id == record.ZeroUuid {
+			continue
+		}
+		if err := d.Replay(&record.TopicRecord{Name: topic, TopicID: id}); err != nil {
+			continue
+		}
+		for _, tp := range tps {
+			p := m.partitions[tp]
+			pr := &record.PartitionRecord{PartitionID: tp.Partition, TopicID: id, Replicas: p.replicas, Isr: p.isr,
+				Leader: p.leader, LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.zkVersion}
+			if p.recovering {
+				pr.LeaderRecoveryState = 1
+			}
+			_ = d.Replay(pr)
+		}
+	}
+	return d.Apply(image.MetadataProvenance{LastContainedOffset: m.pushes - 1, LastContainedEpoch: m.controllerEpoch})
+}
