@@ -53,10 +53,43 @@ ids, which kraftlab's nodes do not send. --json prints the whole view (with
 		case replication:
 			return writeReplication(w, &v)
 		}
+		if v.ZooKeeper != nil {
+			writeZkStatus(w, &v)
+			return nil
+		}
 		writeQuorumStatus(w, &v)
 		return nil
 	}
 	return cmd
+}
+
+// writeZkStatus is status in zk mode, which has no metadata quorum: the
+// ZooKeeper, the controller among the brokers, its last failover and its
+// queues of pushes, in the same key: value columns.
+func writeZkStatus(w io.Writer, v *view.View) {
+	z := v.ZooKeeper
+	row := func(key string, val any) { fmt.Fprintf(w, "%-24s%v\n", key+":", val) }
+	row("ClusterId", v.ClusterID)
+	row("Mode", "zk (Kafka 3.9's ZooKeeper-era controller; no metadata quorum)")
+	row("ZooKeeper", fmt.Sprintf("%s (%s)", z.Addr, z.State))
+	row("ControllerId", z.ControllerID)
+	row("ControllerEpoch", z.ControllerEpoch)
+	if f := z.LastFailover; f != nil {
+		row("LastFailover", fmt.Sprintf("epoch %d: read %d znodes (%d brokers, %d topics, %d partitions) in %.1f ms; managing %.1f ms after the election",
+			f.Epoch, f.Reads, f.Brokers, f.Topics, f.Partitions, f.ReadMs, f.TotalMs))
+	}
+	for _, c := range z.Channels {
+		inFlight := c.InFlight
+		if inFlight == "" {
+			inFlight = "nothing"
+		}
+		row(fmt.Sprintf("Pushes to %d", c.Broker), fmt.Sprintf("%d queued, %s in flight; answered %d LeaderAndIsr, %d UpdateMetadata, %d StopReplica (%d bytes)",
+			c.Queued, inFlight, c.LeaderAndIsr, c.UpdateMetadata, c.StopReplica, c.Bytes))
+	}
+	if z.ControllerID == view.NoLeader {
+		fmt.Fprintf(w, "\nno controller: the brokers elect one through /controller once ZooKeeper has expired the last one's session\n")
+	}
+	writeFailures(w, v)
 }
 
 // writeQuorumStatus mirrors kafka-metadata-quorum describe --status: the

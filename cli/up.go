@@ -29,10 +29,14 @@ type upOptions struct {
 	profile              string
 	sets                 []string
 	// quorum is --quorum: pull, push, or "" when not given.
-	quorum   string
-	dataDir  string
-	logFile  string
-	headless bool
+	quorum string
+	// mode is --mode: kraft or zk; controllersSet says --controllers
+	// was given.
+	mode           string
+	controllersSet bool
+	dataDir        string
+	logFile        string
+	headless       bool
 }
 
 func (o *upOptions) config() (cluster.Config, error) {
@@ -40,7 +44,25 @@ func (o *upOptions) config() (cluster.Config, error) {
 	if err != nil {
 		return cluster.Config{}, err
 	}
-	return cluster.NewConfig(o.controllers, o.brokers, cluster.ProfileName(o.profile), sets, o.dataDir)
+	mode, err := cluster.ParseMode(o.mode)
+	if err != nil {
+		return cluster.Config{}, err
+	}
+	controllers := o.controllers
+	if mode == cluster.ModeZK {
+		if o.controllersSet && o.controllers > 0 {
+			return cluster.Config{}, errors.New("--mode zk has no KRaft controllers (its controller is a broker elected through ZooKeeper); leave out --controllers")
+		}
+		if o.quorum != "" {
+			return cluster.Config{}, errors.New("--mode zk has no metadata quorum; leave out --quorum")
+		}
+		controllers = 0
+	}
+	cfg, err := cluster.NewConfigMode(mode, controllers, o.brokers, cluster.ProfileName(o.profile), sets, o.dataDir)
+	if err != nil {
+		return cluster.Config{}, err
+	}
+	return cfg, nil
 }
 
 // quorumModes are --quorum's values, the default first.
@@ -96,7 +118,7 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 --set overrides one value by its Kafka configuration name:
 
 ` + settingsTable(),
-		Example:     indentExample("kraftlab up --headless\nkraftlab up --controllers 5 --brokers 0 --profile kafka\nkraftlab up --quorum push\nkraftlab up --set controller.quorum.fetch.timeout.ms=6000"),
+		Example:     indentExample("kraftlab up --headless\nkraftlab up --controllers 5 --brokers 0 --profile kafka\nkraftlab up --quorum push\nkraftlab up --mode zk\nkraftlab up --set controller.quorum.fetch.timeout.ms=6000"),
 		Annotations: map[string]string{annotNoScenario: "a scenario's first line may be up ..., to set the shape of its own playground"},
 	}
 	f := cmd.Flags()
@@ -105,13 +127,16 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 	f.StringVar(&o.profile, "profile", string(cluster.DefaultProfile), "timing profile: "+strings.Join(cluster.ProfileNames(), ", "))
 	f.StringArrayVar(&o.sets, "set", nil, "override a timing value by its Kafka config name, key=value (repeatable)")
 	f.StringVar(&o.quorum, "quorum", "", "how the metadata quorum replicates: pull (Kafka's KRaft: followers fetch; the default) or push (classic Raft: the leader sends AppendEntries); the same as --set "+view.ReplicationKey+"=MODE")
+	f.StringVar(&o.mode, "mode", string(cluster.ModeKRaft), "where the metadata comes from: kraft (Kafka 4's KRaft quorum) or zk (Kafka 3.9's ZooKeeper-era controller on a real ZooKeeper; needs Java and ZooKeeper)")
 	f.StringVar(&o.dataDir, "data-dir", "", "keep the nodes' data in this folder (default: a temporary folder removed on exit)")
 	f.StringVar(&o.logFile, "log-file", "", "append every node's server log (Kafka's server.log: elections, registrations, fetch errors…) to this file, each line naming its node")
 	f.BoolVar(&o.headless, "headless", false, "run without the TUI, printing events, until Ctrl-C, SIGTERM or kraftlab down (a closed output does not stop it)")
 	cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.ProfileNames(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("set", completeSettings)
 	cmd.RegisterFlagCompletionFunc("quorum", cobra.FixedCompletions(quorumModes, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{string(cluster.ModeKRaft), string(cluster.ModeZK)}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		o.controllersSet = cmd.Flags().Changed("controllers")
 		if len(args) > 0 {
 			return usagef("up takes no arguments, got %q; e.g.: kraftlab up --controllers 3 --brokers 0", strings.Join(args, " "))
 		}
@@ -331,8 +356,13 @@ func writeBanner(w io.Writer, p *playground) {
 			label = ""
 		}
 	}
-	item("controllers", controllers, "  ")
-	item("quorum", []string{quorumWords(cfg)}, "")
+	zk := v.ZooKeeper != nil
+	if zk {
+		item("mode", []string{"zk:", "Kafka", "3.9's", "controller,", "a", "broker", "elected", "through", "ZooKeeper", "at", v.ZooKeeper.Addr}, " ")
+	} else {
+		item("controllers", controllers, "  ")
+		item("quorum", []string{quorumWords(cfg)}, "")
+	}
 	if len(brokers) > 0 {
 		item("brokers", brokers, "  ")
 		// The bootstrap servers of users' own Kafka tools: a few are
@@ -358,7 +388,11 @@ func writeBanner(w io.Writer, p *playground) {
 	}
 	k := self
 	fmt.Fprintf(w, "%s:\n", where)
-	for _, c := range []string{"status", "kill leader", "wait new-leader"} {
+	hints := []string{"status", "kill leader", "wait new-leader"}
+	if zk {
+		hints = []string{"status", "kill controller", "topics describe"}
+	}
+	for _, c := range hints {
 		fmt.Fprintf(w, "  %s %s%s\n", k, c, fl)
 	}
 	fmt.Fprintf(w, "More screens on it (quitting them leaves it running):\n  %s tui%s\n", k, fl)
@@ -391,6 +425,9 @@ func flowWords(words []string, sep string, w int) []string {
 }
 
 func shape(cfg cluster.Config) string {
+	if cfg.Mode == cluster.ModeZK {
+		return fmt.Sprintf("zk mode, %d brokers, profile %s", cfg.Brokers, cfg.Profile)
+	}
 	return fmt.Sprintf("%d controllers, %d brokers, profile %s", cfg.Controllers, cfg.Brokers, cfg.Profile)
 }
 

@@ -17,9 +17,39 @@ const (
 	FirstBrokerID = 101
 )
 
+// Mode is where a playground's metadata comes from.
+type Mode string
+
+// The modes.
+const (
+	// ModeKRaft is Kafka 4's: the metadata log the KRaft controllers
+	// replicate, which the brokers fetch.
+	ModeKRaft Mode = "kraft"
+	// ModeZK is Kafka 3.9's ZooKeeper era: a real ZooKeeper, a controller
+	// elected among the brokers through it, and its pushes of
+	// LeaderAndIsr and UpdateMetadata.
+	ModeZK Mode = "zk"
+)
+
+// Modes are the modes, the default first.
+var Modes = []Mode{ModeKRaft, ModeZK}
+
+// ParseMode reads a mode's name.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("bad mode %q: want kraft (Kafka 4's KRaft, the default) or zk (Kafka 3.9's ZooKeeper-era controller on a real ZooKeeper)", s)
+}
+
 // Config is everything the Engine needs to start a playground.
 type Config struct {
-	// Controllers is the number of KRaft voters, with node IDs 1..Controllers.
+	// Mode is where the metadata comes from; empty is ModeKRaft.
+	Mode Mode
+	// Controllers is the number of KRaft voters, with node IDs
+	// 1..Controllers; 0 in ModeZK, whose controller is a broker.
 	Controllers int
 	// Brokers is the number of brokers, with node IDs 101..100+Brokers. They
 	// observe the metadata quorum: they fetch it but never vote.
@@ -48,6 +78,11 @@ func DefaultConfig() Config {
 // NewConfig builds a Config from a profile name and key=value overrides
 // (Kafka config names, applied in order) and validates it.
 func NewConfig(controllers, brokers int, profile ProfileName, overrides []string, dataDir string) (Config, error) {
+	return NewConfigMode(ModeKRaft, controllers, brokers, profile, overrides, dataDir)
+}
+
+// NewConfigMode is NewConfig in mode.
+func NewConfigMode(mode Mode, controllers, brokers int, profile ProfileName, overrides []string, dataDir string) (Config, error) {
 	if profile == "" {
 		profile = DefaultProfile
 	}
@@ -58,7 +93,7 @@ func NewConfig(controllers, brokers int, profile ProfileName, overrides []string
 	if err := s.Apply(overrides); err != nil {
 		return Config{}, err
 	}
-	c := Config{Controllers: controllers, Brokers: brokers, Profile: profile, Settings: s, DataDir: dataDir}
+	c := Config{Mode: mode, Controllers: controllers, Brokers: brokers, Profile: profile, Settings: s, DataDir: dataDir}
 	if err := c.Validate(); err != nil {
 		return Config{}, err
 	}
@@ -67,6 +102,18 @@ func NewConfig(controllers, brokers int, profile ProfileName, overrides []string
 
 // Validate checks the shape and the settings.
 func (c Config) Validate() error {
+	if c.Mode == ModeZK {
+		switch {
+		case c.Controllers != 0:
+			return fmt.Errorf("zk mode has no KRaft controllers (its controller is a broker elected through ZooKeeper); leave out --controllers")
+		case c.Brokers < 1 || c.Brokers > MaxBrokers:
+			return fmt.Errorf("brokers must be between 1 and %d in zk mode, got %d", MaxBrokers, c.Brokers)
+		}
+		return c.Settings.Validate()
+	}
+	if c.Mode != "" && c.Mode != ModeKRaft {
+		return fmt.Errorf("unknown mode %q", c.Mode)
+	}
 	if c.Controllers < 1 || c.Controllers > MaxControllers {
 		return fmt.Errorf("controllers must be between 1 and %d, got %d", MaxControllers, c.Controllers)
 	}
@@ -127,7 +174,9 @@ type Profile struct {
 //     once a second, slowly enough to read.
 //   - brokers heartbeat every 1.5 s and are fenced after 6 s without one
 //     (Kafka's 2 s and 9 s, about the same 1:4.5): a cut-off broker is
-//     fenced within a few seconds, after several missed heartbeats.
+//     fenced within a few seconds, after several missed heartbeats. In zk
+//     mode a broker's ZooKeeper session lasts 12 s, twice the fencing, as
+//     Kafka's 18 s is twice its 9 s.
 //   - a stuck follower leaves the ISR after 6 s (Kafka's 30 s), checked
 //     every 3 s, so a shrink shows within ten seconds of a kill; fetches
 //     keep Kafka's 500 ms wait, well under it. An unclean election, when
@@ -158,6 +207,7 @@ var profiles = []Profile{
 		"metadata.max.idle.interval.ms=1000",
 		"broker.session.timeout.ms=6000",
 		"broker.heartbeat.interval.ms=1500",
+		"zookeeper.session.timeout.ms=12000",
 		"replica.lag.time.max.ms=6000",
 		"unclean.leader.election.interval.ms=5000",
 		"leader.imbalance.check.interval.seconds=10",
@@ -175,6 +225,7 @@ var profiles = []Profile{
 		"metadata.max.idle.interval.ms=50",
 		"broker.session.timeout.ms=900",
 		"broker.heartbeat.interval.ms=200",
+		"zookeeper.session.timeout.ms=2000",
 		"replica.lag.time.max.ms=1500",
 		"replica.fetch.wait.max.ms=50",
 		"replica.fetch.backoff.ms=100",

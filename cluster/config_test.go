@@ -26,6 +26,8 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"metadata.log.max.snapshot.interval.ms":           "3600000",
 		"broker.session.timeout.ms":                       "9000",
 		"broker.heartbeat.interval.ms":                    "2000",
+		// Kafka 3.9's ZkConfigs.
+		"zookeeper.session.timeout.ms": "18000",
 		// ReplicationConfigs, ServerLogConfigs and LogConfig's defaults.
 		"num.replica.fetchers":                    "1",
 		"replica.lag.time.max.ms":                 "30000",

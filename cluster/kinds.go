@@ -8,6 +8,13 @@ const (
 	EventControllerActivated EventKind = "controller-activated"
 	// EventControllerDeactivated: the active controller stopped acting.
 	EventControllerDeactivated EventKind = "controller-deactivated"
+	// EventZkControllerElected: in the ZooKeeper era, a broker won
+	// /controller and began reading the cluster out of ZooKeeper.
+	EventZkControllerElected EventKind = "zk-controller-elected"
+	// EventZkControllerManaging: the new controller read ZooKeeper and
+	// queued its pushes; the message says how long the cluster was
+	// unmanaged.
+	EventZkControllerManaging EventKind = "zk-controller-managing"
 	// EventBrokerRegistered: a broker's registration committed (fenced).
 	EventBrokerRegistered EventKind = "broker-registered"
 	// EventBrokerUnfenced: the controller unfenced a caught-up broker.

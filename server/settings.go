@@ -89,6 +89,11 @@ type Settings struct {
 	// BrokerHeartbeatInterval is broker.heartbeat.interval.ms: how often a
 	// broker sends BrokerHeartbeat to the active controller.
 	BrokerHeartbeatInterval time.Duration
+	// ZooKeeperSessionTimeout is zookeeper.session.timeout.ms: in the
+	// ZooKeeper-era mode, ZooKeeper ends the session of a broker it has
+	// not heard from for this long, and with it the broker's
+	// registration, which the controller watches.
+	ZooKeeperSessionTimeout time.Duration
 
 	// The data plane: how brokers replicate partitions.
 
@@ -220,6 +225,7 @@ func DefaultSettings() Settings {
 		SnapshotMaxInterval:       quorum.DefaultSnapshotMaxInterval,
 		BrokerSessionTimeout:      controller.DefaultSessionTimeout,
 		BrokerHeartbeatInterval:   DefaultBrokerHeartbeatInterval,
+		ZooKeeperSessionTimeout:   DefaultZooKeeperSessionTimeout,
 
 		NumReplicaFetchers:            fetcher.DefaultNumReplicaFetchers,
 		ReplicaLagTimeMax:             partition.DefaultReplicaLagTimeMax,
@@ -460,6 +466,8 @@ var settings = []setting{
 		dur: func(t *Settings) *time.Duration { return &t.BrokerSessionTimeout }},
 	{key: keyHeartbeatInterval, min: 1, doc: "how often a broker sends BrokerHeartbeat to the active controller",
 		dur: func(t *Settings) *time.Duration { return &t.BrokerHeartbeatInterval }},
+	{key: "zookeeper.session.timeout.ms", min: 1000, doc: "zk mode: ZooKeeper ends a silent broker's session, and its registration, after this long",
+		dur: func(t *Settings) *time.Duration { return &t.ZooKeeperSessionTimeout }},
 	{key: "num.replica.fetchers", min: 1, max: maxReplicaFetchers, doc: "replica fetcher threads per leader broker on each broker",
 		num: func(t *Settings) *int64 { return &t.NumReplicaFetchers }},
 	{key: keyReplicaLagTimeMax, min: 1, doc: "a follower not caught up with its leader for this long leaves the ISR",

@@ -120,6 +120,12 @@ func (b *ZkBrokerServer) BrokerEpoch() int64 { return b.epoch.Load() }
 // ControllerID is the controller the broker's metadata names, -1 if none.
 func (b *ZkBrokerServer) ControllerID() int32 { return b.meta.controller() }
 
+// ControllerEpoch is the newest controller epoch the broker heard.
+func (b *ZkBrokerServer) ControllerEpoch() int32 { return b.meta.epoch() }
+
+// Image is the metadata the controller's pushes gave the broker.
+func (b *ZkBrokerServer) Image() *image.MetadataImage { return b.meta.image() }
+
 // listening connects to ZooKeeper and starts the broker's session: its
 // registration once the listener has its port, then the controller.
 func (b *ZkBrokerServer) listening() error {

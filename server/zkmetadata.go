@@ -45,10 +45,12 @@ type zkMetadata struct {
 	brokerEpoch int64
 	// pushes counts the accepted pushes, the image's "offset".
 	pushes int64
+	// img is the newest image made.
+	img *image.MetadataImage
 }
 
 func newZkMetadata(id int32, publish func(*image.MetadataImage)) *zkMetadata {
-	return &zkMetadata{id: id, publish: publish, controllerID: -1,
+	return &zkMetadata{id: id, publish: publish, controllerID: -1, img: image.Empty,
 		brokers: map[int32]record.RegisterBrokerRecord{}, partitions: map[fetcher.TopicPartition]zkPartition{}}
 }
 
@@ -225,5 +227,20 @@ func (m *zkMetadata) imageLocked() *image.MetadataImage {
 			_ = d.Replay(pr)
 		}
 	}
-	return d.Apply(image.MetadataProvenance{LastContainedOffset: m.pushes - 1, LastContainedEpoch: m.controllerEpoch})
+	m.img = d.Apply(image.MetadataProvenance{LastContainedOffset: m.pushes - 1, LastContainedEpoch: m.controllerEpoch})
+	return m.img
+}
+
+// image is the newest image the pushes made.
+func (m *zkMetadata) image() *image.MetadataImage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.img
+}
+
+// controllerEpoch is the newest controller epoch heard.
+func (m *zkMetadata) epoch() int32 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.controllerEpoch
 }

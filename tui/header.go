@@ -69,6 +69,21 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 		add(9, st.Paused.Render(fmt.Sprintf(" CLOCK SLOW ×%d ", v.Clock.Slow)))
 	}
 	add(1, item("cluster", st.Value.Render(v.ClusterID)))
+	if z := v.ZooKeeper; z != nil {
+		// The ZooKeeper era: no quorum, a controller among the brokers.
+		add(8, item("mode", st.Value.Render("zk")))
+		if z.ControllerID == view.NoLeader {
+			add(8, item("controller", st.Err.Render("none")))
+		} else {
+			add(8, item("controller", st.Role(view.RoleZkController).Render(fmt.Sprint(z.ControllerID))))
+		}
+		add(7, item("controller epoch", st.Value.Render(fmt.Sprint(z.ControllerEpoch))))
+		if v.Profile != "" {
+			add(3, item("profile", st.Value.Render(v.Profile)))
+		}
+		add(6, item("nodes", nodeCountText(st, countNodes(v))))
+		return flow(itemTexts(items), w, 3)
+	}
 	if v.LeaderID == view.NoLeader {
 		add(8, item("leader", st.Err.Render("none")))
 	} else {
@@ -92,25 +107,7 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 	if !h.started.IsZero() && v.Timestamp > 0 {
 		add(2, item("up", st.Value.Render(uptime(time.UnixMilli(v.Timestamp).Sub(h.started)))))
 	}
-	c := countNodes(v)
-	counts := []string{st.OK.Render(fmt.Sprintf("%d live", c.live))}
-	if c.killed > 0 {
-		counts = append(counts, st.State(view.StateKilled).Render(fmt.Sprintf("%d killed", c.killed)))
-	} else {
-		counts = append(counts, "0 killed")
-	}
-	if c.stopped > 0 {
-		counts = append(counts, st.State(view.StateStopped).Render(fmt.Sprintf("%d stopped", c.stopped)))
-	}
-	if c.failed > 0 {
-		counts = append(counts, st.State(view.StateFailed).Render(fmt.Sprintf("%d failed", c.failed)))
-	}
-	if c.isolated > 0 {
-		counts = append(counts, st.State(view.StateIsolated).Render(fmt.Sprintf("%d isolated", c.isolated)))
-	} else {
-		counts = append(counts, "0 isolated")
-	}
-	add(6, item("nodes", strings.Join(counts, ", ")))
+	add(6, item("nodes", nodeCountText(st, countNodes(v))))
 	add(4, item("load", loadValue(st, v)))
 
 	whys, level := noLeaderWhy(v)
@@ -366,4 +363,27 @@ func pushRoom(items []headerItem, push, w int) []headerItem {
 		items = append(items[:low:low], items[low+1:]...)
 	}
 	return items
+}
+
+// nodeCountText says how many nodes are live, killed, stopped, failed
+// and isolated.
+func nodeCountText(st *Styles, c nodeCounts) string {
+	counts := []string{st.OK.Render(fmt.Sprintf("%d live", c.live))}
+	if c.killed > 0 {
+		counts = append(counts, st.State(view.StateKilled).Render(fmt.Sprintf("%d killed", c.killed)))
+	} else {
+		counts = append(counts, "0 killed")
+	}
+	if c.stopped > 0 {
+		counts = append(counts, st.State(view.StateStopped).Render(fmt.Sprintf("%d stopped", c.stopped)))
+	}
+	if c.failed > 0 {
+		counts = append(counts, st.State(view.StateFailed).Render(fmt.Sprintf("%d failed", c.failed)))
+	}
+	if c.isolated > 0 {
+		counts = append(counts, st.State(view.StateIsolated).Render(fmt.Sprintf("%d isolated", c.isolated)))
+	} else {
+		counts = append(counts, "0 isolated")
+	}
+	return strings.Join(counts, ", ")
 }

@@ -150,8 +150,14 @@ func (m *Model) panels(v *view.View) []panel {
 	if m.queueShown() {
 		flow = panel{"Queue", func(pw, ph int) block { return m.queueView(st, v, pw, ph) }}
 	}
+	commit := panel{"Commit", func(pw, ph int) block { return m.commit.view(st, v, pw, ph) }}
+	if v.ZooKeeper != nil {
+		// The ZooKeeper era has no metadata log to commit: its
+		// controller and its pushes take the place.
+		commit = panel{"ZooKeeper", func(pw, ph int) block { return zooKeeperView(st, v, pw, ph) }}
+	}
 	return []panel{
-		{"Commit", func(pw, ph int) block { return m.commit.view(st, v, pw, ph) }},
+		commit,
 		flow,
 		{"Links", func(pw, ph int) block { return m.links.view(st, v, pw, ph) }},
 		{m.pane.String(), func(pw, ph int) block { return m.dataView(st, v, pw, ph) }},

@@ -69,7 +69,7 @@ func quorumRows(v *view.View) []quorumRow {
 		r := quorumRow{
 			id:       n.ID,
 			role:     string(n.Role),
-			epoch:    fmt.Sprint(n.Epoch),
+			epoch:    epochCell(v, n),
 			leo:      offset(n.LogEndOffset),
 			hwm:      offset(n.HighWatermark),
 			logStart: offset(n.LogStartOffset),
@@ -397,6 +397,16 @@ func (q quorumModel) detail(st *Styles, v *view.View, w int) string {
 		}
 		parts = append(parts, s)
 	}
+	if v.ZooKeeper != nil {
+		// The ZooKeeper era: a broker's session and what it was pushed.
+		if b := n.Broker; b != nil && b.BrokerEpoch >= 0 {
+			parts = append(parts, fmt.Sprintf("registered in ZooKeeper, broker epoch %d (its znode's czxid)", b.BrokerEpoch))
+		}
+		if n.Role == view.RoleZkController {
+			parts = append(parts, "holds /controller: reads ZooKeeper, pushes LeaderAndIsr and UpdateMetadata")
+		}
+		return st.Dim.Render(clip(strings.Join(parts, " · "), w))
+	}
 	if n.Live() {
 		parts = append(parts, "knows leader "+idOrNone(n.LeaderID), "voted "+idOrNone(n.VotedID))
 	}
@@ -455,4 +465,13 @@ func ids(list []int32) string {
 		s[i] = fmt.Sprint(id)
 	}
 	return strings.Join(s, ",")
+}
+
+// epochCell is a node's quorum epoch; a broker of the ZooKeeper era has
+// none.
+func epochCell(v *view.View, n *view.Node) string {
+	if v.ZooKeeper != nil {
+		return "-"
+	}
+	return fmt.Sprint(n.Epoch)
 }

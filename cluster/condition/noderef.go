@@ -29,6 +29,8 @@ var (
 	// that the committed metadata does not hold while a leader serves
 	// it. A wait may see it created; to expect it is a mistake.
 	ErrUnknownTopic = errors.New("unknown topic")
+	// ErrNoController: a reference to the controller found none.
+	ErrNoController = errors.New("no active controller")
 	// ErrUnknownPartition: as ErrUnknownTopic, for a partition number
 	// past the topic's.
 	ErrUnknownPartition = errors.New("unknown partition")
@@ -40,6 +42,9 @@ const (
 	RefOldLeader = "old-leader"
 	RefFollower  = "follower"
 	RefTarget    = "target"
+	// RefController is the active controller: in zk mode the broker
+	// holding /controller, in KRaft mode the quorum's leader.
+	RefController = "controller"
 	// RefLeaderOf and RefFollowerOf name a partition's replicas, written
 	// leader-of:TOPIC-P and follower-of:TOPIC-P.
 	RefLeaderOf   = "leader-of"
@@ -47,7 +52,8 @@ const (
 )
 
 // RefsHelp says what the symbolic references mean, for help texts.
-const RefsHelp = `leader (the current leader), follower (the running follower of the
+const RefsHelp = `leader (the current leader), controller (the active controller: the
+leader, or in zk mode the broker holding /controller), follower (the running follower of the
 current leader with the lowest id), old-leader (the leader before the last
 kill, stop, isolate, resign, wipe, disk or mark), target (the node that action
 targeted), leader-of:TOPIC-P (the broker leading that partition) or
@@ -76,7 +82,7 @@ func LeaderRef() NodeRef { return NodeRef{name: RefLeader, set: true} }
 // "target", "leader-of:TOPIC-P" or "follower-of:TOPIC-P".
 func ParseNodeRef(s string) (NodeRef, error) {
 	switch name := strings.ToLower(s); name {
-	case RefLeader, RefOldLeader, RefFollower, RefTarget:
+	case RefLeader, RefOldLeader, RefFollower, RefTarget, RefController:
 		return NodeRef{name: name, set: true}, nil
 	}
 	if name, part, ok := strings.Cut(s, ":"); ok {
@@ -92,8 +98,8 @@ func ParseNodeRef(s string) (NodeRef, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 || n > math.MaxInt32 {
-		return NodeRef{}, fmt.Errorf("bad node %q: want a node ID (controllers 1, 2, 3…; brokers 101, 102…), %s, %s, %s, %s, %s:TOPIC-P or %s:TOPIC-P",
-			s, RefLeader, RefFollower, RefOldLeader, RefTarget, RefLeaderOf, RefFollowerOf)
+		return NodeRef{}, fmt.Errorf("bad node %q: want a node ID (controllers 1, 2, 3…; brokers 101, 102…), %s, %s, %s, %s, %s, %s:TOPIC-P or %s:TOPIC-P",
+			s, RefLeader, RefController, RefFollower, RefOldLeader, RefTarget, RefLeaderOf, RefFollowerOf)
 	}
 	return NodeID(int32(n)), nil
 }
@@ -150,6 +156,16 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 	case r.name == RefLeader:
 		if v.LeaderID == view.NoLeader {
 			return 0, fmt.Errorf("%w right now (an election may be in progress)", ErrNoLeader)
+		}
+		id = v.LeaderID
+	case r.name == RefController && v.ZooKeeper != nil:
+		if v.ZooKeeper.ControllerID == view.NoLeader {
+			return 0, fmt.Errorf("%w right now: no broker holds /controller (ZooKeeper may still be expiring the last one's session)", ErrNoController)
+		}
+		id = v.ZooKeeper.ControllerID
+	case r.name == RefController:
+		if v.LeaderID == view.NoLeader {
+			return 0, fmt.Errorf("%w right now (an election may be in progress)", ErrNoController)
 		}
 		id = v.LeaderID
 	case r.name == RefFollower:

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/internal/clock"
+	"github.com/kraftlab/kraftlab/internal/zookeeper"
 
 	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
@@ -38,8 +40,12 @@ type engine struct {
 	// it, and the links hold every message while it is paused.
 	clock *clock.Clock
 	group *server.Group
-	nodes []*engineNode // controllers first, by ID
-	byID  map[int32]*engineNode
+	// zk is the ZooKeeper of the ZooKeeper-era mode, nil in KRaft mode;
+	// zkKilled says its last stop was a kill.
+	zk       *zookeeper.Server
+	zkKilled atomic.Bool
+	nodes    []*engineNode // controllers first, by ID
+	byID     map[int32]*engineNode
 
 	load *loadGen
 	// ballots are the votes of the latest epochs, for telling lost
@@ -80,6 +86,12 @@ func Start(ctx context.Context, cfg cluster.Config, events *cluster.Events) (clu
 	if e.clusterID, err = loadClusterID(e.dir, ids); err != nil {
 		e.removeData()
 		return nil, err
+	}
+	if e.zkMode() {
+		if err := e.startZooKeeper(ctx); err != nil {
+			e.removeData()
+			return nil, err
+		}
 	}
 	for _, id := range ids {
 		n, err := e.newNode(id)
@@ -146,6 +158,9 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 	cfg.OnReplicaEvent = e.publishReplica(id)
 	cfg.OnRestart = e.publishRestart(id)
 	cfg.Logger = e.cfg.Logger
+	if e.zkMode() {
+		e.zkNodeConfig(id, &cfg)
+	}
 	cfg.Publishers = func() []loader.Publisher {
 		if cfg.Kind == server.Controller {
 			return []loader.Publisher{changes.publisher()}
@@ -188,7 +203,11 @@ func (e *engine) Kill(id int32) error {
 func (n *engineNode) kill() error {
 	n.disk.Cut(true)
 	defer n.disk.Cut(false)
-	return n.srv.Kill()
+	err := n.srv.Kill()
+	if err == nil {
+		n.killed.Store(true)
+	}
+	return err
 }
 
 // Start implements Engine.
@@ -197,9 +216,15 @@ func (e *engine) Start(ctx context.Context, id int32) error {
 	if err != nil {
 		return err
 	}
-	if st := n.q.Status(); st.Running() {
+	if n.srv.Running() {
 		return cluster.Errorf(cluster.ErrNodeState, "node %d is already running", id)
 	}
+	if n.q != nil {
+		if st := n.q.Status(); st.Running() {
+			return cluster.Errorf(cluster.ErrNodeState, "node %d is already running", id)
+		}
+	}
+	n.killed.Store(false)
 	return e.group.Start(ctx, n.srv)
 }
 
@@ -244,6 +269,9 @@ func (e *engine) Resign(ctx context.Context, id int32) error {
 	if err != nil {
 		return err
 	}
+	if n.q == nil {
+		return cluster.Errorf(cluster.ErrBadAction, "node %d has no metadata quorum to resign from (zk mode)", id)
+	}
 	if err := n.q.Resign(ctx); err != nil {
 		return stateError(err)
 	}
@@ -255,6 +283,9 @@ func (e *engine) Snapshot(ctx context.Context, id int32) (view.SnapshotID, error
 	n, err := e.node(id)
 	if err != nil {
 		return view.SnapshotID{}, err
+	}
+	if n.q == nil {
+		return view.SnapshotID{}, cluster.Errorf(cluster.ErrBadAction, "node %d has no metadata log to snapshot (zk mode)", id)
 	}
 	s, err := n.q.Snapshot(ctx)
 	if err != nil {
@@ -273,6 +304,9 @@ func (e *engine) Wipe(ctx context.Context, id int32) (cluster.WipeReport, error)
 	// start again by itself while its folder is removed.
 	if err := n.kill(); err != nil && !errors.Is(err, quorum.ErrNotRunning) {
 		return cluster.WipeReport{}, stateError(err)
+	}
+	if n.q == nil {
+		return cluster.WipeReport{}, cluster.Errorf(cluster.ErrBadAction, "wipe is for KRaft nodes (zk mode)")
 	}
 	st := n.q.Status()
 	w := cluster.WipeReport{LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset, Epoch: st.Epoch, VotedID: st.VotedID}
@@ -345,6 +379,11 @@ func (e *engine) Close() error {
 			n.disk.Cut(true)
 		}
 		e.group.KillAll()
+		if e.zk != nil {
+			if err := e.zk.Stop(); err != nil {
+				e.closeErr = fmt.Errorf("stop zookeeper: %w", err)
+			}
+		}
 		if e.removeDir {
 			if err := os.RemoveAll(e.dir); err != nil {
 				e.closeErr = fmt.Errorf("remove the data folder: %w", err)

@@ -19,6 +19,9 @@ func (e *engine) MetadataImage(id int32) (*image.MetadataImage, error) {
 	if !n.srv.Running() {
 		return nil, cluster.Errorf(cluster.ErrNodeState, "node %d is not running", id)
 	}
+	if b := n.srv.ZkBrokerServer(); b != nil {
+		return b.Image(), nil
+	}
 	l := n.srv.Loader()
 	if l == nil {
 		return nil, cluster.Errorf(cluster.ErrNodeState, "node %d has no metadata loader yet", id)
@@ -32,6 +35,9 @@ func (e *engine) ReadMetadataLog(ctx context.Context, id int32, offset int64, ma
 	n, err := e.node(id)
 	if err != nil {
 		return cluster.MetadataLogRead{}, err
+	}
+	if n.q == nil {
+		return cluster.MetadataLogRead{}, cluster.Errorf(cluster.ErrBadAction, "node %d has no metadata log: in zk mode the controller pushes the metadata", id)
 	}
 	// The log start can move (a snapshot) between the status and the
 	// read: then read again from the new start.

@@ -19,6 +19,10 @@ import (
 // loader holds: every loader applies only committed records, so the newest
 // is the furthest along the one committed log.
 func (e *engine) metadataViews(v *view.View) {
+	if e.zkMode() {
+		e.zkMetadataViews(v)
+		return
+	}
 	committed := image.Empty
 	var active []controller.BrokerHeartbeatState
 	for _, n := range e.nodes {
@@ -61,6 +65,18 @@ func (e *engine) metadataViews(v *view.View) {
 		nv.Broker = brokerView(n, nv, hwm, committed, active)
 	}
 	v.ExternalBrokers = externalBrokers(committed, e.byID, active)
+	v.Topics = topicViews(committed, e.brokerImages())
+	dataPlaneViews(v, e.brokerStats())
+}
+
+// zkMetadataViews is metadataViews in the ZooKeeper era: the committed
+// metadata is what the active controller pushed to its own broker.
+func (e *engine) zkMetadataViews(v *view.View) {
+	committed := e.zkCommitted()
+	for i := range v.Nodes {
+		nv := &v.Nodes[i]
+		nv.Broker = zkBrokerView(e.byID[nv.ID], nv, committed)
+	}
 	v.Topics = topicViews(committed, e.brokerImages())
 	dataPlaneViews(v, e.brokerStats())
 }
@@ -141,7 +157,9 @@ func (e *engine) brokerImages() map[int32]*image.MetadataImage {
 	out := make(map[int32]*image.MetadataImage)
 	for _, n := range e.nodes {
 		if n.kind == view.KindBroker && n.srv.Running() {
-			if l := n.srv.Loader(); l != nil {
+			if b := n.srv.ZkBrokerServer(); b != nil {
+				out[n.id] = b.Image()
+			} else if l := n.srv.Loader(); l != nil {
 				out[n.id] = l.Image()
 			}
 		}

@@ -29,6 +29,9 @@ type engineNode struct {
 	disk *storage.SlowDisk
 	// startLogEnd is the log end offset the node's last start found.
 	startLogEnd atomic.Int64
+	// killed says the node's last stop was a kill (for a node without a
+	// raft client, whose status would say).
+	killed atomic.Bool
 }
 
 // View implements Engine. It reads every node's published status and the
@@ -51,9 +54,16 @@ func (e *engine) View() view.View {
 		v.Trace[i].Fields = nil
 	}
 	for _, n := range e.nodes {
+		if n.q == nil {
+			v.Nodes = append(v.Nodes, n.zkNodeView(traffic.Nodes[n.id]))
+			continue
+		}
 		nv := n.view(n.q.Status(), traffic.Nodes[n.id])
 		nv.RaftMetrics = raftMetrics(n.q, now)
 		v.Nodes = append(v.Nodes, nv)
+	}
+	if e.zk != nil {
+		v.ZooKeeper = e.zooKeeperView()
 	}
 	v.Links = e.linkViews(traffic)
 	e.metadataViews(&v)

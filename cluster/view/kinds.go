@@ -52,11 +52,16 @@ const (
 	// RoleObserver is a broker following the leader of the metadata quorum;
 	// a broker that knows no leader is Unattached.
 	RoleObserver Role = "Observer"
+	// RoleZkController is, in the ZooKeeper era, the broker that holds
+	// /controller; RoleBroker is any other running broker of that era.
+	// Neither has a metadata quorum.
+	RoleZkController Role = "Controller"
+	RoleBroker       Role = "Broker"
 )
 
-// Roles lists the quorum roles.
+// Roles lists the roles: the quorum's, then the ZooKeeper era's.
 func Roles() []Role {
-	return []Role{RoleLeader, RoleFollower, RoleCandidate, RoleProspective, RoleUnattached, RoleResigned, RoleObserver}
+	return []Role{RoleLeader, RoleFollower, RoleCandidate, RoleProspective, RoleUnattached, RoleResigned, RoleObserver, RoleZkController, RoleBroker}
 }
 
 // ReplicaStatus is a replica's place as kafka-metadata-quorum describe

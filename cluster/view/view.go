@@ -65,6 +65,9 @@ type View struct {
 	// Topics are the topics of the active controller's committed
 	// metadata, by name; empty while no controller is active.
 	Topics []Topic `json:"topics"`
+	// ZooKeeper is the ZooKeeper-era mode's ZooKeeper and controller;
+	// nil in KRaft mode.
+	ZooKeeper *ZooKeeper `json:"zookeeper,omitempty"`
 	// ExternalBrokers are the brokers the committed metadata registers
 	// that are not the playground's nodes, such as a real Kafka broker
 	// that joined its controllers; by ID.

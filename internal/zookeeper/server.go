@@ -127,6 +127,9 @@ func Start(ctx context.Context, rt Runtime, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("start ZooKeeper: %w", err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(zooCfg(cfg)), 0o644); err != nil {
 		return nil, fmt.Errorf("start ZooKeeper: %w", err)
 	}

@@ -155,7 +155,7 @@ func (c *KafkaController) Close(resign bool) {
 	done := make(chan struct{})
 	if !c.enqueue(func() {
 		if c.ctx != nil {
-			c.resign()
+			c.forget()
 			if resign {
 				if err := c.cfg.ZK.Resign(); err != nil {
 					c.log.Warn("cannot delete /controller", "err", err)
@@ -329,16 +329,23 @@ func (c *KafkaController) setControllerID(id int32) {
 }
 
 // resign forgets the context and stops the senders (Kafka's
-// onControllerResignation).
+// onControllerResignation), and says so.
 func (c *KafkaController) resign() {
+	epoch := c.forget()
+	c.log.Info("resigned as controller", "epoch", epoch)
+	c.emit(Event{Kind: Resigned, Epoch: epoch})
+}
+
+// forget drops the active controller's state, as its broker stops; it
+// returns the epoch it held.
+func (c *KafkaController) forget() int32 {
 	epoch := c.ctx.seat.Epoch
 	c.ctx = nil
 	c.ch.stopAll()
 	c.mu.Lock()
 	c.status.Active, c.status.Epoch = false, 0
 	c.mu.Unlock()
-	c.log.Info("resigned as controller", "epoch", epoch)
-	c.emit(Event{Kind: Resigned, Epoch: epoch})
+	return epoch
 }
 
 // moved handles a write that found a newer controller epoch: resign,

@@ -43,6 +43,17 @@ func (c *KafkaController) failover(seat kafkazk.Seat) {
 	if !c.electOffline(ctx.partitions()) {
 		return
 	}
+	// Replicas on brokers that are gone leave the ISRs (the replica state
+	// machine's start, moving them to OfflineReplica).
+	b = newBatch(ctx, c.cfg.NodeID)
+	for _, tp := range ctx.partitions() {
+		for _, r := range ctx.states[tp].ISR {
+			if !ctx.isLive(r) && !c.removeFromISR(r, []TopicPartition{tp}, b) {
+				return
+			}
+		}
+	}
+	c.send(b)
 	c.initNewPartitions()
 	f.Total = c.cfg.Clock.Since(start)
 	c.mu.Lock()

@@ -1,0 +1,68 @@
+package engine_test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/poll"
+	"github.com/kraftlab/kraftlab/internal/zookeeper"
+)
+
+// A zk-mode playground runs brokers on a real ZooKeeper: one wins
+// /controller and says what its failover read; a topic created through
+// the brokers gets leaders pushed to every broker; a killed controller's
+// session expires and another broker takes over, the partitions it led
+// moving to live replicas; restarted, it registers again in a new session
+// and rejoins the ISRs.
+func TestRealEngineZooKeeperMode(t *testing.T) {
+	if _, err := zookeeper.Find(); err != nil {
+		t.Skip(err)
+	}
+	cfg, err := cluster.NewConfigMode(cluster.ModeZK, 0, 3, cluster.ProfileFast, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openWith(t, cfg)
+	v := waitCond(t, p, "node controller role Controller")
+	if v.ZooKeeper == nil || v.ZooKeeper.State != view.StateRunning || v.ZooKeeper.ControllerEpoch < 1 {
+		t.Fatalf("zookeeper view: %+v", v.ZooKeeper)
+	}
+	first := v.ZooKeeper.ControllerID
+	for _, n := range v.Nodes {
+		if n.Kind != view.KindBroker {
+			t.Fatalf("node %d is a %s in zk mode", n.ID, n.Kind)
+		}
+	}
+	for _, b := range []string{"101", "102", "103"} {
+		waitCond(t, p, "unfenced "+b) // registered with the controller
+	}
+	do(t, p, cluster.Action{Kind: cluster.ActCreateTopic, Topic: "z", Partitions: 3, ReplicationFactor: 3})
+	v = waitCond(t, p, "isr z-0 size == 3")
+	if tp, ok := v.Topic("z"); !ok || len(tp.OnBrokers) != 3 {
+		t.Fatalf("topic z on brokers: %+v", tp)
+	}
+
+	act(t, p, "kill controller")
+	poll.Until(t, 15*time.Second, "another controller done with its failover", func() bool {
+		v = p.View()
+		z := v.ZooKeeper
+		return z.ControllerID != first && z.ControllerID != view.NoLeader && z.LastFailover != nil && z.LastFailover.Epoch == z.ControllerEpoch
+	})
+	if v.ZooKeeper.ControllerID == first || v.ZooKeeper.ControllerEpoch < 2 || v.ZooKeeper.LastFailover == nil || v.ZooKeeper.LastFailover.Partitions != 3 {
+		t.Fatalf("after the kill: %+v %+v", v.ZooKeeper, v.ZooKeeper.LastFailover)
+	}
+	for p := range 3 {
+		part, _ := v.Partition("z", int32(p))
+		if part.Leader == first {
+			t.Errorf("z-%d is still led by the dead broker %d", p, first)
+		}
+	}
+	act(t, p, "start "+itoa(first))
+	waitCond(t, p, "isr z-0 size == 3")
+	waitCond(t, p, "isr z-1 size == 3")
+}
+
+func itoa(id int32) string { return strconv.Itoa(int(id)) }
