@@ -19,6 +19,10 @@ import (
 	"github.com/kraftlab/kraftlab/server"
 )
 
+// benchMaxPartitions is the controllers' max.broker.partitions in the
+// metadata benchmark: above any size it fills.
+const benchMaxPartitions = 10_000_000
+
 // createTopicsVersion is the CreateTopics version the benchmark sends:
 // the newest the quorum controller serves.
 const createTopicsVersion = 7
@@ -59,6 +63,12 @@ func newMetaCluster(t server.Settings, dir string, brokers int) (*metaCluster, e
 	for _, id := range append(append([]int32{}, c.voters...), c.brokers...) {
 		cfg, err := t.NodeConfig(id, c.voters, benchClusterID, dir)
 		if err == nil {
+			if slices.Contains(c.voters, id) {
+				// The benchmark sizes the controllers' metadata: they
+				// admit every partition, while each broker still opens
+				// no more replicas than its max.broker.partitions.
+				cfg.Settings.MaxBrokerPartitions = benchMaxPartitions
+			}
 			cfg.Raft.OnEvent = c.elections.add
 			cfg.OnControllerEvent = c.onControllerEvent
 			cfg.Publishers = func() []loader.Publisher {

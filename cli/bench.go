@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -115,6 +116,8 @@ func newBenchFailoverCommand(annotations map[string]string) *cobra.Command {
 		voters            []int
 		set               []string
 		dir               string
+		modes, plot       string
+		partitions        []int
 	)
 	cmd := &cobra.Command{
 		Use:   "failover [flags]",
@@ -128,6 +131,17 @@ leader resigns and stays a voter). After each change it waits for the new
 leader and its first commit, then restarts the old leader and waits for it
 to catch up before the next round.
 
+With --mode it compares instead how long a cluster stays unmanaged when
+its active controller dies, in KRaft mode and in zk mode (Kafka 3.9's
+controller on a real ZooKeeper, which needs Java and ZooKeeper): for each
+--partitions size, a cluster of 3 brokers holding that many partitions has
+its active controller killed (--rounds times, 1 by default), each time
+until the successor answers its first CreateTopics. A zk successor must
+wait for ZooKeeper to expire the dead broker's session, then read every
+znode and push the whole state; a KRaft one already holds the metadata
+log. --plot writes the comparison as an SVG chart. It runs on one profile
+(kafka unless --profiles names another).
+
 It reports, per profile and change, the time from the change to the new
 leader's election and to its first commit (the high watermark advancing
 again), p50, p99 and max, next to the bound: fetch timeout + 2 × election
@@ -136,7 +150,7 @@ timeout for a kill, the 100 ms aim for a graceful change.
 By default every change runs 20 rounds, except kills on the workshop
 profile: 10, since each takes over 4 s (its fetch timeout). The default run
 takes about 2 minutes; --profiles, --changes or --rounds trim it.`,
-		Example:     indentExample("kraftlab bench failover\nkraftlab bench failover --profiles kafka --changes kill --rounds 5\nkraftlab bench failover --profiles fast --json\nkraftlab bench failover --changes stop,resign --voters 3,5"),
+		Example:     indentExample("kraftlab bench failover\nkraftlab bench failover --profiles kafka --changes kill --rounds 5\nkraftlab bench failover --profiles fast --json\nkraftlab bench failover --changes stop,resign --voters 3,5\nkraftlab bench failover --mode zk,kraft --partitions 1000,10000,100000 --plot failover.svg"),
 		Args:        cobra.NoArgs,
 		Annotations: annotations,
 	}
@@ -146,8 +160,17 @@ takes about 2 minutes; --profiles, --changes or --rounds trim it.`,
 	cmd.Flags().IntVarP(&rounds, "rounds", "k", 0, "leader changes per profile and change (default 20; 10 for workshop kills)")
 	cmd.Flags().StringArrayVar(&set, "set", nil, "override a timing key for every profile, as kraftlab up --set (repeatable)")
 	cmd.Flags().StringVar(&dir, "dir", "", "data folder (default: a fresh temporary folder, removed afterwards)")
+	cmd.Flags().StringVar(&modes, "mode", "", "compare controller failover in these modes instead: zk, kraft or zk,kraft")
+	cmd.Flags().IntSliceVar(&partitions, "partitions", []int{1000, 10000, 100000}, "with --mode: the metadata sizes (partitions) to kill the active controller at")
+	cmd.Flags().StringVar(&plot, "plot", "", "with --mode: also write the comparison as an SVG chart to this file")
 	addJSONFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if modes != "" {
+			return runControllerFailoverBench(cmd, modes, partitions, rounds, profiles, set, dir, plot)
+		}
+		if plot != "" || cmd.Flags().Changed("partitions") {
+			return usagef("--plot and --partitions go with --mode")
+		}
 		plan := benchkit.FailoverPlan{Rounds: rounds, Set: set, Dir: dir}
 		for _, v := range voters {
 			if v < 1 || v > 9 {
@@ -432,6 +455,64 @@ func runBenchModes(e *env, cmd *cobra.Command, f *benchkit.Flags, quorumModes, o
 	}
 	if runErr != nil {
 		return failedf("bench quorum: %w", runErr)
+	}
+	return err
+}
+
+// runControllerFailoverBench is bench failover --mode.
+func runControllerFailoverBench(cmd *cobra.Command, modes string, partitions []int, rounds int, profiles string, set []string, dir, plot string) error {
+	plan := benchkit.ControllerFailoverPlan{Partitions: partitions, Rounds: rounds, Dir: dir, Profile: string(cluster.ProfileKafka)}
+	for _, m := range strings.Split(modes, ",") {
+		mode := benchkit.Mode(strings.TrimSpace(m))
+		if mode != benchkit.ModeZK && mode != benchkit.ModeKRaft {
+			return usagef("--mode: %q is not zk or kraft", m)
+		}
+		plan.Modes = append(plan.Modes, mode)
+	}
+	if cmd.Flags().Changed("profiles") {
+		if strings.Contains(profiles, ",") {
+			return usagef("--profiles: --mode runs on one profile, got %q", profiles)
+		}
+		plan.Profile = strings.TrimSpace(profiles)
+	}
+	t, err := cluster.ProfileSettings(cluster.ProfileName(plan.Profile))
+	if err != nil {
+		return usagef("--profiles: %v", err)
+	}
+	if err := t.Apply(set); err != nil {
+		return usagef("%v", err)
+	}
+	plan.Settings = t
+	if plan.Rounds == 0 {
+		plan.Rounds = 1
+	}
+	if plan.Rounds < 0 {
+		return usagef("--rounds: %d is negative", rounds)
+	}
+	for _, n := range partitions {
+		if n < 1 || n > 1_000_000 {
+			return usagef("--partitions: %d must be between 1 and 1,000,000", n)
+		}
+	}
+	rs, runErr := benchkit.RunControllerFailovers(cmd.Context(), plan, cmd.ErrOrStderr())
+	if wantJSON(cmd) {
+		err = printJSON(cmd.OutOrStdout(), rs)
+	} else {
+		err = benchkit.WriteControllerFailoverTable(cmd.OutOrStdout(), rs)
+	}
+	if plot != "" && len(rs) > 0 {
+		f, ferr := os.Create(plot)
+		if ferr != nil {
+			return failedf("--plot: %w", ferr)
+		}
+		defer f.Close()
+		if perr := benchkit.WriteControllerFailoverPlot(f, rs); perr != nil {
+			return failedf("--plot: %w", perr)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", plot)
+	}
+	if runErr != nil {
+		return failedf("bench failover: %w", runErr)
 	}
 	return err
 }

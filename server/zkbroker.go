@@ -266,6 +266,11 @@ func (b *ZkBrokerServer) stopped() {
 // flushed, and the session is dropped, not ended, so ZooKeeper keeps the
 // registration (and /controller) until the session times out.
 func (b *ZkBrokerServer) kill() {
+	// A dead process's connections die with it: ZooKeeper's session
+	// timeout runs from now, not from when the parts are stopped.
+	if c := b.zk.Load(); c != nil {
+		c.Cut()
+	}
 	b.replicas.kill()
 	b.endSession(true)
 }
@@ -273,16 +278,19 @@ func (b *ZkBrokerServer) kill() {
 func (b *ZkBrokerServer) endSession(crash bool) {
 	b.once.Do(func() {
 		b.cancel()
+		c, ctl := b.zk.Load(), b.controller.Load()
+		if crash && c != nil {
+			// First, so that a ZooKeeper call the controller or the
+			// session loop is in fails instead of waiting for a
+			// connection that will not come back.
+			c.Abandon()
+		}
 		b.wg.Wait()
-		if ctl := b.controller.Load(); ctl != nil {
+		if ctl != nil {
 			ctl.Close(!crash)
 		}
-		if c := b.zk.Load(); c != nil {
-			if crash {
-				c.Abandon()
-			} else {
-				c.Close()
-			}
+		if !crash && c != nil {
+			c.Close()
 		}
 	})
 }

@@ -82,8 +82,12 @@ func (c *zkCluster) controller(t *testing.T, not int32) int32 {
 			if !s.Running() {
 				continue
 			}
-			if ctl := s.ZkBrokerServer().Controller(); ctl != nil && ctl.Status().Active && s.ID() != not {
-				active = s.ID()
+			if ctl := s.ZkBrokerServer().Controller(); ctl != nil && s.ID() != not {
+				// Active from its election; done with its failover
+				// once it has read the cluster and queued its pushes.
+				if st := ctl.Status(); st.Active && st.LastFailover.Epoch == st.Epoch {
+					active = s.ID()
+				}
 			}
 		}
 		if active < 0 {

@@ -107,9 +107,13 @@ func (c *Client) Close() { c.conn.Close() }
 // that crashed: ZooKeeper keeps the session, and its ephemeral znodes,
 // until the session timeout passes without a word from it.
 func (c *Client) Abandon() {
-	c.dialer.cut()
+	c.Cut()
 	c.conn.Close()
 }
+
+// Cut closes the session's connection and refuses new ones, at once;
+// Abandon or Close still end the client.
+func (c *Client) Cut() { c.dialer.cut() }
 
 // Conn is the underlying connection, for reads this client has no
 // method for.

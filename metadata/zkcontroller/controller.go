@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -119,8 +120,10 @@ type KafkaController struct {
 	mu     sync.Mutex
 	status Status
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	started   atomic.Bool
+	stop      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
 }
 
 // New makes a controller; Start runs it.
@@ -144,6 +147,7 @@ func New(cfg Config) *KafkaController {
 // Start runs the event loop and tries to become the controller (Kafka's
 // Startup event).
 func (c *KafkaController) Start() {
+	c.started.Store(true)
 	c.wg.Add(1)
 	go c.loop()
 	c.enqueue(c.elect)
@@ -152,6 +156,12 @@ func (c *KafkaController) Start() {
 // Close resigns, if active, and stops the loop; /controller goes with
 // the session, or at once if resign is set (a clean stop).
 func (c *KafkaController) Close(resign bool) {
+	if !c.started.Load() {
+		// Its broker never registered: nothing runs but the senders.
+		c.closeOnce.Do(func() { close(c.stop) })
+		c.ch.stopAll()
+		return
+	}
 	done := make(chan struct{})
 	if !c.enqueue(func() {
 		if c.ctx != nil {
@@ -167,7 +177,7 @@ func (c *KafkaController) Close(resign bool) {
 		return
 	}
 	<-done
-	close(c.stop)
+	c.closeOnce.Do(func() { close(c.stop) })
 	c.wg.Wait()
 	c.ch.stopAll()
 }

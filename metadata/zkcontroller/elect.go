@@ -15,6 +15,7 @@ import (
 func (c *KafkaController) electOffline(tps []TopicPartition) bool {
 	ctx := c.ctx
 	b := newBatch(ctx, c.cfg.NodeID)
+	var ws []*stateWrite
 	for _, tp := range tps {
 		s, ok := ctx.states[tp]
 		if !ok || ctx.eligible(s.Leader) {
@@ -38,9 +39,10 @@ func (c *KafkaController) electOffline(tps []TopicPartition) bool {
 				next.ISR = append(next.ISR, r)
 			}
 		}
-		if !c.writeState(b, tp, next) {
-			return false
-		}
+		ws = append(ws, &stateWrite{tp: tp, next: next})
+	}
+	if !c.writeStates(b, ws) {
+		return false
 	}
 	c.send(b)
 	return true
@@ -52,6 +54,7 @@ func (c *KafkaController) electOffline(tps []TopicPartition) bool {
 // had everything. It returns false if the controller moved.
 func (c *KafkaController) removeFromISR(id int32, tps []TopicPartition, b *requestBatch) bool {
 	ctx := c.ctx
+	var ws []*stateWrite
 	for _, tp := range tps {
 		s, ok := ctx.states[tp]
 		if !ok || !slices.Contains(s.ISR, id) && s.Leader != id {
@@ -65,37 +68,59 @@ func (c *KafkaController) removeFromISR(id int32, tps []TopicPartition, b *reque
 		if len(s.ISR) > 1 {
 			next.ISR = slices.DeleteFunc(slices.Clone(s.ISR), func(r int32) bool { return r == id })
 		}
-		if !c.writeState(b, tp, next) {
-			return false
-		}
+		ws = append(ws, &stateWrite{tp: tp, next: next})
 	}
-	return true
+	return c.writeStates(b, ws)
 }
 
-// writeState writes tp's new state over the one the context holds, and
-// queues it to the partition's replicas. A write that another came
-// before is read back and left to the next event (Kafka retries it);
-// it returns false only if the controller moved.
+// stateWrite is one partition's new state, and what writing it gave.
+type stateWrite struct {
+	tp      TopicPartition
+	next    kafkazk.LeaderAndIsr
+	written kafkazk.LeaderAndIsr
+	err     error
+}
+
+// writeState writes one partition's new state (writeStates).
 func (c *KafkaController) writeState(b *requestBatch, tp TopicPartition, next kafkazk.LeaderAndIsr) bool {
+	return c.writeStates(b, []*stateWrite{{tp: tp, next: next}})
+}
+
+// writeStates writes each partition's new state over the one the
+// context holds, maxInFlight writes at a time as Kafka's asynchronous
+// ZooKeeper client sends them, and queues each written state to the
+// partition's replicas. A write that another came before is read back
+// and left to the next event (Kafka retries it); it returns false only
+// if the controller moved.
+func (c *KafkaController) writeStates(b *requestBatch, ws []*stateWrite) bool {
 	ctx := c.ctx
-	prev := ctx.states[tp]
-	s, err := c.cfg.ZK.UpdatePartitionState(ctx.seat, tp.Topic, tp.Partition, next)
-	if c.moved(err) {
-		return false
-	}
-	if err != nil {
-		c.log.Warn("cannot write the partition state", "partition", tp, "err", err)
-		if errors.Is(err, kafkazk.ErrBadVersion) {
-			if cur, ok, err := c.cfg.ZK.PartitionState(tp.Topic, tp.Partition); err == nil && ok {
-				ctx.states[tp] = cur
-			}
+	writes := make([]func() error, len(ws))
+	for i, w := range ws {
+		writes[i] = func() error {
+			w.written, w.err = c.cfg.ZK.UpdatePartitionState(ctx.seat, w.tp.Topic, w.tp.Partition, w.next)
+			return nil
 		}
-		return true
 	}
-	ctx.states[tp] = s
-	b.leaderAndIsrTo(ctx.replicas(tp), tp, false)
-	if s.Leader != prev.Leader {
-		c.emit(Event{Kind: LeaderChanged, Epoch: ctx.seat.Epoch, Partition: tp, Leader: s.Leader, LeaderEpoch: s.LeaderEpoch})
+	_ = inFlight(writes)
+	for _, w := range ws {
+		if c.moved(w.err) {
+			return false
+		}
+		if w.err != nil {
+			c.log.Warn("cannot write the partition state", "partition", w.tp, "err", w.err)
+			if errors.Is(w.err, kafkazk.ErrBadVersion) {
+				if cur, ok, err := c.cfg.ZK.PartitionState(w.tp.Topic, w.tp.Partition); err == nil && ok {
+					ctx.states[w.tp] = cur
+				}
+			}
+			continue
+		}
+		prev := ctx.states[w.tp]
+		ctx.states[w.tp] = w.written
+		b.leaderAndIsrTo(ctx.replicas(w.tp), w.tp, false)
+		if w.written.Leader != prev.Leader {
+			c.emit(Event{Kind: LeaderChanged, Epoch: ctx.seat.Epoch, Partition: w.tp, Leader: w.written.Leader, LeaderEpoch: w.written.LeaderEpoch})
+		}
 	}
 	return true
 }

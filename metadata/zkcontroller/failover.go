@@ -1,6 +1,8 @@
 package zkcontroller
 
 import (
+	"sync"
+
 	"github.com/kraftlab/kraftlab/metadata/kafkazk"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -90,29 +92,72 @@ func (c *KafkaController) readCluster(ctx *controllerContext, f *Failover) error
 	}
 	c.watch(w, c.topicsChanged)
 	f.Reads++
+	var reads []func() error
+	var mu sync.Mutex
 	for _, t := range topics {
-		a, ok, err := zkc.Assignment(t)
-		f.Reads++
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		ctx.topics[t] = a
-		for _, p := range a.Partitions() {
-			s, ok, err := zkc.PartitionState(t, p)
-			f.Reads++
-			if err != nil {
+		reads = append(reads, func() error {
+			a, ok, err := zkc.Assignment(t)
+			if err != nil || !ok {
 				return err
 			}
-			if ok {
-				ctx.states[TopicPartition{t, p}] = s
-			}
+			mu.Lock()
+			ctx.topics[t] = a
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := inFlight(reads); err != nil {
+		return err
+	}
+	f.Reads += len(reads)
+	reads = reads[:0]
+	for _, a := range ctx.topics {
+		for _, p := range a.Partitions() {
+			reads = append(reads, func() error {
+				s, ok, err := zkc.PartitionState(a.Topic, p)
+				if err != nil || !ok {
+					return err
+				}
+				mu.Lock()
+				ctx.states[TopicPartition{a.Topic, p}] = s
+				mu.Unlock()
+				return nil
+			})
 		}
 	}
+	if err := inFlight(reads); err != nil {
+		return err
+	}
+	f.Reads += len(reads)
 	f.Brokers, f.Topics, f.Partitions = len(ctx.live), len(ctx.topics), len(ctx.states)
 	return nil
+}
+
+// maxInFlight is zookeeper.max.in.flight.requests: Kafka's controller
+// reads ZooKeeper with its asynchronous API, this many requests in
+// flight on the one session.
+const maxInFlight = 10
+
+// inFlight runs reads, maxInFlight at a time, and returns the first
+// error.
+func inFlight(reads []func() error) error {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxInFlight)
+	errs := make(chan error, len(reads))
+	for _, r := range reads {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			if err := r(); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // send queues b's requests on the senders.
