@@ -60,8 +60,8 @@ type ControllerFailover struct {
 	// successor read, and the bytes it pushed to the brokers until its
 	// CreateTopics answer. A KRaft successor reads and pushes nothing:
 	// the brokers keep fetching the log they had.
-	Reads  int   `json:"reads,omitempty"`
-	Pushed int64 `json:"pushedBytes,omitempty"`
+	Reads  int    `json:"reads,omitempty"`
+	Pushed int64  `json:"pushedBytes,omitempty"`
 	Error  string `json:"error,omitempty"`
 }
 
