@@ -19,6 +19,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/internal/poll"
+	"github.com/kraftlab/kraftlab/internal/zookeeper"
 )
 
 func TestBadInputExitsTwoWithOneHelpfulLine(t *testing.T) {
@@ -606,12 +607,35 @@ func TestCompletion(t *testing.T) {
 // example depends on pull (docs/design.md says which teach pull's way
 // though they pass under push).
 func TestExamplesRun(t *testing.T) {
-	files, err := filepath.Glob("../examples/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("examples: %v %v", files, err)
+	all, err := filepath.Glob("../examples/*.txt")
+	if err != nil || len(all) == 0 {
+		t.Fatalf("examples: %v %v", all, err)
+	}
+	// The zk-mode examples have no quorum to replicate either way, and
+	// need ZooKeeper.
+	var files, zk []string
+	for _, f := range all {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "\nup --mode zk") {
+			zk = append(zk, f)
+		} else {
+			files = append(files, f)
+		}
 	}
 	t.Run("pull", func(t *testing.T) { runExamples(t, files) })
 	t.Run("push", func(t *testing.T) { runExamples(t, files, "--set", "kraftlab.quorum.replication=push") })
+	t.Run("zk", func(t *testing.T) {
+		if _, err := zookeeper.Find(); err != nil {
+			t.Skip(err)
+		}
+		if len(zk) == 0 {
+			t.Fatal("no zk-mode example")
+		}
+		runExamples(t, zk)
+	})
 	// A scenario's up line names the mode itself.
 	t.Run("up-line", func(t *testing.T) {
 		f := writeFile(t, t.TempDir(), "push.txt", "up --controllers 3 --brokers 1 --quorum push\nwait leader\nkill leader\nwait new-leader\nwait caught-up\nstatus\n")

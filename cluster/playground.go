@@ -680,6 +680,10 @@ func lastLeaderEpoch(v *view.View) int32 {
 
 func describeRole(v *view.View, n *view.Node) string {
 	switch {
+	case v.ZooKeeper != nil && n.Role == view.RoleZkController:
+		return fmt.Sprintf("the controller, holding /controller at controller epoch %d", v.ZooKeeper.ControllerEpoch)
+	case v.ZooKeeper != nil && n.Role != "":
+		return "a broker"
 	case n.ID == v.LeaderID:
 		return fmt.Sprintf("the leader of epoch %d", n.Epoch)
 	case n.Role == "":

@@ -68,6 +68,9 @@ func PartitionStatePath(topic string, partition int32) string {
 	return PartitionPath(topic, partition) + "/state"
 }
 
+// TopicConfigPath is topic's configuration overrides.
+func TopicConfigPath(topic string) string { return "/config/topics/" + topic }
+
 // DeleteTopicPath marks topic for deletion.
 func DeleteTopicPath(topic string) string { return DeleteTopicsPath + "/" + topic }
 

@@ -40,7 +40,13 @@ func (c *Client) Assignment(topic string) (Assignment, bool, error) {
 // (AdminZkClient.createTopicWithAssignment): the controller's watch on
 // /brokers/topics then makes its partitions.
 func (c *Client) CreateTopic(a Assignment) error {
-	_, err := c.conn.Create(TopicPath(a.Topic), EncodeAssignment(a), 0, zk.WorldACL(zk.PermAll))
+	acl := zk.WorldACL(zk.PermAll)
+	// The topic's (empty) configuration first, then its assignment,
+	// which the controller watches; in one multi-op, where Kafka writes
+	// them one after the other.
+	_, err := c.conn.Multi(
+		&zk.CreateRequest{Path: TopicConfigPath(a.Topic), Data: []byte(`{"version":1,"config":{}}`), Acl: acl},
+		&zk.CreateRequest{Path: TopicPath(a.Topic), Data: EncodeAssignment(a), Acl: acl})
 	if errors.Is(err, zk.ErrNodeExists) {
 		return fmt.Errorf("create topic %s: %w", a.Topic, ErrTopicExists)
 	}
