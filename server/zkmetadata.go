@@ -1,8 +1,10 @@
 package server
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/kraftlab/kraftlab/metadata/image"
@@ -31,8 +33,9 @@ type zkPartition struct {
 // source differs. Its methods are safe for concurrent use.
 type zkMetadata struct {
 	id int32
-	// publish hands a new image to the ReplicaManager.
-	publish func(*image.MetadataImage)
+	// publish hands a new image, and the delta that made it (nil for a
+	// whole new image), to the ReplicaManager.
+	publish func(*image.MetadataDelta, *image.MetadataImage)
 
 	mu sync.Mutex
 	// controllerID and controllerEpoch are of the newest controller
@@ -45,12 +48,15 @@ type zkMetadata struct {
 	brokerEpoch int64
 	// pushes counts the accepted pushes, the image's "offset".
 	pushes int64
-	// img is the newest image made.
-	img *image.MetadataImage
+	// img is the newest image made; changed are the partitions pushed
+	// since, and brokersChanged says the live brokers were.
+	img            *image.MetadataImage
+	changed        map[fetcher.TopicPartition]bool
+	brokersChanged bool
 }
 
-func newZkMetadata(id int32, publish func(*image.MetadataImage)) *zkMetadata {
-	return &zkMetadata{id: id, publish: publish, controllerID: -1, img: image.Empty,
+func newZkMetadata(id int32, publish func(*image.MetadataDelta, *image.MetadataImage)) *zkMetadata {
+	return &zkMetadata{id: id, publish: publish, controllerID: -1, img: image.Empty, changed: map[fetcher.TopicPartition]bool{},
 		brokers: map[int32]record.RegisterBrokerRecord{}, partitions: map[fetcher.TopicPartition]zkPartition{}}
 }
 
@@ -111,14 +117,13 @@ func (m *zkMetadata) leaderAndIsr(req *kmsg.LeaderAndISRRequest) *kmsg.LeaderAnd
 				m.partitions[tp] = zkPartition{topicID: record.Uuid(t.TopicID), leader: p.Leader, leaderEpoch: p.LeaderEpoch,
 					isr: slices.Clone(p.ISR), replicas: slices.Clone(p.Replicas), zkVersion: p.ZKVersion,
 					recovering: p.LeaderRecoveryState == 1, controllerEpochOfChange: p.ControllerEpoch}
+				m.changed[tp] = true
 			}
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		resp.Topics = append(resp.Topics, rt)
 	}
-	// Published under mu, so that images reach the ReplicaManager in
-	// the order they were made; the publisher does not block.
-	m.publish(m.imageLocked())
+	m.publishLocked()
 	m.mu.Unlock()
 	return resp
 }
@@ -133,6 +138,7 @@ func (m *zkMetadata) updateMetadata(req *kmsg.UpdateMetadataRequest) *kmsg.Updat
 		return resp
 	}
 	m.brokers = map[int32]record.RegisterBrokerRecord{}
+	m.brokersChanged = true
 	for _, b := range req.LiveBrokers {
 		reg := record.RegisterBrokerRecord{BrokerID: b.ID, BrokerEpoch: -1, Rack: b.Rack}
 		for _, e := range b.Endpoints {
@@ -151,11 +157,10 @@ func (m *zkMetadata) updateMetadata(req *kmsg.UpdateMetadataRequest) *kmsg.Updat
 			}
 			m.partitions[tp] = zkPartition{topicID: record.Uuid(t.TopicID), leader: p.Leader, leaderEpoch: p.LeaderEpoch,
 				isr: slices.Clone(p.ISR), replicas: slices.Clone(p.Replicas), zkVersion: p.ZKVersion, controllerEpochOfChange: p.ControllerEpoch}
+			m.changed[tp] = true
 		}
 	}
-	// Published under mu, so that images reach the ReplicaManager in
-	// the order they were made; the publisher does not block.
-	m.publish(m.imageLocked())
+	m.publishLocked()
 	m.mu.Unlock()
 	return resp
 }
@@ -189,10 +194,82 @@ func (m *zkMetadata) stopReplica(req *kmsg.StopReplicaRequest) *kmsg.StopReplica
 		}
 	}
 	if changed {
-		m.publish(m.imageLocked())
+		// A partition cannot be taken out of an image by a delta: the
+		// image is made anew.
+		m.img = m.imageLocked()
+		m.changed, m.brokersChanged = map[fetcher.TopicPartition]bool{}, false
+		m.publish(nil, m.img)
 	}
 	m.mu.Unlock()
 	return resp
+}
+
+// publishLocked makes the next image from the last and what changed
+// since, and hands it on; called with mu held, so that images reach the
+// ReplicaManager in the order they were made (the publisher does not
+// block). A change the delta refuses makes the image anew.
+func (m *zkMetadata) publishLocked() {
+	d, err := m.deltaLocked()
+	m.changed, m.brokersChanged = map[fetcher.TopicPartition]bool{}, false
+	if err != nil {
+		m.img = m.imageLocked()
+		m.publish(nil, m.img)
+		return
+	}
+	m.pushes++
+	m.img = d.Apply(image.MetadataProvenance{LastContainedOffset: m.pushes - 1, LastContainedEpoch: m.controllerEpoch})
+	m.publish(d, m.img)
+}
+
+// deltaLocked is what changed since the last image, as records: the
+// live brokers, and each changed partition (its topic's record first if
+// the topic is new). Called with mu held.
+func (m *zkMetadata) deltaLocked() (*image.MetadataDelta, error) {
+	d := image.NewMetadataDelta(m.img)
+	if m.brokersChanged {
+		for _, id := range m.img.Cluster().BrokerIDs() {
+			if _, ok := m.brokers[id]; !ok {
+				if err := d.Replay(&record.UnregisterBrokerRecord{BrokerID: id, BrokerEpoch: m.img.Cluster().Broker(id).Epoch}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, id := range slices.Sorted(maps.Keys(m.brokers)) {
+			reg := m.brokers[id]
+			if err := d.Replay(&reg); err != nil {
+				return nil, err
+			}
+		}
+	}
+	added := map[record.Uuid]bool{}
+	for _, tp := range slices.SortedFunc(maps.Keys(m.changed), func(a, b fetcher.TopicPartition) int {
+		if a.Topic != b.Topic {
+			return strings.Compare(a.Topic, b.Topic)
+		}
+		return int(a.Partition - b.Partition)
+	}) {
+		p := m.partitions[tp]
+		if p.topicID == record.ZeroUuid {
+			continue
+		}
+		if t := m.img.Topics().Topic(p.topicID); t == nil && !added[p.topicID] {
+			if err := d.Replay(&record.TopicRecord{Name: tp.Topic, TopicID: p.topicID}); err != nil {
+				return nil, err
+			}
+			added[p.topicID] = true
+		} else if t != nil && t.Name() != tp.Topic {
+			return nil, fmt.Errorf("topic id %s is %s, pushed as %s", p.topicID, t.Name(), tp.Topic)
+		}
+		pr := &record.PartitionRecord{PartitionID: tp.Partition, TopicID: p.topicID, Replicas: p.replicas, Isr: p.isr,
+			Leader: p.leader, LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.zkVersion}
+		if p.recovering {
+			pr.LeaderRecoveryState = 1
+		}
+		if err := d.Replay(pr); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // imageLocked builds the image of what the broker holds, as the records

@@ -63,6 +63,23 @@ func TestRealEngineZooKeeperMode(t *testing.T) {
 	act(t, p, "start "+itoa(first))
 	waitCond(t, p, "isr z-0 size == 3")
 	waitCond(t, p, "isr z-1 size == 3")
+
+	// A graceful stop: the controlled shutdown moves the controller's
+	// leaderships first, and its session ends at once, so the next
+	// controller needs no session timeout.
+	second := v.ZooKeeper.ControllerID
+	act(t, p, "stop controller")
+	poll.Until(t, 15*time.Second, "a third controller", func() bool {
+		v = p.View()
+		z := v.ZooKeeper
+		return z.ControllerID != second && z.ControllerID != view.NoLeader && z.ControllerEpoch > 2
+	})
+	for p := range 3 {
+		part, _ := v.Partition("z", int32(p))
+		if part.Leader == second {
+			t.Errorf("z-%d is still led by the stopped broker %d", p, second)
+		}
+	}
 }
 
 func itoa(id int32) string { return strconv.Itoa(int(id)) }
