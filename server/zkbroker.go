@@ -82,7 +82,9 @@ func newZkBrokerServer(s *Server, mux *wire.Mux) (*ZkBrokerServer, error) {
 		fetchEpoch: func() int64 { return -1 },
 	}
 	var pub loader.Publisher
-	b.meta = newZkMetadata(s.id, func(d *image.MetadataDelta, img *image.MetadataImage) { pub.OnMetadataUpdate(d, img, loader.Manifest{}) })
+	b.meta = newZkMetadata(s.id, func(d *image.MetadataDelta, img *image.MetadataImage) {
+		pub.OnMetadataUpdate(d, img, loader.Manifest{})
+	})
 	deps.controller = b.meta.controller
 	var err error
 	if b.replicas, err = s.newReplicaManager(mux, deps); err != nil {
