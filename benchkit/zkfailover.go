@@ -210,7 +210,7 @@ func runZkFailover(ctx context.Context, t server.Settings, dir string, partition
 		return nil, err
 	}
 	defer os.RemoveAll(d)
-	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute+time.Duration(partitions)*time.Millisecond)
 	b, err := newZkBench(sctx, t, d, partitions)
 	cancel()
 	if err != nil {
@@ -220,7 +220,9 @@ func runZkFailover(ctx context.Context, t server.Settings, dir string, partition
 	var out []ZkFailoverSample
 	epoch := int32(1)
 	for i := range rounds {
-		rctx, cancel := context.WithTimeout(ctx, 3*t.ZooKeeperSessionTimeout+2*time.Minute)
+		// A large cluster's first controller writes and pushes a lot
+		// before the kill can start: the bound grows with the size.
+		rctx, cancel := context.WithTimeout(ctx, 3*t.ZooKeeperSessionTimeout+2*time.Minute+time.Duration(partitions)*5*time.Millisecond)
 		s, err := b.killController(rctx, epoch, partitions)
 		cancel()
 		if err != nil {

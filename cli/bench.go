@@ -500,7 +500,10 @@ func runControllerFailoverBench(cmd *cobra.Command, modes string, partitions []i
 	} else {
 		err = benchkit.WriteControllerFailoverTable(cmd.OutOrStdout(), rs)
 	}
-	if plot != "" && len(rs) > 0 {
+	if runErr != nil {
+		return failedf("bench failover: %w", runErr)
+	}
+	if plot != "" {
 		f, ferr := os.Create(plot)
 		if ferr != nil {
 			return failedf("--plot: %w", ferr)
@@ -510,9 +513,6 @@ func runControllerFailoverBench(cmd *cobra.Command, modes string, partitions []i
 			return failedf("--plot: %w", perr)
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", plot)
-	}
-	if runErr != nil {
-		return failedf("bench failover: %w", runErr)
 	}
 	return err
 }
