@@ -51,6 +51,7 @@ type ZkBrokerServer struct {
 	ch       *controllerChannel
 	pushes   *controllerChannel
 	meta     *zkMetadata
+	addrs    *zkAddresses
 	replicas *ReplicaManager
 	pids     *producerIDManager
 
@@ -83,6 +84,8 @@ func newZkBrokerServer(s *Server, mux *wire.Mux) (*ZkBrokerServer, error) {
 	}
 	var pub loader.Publisher
 	b.meta = newZkMetadata(s.id, func(img *image.MetadataImage) { pub.OnMetadataUpdate(nil, img, loader.Manifest{}) })
+	b.addrs = newZkAddresses(s.cfg.Raft.Peers, b.meta)
+	b.ch.address, b.pushes.address = b.addrs.address, b.addrs.address
 	deps.controller = b.meta.controller
 	var err error
 	if b.replicas, err = s.newReplicaManager(mux, deps); err != nil {
@@ -156,6 +159,9 @@ func (b *ZkBrokerServer) listening() error {
 	ctl := zkcontroller.New(zkcontroller.Config{
 		NodeID: b.s.id, ZK: c, Clock: b.s.cfg.Clock, Logger: b.s.log,
 		Send: func(ctx context.Context, to kafkazk.Broker, req kmsg.Request) (kmsg.Response, error) {
+			if ep, ok := to.Endpoint(listenerName); ok {
+				b.addrs.register(to.ID, ep.Host, ep.Port)
+			}
 			return b.pushes.send(ctx, to.ID, req)
 		},
 		OnEvent: b.s.cfg.OnZkControllerEvent,

@@ -1,0 +1,288 @@
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/internal/poll"
+	"github.com/kraftlab/kraftlab/internal/zookeeper"
+)
+
+// Kafka 3.9, fetched on first use: only the ZooKeeper-era tests need it.
+var (
+	kafka39Once sync.Once
+	kafka39     *Kafka
+	kafka39Err  error
+)
+
+// needKafka39 skips the test when Kafka 3.9 cannot run here; set
+// KRAFTLAB_INTEROP_REQUIRE=1 to fail instead.
+func needKafka39(t *testing.T) *Kafka {
+	t.Helper()
+	kafka39Once.Do(func() {
+		start := time.Now()
+		kafka39, kafka39Err = SetupVersion(context.Background(), KafkaZkVersion)
+		if kafka39Err == nil {
+			t.Logf("Kafka %s jars in %s (%.1fs)", KafkaZkVersion, kafka39.JarsDir, time.Since(start).Seconds())
+		}
+	})
+	if kafka39Err != nil {
+		if os.Getenv("KRAFTLAB_INTEROP_REQUIRE") != "" {
+			t.Fatal(kafka39Err)
+		}
+		t.Skipf("skipped: Kafka %s: %v", KafkaZkVersion, kafka39Err)
+	}
+	return kafka39
+}
+
+// needZooKeeper skips the test when `up --mode zk` cannot start its
+// ZooKeeper here.
+func needZooKeeper(t *testing.T) zookeeper.Runtime {
+	t.Helper()
+	rt, err := zookeeper.Find()
+	if err != nil {
+		if os.Getenv("KRAFTLAB_INTEROP_REQUIRE") != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("skipped: no ZooKeeper for up --mode zk: %v", err)
+	}
+	return rt
+}
+
+// startZkPlayground starts `up --mode zk` for the test and stops it at
+// cleanup. It has no metadata quorum to be caught up with: the test waits
+// for its controller instead.
+func startZkPlayground(t *testing.T, upArgs ...string) *Playground {
+	t.Helper()
+	bin := needKraftlab(t)
+	dir := t.TempDir()
+	p, err := StartPlayground(context.Background(), bin, filepath.Join(dir, "home"), filepath.Join(dir, "data"), append([]string{"--mode", "zk"}, upArgs...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !p.Ended() {
+			p.Down(context.Background())
+		}
+	})
+	return p
+}
+
+// zkStatus is the part of `status --json` a zk playground adds.
+type zkStatus struct {
+	ZooKeeper struct {
+		Addr         string `json:"addr"`
+		ControllerID int32  `json:"controllerId"`
+		Channels     []struct {
+			Broker         int32  `json:"broker"`
+			Queued         int    `json:"queued"`
+			InFlight       string `json:"inFlight"`
+			LeaderAndIsr   int64  `json:"leaderAndIsr"`
+			UpdateMetadata int64  `json:"updateMetadata"`
+			Retries        int64  `json:"retries"`
+		} `json:"channels"`
+	} `json:"zookeeper"`
+}
+
+func readZkStatus(t *testing.T, p *Playground) zkStatus {
+	t.Helper()
+	out, err := p.Run(context.Background(), "status", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st zkStatus
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("status --json: %v: %s", err, out)
+	}
+	return st
+}
+
+// Apache Kafka 3.9 judges the ZooKeeper era: a real Kafka 3.9 broker joins
+// a `kraftlab up --mode zk` playground through its ZooKeeper. Both kinds
+// of node authenticate to each other as the playground's member
+// (SASL/SCRAM-SHA-256 as kraftlab-member, whose credential Kafka's
+// kafka-configs writes into ZooKeeper), on the listener both call
+// PLAINTEXT. The Kafka broker registers; kraftlab's controller pushes it
+// UpdateMetadata and LeaderAndIsr; it replicates a topic with kraftlab's
+// broker both ways; and, once kraftlab's controller broker is killed, it
+// wins /controller and kraftlab's broker, restarted, works under it.
+func TestKafka39BrokerJoinsZkPlayground(t *testing.T) {
+	zkrt := needZooKeeper(t)
+	k := needKafka39(t)
+	kcat := needKcat(t)
+	p := startZkPlayground(t, "--brokers", "1", "--profile", "fast")
+	st := readZkStatus(t, p)
+	zkAddr := st.ZooKeeper.Addr
+	poll.Until(t, 20*time.Second, "kraftlab's broker 101 to be the controller", func() bool { st = readZkStatus(t, p); return st.ZooKeeper.ControllerID == 101 },
+		func() string { return fmt.Sprintf("%+v", st.ZooKeeper) })
+	t.Logf("playground: ZooKeeper at %s, controller 101, broker 101 at %s", zkAddr, p.Brokers[0])
+
+	// The member's credential, where a Kafka 3.9 broker looks for SCRAM
+	// users: /config/users in ZooKeeper.
+	secret, err := os.ReadFile(filepath.Join(p.DataDir, "cluster-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	password := strings.TrimSpace(string(secret))
+	r := k.Run(context.Background(), 90*time.Second, MainConfigs39, "--zookeeper", zkAddr, "--alter", "--entity-type", "users", "--entity-name", "kraftlab-member",
+		"--add-config", "SCRAM-SHA-256=[iterations=4096,password="+password+"]")
+	if r.Err != nil {
+		t.Fatalf("kafka-configs --zookeeper: %v: %s%s", r.Err, r.Stdout, r.Stderr)
+	}
+	t.Logf("kafka-configs --zookeeper %s --alter --entity-type users --entity-name kraftlab-member --add-config SCRAM-SHA-256=[password=<the secret>] (%.1fs): %s",
+		zkAddr, r.Took.Seconds(), strings.TrimSpace(r.Stdout[strings.LastIndex(r.Stdout, "Completed"):]))
+
+	b, err := StartZkBroker(context.Background(), k, t.TempDir(), ZkJoin{ID: 200, ZooKeeper: zkAddr, User: "kraftlab-member", Password: password},
+		"zookeeper.session.timeout.ms=6000", "replica.lag.time.max.ms=10000", "replica.fetch.wait.max.ms=100", "leader.imbalance.check.interval.seconds=300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Kill()
+	why := func() string { return "the Kafka 3.9 broker printed:\n" + b.Output(30) }
+
+	// 1. It registers: ZooKeeper holds /brokers/ids/200.
+	var reg string
+	poll.Until(t, 60*time.Second, "/brokers/ids/200 in ZooKeeper", func() bool {
+		if b.Exited() {
+			t.Fatalf("the Kafka 3.9 broker exited: %s", why())
+		}
+		reg, err = zkrt.CLI(context.Background(), zkAddr, "get", "/brokers/ids/200")
+		return err == nil && strings.Contains(reg, b.Addr)
+	}, func() string { return fmt.Sprintf("%v %s\n%s", err, reg, why()) })
+	t.Logf("ZooKeeper: /brokers/ids/200 = %s", strings.TrimSpace(reg))
+
+	// 2. kraftlab's controller pushes it UpdateMetadata: its sender to
+	// 200 has answers.
+	poll.Until(t, 30*time.Second, "an answered UpdateMetadata from 200 at kraftlab's controller", func() bool {
+		st = readZkStatus(t, p)
+		for _, c := range st.ZooKeeper.Channels {
+			if c.Broker == 200 && c.UpdateMetadata > 0 {
+				return true
+			}
+		}
+		return false
+	}, func() string {
+		return fmt.Sprintf("channels %+v\nkraftlab's log:\n%s\n%s", st.ZooKeeper.Channels, serverLogTail(p, 20), why())
+	})
+	t.Logf("kraftlab's controller → 200: %+v", st.ZooKeeper.Channels)
+
+	// 3. A topic with a replica on each: kafka-topics 3.9 through
+	// kraftlab's controller broker; kraftlab's controller sends 200
+	// LeaderAndIsr, 200 leads one partition and follows kraftlab's 101 on
+	// the other, and both replicas are in both ISRs, as Kafka's own
+	// broker answers Metadata.
+	if r := runTool(t, k, MainTopics, "--bootstrap-server", p.Brokers[0], "--create", "--topic", "judged", "--replica-assignment", "101:200,200:101"); r.Err != nil {
+		t.Fatalf("kafka-topics --create: %v", r.Err)
+	}
+	member := []string{"-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=SCRAM-SHA-256", "-X", "sasl.username=kraftlab-member", "-X", "sasl.password=" + password}
+	var md kcatMetadata
+	poll.Until(t, 30*time.Second, "both replicas in both partitions' ISRs, as the Kafka 3.9 broker tells", func() bool {
+		md = kcatMetadataOf(t, kcat, append([]string{"-b", b.Addr, "-L", "-J", "-t", "judged"}, member...)...)
+		if len(md.Topics) != 1 || len(md.Topics[0].Partitions) != 2 {
+			return false
+		}
+		for _, part := range md.Topics[0].Partitions {
+			if part.Leader != []int32{101, 200}[part.Partition] || len(part.Isrs) != 2 {
+				return false
+			}
+		}
+		return true
+	}, func() string { return fmt.Sprintf("%+v\nchannels %+v\n%s", md, readZkStatus(t, p).ZooKeeper.Channels, why()) })
+	t.Logf("the Kafka 3.9 broker's Metadata: controller %d, brokers %+v, partitions %+v", md.ControllerID, md.Brokers, md.Topics[0].Partitions)
+	if md.ControllerID != 101 {
+		t.Errorf("the Kafka 3.9 broker names controller %d, want kraftlab's 101", md.ControllerID)
+	}
+
+	// 4. kcat produces to each leader with acks=all and reads each
+	// partition back from it: a leader hands out only what its ISR (both
+	// brokers) has, so each follower fetched from the other kind of
+	// leader. kraftlab's broker takes anonymous clients beside members;
+	// Kafka's PLAINTEXT listener is SASL only.
+	viaKraftlab, viaKafka := []string{"-b", p.Brokers[0]}, append([]string{"-b", b.Addr}, member...)
+	produceAndRead(t, kcat, "judged", 0, viaKraftlab, "before")
+	produceAndRead(t, kcat, "judged", 1, viaKafka, "before")
+}
+
+// produceAndRead produces ten records to partition part of topic through
+// the broker args name, with acks=all, and reads the partition back there.
+func produceAndRead(t *testing.T, kcat, topic string, part int, args []string, tag string) {
+	t.Helper()
+	var sent []string
+	for i := range 10 {
+		sent = append(sent, fmt.Sprintf("%s %d-%02d", tag, part, i))
+	}
+	p := strconv.Itoa(part)
+	kcatRun(t, kcat, strings.Join(sent, "\n")+"\n", append([]string{"-P", "-t", topic, "-p", p, "-X", "acks=all", "-X", "enable.idempotence=false"}, args...)...)
+	out := kcatRun(t, kcat, "", append([]string{"-C", "-t", topic, "-p", p, "-o", "beginning", "-e", "-q"}, args...)...)
+	var read []string
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if strings.HasPrefix(l, tag+" ") {
+			read = append(read, l)
+		}
+	}
+	if !slices.Equal(read, sent) {
+		t.Fatalf("partition %d: kcat -C read %q, %d records were produced", part, read, len(sent))
+	}
+	t.Logf("partition %d: produced and read back %d records (%s)", part, len(sent), strings.Join(args[:2], " "))
+}
+
+// kcatRun runs kcat with stdin and returns its output; its log hides the
+// member's password.
+func kcatRun(t *testing.T, kcat, stdin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kcat, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		shown := slices.Clone(args)
+		for i, a := range shown {
+			if strings.HasPrefix(a, "sasl.password=") {
+				shown[i] = "sasl.password=<the secret>"
+			}
+		}
+		t.Fatalf("kcat %s: %v: %s%s", strings.Join(shown, " "), err, out, errOut.String())
+	}
+	return string(out)
+}
+
+// kcatMetadataOf runs kcat -L -J and decodes its answer.
+func kcatMetadataOf(t *testing.T, kcat string, args ...string) kcatMetadata {
+	t.Helper()
+	var md kcatMetadata
+	if err := json.Unmarshal([]byte(runKcatQuiet(t, kcat, args...)), &md); err != nil {
+		t.Fatalf("kcat -L -J: %v", err)
+	}
+	return md
+}
+
+// runKcatQuiet runs kcat and returns its output, logging only a failure.
+func runKcatQuiet(t *testing.T, kcat string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, kcat, args...).Output()
+	if err != nil {
+		t.Fatalf("kcat %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// serverLogTail is the last n lines of the playground's server log.
+func serverLogTail(p *Playground, n int) string {
+	b, _ := os.ReadFile(p.LogFile)
+	return lastLines(string(b), n)
+}

@@ -1,0 +1,113 @@
+package interop
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// ZkJoin says which ZooKeeper-era cluster a Kafka 3.9 broker joins and as
+// whom.
+type ZkJoin struct {
+	ID int32
+	// ZooKeeper is zookeeper.connect, host:port.
+	ZooKeeper string
+	// User and Password are the credential of the broker's inter-broker
+	// listener, which it both presents and checks.
+	User, Password string
+}
+
+// ZkBroker is a real Kafka 3.9 broker in ZooKeeper mode. Its listener
+// named PLAINTEXT, the inter-broker one, is SASL_PLAINTEXT with
+// SCRAM-SHA-256, since kraftlab's nodes reach each other at the endpoint
+// of that name and authenticate there as members; CLIENT is a plain
+// listener for anonymous clients.
+type ZkBroker struct {
+	ID int32
+	// Addr is the PLAINTEXT (SASL) listener, ClientAddr the plain one.
+	Addr, ClientAddr string
+	LogDir           string
+	cmd              *exec.Cmd
+	out              *os.File
+	done             chan error
+	once             sync.Once
+}
+
+// StartZkBroker starts kafka.Kafka of k (Kafka 3.9) as broker j.ID in
+// ZooKeeper mode on two free ports of 127.0.0.1; extra lines go at the end
+// of its server.properties.
+func StartZkBroker(ctx context.Context, k *Kafka, dir string, j ZkJoin, extra ...string) (*ZkBroker, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	client, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	b := &ZkBroker{ID: j.ID, Addr: addr, ClientAddr: client, LogDir: filepath.Join(dir, "kafka-logs"), done: make(chan error, 1)}
+	jaas := fmt.Sprintf(`org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";`, j.User, j.Password)
+	props := strings.Join(append([]string{
+		"broker.id=" + strconv.Itoa(int(j.ID)),
+		"zookeeper.connect=" + j.ZooKeeper,
+		"inter.broker.protocol.version=3.9",
+		"listeners=PLAINTEXT://" + addr + ",CLIENT://" + client,
+		"listener.security.protocol.map=PLAINTEXT:SASL_PLAINTEXT,CLIENT:PLAINTEXT",
+		"inter.broker.listener.name=PLAINTEXT",
+		"sasl.enabled.mechanisms=SCRAM-SHA-256",
+		"sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256",
+		"listener.name.plaintext.scram-sha-256.sasl.jaas.config=" + jaas,
+		"log.dirs=" + b.LogDir,
+		"offsets.topic.replication.factor=1",
+		"transaction.state.log.replication.factor=1",
+		"transaction.state.log.min.isr=1",
+		"group.initial.rebalance.delay.ms=0",
+	}, extra...), "\n") + "\n"
+	propsFile := filepath.Join(dir, "server.properties")
+	if err := os.WriteFile(propsFile, []byte(props), 0o600); err != nil {
+		return nil, err
+	}
+	if b.out, err = os.Create(filepath.Join(dir, "broker.stdout")); err != nil {
+		return nil, err
+	}
+	b.cmd = k.Command(context.Background(), dir, MainKafka, propsFile)
+	b.cmd.Stdout, b.cmd.Stderr = b.out, b.out
+	if err := b.cmd.Start(); err != nil {
+		b.out.Close()
+		return nil, err
+	}
+	go func() { b.done <- b.cmd.Wait() }()
+	return b, nil
+}
+
+// Output is what the broker's process printed, its last n lines.
+func (b *ZkBroker) Output(n int) string {
+	o, _ := os.ReadFile(b.out.Name())
+	return lastLines(stripSLF4J(string(o)), n)
+}
+
+// Exited reports whether the broker's process has ended.
+func (b *ZkBroker) Exited() bool {
+	select {
+	case err := <-b.done:
+		b.done <- err
+		return true
+	default:
+		return false
+	}
+}
+
+// Kill ends the broker with SIGKILL and waits.
+func (b *ZkBroker) Kill() {
+	b.once.Do(func() {
+		b.cmd.Process.Signal(syscall.SIGKILL)
+		<-b.done
+		b.out.Close()
+	})
+}
