@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/kraftlab/kraftlab/internal/zookeeper"
 )
@@ -197,7 +198,9 @@ func TestKafka39BrokerJoinsZkPlayground(t *testing.T) {
 			}
 		}
 		return true
-	}, func() string { return fmt.Sprintf("%+v\nchannels %+v\n%s", md, readZkStatus(t, p).ZooKeeper.Channels, why()) })
+	}, func() string {
+		return fmt.Sprintf("%+v\nchannels %+v\n%s", md, readZkStatus(t, p).ZooKeeper.Channels, why())
+	})
 	t.Logf("the Kafka 3.9 broker's Metadata: controller %d, brokers %+v, partitions %+v", md.ControllerID, md.Brokers, md.Topics[0].Partitions)
 	if md.ControllerID != 101 {
 		t.Errorf("the Kafka 3.9 broker names controller %d, want kraftlab's 101", md.ControllerID)
@@ -211,6 +214,111 @@ func TestKafka39BrokerJoinsZkPlayground(t *testing.T) {
 	viaKraftlab, viaKafka := []string{"-b", p.Brokers[0]}, append([]string{"-b", b.Addr}, member...)
 	produceAndRead(t, kcat, "judged", 0, viaKraftlab, "before")
 	produceAndRead(t, kcat, "judged", 1, viaKafka, "before")
+	// kraftlab's replicas, as its status tells: 101's log of partition
+	// 1 has the records Kafka's leader took (it fetched them), and 101
+	// as leader of partition 0 heard Kafka's follower fetch all of its.
+	waitReplica(t, p, "judged", 1, 101, "kraftlab's follower 101 to have fetched Kafka's 10 records", func(r view.PartitionReplica) bool { return r.LogEndOffset >= 10 })
+	waitReplica(t, p, "judged", 0, 200, "kraftlab's leader 101 to have heard Kafka's follower 200 fetch its 10 records", func(r view.PartitionReplica) bool { return r.LeaderLogEndOffset >= 10 })
+
+	// 5. kraftlab's controller broker is killed: once ZooKeeper expires
+	// its session, Kafka's broker wins /controller, elects itself leader
+	// of partition 0 and shrinks the ISRs to itself.
+	if _, err := p.Run(context.Background(), "kill", "101"); err != nil {
+		t.Fatal(err)
+	}
+	var ctl string
+	poll.Until(t, 30*time.Second, "the Kafka 3.9 broker to win /controller", func() bool {
+		ctl, err = zkrt.CLI(context.Background(), zkAddr, "get", "/controller")
+		return err == nil && strings.Contains(ctl, `"brokerid":200`)
+	}, func() string { return fmt.Sprintf("%v %s\n%s", err, ctl, why()) })
+	t.Logf("ZooKeeper: /controller = %s", strings.TrimSpace(ctl))
+	poll.Until(t, 30*time.Second, "Kafka's controller to move partition 0 to 200 and shrink the ISRs", func() bool {
+		md = kcatMetadataOf(t, kcat, append([]string{"-b", b.Addr, "-L", "-J", "-t", "judged"}, member...)...)
+		return md.ControllerID == 200 && len(md.Topics) == 1 && len(md.Topics[0].Partitions) == 2 &&
+			md.Topics[0].Partitions[0].Leader == 200 && len(md.Topics[0].Partitions[0].Isrs) == 1 && len(md.Topics[0].Partitions[1].Isrs) == 1
+	}, func() string { return fmt.Sprintf("%+v\n%s", md, why()) })
+	t.Logf("under Kafka's controller, 101 dead: partitions %+v", md.Topics[0].Partitions)
+
+	// 6. kraftlab's broker, started again, works under Kafka's
+	// controller: it takes its UpdateMetadata (its own Metadata names
+	// controller 200) and LeaderAndIsr, follows Kafka's leader back into
+	// both ISRs (Kafka's leader asks its own controller with
+	// AlterPartition).
+	if _, err := p.Run(context.Background(), "start", "101"); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 60*time.Second, "kraftlab's 101 back in both ISRs under Kafka's controller, as 101 itself tells", func() bool {
+		md = kcatMetadataOf(t, kcat, "-b", p.Brokers[0], "-L", "-J", "-t", "judged")
+		if md.ControllerID != 200 || len(md.Topics) != 1 || len(md.Topics[0].Partitions) != 2 {
+			return false
+		}
+		for _, part := range md.Topics[0].Partitions {
+			if len(part.Isrs) != 2 {
+				return false
+			}
+		}
+		return true
+	}, func() string { return fmt.Sprintf("%+v\nkraftlab's log:\n%s\n%s", md, serverLogTail(p, 20), why()) })
+	t.Logf("kraftlab's 101 restarted: its Metadata names controller %d; partitions %+v", md.ControllerID, md.Topics[0].Partitions)
+	st = readZkStatus(t, p)
+	if st.ZooKeeper.ControllerID != 200 {
+		t.Errorf("kraftlab status names controller %d, want Kafka's 200", st.ZooKeeper.ControllerID)
+	}
+
+	// 7. Kafka's preferred leader election gives partition 0 back to
+	// kraftlab's 101 (LeaderAndIsr from Kafka's controller makes it
+	// leader), which takes records with acks=all that Kafka's 200
+	// follows.
+	adminCfg := filepath.Join(t.TempDir(), "admin.properties")
+	if err := os.WriteFile(adminCfg, []byte("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n"+
+		`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="kraftlab-member" password="`+password+"\";\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runTool(t, k, MainLeaderElection, "--bootstrap-server", b.Addr, "--admin.config", adminCfg, "--election-type", "preferred", "--topic", "judged", "--partition", "0"); r.Err != nil {
+		t.Fatalf("kafka-leader-election: %v", r.Err)
+	}
+	poll.Until(t, 30*time.Second, "kraftlab's 101 to lead partition 0 again", func() bool {
+		md = kcatMetadataOf(t, kcat, "-b", p.Brokers[0], "-L", "-J", "-t", "judged")
+		return len(md.Topics) == 1 && len(md.Topics[0].Partitions) == 2 && md.Topics[0].Partitions[0].Leader == 101
+	}, func() string { return fmt.Sprintf("%+v\n%s", md, why()) })
+	produceAndRead(t, kcat, "judged", 0, viaKraftlab, "after")
+	produceAndRead(t, kcat, "judged", 1, viaKafka, "after")
+	waitReplica(t, p, "judged", 0, 200, "kraftlab's leader 101 to have heard Kafka's follower 200 fetch all 20 records", func(r view.PartitionReplica) bool { return r.LeaderLogEndOffset >= 20 })
+	waitReplica(t, p, "judged", 1, 101, "kraftlab's follower 101 to have fetched all 20 of Kafka's records", func(r view.PartitionReplica) bool { return r.LogEndOffset >= 20 })
+}
+
+// waitReplica polls `status --json` until broker's replica of topic's
+// partition part, as kraftlab shows it, satisfies ok, and logs it.
+func waitReplica(t *testing.T, p *Playground, topic string, part, broker int32, what string, ok func(view.PartitionReplica) bool) {
+	t.Helper()
+	var last string
+	poll.Until(t, 30*time.Second, what, func() bool {
+		out, err := p.Run(context.Background(), "status", "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct {
+			Topics []view.Topic `json:"topics"`
+		}
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("status --json: %v", err)
+		}
+		for _, tp := range st.Topics {
+			for _, pt := range tp.Partitions {
+				if tp.Name != topic || pt.Partition != part {
+					continue
+				}
+				last = fmt.Sprintf("%+v", pt.ReplicaStates)
+				for _, r := range pt.ReplicaStates {
+					if r.Broker == broker && ok(r) {
+						t.Logf("kraftlab status: %s-%d replica %d: %+v", topic, part, broker, r)
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}, func() string { return "replica states " + last })
 }
 
 // produceAndRead produces ten records to partition part of topic through

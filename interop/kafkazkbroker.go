@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,10 +34,12 @@ type ZkBroker struct {
 	// Addr is the PLAINTEXT (SASL) listener, ClientAddr the plain one.
 	Addr, ClientAddr string
 	LogDir           string
-	cmd              *exec.Cmd
-	out              *os.File
-	done             chan error
-	once             sync.Once
+	// LogFile is Kafka's log, its warnings and errors.
+	LogFile string
+	cmd     *exec.Cmd
+	out     *os.File
+	done    chan error
+	once    sync.Once
 }
 
 // StartZkBroker starts kafka.Kafka of k (Kafka 3.9) as broker j.ID in
@@ -51,7 +54,7 @@ func StartZkBroker(ctx context.Context, k *Kafka, dir string, j ZkJoin, extra ..
 	if err != nil {
 		return nil, err
 	}
-	b := &ZkBroker{ID: j.ID, Addr: addr, ClientAddr: client, LogDir: filepath.Join(dir, "kafka-logs"), done: make(chan error, 1)}
+	b := &ZkBroker{ID: j.ID, Addr: addr, ClientAddr: client, LogDir: filepath.Join(dir, "kafka-logs"), LogFile: filepath.Join(dir, "server.log"), done: make(chan error, 1)}
 	jaas := fmt.Sprintf(`org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";`, j.User, j.Password)
 	props := strings.Join(append([]string{
 		"broker.id=" + strconv.Itoa(int(j.ID)),
@@ -73,10 +76,22 @@ func StartZkBroker(ctx context.Context, k *Kafka, dir string, j ZkJoin, extra ..
 	if err := os.WriteFile(propsFile, []byte(props), 0o600); err != nil {
 		return nil, err
 	}
+	// Kafka's own log, WARN and above, in its folder: what it refused
+	// and why.
+	log4j := filepath.Join(dir, "log4j.properties")
+	if err := os.WriteFile(log4j, []byte("log4j.rootLogger=WARN, file\n"+
+		"log4j.appender.file=org.apache.log4j.FileAppender\n"+
+		"log4j.appender.file.File="+filepath.Join(dir, "server.log")+"\n"+
+		"log4j.appender.file.layout=org.apache.log4j.PatternLayout\n"+
+		"log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n\n"), 0o600); err != nil {
+		return nil, err
+	}
 	if b.out, err = os.Create(filepath.Join(dir, "broker.stdout")); err != nil {
 		return nil, err
 	}
-	b.cmd = k.Command(context.Background(), dir, MainKafka, propsFile)
+	kl := *k
+	kl.JVMOptions = append(slices.Clone(k.JVMOptions), "-Dlog4j.configuration=file:"+log4j)
+	b.cmd = kl.Command(context.Background(), dir, MainKafka, propsFile)
 	b.cmd.Stdout, b.cmd.Stderr = b.out, b.out
 	if err := b.cmd.Start(); err != nil {
 		b.out.Close()
@@ -86,10 +101,12 @@ func StartZkBroker(ctx context.Context, k *Kafka, dir string, j ZkJoin, extra ..
 	return b, nil
 }
 
-// Output is what the broker's process printed, its last n lines.
+// Output is what the broker's process printed and logged, the last n
+// lines of each.
 func (b *ZkBroker) Output(n int) string {
 	o, _ := os.ReadFile(b.out.Name())
-	return lastLines(stripSLF4J(string(o)), n)
+	l, _ := os.ReadFile(b.LogFile)
+	return lastLines(stripSLF4J(string(o)), n) + "\n" + strings.ReplaceAll(lastLines(string(l), n), " | ", "\n")
 }
 
 // Exited reports whether the broker's process has ended.

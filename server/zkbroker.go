@@ -81,6 +81,11 @@ func newZkBrokerServer(s *Server, mux *wire.Mux) (*ZkBrokerServer, error) {
 		// metadata holds; UpdateMetadata carries none, so neither do
 		// the fetches.
 		fetchEpoch: func() int64 { return -1 },
+		// A broker of inter.broker.protocol.version 3.9 fetches with
+		// its versions (MetadataVersion.fetchRequestVersion and
+		// listOffsetRequestVersion), which a Kafka 3.9 leader serves.
+		fetchVersion:       17,
+		listOffsetsVersion: 9,
 	}
 	var pub loader.Publisher
 	b.meta = newZkMetadata(s.id, func(img *image.MetadataImage) { pub.OnMetadataUpdate(nil, img, loader.Manifest{}) })

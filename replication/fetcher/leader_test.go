@@ -118,7 +118,7 @@ func (l *testLeader) handle(ctx context.Context, req kmsg.Request) (kmsg.Respons
 
 func (l *testLeader) fetch(ctx context.Context, req *kmsg.FetchRequest) (*kmsg.FetchResponse, error) {
 	l.fetches.Add(1)
-	if req.Version != fetchRequestVersion || req.ReplicaState.ID < 0 || req.SessionEpoch != -1 {
+	if req.Version != DefaultFetchVersion || req.ReplicaState.ID < 0 || req.SessionEpoch != -1 {
 		return nil, fmt.Errorf("test leader: not a replica's sessionless fetch v18: %+v", req)
 	}
 	for _, rt := range req.Topics {
