@@ -300,6 +300,9 @@ func TestKafka39BrokerJoinsZkPlayground(t *testing.T) {
 	// segment holds the last record its leader took.
 	waitSegmentHolds(t, b.LogDir, "judged-0", "after 0-09")
 	waitSegmentHolds(t, filepath.Join(p.DataDir, "node-101"), "judged-1", "after 1-09")
+	if c := b.Complaints(10); len(c) > 0 {
+		t.Logf("the Kafka 3.9 broker's warnings and errors:\n    %s", strings.Join(c, "\n    "))
+	}
 }
 
 // waitReplica polls `status --json` until broker's replica of topic's

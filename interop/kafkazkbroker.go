@@ -24,16 +24,15 @@ type ZkJoin struct {
 	User, Password string
 }
 
-// ZkBroker is a real Kafka 3.9 broker in ZooKeeper mode. Its listener
-// named PLAINTEXT, the inter-broker one, is SASL_PLAINTEXT with
-// SCRAM-SHA-256, since kraftlab's nodes reach each other at the endpoint
-// of that name and authenticate there as members; CLIENT is a plain
-// listener for anonymous clients.
+// ZkBroker is a real Kafka 3.9 broker in ZooKeeper mode. Its one
+// listener is named PLAINTEXT, as kraftlab's nodes name the endpoint they
+// reach each other at, and is SASL_PLAINTEXT with SCRAM-SHA-256, as they
+// authenticate there as members; so clients too authenticate there.
 type ZkBroker struct {
 	ID int32
-	// Addr is the PLAINTEXT (SASL) listener, ClientAddr the plain one.
-	Addr, ClientAddr string
-	LogDir           string
+	// Addr is the listener.
+	Addr   string
+	LogDir string
 	// LogFile is Kafka's log, its warnings and errors.
 	LogFile string
 	cmd     *exec.Cmd
@@ -43,25 +42,21 @@ type ZkBroker struct {
 }
 
 // StartZkBroker starts kafka.Kafka of k (Kafka 3.9) as broker j.ID in
-// ZooKeeper mode on two free ports of 127.0.0.1; extra lines go at the end
+// ZooKeeper mode on a free port of 127.0.0.1; extra lines go at the end
 // of its server.properties.
 func StartZkBroker(ctx context.Context, k *Kafka, dir string, j ZkJoin, extra ...string) (*ZkBroker, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	client, err := freeAddr()
-	if err != nil {
-		return nil, err
-	}
-	b := &ZkBroker{ID: j.ID, Addr: addr, ClientAddr: client, LogDir: filepath.Join(dir, "kafka-logs"), LogFile: filepath.Join(dir, "server.log"), done: make(chan error, 1)}
+	b := &ZkBroker{ID: j.ID, Addr: addr, LogDir: filepath.Join(dir, "kafka-logs"), LogFile: filepath.Join(dir, "server.log"), done: make(chan error, 1)}
 	jaas := fmt.Sprintf(`org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";`, j.User, j.Password)
 	props := strings.Join(append([]string{
 		"broker.id=" + strconv.Itoa(int(j.ID)),
 		"zookeeper.connect=" + j.ZooKeeper,
 		"inter.broker.protocol.version=3.9",
-		"listeners=PLAINTEXT://" + addr + ",CLIENT://" + client,
-		"listener.security.protocol.map=PLAINTEXT:SASL_PLAINTEXT,CLIENT:PLAINTEXT",
+		"listeners=PLAINTEXT://" + addr,
+		"listener.security.protocol.map=PLAINTEXT:SASL_PLAINTEXT",
 		"inter.broker.listener.name=PLAINTEXT",
 		"sasl.enabled.mechanisms=SCRAM-SHA-256",
 		"sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256",
@@ -107,6 +102,26 @@ func (b *ZkBroker) Output(n int) string {
 	o, _ := os.ReadFile(b.out.Name())
 	l, _ := os.ReadFile(b.LogFile)
 	return lastLines(stripSLF4J(string(o)), n) + "\n" + strings.ReplaceAll(lastLines(string(l), n), " | ", "\n")
+}
+
+// Complaints are the distinct warnings and errors in Kafka's log, without
+// their times, in the order they first came, at most n.
+func (b *ZkBroker) Complaints(n int) []string {
+	l, _ := os.ReadFile(b.LogFile)
+	var out []string
+	for _, line := range strings.Split(string(l), "\n") {
+		_, msg, ok := strings.Cut(line, "] ")
+		if !ok || !strings.HasPrefix(line, "[") || (!strings.HasPrefix(msg, "WARN ") && !strings.HasPrefix(msg, "ERROR ")) {
+			continue
+		}
+		if !slices.Contains(out, msg) {
+			out = append(out, msg)
+		}
+		if len(out) == n {
+			break
+		}
+	}
+	return out
 }
 
 // Exited reports whether the broker's process has ended.
