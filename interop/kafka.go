@@ -24,6 +24,11 @@ import (
 // KafkaVersion is the Apache Kafka release the harness runs.
 const KafkaVersion = "4.4.0"
 
+// KafkaZkVersion is the last Apache Kafka release with ZooKeeper mode, the
+// judge of kraftlab's ZooKeeper era; SetupVersion fetches it into its own
+// cache folder beside KafkaVersion's.
+const KafkaZkVersion = "3.9.1"
+
 // Main classes of Kafka's command-line tools (what bin/kafka-*.sh run).
 const (
 	MainMetadataQuorum    = "org.apache.kafka.tools.MetadataQuorumCommand"    // kafka-metadata-quorum
@@ -34,6 +39,9 @@ const (
 	MainTopics            = "org.apache.kafka.tools.TopicCommand"             // kafka-topics
 	MainCluster           = "org.apache.kafka.tools.ClusterTool"              // kafka-cluster
 	MainConfigs           = "org.apache.kafka.tools.ConfigCommand"            // kafka-configs
+	// Kafka 3.9's kafka-configs, still in core: the one that writes
+	// SCRAM credentials straight to ZooKeeper (--zookeeper).
+	MainConfigs39 = "kafka.admin.ConfigCommand"
 )
 
 // EnvCache names the cache folder, overriding the default.
@@ -53,6 +61,8 @@ func IsUnavailable(err error) bool {
 
 // Kafka runs Kafka's main classes from the cached jars.
 type Kafka struct {
+	// Version is the Kafka release the jars are.
+	Version string
 	Java    string
 	JarsDir string
 	// JVMOptions go before -cp; Setup sets a small heap and fast startup.
@@ -89,10 +99,14 @@ const pom = `<project xmlns="http://maven.apache.org/POM/4.0.0">
 </project>
 `
 
-// Setup finds java, fetches Kafka's jars into the cache unless they are
-// there already, and returns a Kafka ready to run. It fails with an
-// *UnavailableError when Kafka cannot be had here.
-func Setup(ctx context.Context) (*Kafka, error) {
+// Setup is SetupVersion of KafkaVersion.
+func Setup(ctx context.Context) (*Kafka, error) { return SetupVersion(ctx, KafkaVersion) }
+
+// SetupVersion finds java, fetches Kafka version's jars into the cache
+// (folder kafka-<version>) unless they are there already, and returns a
+// Kafka ready to run. It fails with an *UnavailableError when Kafka cannot
+// be had here.
+func SetupVersion(ctx context.Context, version string) (*Kafka, error) {
 	java, err := exec.LookPath("java")
 	if err != nil {
 		return nil, &UnavailableError{"no java on PATH"}
@@ -101,22 +115,22 @@ func Setup(ctx context.Context) (*Kafka, error) {
 	if err != nil {
 		return nil, &UnavailableError{"no cache folder: " + err.Error()}
 	}
-	jars := filepath.Join(cache, "kafka-"+KafkaVersion, "jars")
-	k := &Kafka{Java: java, JarsDir: jars, JVMOptions: []string{
+	jars := filepath.Join(cache, "kafka-"+version, "jars")
+	k := &Kafka{Version: version, Java: java, JarsDir: jars, JVMOptions: []string{
 		"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
 	}}
-	if _, err := os.Stat(filepath.Join(jars, "kafka-tools-"+KafkaVersion+".jar")); err == nil {
+	if _, err := os.Stat(filepath.Join(jars, "kafka-tools-"+version+".jar")); err == nil {
 		return k, nil
 	}
 	mvn, err := exec.LookPath("mvn")
 	if err != nil {
-		return nil, &UnavailableError{"no mvn on PATH to fetch Kafka " + KafkaVersion + "'s jars"}
+		return nil, &UnavailableError{"no mvn on PATH to fetch Kafka " + version + "'s jars"}
 	}
-	work := filepath.Join(cache, "kafka-"+KafkaVersion)
+	work := filepath.Join(cache, "kafka-"+version)
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, &UnavailableError{err.Error()}
 	}
-	if err := os.WriteFile(filepath.Join(work, "pom.xml"), fmt.Appendf(nil, pom, KafkaVersion), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work, "pom.xml"), fmt.Appendf(nil, pom, version), 0o644); err != nil {
 		return nil, &UnavailableError{err.Error()}
 	}
 	tmp := jars + ".partial"

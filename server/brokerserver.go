@@ -157,6 +157,9 @@ type brokerDeps struct {
 	ch                      *controllerChannel
 	brokerEpoch, fetchEpoch func() int64
 	controller              func() int32
+	// fetchVersion and listOffsetsVersion are the fetchers' request
+	// versions; 0 is the fetcher's default, a 4.x broker's.
+	fetchVersion, listOffsetsVersion int16
 }
 
 // newReplicaManager makes the incarnation's ReplicaManager: its
@@ -185,6 +188,8 @@ func (s *Server) newReplicaManager(mux *wire.Mux, deps brokerDeps) (*ReplicaMana
 		lagTimeMax:  st.ReplicaLagTimeMax,
 		minInsync:   int(st.MinInsyncReplicas),
 		fetchers: fetcher.Config{
+			FetchVersion:          deps.fetchVersion,
+			ListOffsetsVersion:    deps.listOffsetsVersion,
 			NumReplicaFetchers:    int(st.NumReplicaFetchers),
 			FetchWaitMax:          st.ReplicaFetchWaitMax,
 			FetchMinBytes:         int32(st.ReplicaFetchMinBytes),

@@ -135,6 +135,9 @@ func (b *ZkBrokerServer) createTopics(req *kmsg.CreateTopicsRequest) *kmsg.Creat
 	for _, t := range req.Topics {
 		rt := kmsg.NewCreateTopicsResponseTopic()
 		rt.Topic = t.Topic
+		// Never null: Kafka's admin client (v5+) reads every result's
+		// list, and a null one fails kafka-topics --create.
+		rt.Configs = []kmsg.CreateTopicsResponseTopicConfig{}
 		a, code, msg := b.assign(t, img, live)
 		switch {
 		case code != 0:

@@ -51,6 +51,7 @@ type ZkBrokerServer struct {
 	ch       *controllerChannel
 	pushes   *controllerChannel
 	meta     *zkMetadata
+	addrs    *zkAddresses
 	replicas *ReplicaManager
 	pids     *producerIDManager
 
@@ -80,11 +81,18 @@ func newZkBrokerServer(s *Server, mux *wire.Mux) (*ZkBrokerServer, error) {
 		// metadata holds; UpdateMetadata carries none, so neither do
 		// the fetches.
 		fetchEpoch: func() int64 { return -1 },
+		// A broker of inter.broker.protocol.version 3.9 fetches with
+		// its versions (MetadataVersion.fetchRequestVersion and
+		// listOffsetRequestVersion), which a Kafka 3.9 leader serves.
+		fetchVersion:       17,
+		listOffsetsVersion: 9,
 	}
 	var pub loader.Publisher
 	b.meta = newZkMetadata(s.id, func(d *image.MetadataDelta, img *image.MetadataImage) {
 		pub.OnMetadataUpdate(d, img, loader.Manifest{})
 	})
+	b.addrs = newZkAddresses(s.cfg.Raft.Peers, b.meta)
+	b.ch.address, b.pushes.address = b.addrs.address, b.addrs.address
 	deps.controller = b.meta.controller
 	var err error
 	if b.replicas, err = s.newReplicaManager(mux, deps); err != nil {
@@ -158,6 +166,9 @@ func (b *ZkBrokerServer) listening() error {
 	ctl := zkcontroller.New(zkcontroller.Config{
 		NodeID: b.s.id, ZK: c, Clock: b.s.cfg.Clock, Logger: b.s.log,
 		Send: func(ctx context.Context, to kafkazk.Broker, req kmsg.Request) (kmsg.Response, error) {
+			if ep, ok := to.Endpoint(listenerName); ok {
+				b.addrs.register(to.ID, ep.Host, ep.Port)
+			}
 			return b.pushes.send(ctx, to.ID, req)
 		},
 		OnEvent: b.s.cfg.OnZkControllerEvent,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/kraftlab/kraftlab/internal/zookeeper"
+	"github.com/kraftlab/kraftlab/metadata/zkcontroller"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
@@ -160,7 +161,13 @@ func TestZkClusterServesAndFailsOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := c.controller(t, first)
-	f := c.group.Server(second).ZkBrokerServer().Controller().Status().LastFailover
+	// The controller is active as soon as it read the cluster, and
+	// records its failover once it pushed and elected after that.
+	var f zkcontroller.Failover
+	poll.Until(t, 30*time.Second, "the new controller's failover to be recorded", func() bool {
+		f = c.group.Server(second).ZkBrokerServer().Controller().Status().LastFailover
+		return f.Epoch != 0
+	})
 	t.Logf("controller %d died; %d took over at epoch %d: read %d znodes (%d partitions) in %v, managing after %v",
 		first, second, f.Epoch, f.Reads, f.Partitions, f.Read, f.Total)
 	if f.Partitions != 3 || f.Epoch != 2 {

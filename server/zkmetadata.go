@@ -3,7 +3,9 @@ package server
 import (
 	"fmt"
 	"maps"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -58,6 +60,19 @@ type zkMetadata struct {
 func newZkMetadata(id int32, publish func(*image.MetadataDelta, *image.MetadataImage)) *zkMetadata {
 	return &zkMetadata{id: id, publish: publish, controllerID: -1, img: image.Empty, changed: map[fetcher.TopicPartition]bool{},
 		brokers: map[int32]record.RegisterBrokerRecord{}, partitions: map[fetcher.TopicPartition]zkPartition{}}
+}
+
+// endpoint is the address of broker id's listener, as the last
+// UpdateMetadata listed it.
+func (m *zkMetadata) endpoint(id int32, listener string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range m.brokers[id].EndPoints {
+		if e.Name == listener {
+			return net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))), true
+		}
+	}
+	return "", false
 }
 
 // controller is the controller the last push named, -1 before any.

@@ -16,17 +16,20 @@ type SendFunc func(ctx context.Context, to int32, req kmsg.Request) (kmsg.Respon
 
 // Kafka's defaults for the replica fetcher's settings.
 const (
-	DefaultNumReplicaFetchers                 = 1
-	DefaultReplicaFetchWaitMax                = 500 * time.Millisecond
-	DefaultReplicaFetchMinBytes               = 1
-	DefaultReplicaFetchMaxBytes               = 1 << 20
-	DefaultReplicaFetchResponseMaxBytes       = 10 << 20
-	DefaultReplicaFetchBackoff                = time.Second
-	DefaultReplicaSocketTimeout               = 30 * time.Second
-	DefaultReplicationQuotaWindowNum          = 11
-	DefaultReplicationQuotaWindowSize         = time.Second
-	fetchRequestVersion                 int16 = 18 // MetadataVersion.fetchRequestVersion from 4.1-IV1 on
-	listOffsetsRequestVersion           int16 = 11 // MetadataVersion.listOffsetRequestVersion from 4.2-IV1 on
+	DefaultNumReplicaFetchers           = 1
+	DefaultReplicaFetchWaitMax          = 500 * time.Millisecond
+	DefaultReplicaFetchMinBytes         = 1
+	DefaultReplicaFetchMaxBytes         = 1 << 20
+	DefaultReplicaFetchResponseMaxBytes = 10 << 20
+	DefaultReplicaFetchBackoff          = time.Second
+	DefaultReplicaSocketTimeout         = 30 * time.Second
+	DefaultReplicationQuotaWindowNum    = 11
+	DefaultReplicationQuotaWindowSize   = time.Second
+	// DefaultFetchVersion and DefaultListOffsetsVersion are the versions
+	// of a 4.x broker's fetches: MetadataVersion.fetchRequestVersion from
+	// 4.1-IV1 on and listOffsetRequestVersion from 4.2-IV1 on.
+	DefaultFetchVersion       int16 = 18
+	DefaultListOffsetsVersion int16 = 11
 )
 
 // Config configures a Manager and its threads. Zero durations and sizes
@@ -34,6 +37,11 @@ const (
 type Config struct {
 	// BrokerID is the local broker, sent as the fetch's replica id.
 	BrokerID int32
+	// FetchVersion and ListOffsetsVersion are the versions of the
+	// fetchers' requests, which a broker takes from its
+	// inter.broker.protocol.version (Kafka 3.9's are 17 and 9); 0 means
+	// DefaultFetchVersion and DefaultListOffsetsVersion.
+	FetchVersion, ListOffsetsVersion int16
 	// BrokerEpoch returns the local broker's current epoch, sent in the
 	// fetch's ReplicaState; nil sends -1.
 	BrokerEpoch func() int64
@@ -68,6 +76,12 @@ type Config struct {
 func (c Config) withDefaults() (Config, error) {
 	if c.Send == nil {
 		return c, errors.New("fetcher config: no Send")
+	}
+	if c.FetchVersion <= 0 {
+		c.FetchVersion = DefaultFetchVersion
+	}
+	if c.ListOffsetsVersion <= 0 {
+		c.ListOffsetsVersion = DefaultListOffsetsVersion
 	}
 	if c.NumReplicaFetchers <= 0 {
 		c.NumReplicaFetchers = DefaultNumReplicaFetchers

@@ -33,7 +33,7 @@ func (t *Thread) buildFetch(now time.Time) *replicaFetch {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	req := kmsg.NewPtrFetchRequest()
-	req.Version = fetchRequestVersion
+	req.Version = t.cfg.FetchVersion
 	req.ReplicaID = t.cfg.BrokerID
 	req.ReplicaState.ID = t.cfg.BrokerID
 	req.ReplicaState.Epoch = t.cfg.BrokerEpoch()

@@ -16,7 +16,7 @@ func FuzzFetchResponse(f *testing.F) {
 	tp := TopicPartition{"orders", 0}
 	seed := func(edit func(*kmsg.FetchResponseTopicPartition)) []byte {
 		resp := kmsg.NewPtrFetchResponse()
-		resp.Version = fetchRequestVersion
+		resp.Version = DefaultFetchVersion
 		rt := kmsg.NewFetchResponseTopic()
 		rt.TopicID = topicID(tp.Topic)
 		rp := kmsg.NewFetchResponseTopicPartition()
@@ -37,7 +37,7 @@ func FuzzFetchResponse(f *testing.F) {
 	f.Add(seed(func(rp *kmsg.FetchResponseTopicPartition) { rp.RecordBatches = rp.RecordBatches[:20] }))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		resp := kmsg.NewPtrFetchResponse()
-		resp.Version = fetchRequestVersion
+		resp.Version = DefaultFetchVersion
 		if resp.ReadFrom(raw) != nil {
 			return
 		}

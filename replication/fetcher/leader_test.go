@@ -21,6 +21,8 @@ type testLeader struct {
 	id      int32
 	fetches atomic.Int64
 	held    atomic.Int64 // fetches that waited on hold
+	// fetchVersion and listOffsetsVersion are the versions it accepts.
+	fetchVersion, listOffsetsVersion int16
 
 	mu      sync.Mutex
 	parts   map[TopicPartition]*leaderPartition
@@ -37,7 +39,7 @@ type leaderPartition struct {
 }
 
 func newTestLeader(id int32) *testLeader {
-	return &testLeader{id: id, parts: map[TopicPartition]*leaderPartition{}, names: map[[16]byte]string{},
+	return &testLeader{id: id, fetchVersion: DefaultFetchVersion, listOffsetsVersion: DefaultListOffsetsVersion, parts: map[TopicPartition]*leaderPartition{}, names: map[[16]byte]string{},
 		changed: make(chan struct{}), block: map[TopicPartition]chan struct{}{}, errs: map[TopicPartition]int16{}}
 }
 
@@ -111,6 +113,9 @@ func (l *testLeader) handle(ctx context.Context, req kmsg.Request) (kmsg.Respons
 	case *kmsg.FetchRequest:
 		return l.fetch(ctx, r)
 	case *kmsg.ListOffsetsRequest:
+		if r.Version != l.listOffsetsVersion {
+			return nil, fmt.Errorf("test leader: ListOffsets v%d, want v%d", r.Version, l.listOffsetsVersion)
+		}
 		return l.listOffsets(r), nil
 	}
 	return nil, fmt.Errorf("test leader: unexpected %T", req)
@@ -118,8 +123,8 @@ func (l *testLeader) handle(ctx context.Context, req kmsg.Request) (kmsg.Respons
 
 func (l *testLeader) fetch(ctx context.Context, req *kmsg.FetchRequest) (*kmsg.FetchResponse, error) {
 	l.fetches.Add(1)
-	if req.Version != fetchRequestVersion || req.ReplicaState.ID < 0 || req.SessionEpoch != -1 {
-		return nil, fmt.Errorf("test leader: not a replica's sessionless fetch v18: %+v", req)
+	if req.Version != l.fetchVersion || req.ReplicaState.ID < 0 || req.SessionEpoch != -1 {
+		return nil, fmt.Errorf("test leader: not a replica's sessionless fetch v%d: %+v", l.fetchVersion, req)
 	}
 	for _, rt := range req.Topics {
 		for _, rp := range rt.Partitions {

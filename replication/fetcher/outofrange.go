@@ -71,7 +71,7 @@ func (t *Thread) handleOutOfRangeError(r outOfRange) {
 // timestamp (RemoteLeaderEndPoint.fetchOffset).
 func (t *Thread) listOffset(s sentPartition, timestamp int64) (int64, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
-	req.Version = listOffsetsRequestVersion
+	req.Version = t.cfg.ListOffsetsVersion
 	req.ReplicaID = t.cfg.BrokerID
 	rt := kmsg.NewListOffsetsRequestTopic()
 	rt.Topic = s.tp.Topic
