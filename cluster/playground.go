@@ -345,6 +345,9 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		if !a.Peer.IsZero() || a.OneWay {
 			return Result{}, Errorf(ErrBadAction, "%s takes one node", a.Kind)
 		}
+		if a.Node.IsZooKeeper() {
+			return p.doZooKeeper(ctx, &v, a.Kind)
+		}
 		id, err := a.Node.Resolve(&v)
 		if err != nil {
 			return Result{}, err
@@ -387,6 +390,46 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doMessages(&v, a)
 	}
 	return Result{}, Errorf(ErrBadAction, "unknown action %q", a.Kind)
+}
+
+// ZooKeeperEngine is an engine with zk mode's ZooKeeper server, which
+// kill, stop and start act on as on a node.
+type ZooKeeperEngine interface {
+	// ZooKeeperAction kills, stops or starts the ZooKeeper server.
+	ZooKeeperAction(ctx context.Context, kind ActionKind) error
+}
+
+// doZooKeeper kills, stops or starts zk mode's ZooKeeper.
+func (p *Playground) doZooKeeper(ctx context.Context, v *view.View, kind ActionKind) (Result, error) {
+	z, ok := p.engine.(ZooKeeperEngine)
+	if !ok || v.ZooKeeper == nil {
+		return Result{}, Errorf(ErrBadAction, "no ZooKeeper in this playground: up --mode zk runs one")
+	}
+	running := v.ZooKeeper.State == view.StateRunning
+	switch {
+	case kind != ActKill && kind != ActStop && kind != ActStart:
+		return Result{}, Errorf(ErrBadAction, "%s does not act on ZooKeeper: kill, stop and start do", kind)
+	case kind == ActStart && running:
+		return Result{}, Errorf(ErrNodeState, "ZooKeeper is already running")
+	case kind != ActStart && !running:
+		return Result{}, Errorf(ErrNodeState, "ZooKeeper is %s, not running", v.ZooKeeper.State)
+	}
+	if err := z.ZooKeeperAction(ctx, kind); err != nil {
+		return Result{}, fmt.Errorf("%s ZooKeeper: %w", kind, err)
+	}
+	var res Result
+	switch kind {
+	case ActKill:
+		res.Message = "killed ZooKeeper: the brokers' sessions wait for it (a session expires only on a running ZooKeeper), and the controller's writes wait with them"
+		p.publish(EventKill, 0, res.Message)
+	case ActStop:
+		res.Message = "stopped ZooKeeper: the brokers' sessions wait for it, and the controller's writes wait with them"
+		p.publish(EventStop, 0, res.Message)
+	default:
+		res.Message = "started ZooKeeper: the brokers reconnect to their sessions, each with a fresh session timeout"
+		p.publish(EventStart, 0, res.Message)
+	}
+	return res, nil
 }
 
 func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, id int32) (Result, error) {

@@ -292,6 +292,11 @@ func (b *ZkBrokerServer) endSession(crash bool) {
 	b.once.Do(func() {
 		b.cancel()
 		c, ctl := b.zk.Load(), b.controller.Load()
+		if c != nil && !c.Connected() {
+			// ZooKeeper is away: nothing can be said to it, and a call
+			// would wait for it.
+			crash = true
+		}
 		if crash && c != nil {
 			// First, so that a ZooKeeper call the controller or the
 			// session loop is in fails instead of waiting for a

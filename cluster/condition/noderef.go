@@ -45,6 +45,9 @@ const (
 	// RefController is the active controller: in zk mode the broker
 	// holding /controller, in KRaft mode the quorum's leader.
 	RefController = "controller"
+	// RefZooKeeper is zk mode's ZooKeeper server, for kill, stop and
+	// start; it is not a node of the view.
+	RefZooKeeper = "zk"
 	// RefLeaderOf and RefFollowerOf name a partition's replicas, written
 	// leader-of:TOPIC-P and follower-of:TOPIC-P.
 	RefLeaderOf   = "leader-of"
@@ -82,7 +85,7 @@ func LeaderRef() NodeRef { return NodeRef{name: RefLeader, set: true} }
 // "target", "leader-of:TOPIC-P" or "follower-of:TOPIC-P".
 func ParseNodeRef(s string) (NodeRef, error) {
 	switch name := strings.ToLower(s); name {
-	case RefLeader, RefOldLeader, RefFollower, RefTarget, RefController:
+	case RefLeader, RefOldLeader, RefFollower, RefTarget, RefController, RefZooKeeper:
 		return NodeRef{name: name, set: true}, nil
 	}
 	if name, part, ok := strings.Cut(s, ":"); ok {
@@ -109,6 +112,10 @@ func (r NodeRef) IsZero() bool { return !r.set }
 
 // IsLeader reports whether r is the "leader" reference.
 func (r NodeRef) IsLeader() bool { return r.name == RefLeader }
+
+// IsZooKeeper reports whether r is the "zk" reference: zk mode's
+// ZooKeeper server, which the playground acts on itself.
+func (r NodeRef) IsZooKeeper() bool { return r.name == RefZooKeeper }
 
 // IsFollower reports whether r is the "follower" reference.
 func (r NodeRef) IsFollower() bool { return r.name == RefFollower }
@@ -158,6 +165,8 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 			return 0, fmt.Errorf("%w right now (an election may be in progress)", ErrNoLeader)
 		}
 		id = v.LeaderID
+	case r.name == RefZooKeeper:
+		return 0, fmt.Errorf("zk is zk mode's ZooKeeper, not a node: only kill, stop and start take it")
 	case r.name == RefController && v.ZooKeeper != nil:
 		if v.ZooKeeper.ControllerID == view.NoLeader {
 			return 0, fmt.Errorf("%w right now: no broker holds /controller (ZooKeeper may still be expiring the last one's session)", ErrNoController)

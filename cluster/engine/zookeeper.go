@@ -172,3 +172,30 @@ func (e *engine) zooKeeperView() *view.ZooKeeper {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// ZooKeeperAction implements cluster.ZooKeeperEngine.
+func (e *engine) ZooKeeperAction(ctx context.Context, kind cluster.ActionKind) error {
+	if e.zk == nil {
+		return cluster.Errorf(cluster.ErrBadAction, "no ZooKeeper in this playground: up --mode zk runs one")
+	}
+	switch kind {
+	case cluster.ActKill:
+		if err := e.zk.Kill(); err != nil {
+			return err
+		}
+		e.zkKilled.Store(true)
+	case cluster.ActStop:
+		if err := e.zk.Stop(); err != nil {
+			return err
+		}
+		e.zkKilled.Store(false)
+	case cluster.ActStart:
+		if err := e.zk.Start(ctx); err != nil {
+			return err
+		}
+		e.zkKilled.Store(false)
+	default:
+		return cluster.Errorf(cluster.ErrBadAction, "%s does not act on ZooKeeper", kind)
+	}
+	return nil
+}

@@ -64,6 +64,19 @@ func TestRealEngineZooKeeperMode(t *testing.T) {
 	waitCond(t, p, "isr z-0 size == 3")
 	waitCond(t, p, "isr z-1 size == 3")
 
+	// ZooKeeper itself dies and comes back: the sessions wait for it, and
+	// the cluster goes on with the same controller.
+	act(t, p, "kill zk")
+	if v = p.View(); v.ZooKeeper.State != view.StateKilled {
+		t.Fatalf("ZooKeeper after kill zk: %s", v.ZooKeeper.State)
+	}
+	act(t, p, "start zk")
+	do(t, p, cluster.Action{Kind: cluster.ActCreateTopic, Topic: "after-zk", Partitions: 1, ReplicationFactor: 3})
+	waitCond(t, p, "isr after-zk-0 size == 3")
+	if v = p.View(); v.ZooKeeper.State != view.StateRunning || v.ZooKeeper.ControllerEpoch != 2 {
+		t.Fatalf("after ZooKeeper's restart: %+v", v.ZooKeeper)
+	}
+
 	// A graceful stop: the controlled shutdown moves the controller's
 	// leaderships first, and its session ends at once, so the next
 	// controller needs no session timeout.

@@ -100,6 +100,9 @@ func (c *Client) Events() <-chan zk.Event { return c.events }
 // next session.
 func (c *Client) SessionID() int64 { return c.conn.SessionID() }
 
+// Connected reports whether the session is connected to ZooKeeper now.
+func (c *Client) Connected() bool { return c.conn.State() == zk.StateHasSession }
+
 // Close ends the session: its ephemeral znodes go at once.
 func (c *Client) Close() { c.conn.Close() }
 
