@@ -80,6 +80,8 @@ var goldenScreens = []goldenScreen{
 	{"replica-slow-fetchers", []string{"replication", "replica-down", "replica-rejoin", "replica-slow"}, 0, paneFetchers},
 	{"replica-truncate-partitions", []string{"replica-slow", "replica-truncate"}, 0, panePartitions},
 	{"replica-truncate-fetchers", []string{"replica-slow", "replica-truncate"}, 0, paneFetchers},
+	{"zk-steady", []string{"zk"}, 3, paneBrokers},
+	{"zk-failover", []string{"zk"}, 0, panePartitions},
 }
 
 func recordingPath(name string) string { return filepath.Join("testdata", name+".json") }
@@ -257,6 +259,65 @@ func TestRecordMajorityGone(t *testing.T) {
 	gone := rec.cut()
 	gone.Select = second
 	rec.save("majority-gone", gone)
+}
+
+// TestRecordZooKeeper records zk mode: brokers on a real ZooKeeper, a
+// topic, the controller broker killed, and its successor's failover.
+// KRAFTLAB_TUI_RECORD=1 go test -run TestRecordZooKeeper ./tui
+func TestRecordZooKeeper(t *testing.T) {
+	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
+		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record testdata/zk.json from a real zk-mode cluster")
+	}
+	ctx := context.Background()
+	cfg, err := cluster.NewConfigMode(cluster.ModeZK, 0, 3, cluster.ProfileFast, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	pg, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close() })
+	rec := &recorder{t: t, pg: pg, started: started, source: "the real engine, zk mode, 3 brokers, profile fast"}
+	rec.until("every broker registered with the controller", 30*time.Second, func(v *view.View) bool { return unfencedBrokers(v) == 3 })
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActCreateTopic, Topic: "orders", Partitions: 3, ReplicationFactor: 3}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until("every ISR full", 30*time.Second, func(v *view.View) bool {
+		tp, ok := v.Topic("orders")
+		if !ok || len(tp.Partitions) != 3 {
+			return false
+		}
+		for _, p := range tp.Partitions {
+			if len(p.Isr) != 3 {
+				return false
+			}
+		}
+		return true
+	})
+	rec.frames(500 * time.Millisecond)
+	first := rec.last.ZooKeeper.ControllerID
+	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: mustParseRef(t, "controller")}); err != nil {
+		t.Fatal(err)
+	}
+	rec.until("the next controller done with its failover", 30*time.Second, func(v *view.View) bool {
+		z := v.ZooKeeper
+		return z.ControllerID != first && z.ControllerID != view.NoLeader && z.LastFailover != nil && z.LastFailover.Epoch == z.ControllerEpoch
+	})
+	rec.frames(500 * time.Millisecond)
+	zk := rec.cut()
+	zk.Select = first
+	rec.save("zk", zk)
+}
+
+func mustParseRef(t *testing.T, s string) condition.NodeRef {
+	t.Helper()
+	r, err := condition.ParseNodeRef(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // recorder pulls a playground as the screen does, keeping every frame
