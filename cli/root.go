@@ -76,8 +76,9 @@ running), and "kraftlab scenario run --session NAME --step FILE" walks a
 room through a scenario on it, line by line.
 NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, follower
 (the running follower of the leader with the lowest ID), old-leader (the
-leader before the last kill, stop, isolate, resign, wipe, disk or mark) or
-target (the node that action targeted).
+leader before the last kill, stop, isolate, resign, wipe, disk or mark),
+target (the node that action targeted) or controller (the active
+controller); in zk mode also zk (the ZooKeeper server).
 Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`,
 		Version:       Version,
 		SilenceUsage:  true,

@@ -56,7 +56,8 @@ const (
 
 // RefsHelp says what the symbolic references mean, for help texts.
 const RefsHelp = `leader (the current leader), controller (the active controller: the
-leader, or in zk mode the broker holding /controller), follower (the running follower of the
+leader, or in zk mode the broker holding /controller), zk (zk mode's
+ZooKeeper, for kill, stop and start), follower (the running follower of the
 current leader with the lowest id), old-leader (the leader before the last
 kill, stop, isolate, resign, wipe, disk or mark), target (the node that action
 targeted), leader-of:TOPIC-P (the broker leading that partition) or
