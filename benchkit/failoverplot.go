@@ -20,6 +20,9 @@ func WriteControllerFailoverPlot(w io.Writer, rs []ControllerFailover) error {
 	var modes []Mode
 	top := time.Duration(0)
 	for _, r := range rs {
+		if r.Rounds == 0 {
+			continue // not measured
+		}
 		if !slices.Contains(sizes, r.Partitions) {
 			sizes = append(sizes, r.Partitions)
 		}
