@@ -18,12 +18,21 @@ import (
 
 // zkPartition is one partition as the controller last pushed it.
 type zkPartition struct {
-	topicID                 record.Uuid
-	leader, leaderEpoch     int32
-	isr, replicas           []int32
-	zkVersion               int32
-	recovering              bool
-	controllerEpochOfChange int32
+	topicID             record.Uuid
+	leader, leaderEpoch int32
+	isr, replicas       []int32
+	zkVersion           int32
+	recovering          bool
+}
+
+// record is the partition as the record a KRaft broker would replay.
+func (p zkPartition) record(partition int32) *record.PartitionRecord {
+	pr := &record.PartitionRecord{PartitionID: partition, TopicID: p.topicID, Replicas: p.replicas, Isr: p.isr,
+		Leader: p.leader, LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.zkVersion}
+	if p.recovering {
+		pr.LeaderRecoveryState = 1
+	}
+	return pr
 }
 
 // zkMetadata is a ZooKeeper-era broker's metadata (Kafka's
@@ -131,7 +140,7 @@ func (m *zkMetadata) leaderAndIsr(req *kmsg.LeaderAndISRRequest) *kmsg.LeaderAnd
 			default:
 				m.partitions[tp] = zkPartition{topicID: record.Uuid(t.TopicID), leader: p.Leader, leaderEpoch: p.LeaderEpoch,
 					isr: slices.Clone(p.ISR), replicas: slices.Clone(p.Replicas), zkVersion: p.ZKVersion,
-					recovering: p.LeaderRecoveryState == 1, controllerEpochOfChange: p.ControllerEpoch}
+					recovering: p.LeaderRecoveryState == 1}
 				m.changed[tp] = true
 			}
 			rt.Partitions = append(rt.Partitions, rp)
@@ -171,7 +180,7 @@ func (m *zkMetadata) updateMetadata(req *kmsg.UpdateMetadataRequest) *kmsg.Updat
 				continue
 			}
 			m.partitions[tp] = zkPartition{topicID: record.Uuid(t.TopicID), leader: p.Leader, leaderEpoch: p.LeaderEpoch,
-				isr: slices.Clone(p.ISR), replicas: slices.Clone(p.Replicas), zkVersion: p.ZKVersion, controllerEpochOfChange: p.ControllerEpoch}
+				isr: slices.Clone(p.ISR), replicas: slices.Clone(p.Replicas), zkVersion: p.ZKVersion}
 			m.changed[tp] = true
 		}
 	}
@@ -275,12 +284,7 @@ func (m *zkMetadata) deltaLocked() (*image.MetadataDelta, error) {
 		} else if t != nil && t.Name() != tp.Topic {
 			return nil, fmt.Errorf("topic id %s is %s, pushed as %s", p.topicID, t.Name(), tp.Topic)
 		}
-		pr := &record.PartitionRecord{PartitionID: tp.Partition, TopicID: p.topicID, Replicas: p.replicas, Isr: p.isr,
-			Leader: p.leader, LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.zkVersion}
-		if p.recovering {
-			pr.LeaderRecoveryState = 1
-		}
-		if err := d.Replay(pr); err != nil {
+		if err := d.Replay(p.record(tp.Partition)); err != nil {
 			return nil, err
 		}
 	}
@@ -310,13 +314,7 @@ func (m *zkMetadata) imageLocked() *image.MetadataImage {
 			continue
 		}
 		for _, tp := range tps {
-			p := m.partitions[tp]
-			pr := &record.PartitionRecord{PartitionID: tp.Partition, TopicID: id, Replicas: p.replicas, Isr: p.isr,
-				Leader: p.leader, LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.zkVersion}
-			if p.recovering {
-				pr.LeaderRecoveryState = 1
-			}
-			_ = d.Replay(pr)
+			_ = d.Replay(m.partitions[tp].record(tp.Partition))
 		}
 	}
 	m.img = d.Apply(image.MetadataProvenance{LastContainedOffset: m.pushes - 1, LastContainedEpoch: m.controllerEpoch})

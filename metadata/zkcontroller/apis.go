@@ -25,15 +25,10 @@ func (c *KafkaController) AlterPartition(ctx context.Context, req *kmsg.AlterPar
 
 func (c *KafkaController) alterPartition(req *kmsg.AlterPartitionRequest) *kmsg.AlterPartitionResponse {
 	resp := kmsg.NewPtrAlterPartitionResponse()
-	cc := c.ctx
-	switch {
-	case cc == nil:
-		resp.ErrorCode = kerr.NotController.Code
-		return resp
-	case !cc.isLive(req.BrokerID) || cc.live[req.BrokerID].Epoch != req.BrokerEpoch:
-		resp.ErrorCode = kerr.StaleBrokerEpoch.Code
+	if resp.ErrorCode = c.checkBroker(req.BrokerID, req.BrokerEpoch); resp.ErrorCode != 0 {
 		return resp
 	}
+	cc := c.ctx
 	b := newBatch(cc, c.cfg.NodeID)
 	var changed []TopicPartition
 	for _, t := range req.Topics {
@@ -159,13 +154,7 @@ func (c *KafkaController) controlledShutdown(req *kmsg.ControlledShutdownRequest
 		}
 		s := cc.states[tp]
 		if s.Leader == id {
-			leader := int32(noLeader)
-			for _, r := range cc.replicas(tp) {
-				if cc.eligible(r) && slices.Contains(s.ISR, r) {
-					leader = r
-					break
-				}
-			}
+			leader := cc.firstEligibleInISR(tp, s)
 			if leader == noLeader {
 				continue
 			}
@@ -201,13 +190,7 @@ func (c *KafkaController) controlledShutdown(req *kmsg.ControlledShutdownRequest
 func (c *KafkaController) AllocateProducerIDs(ctx context.Context, req *kmsg.AllocateProducerIDsRequest) (*kmsg.AllocateProducerIDsResponse, error) {
 	return call(ctx, c, func() *kmsg.AllocateProducerIDsResponse {
 		resp := kmsg.NewPtrAllocateProducerIDsResponse()
-		cc := c.ctx
-		switch {
-		case cc == nil:
-			resp.ErrorCode = kerr.NotController.Code
-			return resp
-		case !cc.isLive(req.BrokerID) || cc.live[req.BrokerID].Epoch != req.BrokerEpoch:
-			resp.ErrorCode = kerr.StaleBrokerEpoch.Code
+		if resp.ErrorCode = c.checkBroker(req.BrokerID, req.BrokerEpoch); resp.ErrorCode != 0 {
 			return resp
 		}
 		blk, err := c.cfg.ZK.AllocateProducerIDs(req.BrokerID, ProducerIDBlockSize)
@@ -219,4 +202,17 @@ func (c *KafkaController) AllocateProducerIDs(ctx context.Context, req *kmsg.All
 		resp.ProducerIDStart, resp.ProducerIDLen = blk.Start, int32(blk.End-blk.Start+1)
 		return resp
 	})
+}
+
+// checkBroker is the error a request from broker id at epoch gets before
+// anything else: NOT_CONTROLLER off the active controller, and
+// STALE_BROKER_EPOCH unless the broker is live at exactly that epoch.
+func (c *KafkaController) checkBroker(id int32, epoch int64) int16 {
+	switch {
+	case c.ctx == nil:
+		return kerr.NotController.Code
+	case !c.ctx.isLive(id) || c.ctx.live[id].Epoch != epoch:
+		return kerr.StaleBrokerEpoch.Code
+	}
+	return 0
 }

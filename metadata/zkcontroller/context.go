@@ -114,3 +114,15 @@ func sortPartitions(tps []TopicPartition) {
 func firstState(live []int32, controllerEpoch int32) kafkazk.LeaderAndIsr {
 	return kafkazk.LeaderAndIsr{Leader: live[0], LeaderEpoch: 0, ISR: slices.Clone(live), ControllerEpoch: controllerEpoch}
 }
+
+// firstEligibleInISR is the replica of tp a leader election picks (Kafka's
+// offline and controlled-shutdown elections): the first in assignment
+// order that is eligible and in s's ISR; noLeader if none is.
+func (c *controllerContext) firstEligibleInISR(tp TopicPartition, s kafkazk.LeaderAndIsr) int32 {
+	for _, r := range c.replicas(tp) {
+		if c.eligible(r) && slices.Contains(s.ISR, r) {
+			return r
+		}
+	}
+	return noLeader
+}

@@ -21,13 +21,7 @@ func (c *KafkaController) electOffline(tps []TopicPartition) bool {
 		if !ok || ctx.eligible(s.Leader) {
 			continue
 		}
-		leader := int32(noLeader)
-		for _, r := range ctx.replicas(tp) {
-			if ctx.eligible(r) && slices.Contains(s.ISR, r) {
-				leader = r
-				break
-			}
-		}
+		leader := ctx.firstEligibleInISR(tp, s)
 		if leader == noLeader {
 			continue
 		}
