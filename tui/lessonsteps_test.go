@@ -168,6 +168,9 @@ func checkPointedAtWhole(t *testing.T, m *Model, screen []string) {
 		return
 	case focusCommit:
 		want = m.commit.view(st, v, w, 1+voters(v))
+		if v.ZooKeeper != nil {
+			want = zooKeeperView(st, v, w, 200)
+		}
 	case focusQuorum:
 		want = m.quorum.view(st, v, w, 1+len(v.Nodes), -1).lines
 	case focusQueue:

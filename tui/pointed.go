@@ -49,10 +49,13 @@ func (m *Model) pointed(v *view.View, w, avail int, peer int32, f *frame, topLen
 	// Whole is every row: the commit picture's HWM marker line and the
 	// partitions' legend are niceties, drawn where there is room.
 	whole := tab.natural
-	switch tabPlace {
-	case focusCommit:
+	switch {
+	case tabPlace == focusCommit && v.ZooKeeper != nil:
+		// The ZooKeeper panel in the commit picture's place: a few
+		// lines, every one of them wanted.
+	case tabPlace == focusCommit:
 		whole = min(tab.natural, 1+1+voters(v))
-	case focusPartitions:
+	case tabPlace == focusPartitions:
 		whole = tab.natural - len(partitionsLegendLines(v, w))
 	}
 	out := &part{place: focusOutput, natural: m.output.height(w), least: min(m.output.height(w), 2),

@@ -10,7 +10,7 @@ import (
 
 // zooKeeperView is the ZooKeeper era's place of the commit picture: the
 // ZooKeeper, who holds /controller, what its last failover read and how
-// long the cluster went unmanaged, and its queue of pushes to each
+// long the cluster went unmanaged, and its queue of pushes TO each
 // broker. It renders in w cells and at most h lines.
 func zooKeeperView(st *Styles, v *view.View, w, h int) block {
 	z := v.ZooKeeper
@@ -20,13 +20,13 @@ func zooKeeperView(st *Styles, v *view.View, w, h int) block {
 	}
 	out := block{section(st, fmt.Sprintf("ZooKeeper %s %s · %s", z.Addr, z.State, ctl), w)}
 	if f := z.LastFailover; f != nil && len(out) < h {
-		out = append(out, clip(st.Dim.Render("last failover: ")+fmt.Sprintf("read %d znodes (%d %s, %d %s) in %.1f ms; unmanaged %.1f ms from its election",
-			f.Reads, f.Brokers, plural(int64(f.Brokers), "broker", "brokers"), f.Partitions, plural(int64(f.Partitions), "partition", "partitions"), f.ReadMs, f.TotalMs), w))
+		out = append(out, clip(st.Dim.Render("last failover: ")+fmt.Sprintf("read %d znodes in %.1f ms (%d %s); managing %.1f ms after its election",
+			f.Reads, f.ReadMs, f.Partitions, plural(int64(f.Partitions), "partition", "partitions"), f.TotalMs), w))
 	}
 	if len(z.Channels) == 0 || len(out) >= h {
 		return out
 	}
-	out = append(out, st.Label.Render(clip(fmt.Sprintf("%6s  %6s  %-15s %12s %14s %11s %9s", "PUSHES", "QUEUED", "IN FLIGHT", "LeaderAndIsr", "UpdateMetadata", "StopReplica", "BYTES"), w)))
+	out = append(out, st.Label.Render(clip(fmt.Sprintf("%4s  %5s  %-14s  %12s  %14s  %11s  %7s", "TO", "QUEUE", "IN FLIGHT", "LeaderAndIsr", "UpdateMetadata", "StopReplica", "BYTES"), w)))
 	for _, c := range z.Channels {
 		if len(out) >= h {
 			break
@@ -35,7 +35,7 @@ func zooKeeperView(st *Styles, v *view.View, w, h int) block {
 		if inFlight == "" {
 			inFlight = "-"
 		}
-		out = append(out, clip(fmt.Sprintf("%6s  %6d  %-15s %12d %14d %11d %9s", fmt.Sprint("→", c.Broker), c.Queued, inFlight,
+		out = append(out, clip(fmt.Sprintf("%4d  %5d  %-14s  %12d  %14d  %11d  %7s", c.Broker, c.Queued, inFlight,
 			c.LeaderAndIsr, c.UpdateMetadata, c.StopReplica, humanize.Bytes(uint64(c.Bytes))), w))
 	}
 	return out
