@@ -72,6 +72,9 @@ func writeZkStatus(w io.Writer, v *view.View) {
 	row("ClusterId", v.ClusterID)
 	row("Mode", "zk (Kafka 3.9's ZooKeeper-era controller; no metadata quorum)")
 	row("ZooKeeper", fmt.Sprintf("%s (%s)", z.Addr, z.State))
+	if z.Sessions >= 0 {
+		row("ZooKeeperHolds", fmt.Sprintf("%d sessions, %d znodes (%d ephemeral), %d watches; %.0f requests/s", z.Sessions, z.Znodes, z.Ephemerals, z.Watches, z.RequestsPerSec))
+	}
 	row("ControllerId", z.ControllerID)
 	row("ControllerEpoch", z.ControllerEpoch)
 	if f := z.LastFailover; f != nil {

@@ -19,6 +19,10 @@ func zooKeeperView(st *Styles, v *view.View, w, h int) block {
 		ctl = fmt.Sprintf("controller: broker %d (controller epoch %d)", z.ControllerID, z.ControllerEpoch)
 	}
 	out := block{section(st, fmt.Sprintf("ZooKeeper %s %s · %s", z.Addr, z.State, ctl), w)}
+	if z.Sessions >= 0 && len(out) < h {
+		out = append(out, clip(st.Dim.Render("in ZooKeeper: ")+fmt.Sprintf("%d %s · %d znodes (%d ephemeral) · %d %s · %.0f requests/s",
+			z.Sessions, plural(z.Sessions, "session", "sessions"), z.Znodes, z.Ephemerals, z.Watches, plural(z.Watches, "watch", "watches"), z.RequestsPerSec), w))
+	}
 	if f := z.LastFailover; f != nil && len(out) < h {
 		out = append(out, clip(st.Dim.Render("last failover: ")+fmt.Sprintf("read %d znodes in %.1f ms (%d %s); managing %.1f ms after its election",
 			f.Reads, f.ReadMs, f.Partitions, plural(int64(f.Partitions), "partition", "partitions"), f.TotalMs), w))

@@ -44,6 +44,11 @@ type engine struct {
 	// zkKilled says its last stop was a kill.
 	zk       *zookeeper.Server
 	zkKilled atomic.Bool
+	// zkSample is ZooKeeper's last mntr, taken once a second until
+	// zkStop closes.
+	zkSample atomic.Pointer[zkSample]
+	zkStop   chan struct{}
+	zkWG     sync.WaitGroup
 	nodes    []*engineNode // controllers first, by ID
 	byID     map[int32]*engineNode
 
@@ -380,6 +385,8 @@ func (e *engine) Close() error {
 		}
 		e.group.KillAll()
 		if e.zk != nil {
+			close(e.zkStop)
+			e.zkWG.Wait()
 			if err := e.zk.Stop(); err != nil {
 				e.closeErr = fmt.Errorf("stop zookeeper: %w", err)
 			}

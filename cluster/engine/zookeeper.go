@@ -33,7 +33,45 @@ func (e *engine) startZooKeeper(ctx context.Context) error {
 		return fmt.Errorf("zookeeper: %w", err)
 	}
 	e.zk = zs
+	e.zkStop = make(chan struct{})
+	e.zkWG.Add(1)
+	go e.monitorZooKeeper()
 	return nil
+}
+
+// zkSample is what ZooKeeper last said of itself, and the request rate
+// since the sample before.
+type zkSample struct {
+	m    zookeeper.Monitor
+	at   time.Time
+	rate float64
+	ok   bool
+}
+
+// monitorZooKeeper asks ZooKeeper mntr once a second, off the view's
+// path: View never waits on ZooKeeper.
+func (e *engine) monitorZooKeeper() {
+	defer e.zkWG.Done()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var last zkSample
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		m, err := e.zk.Monitor(ctx)
+		cancel()
+		now := time.Now()
+		s := zkSample{m: m, at: now, ok: err == nil}
+		if s.ok && last.ok && m.PacketsReceived >= last.m.PacketsReceived {
+			s.rate = float64(m.PacketsReceived-last.m.PacketsReceived) / now.Sub(last.at).Seconds()
+		}
+		last = s
+		e.zkSample.Store(&s)
+		select {
+		case <-e.zkStop:
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // zkNodeConfig makes cfg a broker of the ZooKeeper era.
@@ -132,7 +170,12 @@ func zkBrokerView(n *engineNode, nv *view.Node, committed *image.MetadataImage) 
 // zooKeeperView is the ZooKeeper and the controller as the brokers see
 // them.
 func (e *engine) zooKeeperView() *view.ZooKeeper {
-	zv := &view.ZooKeeper{Addr: e.zk.Addr(), State: view.StateStopped, ControllerID: view.NoLeader, Channels: []view.ZkChannel{}}
+	zv := &view.ZooKeeper{Addr: e.zk.Addr(), State: view.StateStopped, ControllerID: view.NoLeader, Channels: []view.ZkChannel{},
+		Sessions: -1, Znodes: -1, Ephemerals: -1, Watches: -1}
+	if s := e.zkSample.Load(); s != nil && s.ok && e.zk.Running() {
+		zv.Sessions, zv.Znodes, zv.Ephemerals, zv.Watches = s.m.Connections, s.m.Znodes, s.m.Ephemerals, s.m.Watches
+		zv.RequestsPerSec = s.rate
+	}
 	if e.zk.Running() {
 		zv.State = view.StateRunning
 	} else if e.zkKilled.Load() {

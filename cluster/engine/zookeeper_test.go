@@ -31,6 +31,10 @@ func TestRealEngineZooKeeperMode(t *testing.T) {
 		t.Fatalf("zookeeper view: %+v", v.ZooKeeper)
 	}
 	first := v.ZooKeeper.ControllerID
+	poll.Until(t, 15*time.Second, "ZooKeeper's own count of the sessions and znodes", func() bool {
+		z := p.View().ZooKeeper
+		return z.Sessions >= 3 && z.Ephemerals >= 4 && z.Znodes > 10 && z.Watches > 0
+	})
 	for _, n := range v.Nodes {
 		if n.Kind != view.KindBroker {
 			t.Fatalf("node %d is a %s in zk mode", n.ID, n.Kind)

@@ -7,6 +7,15 @@ type ZooKeeper struct {
 	Addr string `json:"addr"`
 	// State is the ZooKeeper server's: running, killed or stopped.
 	State State `json:"state"`
+	// Sessions, Znodes, Ephemerals and Watches are what the server last
+	// said of itself (ZooKeeper's mntr), RequestsPerSec the requests it
+	// received a second over the last sample; all -1 while it has not
+	// answered (it is down).
+	Sessions       int64   `json:"sessions"`
+	Znodes         int64   `json:"znodes"`
+	Ephemerals     int64   `json:"ephemerals"`
+	Watches        int64   `json:"watches"`
+	RequestsPerSec float64 `json:"requestsPerSec"`
 	// ControllerID is the broker that holds /controller as the running
 	// brokers see it, NoLeader if none; ControllerEpoch its epoch.
 	ControllerID    int32 `json:"controllerId"`

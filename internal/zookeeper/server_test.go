@@ -220,3 +220,24 @@ func TestServerAnswersItsStateWhileItStartsAndStops(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// mntr counts what a client made: its session, its znodes, its watch.
+func TestMonitorCountsSessionsAndZnodes(t *testing.T) {
+	_, s := startServer(t)
+	c := connect(t, s, 4*time.Second)
+	if _, err := c.Create("/m", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := c.ExistsW("/m"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	m, err := s.Monitor(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Connections < 1 || m.Ephemerals != 1 || m.Watches < 1 || m.Znodes < 2 || m.PacketsReceived < 2 {
+		t.Fatalf("mntr: %+v", m)
+	}
+}
