@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -58,12 +59,7 @@ func TestRealEngineZooKeeperMode(t *testing.T) {
 	if v.ZooKeeper.ControllerID == first || v.ZooKeeper.ControllerEpoch < 2 || v.ZooKeeper.LastFailover == nil || v.ZooKeeper.LastFailover.Partitions != 3 {
 		t.Fatalf("after the kill: %+v %+v", v.ZooKeeper, v.ZooKeeper.LastFailover)
 	}
-	for p := range 3 {
-		part, _ := v.Partition("z", int32(p))
-		if part.Leader == first {
-			t.Errorf("z-%d is still led by the dead broker %d", p, first)
-		}
-	}
+	waitNotLed(t, p, "z", 3, first)
 	act(t, p, "start "+itoa(first))
 	waitCond(t, p, "isr z-0 size == 3")
 	waitCond(t, p, "isr z-1 size == 3")
@@ -91,12 +87,24 @@ func TestRealEngineZooKeeperMode(t *testing.T) {
 		z := v.ZooKeeper
 		return z.ControllerID != second && z.ControllerID != view.NoLeader && z.ControllerEpoch > 2
 	})
-	for p := range 3 {
-		part, _ := v.Partition("z", int32(p))
-		if part.Leader == second {
-			t.Errorf("z-%d is still led by the stopped broker %d", p, second)
-		}
-	}
+	waitNotLed(t, p, "z", 3, second)
 }
 
 func itoa(id int32) string { return strconv.Itoa(int(id)) }
+
+// waitNotLed waits until no partition of topic is led by broker: the
+// new controller queued the new leaders before it said it manages, and
+// they reach the brokers' metadata, which the view reads, just after.
+func waitNotLed(t *testing.T, p *cluster.Playground, topic string, partitions int, broker int32) {
+	t.Helper()
+	poll.Until(t, 15*time.Second, fmt.Sprintf("no partition of %s led by broker %d", topic, broker), func() bool {
+		v := p.View()
+		for i := range partitions {
+			part, ok := v.Partition(topic, int32(i))
+			if !ok || part.Leader == broker || part.Leader == view.NoLeader {
+				return false
+			}
+		}
+		return true
+	})
+}
