@@ -75,6 +75,9 @@ func writeZkStatus(w io.Writer, v *view.View) {
 	if z.Sessions >= 0 {
 		row("ZooKeeperHolds", fmt.Sprintf("%d sessions, %d znodes (%d ephemeral), %d watches; %.0f requests/s", z.Sessions, z.Znodes, z.Ephemerals, z.Watches, z.RequestsPerSec))
 	}
+	if len(z.CutOff) > 0 {
+		row("CutOffFromZooKeeper", fmt.Sprint(z.CutOff))
+	}
 	row("ControllerId", z.ControllerID)
 	row("ControllerEpoch", z.ControllerEpoch)
 	if f := z.LastFailover; f != nil {

@@ -397,6 +397,42 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 type ZooKeeperEngine interface {
 	// ZooKeeperAction kills, stops or starts the ZooKeeper server.
 	ZooKeeperAction(ctx context.Context, kind ActionKind) error
+	// SetZooKeeperLink cuts (down) or restores broker id's link to
+	// ZooKeeper.
+	SetZooKeeperLink(id int32, down bool) error
+}
+
+// doZooKeeperLink partitions a broker from ZooKeeper, or heals that
+// link: partition/heal BROKER zk.
+func (p *Playground) doZooKeeperLink(v *view.View, a Action) (Result, error) {
+	z, ok := p.engine.(ZooKeeperEngine)
+	if !ok || v.ZooKeeper == nil {
+		return Result{}, Errorf(ErrBadAction, "no ZooKeeper in this playground: up --mode zk runs one")
+	}
+	broker := a.Node
+	if broker.IsZooKeeper() {
+		broker = a.Peer
+	}
+	if broker.IsZero() || broker.IsZooKeeper() || (a.Kind != ActPartition && a.Kind != ActHeal) || a.OneWay {
+		return Result{}, Errorf(ErrBadAction, "between a broker and ZooKeeper only partition BROKER zk and heal BROKER zk work, both ways")
+	}
+	id, err := broker.Resolve(v)
+	if err != nil {
+		return Result{}, err
+	}
+	down := a.Kind == ActPartition
+	if err := z.SetZooKeeperLink(id, down); err != nil {
+		return Result{}, fmt.Errorf("%s %d zk: %w", a.Kind, id, err)
+	}
+	res := Result{Nodes: []int32{id}}
+	if down {
+		res.Message = fmt.Sprintf("cut broker %d off from ZooKeeper: it serves on, but its session expires after zookeeper.session.timeout.ms unless healed first, and with it its registration", id)
+		p.publish(EventLinkChange, id, res.Message)
+	} else {
+		res.Message = fmt.Sprintf("healed broker %d's link to ZooKeeper: it reconnects to its session, or registers again in a new one if that expired", id)
+		p.publish(EventHeal, id, res.Message)
+	}
+	return res, nil
 }
 
 // doZooKeeper kills, stops or starts zk mode's ZooKeeper.
@@ -538,6 +574,9 @@ func (p *Playground) doLink(v *view.View, a Action) (Result, error) {
 	}
 	if a.Kind == ActHeal && a.Peer.IsZero() && !a.Node.IsZero() {
 		return p.healNode(v, a)
+	}
+	if a.Node.IsZooKeeper() || a.Peer.IsZooKeeper() {
+		return p.doZooKeeperLink(v, a)
 	}
 	if a.Node.IsZero() || a.Peer.IsZero() {
 		return Result{}, Errorf(ErrBadAction, "%s needs two nodes", a.Kind)

@@ -27,6 +27,9 @@ type ZooKeeperConfig struct {
 	// keeps a silent broker's session, and so its registration; 0 is
 	// Kafka's 18 s.
 	SessionTimeout time.Duration
+	// Dial, if set, opens the broker's connections to ZooKeeper: the
+	// playground's cuts them to partition a broker from ZooKeeper.
+	Dial kafkazk.Dial
 }
 
 // DefaultZooKeeperSessionTimeout is zookeeper.session.timeout.ms's
@@ -146,7 +149,7 @@ func (b *ZkBrokerServer) listening() error {
 	}
 	ctx, cancel := context.WithTimeout(b.ctx, timeout)
 	defer cancel()
-	c, err := kafkazk.Connect(ctx, zc.Addr, timeout, b.s.log)
+	c, err := kafkazk.ConnectThrough(ctx, zc.Addr, timeout, b.s.log, zc.Dial)
 	if err != nil {
 		return fmt.Errorf("node %d: %w", b.s.id, err)
 	}

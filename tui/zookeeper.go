@@ -19,6 +19,9 @@ func zooKeeperView(st *Styles, v *view.View, w, h int) block {
 		ctl = fmt.Sprintf("controller: broker %d (controller epoch %d)", z.ControllerID, z.ControllerEpoch)
 	}
 	out := block{section(st, fmt.Sprintf("ZooKeeper %s %s · %s", z.Addr, z.State, ctl), w)}
+	if len(z.CutOff) > 0 && len(out) < h {
+		out = append(out, clip(st.Warn.Render(fmt.Sprintf("cut off from ZooKeeper: %s (their sessions expire unless healed first)", joinIDs(z.CutOff))), w))
+	}
 	if z.Sessions >= 0 && len(out) < h {
 		out = append(out, clip(st.Dim.Render("in ZooKeeper: ")+fmt.Sprintf("%d %s · %d znodes (%d ephemeral) · %d %s · %.0f requests/s",
 			z.Sessions, plural(z.Sessions, "session", "sessions"), z.Znodes, z.Ephemerals, z.Watches, plural(z.Watches, "watch", "watches"), z.RequestsPerSec), w))
@@ -44,3 +47,4 @@ func zooKeeperView(st *Styles, v *view.View, w, h int) block {
 	}
 	return out
 }
+

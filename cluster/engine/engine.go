@@ -44,6 +44,7 @@ type engine struct {
 	// zkKilled says its last stop was a kill.
 	zk       *zookeeper.Server
 	zkKilled atomic.Bool
+	zkLinks  *zkLinks
 	// zkSample is ZooKeeper's last mntr, taken once a second until
 	// zkStop closes.
 	zkSample atomic.Pointer[zkSample]

@@ -33,6 +33,7 @@ func (e *engine) startZooKeeper(ctx context.Context) error {
 		return fmt.Errorf("zookeeper: %w", err)
 	}
 	e.zk = zs
+	e.zkLinks = newZkLinks()
 	e.zkStop = make(chan struct{})
 	e.zkWG.Add(1)
 	go e.monitorZooKeeper()
@@ -76,7 +77,7 @@ func (e *engine) monitorZooKeeper() {
 
 // zkNodeConfig makes cfg a broker of the ZooKeeper era.
 func (e *engine) zkNodeConfig(id int32, cfg *server.Config) {
-	cfg.ZooKeeper = &server.ZooKeeperConfig{Addr: e.zk.Addr(), SessionTimeout: e.cfg.Settings.ZooKeeperSessionTimeout}
+	cfg.ZooKeeper = &server.ZooKeeperConfig{Addr: e.zk.Addr(), SessionTimeout: e.cfg.Settings.ZooKeeperSessionTimeout, Dial: e.zkLinks.dial(id)}
 	cfg.OnZkControllerEvent = e.publishZkController(id)
 }
 
@@ -171,7 +172,7 @@ func zkBrokerView(n *engineNode, nv *view.Node, committed *image.MetadataImage) 
 // them.
 func (e *engine) zooKeeperView() *view.ZooKeeper {
 	zv := &view.ZooKeeper{Addr: e.zk.Addr(), State: view.StateStopped, ControllerID: view.NoLeader, Channels: []view.ZkChannel{},
-		Sessions: -1, Znodes: -1, Ephemerals: -1, Watches: -1}
+		Sessions: -1, Znodes: -1, Ephemerals: -1, Watches: -1, CutOff: e.zkLinks.cutOff()}
 	if s := e.zkSample.Load(); s != nil && s.ok && e.zk.Running() {
 		zv.Sessions, zv.Znodes, zv.Ephemerals, zv.Watches = s.m.Connections, s.m.Znodes, s.m.Ephemerals, s.m.Watches
 		zv.RequestsPerSec = s.rate
@@ -240,5 +241,19 @@ func (e *engine) ZooKeeperAction(ctx context.Context, kind cluster.ActionKind) e
 	default:
 		return cluster.Errorf(cluster.ErrBadAction, "%s does not act on ZooKeeper", kind)
 	}
+	return nil
+}
+
+// SetZooKeeperLink implements cluster.ZooKeeperEngine.
+func (e *engine) SetZooKeeperLink(id int32, down bool) error {
+	if e.zk == nil {
+		return cluster.Errorf(cluster.ErrBadAction, "no ZooKeeper in this playground: up --mode zk runs one")
+	}
+	if n, err := e.node(id); err != nil {
+		return err
+	} else if n.kind != view.KindBroker {
+		return cluster.Errorf(cluster.ErrBadAction, "node %d is no broker: only brokers talk to ZooKeeper", id)
+	}
+	e.zkLinks.set(id, down)
 	return nil
 }

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -76,6 +77,23 @@ func TestRealEngineZooKeeperMode(t *testing.T) {
 	if v = p.View(); v.ZooKeeper.State != view.StateRunning || v.ZooKeeper.ControllerEpoch != 2 {
 		t.Fatalf("after ZooKeeper's restart: %+v", v.ZooKeeper)
 	}
+
+	// A broker cut off from ZooKeeper serves on, but its session expires:
+	// the controller takes it out of every ISR. Healed, it registers
+	// again in a new session and rejoins.
+	var cut int32
+	for _, n := range v.Nodes {
+		if n.ID != v.ZooKeeper.ControllerID && n.Live() {
+			cut = n.ID
+		}
+	}
+	act(t, p, "partition "+itoa(cut)+" zk")
+	waitCond(t, p, "isr z-0 size == 2")
+	if v = p.View(); !slices.Contains(v.ZooKeeper.CutOff, cut) {
+		t.Fatalf("the view does not say %d is cut off: %v", cut, v.ZooKeeper.CutOff)
+	}
+	act(t, p, "heal "+itoa(cut)+" zk")
+	waitCond(t, p, "isr z-0 size == 3")
 
 	// A graceful stop: the controlled shutdown moves the controller's
 	// leaderships first, and its session ends at once, so the next

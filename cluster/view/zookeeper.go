@@ -16,6 +16,8 @@ type ZooKeeper struct {
 	Ephemerals     int64   `json:"ephemerals"`
 	Watches        int64   `json:"watches"`
 	RequestsPerSec float64 `json:"requestsPerSec"`
+	// CutOff are the brokers whose link to ZooKeeper is cut, by ID.
+	CutOff []int32 `json:"cutOff,omitempty"`
 	// ControllerID is the broker that holds /controller as the running
 	// brokers see it, NoLeader if none; ControllerEpoch its epoch.
 	ControllerID    int32 `json:"controllerId"`

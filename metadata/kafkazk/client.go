@@ -38,7 +38,13 @@ type dialer struct {
 	mu    sync.Mutex
 	dead  bool
 	conns []net.Conn
+	// through dials; nil is net.DialTimeout.
+	through Dial
 }
+
+// Dial opens a connection to ZooKeeper, as net.DialTimeout does: the
+// playground's goes through its faults between a broker and ZooKeeper.
+type Dial func(network, address string, timeout time.Duration) (net.Conn, error)
 
 func (d *dialer) dial(network, address string, timeout time.Duration) (net.Conn, error) {
 	d.mu.Lock()
@@ -46,7 +52,11 @@ func (d *dialer) dial(network, address string, timeout time.Duration) (net.Conn,
 	if d.dead {
 		return nil, errAbandoned
 	}
-	c, err := net.DialTimeout(network, address, timeout)
+	dial := d.through
+	if dial == nil {
+		dial = net.DialTimeout
+	}
+	c, err := dial(network, address, timeout)
 	if err == nil {
 		d.conns = append(d.conns[:0:0], c)
 	}
@@ -71,10 +81,16 @@ var errAbandoned = errors.New("the session was abandoned")
 // zookeeper.session.timeout.ms: how long the ensemble keeps the session,
 // and its ephemeral znodes, after it last heard from the client.
 func Connect(ctx context.Context, addr string, sessionTimeout time.Duration, log *slog.Logger) (*Client, error) {
+	return ConnectThrough(ctx, addr, sessionTimeout, log, nil)
+}
+
+// ConnectThrough is Connect with every connection opened by dial (nil:
+// net.DialTimeout).
+func ConnectThrough(ctx context.Context, addr string, sessionTimeout time.Duration, log *slog.Logger, dial Dial) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	d := &dialer{}
+	d := &dialer{through: dial}
 	conn, events, err := zk.Connect([]string{addr}, sessionTimeout, zk.WithLogger(zkLogger{log}), zk.WithLogInfo(false), zk.WithDialer(d.dial))
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper %s: %w", addr, err)
