@@ -47,4 +47,3 @@ func zooKeeperView(st *Styles, v *view.View, w, h int) block {
 	}
 	return out
 }
-
