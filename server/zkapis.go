@@ -29,6 +29,7 @@ var zkAPIs = []wire.APIRange{
 	{Key: kmsg.AlterPartition.Int16(), MinVersion: 2, MaxVersion: 3, MembersOnly: true},
 	{Key: kmsg.AllocateProducerIDs.Int16(), MinVersion: 0, MaxVersion: 0, MembersOnly: true},
 	{Key: kmsg.CreateTopics.Int16(), MinVersion: 2, MaxVersion: 7},
+	{Key: kmsg.DeleteTopics.Int16(), MinVersion: 1, MaxVersion: 6},
 }
 
 // register serves zkAPIs on mux.
@@ -79,6 +80,8 @@ func (b *ZkBrokerServer) answer(body kmsg.Request) kmsg.Response {
 		resp, err = ctl.AllocateProducerIDs(ctx, r)
 	case *kmsg.CreateTopicsRequest:
 		return b.createTopics(r)
+	case *kmsg.DeleteTopicsRequest:
+		return b.deleteTopics(r)
 	}
 	if err != nil {
 		return notController(body)
@@ -108,6 +111,14 @@ func notController(body kmsg.Request) kmsg.Response {
 		for _, t := range r.Topics {
 			rt := kmsg.NewCreateTopicsResponseTopic()
 			rt.Topic, rt.ErrorCode = t.Topic, code
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp
+	case *kmsg.DeleteTopicsRequest:
+		resp := kmsg.NewPtrDeleteTopicsResponse()
+		for _, t := range deleteTopicsNamed(r) {
+			rt := kmsg.NewDeleteTopicsResponseTopic()
+			rt.Topic, rt.TopicID, rt.ErrorCode = t.Topic, t.TopicID, code
 			resp.Topics = append(resp.Topics, rt)
 		}
 		return resp

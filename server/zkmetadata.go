@@ -16,6 +16,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// leaderDuringDelete is the leader UpdateMetadata names for a partition
+// being deleted (Kafka's LeaderAndIsr.LeaderDuringDelete).
+const leaderDuringDelete = -2
+
 // zkPartition is one partition as the controller last pushed it.
 type zkPartition struct {
 	topicID             record.Uuid
@@ -64,10 +68,12 @@ type zkMetadata struct {
 	img            *image.MetadataImage
 	changed        map[fetcher.TopicPartition]bool
 	brokersChanged bool
+	// removed are the partitions deleted since, with their topic ids.
+	removed map[fetcher.TopicPartition]record.Uuid
 }
 
 func newZkMetadata(id int32, publish func(*image.MetadataDelta, *image.MetadataImage)) *zkMetadata {
-	return &zkMetadata{id: id, publish: publish, controllerID: -1, img: image.Empty, changed: map[fetcher.TopicPartition]bool{},
+	return &zkMetadata{id: id, publish: publish, controllerID: -1, img: image.Empty, changed: map[fetcher.TopicPartition]bool{}, removed: map[fetcher.TopicPartition]record.Uuid{},
 		brokers: map[int32]record.RegisterBrokerRecord{}, partitions: map[fetcher.TopicPartition]zkPartition{}}
 }
 
@@ -176,6 +182,16 @@ func (m *zkMetadata) updateMetadata(req *kmsg.UpdateMetadataRequest) *kmsg.Updat
 	for _, t := range req.TopicStates {
 		for _, p := range t.PartitionStates {
 			tp := fetcher.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			if p.Leader == leaderDuringDelete {
+				// The topic is being deleted: the partition leaves the
+				// broker's metadata (ZkMetadataCache.removePartitionInfo).
+				if cur, ok := m.partitions[tp]; ok {
+					delete(m.partitions, tp)
+					delete(m.changed, tp)
+					m.removed[tp] = cur.topicID
+				}
+				continue
+			}
 			if cur, ok := m.partitions[tp]; ok && (p.LeaderEpoch < cur.leaderEpoch || p.LeaderEpoch == cur.leaderEpoch && p.ZKVersion < cur.zkVersion) {
 				continue
 			}
@@ -222,6 +238,7 @@ func (m *zkMetadata) stopReplica(req *kmsg.StopReplicaRequest) *kmsg.StopReplica
 		// image is made anew.
 		m.img = m.imageLocked()
 		m.changed, m.brokersChanged = map[fetcher.TopicPartition]bool{}, false
+		m.removed = map[fetcher.TopicPartition]record.Uuid{}
 		m.publish(nil, m.img)
 	}
 	m.mu.Unlock()
@@ -235,6 +252,7 @@ func (m *zkMetadata) stopReplica(req *kmsg.StopReplicaRequest) *kmsg.StopReplica
 func (m *zkMetadata) publishLocked() {
 	d, err := m.deltaLocked()
 	m.changed, m.brokersChanged = map[fetcher.TopicPartition]bool{}, false
+	m.removed = map[fetcher.TopicPartition]record.Uuid{}
 	if err != nil {
 		m.img = m.imageLocked()
 		m.publish(nil, m.img)
@@ -263,6 +281,24 @@ func (m *zkMetadata) deltaLocked() (*image.MetadataDelta, error) {
 			if err := d.Replay(&reg); err != nil {
 				return nil, err
 			}
+		}
+	}
+	// A deleted topic goes whole; a delta cannot take one partition out.
+	gone := map[record.Uuid]bool{}
+	for _, id := range m.removed {
+		gone[id] = true
+	}
+	for _, p := range m.partitions {
+		if gone[p.topicID] {
+			return nil, fmt.Errorf("topic id %s lost only some of its partitions", p.topicID)
+		}
+	}
+	for _, id := range slices.SortedFunc(maps.Keys(gone), func(a, b record.Uuid) int { return strings.Compare(a.String(), b.String()) }) {
+		if m.img.Topics().Topic(id) == nil {
+			continue
+		}
+		if err := d.Replay(&record.RemoveTopicRecord{TopicID: id}); err != nil {
+			return nil, err
 		}
 	}
 	added := map[record.Uuid]bool{}

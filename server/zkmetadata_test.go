@@ -59,3 +59,27 @@ func TestZkMetadataFencesPushes(t *testing.T) {
 		t.Errorf("the delta's image differs from one made anew")
 	}
 }
+
+// An UpdateMetadata naming leader -2 for a topic's partitions deletes
+// the topic from the broker's image.
+func TestZkMetadataDeletesATopic(t *testing.T) {
+	var got *image.MetadataImage
+	m := newZkMetadata(2, func(_ *image.MetadataDelta, img *image.MetadataImage) { got = img })
+	if r := m.leaderAndIsr(pushLeaderAndIsr(1, -1, 1, 0)); r.ErrorCode != 0 {
+		t.Fatal(r.ErrorCode)
+	}
+	req := kmsg.NewPtrUpdateMetadataRequest()
+	req.Version, req.ControllerID, req.ControllerEpoch, req.BrokerEpoch = 8, 1, 1, -1
+	ts := kmsg.NewUpdateMetadataRequestTopicState()
+	ts.Topic, ts.TopicID = "t", record.NewUuid(1, 1)
+	p := kmsg.NewUpdateMetadataRequestTopicPartition()
+	p.Topic, p.Partition, p.Leader = "t", 0, leaderDuringDelete
+	ts.PartitionStates = append(ts.PartitionStates, p)
+	req.TopicStates = append(req.TopicStates, ts)
+	if r := m.updateMetadata(req); r.ErrorCode != 0 {
+		t.Fatal(r.ErrorCode)
+	}
+	if got.Topics().TopicByName("t") != nil {
+		t.Fatal("the deleted topic is still in the image")
+	}
+}

@@ -78,6 +78,14 @@ func TestRealEngineZooKeeperMode(t *testing.T) {
 		t.Fatalf("after ZooKeeper's restart: %+v", v.ZooKeeper)
 	}
 
+	// A topic deleted through /admin/delete_topics leaves every broker.
+	do(t, p, cluster.Action{Kind: cluster.ActDeleteTopic, Topic: "after-zk"})
+	poll.Until(t, 15*time.Second, "after-zk gone", func() bool {
+		v := p.View()
+		_, ok := v.Topic("after-zk")
+		return !ok
+	})
+
 	// A broker cut off from ZooKeeper serves on, but its session expires:
 	// the controller takes it out of every ISR. Healed, it registers
 	// again in a new session and rejoins.

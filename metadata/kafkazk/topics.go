@@ -107,3 +107,55 @@ func (c *Client) UpdatePartitionState(seat Seat, topic string, partition int32, 
 	s.ZkVersion = resp[1].Stat.Version
 	return s, nil
 }
+
+// MarkForDeletion writes /admin/delete_topics/T, which the controller
+// watches (AdminZkClient.deleteTopic).
+func (c *Client) MarkForDeletion(topic string) error {
+	_, err := c.conn.Create(DeleteTopicPath(topic), nil, 0, zk.WorldACL(zk.PermAll))
+	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return fmt.Errorf("mark %s for deletion: %w", topic, err)
+	}
+	return nil
+}
+
+// TopicsToDelete are the topics marked for deletion, sorted, and a watch
+// that fires once when the set changes.
+func (c *Client) TopicsToDelete() ([]string, <-chan zk.Event, error) {
+	names, _, w, err := c.conn.ChildrenW(DeleteTopicsPath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list %s: %w", DeleteTopicsPath, err)
+	}
+	slices.Sort(names)
+	return names, w, nil
+}
+
+// DeleteTopic removes a deleted topic's znodes, its mark last, fenced by
+// seat (the controller's TopicDeletionManager, once its replicas were
+// told to delete theirs). Znodes already gone are skipped.
+func (c *Client) DeleteTopic(seat Seat, topic string) error {
+	var paths []string
+	parts, _, err := c.conn.Children(PartitionsPath(topic))
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return fmt.Errorf("list %s: %w", PartitionsPath(topic), err)
+	}
+	for _, p := range parts {
+		dir := PartitionsPath(topic) + "/" + p
+		paths = append(paths, dir+"/state", dir)
+	}
+	paths = append(paths, PartitionsPath(topic), TopicPath(topic), TopicConfigPath(topic), DeleteTopicPath(topic))
+	var ops []any
+	for _, p := range paths {
+		if ok, _, err := c.conn.Exists(p); err != nil {
+			return fmt.Errorf("read %s: %w", p, err)
+		} else if ok {
+			ops = append(ops, &zk.DeleteRequest{Path: p, Version: -1})
+		}
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	if _, err := c.fenced(seat, ops...); err != nil {
+		return fmt.Errorf("delete topic %s: %w", topic, err)
+	}
+	return nil
+}

@@ -21,6 +21,9 @@ const (
 	plaintext     int16 = 0
 	noLeader            = -1
 	noBrokerEpoch       = -1
+	// leaderDuringDelete is the leader UpdateMetadata names for a
+	// partition being deleted (Kafka's LeaderAndIsr.LeaderDuringDelete).
+	leaderDuringDelete = -2
 )
 
 // requestBatch gathers the requests one controller action sends, per
@@ -36,6 +39,8 @@ type requestBatch struct {
 	// present with none still gets the live brokers.
 	updateMetadata map[int32]map[TopicPartition]bool
 	stopReplica    map[int32][]TopicPartition
+	// deleting makes the StopReplica delete the replicas' logs.
+	deleting bool
 }
 
 func newBatch(ctx *controllerContext, id int32) *requestBatch {
@@ -195,7 +200,10 @@ func (b *requestBatch) stopReplicaRequest(to int32) *kmsg.StopReplicaRequest {
 	byTopic := map[string][]kmsg.StopReplicaRequestTopicPartitionState{}
 	for _, tp := range b.stopReplica[to] {
 		ps := kmsg.NewStopReplicaRequestTopicPartitionState()
-		ps.Partition, ps.LeaderEpoch = tp.Partition, b.ctx.states[tp].LeaderEpoch
+		ps.Partition, ps.LeaderEpoch, ps.Delete = tp.Partition, b.ctx.states[tp].LeaderEpoch, b.deleting
+		if b.deleting {
+			ps.LeaderEpoch = leaderDuringDelete
+		}
 		byTopic[tp.Topic] = append(byTopic[tp.Topic], ps)
 	}
 	for _, topic := range slices.Sorted(maps.Keys(byTopic)) {

@@ -57,6 +57,7 @@ func (c *KafkaController) failover(seat kafkazk.Seat) {
 	}
 	c.send(b)
 	c.initNewPartitions()
+	c.deleteMarked()
 	f.Total = c.cfg.Clock.Since(start)
 	c.mu.Lock()
 	c.status.LastFailover = f
