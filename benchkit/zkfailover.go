@@ -108,10 +108,12 @@ func newZkBench(ctx context.Context, t server.Settings, dir string, partitions i
 	if err != nil {
 		return nil, err
 	}
-	if err := seedZooKeeper(ctx, b.zk.Addr(), b.brokers, partitions); err != nil {
+	seed, err := seedZooKeeper(ctx, b.zk.Addr(), b.brokers, partitions)
+	if err != nil {
 		b.close()
 		return nil, fmt.Errorf("seeding ZooKeeper: %w", err)
 	}
+	defer seed.Close()
 	secret, err := server.LoadSecret(dir)
 	if err != nil {
 		b.close()
@@ -133,6 +135,20 @@ func newZkBench(ctx context.Context, t server.Settings, dir string, partitions i
 			return nil, fmt.Errorf("broker %d: %w", id, err)
 		}
 	}
+	// The seed holds /controller until every broker registered, so that
+	// the first controller finds them all live, as in a cluster that ran
+	// these partitions, and has nothing to move.
+	if err := waitUntil(ctx, "every broker registered", func() bool {
+		ids, _, err := seed.BrokerIDs()
+		return err == nil && len(ids) == len(b.brokers)
+	}); err != nil {
+		b.close()
+		return nil, err
+	}
+	if err := seed.Resign(); err != nil {
+		b.close()
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -149,13 +165,26 @@ const seedTopicPartitions = 1000
 // seedZooKeeper writes n partitions over brokers, three replicas each,
 // their leaders and ISRs, as the admin tools and an earlier controller
 // would have: the topic assignments, then each partition's state, in
-// multi-ops of a few hundred creates.
-func seedZooKeeper(ctx context.Context, addr string, brokers []int32, n int) error {
+// multi-ops of a few hundred creates. It holds /controller (as broker 0,
+// which does not exist) until the caller resigns it or closes the
+// session it returns.
+func seedZooKeeper(ctx context.Context, addr string, brokers []int32, n int) (*kafkazk.Client, error) {
 	c, err := kafkazk.Connect(ctx, addr, 10*time.Second, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer c.Close()
+	if err := seedPartitions(ctx, c, brokers, n); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if _, err := c.Elect(0, time.Now()); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("hold /controller: %w", err)
+	}
+	return c, nil
+}
+
+func seedPartitions(ctx context.Context, c *kafkazk.Client, brokers []int32, n int) error {
 	if err := c.EnsurePaths(); err != nil {
 		return err
 	}
@@ -324,6 +353,10 @@ func zkCreateTopic(ctx context.Context, cl *wire.Client, name string) error {
 	for _, t := range resp.(*kmsg.CreateTopicsResponse).Topics {
 		switch {
 		case t.ErrorCode == kerr.NotController.Code:
+			return errNotController
+		case t.ErrorCode == kerr.InvalidReplicationFactor.Code:
+			// The new controller's own broker has not yet been pushed
+			// the live brokers: not managing yet.
 			return errNotController
 		case t.ErrorCode != 0:
 			return fmt.Errorf("CreateTopics %s: %w", name, kerr.ErrorForCode(t.ErrorCode))

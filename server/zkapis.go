@@ -67,7 +67,7 @@ func (b *ZkBrokerServer) answer(body kmsg.Request) kmsg.Response {
 	if ctl == nil || !ctl.Status().Active {
 		return notController(body)
 	}
-	ctx, cancel := b.s.cfg.Clock.WithTimeout(b.ctx, b.s.cfg.Raft.Raft.RequestTimeout)
+	ctx, cancel := b.s.cfg.Clock.WithTimeout(b.ctx, controllerSocketTimeout)
 	defer cancel()
 	var resp kmsg.Response
 	var err error

@@ -36,6 +36,11 @@ type ZooKeeperConfig struct {
 // default.
 const DefaultZooKeeperSessionTimeout = 18 * time.Second
 
+// controllerSocketTimeout is controller.socket.timeout.ms: how long a
+// request to or from the controller may wait for its answer, which may
+// wait for the controller's writes to ZooKeeper.
+const controllerSocketTimeout = 30 * time.Second
+
 // Kafka's controlled shutdown: controlled.shutdown.max.retries and
 // controlled.shutdown.retry.backoff.ms.
 const (
@@ -253,7 +258,7 @@ func (b *ZkBrokerServer) shutdown(ctx context.Context) error {
 		}
 		req := kmsg.NewPtrControlledShutdownRequest()
 		req.Version, req.BrokerID, req.BrokerEpoch = 3, b.s.id, b.epoch.Load()
-		tryCtx, cancel := b.s.cfg.Clock.WithTimeout(ctx, b.s.cfg.Raft.Raft.RequestTimeout)
+		tryCtx, cancel := b.s.cfg.Clock.WithTimeout(ctx, controllerSocketTimeout)
 		resp, err := b.ch.send(tryCtx, b.meta.controller(), req)
 		cancel()
 		if err != nil {
