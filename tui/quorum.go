@@ -32,6 +32,9 @@ type quorumRow struct {
 	// narrow for the peers; the detail line names them.
 	stateBrief string
 	stateStyle view.State
+	// brokerEpoch is a ZooKeeper-era broker's epoch (its registration's
+	// czxid), "-" when it has none.
+	brokerEpoch string
 }
 
 // quorumColumn is a column of the table; columns with a lower drop rank
@@ -61,6 +64,16 @@ var quorumColumns = []quorumColumn{
 	{"STATE", false, 0, func(r *quorumRow) string { return r.state }, func(r *quorumRow) string { return r.stateBrief }},
 }
 
+// zkNodeColumns are the table's columns in zk mode, which has no
+// metadata quorum: each broker's role (the one holding /controller) and
+// its session's broker epoch.
+var zkNodeColumns = []quorumColumn{
+	quorumColumns[0],
+	quorumColumns[1],
+	{"BROKER-EPOCH", true, 0, func(r *quorumRow) string { return r.brokerEpoch }, nil},
+	quorumColumns[len(quorumColumns)-1],
+}
+
 // quorumRows turns the view into table rows.
 func quorumRows(v *view.View) []quorumRow {
 	rows := make([]quorumRow, 0, len(v.Nodes))
@@ -74,7 +87,11 @@ func quorumRows(v *view.View) []quorumRow {
 			hwm:      offset(n.HighWatermark),
 			logStart: offset(n.LogStartOffset),
 			saw:      "-", lag: "-", lastFetch: "-", snapshot: "-",
-			follows: follows(v, n),
+			follows:     follows(v, n),
+			brokerEpoch: "-",
+		}
+		if n.Broker != nil && n.Broker.BrokerEpoch >= 0 {
+			r.brokerEpoch = fmt.Sprint(n.Broker.BrokerEpoch)
 		}
 		r.roleStyle = n.Role
 		if n.Role == "" {
@@ -211,7 +228,11 @@ type quorumTable struct {
 // the node being picked as a link's second end, or -1.
 func (q quorumModel) view(st *Styles, v *view.View, w, h int, peer int32) quorumTable {
 	rows := quorumRows(v)
-	cols, widths, dropped := fitColumns(rows, w)
+	all := quorumColumns
+	if v.ZooKeeper != nil {
+		all = zkNodeColumns
+	}
+	cols, widths, dropped := fitColumns(all, rows, w)
 	t := quorumTable{nodeAt: map[int]int32{}, dropped: dropped}
 
 	var head strings.Builder
@@ -292,11 +313,11 @@ func (q quorumModel) view(st *Styles, v *view.View, w, h int, peer int32) quorum
 	return t
 }
 
-// fitColumns picks the columns that fit in w cells, dropping the least
-// needed first; the last column (STATE) takes what is left.
-func fitColumns(rows []quorumRow, w int) ([]quorumColumn, []int, []string) {
-	natural := make([]int, len(quorumColumns))
-	for i, c := range quorumColumns {
+// fitColumns picks, of columns, those that fit in w cells, dropping the
+// least needed first; the last column (STATE) takes what is left.
+func fitColumns(columns []quorumColumn, rows []quorumRow, w int) ([]quorumColumn, []int, []string) {
+	natural := make([]int, len(columns))
+	for i, c := range columns {
 		natural[i] = len(c.title)
 		if c.title == "ROLE" {
 			natural[i] = len(view.RoleProspective) // the longest: the column never jumps
@@ -309,13 +330,13 @@ func fitColumns(rows []quorumRow, w int) ([]quorumColumn, []int, []string) {
 			natural[i] = max(natural[i], cellWidth(cell(&rows[j])))
 		}
 	}
-	keep := make([]bool, len(quorumColumns))
+	keep := make([]bool, len(columns))
 	for i := range keep {
 		keep[i] = true
 	}
 	total := func() int {
 		t := 2 // the selection marker
-		for i := range quorumColumns {
+		for i := range columns {
 			if keep[i] {
 				t += natural[i] + 1
 			}
@@ -323,7 +344,7 @@ func fitColumns(rows []quorumRow, w int) ([]quorumColumn, []int, []string) {
 		return t - 1
 	}
 	for rank := 1; total() > w; rank++ {
-		i := slices.IndexFunc(quorumColumns, func(c quorumColumn) bool { return c.drop == rank })
+		i := slices.IndexFunc(columns, func(c quorumColumn) bool { return c.drop == rank })
 		if i < 0 {
 			break
 		}
@@ -332,7 +353,7 @@ func fitColumns(rows []quorumRow, w int) ([]quorumColumn, []int, []string) {
 	var cols []quorumColumn
 	var widths []int
 	var dropped []string
-	for i, c := range quorumColumns {
+	for i, c := range columns {
 		if !keep[i] {
 			dropped = append(dropped, c.title)
 			continue
