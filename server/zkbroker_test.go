@@ -8,6 +8,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/kraftlab/kraftlab/internal/zookeeper"
+	"github.com/kraftlab/kraftlab/internal/zookeeper/zktest"
 	"github.com/kraftlab/kraftlab/metadata/zkcontroller"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
@@ -30,22 +31,11 @@ const zkSessionTimeout = 2 * time.Second
 
 func startZkCluster(t *testing.T, brokers ...int32) *zkCluster {
 	t.Helper()
-	rt, err := zookeeper.Find()
-	if err != nil {
-		t.Skip(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	zs, err := zookeeper.Start(ctx, rt, zookeeper.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, zs := zktest.Start(t)
 	c := &zkCluster{rt: rt, zk: zs, group: NewGroup()}
+	// Before ZooKeeper stops (cleanups run last first).
 	t.Cleanup(func() {
 		if err := c.group.KillAll(); err != nil {
-			t.Error(err)
-		}
-		if err := zs.Stop(); err != nil {
 			t.Error(err)
 		}
 	})

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kraftlab/kraftlab/internal/zookeeper"
+	"github.com/kraftlab/kraftlab/internal/zookeeper/zktest"
 	"go.uber.org/goleak"
 )
 
@@ -14,17 +14,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func connect(t *testing.T) (*Client, func() *Client) {
 	t.Helper()
-	rt, err := zookeeper.Find()
-	if err != nil {
-		t.Skip(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	zs, err := zookeeper.Start(ctx, rt, zookeeper.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = zs.Stop() })
+	_, zs := zktest.Start(t)
 	another := func() *Client {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

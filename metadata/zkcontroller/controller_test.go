@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/internal/poll"
-	"github.com/kraftlab/kraftlab/internal/zookeeper"
+	"github.com/kraftlab/kraftlab/internal/zookeeper/zktest"
 	"github.com/kraftlab/kraftlab/metadata/kafkazk"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -61,17 +61,9 @@ func session(t *testing.T, addr string) *kafkazk.Client {
 // AlterPartition at an old partition epoch and applies one at the
 // current one.
 func TestControllerFailoverAndElection(t *testing.T) {
-	rt, err := zookeeper.Find()
-	if err != nil {
-		t.Skip(err)
-	}
+	_, zs := zktest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	zs, err := zookeeper.Start(ctx, rt, zookeeper.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zs.Stop()
 
 	ctlZK := session(t, zs.Addr())
 	if err := ctlZK.EnsurePaths(); err != nil {
