@@ -16,7 +16,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
-const nodeHelp = "NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, follower\n(the running follower of the leader with the lowest ID), old-leader (the\nleader before the last kill, stop, isolate, resign, wipe, disk or mark),\ntarget (the node that action targeted) or controller (the active controller:\nthe leader, or in zk mode the broker holding /controller). In zk mode, kill,\nstop and start also take zk, the ZooKeeper server."
+const nodeHelp = "NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, follower\n(the running follower of the leader with the lowest ID), old-leader (the\nleader before the last kill, stop, isolate, resign, wipe, disk or mark),\ntarget (the node that action targeted) or controller (the active controller:\nthe leader, or in zk mode the broker holding /controller). In zk mode, kill,\nstop and start also take zk, the ZooKeeper server, and partition BROKER zk\ncuts a broker off from it."
 
 // nodeCommand describes one single-node action.
 type nodeCommand struct {

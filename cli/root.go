@@ -78,7 +78,8 @@ NODE is a node ID (controllers 1..N, brokers 101..100+M), leader, follower
 (the running follower of the leader with the lowest ID), old-leader (the
 leader before the last kill, stop, isolate, resign, wipe, disk or mark),
 target (the node that action targeted) or controller (the active
-controller); in zk mode also zk (the ZooKeeper server).
+controller); in zk mode also zk (the ZooKeeper server: kill, stop,
+start, and partition or heal BROKER zk).
 Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`,
 		Version:       Version,
 		SilenceUsage:  true,

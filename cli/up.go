@@ -101,7 +101,9 @@ func upCommand(e *env) (*cobra.Command, *upOptions) {
 		Short: "Start a playground",
 		Long: `Up starts a playground: controllers 1..N (the KRaft voters) and brokers
 101..100+M (observers of the metadata quorum), each listening on 127.0.0.1,
-and serves the control API that the other commands use. It runs until
+and serves the control API that the other commands use. With --mode zk it
+starts a real ZooKeeper (it needs Java and Debian's zookeeper package) and
+brokers only, which elect Kafka 3.9's ZooKeeper-era controller among them. It runs until
 Ctrl-C, SIGTERM or "kraftlab down", and then removes its temporary data
 folder (the banner names it) and its session folder with the control
 socket. Several playgrounds can run side by side under different --session

@@ -124,8 +124,10 @@ func (m *zkMetadata) fence(controllerID, controllerEpoch int32, brokerEpoch int6
 func (m *zkMetadata) leaderAndIsr(req *kmsg.LeaderAndISRRequest) *kmsg.LeaderAndISRResponse {
 	resp := kmsg.NewPtrLeaderAndISRResponse()
 	m.mu.Lock()
+	// Published under mu, so that images reach the ReplicaManager in the
+	// order they were made; the publisher does not block.
+	defer m.mu.Unlock()
 	if resp.ErrorCode = m.fence(req.ControllerID, req.ControllerEpoch, req.BrokerEpoch); resp.ErrorCode != 0 {
-		m.mu.Unlock()
 		return resp
 	}
 	for _, t := range req.TopicStates {
@@ -154,7 +156,6 @@ func (m *zkMetadata) leaderAndIsr(req *kmsg.LeaderAndISRRequest) *kmsg.LeaderAnd
 		resp.Topics = append(resp.Topics, rt)
 	}
 	m.publishLocked()
-	m.mu.Unlock()
 	return resp
 }
 
@@ -163,8 +164,10 @@ func (m *zkMetadata) leaderAndIsr(req *kmsg.LeaderAndISRRequest) *kmsg.LeaderAnd
 func (m *zkMetadata) updateMetadata(req *kmsg.UpdateMetadataRequest) *kmsg.UpdateMetadataResponse {
 	resp := kmsg.NewPtrUpdateMetadataResponse()
 	m.mu.Lock()
+	// Published under mu, so that images reach the ReplicaManager in the
+	// order they were made; the publisher does not block.
+	defer m.mu.Unlock()
 	if resp.ErrorCode = m.fence(req.ControllerID, req.ControllerEpoch, req.BrokerEpoch); resp.ErrorCode != 0 {
-		m.mu.Unlock()
 		return resp
 	}
 	m.brokers = map[int32]record.RegisterBrokerRecord{}
@@ -201,7 +204,6 @@ func (m *zkMetadata) updateMetadata(req *kmsg.UpdateMetadataRequest) *kmsg.Updat
 		}
 	}
 	m.publishLocked()
-	m.mu.Unlock()
 	return resp
 }
 
@@ -212,8 +214,10 @@ func (m *zkMetadata) updateMetadata(req *kmsg.UpdateMetadataRequest) *kmsg.Updat
 func (m *zkMetadata) stopReplica(req *kmsg.StopReplicaRequest) *kmsg.StopReplicaResponse {
 	resp := kmsg.NewPtrStopReplicaResponse()
 	m.mu.Lock()
+	// Published under mu, so that images reach the ReplicaManager in the
+	// order they were made; the publisher does not block.
+	defer m.mu.Unlock()
 	if resp.ErrorCode = m.fence(req.ControllerID, req.ControllerEpoch, req.BrokerEpoch); resp.ErrorCode != 0 {
-		m.mu.Unlock()
 		return resp
 	}
 	changed := false
@@ -226,29 +230,25 @@ func (m *zkMetadata) stopReplica(req *kmsg.StopReplicaRequest) *kmsg.StopReplica
 			switch {
 			case ok && p.LeaderEpoch >= 0 && p.LeaderEpoch < cur.leaderEpoch:
 				rp.ErrorCode = kerr.FencedLeaderEpoch.Code
-			case p.Delete || req.DeletePartitions:
+			case ok && (p.Delete || req.DeletePartitions):
 				delete(m.partitions, tp)
+				delete(m.changed, tp)
+				m.removed[tp] = cur.topicID
 				changed = true
 			}
 			resp.Partitions = append(resp.Partitions, rp)
 		}
 	}
 	if changed {
-		// A partition cannot be taken out of an image by a delta: the
-		// image is made anew.
-		m.img = m.imageLocked()
-		m.changed, m.brokersChanged = map[fetcher.TopicPartition]bool{}, false
-		m.removed = map[fetcher.TopicPartition]record.Uuid{}
-		m.publish(nil, m.img)
+		m.publishLocked()
 	}
-	m.mu.Unlock()
 	return resp
 }
 
 // publishLocked makes the next image from the last and what changed
-// since, and hands it on; called with mu held, so that images reach the
-// ReplicaManager in the order they were made (the publisher does not
-// block). A change the delta refuses makes the image anew.
+// since, and hands it on; called with mu held. A change a delta cannot
+// carry (a topic that lost only some of its partitions) makes the image
+// anew.
 func (m *zkMetadata) publishLocked() {
 	d, err := m.deltaLocked()
 	m.changed, m.brokersChanged = map[fetcher.TopicPartition]bool{}, false

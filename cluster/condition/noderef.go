@@ -46,7 +46,8 @@ const (
 	// holding /controller, in KRaft mode the quorum's leader.
 	RefController = "controller"
 	// RefZooKeeper is zk mode's ZooKeeper server, for kill, stop and
-	// start; it is not a node of the view.
+	// start, and partition and heal between it and a broker; it is not a
+	// node of the view.
 	RefZooKeeper = "zk"
 	// RefLeaderOf and RefFollowerOf name a partition's replicas, written
 	// leader-of:TOPIC-P and follower-of:TOPIC-P.
@@ -57,7 +58,7 @@ const (
 // RefsHelp says what the symbolic references mean, for help texts.
 const RefsHelp = `leader (the current leader), controller (the active controller: the
 leader, or in zk mode the broker holding /controller), zk (zk mode's
-ZooKeeper, for kill, stop and start), follower (the running follower of the
+ZooKeeper, for kill, stop and start, and partition or heal BROKER zk), follower (the running follower of the
 current leader with the lowest id), old-leader (the leader before the last
 kill, stop, isolate, resign, wipe, disk or mark), target (the node that action
 targeted), leader-of:TOPIC-P (the broker leading that partition) or
@@ -167,7 +168,7 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 		}
 		id = v.LeaderID
 	case r.name == RefZooKeeper:
-		return 0, fmt.Errorf("zk is zk mode's ZooKeeper, not a node: only kill, stop and start take it")
+		return 0, fmt.Errorf("zk is zk mode's ZooKeeper, not a node: only kill, stop, start, and partition or heal BROKER zk take it")
 	case r.name == RefController && v.ZooKeeper != nil:
 		if v.ZooKeeper.ControllerID == view.NoLeader {
 			return 0, fmt.Errorf("%w right now: no broker holds /controller (ZooKeeper may still be expiring the last one's session)", ErrNoController)
