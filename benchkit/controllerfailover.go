@@ -60,9 +60,12 @@ type ControllerFailover struct {
 	// successor read, and the bytes it pushed to the brokers until its
 	// CreateTopics answer. A KRaft successor reads and pushes nothing:
 	// the brokers keep fetching the log they had.
-	Reads  int    `json:"reads,omitempty"`
-	Pushed int64  `json:"pushedBytes,omitempty"`
-	Error  string `json:"error,omitempty"`
+	Reads  int   `json:"reads,omitempty"`
+	Pushed int64 `json:"pushedBytes,omitempty"`
+	// Shutdown is the controlled shutdown of the broker leading the most
+	// partitions (not the controller's, in zk mode), after the rounds.
+	Shutdown ControlledShutdownSample `json:"controlledShutdown"`
+	Error    string                   `json:"error,omitempty"`
 }
 
 // RunControllerFailovers runs plan, each mode and size on a cluster of
@@ -98,7 +101,8 @@ func RunControllerFailovers(ctx context.Context, plan ControllerFailoverPlan, pr
 }
 
 func runZkRounds(ctx context.Context, plan ControllerFailoverPlan, dir string, n int, r *ControllerFailover, progress io.Writer) error {
-	ss, err := runZkFailover(ctx, plan.Settings, dir, n, plan.Rounds, progress)
+	ss, sh, err := runZkFailover(ctx, plan.Settings, dir, n, plan.Rounds, progress)
+	r.Shutdown = sh
 	var elected, managed, create, total []time.Duration
 	for _, s := range ss {
 		elected, managed = append(elected, s.KillToElected), append(managed, s.ElectedToManaged)
@@ -111,13 +115,13 @@ func runZkRounds(ctx context.Context, plan ControllerFailoverPlan, dir string, n
 }
 
 func runKRaftRounds(ctx context.Context, plan ControllerFailoverPlan, dir string, n int, r *ControllerFailover, progress io.Writer) error {
-	cfg := MetadataConfig{Profile: plan.Profile, Settings: plan.Settings, FailoverBrokers: 3, FailoverRounds: plan.Rounds, Dir: dir}
+	cfg := MetadataConfig{Profile: plan.Profile, Settings: plan.Settings, FailoverBrokers: 3, FailoverRounds: plan.Rounds, FailoverShutdown: true, Dir: dir}
 	mf, err := runMetaFailover(ctx, cfg, n, progress)
 	var elected []time.Duration
 	for _, s := range mf.Samples {
 		elected = append(elected, s.KillToElection)
 	}
-	r.Rounds = mf.Rounds
+	r.Rounds, r.Shutdown = mf.Rounds, mf.Shutdown
 	r.KillToElected, r.ElectedToManaged, r.ElectedToCreate, r.KillToCreate = SpreadOf(elected), mf.ElectionToActive, mf.ElectionToCreate, mf.KillToCreate
 	return err
 }
@@ -163,6 +167,36 @@ func WriteControllerFailoverTable(w io.Writer, rs []ControllerFailover) error {
 	fmt.Fprintln(w, "KILL→ELECTED: zk waits for ZooKeeper to expire the dead broker's session (zookeeper.session.timeout.ms); KRaft for the")
 	fmt.Fprintln(w, "voters' fetch timeout and a vote. ELECTED→MANAGING: zk reads every znode and pushes the whole state; KRaft already holds it.")
 	fmt.Fprintln(w)
+	if err := writeControlledShutdownTable(w, rs); err != nil {
+		return err
+	}
 	fmt.Fprintln(w, PublishedFailoverFigures)
+	return nil
+}
+
+// writeControlledShutdownTable prints the controlled shutdowns rs hold.
+func writeControlledShutdownTable(w io.Writer, rs []ControllerFailover) error {
+	var shown bool
+	for _, r := range rs {
+		shown = shown || r.Shutdown.Took > 0
+	}
+	if !shown {
+		return nil
+	}
+	fmt.Fprintln(w, "Controlled shutdown: the broker leading the most partitions stops, after the failovers")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "MODE\tPARTITIONS\tBROKER\tLED\tIN ISRS\tPENDING→LET GO\t")
+	for _, r := range rs {
+		if sh := r.Shutdown; sh.Took > 0 {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", r.Mode, r.Partitions, sh.Broker, sh.Led, sh.InISR, fmtDur(sh.Took))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "PENDING→LET GO: from PENDING_CONTROLLED_SHUTDOWN to SHUTTING_DOWN. zk: one ControlledShutdown, answered once the")
+	fmt.Fprintln(w, "controller wrote each changed partition to ZooKeeper, growing with them; KRaft: the moves commit as records, and the")
+	fmt.Fprintln(w, "broker goes once every other broker's heartbeat said it applied them (broker.heartbeat.interval.ms, the floor).")
+	fmt.Fprintln(w)
 	return nil
 }

@@ -41,6 +41,8 @@ type metaCluster struct {
 	arrivals *arrivals
 	// elections keeps the voters' elections (failover's events).
 	elections *events
+	// states keeps when the brokers entered their lifecycle states.
+	states *brokerStates
 	// activations receives the quorum controllers' EventActivated.
 	activations chan controller.Event
 	// deactivations keeps why controllers stopped being active, to
@@ -54,7 +56,7 @@ func newMetaCluster(t server.Settings, dir string, brokers int) (*metaCluster, e
 	c := &metaCluster{
 		settings: t, dir: dir, voters: []int32{1, 2, 3},
 		group:    server.NewGroup(),
-		arrivals: newArrivals(), elections: newEvents(),
+		arrivals: newArrivals(), elections: newEvents(), states: newBrokerStates(),
 		activations: make(chan controller.Event, 64),
 	}
 	for i := range brokers {
@@ -70,6 +72,7 @@ func newMetaCluster(t server.Settings, dir string, brokers int) (*metaCluster, e
 				cfg.Settings.MaxBrokerPartitions = benchMaxPartitions
 			}
 			cfg.Raft.OnEvent = c.elections.add
+			cfg.OnLifecycleEvent = c.states.hook(id)
 			cfg.OnControllerEvent = c.onControllerEvent
 			cfg.Publishers = func() []loader.Publisher {
 				return []loader.Publisher{c.arrivals.publisher(id)}

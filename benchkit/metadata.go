@@ -63,6 +63,9 @@ type MetadataConfig struct {
 	FailoverPartitions []int
 	FailoverBrokers    int
 	FailoverRounds     int
+	// FailoverShutdown also stops, after the kills, the broker leading
+	// the most partitions, timing its controlled shutdown.
+	FailoverShutdown bool
 	// Dir holds the clusters' folders; empty means a fresh temporary one.
 	Dir string
 }

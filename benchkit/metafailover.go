@@ -34,7 +34,9 @@ type MetaFailover struct {
 	// KillToCreate runs from the kill to that answer.
 	KillToCreate Spread               `json:"killToCreateTopics"`
 	Samples      []MetaFailoverSample `json:"samples"`
-	Error        string               `json:"error,omitempty"`
+	// Shutdown is the controlled shutdown after the kills, if asked for.
+	Shutdown ControlledShutdownSample `json:"controlledShutdown,omitzero"`
+	Error    string                   `json:"error,omitempty"`
 }
 
 // MetaFailoverSample is one kill of the active controller.
@@ -102,7 +104,27 @@ func runMetaFailover(ctx context.Context, cfg MetadataConfig, partitions int, pr
 			cfg.Profile, partitions, i+1, cfg.FailoverRounds, s.OldController, s.NewController, s.NewEpoch,
 			fmtDur(s.KillToElection), fmtDur(s.ElectionToActive), fmtDur(s.ElectionToCreate), fmtDur(s.Activation))
 	}
+	if cfg.FailoverShutdown {
+		rctx, cancel := context.WithTimeout(ctx, roundTimeout(cfg))
+		defer cancel()
+		if res.Shutdown, err = mc.controlledShutdown(rctx); err != nil {
+			return finish(fmt.Errorf("controlled shutdown: %w", err))
+		}
+		sh := res.Shutdown
+		fmt.Fprintf(progress, "controlled shutdown kraft %d partitions: broker %d, leading %d and in %d ISRs, let go after %v\n",
+			partitions, sh.Broker, sh.Led, sh.InISR, fmtDur(sh.Took))
+	}
 	return finish(nil)
+}
+
+// controlledShutdown stops the broker that leads the most partitions
+// once the cluster is healthy.
+func (c *metaCluster) controlledShutdown(ctx context.Context) (ControlledShutdownSample, error) {
+	if err := c.waitHealthy(ctx); err != nil {
+		return ControlledShutdownSample{}, err
+	}
+	s := busiestLeader(c.active().Loader().Image(), c.brokers, -1)
+	return s, stopTimed(ctx, c.group.Server(s.Broker), c.states, &s)
 }
 
 // killActiveController kills the active controller once the cluster is

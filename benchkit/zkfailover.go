@@ -52,6 +52,7 @@ type zkBench struct {
 	group    *server.Group
 	brokers  []int32
 	settings server.Settings
+	states   *brokerStates
 
 	mu     sync.Mutex
 	events []zkEvent
@@ -103,7 +104,7 @@ func newZkBench(ctx context.Context, t server.Settings, dir string, partitions i
 	if err != nil {
 		return nil, err
 	}
-	b := &zkBench{settings: t, group: server.NewGroup(), brokers: []int32{101, 102, 103}, wake: make(chan struct{}, 1)}
+	b := &zkBench{settings: t, group: server.NewGroup(), brokers: []int32{101, 102, 103}, wake: make(chan struct{}, 1), states: newBrokerStates()}
 	b.zk, err = zookeeper.Start(ctx, rt, zookeeper.Config{Dir: filepath.Join(dir, "zookeeper"), MaxSessionTimeout: max(zookeeper.DefaultMaxSessionTimeout, t.ZooKeeperSessionTimeout)})
 	if err != nil {
 		return nil, err
@@ -125,6 +126,7 @@ func newZkBench(ctx context.Context, t server.Settings, dir string, partitions i
 			cfg.Raft.Secret = secret
 			cfg.ZooKeeper = &server.ZooKeeperConfig{Addr: b.zk.Addr(), SessionTimeout: t.ZooKeeperSessionTimeout}
 			cfg.OnZkControllerEvent = b.onEvent(id)
+			cfg.OnLifecycleEvent = b.states.hook(id)
 			var s *server.Server
 			if s, err = b.group.Add(cfg); err == nil {
 				err = b.group.Start(ctx, s)
@@ -232,30 +234,32 @@ func seedPartitions(ctx context.Context, c *kafkazk.Client, brokers []int32, n i
 }
 
 // runZkFailover kills the controller's broker rounds times at partitions
-// partitions.
-func runZkFailover(ctx context.Context, t server.Settings, dir string, partitions, rounds int, progress io.Writer) ([]ZkFailoverSample, error) {
+// partitions, then stops the broker that leads the most of the others.
+func runZkFailover(ctx context.Context, t server.Settings, dir string, partitions, rounds int, progress io.Writer) ([]ZkFailoverSample, ControlledShutdownSample, error) {
+	var sh ControlledShutdownSample
 	d, err := subDir(dir, fmt.Sprintf("zk-failover-%d", partitions))
 	if err != nil {
-		return nil, err
+		return nil, sh, err
 	}
 	defer os.RemoveAll(d)
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute+time.Duration(partitions)*time.Millisecond)
 	b, err := newZkBench(sctx, t, d, partitions)
 	cancel()
 	if err != nil {
-		return nil, err
+		return nil, sh, err
 	}
 	defer b.close()
+	// A large cluster's first controller writes and pushes a lot before
+	// the kill can start: the bound grows with the size.
+	roundTimeout := 3*t.ZooKeeperSessionTimeout + 2*time.Minute + time.Duration(partitions)*5*time.Millisecond
 	var out []ZkFailoverSample
 	epoch := int32(1)
 	for i := range rounds {
-		// A large cluster's first controller writes and pushes a lot
-		// before the kill can start: the bound grows with the size.
-		rctx, cancel := context.WithTimeout(ctx, 3*t.ZooKeeperSessionTimeout+2*time.Minute+time.Duration(partitions)*5*time.Millisecond)
+		rctx, cancel := context.WithTimeout(ctx, roundTimeout)
 		s, err := b.killController(rctx, epoch, partitions)
 		cancel()
 		if err != nil {
-			return out, fmt.Errorf("round %d: %w", i+1, err)
+			return out, sh, fmt.Errorf("round %d: %w", i+1, err)
 		}
 		epoch = s.NewEpoch
 		out = append(out, s)
@@ -263,7 +267,15 @@ func runZkFailover(ctx context.Context, t server.Settings, dir string, partition
 			partitions, i+1, rounds, s.OldController, s.NewController, s.NewEpoch, fmtDur(s.KillToElected), s.Reads, fmtDur(s.Read),
 			fmtDur(s.ElectedToManaged), fmtDur(s.ElectedToCreate), fmtBytes(uint64(s.Pushed)))
 	}
-	return out, nil
+	rctx, cancel := context.WithTimeout(ctx, roundTimeout)
+	defer cancel()
+	sh, err = b.controlledShutdown(rctx, epoch, partitions)
+	if err != nil {
+		return out, sh, fmt.Errorf("controlled shutdown: %w", err)
+	}
+	fmt.Fprintf(progress, "controlled shutdown zk %d partitions: broker %d, leading %d and in %d ISRs, let go after %v\n",
+		partitions, sh.Broker, sh.Led, sh.InISR, fmtDur(sh.Took))
+	return out, sh, nil
 }
 
 // killController waits until the controller of epoch manages partitions
@@ -277,19 +289,7 @@ func (b *zkBench) killController(ctx context.Context, epoch int32, partitions in
 		return s, err
 	}
 	old := b.group.Server(managing.node)
-	ctl := old.ZkBrokerServer().Controller()
-	if err := waitUntil(ctx, "the controller's pushes answered", func() bool {
-		st := ctl.Status()
-		if !st.Active || st.LastFailover.Partitions < partitions {
-			return false
-		}
-		for _, c := range st.Channels {
-			if c.Queued > 0 || c.InFlight >= 0 {
-				return false
-			}
-		}
-		return len(st.Channels) == len(b.brokers)
-	}); err != nil {
+	if err := b.waitIdle(ctx, old, partitions); err != nil {
 		return s, err
 	}
 	s.OldController = old.ID()
@@ -335,6 +335,39 @@ func (b *zkBench) killController(ctx context.Context, epoch int32, partitions in
 		return s, err
 	}
 	return s, nil
+}
+
+// waitIdle waits until ctl's controller manages partitions partitions
+// and every push it sent was answered.
+func (b *zkBench) waitIdle(ctx context.Context, ctl *server.Server, partitions int) error {
+	c := ctl.ZkBrokerServer().Controller()
+	return waitUntil(ctx, "the controller's pushes answered", func() bool {
+		st := c.Status()
+		if !st.Active || st.LastFailover.Partitions < partitions {
+			return false
+		}
+		for _, ch := range st.Channels {
+			if ch.Queued > 0 || ch.InFlight >= 0 {
+				return false
+			}
+		}
+		return len(st.Channels) == len(b.brokers)
+	})
+}
+
+// controlledShutdown stops the broker, other than the controller of
+// epoch, that leads the most partitions, once the controller is idle.
+func (b *zkBench) controlledShutdown(ctx context.Context, epoch int32, partitions int) (ControlledShutdownSample, error) {
+	managing, err := b.await(ctx, zkcontroller.Managing, epoch)
+	if err != nil {
+		return ControlledShutdownSample{}, err
+	}
+	ctl := b.group.Server(managing.node)
+	if err := b.waitIdle(ctx, ctl, partitions); err != nil {
+		return ControlledShutdownSample{}, err
+	}
+	s := busiestLeader(ctl.ZkBrokerServer().Image(), b.brokers, ctl.ID())
+	return s, stopTimed(ctx, b.group.Server(s.Broker), b.states, &s)
 }
 
 // zkCreateTopic creates a one-partition topic through the controller's

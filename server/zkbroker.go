@@ -247,6 +247,10 @@ func (b *ZkBrokerServer) registerBroker(c *kafkazk.Client) bool {
 // asks the controller, named by its metadata, to move its leaderships
 // away, up to three times, and goes anyway after that.
 func (b *ZkBrokerServer) shutdown(ctx context.Context) error {
+	// Kafka 3.9's KafkaServer shows the same states as a KRaft broker's
+	// controlled shutdown, so both modes' are timed alike.
+	b.setState(BrokerPendingControlledShutdown)
+	defer b.setState(BrokerShuttingDown)
 	var last error
 	for try := range controlledShutdownTries {
 		if try > 0 {
@@ -273,6 +277,13 @@ func (b *ZkBrokerServer) shutdown(ctx context.Context) error {
 	}
 	b.s.log.Info("controlled shutdown did not finish; stopping anyway", "err", last)
 	return nil
+}
+
+// setState tells the server's lifecycle listener the broker's state.
+func (b *ZkBrokerServer) setState(st BrokerState) {
+	if on := b.s.cfg.OnLifecycleEvent; on != nil {
+		on(LifecycleEvent{Kind: EventStateChanged, At: b.s.cfg.Clock.Now(), State: st, BrokerEpoch: b.epoch.Load(), Controller: b.meta.controller()})
+	}
 }
 
 // stopped ends the session cleanly once the listener closed: the

@@ -148,30 +148,32 @@ func (c *KafkaController) controlledShutdown(req *kmsg.ControlledShutdownRequest
 	}
 	cc.shuttingDown[id] = true
 	b := newBatch(cc, c.cfg.NodeID)
+	// As Kafka's, the leaderships move first, in one pipelined batch of
+	// writes, then the broker leaves the ISRs it follows in, in another.
+	var moves []*stateWrite
+	var followed []TopicPartition
 	for _, tp := range cc.partitionsOn(id) {
 		if len(cc.replicas(tp)) < 2 {
 			continue
 		}
 		s := cc.states[tp]
-		if s.Leader == id {
-			leader := cc.firstEligibleInISR(tp, s)
-			if leader == noLeader {
-				continue
-			}
-			next := s
-			next.Leader, next.LeaderEpoch, next.ControllerEpoch = leader, s.LeaderEpoch+1, cc.seat.Epoch
-			next.ISR = slices.DeleteFunc(slices.Clone(s.ISR), func(r int32) bool { return cc.shuttingDown[r] })
-			if !c.writeState(b, tp, next) {
-				resp.ErrorCode = kerr.NotController.Code
-				return resp
-			}
+		if s.Leader != id {
+			b.stopReplicaTo(id, tp)
+			followed = append(followed, tp)
 			continue
 		}
-		b.stopReplicaTo(id, tp)
-		if !c.removeFromISR(id, []TopicPartition{tp}, b) {
-			resp.ErrorCode = kerr.NotController.Code
-			return resp
+		leader := cc.firstEligibleInISR(tp, s)
+		if leader == noLeader {
+			continue
 		}
+		next := s
+		next.Leader, next.LeaderEpoch, next.ControllerEpoch = leader, s.LeaderEpoch+1, cc.seat.Epoch
+		next.ISR = slices.DeleteFunc(slices.Clone(s.ISR), func(r int32) bool { return cc.shuttingDown[r] })
+		moves = append(moves, &stateWrite{tp: tp, next: next})
+	}
+	if !c.writeStates(b, moves) || !c.removeFromISR(id, followed, b) {
+		resp.ErrorCode = kerr.NotController.Code
+		return resp
 	}
 	c.send(b)
 	for _, tp := range cc.partitionsOn(id) {

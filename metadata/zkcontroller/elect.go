@@ -75,11 +75,6 @@ type stateWrite struct {
 	err     error
 }
 
-// writeState writes one partition's new state (writeStates).
-func (c *KafkaController) writeState(b *requestBatch, tp TopicPartition, next kafkazk.LeaderAndIsr) bool {
-	return c.writeStates(b, []*stateWrite{{tp: tp, next: next}})
-}
-
 // writeStates writes each partition's new state over the one the
 // context holds, maxInFlight writes at a time as Kafka's asynchronous
 // ZooKeeper client sends them, and queues each written state to the
