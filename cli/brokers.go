@@ -37,6 +37,7 @@ table: the active controller's KafkaController metrics.`,
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab brokers"),
 	}
 	addJSONFlag(cmd)
+	addAttachFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		v, err := fetchView(e, cmd)
 		if err != nil {
@@ -99,6 +100,9 @@ func writeBrokers(w io.Writer, v *view.View) error {
 			}
 		}
 		hb := "never"
+		if v.Attached != nil {
+			hb = "-" // only the active controller knows, and tells nobody
+		}
 		if r.LastHeartbeatTimestamp >= 0 {
 			hb = ago(r.LastHeartbeatTimestamp, v.Timestamp)
 		}
@@ -110,6 +114,11 @@ func writeBrokers(w io.Writer, v *view.View) error {
 			int64OrDash(r.BrokerEpoch), int64OrDash(r.MetadataLag), int64OrDash(r.LastAppliedRecordLagMs), hb, r.PartitionsLed)
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if v.Attached != nil {
+		_, err := fmt.Fprintf(w, "* LAG here is the metadata quorum's high watermark minus the log end offset the broker last fetched (its observer row in DescribeQuorum):\n"+
+			"  what it applied, its STATE, EPOCH and APPLIED-LAG-MS are JMX-only. %s\n", attachedNote(v))
 		return err
 	}
 	if _, err := fmt.Fprintln(w, lagNote); err != nil {

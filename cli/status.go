@@ -34,13 +34,9 @@ ids, which kraftlab's nodes do not send. --json prints the whole view (with
 	}
 	cmd.Flags().BoolVar(&replication, "replication", false, "one row per replica, as describe --replication")
 	addJSONFlag(cmd)
+	addAttachFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := e.connect(cmd)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		v, err := status(cmd.Context(), c)
+		v, err := fetchView(e, cmd)
 		if err != nil {
 			return err
 		}
@@ -207,13 +203,9 @@ and the news a node refused because it would break Raft's safety.`,
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab nodes"),
 	}
 	addJSONFlag(cmd)
+	addAttachFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := e.connect(cmd)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		v, err := status(cmd.Context(), c)
+		v, err := fetchView(e, cmd)
 		if err != nil {
 			return err
 		}
@@ -237,11 +229,18 @@ func writeNodes(w io.Writer, v *view.View) error {
 		if n.LatestSnapshot != nil {
 			snap = fmt.Sprintf("%d@%d", n.LatestSnapshot.EndOffset, n.LatestSnapshot.Epoch)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", n.ID, n.Kind, orDash(n.Listener), stateOf(v, n.ID, n.State)+diskMark(&n), role,
-			n.Epoch, idOrDash(n.LeaderID), idOrDash(n.VotedID), n.LogEndOffset, n.HighWatermark, n.LogStartOffset, snap)
+		num := func(x int64) string { return fmt.Sprint(x) }
+		if v.Attached != nil {
+			num = int64OrDash // unknown, not on the wire
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.ID, n.Kind, orDash(n.Listener), stateOf(v, n.ID, n.State)+diskMark(&n), role,
+			num(int64(n.Epoch)), idOrDash(n.LeaderID), idOrDash(n.VotedID), num(n.LogEndOffset), num(n.HighWatermark), num(n.LogStartOffset), snap)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if note := attachedNote(v); note != "" {
+		fmt.Fprintf(w, "%s; a follower's own epoch, vote and log start are not on the wire\n", note)
 	}
 	writeFailures(w, v)
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/attach"
 	"github.com/kraftlab/kraftlab/cluster/control"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/tui"
@@ -42,11 +43,18 @@ shows the same views and events, and any of them may break and mend it.
 Quitting a tui screen (q, then y) leaves the playground running: only up's
 own screen owns the playground and stops it when it quits. Stop it with
 "kraftlab down". The screen needs a terminal.`,
-		Example:     indentExample("kraftlab tui\nkraftlab tui --session demo"),
+		Example:     indentExample("kraftlab tui\nkraftlab tui --session demo\nkraftlab tui --bootstrap-server localhost:9092"),
 		Args:        nodeArgs(0, 0, "no arguments", "kraftlab tui --session demo"),
 		Annotations: map[string]string{annotNoScenario: "it needs a terminal and a person to quit it"},
 	}
+	addAttachFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if cfg, ok, err := attachConfig(cmd); err != nil || ok {
+			if err != nil {
+				return err
+			}
+			return e.attachedScreen(cmd, cfg)
+		}
 		c, err := e.connect(cmd)
 		if err != nil {
 			return err
@@ -72,6 +80,25 @@ own screen owns the playground and stops it when it quits. Stop it with
 		return nil
 	}
 	return cmd
+}
+
+// attachedScreen is the live screen on a real cluster: read-only, so its
+// keys that act are refused and it has no command line.
+func (e *env) attachedScreen(cmd *cobra.Command, cfg attach.Config) error {
+	out, ok := e.stdout.(*os.File)
+	in, inOK := e.stdin.(*os.File)
+	if !ok || !inOK || !tui.IsTerminal(out) || !tui.IsTerminal(in) {
+		return usagef("kraftlab tui needs a terminal on standard input and output; from a script, use: kraftlab status --%s ...", flagBootstrap)
+	}
+	c, err := dialAttached(cmd.Context(), cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := tui.Run(cmd.Context(), c, tui.Options{ReadOnly: true}); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
 }
 
 // watched is a playground a tui screen watches over its socket: once the

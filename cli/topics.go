@@ -92,6 +92,7 @@ func newTopicsListCommand(e *env) *cobra.Command {
 		Args:    exactArgs(0, "no arguments", "kraftlab topics list"),
 	}
 	addJSONFlag(cmd)
+	addAttachFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		v, err := fetchView(e, cmd)
 		if err != nil {
@@ -122,9 +123,10 @@ leaves the ISR; it rejoins once its log end reaches the high watermark. A line u
 replica whose files had lost records when its broker opened it (a damaged
 or truncated file): the offsets lost, what showed it, and whether it has
 fetched them back.`,
-		Example: indentExample("kraftlab topics describe orders\nkraftlab topics describe --json"),
+		Example: indentExample("kraftlab topics describe orders\nkraftlab topics describe --json\nkraftlab topics describe --bootstrap-server localhost:9092"),
 	}
 	addJSONFlag(cmd)
+	addAttachFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		v, err := fetchView(e, cmd)
 		if err != nil {
@@ -149,7 +151,15 @@ fetched them back.`,
 	return cmd
 }
 
+// fetchView is the view a read-only command prints: of the real cluster
+// its attach flags name, or else of its session's playground.
 func fetchView(e *env, cmd *cobra.Command) (view.View, error) {
+	if cfg, ok, err := attachConfig(cmd); err != nil || ok {
+		if err != nil {
+			return view.View{}, err
+		}
+		return readOnce(cmd.Context(), cfg)
+	}
 	c, err := e.connect(cmd)
 	if err != nil {
 		return view.View{}, err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -52,6 +51,7 @@ saying what it saw, if the condition does not hold.`
 		cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up after this long")
 	}
 	addJSONFlag(cmd)
+	addAttachFlags(cmd)
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return usagef("%s needs a condition, e.g.: %s (every condition: kraftlab %s --help)", name, firstLine(example), name)
@@ -66,11 +66,11 @@ saying what it saw, if the condition does not hold.`
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		cond, _ := condition.Parse(strings.Join(args, " "))
-		c, err := e.connect(cmd)
+		src, err := e.viewSource(cmd)
 		if err != nil {
 			return err
 		}
-		defer c.Close()
+		defer src.Close()
 		start := time.Now()
 		ctx := cmd.Context()
 		var deadline <-chan time.Time
@@ -82,7 +82,7 @@ saying what it saw, if the condition does not hold.`
 		tick := time.NewTicker(pollInterval)
 		defer tick.Stop()
 		for {
-			v, err := status(ctx, c)
+			v, err := src.status(ctx)
 			if err != nil {
 				return err
 			}
@@ -106,7 +106,7 @@ saying what it saw, if the condition does not hold.`
 			case <-deadline:
 				return report(cmd, name, res, timeout)
 			case <-ctx.Done():
-				return apiError(c, context.Canceled)
+				return usagef("interrupted")
 			}
 		}
 	}

@@ -91,6 +91,9 @@ type Event struct {
 	Message string `json:"message"`
 	// Missed is the number of events an EventMissed stands for.
 	Missed uint64 `json:"missed,omitempty"`
+	// Inferred marks an event nobody reported: kraftlab saw the change
+	// between two polls of a real cluster it is attached to.
+	Inferred bool `json:"inferred,omitempty"`
 }
 
 // String formats an event for a log line.
@@ -101,7 +104,11 @@ func (e Event) String() string {
 	}
 	// The sequence number is right-aligned in a fixed width (as on the
 	// live screen), so that the columns after it stay put from #99 to #100.
-	return fmt.Sprintf("%s %6s %-18s %-8s %s", e.Time.Format("15:04:05.000"), "#"+strconv.FormatUint(e.Seq, 10), e.Kind, who, e.Message)
+	msg := e.Message
+	if e.Inferred {
+		msg = "(inferred) " + msg
+	}
+	return fmt.Sprintf("%s %6s %-18s %-8s %s", e.Time.Format("15:04:05.000"), "#"+strconv.FormatUint(e.Seq, 10), e.Kind, who, msg)
 }
 
 // DefaultEventCapacity is how many recent events a playground keeps.

@@ -15,6 +15,8 @@ require (
 	github.com/go-zookeeper/zk v1.0.4 // indirect
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/magiconair/properties v1.8.10 // indirect
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+	github.com/twmb/franz-go/pkg/kadm v1.20.0 // indirect
 	golang.org/x/sys v0.38.0 // indirect
 )

@@ -129,8 +129,11 @@ func brokerLine(st *Styles, v *view.View, n *view.Node, change *view.MetadataCha
 		lag = fmt.Sprint(b.MetadataLag)
 	}
 	hb := since(b.LastHeartbeatTimestamp, v.Timestamp)
-	if b.LastHeartbeatTimestamp >= 0 {
+	switch {
+	case b.LastHeartbeatTimestamp >= 0:
 		hb += " ago"
+	case v.Attached != nil:
+		hb = "-" // only the active controller knows
 	}
 	return fmt.Sprintf("%4d  %s %s %6s  %-10s %5d  %s", n.ID, st.State(n.State).Render(fit(state, 9)), fenced, lag, hb, b.PartitionsLed, appliedIt(st, n, change))
 }
@@ -138,6 +141,9 @@ func brokerLine(st *Styles, v *view.View, n *view.Node, change *view.MetadataCha
 // topicLines says, per topic, how many partitions it has and which running
 // brokers have not applied it yet.
 func topicLines(st *Styles, v *view.View, w int) block {
+	if len(v.Topics) == 0 && v.Attached != nil {
+		return block{st.Dim.Render(clip("no topics", w))}
+	}
 	if len(v.Topics) == 0 {
 		return block{st.Dim.Render(clip("no topics yet: press T to create one", w))}
 	}
@@ -156,7 +162,10 @@ func topicLines(st *Styles, v *view.View, w int) block {
 			}
 		}
 		where := st.OK.Render("on every running broker")
-		if len(missing) > 0 {
+		if v.Attached != nil {
+			// Which brokers applied it is not on the wire.
+			where = fmt.Sprintf("leaders %s", topicLeaders(&t))
+		} else if len(missing) > 0 {
 			where = st.Warn.Render("not yet on " + strings.Join(missing, ","))
 		}
 		out = append(out, clip(fmt.Sprintf("topic %s: %d %s, %s", t.Name, len(t.Partitions), plural(int64(len(t.Partitions)), "partition", "partitions"), where), w))
@@ -187,4 +196,17 @@ func newTopicAction(v *view.View) cluster.Action {
 		}
 	}
 	return cluster.Action{Kind: cluster.ActCreateTopic, Topic: name, Partitions: topicPartitions, ReplicationFactor: int16(min(max(rf, 1), topicReplicas))}
+}
+
+// topicLeaders lists a topic's partition leaders, none as -.
+func topicLeaders(t *view.Topic) string {
+	var out []string
+	for _, p := range t.Partitions {
+		if p.Leader < 0 {
+			out = append(out, "-")
+		} else {
+			out = append(out, fmt.Sprint(p.Leader))
+		}
+	}
+	return strings.Join(out, ",")
 }

@@ -89,6 +89,10 @@ func eventLine(st *Styles, ev cluster.Event, wide bool) string {
 	if ev.Kind == cluster.EventSay {
 		msg = st.Event(ev.Kind).Render("» " + msg)
 	}
+	if ev.Inferred {
+		// Seen between two polls of a real cluster, not reported.
+		msg = st.Dim.Render("≈ ") + msg
+	}
 	if !wide {
 		return fmt.Sprintf("%s %s %-8s %s", ev.Time.Format("15:04:05"), kind, who, msg)
 	}

@@ -45,6 +45,9 @@ func (fetchersModel) view(st *Styles, v *view.View, w, h int) block {
 	if h < 2 {
 		return out
 	}
+	if v.Attached != nil {
+		return append(out, st.Dim.Render(clip(notOnTheWire("fetcher threads, in JMX only,"), w)))
+	}
 	lines, threads := fetcherLines(st, v)
 	if lines == nil {
 		return append(out, st.Dim.Render(clip("no brokers in this playground", w)))

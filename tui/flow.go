@@ -214,6 +214,9 @@ func (f *flowModel) view(st *Styles, v *view.View, w, h int) block {
 	if h < 2 {
 		return out
 	}
+	if v.Attached != nil {
+		return append(out, st.Dim.Render(clip(notOnTheWire("messages between the nodes"), w)))
+	}
 	if h >= 4 {
 		line := starter(v)
 		if r, ok := f.perCommit(v); ok {

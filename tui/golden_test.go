@@ -82,6 +82,9 @@ var goldenScreens = []goldenScreen{
 	{"replica-truncate-fetchers", []string{"replica-slow", "replica-truncate"}, 0, paneFetchers},
 	{"zk-steady", []string{"zk"}, 3, paneBrokers},
 	{"zk-failover", []string{"zk"}, 0, panePartitions},
+	{"attached-steady", []string{"attached"}, 2, paneBrokers},
+	{"attached-partitions", []string{"attached"}, 2, panePartitions},
+	{"attached-failover", []string{"attached"}, 0, paneBrokers},
 }
 
 func recordingPath(name string) string { return filepath.Join("testdata", name+".json") }
@@ -104,7 +107,7 @@ func loadRecording(t *testing.T, name string) recording {
 
 // replay feeds a recording to a screen of size w×h, as its pulls would.
 func replay(r recording, w, h int) *Model {
-	m := New(context.Background(), nil, Options{Started: r.Started})
+	m := New(context.Background(), nil, Options{Started: r.Started, ReadOnly: r.Frames[0].View.Attached != nil})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	for _, f := range r.Frames {
 		m.pollSeq++

@@ -18,7 +18,7 @@ type headerModel struct {
 }
 
 // nodeCounts counts nodes by what the playground did to them.
-type nodeCounts struct{ live, killed, stopped, isolated, failed int }
+type nodeCounts struct{ live, killed, stopped, isolated, failed, unreachable int }
 
 func countNodes(v *view.View) nodeCounts {
 	var c nodeCounts
@@ -35,6 +35,8 @@ func countNodes(v *view.View) nodeCounts {
 			c.stopped++
 		case view.StateFailed:
 			c.failed++
+		case view.StateUnreachable:
+			c.unreachable++
 		}
 	}
 	return c
@@ -67,6 +69,9 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 		add(9, st.Paused.Render(" CLOCK PAUSED: no timer fires, messages wait at the links "))
 	case v.Clock.Slow > 1:
 		add(9, st.Paused.Render(fmt.Sprintf(" CLOCK SLOW ×%d ", v.Clock.Slow)))
+	}
+	if v.Attached != nil {
+		add(9, st.Paused.Render(" ATTACHED, READ-ONLY "))
 	}
 	add(1, item("cluster", st.Value.Render(v.ClusterID)))
 	if z := v.ZooKeeper; z != nil {
@@ -104,11 +109,16 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 		push = len(items)
 		add(quorumRank, item("quorum", st.Value.Render("push")))
 	}
-	if !h.started.IsZero() && v.Timestamp > 0 {
+	if !h.started.IsZero() && v.Timestamp > 0 && v.Attached == nil {
 		add(2, item("up", st.Value.Render(uptime(time.UnixMilli(v.Timestamp).Sub(h.started)))))
 	}
-	add(6, item("nodes", nodeCountText(st, countNodes(v))))
-	add(4, item("load", loadValue(st, v)))
+	if v.Attached != nil {
+		add(6, item("nodes", attachedCountText(st, countNodes(v))))
+		add(4, item("poll", st.Value.Render(fmt.Sprintf("%dms", v.Attached.PollMs))))
+	} else {
+		add(6, item("nodes", nodeCountText(st, countNodes(v))))
+		add(4, item("load", loadValue(st, v)))
+	}
 
 	whys, level := noLeaderWhy(v)
 	if len(whys) == 0 {
@@ -386,4 +396,13 @@ func nodeCountText(st *Styles, c nodeCounts) string {
 		counts = append(counts, "0 isolated")
 	}
 	return strings.Join(counts, ", ")
+}
+
+// attachedCountText counts a real cluster's nodes by whether they answer.
+func attachedCountText(st *Styles, c nodeCounts) string {
+	s := st.OK.Render(fmt.Sprintf("%d answer", c.live))
+	if c.unreachable > 0 {
+		s += ", " + st.State(view.StateUnreachable).Render(fmt.Sprintf("%d unreachable", c.unreachable))
+	}
+	return s
 }

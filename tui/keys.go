@@ -120,7 +120,9 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the one-line help bar.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Help, k.Quit, k.Next, k.Choose, k.Command, k.Up, k.Kill, k.Start, k.Partition, k.HealAll, k.Resign, k.Pause, k.shortStep(), k.Isolate}
+	step := k.shortStep()
+	step.SetEnabled(k.Step.Enabled())
+	return []key.Binding{k.Help, k.Quit, k.Next, k.Choose, k.Command, k.Up, k.Kill, k.Start, k.Partition, k.HealAll, k.Resign, k.Pause, step, k.Isolate}
 }
 
 // shortStep is n in the help bar, its words cut short so that the bar
@@ -157,6 +159,17 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // commands.
 func (k KeyMap) withoutCommand() KeyMap {
 	k.Command.SetEnabled(false)
+	return k
+}
+
+// withoutActions disables every key that acts on the cluster or its
+// clock, for a screen on a real cluster, which kraftlab only reads.
+func (k KeyMap) withoutActions() KeyMap {
+	for _, b := range []*key.Binding{&k.Kill, &k.Start, &k.Stop, &k.Resign, &k.Snapshot, &k.Wipe, &k.SlowDisk,
+		&k.Partition, &k.Isolate, &k.Heal, &k.HealAll, &k.Link, &k.Load, &k.TopicLoad, &k.Topic, &k.Elect,
+		&k.Pause, &k.Step, &k.Messages, &k.Diagram} {
+		b.SetEnabled(false)
+	}
 	return k
 }
 

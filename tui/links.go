@@ -91,6 +91,9 @@ func (linksModel) view(st *Styles, v *view.View, w, h int) block {
 	if h < 2 {
 		return out
 	}
+	if v.Attached != nil {
+		return append(out, st.Dim.Render(clip(notOnTheWire("the links' faults"), w)))
+	}
 	rows, healed := linkRows(v)
 	if len(rows) == 0 {
 		out = append(out, st.OK.Render(clip("every link is healthy", w)))

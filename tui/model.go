@@ -43,6 +43,9 @@ type Options struct {
 	// line runs, writing what it prints to out; the output pane shows
 	// it. nil leaves : out.
 	Command func(ctx context.Context, line string, out io.Writer) error
+	// ReadOnly leaves out every key that acts, for a real cluster the
+	// screen only reads.
+	ReadOnly bool
 }
 
 // mode is what the keys do now.
@@ -170,6 +173,9 @@ func New(ctx context.Context, ctrl cluster.Operator, opts Options) *Model {
 		m.lesson = newLessonModel(opts.Lesson)
 	} else {
 		m.keys = m.keys.withoutLesson()
+	}
+	if opts.ReadOnly {
+		m.keys = m.keys.withoutActions()
 	}
 	if opts.Command == nil {
 		m.keys = m.keys.withoutCommand()

@@ -428,6 +428,13 @@ func (q quorumModel) detail(st *Styles, v *view.View, w int) string {
 		}
 		return st.Dim.Render(clip(strings.Join(parts, " · "), w))
 	}
+	if v.Attached != nil {
+		if s := replicaNote(v, n); s != "" {
+			parts = append(parts, s)
+		}
+		parts = append(parts, "read over the wire: a node's own epoch, vote, log and snapshots are not")
+		return st.Dim.Render(clip(strings.Join(parts, " · "), w))
+	}
 	if n.Live() {
 		parts = append(parts, "knows leader "+idOrNone(n.LeaderID), "voted "+idOrNone(n.VotedID))
 	}
@@ -491,7 +498,7 @@ func ids(list []int32) string {
 // epochCell is a node's quorum epoch; a broker of the ZooKeeper era has
 // none.
 func epochCell(v *view.View, n *view.Node) string {
-	if v.ZooKeeper != nil {
+	if v.ZooKeeper != nil || n.Epoch < 0 {
 		return "-"
 	}
 	return fmt.Sprint(n.Epoch)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/dustin/go-humanize/english"
+
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/internal/zookeeper"
@@ -91,8 +93,9 @@ func (e *engine) publishZkController(id int32) func(zkcontroller.Event) {
 		case zkcontroller.Managing:
 			f := ev.Failover
 			e.events.Publish(cluster.Event{Kind: cluster.EventZkControllerManaging, Node: id, Epoch: ev.Epoch,
-				Message: fmt.Sprintf("manages the cluster %s after its election: read %d znodes (%d brokers, %d topics, %d partitions) in %s, then queued UpdateMetadata and LeaderAndIsr to every broker",
-					roundDuration(time.Duration(f.Total)), f.Reads, f.Brokers, f.Topics, f.Partitions, roundDuration(f.Read))})
+				Message: fmt.Sprintf("manages the cluster %s after its election: read %s (%s, %s, %s) in %s, then queued UpdateMetadata and LeaderAndIsr to every broker",
+					roundDuration(time.Duration(f.Total)), english.Plural(f.Reads, "znode", ""), english.Plural(f.Brokers, "broker", ""),
+					english.Plural(f.Topics, "topic", ""), english.Plural(f.Partitions, "partition", ""), roundDuration(f.Read))})
 		case zkcontroller.Resigned:
 			e.events.Publish(cluster.Event{Kind: cluster.EventControllerDeactivated, Node: id, Epoch: ev.Epoch,
 				Message: "is no longer the controller: /controller is another's, or its ZooKeeper session ended"})

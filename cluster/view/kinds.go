@@ -30,11 +30,15 @@ const (
 	// StateFailed is a node that stopped on an error it cannot go on from,
 	// or whose start was refused; Node.Error says why.
 	StateFailed State = "failed"
+	// StateUnreachable is a node of a real cluster kraftlab is attached
+	// to that did not answer its last poll: down, or cut off from
+	// kraftlab, which cannot tell which.
+	StateUnreachable State = "unreachable"
 )
 
 // States lists the node states.
 func States() []State {
-	return []State{StateRunning, StateKilled, StateStopped, StateIsolated, StateFailed}
+	return []State{StateRunning, StateKilled, StateStopped, StateIsolated, StateFailed, StateUnreachable}
 }
 
 // Role is a node's place in the metadata quorum, named like Kafka's

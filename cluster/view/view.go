@@ -72,6 +72,10 @@ type View struct {
 	// that are not the playground's nodes, such as a real Kafka broker
 	// that joined its controllers; by ID.
 	ExternalBrokers []ExternalBroker `json:"externalBrokers,omitempty"`
+	// Attached is set when the view is of a real Kafka cluster kraftlab
+	// reads over the wire (kraftlab tui --bootstrap-server), not of a
+	// playground; nil otherwise.
+	Attached *Attached `json:"attached,omitempty"`
 }
 
 // Replica is one replica of the metadata log as the leader sees it,
