@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // TestEndToEndInTmux builds the kraftlab binary, runs "kraftlab up" in a
@@ -60,6 +63,7 @@ func TestEndToEndInTmux(t *testing.T) {
 	for _, s := range []*pane{p, w} {
 		s.waitFor("the say on "+s.name(), func(s string) bool { return strings.Contains(s, "» Both screens show this") })
 	}
+	attachedScreen(t, tmux, p.sock, dir, bin, leader)
 	w.keys("q")
 	w.waitFor("the watching screen's quit question", func(s string) bool {
 		return strings.Contains(s, "Quit? (the playground keeps running)")
@@ -248,4 +252,51 @@ func header(screen string) (leader, epoch int, hwm int64) {
 func rowOf(screen string, id int) string {
 	re := regexp.MustCompile(fmt.Sprintf(`(?m)^[▶◆ ] +%d (Leader|Follower|Candidate|Prospective|Unattached|Resigned|Observer|-) .*$`, id))
 	return re.FindString(screen)
+}
+
+// attachedScreen opens the live screen on the playground as on a real
+// Kafka cluster, over the wire (kraftlab tui --bootstrap-server): it says
+// it is read-only, shows the same leader, ignores the kill key, and quits
+// without stopping anything.
+func attachedScreen(t *testing.T, tmux, sock, dir, bin string, leader int) {
+	t.Helper()
+	nodes := exec.Command(bin, "nodes", "--json")
+	nodes.Env = append(os.Environ(), "KRAFTLAB_HOME="+dir, "KRAFTLAB_SESSION=")
+	out, err := nodes.Output()
+	if err != nil {
+		t.Fatalf("kraftlab nodes: %v", err)
+	}
+	var ns []view.Node
+	if err := json.Unmarshal(out, &ns); err != nil {
+		t.Fatal(err)
+	}
+	var brokers []string
+	for _, n := range ns {
+		if n.Kind == view.KindBroker {
+			brokers = append(brokers, n.Listener)
+		}
+	}
+	a := &pane{t: t, tmux: tmux, sock: sock, target: "attached"}
+	a.run("new-session", "-d", "-s", "attached", "-x", "160", "-y", "48",
+		fmt.Sprintf("%s tui --bootstrap-server %s; echo \"[attached exited $?]\"; sleep 600", bin, strings.Join(brokers, ",")))
+	screen := a.waitFor("the attached screen", func(s string) bool {
+		l, _, _ := header(s)
+		return strings.Contains(s, "ATTACHED, READ-ONLY") && l == leader || strings.Contains(s, "[attached exited")
+	})
+	if !strings.Contains(screen, "messages between the nodes: not visible over the wire") || strings.Contains(screen, "x kill") {
+		t.Fatalf("the attached screen does not say what it cannot see, or offers to kill:\n%s", screen)
+	}
+	a.keys("l", "x")
+	a.keys("q")
+	a.waitFor("the attached screen's quit question", func(s string) bool { return strings.Contains(s, "the screen only reads it") })
+	a.keys("y")
+	screen = a.waitFor("the attached screen to exit", func(s string) bool { return strings.Contains(s, "[attached exited") })
+	if !strings.Contains(screen, "[attached exited 0]") {
+		t.Fatalf("kraftlab tui --bootstrap-server did not exit cleanly:\n%s", screen)
+	}
+	evs := exec.Command(bin, "events")
+	evs.Env = nodes.Env
+	if out, err := evs.Output(); err != nil || strings.Contains(string(out), "killed node") {
+		t.Fatalf("after x on the read-only screen, kraftlab events (%v):\n%s", err, out)
+	}
 }

@@ -335,6 +335,8 @@ func (m *Model) footer(w, h int) block {
 	switch {
 	case m.mode == modeConfirm && m.opts.OwnsCluster:
 		line = st.Warn.Render("Quit and stop the playground? y quits, any other key stays")
+	case m.mode == modeConfirm && m.opts.ReadOnly:
+		line = st.Warn.Render("Quit? (the cluster keeps running: the screen only reads it) y quits, any other key stays")
 	case m.mode == modeConfirm:
 		line = st.Warn.Render("Quit? (the playground keeps running) y quits, any other key stays")
 	case m.mode == modePick:
