@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kraftlab/kraftlab/cluster/attach"
 	"github.com/kraftlab/kraftlab/cluster/control"
@@ -24,9 +25,10 @@ const (
 // attachHelp is the part of a command's help about attaching.
 const attachHelp = `
 
-With --bootstrap-server HOST:PORT[,...] (brokers) or --bootstrap-controller
-HOST:PORT[,...] (controllers; each then says its own epoch and leader) it
-reads a real Apache Kafka KRaft cluster instead of a playground, read-only,
+With --bootstrap-server (or --bootstrap) HOST:PORT[,...] (brokers) or
+--bootstrap-controller HOST:PORT[,...] (controllers, each then asked
+itself) it reads a real Apache Kafka KRaft cluster instead of a
+playground, read-only,
 over Kafka's own requests (DescribeQuorum, DescribeCluster, Metadata,
 DescribeTopicPartitions, ListOffsets). --command-config FILE takes a client
 properties file for SASL (PLAIN, SCRAM) and TLS (PEM stores). What Kafka
@@ -37,6 +39,13 @@ func addAttachFlags(cmd *cobra.Command) {
 	cmd.Flags().StringSlice(flagBootstrap, nil, "read this real Kafka cluster's brokers (HOST:PORT,...) instead of a playground")
 	cmd.Flags().StringSlice(flagBootstrapController, nil, "read this real Kafka cluster's controllers (HOST:PORT,...) instead of a playground")
 	cmd.Flags().String(flagCommandConfig, "", "Kafka client properties for the real cluster: security.protocol, sasl.*, ssl.*")
+	// --bootstrap is --bootstrap-server, shorter to type.
+	cmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "bootstrap" {
+			name = flagBootstrap
+		}
+		return pflag.NormalizedName(name)
+	})
 	cmd.Long += attachHelp
 }
 

@@ -57,6 +57,10 @@ func flagError(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%s is not a flag, and %s takes no negative numbers (see: %s --help)", m[1], cmd.CommandPath()[len("kraftlab "):], cmd.CommandPath())
 	}
 	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
+		if m[1] == flagBootstrap || m[1] == flagBootstrapController || m[1] == flagCommandConfig || m[1] == "bootstrap" {
+			return fmt.Errorf("%s needs a playground: kraftlab only reads a real Kafka cluster (status, nodes, brokers, topics list|describe, wait, expect, tui take --%s)",
+				cmd.CommandPath(), flagBootstrap)
+		}
 		if near := nearestFlag(cmd, m[1]); near != "" {
 			msg += fmt.Sprintf("; did you mean --%s?", near)
 		}

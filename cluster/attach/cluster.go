@@ -32,8 +32,8 @@ type Config struct {
 	// Bootstrap are brokers, host:port (--bootstrap-server).
 	Bootstrap []string
 	// BootstrapController are controllers, host:port
-	// (--bootstrap-controller): asked directly, each says its own epoch
-	// and leader.
+	// (--bootstrap-controller): each is asked DescribeQuorum itself, so
+	// that one that does not answer shows unreachable.
 	BootstrapController []string
 	// Properties are Kafka client properties (--command-config):
 	// security.protocol, sasl.*, ssl.*.
