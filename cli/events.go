@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kraftlab/kraftlab/cluster/attach"
 )
 
 func newEventsCommand(e *env) *cobra.Command {
@@ -28,6 +30,8 @@ shuts down or you press Ctrl-C. --json prints one JSON object per line.
 	cmd.Flags().Uint64Var(&after, "after", 0, "only events after this sequence number")
 	addJSONFlag(cmd)
 	d.add(cmd)
+	addAttachFlags(cmd)
+	cmd.Long += " On a real cluster events are\nwhat changed between two polls, marked (inferred), so they need --follow."
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		if err := nodeArgs(0, 0, "no arguments", "kraftlab events --follow")(cmd, args); err != nil {
 			return err
@@ -38,6 +42,15 @@ shuts down or you press Ctrl-C. --json prints one JSON object per line.
 		return d.check(cmd, e.scenario)
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if cfg, ok, err := attachConfig(cmd); err != nil || ok {
+			if err != nil {
+				return err
+			}
+			if !follow || d.kind != "" {
+				return usagef("a real cluster's events are what changed between two polls: use events --follow (no --diagram: its messages are not visible)")
+			}
+			return followAttached(cmd, cfg)
+		}
 		c, err := e.connect(cmd)
 		if err != nil {
 			return err
@@ -72,4 +85,32 @@ shuts down or you press Ctrl-C. --json prints one JSON object per line.
 		return nil
 	}
 	return cmd
+}
+
+// followAttached prints what changes between polls of a real cluster
+// until Ctrl-C.
+func followAttached(cmd *cobra.Command, cfg attach.Config) error {
+	c, err := dialAttached(cmd.Context(), cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w := cmd.OutOrStdout()
+	enc := json.NewEncoder(w)
+	for ev, err := range c.Events(cmd.Context(), 0, true) {
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		if err != nil {
+			return attachedError(err)
+		}
+		if wantJSON(cmd) {
+			if err := enc.Encode(ev); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintln(w, ev)
+	}
+	return nil
 }
