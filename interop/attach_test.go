@@ -302,3 +302,66 @@ func nodeStates(v *view.View) string {
 	}
 	return strings.Join(s, " ")
 }
+
+// TestAttachWithSCRAM reads a Kafka 4.4 cluster whose brokers take only
+// SASL/SCRAM, with the client properties file Kafka's tools would take
+// (--command-config): the right password reads the quorum and brokers, a
+// wrong one is refused, saying so.
+func TestAttachWithSCRAM(t *testing.T) {
+	k := needKafka(t)
+	ctx := context.Background()
+	const admin = `org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="admin-secret";`
+	kc, err := StartKafkaCluster(ctx, k, t.TempDir(), KafkaClusterShape{Controllers: 1, Brokers: 1, BrokerProtocol: "SASL_PLAINTEXT",
+		FormatArgs: []string{"--add-scram", "SCRAM-SHA-256=[name=admin,password=admin-secret]", "--add-scram", "SCRAM-SHA-256=[name=alice,password=alice-secret]"},
+		Extra: append(slices.Clone(sameTimings), "sasl.enabled.mechanisms=SCRAM-SHA-256", "sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256",
+			"listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config="+admin)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, id := range []int32{1, 101} {
+				t.Logf("kafka node %d's log:\n%s", id, indent(kc.Nodes[id].Log(20)))
+			}
+		}
+		kc.Close()
+	})
+	props := filepath.Join(t.TempDir(), "client.properties")
+	write := func(password string) {
+		t.Helper()
+		body := "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n" +
+			`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="` + password + "\";\n"
+		if err := os.WriteFile(props, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("alice-secret")
+	p, err := attach.ReadClientProperties(props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := attach.Config{Bootstrap: kc.BrokerAddrs(), Properties: p, Interval: time.Hour, Timeout: 5 * time.Second}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		c, err := attach.Dial(ctx, cfg)
+		if err == nil {
+			v, _ := c.Refresh(ctx)
+			c.Close()
+			if b, ok := v.Node(101); v.LeaderID == 1 && ok && b.State == view.StateRunning && b.Broker != nil && !b.Broker.Fenced {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("attach with SCRAM: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	write("wrong")
+	if p, err = attach.ReadClientProperties(props); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Properties = p
+	if _, err := attach.Dial(ctx, cfg); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authentication") {
+		t.Fatalf("a wrong password: %v, want an authentication failure", err)
+	}
+}

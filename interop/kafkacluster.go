@@ -63,6 +63,13 @@ type KafkaClusterShape struct {
 	// options at this -Xmx and -Xms (e.g. "512m") instead of the
 	// harness's tool options, as a measured cluster needs.
 	Heap string
+	// BrokerProtocol is the security protocol of the brokers' one
+	// listener, also their inter-broker one: "" is PLAINTEXT. Extra
+	// carries its SASL settings.
+	BrokerProtocol string
+	// FormatArgs go to every node's kafka-storage format, e.g.
+	// --add-scram to create SCRAM users with the cluster.
+	FormatArgs []string
 	// Proxied puts a NodeProxy in front of every controller: each
 	// advertises its proxy and controller.quorum.voters names the
 	// proxies, so that Isolate can cut a node off. Controllers open no
@@ -148,10 +155,14 @@ func StartKafkaCluster(ctx context.Context, k *Kafka, dir string, shape KafkaClu
 				lines = append(lines, "advertised.listeners=CONTROLLER://"+p.Addr)
 			}
 		} else {
+			proto := shape.BrokerProtocol
+			if proto == "" {
+				proto = "PLAINTEXT"
+			}
 			lines = append(lines, "process.roles=broker",
-				"listeners=PLAINTEXT://"+n.Addr,
-				"inter.broker.listener.name=PLAINTEXT",
-				"listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT")
+				"listeners="+proto+"://"+n.Addr,
+				"inter.broker.listener.name="+proto,
+				"listener.security.protocol.map="+proto+":"+proto+",CONTROLLER:PLAINTEXT")
 		}
 		if err := n.writeConfig(append(lines, shape.Extra...)); err != nil {
 			return nil, err
@@ -161,7 +172,7 @@ func StartKafkaCluster(ctx context.Context, k *Kafka, dir string, shape KafkaClu
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
-		wg.Go(func() { errs[i] = c.Nodes[id].format(ctx, c.ClusterID) })
+		wg.Go(func() { errs[i] = c.Nodes[id].format(ctx, c.ClusterID, shape.FormatArgs) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -195,8 +206,9 @@ func (n *KafkaNode) writeConfig(lines []string) error {
 	return nil
 }
 
-func (n *KafkaNode) format(ctx context.Context, clusterID string) error {
-	if r := n.k.Run(ctx, 2*time.Minute, MainStorage, "format", "--cluster-id="+clusterID, "--config", n.props); r.Err != nil {
+func (n *KafkaNode) format(ctx context.Context, clusterID string, extra []string) error {
+	args := append([]string{"format", "--cluster-id=" + clusterID, "--config", n.props}, extra...)
+	if r := n.k.Run(ctx, 2*time.Minute, MainStorage, args...); r.Err != nil {
 		return fmt.Errorf("kafka-storage format node %d: %v: %s%s", n.ID, r.Err, r.Stdout, r.Stderr)
 	}
 	return nil
