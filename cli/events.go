@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/attach"
 )
 
@@ -56,53 +58,31 @@ shuts down or you press Ctrl-C. --json prints one JSON object per line.
 			return err
 		}
 		defer c.Close()
-		w := cmd.OutOrStdout()
 		if d.kind != "" {
-			return d.write(cmd.Context(), c, w)
+			return d.write(cmd.Context(), c, cmd.OutOrStdout())
 		}
-		enc := json.NewEncoder(w)
 		ctx := cmd.Context()
 		if !follow {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, readTimeout)
 			defer cancel()
 		}
-		for ev, err := range c.Events(ctx, after, follow) {
-			if errors.Is(err, context.Canceled) && follow {
-				return nil // Ctrl-C ends a follow
-			}
-			if err != nil {
-				return apiError(c, err)
-			}
-			if wantJSON(cmd) {
-				if err := enc.Encode(ev); err != nil {
-					return err
-				}
-				continue
-			}
-			fmt.Fprintln(w, ev)
-		}
-		return nil
+		return printEvents(cmd, c.Events(ctx, after, follow), follow, func(err error) error { return apiError(c, err) })
 	}
 	return cmd
 }
 
-// followAttached prints what changes between polls of a real cluster
-// until Ctrl-C.
-func followAttached(cmd *cobra.Command, cfg attach.Config) error {
-	c, err := dialAttached(cmd.Context(), cfg)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
+// printEvents prints events as they come, a line or a JSON object each;
+// with follow, Ctrl-C ends it without an error.
+func printEvents(cmd *cobra.Command, events iter.Seq2[cluster.Event, error], follow bool, fail func(error) error) error {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
-	for ev, err := range c.Events(cmd.Context(), 0, true) {
-		if errors.Is(err, context.Canceled) {
+	for ev, err := range events {
+		if errors.Is(err, context.Canceled) && follow {
 			return nil
 		}
 		if err != nil {
-			return attachedError(err)
+			return fail(err)
 		}
 		if wantJSON(cmd) {
 			if err := enc.Encode(ev); err != nil {
@@ -113,4 +93,15 @@ func followAttached(cmd *cobra.Command, cfg attach.Config) error {
 		fmt.Fprintln(w, ev)
 	}
 	return nil
+}
+
+// followAttached prints what changes between polls of a real cluster
+// until Ctrl-C.
+func followAttached(cmd *cobra.Command, cfg attach.Config) error {
+	c, err := dialAttached(cmd.Context(), cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return printEvents(cmd, c.Events(cmd.Context(), 0, true), true, attachedError)
 }

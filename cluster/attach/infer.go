@@ -2,6 +2,7 @@ package attach
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -69,7 +70,7 @@ func infer(prev, cur *view.View, last *leadership) []cluster.Event {
 			}
 		}
 	}
-	for _, id := range sortedKeys(before) {
+	for _, id := range slices.Sorted(maps.Keys(before)) {
 		if before[id].Broker != nil {
 			add(EventBrokerGone, id, 0, "broker %d is no longer registered", id)
 		}
@@ -106,16 +107,7 @@ func inferTopics(prev, cur *view.View, add func(cluster.EventKind, int32, int32,
 			}
 		}
 	}
-	for _, name := range mapsKeys(was) {
+	for _, name := range slices.Sorted(maps.Keys(was)) {
 		add(cluster.EventTopicDeleted, 0, 0, "topic %s deleted", name)
 	}
-}
-
-func sortedKeys[V any](m map[int32]V) []int32 {
-	out := make([]int32, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

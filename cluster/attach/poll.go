@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -352,7 +353,7 @@ func (p *poller) readTopics(ctx context.Context, r *reading) {
 		return
 	}
 	p.readELR(ctx, r, topics)
-	ends, err := kadm.NewClient(p.brokers).ListEndOffsets(ctx, mapsKeys(topics)...)
+	ends, err := kadm.NewClient(p.brokers).ListEndOffsets(ctx, slices.Sorted(maps.Keys(topics))...)
 	if err != nil {
 		r.fail("ListOffsets: %v", err)
 		return
@@ -376,7 +377,7 @@ func (p *poller) readTopics(ctx context.Context, r *reading) {
 // does not serve it, and the partitions keep none.
 func (p *poller) readELR(ctx context.Context, r *reading, topics map[string]*view.Topic) {
 	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
-	for _, name := range mapsKeys(topics) {
+	for _, name := range slices.Sorted(maps.Keys(topics)) {
 		t := kmsg.NewDescribeTopicPartitionsRequestTopic()
 		t.Topic = name
 		req.Topics = append(req.Topics, t)
@@ -537,15 +538,6 @@ func orEmpty(s []int32) []int32 {
 		return []int32{}
 	}
 	return s
-}
-
-func mapsKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // uuidString is a topic id as Kafka prints it: URL-safe base64 without
