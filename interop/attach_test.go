@@ -2,8 +2,16 @@ package interop
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -364,4 +372,93 @@ func TestAttachWithSCRAM(t *testing.T) {
 	if _, err := attach.Dial(ctx, cfg); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authentication") {
 		t.Fatalf("a wrong password: %v, want an authentication failure", err)
 	}
+}
+
+// TestAttachWithTLS reads a Kafka 4.4 cluster whose brokers take only
+// TLS, with a PEM trust store (ssl.truststore.type=PEM): trusting the
+// cluster's CA reads it; without that trust store the error says the
+// certificate is not trusted.
+func TestAttachWithTLS(t *testing.T) {
+	k := needKafka(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	caPEM, certPEM, keyPEM := testCertificates(t)
+	ca, keystore := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "broker.pem")
+	if err := os.WriteFile(ca, caPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keystore, append(keyPEM, certPEM...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc, err := StartKafkaCluster(ctx, k, filepath.Join(dir, "kafka"), KafkaClusterShape{Controllers: 1, Brokers: 1, BrokerProtocol: "SSL",
+		Extra: append(slices.Clone(sameTimings), "ssl.keystore.type=PEM", "ssl.keystore.location="+keystore,
+			"ssl.truststore.type=PEM", "ssl.truststore.location="+ca)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, id := range []int32{1, 101} {
+				t.Logf("kafka node %d's log:\n%s", id, indent(kc.Nodes[id].Log(20)))
+			}
+		}
+		kc.Close()
+	})
+	cfg := attach.Config{Bootstrap: kc.BrokerAddrs(), Interval: time.Hour, Timeout: 5 * time.Second,
+		Properties: map[string]string{"security.protocol": "SSL", "ssl.truststore.type": "PEM", "ssl.truststore.location": ca}}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		c, err := attach.Dial(ctx, cfg)
+		if err == nil {
+			v, _ := c.Refresh(ctx)
+			c.Close()
+			if b, ok := v.Node(101); v.LeaderID == 1 && ok && b.State == view.StateRunning && b.Broker != nil && !b.Broker.Fenced {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("attach over TLS: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	cfg.Properties = map[string]string{"security.protocol": "SSL"}
+	if _, err := attach.Dial(ctx, cfg); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("without the cluster's CA: %v, want a certificate error", err)
+	}
+}
+
+// testCertificates makes a CA and a certificate it signs for 127.0.0.1,
+// with its PKCS#8 key, all PEM.
+func testCertificates(t *testing.T) (caPEM, certPEM, keyPEM []byte) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kraftlab test CA"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caTmpl, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p8, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: p8})
 }
