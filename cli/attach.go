@@ -32,7 +32,8 @@ playground, read-only,
 over Kafka's own requests (DescribeQuorum, DescribeCluster, Metadata,
 DescribeTopicPartitions, ListOffsets). --command-config FILE takes a client
 properties file for SASL (PLAIN, SCRAM) and TLS (PEM stores). What Kafka
-shows only through JMX is left out and named in --json's "attached".`
+shows only through JMX is left out, and named in the view's "attached"
+(status --json).`
 
 // addAttachFlags lets cmd read a real cluster.
 func addAttachFlags(cmd *cobra.Command) {

@@ -69,7 +69,7 @@ type brokerRow struct {
 func brokerRows(v *view.View) []brokerRow {
 	rows := []brokerRow{}
 	for _, n := range v.Nodes {
-		if n.Kind != view.KindBroker {
+		if !n.IsBroker() {
 			continue
 		}
 		r := brokerRow{ID: n.ID, Listener: n.Listener, Node: n.State, LastAppliedRecordLagMs: -1,

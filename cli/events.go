@@ -48,8 +48,8 @@ shuts down or you press Ctrl-C. --json prints one JSON object per line.
 			if err != nil {
 				return err
 			}
-			if !follow || d.kind != "" {
-				return usagef("a real cluster's events are what changed between two polls: use events --follow (no --diagram: its messages are not visible)")
+			if !follow || d.kind != "" || cmd.Flags().Changed("after") {
+				return usagef("a real cluster's events are what changed between two polls from now on: use events --follow (no --after, no --diagram: its messages are not visible)")
 			}
 			return followAttached(cmd, cfg)
 		}

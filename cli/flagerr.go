@@ -58,7 +58,7 @@ func flagError(cmd *cobra.Command, err error) error {
 	}
 	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
 		if m[1] == flagBootstrap || m[1] == flagBootstrapController || m[1] == flagCommandConfig || m[1] == "bootstrap" {
-			return fmt.Errorf("%s needs a playground: kraftlab only reads a real Kafka cluster (status, nodes, brokers, topics list|describe, wait, expect, tui take --%s)",
+			return fmt.Errorf("%s works on a playground; a real Kafka cluster is only read, by status, nodes, brokers, topics list|describe, wait, expect, events --follow and tui with --%s",
 				cmd.CommandPath(), flagBootstrap)
 		}
 		if near := nearestFlag(cmd, m[1]); near != "" {

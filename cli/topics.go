@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -101,6 +102,9 @@ func newTopicsListCommand(e *env) *cobra.Command {
 		if wantJSON(cmd) {
 			return printJSON(cmd.OutOrStdout(), v.Topics)
 		}
+		if len(v.Topics) == 0 && v.Attached != nil {
+			return noTopicsRead(cmd, &v)
+		}
 		return writeTopics(cmd.OutOrStdout(), v.Topics)
 	}
 	return cmd
@@ -145,6 +149,9 @@ fetched them back.`,
 		}
 		if wantJSON(cmd) {
 			return printJSON(cmd.OutOrStdout(), topics)
+		}
+		if len(topics) == 0 && v.Attached != nil {
+			return noTopicsRead(cmd, &v)
 		}
 		return writePartitions(cmd.OutOrStdout(), topics)
 	}
@@ -296,4 +303,15 @@ func exactArgs(n int, want, example string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// noTopicsRead says why a real cluster shows no topics: it has none, or
+// they could not be read.
+func noTopicsRead(cmd *cobra.Command, v *view.View) error {
+	msg := "no topics"
+	if slices.Contains(v.Attached.Unread, "topics") {
+		msg = "topics not read (Metadata needs --bootstrap-server)"
+	}
+	_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s; %s\n", msg, attachedNote(v))
+	return err
 }

@@ -22,15 +22,22 @@ type brokersModel struct{}
 
 // view renders the table in w cells and at most h lines.
 func (brokersModel) view(st *Styles, v *view.View, w, h int) block {
-	out := block{paneSection(st, "Brokers: lifecycle, fencing, LAG* (kraftlab's own)", paneBrokers, w)}
+	title := "Brokers: lifecycle, fencing, LAG* (kraftlab's own)"
+	if v.Attached != nil {
+		title = "Brokers: fencing, LAG* (fetched, not applied)"
+	}
+	out := block{paneSection(st, title, paneBrokers, w)}
 	if h < 2 {
 		return out
 	}
 	var brokers []*view.Node
 	for i := range v.Nodes {
-		if v.Nodes[i].Kind == view.KindBroker {
+		if v.Nodes[i].IsBroker() {
 			brokers = append(brokers, &v.Nodes[i])
 		}
+	}
+	if len(brokers) == 0 && v.Attached != nil {
+		return append(out, st.Dim.Render(clip("no brokers read", w)))
 	}
 	if len(brokers) == 0 {
 		return append(out, st.Dim.Render(clip("no brokers in this playground", w)))

@@ -46,7 +46,7 @@ func (fetchersModel) view(st *Styles, v *view.View, w, h int) block {
 		return out
 	}
 	if v.Attached != nil {
-		return append(out, st.Dim.Render(clip(notOnTheWire("fetcher threads, in JMX only,"), w)))
+		return append(out, st.Dim.Render(clip(notOnTheWire("fetcher threads (JMX only)"), w)))
 	}
 	lines, threads := fetcherLines(st, v)
 	if lines == nil {

@@ -18,7 +18,7 @@ type headerModel struct {
 }
 
 // nodeCounts counts nodes by what the playground did to them.
-type nodeCounts struct{ live, killed, stopped, isolated, failed, unreachable int }
+type nodeCounts struct{ live, killed, stopped, isolated, failed, unreachable, unknown int }
 
 func countNodes(v *view.View) nodeCounts {
 	var c nodeCounts
@@ -37,6 +37,8 @@ func countNodes(v *view.View) nodeCounts {
 			c.failed++
 		case view.StateUnreachable:
 			c.unreachable++
+		case view.StateUnknown:
+			c.unknown++
 		}
 	}
 	return c
@@ -403,6 +405,9 @@ func attachedCountText(st *Styles, c nodeCounts) string {
 	s := st.OK.Render(fmt.Sprintf("%d answer", c.live))
 	if c.unreachable > 0 {
 		s += ", " + st.State(view.StateUnreachable).Render(fmt.Sprintf("%d unreachable", c.unreachable))
+	}
+	if c.unknown > 0 {
+		s += ", " + st.State(view.StateUnknown).Render(fmt.Sprintf("%d not asked", c.unknown))
 	}
 	return s
 }

@@ -70,7 +70,11 @@ func (m *Model) compose() frame {
 	if m.hasView {
 		top = m.header.view(st, &m.view, m.paused, w)
 	} else {
-		top = block{st.Title.Render("kraftlab") + "  waiting for the first snapshot of the playground…"}
+		what := "the playground"
+		if m.opts.ReadOnly {
+			what = "the cluster"
+		}
+		top = block{st.Title.Render("kraftlab") + "  waiting for the first snapshot of " + what + "…"}
 	}
 	avail := h - len(top) - len(footer)
 	if !m.hasView || avail < 2 {
@@ -355,6 +359,8 @@ func (m *Model) footer(w, h int) block {
 		// or why it was refused, under it.
 		line = st.Warn.Render(fmt.Sprintf("link %d ↔ %d: ", m.pick.from, m.pick.peer())) + m.form.View()
 		return block{clip(line, w), m.status.view(st, w)}
+	case m.pullErr != nil && m.opts.ReadOnly:
+		line = st.Err.Render("cannot read the cluster: " + m.pullErr.Error())
 	case m.pullErr != nil:
 		line = st.Err.Render("cannot read the playground: " + m.pullErr.Error())
 	default:

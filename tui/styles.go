@@ -93,6 +93,7 @@ func DefaultStyles() *Styles {
 			view.StateIsolated:    lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			view.StateFailed:      lipgloss.NewStyle().Bold(true).Foreground(colRed),
 			view.StateUnreachable: lipgloss.NewStyle().Bold(true).Foreground(colYellow),
+			view.StateUnknown:     fg(colGray),
 			statePartitioned:      fg(colYellow),
 		},
 		events: map[cluster.EventKind]lipgloss.Style{

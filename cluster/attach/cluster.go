@@ -60,24 +60,27 @@ func (c Config) now() time.Time {
 type Cluster struct {
 	p      *poller
 	events *cluster.Events
+	// ctx ends with Close, and with it any poll under way.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	// polling serialises polls, so that events follow them in order.
 	polling sync.Mutex
-
-	mu   sync.Mutex
-	last view.View
-	err  error
 	// seen is the last leadership a poll saw, for the next election's
 	// "epoch 7 → 8".
 	seen leadership
 
-	stop chan struct{}
+	mu   sync.Mutex
+	last view.View
+	err  error
+
+	once sync.Once
 	done chan struct{}
 }
 
 var _ cluster.Operator = (*Cluster)(nil)
 
-// Dial polls the cluster once, failing if no node answers, then keeps
+// Dial polls the cluster once, failing if nothing answers, then keeps
 // polling every cfg.Interval until Close.
 func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 	if len(cfg.Bootstrap) == 0 && len(cfg.BootstrapController) == 0 {
@@ -98,15 +101,14 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	pctx, cancel := context.WithTimeout(ctx, 2*cfg.Timeout)
-	v, err := p.poll(pctx)
-	cancel()
+	v, err := p.poll(ctx)
 	if err != nil {
 		p.close()
 		return nil, err
 	}
 	c := &Cluster{p: p, events: cluster.NewEvents(cluster.DefaultEventCapacity), last: v,
-		seen: leadership{v.LeaderID, v.LeaderEpoch}, stop: make(chan struct{}), done: make(chan struct{})}
+		seen: leadership{v.LeaderID, v.LeaderEpoch}, done: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	go c.run()
 	return c, nil
 }
@@ -117,19 +119,20 @@ func (c *Cluster) run() {
 	defer t.Stop()
 	for {
 		select {
-		case <-c.stop:
+		case <-c.ctx.Done():
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*c.p.cfg.Timeout)
-		_, _ = c.Refresh(ctx) // Status reports a failed poll
-		cancel()
+		_, _ = c.Refresh(c.ctx) // Status reports a failed poll
 	}
 }
 
 // Refresh polls the cluster now, publishes what changed since the last
-// poll, and returns the new view.
+// poll, and returns the new view. Close ends a poll under way.
 func (c *Cluster) Refresh(ctx context.Context) (view.View, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.ctx, cancel)()
 	c.polling.Lock()
 	defer c.polling.Unlock()
 	v, err := c.p.poll(ctx)
@@ -137,6 +140,9 @@ func (c *Cluster) Refresh(ctx context.Context) (view.View, error) {
 	prev := c.last
 	c.err = err
 	if err == nil {
+		if !read(&v, partTopics) {
+			v.Topics = prev.Topics // the last ones read, as Unread says
+		}
 		c.last = v
 	}
 	c.mu.Unlock()
@@ -169,24 +175,22 @@ func (c *Cluster) Do(_ context.Context, a cluster.Action) (cluster.Result, error
 // follow it waits for new ones until ctx ends or the Cluster closes.
 func (c *Cluster) Events(ctx context.Context, after uint64, follow bool) iter.Seq2[cluster.Event, error] {
 	return func(yield func(cluster.Event, error) bool) {
-		for {
-			evs := c.events.Since(after)
-			for _, ev := range evs {
+		if !follow {
+			for _, ev := range c.events.Since(after) {
 				if !yield(ev, nil) {
 					return
 				}
-				after = ev.Seq
 			}
-			if !follow {
+			return
+		}
+		sub := c.events.Subscribe(after)
+		for {
+			ev, err := sub.Next(ctx)
+			if errors.Is(err, cluster.ErrEventsClosed) {
 				return
 			}
-			select {
-			case <-ctx.Done():
-				yield(cluster.Event{}, ctx.Err())
+			if !yield(ev, err) || err != nil {
 				return
-			case <-c.done:
-				return
-			case <-time.After(c.p.cfg.Interval / 4):
 			}
 		}
 	}
@@ -198,14 +202,15 @@ func (c *Cluster) Down(context.Context) error {
 	return nil
 }
 
-// Close stops the polls and closes the connections.
+// Close stops the polls, ending one under way, and closes the
+// connections. It may be called more than once.
 func (c *Cluster) Close() {
-	select {
-	case <-c.stop:
-	default:
-		close(c.stop)
-	}
-	<-c.done
-	c.events.Close()
-	c.p.close()
+	c.once.Do(func() {
+		c.cancel()
+		<-c.done
+		c.polling.Lock() // an outside Refresh ends first
+		c.p.close()
+		c.polling.Unlock()
+		c.events.Close()
+	})
 }

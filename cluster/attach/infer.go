@@ -42,6 +42,7 @@ func infer(prev, cur *view.View, last *leadership) []cluster.Event {
 	if cur.LeaderID != view.NoLeader {
 		*last = leadership{cur.LeaderID, cur.LeaderEpoch}
 	}
+	brokersRead := read(prev, partBrokers) && read(cur, partBrokers)
 	before := map[int32]*view.Node{}
 	for i := range prev.Nodes {
 		before[prev.Nodes[i].ID] = &prev.Nodes[i]
@@ -51,18 +52,18 @@ func infer(prev, cur *view.View, last *leadership) []cluster.Event {
 		o := before[n.ID]
 		delete(before, n.ID)
 		if o == nil {
-			if n.Broker != nil {
+			if n.Broker != nil && brokersRead {
 				add(cluster.EventBrokerRegistered, n.ID, 0, "broker %d registered, at %s", n.ID, n.Listener)
 			}
 			continue
 		}
 		switch {
-		case o.State != view.StateUnreachable && n.State == view.StateUnreachable:
+		case o.State == view.StateRunning && n.State == view.StateUnreachable:
 			add(EventUnreachable, n.ID, 0, "%s %d does not answer", n.Kind, n.ID)
-		case o.State == view.StateUnreachable && n.State != view.StateUnreachable:
+		case o.State == view.StateUnreachable && n.State == view.StateRunning:
 			add(EventReachable, n.ID, 0, "%s %d answers again", n.Kind, n.ID)
 		}
-		if n.Broker != nil && o.Broker != nil && n.Broker.Fenced != o.Broker.Fenced {
+		if brokersRead && n.Broker != nil && o.Broker != nil && n.Broker.Fenced != o.Broker.Fenced {
 			if n.Broker.Fenced {
 				add(cluster.EventBrokerFenced, n.ID, 0, "broker %d is fenced", n.ID)
 			} else {
@@ -71,12 +72,23 @@ func infer(prev, cur *view.View, last *leadership) []cluster.Event {
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(before)) {
-		if before[id].Broker != nil {
+		switch {
+		case before[id].Broker == nil || !brokersRead:
+		case cur.Attached != nil && !cur.Attached.FencedListed:
+			add(EventBrokerGone, id, 0, "broker %d is no longer listed: fenced or gone (DescribeCluster before v2 leaves fenced brokers out)", id)
+		default:
 			add(EventBrokerGone, id, 0, "broker %d is no longer registered", id)
 		}
 	}
-	inferTopics(prev, cur, add)
+	if read(prev, partTopics) && read(cur, partTopics) {
+		inferTopics(prev, cur, add)
+	}
 	return out
+}
+
+// read says v's poll read part; a view not from a poll read it all.
+func read(v *view.View, part string) bool {
+	return v.Attached == nil || !slices.Contains(v.Attached.Unread, part)
 }
 
 func inferTopics(prev, cur *view.View, add func(cluster.EventKind, int32, int32, string, ...any)) {
@@ -102,7 +114,8 @@ func inferTopics(prev, cur *view.View, add func(cluster.EventKind, int32, int32,
 				add(cluster.EventPartitionChange, 0, 0, "%s-%d added: %s", t.Name, p.Partition, p.Summary())
 				continue
 			}
-			if p.Leader != q.Leader || p.LeaderEpoch != q.LeaderEpoch || !slices.Equal(p.Isr, q.Isr) || !slices.Equal(p.Elr, q.Elr) {
+			elr := p.Elr != nil && q.Elr != nil && !slices.Equal(p.Elr, q.Elr) // nil: not read
+			if p.Leader != q.Leader || p.LeaderEpoch != q.LeaderEpoch || !slices.Equal(p.Isr, q.Isr) || elr {
 				add(cluster.EventPartitionChange, max(p.Leader, 0), 0, "%s-%d: %s (was %s)", t.Name, p.Partition, p.Summary(), q.Summary())
 			}
 		}

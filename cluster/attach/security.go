@@ -166,9 +166,19 @@ func tlsConfig(props map[string]string) (*tls.Config, error) {
 			return nil, errors.New("ssl truststore: no PEM certificate in it")
 		}
 		cfg.RootCAs = pool
-		if cfg.InsecureSkipVerify {
-			cfg.VerifyPeerCertificate = verifyChain(pool)
+	}
+	if cfg.InsecureSkipVerify {
+		// The chain is still checked, against the trust store or the
+		// system's, as Kafka checks it against its default one.
+		pool := cfg.RootCAs
+		if pool == nil {
+			sys, err := x509.SystemCertPool()
+			if err != nil {
+				return nil, fmt.Errorf("ssl: the system's certificates: %w", err)
+			}
+			pool = sys
 		}
+		cfg.VerifyPeerCertificate = verifyChain(pool)
 	}
 	chain, key := props["ssl.keystore.certificate.chain"], props["ssl.keystore.key"]
 	if loc := props["ssl.keystore.location"]; loc != "" {

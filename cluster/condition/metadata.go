@@ -18,7 +18,7 @@ func (c Condition) brokerNode(v *view.View) (*view.Node, error) {
 		return nil, err
 	}
 	n, _ := v.Node(id)
-	if n.Kind != view.KindBroker {
+	if !n.IsBroker() {
 		return nil, fmt.Errorf("node %d is a %s; %s is about brokers", id, n.Kind, c.form.word)
 	}
 	return n, nil

@@ -15,4 +15,11 @@ type Attached struct {
 	// Unreachable names what only JMX shows and the wire does not carry,
 	// so that no pane pretends to know it.
 	Unreachable []string `json:"unreachable"`
+	// Unread are the parts of the cluster the poll could not read
+	// (brokers, quorum, topics): nothing is inferred from them, and the
+	// topics shown are the last ones read.
+	Unread []string `json:"unread,omitempty"`
+	// FencedListed says DescribeCluster listed fenced brokers (v2, Kafka
+	// 4.0+); before that a fenced broker is not listed at all.
+	FencedListed bool `json:"fencedListed"`
 }

@@ -34,11 +34,14 @@ const (
 	// to that did not answer its last poll: down, or cut off from
 	// kraftlab, which cannot tell which.
 	StateUnreachable State = "unreachable"
+	// StateUnknown is a node of such a cluster that kraftlab could not
+	// ask: the wire gave no address for it.
+	StateUnknown State = "unknown"
 )
 
 // States lists the node states.
 func States() []State {
-	return []State{StateRunning, StateKilled, StateStopped, StateIsolated, StateFailed, StateUnreachable}
+	return []State{StateRunning, StateKilled, StateStopped, StateIsolated, StateFailed, StateUnreachable, StateUnknown}
 }
 
 // Role is a node's place in the metadata quorum, named like Kafka's

@@ -399,6 +399,10 @@ func (v *View) NodeIDs() []int32 {
 	return ids
 }
 
+// IsBroker reports whether the node is a broker: of the broker kind, or
+// a node of a real cluster that is both controller and broker.
+func (n *Node) IsBroker() bool { return n.Kind == KindBroker || n.Broker != nil }
+
 // Live reports whether the node process is up (running or isolated).
 func (n *Node) Live() bool { return n.State == StateRunning || n.State == StateIsolated }
 
