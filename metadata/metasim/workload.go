@@ -1,0 +1,219 @@
+package metasim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// WorkloadOptions tunes Run.
+type WorkloadOptions struct {
+	// Faults is how many faults the chaos phase injects.
+	Faults int
+	// TraceLines keeps the trace tail for error messages.
+	TraceLines int
+}
+
+// topicNames is the pool the workload creates and deletes from, so that
+// names are reused after deletes.
+var topicNames = []string{"orders", "payments", "clicks", "audit", "events", "logs"}
+
+// Run runs one seed of the randomized workload: a cluster of 3
+// controllers and 1-3 brokers starts, the client creates and deletes
+// topics while brokers and controllers are killed and restarted and the
+// network is cut, then everything heals; the cluster must then have an
+// active controller, every broker unfenced and a topic created. The
+// invariants are checked after every event.
+func Run(seed uint64, wo WorkloadOptions) (*Sim, error) {
+	r := rand.New(rand.NewPCG(seed, 0x6d657461))
+	opts := Options{
+		Seed:                   seed,
+		Brokers:                1 + r.IntN(3),
+		Replication:            []raft.Replication{raft.Pull, raft.Push}[r.IntN(2)],
+		EligibleLeaderReplicas: r.IntN(2) == 0,
+		TraceLines:             wo.TraceLines,
+	}
+	s, err := New(opts)
+	if err != nil {
+		return s, err
+	}
+	s.rc.Record("metasim: %d brokers, %v, elr %v", opts.Brokers, opts.Replication, opts.EligibleLeaderReplicas)
+	s.workload(r)
+	if err := s.RunFor(5 * time.Second); err != nil {
+		return s, err
+	}
+	for range wo.Faults {
+		s.randomFault(r)
+		if err := s.RunFor(time.Duration(500+r.IntN(4500)) * time.Millisecond); err != nil {
+			return s, err
+		}
+	}
+	s.workloadOff = true
+	return s, s.HealAndSettle(60 * time.Second)
+}
+
+// workload makes the client create or delete a topic every 0.2-2s.
+func (s *Sim) workload(r *rand.Rand) {
+	s.rc.After(time.Duration(200+r.IntN(1800))*time.Millisecond, func() {
+		if s.workloadOff {
+			return
+		}
+		if !s.client.busy() {
+			name := topicNames[r.IntN(len(topicNames))]
+			if r.IntN(3) == 0 {
+				s.client.deleteTopic(name, nil)
+			} else {
+				s.client.createTopic(name, int32(1+r.IntN(3)), int16(1+r.IntN(s.opts.Brokers)), nil)
+			}
+		}
+		s.workload(r)
+	})
+}
+
+// HealAndSettle heals the network, restarts every stopped node and runs
+// until a controller is active, every broker is registered and unfenced in
+// the committed image, and a new topic is created and acknowledged.
+func (s *Sim) HealAndSettle(limit time.Duration) error {
+	s.rc.Heal()
+	for _, id := range s.rc.IDs() {
+		if !s.rc.Running(id) {
+			s.rc.Restart(id)
+		}
+	}
+	settled := func() bool {
+		if _, _, ok := s.ActiveController(); !ok {
+			return false
+		}
+		// Every broker's running incarnation is registered and unfenced
+		// in the committed log.
+		for i := range s.opts.Brokers {
+			id := firstBroker + int32(i)
+			b, reg := s.brokers[id], s.ref.img.Cluster().Broker(id)
+			if b == nil || !b.m.alive() || reg == nil || reg.Fenced || reg.Epoch != b.epoch {
+				return false
+			}
+		}
+		return !s.client.busy()
+	}
+	if err := s.RunUntil(settled, limit); err != nil {
+		return s.liveness(err)
+	}
+	code := int16(-2)
+	s.client.createTopic("final", 1, int16(s.opts.Brokers), func(c int16) { code = c })
+	if err := s.RunUntil(func() bool { return code != -2 }, limit); err != nil {
+		return s.liveness(err)
+	}
+	// A retry after a lost answer finds the topic there.
+	if code == noAnswer {
+		return s.liveness(fmt.Errorf("final CreateTopics: no controller answered in %v", giveUp))
+	}
+	if code != 0 && code != kerr.TopicAlreadyExists.Code {
+		return s.liveness(fmt.Errorf("final CreateTopics answered %v", kerr.ErrorForCode(code)))
+	}
+	if t := s.ref.img.Topics().TopicByName("final"); t == nil {
+		return fmt.Errorf("final topic acknowledged but not committed")
+	}
+	return nil
+}
+
+func (s *Sim) liveness(err error) error {
+	if s.rc.Err() != nil {
+		return err
+	}
+	return fmt.Errorf("liveness after healing: %w; %s", err, s.rc.Describe())
+}
+
+// randomFault injects one fault, chosen by weight.
+func (s *Sim) randomFault(r *rand.Rand) {
+	rc := s.rc
+	active, _, hasActive := s.ActiveController()
+	brokers := func(running bool) []int32 {
+		var out []int32
+		for i := range s.opts.Brokers {
+			id := firstBroker + int32(i)
+			if rc.Running(id) == running {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	ctls := func(running bool) []int32 {
+		var out []int32
+		for id := int32(1); id <= controllers; id++ {
+			if rc.Running(id) == running {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	pick := func(ids []int32) (int32, bool) {
+		if len(ids) == 0 {
+			return 0, false
+		}
+		return ids[r.IntN(len(ids))], true
+	}
+	all := append(rc.IDs(), clientID)
+	faults := []struct {
+		weight int
+		apply  func()
+	}{
+		{10, func() {
+			if id, ok := pick(brokers(true)); ok {
+				rc.Kill(id)
+			}
+		}},
+		{10, func() {
+			if id, ok := pick(brokers(false)); ok {
+				rc.Restart(id)
+			}
+		}},
+		{8, func() {
+			if hasActive {
+				rc.Kill(active)
+			}
+		}},
+		{4, func() {
+			if id, ok := pick(ctls(true)); ok {
+				rc.Kill(id)
+			}
+		}},
+		{12, func() {
+			if id, ok := pick(ctls(false)); ok {
+				rc.Restart(id)
+			}
+		}},
+		{5, func() {
+			if hasActive {
+				rc.Isolate(active)
+			}
+		}},
+		{5, func() {
+			if id, ok := pick(all); ok {
+				rc.Isolate(id)
+			}
+		}},
+		{5, func() {
+			ids := append([]int32(nil), all...)
+			r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+			k := 1 + r.IntN(len(ids)-1)
+			rc.Partition(ids[:k], ids[k:])
+		}},
+		{12, rc.Heal},
+		{4, func() { rc.Degrade(r.Float64()*0.1, time.Duration(r.IntN(30))*time.Millisecond) }},
+	}
+	total := 0
+	for _, f := range faults {
+		total += f.weight
+	}
+	x := r.IntN(total)
+	for _, f := range faults {
+		if x < f.weight {
+			f.apply()
+			return
+		}
+		x -= f.weight
+	}
+}
