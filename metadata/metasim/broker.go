@@ -30,7 +30,7 @@ func newBroker(m *member) *broker {
 func (b *broker) s() *Sim { return b.m.s }
 
 func (b *broker) start() {
-	b.s().rc.Record("broker %d starts (incarnation %d)", b.m.id, b.m.inc)
+	b.s().record("broker %d starts (incarnation %d)", b.m.id, b.m.inc)
 	// Its raft node is not up until the listener is made: begin at once
 	// after.
 	b.s().rc.After(0, b.beat)
@@ -95,27 +95,27 @@ func (b *broker) answered(to int32, resp kmsg.Response, err error) {
 		switch r.ErrorCode {
 		case 0:
 			b.epoch = r.BrokerEpoch
-			s.rc.Record("broker %d registered with controller %d: epoch %d", b.m.id, to, b.epoch)
+			s.record("broker %d registered with controller %d: epoch %d", b.m.id, to, b.epoch)
 			b.send() // heartbeat at once, as Kafka's broker does
 		case kerr.NotController.Code:
 			b.next()
 		default:
-			s.rc.Record("broker %d: registration refused by %d: %v", b.m.id, to, kerr.ErrorForCode(r.ErrorCode))
+			s.record("broker %d: registration refused by %d: %v", b.m.id, to, kerr.ErrorForCode(r.ErrorCode))
 		}
 	case *kmsg.BrokerHeartbeatResponse:
 		switch r.ErrorCode {
 		case 0:
 			if r.IsFenced != b.fenced {
-				s.rc.Record("broker %d: fenced=%v (controller %d)", b.m.id, r.IsFenced, to)
+				s.record("broker %d: fenced=%v (controller %d)", b.m.id, r.IsFenced, to)
 				b.fenced = r.IsFenced
 			}
 		case kerr.NotController.Code:
 			b.next()
 		case kerr.StaleBrokerEpoch.Code:
-			s.rc.Record("broker %d: epoch %d is stale; registering again", b.m.id, b.epoch)
+			s.record("broker %d: epoch %d is stale; registering again", b.m.id, b.epoch)
 			b.epoch, b.fenced = -1, true
 		default:
-			s.rc.Record("broker %d: heartbeat refused by %d: %v", b.m.id, to, kerr.ErrorForCode(r.ErrorCode))
+			s.record("broker %d: heartbeat refused by %d: %v", b.m.id, to, kerr.ErrorForCode(r.ErrorCode))
 		}
 	default:
 		s.rc.Fail(fmt.Errorf("broker %d: unexpected %T", b.m.id, resp))

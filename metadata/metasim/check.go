@@ -35,7 +35,7 @@ func (s *Sim) check() error {
 				}
 				if _, seen := s.active[e]; !seen {
 					s.active[e] = id
-					s.rc.Record("controller %d active in epoch %d", id, e)
+					s.record("controller %d active in epoch %d", id, e)
 				}
 			}
 		}

@@ -40,7 +40,7 @@ func (c *client) createTopic(name string, partitions int32, rf int16, answered f
 	t := kmsg.NewCreateTopicsRequestTopic()
 	t.Topic, t.NumPartitions, t.ReplicationFactor = name, partitions, rf
 	req.Topics = append(req.Topics, t)
-	c.s.rc.Record("client: create topic %s (%d partitions, rf %d) at controller %d", name, partitions, rf, c.target)
+	c.s.record("client: create topic %s (%d partitions, rf %d) at controller %d", name, partitions, rf, c.target)
 	c.do(req, func(resp kmsg.Response) int16 {
 		r := resp.(*kmsg.CreateTopicsResponse)
 		if len(r.Topics) != 1 {
@@ -50,7 +50,7 @@ func (c *client) createTopic(name string, partitions int32, rf int16, answered f
 		rt := r.Topics[0]
 		if rt.ErrorCode == 0 {
 			id := record.Uuid(rt.TopicID)
-			c.s.rc.Record("client: created %s (%v)", name, id)
+			c.s.record("client: created %s (%v)", name, id)
 			c.acked[name] = id
 			c.created++
 			if err := c.s.ref.acknowledged(name, id); err != nil {
@@ -69,7 +69,7 @@ func (c *client) deleteTopic(name string, answered func(code int16)) {
 	t := kmsg.NewDeleteTopicsRequestTopic()
 	t.Topic = kmsg.StringPtr(name)
 	req.Topics = append(req.Topics, t)
-	c.s.rc.Record("client: delete topic %s at controller %d", name, c.target)
+	c.s.record("client: delete topic %s at controller %d", name, c.target)
 	c.do(req, func(resp kmsg.Response) int16 {
 		r := resp.(*kmsg.DeleteTopicsResponse)
 		if len(r.Topics) != 1 {
@@ -77,9 +77,12 @@ func (c *client) deleteTopic(name string, answered func(code int16)) {
 			return -1
 		}
 		if r.Topics[0].ErrorCode == 0 {
-			c.s.rc.Record("client: deleted %s", name)
+			c.s.record("client: deleted %s", name)
 			delete(c.acked, name)
 			c.deleted++
+			if err := c.s.ref.deleteAcknowledged(name); err != nil {
+				c.s.rc.Fail(err)
+			}
 		}
 		return r.Topics[0].ErrorCode
 	}, answered)
@@ -100,7 +103,7 @@ func (c *client) do(req kmsg.Request, read func(kmsg.Response) int16, answered f
 	try = func() {
 		if !c.s.now().Before(deadline) {
 			c.inflight = 0
-			c.s.rc.Record("client: no controller answered")
+			c.s.record("client: no controller answered")
 			if answered != nil {
 				answered(noAnswer)
 			}
@@ -119,7 +122,7 @@ func (c *client) do(req kmsg.Request, read func(kmsg.Response) int16, answered f
 			c.inflight = 0
 			code := read(resp)
 			if code != 0 {
-				c.s.rc.Record("client: controller %d answered %v", to, kerr.ErrorForCode(code))
+				c.s.record("client: controller %d answered %v", to, kerr.ErrorForCode(code))
 			}
 			if answered != nil {
 				answered(code)

@@ -25,6 +25,8 @@ type reference struct {
 	acked map[record.Uuid]string
 	// created are the topic ids a TopicRecord of the log created.
 	created map[record.Uuid]bool
+	// topicRecords counts the TopicRecords of each name in the log.
+	topicRecords map[string]int
 	// leaderEpochs is each partition's highest leader epoch in the log.
 	leaderEpochs map[partitionKey]int32
 }
@@ -40,6 +42,7 @@ func newReference() *reference {
 		imgs:         map[int64]*image.MetadataImage{},
 		acked:        map[record.Uuid]string{},
 		created:      map[record.Uuid]bool{},
+		topicRecords: map[string]int{},
 		leaderEpochs: map[partitionKey]int32{},
 	}
 }
@@ -103,6 +106,7 @@ func (ref *reference) extend(b *storage.Batch, recs []storage.Record) error {
 			switch x := rec.(type) {
 			case *record.TopicRecord:
 				ref.created[x.TopicID] = true
+				ref.topicRecords[x.Name]++
 			case *record.RemoveTopicRecord:
 				removed[x.TopicID] = true
 			}
@@ -159,6 +163,16 @@ func (ref *reference) acknowledged(name string, id record.Uuid) error {
 		ref.acked[id] = name
 	}
 	// Otherwise a delete committed before the answer arrived.
+	return nil
+}
+
+// deleteAcknowledged notes a deletion the client was told succeeded: no
+// topic of that name is left in the committed log (the client sends one
+// request at a time, so none of its creations came in between).
+func (ref *reference) deleteAcknowledged(name string) error {
+	if t := ref.img.Topics().TopicByName(name); t != nil {
+		return fmt.Errorf("AcknowledgedDelete: deletion of %s acknowledged, but the committed log still holds it (%v)", name, t.ID())
+	}
 	return nil
 }
 

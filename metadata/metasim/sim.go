@@ -32,6 +32,9 @@ type Options struct {
 	TraceLines int
 	// Logger receives the controllers' logs; nil discards them.
 	Logger *slog.Logger
+	// Transcript keeps every line the metadata layer traces (not the
+	// quorum's messages), for Transcript.
+	Transcript bool
 }
 
 // Addresses on the simulated network: controllers 1-3 (the voters),
@@ -55,6 +58,7 @@ type Sim struct {
 	ref     *reference
 	active  map[int32]int32 // epoch -> the controller active in it
 	msgs    uint64
+	transcript []string
 	// workloadOff stops the client's random requests.
 	workloadOff bool
 }
@@ -145,6 +149,18 @@ func (s *Sim) Image(id int32) *image.MetadataImage {
 // Committed is the image of the whole committed log so far.
 func (s *Sim) Committed() *image.MetadataImage { return s.ref.img }
 
+// record adds a line of the metadata layer to the trace (and its hash).
+func (s *Sim) record(format string, args ...any) {
+	s.rc.Record(format, args...)
+	if s.opts.Transcript {
+		s.transcript = append(s.transcript, fmt.Sprintf("%7.3f ", s.now().Sub(raftsim.Start).Seconds())+fmt.Sprintf(format, args...))
+	}
+}
+
+// Transcript is what the metadata layer did, line by line, when
+// Options.Transcript is set.
+func (s *Sim) Transcript() []string { return s.transcript }
+
 func (s *Sim) nextMsg() uint64 { s.msgs++; return s.msgs }
 
 // member is one incarnation of a node: its loader, and on a controller the
@@ -221,7 +237,7 @@ func (s *Sim) now() time.Time {
 // broker's heartbeats.
 func (m *member) begin() {
 	if m.ctl != nil {
-		m.s.rc.Record("controller %d starts (incarnation %d)", m.id, m.inc)
+		m.s.record("controller %d starts (incarnation %d)", m.id, m.inc)
 		m.tick()
 		return
 	}
@@ -367,10 +383,12 @@ func (m *member) HandleLeaderChange(l raft.LeaderAndEpoch) {
 func (s *Sim) controllerEvent(id int32, ev controller.Event) {
 	switch ev.Kind {
 	case controller.EventPartitionChanged:
-		s.rc.Record("controller %d: %v %s-%d leader %d isr %v (%s)", id, ev.Kind, ev.Topic, ev.Partition, ev.Leader, ev.Isr, ev.Reason)
+		s.record("controller %d: %v %s-%d leader %d isr %v (%s)", id, ev.Kind, ev.Topic, ev.Partition, ev.Leader, ev.Isr, ev.Reason)
 	case controller.EventTopicCreated, controller.EventTopicDeleted:
-		s.rc.Record("controller %d: %v %s (%d partitions)", id, ev.Kind, ev.Topic, ev.Partitions)
+		s.record("controller %d: %v %s (%d partitions)", id, ev.Kind, ev.Topic, ev.Partitions)
+	case controller.EventActivated, controller.EventDeactivated:
+		s.record("controller %d: %v in epoch %d %s", id, ev.Kind, ev.Epoch, ev.Reason)
 	default:
-		s.rc.Record("controller %d epoch %d: %v broker=%d %s", id, ev.Epoch, ev.Kind, ev.Broker, ev.Reason)
+		s.record("controller %d: %v broker %d epoch %d %s", id, ev.Kind, ev.Broker, ev.BrokerEpoch, ev.Reason)
 	}
 }

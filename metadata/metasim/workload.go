@@ -40,7 +40,7 @@ func Run(seed uint64, wo WorkloadOptions) (*Sim, error) {
 	if err != nil {
 		return s, err
 	}
-	s.rc.Record("metasim: %d brokers, %v, elr %v", opts.Brokers, opts.Replication, opts.EligibleLeaderReplicas)
+	s.record("metasim: %d brokers, %v, elr %v", opts.Brokers, opts.Replication, opts.EligibleLeaderReplicas)
 	s.workload(r)
 	if err := s.RunFor(5 * time.Second); err != nil {
 		return s, err
