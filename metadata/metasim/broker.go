@@ -21,6 +21,25 @@ type broker struct {
 	target   int32
 	inflight uint64
 	fenced   bool
+	// stopping: a controlled shutdown asks the controller to move the
+	// broker's leaderships away before it stops.
+	stopping bool
+}
+
+// controlledShutdown begins a controlled shutdown (Kafka's
+// BrokerLifecycleManager.beginControlledShutdown): the heartbeats ask
+// WantShutdown until the controller answers ShouldShutdown, and then the
+// broker stops. A broker not registered just stops.
+func (b *broker) controlledShutdown() {
+	if b.stopping {
+		return
+	}
+	b.s().record("broker %d: controlled shutdown", b.m.id)
+	if b.epoch < 0 {
+		b.s().rc.Kill(b.m.id)
+		return
+	}
+	b.stopping = true
 }
 
 func newBroker(m *member) *broker {
@@ -61,6 +80,7 @@ func (b *broker) send() {
 		hb.Version = 1
 		hb.BrokerID, hb.BrokerEpoch = b.m.id, b.epoch
 		hb.CurrentMetadataOffset = b.m.loader.Image().Provenance().LastContainedOffset
+		hb.WantShutdown = b.stopping
 		req = hb
 	}
 	id := s.nextMsg()
@@ -108,6 +128,12 @@ func (b *broker) answered(to int32, resp kmsg.Response, err error) {
 			if r.IsFenced != b.fenced {
 				s.record("broker %d: fenced=%v (controller %d)", b.m.id, r.IsFenced, to)
 				b.fenced = r.IsFenced
+			}
+			if b.stopping && r.ShouldShutdown {
+				// Its leaderships moved: it stops (gracefully, so its
+				// log is flushed).
+				s.record("broker %d: shut down", b.m.id)
+				s.rc.Shutdown(b.m.id)
 			}
 		case kerr.NotController.Code:
 			b.next()

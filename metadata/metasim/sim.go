@@ -367,10 +367,39 @@ func (m *member) HandleCommit(batches []storage.Batch) {
 	}
 }
 
-// HandleLoadSnapshot implements raft.Listener; the simulation takes no
-// snapshots yet, so none is ever loaded.
+// HandleLoadSnapshot implements raft.Listener: the loader replaces its
+// image with the snapshot's, which the invariants then compare with the
+// replay of the log up to the snapshot.
 func (m *member) HandleLoadSnapshot(snap raft.Snapshot) {
-	m.s.rc.Fail(fmt.Errorf("node %d loaded snapshot %v, but none was taken", m.id, snap.ID))
+	m.s.record("node %d loads snapshot %v", m.id, snap.ID)
+	m.loader.HandleLoadSnapshot(snap)
+}
+
+// Snapshot makes a running node snapshot its loader's image, as Kafka's
+// SnapshotGenerator does, if that moves past its log start; its log may
+// then be deleted below it, so that a node further behind catches up from
+// the snapshot.
+func (s *Sim) Snapshot(id int32) bool {
+	m, n := s.members[id], s.rc.Node(id)
+	if m == nil || n == nil || !m.alive() {
+		return false
+	}
+	end, recs, err := m.loader.SnapshotRecords()
+	if err != nil {
+		s.rc.Fail(fmt.Errorf("node %d: %w", id, err))
+		return false
+	}
+	st := n.Summary()
+	if end <= st.LogStartOffset || end > st.HighWatermark || end != st.AppliedOffset {
+		return false
+	}
+	s.record("snapshot node %d at %d", id, end)
+	if err := n.CreateSnapshot(s.now(), end, recs); err != nil {
+		s.rc.Fail(fmt.Errorf("node %d: %w", id, err))
+		return false
+	}
+	s.rc.Poke(id)
+	return true
 }
 
 // HandleLeaderChange implements raft.Listener.

@@ -78,11 +78,7 @@ func (s *Sim) workload(r *rand.Rand) {
 // the committed image, and a new topic is created and acknowledged.
 func (s *Sim) HealAndSettle(limit time.Duration) error {
 	s.rc.Heal()
-	for _, id := range s.rc.IDs() {
-		if !s.rc.Running(id) {
-			s.rc.Restart(id)
-		}
-	}
+	s.restartStopped()
 	settled := func() bool {
 		if _, _, ok := s.ActiveController(); !ok {
 			return false
@@ -92,7 +88,7 @@ func (s *Sim) HealAndSettle(limit time.Duration) error {
 		for i := range s.opts.Brokers {
 			id := firstBroker + int32(i)
 			b, reg := s.brokers[id], s.ref.img.Cluster().Broker(id)
-			if b == nil || !b.m.alive() || reg == nil || reg.Fenced || reg.Epoch != b.epoch {
+			if b == nil || !b.m.alive() || b.stopping || reg == nil || reg.Fenced || reg.InControlledShutdown || reg.Epoch != b.epoch {
 				return false
 			}
 		}
@@ -117,6 +113,18 @@ func (s *Sim) HealAndSettle(limit time.Duration) error {
 		return fmt.Errorf("final topic acknowledged but not committed")
 	}
 	return nil
+}
+
+// restartStopped restarts every stopped node, now and every second after:
+// a graceful shutdown or a broker's controlled shutdown begun before the
+// healing ends after it.
+func (s *Sim) restartStopped() {
+	for _, id := range s.rc.IDs() {
+		if !s.rc.Running(id) {
+			s.rc.Restart(id)
+		}
+	}
+	s.rc.After(time.Second, s.restartStopped)
 }
 
 func (s *Sim) liveness(err error) error {
@@ -202,6 +210,28 @@ func (s *Sim) randomFault(r *rand.Rand) {
 			rc.Partition(ids[:k], ids[k:])
 		}},
 		{12, rc.Heal},
+		{6, func() {
+			if id, ok := pick(append(ctls(true), brokers(true)...)); ok {
+				s.Snapshot(id)
+			}
+		}},
+		{3, func() {
+			if hasActive {
+				rc.Resign(active)
+			}
+		}},
+		{3, func() {
+			if id, ok := pick(ctls(true)); ok {
+				rc.Shutdown(id)
+			}
+		}},
+		{5, func() {
+			if id, ok := pick(brokers(true)); ok {
+				if b := s.brokers[id]; b != nil {
+					b.controlledShutdown()
+				}
+			}
+		}},
 		{4, func() { rc.Degrade(r.Float64()*0.1, time.Duration(r.IntN(30))*time.Millisecond) }},
 	}
 	total := 0
