@@ -50,14 +50,14 @@ const (
 // Sim is a simulated cluster: the quorum of raftsim with the metadata
 // layer on top.
 type Sim struct {
-	opts    Options
-	rc      *raftsim.Cluster
-	members map[int32]*member
-	brokers map[int32]*broker
-	client  *client
-	ref     *reference
-	active  map[int32]int32 // epoch -> the controller active in it
-	msgs    uint64
+	opts       Options
+	rc         *raftsim.Cluster
+	members    map[int32]*member
+	brokers    map[int32]*broker
+	client     *client
+	ref        *reference
+	active     map[int32]int32 // epoch -> the controller active in it
+	msgs       uint64
 	transcript []string
 	// workloadOff stops the client's random requests.
 	workloadOff bool
