@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -24,6 +25,8 @@ type broker struct {
 	// stopping: a controlled shutdown asks the controller to move the
 	// broker's leaderships away before it stops.
 	stopping bool
+	// altering is the AlterPartition awaited, 0 if none.
+	altering uint64
 }
 
 // controlledShutdown begins a controlled shutdown (Kafka's
@@ -64,6 +67,9 @@ func (b *broker) beat() {
 	if b.inflight == 0 {
 		b.send()
 	}
+	if b.altering == 0 && b.epoch >= 0 && !b.fenced && !b.stopping {
+		b.alterIsr()
+	}
 	b.s().rc.After(b.s().opts.HeartbeatInterval, b.beat)
 }
 
@@ -97,6 +103,101 @@ func (b *broker) send() {
 		if b.inflight == id {
 			b.inflight = 0
 			b.next()
+		}
+	})
+}
+
+// alterIsr is the partition leader's side of the ISR (Kafka's
+// Partition.maybeExpandIsr and maybeShrinkIsr, with replication itself
+// not simulated): for one partition it leads, by its own image, it
+// proposes the ISR with a replica that is up again, or, now and then,
+// without a follower that lagged; a leader elected uncleanly reports its
+// recovery first.
+func (b *broker) alterIsr() {
+	s := b.s()
+	r := s.rc.Rand()
+	img := b.m.loader.Image()
+	cluster := img.Cluster()
+	for _, name := range img.Topics().Names() {
+		t := img.Topics().TopicByName(name)
+		for _, p := range t.PartitionIDs() {
+			reg := t.Partition(p)
+			if reg.Leader != b.m.id || reg.LeaderEpoch < 0 {
+				continue
+			}
+			isr, recovery := []int32(nil), record.LeaderRecovered
+			switch {
+			case reg.LeaderRecoveryState == record.LeaderRecovering:
+				isr = []int32{b.m.id}
+			default:
+				for _, id := range reg.Replicas {
+					br := cluster.Broker(id)
+					if !reg.InIsr(id) && br != nil && !br.Fenced && !br.InControlledShutdown {
+						isr = append(append(isr, reg.Isr...), id)
+						break
+					}
+				}
+				if isr == nil && len(reg.Isr) > 1 && r.IntN(40) == 0 {
+					drop := reg.Isr[r.IntN(len(reg.Isr))]
+					for _, id := range reg.Isr {
+						if id != drop || id == b.m.id {
+							isr = append(isr, id)
+						}
+					}
+				}
+			}
+			if isr == nil || (len(isr) == len(reg.Isr) && recovery == reg.LeaderRecoveryState) {
+				continue
+			}
+			b.sendAlter(name, t.ID(), p, reg.LeaderEpoch, reg.PartitionEpoch, isr, recovery, img)
+			return // one at a time, as the next must see this one's result
+		}
+	}
+}
+
+func (b *broker) sendAlter(name string, topic record.Uuid, p, leaderEpoch, partitionEpoch int32, isr []int32, recovery int8, img *image.MetadataImage) {
+	s := b.s()
+	req := kmsg.NewPtrAlterPartitionRequest()
+	req.Version = 3
+	req.BrokerID, req.BrokerEpoch = b.m.id, b.epoch
+	rt := kmsg.NewAlterPartitionRequestTopic()
+	rt.TopicID = topic
+	rp := kmsg.NewAlterPartitionRequestTopicPartition()
+	rp.Partition, rp.LeaderEpoch, rp.PartitionEpoch, rp.LeaderRecoveryState = p, leaderEpoch, partitionEpoch, recovery
+	for _, id := range isr {
+		m := kmsg.NewAlterPartitionRequestTopicPartitionNewEpochISR()
+		m.BrokerID, m.BrokerEpoch = id, -1
+		if br := img.Cluster().Broker(id); br != nil {
+			m.BrokerEpoch = br.Epoch
+		}
+		rp.NewEpochISR = append(rp.NewEpochISR, m)
+	}
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	s.record("broker %d: AlterPartition %s-%d isr %v (leader epoch %d, partition epoch %d)", b.m.id, name, p, isr, leaderEpoch, partitionEpoch)
+	id := s.nextMsg()
+	b.altering = id
+	to := b.target
+	s.call(b.m.id, to, req, b.m.alive, func(resp kmsg.Response, err error) {
+		if b.altering != id {
+			return
+		}
+		b.altering = 0
+		if err != nil {
+			return
+		}
+		r := resp.(*kmsg.AlterPartitionResponse)
+		code := r.ErrorCode
+		if code == 0 && len(r.Topics) == 1 && len(r.Topics[0].Partitions) == 1 {
+			code = r.Topics[0].Partitions[0].ErrorCode
+		}
+		if code != 0 {
+			s.record("broker %d: AlterPartition %s-%d answered %v", b.m.id, name, p, kerr.ErrorForCode(code))
+		}
+	})
+	s.rc.After(requestLimit, func() {
+		if b.altering == id {
+			b.altering = 0
 		}
 	})
 }

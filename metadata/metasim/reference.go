@@ -27,8 +27,8 @@ type reference struct {
 	created map[record.Uuid]bool
 	// topicRecords counts the TopicRecords of each name in the log.
 	topicRecords map[string]int
-	// leaderEpochs is each partition's highest leader epoch in the log.
-	leaderEpochs map[partitionKey]int32
+	// partitions is each partition's last registration in the log.
+	partitions map[partitionKey]*image.PartitionRegistration
 }
 
 type partitionKey struct {
@@ -43,7 +43,7 @@ func newReference() *reference {
 		acked:        map[record.Uuid]string{},
 		created:      map[record.Uuid]bool{},
 		topicRecords: map[string]int{},
-		leaderEpochs: map[partitionKey]int32{},
+		partitions:   map[partitionKey]*image.PartitionRegistration{},
 	}
 }
 
@@ -143,11 +143,26 @@ func (ref *reference) checkImage(off int64) error {
 					return fmt.Errorf("FencedBrokerLeadsNothing: broker %d leads %s-%d in the committed image at %d but is fenced or unregistered", reg.Leader, t.Name(), p, off)
 				}
 			}
-			k := partitionKey{id, p}
-			if prev, ok := ref.leaderEpochs[k]; ok && reg.LeaderEpoch < prev {
-				return fmt.Errorf("MonotonicLeaderEpoch: %s-%d has leader epoch %d at %d after %d", t.Name(), p, reg.LeaderEpoch, off, prev)
+			if reg.HasLeader() && !reg.InIsr(reg.Leader) {
+				return fmt.Errorf("LeaderInIsr: %s-%d's leader %d is not in its ISR %v at %d", t.Name(), p, reg.Leader, reg.Isr, off)
 			}
-			ref.leaderEpochs[k] = reg.LeaderEpoch
+			for _, r := range reg.Isr {
+				if !reg.HasReplica(r) {
+					return fmt.Errorf("IsrOfReplicas: %s-%d's ISR %v holds %d, not a replica (%v) at %d", t.Name(), p, reg.Isr, r, reg.Replicas, off)
+				}
+			}
+			k := partitionKey{id, p}
+			prev, ok := ref.partitions[k]
+			if ok && reg.LeaderEpoch < prev.LeaderEpoch {
+				return fmt.Errorf("MonotonicLeaderEpoch: %s-%d has leader epoch %d at %d after %d", t.Name(), p, reg.LeaderEpoch, off, prev.LeaderEpoch)
+			}
+			if ok && reg.PartitionEpoch < prev.PartitionEpoch {
+				return fmt.Errorf("MonotonicPartitionEpoch: %s-%d has partition epoch %d at %d after %d", t.Name(), p, reg.PartitionEpoch, off, prev.PartitionEpoch)
+			}
+			if ok && !reg.Equal(prev) && reg.PartitionEpoch == prev.PartitionEpoch {
+				return fmt.Errorf("MonotonicPartitionEpoch: %s-%d changed at %d in partition epoch %d", t.Name(), p, off, reg.PartitionEpoch)
+			}
+			ref.partitions[k] = reg
 		}
 	}
 	return nil
