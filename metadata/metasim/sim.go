@@ -177,6 +177,8 @@ type member struct {
 	// order, all of commitEpoch.
 	commits     []*pendingAppend
 	commitEpoch int32
+	// queue holds the loader's calls not yet run.
+	queue []func()
 	// dirty: something was posted to the controller since its last Step.
 	dirty bool
 	// checked is the last image the invariants compared.
@@ -344,7 +346,11 @@ func (m *member) failCommits() {
 }
 
 // HandleCommit implements raft.Listener: the batches join the reference
-// log, the loader applies them, and the appends below them commit.
+// log and the appends below them commit at once, as quorum.Node completes
+// them on its loop; the loader applies them a little later, as
+// quorum.NewListenerQueue hands them to it on a goroutine of its own, so
+// the controller may hear that its records committed before the image
+// that holds them.
 func (m *member) HandleCommit(batches []storage.Batch) {
 	if len(batches) == 0 {
 		return
@@ -353,7 +359,8 @@ func (m *member) HandleCommit(batches []storage.Batch) {
 		m.s.rc.Fail(err)
 		return
 	}
-	m.loader.HandleCommit(batches)
+	copied := copyBatches(batches)
+	m.enqueue(func() { m.loader.HandleCommit(copied) })
 	next := batches[len(batches)-1].NextOffset()
 	i := 0
 	for i < len(m.commits) && m.commits[i].last < next {
@@ -367,12 +374,70 @@ func (m *member) HandleCommit(batches []storage.Batch) {
 	}
 }
 
-// HandleLoadSnapshot implements raft.Listener: the loader replaces its
-// image with the snapshot's, which the invariants then compare with the
-// replay of the log up to the snapshot.
+// HandleLoadSnapshot implements raft.Listener: as quorum's listener queue
+// does, it waits for what was queued, then the loader replaces its image
+// with the snapshot's, which the invariants compare with the replay of
+// the log up to the snapshot.
 func (m *member) HandleLoadSnapshot(snap raft.Snapshot) {
 	m.s.record("node %d loads snapshot %v", m.id, snap.ID)
+	m.flushQueue()
 	m.loader.HandleLoadSnapshot(snap)
+	m.dirty = true
+}
+
+// HandleLeaderChange implements raft.Listener: appends check the leader
+// at once; the loader hears in order with the commits.
+func (m *member) HandleLeaderChange(l raft.LeaderAndEpoch) {
+	m.leader = l
+	m.enqueue(func() { m.loader.HandleLeaderChange(l) })
+}
+
+// enqueue queues a call for the loader, which runs 0-2ms later with
+// everything queued before it.
+func (m *member) enqueue(call func()) {
+	m.queue = append(m.queue, call)
+	if len(m.queue) > 1 {
+		return
+	}
+	d := time.Duration(m.s.rc.Rand().Int64N(int64(2 * time.Millisecond)))
+	m.s.rc.After(d, func() {
+		if !m.alive() || len(m.queue) == 0 {
+			return
+		}
+		m.flushQueue()
+		m.s.rc.Poke(m.id)
+	})
+}
+
+// flushQueue runs the loader's queued calls.
+func (m *member) flushQueue() {
+	for len(m.queue) > 0 {
+		call := m.queue[0]
+		m.queue = m.queue[1:]
+		call()
+	}
+	m.dirty = true
+}
+
+// copyBatches copies batches, which alias log memory only valid during
+// HandleCommit, into one buffer of their own.
+func copyBatches(batches []storage.Batch) []storage.Batch {
+	size := 0
+	for i := range batches {
+		size += len(batches[i].Raw)
+	}
+	buf := make([]byte, 0, size)
+	out := make([]storage.Batch, len(batches))
+	for i := range batches {
+		b := batches[i]
+		header := len(b.Raw) - len(b.RecordBatch.Records)
+		start := len(buf)
+		buf = append(buf, b.Raw...)
+		b.Raw = buf[start:len(buf):len(buf)]
+		b.RecordBatch.Records = b.Raw[header:]
+		out[i] = b
+	}
+	return out
 }
 
 // Snapshot makes a running node snapshot its loader's image, as Kafka's
@@ -384,6 +449,7 @@ func (s *Sim) Snapshot(id int32) bool {
 	if m == nil || n == nil || !m.alive() {
 		return false
 	}
+	m.flushQueue() // as the listener queue's SnapshotRecords waits
 	end, recs, err := m.loader.SnapshotRecords()
 	if err != nil {
 		s.rc.Fail(fmt.Errorf("node %d: %w", id, err))
@@ -400,12 +466,6 @@ func (s *Sim) Snapshot(id int32) bool {
 	}
 	s.rc.Poke(id)
 	return true
-}
-
-// HandleLeaderChange implements raft.Listener.
-func (m *member) HandleLeaderChange(l raft.LeaderAndEpoch) {
-	m.leader = l
-	m.loader.HandleLeaderChange(l)
 }
 
 // controllerEvent traces what a controller reports.
