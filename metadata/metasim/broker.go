@@ -25,6 +25,9 @@ type broker struct {
 	// stopping: a controlled shutdown asks the controller to move the
 	// broker's leaderships away before it stops.
 	stopping bool
+	// previousEpoch is the epoch of the incarnation before, if it shut
+	// down cleanly; -1 otherwise.
+	previousEpoch int64
 	// altering is the AlterPartition awaited, 0 if none.
 	altering uint64
 }
@@ -46,7 +49,15 @@ func (b *broker) controlledShutdown() {
 }
 
 func newBroker(m *member) *broker {
-	return &broker{m: m, epoch: -1, target: 1 + int32(m.id)%controllers, fenced: true}
+	b := &broker{m: m, epoch: -1, target: 1 + int32(m.id)%controllers, fenced: true, previousEpoch: -1}
+	// Kafka's clean shutdown file: written by a controlled shutdown with
+	// the broker epoch, read and removed by the next incarnation, so that
+	// a crash after it counts as unclean.
+	if e, ok := m.s.cleanShutdown[m.id]; ok {
+		b.previousEpoch = e
+		delete(m.s.cleanShutdown, m.id)
+	}
+	return b
 }
 
 func (b *broker) s() *Sim { return b.m.s }
@@ -234,6 +245,7 @@ func (b *broker) answered(to int32, resp kmsg.Response, err error) {
 				// Its leaderships moved: it stops (gracefully, so its
 				// log is flushed).
 				s.record("broker %d: shut down", b.m.id)
+				s.cleanShutdown[b.m.id] = b.epoch
 				s.rc.Shutdown(b.m.id)
 			}
 		case kerr.NotController.Code:
@@ -265,7 +277,7 @@ func (b *broker) registration() *kmsg.BrokerRegistrationRequest {
 	r.Features = append(r.Features, elr)
 	// The log directory outlives incarnations.
 	r.LogDirs = [][16]byte{uuidOf(uint64(b.m.id), 1<<32)}
-	r.PreviousBrokerEpoch = -1
+	r.PreviousBrokerEpoch = b.previousEpoch
 	return r
 }
 

@@ -59,6 +59,9 @@ type Sim struct {
 	active     map[int32]int32 // epoch -> the controller active in it
 	msgs       uint64
 	transcript []string
+	// cleanShutdown holds each broker's clean shutdown file: the epoch it
+	// shut down in after a controlled shutdown.
+	cleanShutdown map[int32]int64
 	// workloadOff stops the client's random requests.
 	workloadOff bool
 }
@@ -77,7 +80,7 @@ func New(opts Options) (*Sim, error) {
 	if opts.HeartbeatInterval == 0 {
 		opts.HeartbeatInterval = 500 * time.Millisecond
 	}
-	s := &Sim{opts: opts, members: map[int32]*member{}, brokers: map[int32]*broker{}, active: map[int32]int32{}}
+	s := &Sim{opts: opts, members: map[int32]*member{}, brokers: map[int32]*broker{}, active: map[int32]int32{}, cleanShutdown: map[int32]int64{}}
 	s.ref = newReference()
 	rc, err := raftsim.New(raftsim.Options{
 		Seed:           opts.Seed,
