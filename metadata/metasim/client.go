@@ -19,8 +19,8 @@ type client struct {
 	inflight uint64
 	// acked are the topics whose creation it was told succeeded, by name.
 	acked map[string]record.Uuid
-	// done counts the answers of success.
-	created, deleted int
+	// created, deleted and grown count the answers of success.
+	created, deleted, grown int
 }
 
 // backingOff marks a request between two tries.
@@ -95,6 +95,32 @@ const noAnswer int16 = -1000
 // default.api.timeout.ms is a minute; an election takes a few seconds).
 const giveUp = 15 * time.Second
 
+// createPartitions asks for a topic to grow to count partitions.
+func (c *client) createPartitions(name string, count int32, answered func(code int16)) {
+	req := kmsg.NewPtrCreatePartitionsRequest()
+	req.Version = 3
+	req.TimeoutMillis = 30000
+	t := kmsg.NewCreatePartitionsRequestTopic()
+	t.Topic, t.Count = name, count
+	req.Topics = append(req.Topics, t)
+	c.s.record("client: grow topic %s to %d partitions at controller %d", name, count, c.target)
+	c.do(req, func(resp kmsg.Response) int16 {
+		r := resp.(*kmsg.CreatePartitionsResponse)
+		if len(r.Topics) != 1 {
+			c.s.rc.Fail(fmt.Errorf("client: CreatePartitions answered %d topics", len(r.Topics)))
+			return -1
+		}
+		if r.Topics[0].ErrorCode == 0 {
+			c.s.record("client: grew %s to %d partitions", name, count)
+			c.grown++
+			if err := c.s.ref.growthAcknowledged(name, count); err != nil {
+				c.s.rc.Fail(err)
+			}
+		}
+		return r.Topics[0].ErrorCode
+	}, answered)
+}
+
 // do sends req until a controller answers it other than NOT_CONTROLLER,
 // for at most giveUp.
 func (c *client) do(req kmsg.Request, read func(kmsg.Response) int16, answered func(code int16)) {
@@ -146,6 +172,10 @@ func notController(resp kmsg.Response) bool {
 			code = r.Topics[0].ErrorCode
 		}
 	case *kmsg.DeleteTopicsResponse:
+		if len(r.Topics) > 0 {
+			code = r.Topics[0].ErrorCode
+		}
+	case *kmsg.CreatePartitionsResponse:
 		if len(r.Topics) > 0 {
 			code = r.Topics[0].ErrorCode
 		}

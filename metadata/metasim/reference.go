@@ -191,6 +191,16 @@ func (ref *reference) deleteAcknowledged(name string) error {
 	return nil
 }
 
+// growthAcknowledged notes a CreatePartitions the client was told
+// succeeded: the topic has at least count partitions in the committed log
+// (unless it was deleted since).
+func (ref *reference) growthAcknowledged(name string, count int32) error {
+	if t := ref.img.Topics().TopicByName(name); t != nil && t.NumPartitions() < int(count) {
+		return fmt.Errorf("AcknowledgedGrowth: %s grown to %d partitions acknowledged, the committed log has %d", name, count, t.NumPartitions())
+	}
+	return nil
+}
+
 // sameState reports whether a node's image holds what the reference's does.
 func sameState(a, b *image.MetadataImage) bool {
 	return a.Provenance().LastContainedOffset == b.Provenance().LastContainedOffset &&

@@ -52,7 +52,7 @@ func TestSeeds(t *testing.T) {
 	seeds := make(chan uint64)
 	var mu sync.Mutex
 	var failures []string
-	events, created := 0, 0
+	events, created, deleted, grown := 0, 0, 0, 0
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -68,6 +68,8 @@ func TestSeeds(t *testing.T) {
 				if s != nil {
 					events += s.Events()
 					created += s.client.created
+					deleted += s.client.deleted
+					grown += s.client.grown
 				}
 				if err != nil {
 					msg := fmt.Sprintf("seed %d: %v\nreplay: %s", seed, err, replayCommand(seed))
@@ -85,7 +87,8 @@ func TestSeeds(t *testing.T) {
 	}
 	close(seeds)
 	wg.Wait()
-	t.Logf("%d seeds, %d events, %d topics acknowledged, in %v", count, events, created, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d seeds, %d events; acknowledged %d creations, %d deletions, %d growths; in %v",
+		count, events, created, deleted, grown, time.Since(start).Round(time.Millisecond))
 	for i, f := range failures {
 		if i == 5 {
 			t.Errorf("... and %d more failures", len(failures)-5)

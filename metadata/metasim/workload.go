@@ -63,9 +63,12 @@ func (s *Sim) workload(r *rand.Rand) {
 		}
 		if !s.client.busy() {
 			name := topicNames[r.IntN(len(topicNames))]
-			if r.IntN(3) == 0 {
+			switch x := r.IntN(6); {
+			case x < 2:
 				s.client.deleteTopic(name, nil)
-			} else {
+			case x == 2:
+				s.client.createPartitions(name, int32(2+r.IntN(4)), nil)
+			default:
 				s.client.createTopic(name, int32(1+r.IntN(3)), int16(1+r.IntN(s.opts.Brokers)), nil)
 			}
 		}
