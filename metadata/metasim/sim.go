@@ -28,6 +28,12 @@ type Options struct {
 	HeartbeatInterval time.Duration
 	// EligibleLeaderReplicas bootstraps the cluster with KIP-966 on.
 	EligibleLeaderReplicas bool
+	// UncleanLeaderElection turns unclean.leader.election.enable on, tried
+	// every 2s.
+	UncleanLeaderElection bool
+	// AutoLeaderRebalance turns auto.leader.rebalance.enable on, checked
+	// every 5s.
+	AutoLeaderRebalance bool
 	// TraceLines keeps the last lines of the trace for error messages.
 	TraceLines int
 	// Logger receives the controllers' logs; nil discards them.
@@ -203,6 +209,10 @@ func (s *Sim) newMember(id int32, inc int) raft.Listener {
 			SessionTimeout:                s.opts.SessionTimeout,
 			NoOpInterval:                  controller.DefaultNoOpInterval,
 			EligibleLeaderReplicasVersion: elr,
+			UncleanLeaderElection:         s.opts.UncleanLeaderElection,
+			UncleanElectionInterval:       2 * time.Second,
+			AutoLeaderRebalance:           s.opts.AutoLeaderRebalance,
+			LeaderImbalanceCheckInterval:  5 * time.Second,
 			Clock:                         s.now,
 			Rand:                          r,
 			OnEvent:                       func(ev controller.Event) { s.controllerEvent(id, ev) },

@@ -34,13 +34,20 @@ func Run(seed uint64, wo WorkloadOptions) (*Sim, error) {
 		Brokers:                1 + r.IntN(3),
 		Replication:            []raft.Replication{raft.Pull, raft.Push}[r.IntN(2)],
 		EligibleLeaderReplicas: r.IntN(2) == 0,
-		TraceLines:             wo.TraceLines,
+		UncleanLeaderElection:  r.IntN(3) == 0,
+		AutoLeaderRebalance:    r.IntN(2) == 0,
+		// A session outlives a lost request's timeout and two heartbeats,
+		// as Kafka's defaults (9s, 2s) do.
+		SessionTimeout:    time.Duration(3000+r.IntN(3000)) * time.Millisecond,
+		HeartbeatInterval: time.Duration(200+r.IntN(600)) * time.Millisecond,
+		TraceLines:        wo.TraceLines,
 	}
 	s, err := New(opts)
 	if err != nil {
 		return s, err
 	}
-	s.record("metasim: %d brokers, %v, elr %v", opts.Brokers, opts.Replication, opts.EligibleLeaderReplicas)
+	s.record("metasim: %d brokers, %v, elr %v, unclean %v, rebalance %v, session %v, heartbeat %v", opts.Brokers, opts.Replication,
+		opts.EligibleLeaderReplicas, opts.UncleanLeaderElection, opts.AutoLeaderRebalance, opts.SessionTimeout, opts.HeartbeatInterval)
 	s.workload(r)
 	if err := s.RunFor(5 * time.Second); err != nil {
 		return s, err
