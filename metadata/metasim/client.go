@@ -125,6 +125,9 @@ func (c *client) createPartitions(name string, count int32, answered func(code i
 // for at most giveUp.
 func (c *client) do(req kmsg.Request, read func(kmsg.Response) int16, answered func(code int16)) {
 	deadline := c.s.now().Add(giveUp)
+	// The backoff doubles with each refusal, up to a second, as an
+	// election takes a few.
+	backoff := 50 * time.Millisecond
 	var try func()
 	try = func() {
 		if !c.s.now().Before(deadline) {
@@ -140,9 +143,15 @@ func (c *client) do(req kmsg.Request, read func(kmsg.Response) int16, answered f
 		to := c.target
 		c.s.call(clientID, to, req, func() bool { return c.inflight == id }, func(resp kmsg.Response, err error) {
 			if err != nil || notController(resp) {
+				why := "NOT_CONTROLLER"
+				if err != nil {
+					why = err.Error()
+				}
 				c.target = c.target%controllers + 1
+				c.s.record("client: controller %d: %s; next try at controller %d in %v", to, why, c.target, min(2*backoff, time.Second))
 				c.inflight = backingOff // its timeout must not try again
-				c.s.rc.After(100*time.Millisecond, try)
+				backoff = min(2*backoff, time.Second)
+				c.s.rc.After(backoff, try)
 				return
 			}
 			c.inflight = 0
@@ -157,6 +166,7 @@ func (c *client) do(req kmsg.Request, read func(kmsg.Response) int16, answered f
 		c.s.rc.After(requestLimit, func() {
 			if c.inflight == id {
 				c.target = c.target%controllers + 1
+				c.s.record("client: no answer from controller %d in %v; next try at controller %d", to, requestLimit, c.target)
 				try()
 			}
 		})
