@@ -15,6 +15,7 @@ import (
 // NOT_CONTROLLER, a refused connection or a timeout.
 type client struct {
 	s        *Sim
+	id       int32
 	target   int32
 	inflight uint64
 	// acked are the topics whose creation it was told succeeded, by name.
@@ -26,7 +27,9 @@ type client struct {
 // backingOff marks a request between two tries.
 const backingOff = 1<<64 - 1
 
-func newClient(s *Sim) *client { return &client{s: s, target: 1, acked: map[string]record.Uuid{}} }
+func newClient(s *Sim, id int32) *client {
+	return &client{s: s, id: id, target: 1 + id%controllers, acked: map[string]record.Uuid{}}
+}
 
 // busy reports whether a request is awaited.
 func (c *client) busy() bool { return c.inflight != 0 }
@@ -40,7 +43,7 @@ func (c *client) createTopic(name string, partitions int32, rf int16, answered f
 	t := kmsg.NewCreateTopicsRequestTopic()
 	t.Topic, t.NumPartitions, t.ReplicationFactor = name, partitions, rf
 	req.Topics = append(req.Topics, t)
-	c.s.record("client: create topic %s (%d partitions, rf %d) at controller %d", name, partitions, rf, c.target)
+	c.s.record("client %d: create topic %s (%d partitions, rf %d) at controller %d", c.id, name, partitions, rf, c.target)
 	c.do(req, func(resp kmsg.Response) int16 {
 		r := resp.(*kmsg.CreateTopicsResponse)
 		if len(r.Topics) != 1 {
@@ -50,7 +53,7 @@ func (c *client) createTopic(name string, partitions int32, rf int16, answered f
 		rt := r.Topics[0]
 		if rt.ErrorCode == 0 {
 			id := record.Uuid(rt.TopicID)
-			c.s.record("client: created %s (%v)", name, id)
+			c.s.record("client %d: created %s (%v)", c.id, name, id)
 			c.acked[name] = id
 			c.created++
 			if err := c.s.ref.acknowledged(name, id); err != nil {
@@ -69,7 +72,7 @@ func (c *client) deleteTopic(name string, answered func(code int16)) {
 	t := kmsg.NewDeleteTopicsRequestTopic()
 	t.Topic = kmsg.StringPtr(name)
 	req.Topics = append(req.Topics, t)
-	c.s.record("client: delete topic %s at controller %d", name, c.target)
+	c.s.record("client %d: delete topic %s at controller %d", c.id, name, c.target)
 	c.do(req, func(resp kmsg.Response) int16 {
 		r := resp.(*kmsg.DeleteTopicsResponse)
 		if len(r.Topics) != 1 {
@@ -77,10 +80,10 @@ func (c *client) deleteTopic(name string, answered func(code int16)) {
 			return -1
 		}
 		if r.Topics[0].ErrorCode == 0 {
-			c.s.record("client: deleted %s", name)
+			c.s.record("client %d: deleted %s", c.id, name)
 			delete(c.acked, name)
 			c.deleted++
-			if err := c.s.ref.deleteAcknowledged(name); err != nil {
+			if err := c.s.ref.deleteAcknowledged(name, record.Uuid(r.Topics[0].TopicID)); err != nil {
 				c.s.rc.Fail(err)
 			}
 		}
@@ -103,7 +106,8 @@ func (c *client) createPartitions(name string, count int32, answered func(code i
 	t := kmsg.NewCreatePartitionsRequestTopic()
 	t.Topic, t.Count = name, count
 	req.Topics = append(req.Topics, t)
-	c.s.record("client: grow topic %s to %d partitions at controller %d", name, count, c.target)
+	c.s.record("client %d: grow topic %s to %d partitions at controller %d", c.id, name, count, c.target)
+	gen := c.s.ref.topicRecords[name]
 	c.do(req, func(resp kmsg.Response) int16 {
 		r := resp.(*kmsg.CreatePartitionsResponse)
 		if len(r.Topics) != 1 {
@@ -111,9 +115,9 @@ func (c *client) createPartitions(name string, count int32, answered func(code i
 			return -1
 		}
 		if r.Topics[0].ErrorCode == 0 {
-			c.s.record("client: grew %s to %d partitions", name, count)
+			c.s.record("client %d: grew %s to %d partitions", c.id, name, count)
 			c.grown++
-			if err := c.s.ref.growthAcknowledged(name, count); err != nil {
+			if err := c.s.ref.growthAcknowledged(name, gen, count); err != nil {
 				c.s.rc.Fail(err)
 			}
 		}
@@ -132,7 +136,7 @@ func (c *client) do(req kmsg.Request, read func(kmsg.Response) int16, answered f
 	try = func() {
 		if !c.s.now().Before(deadline) {
 			c.inflight = 0
-			c.s.record("client: no controller answered")
+			c.s.record("client %d: no controller answered", c.id)
 			if answered != nil {
 				answered(noAnswer)
 			}
@@ -141,14 +145,14 @@ func (c *client) do(req kmsg.Request, read func(kmsg.Response) int16, answered f
 		id := c.s.nextMsg()
 		c.inflight = id
 		to := c.target
-		c.s.call(clientID, to, req, func() bool { return c.inflight == id }, func(resp kmsg.Response, err error) {
+		c.s.call(c.id, to, req, func() bool { return c.inflight == id }, func(resp kmsg.Response, err error) {
 			if err != nil || notController(resp) {
 				why := "NOT_CONTROLLER"
 				if err != nil {
 					why = err.Error()
 				}
 				c.target = c.target%controllers + 1
-				c.s.record("client: controller %d: %s; next try at controller %d in %v", to, why, c.target, min(2*backoff, time.Second))
+				c.s.record("client %d: controller %d: %s; next try at controller %d in %v", c.id, to, why, c.target, min(2*backoff, time.Second))
 				c.inflight = backingOff // its timeout must not try again
 				backoff = min(2*backoff, time.Second)
 				c.s.rc.After(backoff, try)
@@ -157,7 +161,7 @@ func (c *client) do(req kmsg.Request, read func(kmsg.Response) int16, answered f
 			c.inflight = 0
 			code := read(resp)
 			if code != 0 {
-				c.s.record("client: controller %d answered %v", to, kerr.ErrorForCode(code))
+				c.s.record("client %d: controller %d answered %v", c.id, to, kerr.ErrorForCode(code))
 			}
 			if answered != nil {
 				answered(code)
@@ -166,7 +170,7 @@ func (c *client) do(req kmsg.Request, read func(kmsg.Response) int16, answered f
 		c.s.rc.After(requestLimit, func() {
 			if c.inflight == id {
 				c.target = c.target%controllers + 1
-				c.s.record("client: no answer from controller %d in %v; next try at controller %d", to, requestLimit, c.target)
+				c.s.record("client %d: no answer from controller %d in %v; next try at controller %d", c.id, to, requestLimit, c.target)
 				try()
 			}
 		})

@@ -181,20 +181,23 @@ func (ref *reference) acknowledged(name string, id record.Uuid) error {
 	return nil
 }
 
-// deleteAcknowledged notes a deletion the client was told succeeded: no
-// topic of that name is left in the committed log (the client sends one
-// request at a time, so none of its creations came in between).
-func (ref *reference) deleteAcknowledged(name string) error {
-	if t := ref.img.Topics().TopicByName(name); t != nil {
-		return fmt.Errorf("AcknowledgedDelete: deletion of %s acknowledged, but the committed log still holds it (%v)", name, t.ID())
+// deleteAcknowledged notes a deletion a client was told succeeded: the
+// topic it names was created, and is gone from the committed log.
+func (ref *reference) deleteAcknowledged(name string, id record.Uuid) error {
+	if !ref.created[id] || ref.img.Topics().Topic(id) != nil {
+		return fmt.Errorf("AcknowledgedDelete: deletion of %s (%v) acknowledged, but the committed log does not show it deleted", name, id)
 	}
 	return nil
 }
 
-// growthAcknowledged notes a CreatePartitions the client was told
-// succeeded: the topic has at least count partitions in the committed log
-// (unless it was deleted since).
-func (ref *reference) growthAcknowledged(name string, count int32) error {
+// growthAcknowledged notes a CreatePartitions a client was told
+// succeeded: the topic has at least count partitions in the committed log,
+// unless a topic of that name was created (so deleted) since the request
+// went out, when gen TopicRecords of that name were committed.
+func (ref *reference) growthAcknowledged(name string, gen int, count int32) error {
+	if ref.topicRecords[name] != gen {
+		return nil
+	}
 	if t := ref.img.Topics().TopicByName(name); t != nil && t.NumPartitions() < int(count) {
 		return fmt.Errorf("AcknowledgedGrowth: %s grown to %d partitions acknowledged, the committed log has %d", name, count, t.NumPartitions())
 	}

@@ -48,7 +48,8 @@ type Options struct {
 const (
 	controllers        = 3
 	firstBroker  int32 = 101
-	clientID     int32 = 200
+	firstClient  int32 = 200
+	clients            = 2
 	clusterID          = "kraftlab-metasim"
 	requestLimit       = 2 * time.Second
 )
@@ -60,7 +61,8 @@ type Sim struct {
 	rc         *raftsim.Cluster
 	members    map[int32]*member
 	brokers    map[int32]*broker
-	client     *client
+	clients    []*client
+	client     *client // the first, for scenarios
 	ref        *reference
 	active     map[int32]int32 // epoch -> the controller active in it
 	msgs       uint64
@@ -96,7 +98,7 @@ func New(opts Options) (*Sim, error) {
 		AppendInterval: -1,
 		WireCheck:      true,
 		TraceLines:     opts.TraceLines,
-		Endpoints:      []int32{clientID},
+		Endpoints:      []int32{firstClient, firstClient + 1},
 		Listener:       s.newMember,
 		AfterStep:      s.afterStep,
 		Check:          s.check,
@@ -105,7 +107,10 @@ func New(opts Options) (*Sim, error) {
 		return nil, err
 	}
 	s.rc = rc
-	s.client = newClient(s)
+	for i := range clients {
+		s.clients = append(s.clients, newClient(s, firstClient+int32(i)))
+	}
+	s.client = s.clients[0]
 	// The members were made before rc existed: start their timers now.
 	for _, id := range rc.IDs() {
 		s.members[id].begin()

@@ -67,9 +67,11 @@ func TestSeeds(t *testing.T) {
 				mu.Lock()
 				if s != nil {
 					events += s.Events()
-					created += s.client.created
-					deleted += s.client.deleted
-					grown += s.client.grown
+					for _, c := range s.clients {
+						created += c.created
+						deleted += c.deleted
+						grown += c.grown
+					}
 				}
 				if err != nil {
 					msg := fmt.Sprintf("seed %d: %v\nreplay: %s", seed, err, replayCommand(seed))

@@ -48,7 +48,9 @@ func Run(seed uint64, wo WorkloadOptions) (*Sim, error) {
 	}
 	s.record("metasim: %d brokers, %v, elr %v, unclean %v, rebalance %v, session %v, heartbeat %v", opts.Brokers, opts.Replication,
 		opts.EligibleLeaderReplicas, opts.UncleanLeaderElection, opts.AutoLeaderRebalance, opts.SessionTimeout, opts.HeartbeatInterval)
-	s.workload(r)
+	for _, c := range s.clients {
+		s.workload(r, c)
+	}
 	if err := s.RunFor(5 * time.Second); err != nil {
 		return s, err
 	}
@@ -62,24 +64,24 @@ func Run(seed uint64, wo WorkloadOptions) (*Sim, error) {
 	return s, s.HealAndSettle(60 * time.Second)
 }
 
-// workload makes the client create or delete a topic every 0.2-2s.
-func (s *Sim) workload(r *rand.Rand) {
+// workload makes a client create, grow or delete a topic every 0.2-2s.
+func (s *Sim) workload(r *rand.Rand, c *client) {
 	s.rc.After(time.Duration(200+r.IntN(1800))*time.Millisecond, func() {
 		if s.workloadOff {
 			return
 		}
-		if !s.client.busy() {
+		if !c.busy() {
 			name := topicNames[r.IntN(len(topicNames))]
 			switch x := r.IntN(6); {
 			case x < 2:
-				s.client.deleteTopic(name, nil)
+				c.deleteTopic(name, nil)
 			case x == 2:
-				s.client.createPartitions(name, int32(2+r.IntN(4)), nil)
+				c.createPartitions(name, int32(2+r.IntN(4)), nil)
 			default:
-				s.client.createTopic(name, int32(1+r.IntN(3)), int16(1+r.IntN(s.opts.Brokers)), nil)
+				c.createTopic(name, int32(1+r.IntN(3)), int16(1+r.IntN(s.opts.Brokers)), nil)
 			}
 		}
-		s.workload(r)
+		s.workload(r, c)
 	})
 }
 
@@ -102,7 +104,12 @@ func (s *Sim) HealAndSettle(limit time.Duration) error {
 				return false
 			}
 		}
-		return !s.client.busy()
+		for _, c := range s.clients {
+			if c.busy() {
+				return false
+			}
+		}
+		return true
 	}
 	if err := s.RunUntil(settled, limit); err != nil {
 		return s.liveness(err)
@@ -173,7 +180,7 @@ func (s *Sim) randomFault(r *rand.Rand) {
 		}
 		return ids[r.IntN(len(ids))], true
 	}
-	all := append(rc.IDs(), clientID)
+	all := append(rc.IDs(), firstClient, firstClient+1)
 	faults := []struct {
 		weight int
 		apply  func()
