@@ -42,7 +42,7 @@ func (b *broker) controlledShutdown() {
 	}
 	b.s().record("broker %d: controlled shutdown", b.m.id)
 	if b.epoch < 0 {
-		b.s().rc.Kill(b.m.id)
+		b.s().Kill(b.m.id)
 		return
 	}
 	b.stopping = true
@@ -246,7 +246,7 @@ func (b *broker) answered(to int32, resp kmsg.Response, err error) {
 				// log is flushed).
 				s.record("broker %d: shut down", b.m.id)
 				s.cleanShutdown[b.m.id] = b.epoch
-				s.rc.Shutdown(b.m.id)
+				s.Shutdown(b.m.id)
 			}
 		case kerr.NotController.Code:
 			b.next()

@@ -52,8 +52,7 @@ func TestScenarioControllerKilledWhileCreateTopicsWaits(t *testing.T) {
 			others = append(others, id)
 		}
 	}
-	s.record("scenario: cut controller %d from %v", active, others)
-	rc.Partition([]int32{active}, others)
+	s.Partition([]int32{active}, others)
 
 	code := int16(-2)
 	s.client.createTopic("orders", 3, 2, func(c int16) { code = c })
@@ -67,9 +66,8 @@ func TestScenarioControllerKilledWhileCreateTopicsWaits(t *testing.T) {
 		t.Fatalf("orders committed %d times with its controller cut off", n)
 	}
 
-	s.record("scenario: kill controller %d, heal", active)
-	rc.Kill(active)
-	rc.Heal()
+	s.Kill(active)
+	s.Heal()
 	if err := s.RunUntil(func() bool { return code != -2 }, 30*time.Second); err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(s.Transcript(), "\n"))
 	}
@@ -83,7 +81,7 @@ func TestScenarioControllerKilledWhileCreateTopicsWaits(t *testing.T) {
 
 	// The killed controller comes back and catches up: the topic is
 	// there once, everywhere.
-	rc.Restart(active)
+	s.Restart(active)
 	err := s.RunUntil(func() bool {
 		for _, id := range rc.IDs() {
 			img := s.Image(id)
@@ -114,8 +112,7 @@ func TestScenarioBrokerKilledIsFencedThenReturns(t *testing.T) {
 		t.Fatalf("create clicks: %v %v", err, kerr.ErrorForCode(code))
 	}
 	victim := firstBroker + 1
-	s.record("scenario: kill broker %d", victim)
-	rc.Kill(victim)
+	s.Kill(victim)
 	killed := rc.Now()
 	fenced := func() bool { b := s.ref.img.Cluster().Broker(victim); return b != nil && b.Fenced }
 	if err := s.RunUntil(fenced, 20*time.Second); err != nil {
@@ -130,8 +127,7 @@ func TestScenarioBrokerKilledIsFencedThenReturns(t *testing.T) {
 			t.Fatalf("clicks-%d still has fenced broker %d: leader %d isr %v", p, victim, reg.Leader, reg.Isr)
 		}
 	}
-	s.record("scenario: restart broker %d", victim)
-	rc.Restart(victim)
+	s.Restart(victim)
 	err := s.RunUntil(func() bool {
 		b, reg := s.brokers[victim], s.ref.img.Cluster().Broker(victim)
 		return b.m.alive() && reg != nil && !reg.Fenced && reg.Epoch == b.epoch

@@ -38,8 +38,9 @@ type Options struct {
 	TraceLines int
 	// Logger receives the controllers' logs; nil discards them.
 	Logger *slog.Logger
-	// Transcript keeps every line the metadata layer traces (not the
-	// quorum's messages), for Transcript.
+	// Transcript keeps every line the metadata layer traces and the
+	// faults (not the quorum's messages), for Transcript; without it the
+	// last TraceLines are kept.
 	Transcript bool
 }
 
@@ -166,13 +167,22 @@ func (s *Sim) Committed() *image.MetadataImage { return s.ref.img }
 // record adds a line of the metadata layer to the trace (and its hash).
 func (s *Sim) record(format string, args ...any) {
 	s.rc.Record(format, args...)
-	if s.opts.Transcript {
-		s.transcript = append(s.transcript, fmt.Sprintf("%7.3f ", s.now().Sub(raftsim.Start).Seconds())+fmt.Sprintf(format, args...))
-	}
+	s.say(format, args...)
 }
 
-// Transcript is what the metadata layer did, line by line, when
-// Options.Transcript is set.
+// say adds a line to the transcript only.
+func (s *Sim) say(format string, args ...any) {
+	if !s.opts.Transcript && s.opts.TraceLines == 0 {
+		return
+	}
+	if !s.opts.Transcript && len(s.transcript) >= s.opts.TraceLines {
+		s.transcript = s.transcript[1:]
+	}
+	s.transcript = append(s.transcript, fmt.Sprintf("%7.3f ", s.now().Sub(raftsim.Start).Seconds())+fmt.Sprintf(format, args...))
+}
+
+// Transcript is what the metadata layer did, line by line: all of it with
+// Options.Transcript, else the last TraceLines lines.
 func (s *Sim) Transcript() []string { return s.transcript }
 
 func (s *Sim) nextMsg() uint64 { s.msgs++; return s.msgs }

@@ -76,7 +76,10 @@ func TestSeeds(t *testing.T) {
 				if err != nil {
 					msg := fmt.Sprintf("seed %d: %v\nreplay: %s", seed, err, replayCommand(seed))
 					if s != nil {
-						msg += "\ntrace tail:\n" + strings.Join(s.Trace(), "\n")
+						msg += "\ntranscript tail:\n" + strings.Join(s.Transcript(), "\n")
+						if replay {
+							msg += "\ntrace tail:\n" + strings.Join(s.Trace(), "\n")
+						}
 					}
 					failures = append(failures, msg)
 				}

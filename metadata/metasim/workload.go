@@ -89,7 +89,7 @@ func (s *Sim) workload(r *rand.Rand, c *client) {
 // until a controller is active, every broker is registered and unfenced in
 // the committed image, and a new topic is created and acknowledged.
 func (s *Sim) HealAndSettle(limit time.Duration) error {
-	s.rc.Heal()
+	s.Heal()
 	s.restartStopped()
 	settled := func() bool {
 		if _, _, ok := s.ActiveController(); !ok {
@@ -138,7 +138,7 @@ func (s *Sim) HealAndSettle(limit time.Duration) error {
 func (s *Sim) restartStopped() {
 	for _, id := range s.rc.IDs() {
 		if !s.rc.Running(id) {
-			s.rc.Restart(id)
+			s.Restart(id)
 		}
 	}
 	s.rc.After(time.Second, s.restartStopped)
@@ -187,46 +187,46 @@ func (s *Sim) randomFault(r *rand.Rand) {
 	}{
 		{10, func() {
 			if id, ok := pick(brokers(true)); ok {
-				rc.Kill(id)
+				s.Kill(id)
 			}
 		}},
 		{10, func() {
 			if id, ok := pick(brokers(false)); ok {
-				rc.Restart(id)
+				s.Restart(id)
 			}
 		}},
 		{8, func() {
 			if hasActive {
-				rc.Kill(active)
+				s.Kill(active)
 			}
 		}},
 		{4, func() {
 			if id, ok := pick(ctls(true)); ok {
-				rc.Kill(id)
+				s.Kill(id)
 			}
 		}},
 		{12, func() {
 			if id, ok := pick(ctls(false)); ok {
-				rc.Restart(id)
+				s.Restart(id)
 			}
 		}},
 		{5, func() {
 			if hasActive {
-				rc.Isolate(active)
+				s.Isolate(active)
 			}
 		}},
 		{5, func() {
 			if id, ok := pick(all); ok {
-				rc.Isolate(id)
+				s.Isolate(id)
 			}
 		}},
 		{5, func() {
 			ids := append([]int32(nil), all...)
 			r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 			k := 1 + r.IntN(len(ids)-1)
-			rc.Partition(ids[:k], ids[k:])
+			s.Partition(ids[:k], ids[k:])
 		}},
-		{12, rc.Heal},
+		{12, s.Heal},
 		{6, func() {
 			if id, ok := pick(append(ctls(true), brokers(true)...)); ok {
 				s.Snapshot(id)
@@ -234,12 +234,12 @@ func (s *Sim) randomFault(r *rand.Rand) {
 		}},
 		{3, func() {
 			if hasActive {
-				rc.Resign(active)
+				s.Resign(active)
 			}
 		}},
 		{3, func() {
 			if id, ok := pick(ctls(true)); ok {
-				rc.Shutdown(id)
+				s.Shutdown(id)
 			}
 		}},
 		{5, func() {
@@ -249,7 +249,7 @@ func (s *Sim) randomFault(r *rand.Rand) {
 				}
 			}
 		}},
-		{4, func() { rc.Degrade(r.Float64()*0.1, time.Duration(r.IntN(30))*time.Millisecond) }},
+		{4, func() { s.Degrade(r.Float64()*0.1, time.Duration(r.IntN(30))*time.Millisecond) }},
 	}
 	total := 0
 	for _, f := range faults {
