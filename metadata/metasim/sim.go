@@ -17,6 +17,7 @@ import (
 
 // Options shapes a simulated cluster.
 type Options struct {
+	// Seed decides the run.
 	Seed uint64
 	// Brokers is how many brokers run, 1 to 3; 0 means 3.
 	Brokers int
@@ -45,7 +46,7 @@ type Options struct {
 }
 
 // Addresses on the simulated network: controllers 1-3 (the voters),
-// brokers from 101 (observers), the client.
+// brokers from 101 (observers), clients from 200.
 const (
 	controllers        = 3
 	firstBroker  int32 = 101
@@ -71,7 +72,7 @@ type Sim struct {
 	// cleanShutdown holds each broker's clean shutdown file: the epoch it
 	// shut down in after a controlled shutdown.
 	cleanShutdown map[int32]int64
-	// workloadOff stops the client's random requests.
+	// workloadOff stops the clients' random requests.
 	workloadOff bool
 }
 
@@ -99,7 +100,7 @@ func New(opts Options) (*Sim, error) {
 		AppendInterval: -1,
 		WireCheck:      true,
 		TraceLines:     opts.TraceLines,
-		Endpoints:      []int32{firstClient, firstClient + 1},
+		Endpoints:      clientIDs(),
 		Listener:       s.newMember,
 		AfterStep:      s.afterStep,
 		Check:          s.check,
@@ -117,6 +118,14 @@ func New(opts Options) (*Sim, error) {
 		s.members[id].begin()
 	}
 	return s, rc.Err()
+}
+
+func clientIDs() []int32 {
+	ids := make([]int32, clients)
+	for i := range ids {
+		ids[i] = firstClient + int32(i)
+	}
+	return ids
 }
 
 // Cluster is the quorum underneath, for its faults and clock.

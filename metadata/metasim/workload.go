@@ -180,7 +180,7 @@ func (s *Sim) randomFault(r *rand.Rand) {
 		}
 		return ids[r.IntN(len(ids))], true
 	}
-	all := append(rc.IDs(), firstClient, firstClient+1)
+	all := append(rc.IDs(), clientIDs()...)
 	faults := []struct {
 		weight int
 		apply  func()
