@@ -11,15 +11,15 @@ import (
 
 // client is an admin client at its own address, talking to the
 // controllers directly (as --bootstrap-controller tools do): it sends one
-// CreateTopics or DeleteTopics at a time and tries the next controller on
-// NOT_CONTROLLER, a refused connection or a timeout.
+// CreateTopics, CreatePartitions or DeleteTopics at a time and tries the
+// next controller on NOT_CONTROLLER, a refused connection or a timeout.
+// What it is told succeeded, the reference checks against the committed
+// log.
 type client struct {
 	s        *Sim
 	id       int32
 	target   int32
 	inflight uint64
-	// acked are the topics whose creation it was told succeeded, by name.
-	acked map[string]record.Uuid
 	// created, deleted and grown count the answers of success.
 	created, deleted, grown int
 }
@@ -28,7 +28,7 @@ type client struct {
 const backingOff = 1<<64 - 1
 
 func newClient(s *Sim, id int32) *client {
-	return &client{s: s, id: id, target: 1 + id%controllers, acked: map[string]record.Uuid{}}
+	return &client{s: s, id: id, target: 1 + id%controllers}
 }
 
 // busy reports whether a request is awaited.
@@ -54,7 +54,6 @@ func (c *client) createTopic(name string, partitions int32, rf int16, answered f
 		if rt.ErrorCode == 0 {
 			id := record.Uuid(rt.TopicID)
 			c.s.record("client %d: created %s (%v)", c.id, name, id)
-			c.acked[name] = id
 			c.created++
 			if err := c.s.ref.acknowledged(name, id); err != nil {
 				c.s.rc.Fail(err)
@@ -81,7 +80,6 @@ func (c *client) deleteTopic(name string, answered func(code int16)) {
 		}
 		if r.Topics[0].ErrorCode == 0 {
 			c.s.record("client %d: deleted %s", c.id, name)
-			delete(c.acked, name)
 			c.deleted++
 			if err := c.s.ref.deleteAcknowledged(name, record.Uuid(r.Topics[0].TopicID)); err != nil {
 				c.s.rc.Fail(err)

@@ -13,7 +13,8 @@ import (
 type WorkloadOptions struct {
 	// Faults is how many faults the chaos phase injects.
 	Faults int
-	// TraceLines keeps the trace tail for error messages.
+	// TraceLines keeps the trace's and the transcript's tails for error
+	// messages.
 	TraceLines int
 }
 
@@ -22,11 +23,13 @@ type WorkloadOptions struct {
 var topicNames = []string{"orders", "payments", "clicks", "audit", "events", "logs"}
 
 // Run runs one seed of the randomized workload: a cluster of 3
-// controllers and 1-3 brokers starts, the client creates and deletes
-// topics while brokers and controllers are killed and restarted and the
-// network is cut, then everything heals; the cluster must then have an
-// active controller, every broker unfenced and a topic created. The
-// invariants are checked after every event.
+// controllers and 1-3 brokers starts, two clients create, grow and delete
+// topics and partition leaders alter their ISRs while brokers and
+// controllers are killed, restarted, shut down and cut off, snapshots are
+// taken and leaders resign; then everything heals, and the cluster must
+// have an active controller, every broker registered and unfenced, and a
+// topic created on all of them. The invariants are checked after every
+// event.
 func Run(seed uint64, wo WorkloadOptions) (*Sim, error) {
 	r := rand.New(rand.NewPCG(seed, 0x6d657461))
 	opts := Options{
