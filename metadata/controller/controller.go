@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -106,6 +107,10 @@ type Config struct {
 	Clock func() time.Time
 	// Logger receives the controller's decisions; nil discards them.
 	Logger *slog.Logger
+	// Rand, if set, draws topic ids and where replicas go, so that a
+	// seeded simulation replays the same cluster; nil draws topic ids from
+	// crypto/rand and placements from the global source, as Kafka does.
+	Rand *rand.Rand
 }
 
 // QuorumController is the metadata quorum's controller (Kafka's
@@ -120,7 +125,10 @@ type QuorumController struct {
 	// deadlines.
 	tickEvery time.Duration
 
-	box       *mailbox
+	box *mailbox
+	// manual: no goroutine runs the loop; the caller calls Step (see
+	// NewManual).
+	manual    bool
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
@@ -187,6 +195,16 @@ func New(cfg Config) (*QuorumController, error) {
 }
 
 func newController(cfg Config, app appendFunc) (*QuorumController, error) {
+	c, err := build(cfg, app)
+	if err != nil {
+		return nil, err
+	}
+	go c.run()
+	return c, nil
+}
+
+// build makes a controller whose loop nobody runs yet.
+func build(cfg Config, app appendFunc) (*QuorumController, error) {
 	if cfg.NodeID < 0 {
 		return nil, fmt.Errorf("controller: invalid node id %d", cfg.NodeID)
 	}
@@ -257,7 +275,6 @@ func newController(cfg Config, app appendFunc) (*QuorumController, error) {
 		recoveryWaits: map[recoveryKey][]int32{},
 	}
 	c.publish()
-	go c.run()
 	return c, nil
 }
 
@@ -288,6 +305,10 @@ func (c *QuorumController) Close() {
 	c.closeOnce.Do(func() {
 		close(c.stop)
 		c.cancelQuery()
+		if c.manual {
+			c.stopLoop()
+			close(c.done)
+		}
 	})
 	<-c.done
 	c.queries.Wait()
@@ -300,19 +321,24 @@ func (c *QuorumController) run() {
 	for {
 		select {
 		case <-c.stop:
-			c.st.closing = true
-			c.renounce("controller closed")
-			// What was queued runs inactive: requests hear NOT_CONTROLLER.
-			for _, ev := range c.box.close() {
-				ev()
-			}
-			c.publish()
+			c.stopLoop()
 			return
 		case <-c.box.wake:
 		case <-t.C:
 		}
 		c.drain()
 	}
+}
+
+// stopLoop is the loop's last step: the controller renounces, and what was
+// queued runs inactive, so requests hear NOT_CONTROLLER.
+func (c *QuorumController) stopLoop() {
+	c.st.closing = true
+	c.renounce("controller closed")
+	for _, ev := range c.box.close() {
+		ev()
+	}
+	c.publish()
 }
 
 // drain runs every posted event, then the timers.

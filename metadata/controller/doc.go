@@ -12,6 +12,11 @@
 // it drops them, answers what waits NOT_CONTROLLER and goes back to the
 // committed image.
 //
+// That goroutine only drives the loop: NewManual makes a controller
+// without it, whose caller runs each turn with Step on a virtual clock and
+// reports commit completions with CommitsDone, so that the seeded
+// simulation (package metasim) runs the same controller.
+//
 // It serves BrokerRegistration and BrokerHeartbeat (Kafka's
 // ClusterControlManager and BrokerHeartbeatManager); CreateTopics,
 // DeleteTopics, CreatePartitions, AlterPartition and AssignReplicasToDirs

@@ -2,7 +2,9 @@ package controller
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"fmt"
+	mrand "math/rand/v2"
 	"strings"
 
 	"github.com/kraftlab/kraftlab/metadata/image"
@@ -82,10 +84,15 @@ func (n *topicNames) colliding(name string) string {
 
 // randomTopicID is Kafka's Uuid.randomUuid: never a reserved id, and never
 // one whose text starts with '-' (it would read as a command-line flag).
-func randomTopicID() record.Uuid {
+func randomTopicID(r *mrand.Rand) record.Uuid {
 	for {
 		var u record.Uuid
-		_, _ = rand.Read(u[:]) // crypto/rand.Read never fails
+		if r != nil {
+			binary.BigEndian.PutUint64(u[:8], r.Uint64())
+			binary.BigEndian.PutUint64(u[8:], r.Uint64())
+		} else {
+			_, _ = rand.Read(u[:]) // crypto/rand.Read never fails
+		}
 		if u != record.ZeroUuid && u != record.MetadataTopicID && !reservedDirectory(u) && u.String()[0] != '-' {
 			return u
 		}

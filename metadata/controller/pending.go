@@ -64,7 +64,9 @@ func (c *QuorumController) write(recs []record.Record, events []Event, onDone fu
 	b.commit = c.appendTo(st.epoch, encoded)
 	st.pending = append(st.pending, b)
 	st.nextOffset += int64(len(recs))
-	go c.awaitCommit(b)
+	if !c.manual {
+		go c.awaitCommit(b)
+	}
 	return nil
 }
 

@@ -30,10 +30,14 @@ type placer struct {
 	start   int
 }
 
-func newPlacer(img *image.MetadataImage) *placer {
+func newPlacer(img *image.MetadataImage, r *rand.Rand) *placer {
 	b := usableBrokers(img)
 	p := &placer{brokers: b}
-	if len(b) > 0 {
+	switch {
+	case len(b) == 0:
+	case r != nil:
+		p.start = r.IntN(len(b))
+	default:
 		p.start = rand.IntN(len(b))
 	}
 	return p

@@ -11,16 +11,24 @@ type Raft interface {
 	Append(epoch int32, records [][]byte) *quorum.Commit
 }
 
-// commit is what the controller reads of a quorum.Commit, so that tests can
-// commit, delay or fail appends without a quorum.
-type commit interface {
+// PendingAppend is what the controller reads of a quorum.Commit, so that
+// tests and simulators can commit, delay or fail appends without a quorum.
+type PendingAppend interface {
+	// Done is closed when the append committed or failed.
 	Done() <-chan struct{}
+	// Err is nil once the records committed; valid after Done.
 	Err() error
+	// Offsets are those of the first and last record; valid after Done.
 	Offsets() (first, last int64)
 }
 
-// appendFunc appends records for an epoch.
-type appendFunc func(epoch int32, records [][]byte) commit
+// commit is the controller's own name for a PendingAppend.
+type commit = PendingAppend
+
+// AppendFunc appends records for the leadership of an epoch.
+type AppendFunc func(epoch int32, records [][]byte) PendingAppend
+
+type appendFunc = AppendFunc
 
 func raftAppender(r Raft) appendFunc {
 	return func(epoch int32, records [][]byte) commit { return r.Append(epoch, records) }

@@ -39,14 +39,6 @@ func (c *QuorumController) Register(mux *wire.Mux) error {
 	return nil
 }
 
-// serve queues a request for the loop; after Close it is answered
-// NOT_CONTROLLER at once.
-func (c *QuorumController) serve(req *wire.Request) {
-	if !c.box.post(func() { c.handle(req.Body, req.Respond) }) {
-		req.Respond(errorResponse(req.Body, kerr.NotController.Code, ""))
-	}
-}
-
 // outcome is a handler's decision: the records to write and the response
 // to send once they commit.
 type outcome struct {

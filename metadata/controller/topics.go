@@ -63,7 +63,7 @@ func (c *QuorumController) createTopics(r *kmsg.CreateTopicsRequest) outcome {
 	}
 	img := c.st.working
 	v := c.versions(img)
-	pl := newPlacer(img)
+	pl := newPlacer(img, c.cfg.Rand)
 	d := image.NewMetadataDelta(img) // checks the request's records against each other
 	names := newTopicNames(img)
 	counts := newReplicaCounts(img, c.cfg.MaxBrokerPartitions)
@@ -165,7 +165,7 @@ func (c *QuorumController) createTopic(img *image.MetadataImage, names *topicNam
 	if other := names.colliding(t.Topic); other != "" {
 		return nil, refuse(kerr.InvalidTopicException, "Topic '%s' collides with existing topic: %s", t.Topic, other)
 	}
-	id := randomTopicID()
+	id := randomTopicID(c.cfg.Rand)
 	recs := []record.Record{&record.TopicRecord{Name: t.Topic, TopicID: id}}
 	if len(t.ReplicaAssignment) > 0 {
 		if t.NumPartitions != -1 {
@@ -345,7 +345,7 @@ func (c *QuorumController) createPartitions(r *kmsg.CreatePartitionsRequest) out
 		return o
 	}
 	v := c.versions(img)
-	pl := newPlacer(img)
+	pl := newPlacer(img, c.cfg.Rand)
 	counts := newReplicaCounts(img, c.cfg.MaxBrokerPartitions)
 	seen := map[string]int{}
 	for _, t := range r.Topics {

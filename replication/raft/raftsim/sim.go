@@ -49,6 +49,26 @@ type Options struct {
 	// instead of failing the run: kraftlab ignores such news and goes on,
 	// where Kafka would stop the node.
 	TolerateUnsafe bool
+
+	// The hooks below let a layer above the quorum run under the same
+	// clock and network (package metasim does).
+
+	// Listener, if set, makes each node incarnation's state machine in
+	// place of the counter, which then hears nothing and is not checked;
+	// set AppendInterval negative, as the counter has nothing to append.
+	// Snapshot and Validate are the counter's and do not apply.
+	Listener func(id int32, incarnation int) raft.Listener
+	// AfterStep, if set, runs after every call into a running node (its
+	// start, a message, a tick, a flush, Poke) and before what the node
+	// sent goes on the network: the layer above acts on what its listener
+	// heard, and may append to n.
+	AfterStep func(id int32, n *raft.Node)
+	// Endpoints are network addresses that are not quorum members (a
+	// client): Send reaches them and the network's faults apply to them.
+	Endpoints []int32
+	// Check, if set, is an invariant of the layer above, checked after
+	// every event with the quorum's.
+	Check func() error
 }
 
 // TestConfig is the quorum configuration of Kafka's RaftEventSimulationTest.
@@ -144,7 +164,7 @@ func New(opts Options) (*Cluster, error) {
 	for i := 1; i <= opts.Observers; i++ {
 		ids = append(ids, int32(100+i))
 	}
-	c.net = newNetwork(ids)
+	c.net = newNetwork(append(slices.Clone(ids), opts.Endpoints...))
 	for _, id := range ids {
 		sn := &simNode{id: id, voter: id <= int32(opts.Voters), log: raft.NewMemoryLog(), store: &raft.MemoryQuorumStateStore{}}
 		c.nodes = append(c.nodes, sn)
@@ -279,7 +299,11 @@ func (c *Cluster) start(sn *simNode) error {
 	sn.incarnation++
 	sn.counter = newCounter(sn.id, c.ledger)
 	rng := rand.New(rand.NewPCG(c.opts.Seed^uint64(sn.id)<<32, uint64(sn.incarnation)))
-	n, err := raft.New(cfg, sn.log, sn.store, sn.counter, rng, c.now)
+	var l raft.Listener = sn.counter
+	if c.opts.Listener != nil {
+		l = c.opts.Listener(sn.id, sn.incarnation)
+	}
+	n, err := raft.New(cfg, sn.log, sn.store, l, rng, c.now)
 	if err != nil {
 		return fmt.Errorf("start node %d: %w", sn.id, err)
 	}
@@ -301,6 +325,9 @@ func (c *Cluster) afterNode(sn *simNode) {
 	}
 	if sn.counter.err != nil {
 		c.fail(sn.counter.err)
+	}
+	if c.opts.AfterStep != nil {
+		c.opts.AfterStep(sn.id, n)
 	}
 	for _, m := range n.Outbox() {
 		c.net.send(c, m)
@@ -507,6 +534,11 @@ func (c *Cluster) runUntil(end time.Time, cond func() bool) error {
 		ev.fn()
 		if c.err == nil {
 			c.inv.check(c)
+		}
+		if c.err == nil && c.opts.Check != nil {
+			if err := c.opts.Check(); err != nil {
+				c.fail(err)
+			}
 		}
 	}
 	return c.err
