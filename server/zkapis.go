@@ -30,6 +30,7 @@ var zkAPIs = []wire.APIRange{
 	{Key: kmsg.AllocateProducerIDs.Int16(), MinVersion: 0, MaxVersion: 0, MembersOnly: true},
 	{Key: kmsg.CreateTopics.Int16(), MinVersion: 2, MaxVersion: 7},
 	{Key: kmsg.DeleteTopics.Int16(), MinVersion: 1, MaxVersion: 6},
+	{Key: kmsg.CreatePartitions.Int16(), MinVersion: 0, MaxVersion: 3},
 }
 
 // register serves zkAPIs on mux.
@@ -82,6 +83,8 @@ func (b *ZkBrokerServer) answer(body kmsg.Request) kmsg.Response {
 		return b.createTopics(r)
 	case *kmsg.DeleteTopicsRequest:
 		return b.deleteTopics(r)
+	case *kmsg.CreatePartitionsRequest:
+		return b.createPartitions(r)
 	}
 	if err != nil {
 		return notController(body)
@@ -110,6 +113,14 @@ func notController(body kmsg.Request) kmsg.Response {
 		resp := kmsg.NewPtrCreateTopicsResponse()
 		for _, t := range r.Topics {
 			rt := kmsg.NewCreateTopicsResponseTopic()
+			rt.Topic, rt.ErrorCode = t.Topic, code
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp
+	case *kmsg.CreatePartitionsRequest:
+		resp := kmsg.NewPtrCreatePartitionsResponse()
+		for _, t := range r.Topics {
+			rt := kmsg.NewCreatePartitionsResponseTopic()
 			rt.Topic, rt.ErrorCode = t.Topic, code
 			resp.Topics = append(resp.Topics, rt)
 		}
@@ -176,33 +187,41 @@ func (b *ZkBrokerServer) createTopics(req *kmsg.CreateTopicsRequest) *kmsg.Creat
 	if len(created) == 0 {
 		return resp
 	}
-	if req.TimeoutMillis <= 0 {
+	if !b.awaitMetadata(req.TimeoutMillis, func() bool { return b.leadersKnown(created, nil) }) {
 		markTimedOut(resp, created)
-		return resp
-	}
-	deadline := b.s.cfg.Clock.Now().Add(time.Duration(req.TimeoutMillis) * time.Millisecond)
-	for !b.leadersKnown(created) {
-		if !b.s.cfg.Clock.Now().Before(deadline) {
-			markTimedOut(resp, created)
-			return resp
-		}
-		select {
-		case <-b.ctx.Done():
-			markTimedOut(resp, created)
-			return resp
-		case <-b.s.cfg.Clock.After(20 * time.Millisecond):
-		}
 	}
 	return resp
 }
 
+// awaitMetadata waits, up to timeoutMs, until ready says this broker's
+// metadata shows what a request made (Kafka's DelayedCreatePartitions):
+// false if it did not in time.
+func (b *ZkBrokerServer) awaitMetadata(timeoutMs int32, ready func() bool) bool {
+	if timeoutMs <= 0 {
+		return false
+	}
+	deadline := b.s.cfg.Clock.Now().Add(time.Duration(timeoutMs) * time.Millisecond)
+	for !ready() {
+		if !b.s.cfg.Clock.Now().Before(deadline) {
+			return false
+		}
+		select {
+		case <-b.ctx.Done():
+			return false
+		case <-b.s.cfg.Clock.After(20 * time.Millisecond):
+		}
+	}
+	return true
+}
+
 // leadersKnown reports whether this broker's metadata has a leader for
-// every partition of topics.
-func (b *ZkBrokerServer) leadersKnown(topics []string) bool {
+// every partition of topics, and at least counts[topic] partitions where
+// counts names one.
+func (b *ZkBrokerServer) leadersKnown(topics []string, counts map[string]int32) bool {
 	img := b.s.servedImage()
 	for _, name := range topics {
 		t := img.Topics().TopicByName(name)
-		if t == nil {
+		if t == nil || int32(t.NumPartitions()) < counts[name] {
 			return false
 		}
 		for _, p := range t.PartitionIDs() {
@@ -270,22 +289,28 @@ func (b *ZkBrokerServer) assign(t kmsg.CreateTopicsRequestTopic, img *image.Meta
 }
 
 // spreadReplicas is Kafka's rack-unaware assignment
-// (AdminUtils.assignReplicasToBrokersRackUnaware): partition p's first
-// replica is broker (p+start) mod n, and the others follow at a shift
-// that grows each time the partitions went once round the brokers, so
-// that the followers of one broker's leaders spread too.
+// (AdminUtils.assignReplicasToBrokersRackUnaware) of a new topic's
+// partitions, from a random broker at a random shift.
 func spreadReplicas(brokers []int32, partitions, rf int32) map[int32][]int32 {
 	n := int32(len(brokers))
-	start, shift := rand.Int32N(n), rand.Int32N(n)
-	out := make(map[int32][]int32, partitions)
-	for p := range partitions {
+	return spreadReplicasFrom(brokers, 0, partitions, rf, rand.Int32N(n), rand.Int32N(n))
+}
+
+// spreadReplicasFrom assigns partitions from..from+count-1: partition
+// p's first replica is broker (p+start) mod n, and the others follow at
+// a shift that grows each time the partitions went once round the
+// brokers, so that the followers of one broker's leaders spread too.
+func spreadReplicasFrom(brokers []int32, from, count, rf, start, shift int32) map[int32][]int32 {
+	n := int32(len(brokers))
+	out := make(map[int32][]int32, count)
+	for p := from; p < from+count; p++ {
 		if p > 0 && p%n == 0 {
 			shift++
 		}
-		first := (p + start) % n
-		rs := []int32{brokers[first]}
+		lead := (p + start) % n
+		rs := []int32{brokers[lead]}
 		for j := range rf - 1 {
-			rs = append(rs, brokers[(first+1+(shift+j)%(n-1))%n])
+			rs = append(rs, brokers[(lead+1+(shift+j)%(n-1))%n])
 		}
 		out[p] = rs
 	}

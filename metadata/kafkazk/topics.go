@@ -36,6 +36,32 @@ func (c *Client) Assignment(topic string) (Assignment, bool, error) {
 	return a, err == nil, err
 }
 
+// AssignmentW reads topic's replica assignment as Assignment does, with
+// a watch that fires once when it changes or goes (Kafka's
+// PartitionModificationsHandler); none if the topic has no assignment.
+func (c *Client) AssignmentW(topic string) (Assignment, bool, <-chan zk.Event, error) {
+	data, _, w, err := c.conn.GetW(TopicPath(topic))
+	if errors.Is(err, zk.ErrNoNode) {
+		return Assignment{}, false, nil, nil
+	}
+	if err != nil {
+		return Assignment{}, false, nil, fmt.Errorf("read %s: %w", TopicPath(topic), err)
+	}
+	a, err := DecodeAssignment(topic, data)
+	return a, err == nil, w, err
+}
+
+// SetAssignment writes a topic's new replica assignment over its old
+// one, as an admin adding partitions does (AdminZkClient's
+// writeTopicPartitionAssignment, whatever the version): the controller's
+// watch on the topic then makes the new partitions.
+func (c *Client) SetAssignment(a Assignment) error {
+	if _, err := c.conn.Set(TopicPath(a.Topic), EncodeAssignment(a), -1); err != nil {
+		return fmt.Errorf("write %s: %w", TopicPath(a.Topic), err)
+	}
+	return nil
+}
+
 // CreateTopic writes a new topic's assignment, as an admin does
 // (AdminZkClient.createTopicWithAssignment): the controller's watch on
 // /brokers/topics then makes its partitions.

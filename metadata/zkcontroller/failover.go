@@ -1,6 +1,7 @@
 package zkcontroller
 
 import (
+	"github.com/go-zookeeper/zk"
 	"sync"
 
 	"github.com/kraftlab/kraftlab/metadata/kafkazk"
@@ -95,20 +96,24 @@ func (c *KafkaController) readCluster(ctx *controllerContext, f *Failover) error
 	f.Reads++
 	var reads []func() error
 	var mu sync.Mutex
+	watches := map[string]<-chan zk.Event{}
 	for _, t := range topics {
 		reads = append(reads, func() error {
-			a, ok, err := zkc.Assignment(t)
+			a, ok, w, err := zkc.AssignmentW(t)
 			if err != nil || !ok {
 				return err
 			}
 			mu.Lock()
-			ctx.topics[t] = a
+			ctx.topics[t], watches[t] = a, w
 			mu.Unlock()
 			return nil
 		})
 	}
 	if err := inFlight(reads); err != nil {
 		return err
+	}
+	for t, w := range watches {
+		c.watchAssignment(ctx, t, w)
 	}
 	f.Reads += len(reads)
 	reads = reads[:0]

@@ -1,7 +1,12 @@
 package zkcontroller
 
 import (
+	"maps"
 	"slices"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftlab/kraftlab/metadata/kafkazk"
 )
 
 // topicsChanged is the watch on /brokers/topics firing (Kafka's
@@ -22,15 +27,63 @@ func (c *KafkaController) topicsChanged() {
 		if _, known := ctx.topics[t]; known {
 			continue
 		}
-		a, ok, err := c.cfg.ZK.Assignment(t)
+		a, ok, w, err := c.cfg.ZK.AssignmentW(t)
 		if err != nil {
 			c.log.Warn("cannot read a new topic", "topic", t, "err", err)
 			continue
 		}
 		if ok {
 			ctx.topics[t] = a
+			c.watchAssignment(ctx, t, w)
 		}
 	}
+	c.initNewPartitions()
+}
+
+// watchAssignment re-reads topic's assignment once w fires, while ctx is
+// still the controller's: a watch left from an earlier term dies out.
+func (c *KafkaController) watchAssignment(ctx *controllerContext, topic string, w <-chan zk.Event) {
+	c.watch(w, func() {
+		if c.ctx == ctx {
+			c.partitionsChanged(topic)
+		}
+	})
+}
+
+// partitionsChanged is the watch on a topic's assignment firing (Kafka's
+// PartitionModifications): partitions it now has that the controller
+// does not are made, as a new topic's are. A topic gone, or one the
+// controller has not learned yet, is left to the topics' watch.
+func (c *KafkaController) partitionsChanged(topic string) {
+	ctx := c.ctx
+	a, ok, w, err := c.cfg.ZK.AssignmentW(topic)
+	if err != nil {
+		c.log.Warn("cannot read a topic's assignment", "topic", topic, "err", err)
+		c.retryLater(func() {
+			if c.ctx == ctx {
+				c.partitionsChanged(topic)
+			}
+		})
+		return
+	}
+	known, learned := ctx.topics[topic]
+	if !ok || !learned {
+		return
+	}
+	c.watchAssignment(ctx, topic, w)
+	grown := kafkazk.Assignment{Topic: known.Topic, ID: known.ID, Replicas: maps.Clone(known.Replicas)}
+	added := 0
+	for p, rs := range a.Replicas {
+		if _, ok := grown.Replicas[p]; !ok {
+			grown.Replicas[p] = rs
+			added++
+		}
+	}
+	if added == 0 {
+		return // Kafka 3.9 acts only on added partitions
+	}
+	c.log.Info("new partitions", "topic", topic, "added", added)
+	ctx.topics[topic] = grown
 	c.initNewPartitions()
 }
 
