@@ -107,8 +107,9 @@ func clientOptions(props map[string]string, timeout time.Duration) ([]kgo.Opt, e
 	return opts, nil
 }
 
-// jaasOption finds key="value" in a JAAS login line.
-var jaasOption = regexp.MustCompile(`(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"`)
+// jaasOption finds key="value", or key=value unquoted, in a JAAS login
+// line.
+var jaasOption = regexp.MustCompile(`(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))`)
 
 // saslMechanism is sasl.mechanism with the username and password of
 // sasl.jaas.config.
@@ -120,7 +121,11 @@ func saslMechanism(props map[string]string) (sasl.Mechanism, error) {
 	jaas := props["sasl.jaas.config"]
 	creds := map[string]string{}
 	for _, m := range jaasOption.FindAllStringSubmatch(jaas, -1) {
-		creds[m[1]] = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[2])
+		v := m[3]
+		if v == "" {
+			v = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[2])
+		}
+		creds[m[1]] = v
 	}
 	user, pass := creds["username"], creds["password"]
 	if mech != "GSSAPI" && (user == "" || pass == "") {

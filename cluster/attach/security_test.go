@@ -19,6 +19,8 @@ func TestClientOptions(t *testing.T) {
 			"sasl.jaas.config": `org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="s\"cret";`}, ""},
 		{"plain", map[string]string{"security.protocol": "sasl_plaintext", "sasl.mechanism": "PLAIN",
 			"sasl.jaas.config": `org.apache.kafka.common.security.plain.PlainLoginModule required username="bob" password="pw";`}, ""},
+		{"unquoted", map[string]string{"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-256",
+			"sasl.jaas.config": `org.apache.kafka.common.security.scram.ScramLoginModule required username=alice password=pw;`}, ""},
 		{"kafka's default mechanism", map[string]string{"security.protocol": "SASL_PLAINTEXT"}, "GSSAPI is not supported"},
 		{"no password", map[string]string{"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN", "sasl.jaas.config": `x required username="bob";`}, `password="..."`},
 		{"unknown protocol", map[string]string{"security.protocol": "TLS"}, "want PLAINTEXT"},
