@@ -42,6 +42,10 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"unclean.leader.election.interval.ms":     "300000",
 		"auto.leader.rebalance.enable":            "true",
 		"leader.imbalance.check.interval.seconds": "300",
+		// GroupCoordinatorConfig's defaults.
+		"offsets.topic.num.partitions":     "50",
+		"offsets.topic.replication.factor": "3",
+		"group.initial.rebalance.delay.ms": "3000",
 		// KIP-578's name (its default is unbounded; see config.go), and
 		// ServerConfigs' defaults.
 		"max.broker.partitions": "1000",
