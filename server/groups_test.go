@@ -325,3 +325,147 @@ func TestCommittedOffsetsSurviveTheCoordinatorsKill(t *testing.T) {
 		return got[0] == 41 && got[1] == 7
 	})
 }
+
+// FindCoordinator makes __consumer_offsets on first use, but not with
+// fewer brokers than its replication factor (Kafka's 3 here, one broker):
+// it answers COORDINATOR_NOT_AVAILABLE, as it does for transactional ids,
+// saying there is no transaction coordinator.
+func TestFindCoordinatorWithoutEnoughBrokers(t *testing.T) {
+	ts := startServers(t)
+	b := ts.byID[101]
+	waitFor(t, "broker RUNNING", func() bool { return b.Lifecycle() != nil && b.Lifecycle().State() == BrokerRunning })
+	for range 3 {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.Version, req.CoordinatorKey = 3, "g"
+		resp := do(t, b.Addr(), req).(*kmsg.FindCoordinatorResponse)
+		if resp.ErrorCode != kerr.CoordinatorNotAvailable.Code || resp.NodeID != -1 {
+			t.Fatalf("FindCoordinator with one broker: %+v", resp)
+		}
+	}
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.Version, req.CoordinatorType, req.CoordinatorKeys = 4, 1, []string{"txn"}
+	resp := do(t, b.Addr(), req).(*kmsg.FindCoordinatorResponse)
+	if c := resp.Coordinators[0]; c.ErrorCode != kerr.CoordinatorNotAvailable.Code || c.ErrorMessage == nil {
+		t.Fatalf("FindCoordinator of a transactional id: %+v", c)
+	}
+	if b.image().Topics().TopicByName(group.OffsetsTopic) != nil {
+		t.Fatal("__consumer_offsets made with fewer brokers than its replication factor")
+	}
+}
+
+// Every version of FindCoordinator names the leader of the group's
+// partition: one key before v4, a batch from v4 on.
+func TestFindCoordinatorVersions(t *testing.T) {
+	ts := groupCluster(t)
+	addr := ts.byID[102].Addr()
+	waitFor(t, "a coordinator", func() bool { return coordinatorOf(t, addr, "g1") > 0 })
+	img := ts.byID[102].image()
+	leaderOf := func(g string) int32 {
+		return img.Topics().TopicByName(group.OffsetsTopic).Partition(group.PartitionFor(g, 3)).Leader
+	}
+	for v := int16(0); v <= 3; v++ {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.Version, req.CoordinatorKey = v, "g1"
+		resp := do(t, addr, req).(*kmsg.FindCoordinatorResponse)
+		want := ts.byID[leaderOf("g1")].Addr()
+		if resp.ErrorCode != 0 || resp.NodeID != leaderOf("g1") || fmt.Sprintf("%s:%d", resp.Host, resp.Port) != want {
+			t.Errorf("v%d: %+v, want node %d at %s", v, resp, leaderOf("g1"), want)
+		}
+	}
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.Version, req.CoordinatorKeys = 6, []string{"g1", "g2", "g3", ""}
+	resp := do(t, addr, req).(*kmsg.FindCoordinatorResponse)
+	if len(resp.Coordinators) != 4 {
+		t.Fatalf("v6 answered %d keys", len(resp.Coordinators))
+	}
+	for _, c := range resp.Coordinators[:3] {
+		if c.ErrorCode != 0 || c.NodeID != leaderOf(c.Key) {
+			t.Errorf("v6 %s: %+v, want node %d", c.Key, c, leaderOf(c.Key))
+		}
+	}
+	if c := resp.Coordinators[3]; c.ErrorCode != kerr.InvalidRequest.Code {
+		t.Errorf("v6 empty key: %+v", c)
+	}
+}
+
+// The admin's view of groups: a simple commit (generation -1) makes an
+// empty group that ListGroups and DescribeGroups show; OffsetDelete
+// drops one partition's offset; DeleteGroups deletes the group with its
+// offsets, after which it is unknown.
+func TestGroupAdminAPIs(t *testing.T) {
+	ts := groupCluster(t)
+	seeds := ts.brokerAddrs(101, 102, 103)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.MetadataMinAge(50*time.Millisecond),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if resp, err := kadm.NewClient(cl).CreateTopic(ctx, 2, 3, nil, "audit"); err != nil {
+		t.Fatalf("CreateTopic: %v (%s)", err, resp.ErrMessage)
+	}
+	commit := kmsg.NewPtrOffsetCommitRequest()
+	commit.Group, commit.Generation = "admins", -1
+	ct := kmsg.NewOffsetCommitRequestTopic()
+	ct.Topic = "audit"
+	for p := range int32(2) {
+		cp := kmsg.NewOffsetCommitRequestTopicPartition()
+		cp.Partition, cp.Offset = p, 10+int64(p)
+		ct.Partitions = append(ct.Partitions, cp)
+	}
+	commit.Topics = []kmsg.OffsetCommitRequestTopic{ct}
+	waitFor(t, "a simple commit", func() bool {
+		resp, err := commit.RequestWith(ctx, cl)
+		return err == nil && resp.Topics[0].Partitions[0].ErrorCode == 0 && resp.Topics[0].Partitions[1].ErrorCode == 0
+	})
+
+	list, err := kmsg.NewPtrListGroupsRequest().RequestWith(ctx, cl)
+	if err != nil || list.ErrorCode != 0 || len(list.Groups) != 1 || list.Groups[0].Group != "admins" || list.Groups[0].GroupState != "Empty" || list.Groups[0].GroupType != "classic" {
+		t.Fatalf("ListGroups: %+v, %v", list, err)
+	}
+	desc := kmsg.NewPtrDescribeGroupsRequest()
+	desc.Groups = []string{"admins"}
+	d, err := desc.RequestWith(ctx, cl)
+	if err != nil || len(d.Groups) != 1 || d.Groups[0].ErrorCode != 0 || d.Groups[0].State != "Empty" {
+		t.Fatalf("DescribeGroups: %+v, %v", d, err)
+	}
+
+	od := kmsg.NewPtrOffsetDeleteRequest()
+	od.Group = "admins"
+	odt := kmsg.NewOffsetDeleteRequestTopic()
+	odt.Topic = "audit"
+	odp := kmsg.NewOffsetDeleteRequestTopicPartition()
+	odp.Partition = 0
+	odt.Partitions = []kmsg.OffsetDeleteRequestTopicPartition{odp}
+	od.Topics = []kmsg.OffsetDeleteRequestTopic{odt}
+	if resp, err := od.RequestWith(ctx, cl); err != nil || resp.ErrorCode != 0 || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("OffsetDelete: %+v, %v", resp, err)
+	}
+	fetch := kmsg.NewPtrOffsetFetchRequest()
+	fg := kmsg.NewOffsetFetchRequestGroup()
+	fg.Group = "admins"
+	fetch.Groups = []kmsg.OffsetFetchRequestGroup{fg}
+	f, err := fetch.RequestWith(ctx, cl)
+	if err != nil || len(f.Groups) != 1 || len(f.Groups[0].Topics) != 1 || len(f.Groups[0].Topics[0].Partitions) != 1 || f.Groups[0].Topics[0].Partitions[0].Offset != 11 {
+		t.Fatalf("OffsetFetch after OffsetDelete of partition 0: %+v, %v", f, err)
+	}
+
+	del := kmsg.NewPtrDeleteGroupsRequest()
+	del.Groups = []string{"admins"}
+	if resp, err := del.RequestWith(ctx, cl); err != nil || resp.Groups[0].ErrorCode != 0 {
+		t.Fatalf("DeleteGroups: %+v, %v", resp, err)
+	}
+	if resp, err := del.RequestWith(ctx, cl); err != nil || resp.Groups[0].ErrorCode != kerr.GroupIDNotFound.Code {
+		t.Fatalf("DeleteGroups again: %+v, %v", resp, err)
+	}
+	d, err = desc.RequestWith(ctx, cl)
+	if err != nil || d.Groups[0].ErrorCode != kerr.GroupIDNotFound.Code {
+		t.Fatalf("DescribeGroups of a deleted group: %+v, %v", d, err)
+	}
+	f, err = fetch.RequestWith(ctx, cl)
+	if err != nil || len(f.Groups[0].Topics) != 0 {
+		t.Fatalf("OffsetFetch of a deleted group: %+v, %v", f, err)
+	}
+}

@@ -22,6 +22,7 @@ var (
 	listGroupsVersions     = wire.APIRange{Key: kmsg.ListGroups.Int16(), MinVersion: 0, MaxVersion: 5}
 	describeGroupsVersions = wire.APIRange{Key: kmsg.DescribeGroups.Int16(), MinVersion: 0, MaxVersion: 6}
 	deleteGroupsVersions   = wire.APIRange{Key: kmsg.DeleteGroups.Int16(), MinVersion: 0, MaxVersion: 3}
+	offsetDeleteVersions   = wire.APIRange{Key: kmsg.OffsetDelete.Int16(), MinVersion: 0, MaxVersion: 0}
 )
 
 // Register serves the group APIs on mux.
@@ -39,6 +40,7 @@ func (c *Coordinator) Register(mux *wire.Mux) error {
 		{listGroupsVersions, c.handleListGroups},
 		{describeGroupsVersions, c.handleDescribeGroups},
 		{deleteGroupsVersions, c.handleDeleteGroups},
+		{offsetDeleteVersions, c.handleOffsetDelete},
 	} {
 		if err := mux.Handle(h.api, wire.HandlerFunc(h.f)); err != nil {
 			return fmt.Errorf("group coordinator: %w", err)

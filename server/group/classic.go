@@ -44,6 +44,9 @@ type JoinResult struct {
 	MemberID string
 	// Members is the members with their metadata, for the leader only.
 	Members []kmsg.JoinGroupResponseMember
+	// SkipAssignment tells a static leader that rejoined a Stable group
+	// not to assign again.
+	SkipAssignment bool
 }
 
 // SyncResult answers a SyncGroup.
@@ -85,6 +88,9 @@ type Group struct {
 	members      map[string]*member
 	// order is the members' ids in the order they joined.
 	order []string
+	// static maps each static member's group.instance.id (KIP-345) to
+	// its member id.
+	static map[string]string
 	// pending are the new members given an id (MEMBER_ID_REQUIRED) that
 	// have not joined with it yet, each with its deadline.
 	pending map[string]time.Time
@@ -105,7 +111,7 @@ type Group struct {
 
 // NewGroup is an empty group.
 func NewGroup(id string, timing Timing, now time.Time) *Group {
-	return &Group{id: id, timing: timing, stateSince: now, members: map[string]*member{}, pending: map[string]time.Time{}}
+	return &Group{id: id, timing: timing, stateSince: now, members: map[string]*member{}, pending: map[string]time.Time{}, static: map[string]string{}}
 }
 
 // ID is the group's id.
@@ -167,6 +173,16 @@ func (g *Group) Join(now time.Time, p JoinParams, respond func(JoinResult)) {
 	if !g.acceptsProtocols(p.ProtocolType, p.Protocols) {
 		fail(kerr.InconsistentGroupProtocol.Code)
 		return
+	}
+	if p.InstanceID != nil {
+		if old, ok := g.static[*p.InstanceID]; ok && p.MemberID != "" && p.MemberID != old {
+			fail(kerr.FencedInstanceID.Code)
+			return
+		}
+		if p.MemberID == "" {
+			g.joinStatic(now, p, respond)
+			return
+		}
 	}
 	if p.MemberID == "" {
 		g.joinNew(now, p, respond)
@@ -232,6 +248,61 @@ func (g *Group) allSupport(name string) bool {
 	return true
 }
 
+// joinStatic handles the JoinGroup of a static member without a member
+// id: a new instance joins as a new member does, but without
+// MEMBER_ID_REQUIRED; a known one (restarted) takes a new member id in
+// its old place, fencing the old id, and in a Stable group with the same
+// protocols gets the current generation back without a rebalance, as
+// Kafka's updateStaticMemberThenRebalanceOrCompleteJoin does.
+func (g *Group) joinStatic(now time.Time, p JoinParams, respond func(JoinResult)) {
+	iid := *p.InstanceID
+	oldID, known := g.static[iid]
+	if !known {
+		g.static[iid] = p.NewMemberID
+		g.addMember(now, p, p.NewMemberID, respond)
+		return
+	}
+	m := g.members[oldID]
+	newID := p.NewMemberID
+	if m.joinWait != nil {
+		m.joinWait(JoinResult{Code: kerr.FencedInstanceID.Code, MemberID: oldID, Generation: -1})
+		m.joinWait = nil
+	}
+	if m.syncWait != nil {
+		m.syncWait(SyncResult{Code: kerr.FencedInstanceID.Code})
+		m.syncWait = nil
+	}
+	delete(g.members, oldID)
+	m.id = newID
+	g.members[newID] = m
+	g.static[iid] = newID
+	for i, id := range g.order {
+		if id == oldID {
+			g.order[i] = newID
+		}
+	}
+	if g.leader == oldID {
+		g.leader = newID
+	}
+	switch {
+	case g.state == Stable && m.sameProtocols(p.Protocols):
+		m.heartbeatDeadline = now.Add(p.SessionTimeout)
+		m.sessionTimeout, m.rebalanceTimeout = p.SessionTimeout, p.RebalanceTimeout
+		g.stores = append(g.stores, &Store{Value: g.metadataValue(now), generation: g.generation})
+		r := g.joinResult(m)
+		// The leader's assignment stands: a restarted leader must not
+		// assign again (JoinGroup v9's SkipAssignment).
+		r.SkipAssignment = m.id == g.leader
+		respond(r)
+	case g.state == PreparingRebalance:
+		g.updateMember(now, m, p, respond)
+		g.maybeCompleteJoin(now)
+	default:
+		g.updateMember(now, m, p, respond)
+		g.prepareRebalance(now)
+	}
+}
+
 // joinNew handles the JoinGroup of a member without an id.
 func (g *Group) joinNew(now time.Time, p JoinParams, respond func(JoinResult)) {
 	id := p.NewMemberID
@@ -270,6 +341,9 @@ func (g *Group) addMember(now time.Time, p JoinParams, id string, respond func(J
 
 func (g *Group) updateMember(now time.Time, m *member, p JoinParams, respond func(JoinResult)) {
 	m.instanceID, m.clientID, m.host = p.InstanceID, p.ClientID, p.Host
+	if p.InstanceID != nil {
+		g.static[*p.InstanceID] = m.id
+	}
 	m.sessionTimeout, m.rebalanceTimeout, m.protocols = p.SessionTimeout, p.RebalanceTimeout, p.Protocols
 	if m.joinWait != nil {
 		// A second JoinGroup of the same member replaces the first,
@@ -346,7 +420,9 @@ func (g *Group) maybeCompleteJoin(now time.Time) {
 // leader with everyone's metadata), or the group is empty.
 func (g *Group) completeJoin(now time.Time) {
 	for _, id := range slices.Clone(g.order) {
-		if m := g.members[id]; m.joinWait == nil {
+		// A static member that did not rejoin stays (Kafka's
+		// onCompleteJoin drops only dynamic ones): its session decides.
+		if m := g.members[id]; m.joinWait == nil && m.instanceID == nil {
 			g.removeMember(id, kerr.UnknownMemberID.Code)
 		}
 	}
@@ -363,6 +439,9 @@ func (g *Group) completeJoin(now time.Time) {
 	for _, id := range g.order {
 		m := g.members[id]
 		respond := m.joinWait
+		if respond == nil {
+			continue
+		}
 		m.joinWait = nil
 		m.heartbeatDeadline = now.Add(m.sessionTimeout)
 		respond(g.joinResult(m))
@@ -419,6 +498,9 @@ func (g *Group) removeMember(id string, code int16) {
 		return
 	}
 	delete(g.members, id)
+	if m.instanceID != nil && g.static[*m.instanceID] == id {
+		delete(g.static, *m.instanceID)
+	}
 	g.order = slices.DeleteFunc(g.order, func(o string) bool { return o == id })
 	if m.joinWait != nil {
 		m.joinWait(JoinResult{Code: code, MemberID: id, Generation: -1})
@@ -449,11 +531,14 @@ func (g *Group) memberGone(now time.Time) {
 // Sync handles a SyncGroup (Kafka's classicGroupSync); the leader's
 // carries the assignments. protocolType and protocol, when given (v5),
 // must be the group's.
-func (g *Group) Sync(now time.Time, memberID string, generation int32, protocolType, protocol *string, assignments map[string][]byte, respond func(SyncResult)) {
+func (g *Group) Sync(now time.Time, memberID string, instanceID *string, generation int32, protocolType, protocol *string, assignments map[string][]byte, respond func(SyncResult)) {
 	m := g.members[memberID]
 	switch {
 	case g.state == Dead:
 		respond(SyncResult{Code: kerr.CoordinatorNotAvailable.Code})
+		return
+	case g.Fenced(memberID, instanceID):
+		respond(SyncResult{Code: kerr.FencedInstanceID.Code})
 		return
 	case m == nil:
 		respond(SyncResult{Code: kerr.UnknownMemberID.Code})
@@ -523,12 +608,25 @@ func (g *Group) Stored(now time.Time, s *Store, code int16) {
 	}
 }
 
+// Fenced reports whether instanceID, when given, belongs to another
+// member than memberID: that member was replaced by a newer instance
+// (FENCED_INSTANCE_ID).
+func (g *Group) Fenced(memberID string, instanceID *string) bool {
+	if instanceID == nil {
+		return false
+	}
+	id, ok := g.static[*instanceID]
+	return ok && id != memberID
+}
+
 // Heartbeat handles a Heartbeat (Kafka's classicGroupHeartbeat).
-func (g *Group) Heartbeat(now time.Time, memberID string, generation int32) int16 {
+func (g *Group) Heartbeat(now time.Time, memberID string, instanceID *string, generation int32) int16 {
 	m := g.members[memberID]
 	switch {
 	case g.state == Dead:
 		return kerr.CoordinatorNotAvailable.Code
+	case g.Fenced(memberID, instanceID):
+		return kerr.FencedInstanceID.Code
 	case m == nil || g.state == Empty:
 		return kerr.UnknownMemberID.Code
 	case generation != g.generation:
@@ -541,10 +639,21 @@ func (g *Group) Heartbeat(now time.Time, memberID string, generation int32) int1
 	return 0
 }
 
-// Leave handles one member of a LeaveGroup.
-func (g *Group) Leave(now time.Time, memberID string) int16 {
+// Leave handles one member of a LeaveGroup; from v3 on a static member
+// may be named by its instance id alone.
+func (g *Group) Leave(now time.Time, memberID string, instanceID *string) int16 {
 	if g.state == Dead {
 		return kerr.CoordinatorNotAvailable.Code
+	}
+	if instanceID != nil {
+		id, ok := g.static[*instanceID]
+		switch {
+		case !ok:
+			return kerr.UnknownMemberID.Code
+		case memberID != "" && memberID != id:
+			return kerr.FencedInstanceID.Code
+		}
+		memberID = id
 	}
 	if _, ok := g.pending[memberID]; ok {
 		delete(g.pending, memberID)
@@ -642,7 +751,7 @@ func (g *Group) Delete(code int16) {
 	for _, id := range slices.Clone(g.order) {
 		g.removeMember(id, code)
 	}
-	g.pending = map[string]time.Time{}
+	g.pending, g.static = map[string]time.Time{}, map[string]string{}
 	g.transition(Dead, g.stateSince)
 }
 
@@ -664,6 +773,9 @@ func Restore(id string, timing Timing, v *kmsg.GroupMetadataValue, now time.Time
 		m.heartbeatDeadline = now.Add(m.sessionTimeout)
 		g.members[m.id] = m
 		g.order = append(g.order, m.id)
+		if m.instanceID != nil {
+			g.static[*m.instanceID] = m.id
+		}
 	}
 	if v.Leader != nil && g.members[*v.Leader] != nil {
 		g.leader = *v.Leader

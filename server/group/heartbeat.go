@@ -29,7 +29,7 @@ func (c *Coordinator) handleHeartbeat(req *wire.Request) {
 			resp.ErrorCode = kerr.UnknownMemberID.Code
 			return
 		}
-		resp.ErrorCode = g.Heartbeat(now, r.MemberID, r.Generation)
+		resp.ErrorCode = g.Heartbeat(now, r.MemberID, r.InstanceID, r.Generation)
 	}); code != 0 {
 		resp.ErrorCode = code
 	}

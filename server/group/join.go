@@ -22,6 +22,7 @@ func (c *Coordinator) handleJoinGroup(req *wire.Request) {
 	respond := func(res JoinResult) {
 		resp := kmsg.NewPtrJoinGroupResponse()
 		resp.ErrorCode, resp.Generation, resp.LeaderID, resp.MemberID, resp.Members = res.Code, res.Generation, res.Leader, res.MemberID, res.Members
+		resp.SkipAssignment = res.SkipAssignment
 		if res.ProtocolType != "" {
 			resp.ProtocolType = kmsg.StringPtr(res.ProtocolType)
 		}

@@ -37,7 +37,7 @@ func (c *Coordinator) handleLeaveGroup(req *wire.Request) {
 				codes[i] = kerr.UnknownMemberID.Code
 				continue
 			}
-			codes[i] = g.Leave(now, m.MemberID)
+			codes[i] = g.Leave(now, m.MemberID, m.InstanceID)
 		}
 	}); code != 0 {
 		resp.ErrorCode = code

@@ -138,6 +138,8 @@ func (s *shard) validateCommitLocked(r *kmsg.OffsetCommitRequest, now time.Time)
 	switch {
 	case g.State() == Dead:
 		return kerr.CoordinatorNotAvailable.Code
+	case g.Fenced(r.MemberID, r.InstanceID):
+		return kerr.FencedInstanceID.Code
 	case r.Generation < 0 && g.State() == Empty:
 		return 0
 	case !g.HasMember(r.MemberID):

@@ -43,7 +43,7 @@ func (c *Coordinator) handleSyncGroup(req *wire.Request) {
 			fail(kerr.UnknownMemberID.Code)
 			return
 		}
-		g.Sync(now, r.MemberID, r.Generation, r.ProtocolType, r.Protocol, assignments, respond)
+		g.Sync(now, r.MemberID, r.InstanceID, r.Generation, r.ProtocolType, r.Protocol, assignments, respond)
 	}); code != 0 {
 		fail(code)
 	}
