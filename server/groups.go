@@ -32,7 +32,7 @@ func (l offsetsLog) Append(p int32, records []storage.Record, done func(base int
 	tp.Partition, tp.Records = p, batch
 	t.Partitions = []kmsg.ProduceRequestTopicPartition{tp}
 	r.Topics = []kmsg.ProduceRequestTopic{t}
-	l.rm.produce(r, func(resp kmsg.Response) {
+	l.rm.appendRecords(r, true, func(resp kmsg.Response) {
 		rp := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
 		done(rp.BaseOffset, rp.ErrorCode)
 	})

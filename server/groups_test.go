@@ -468,4 +468,12 @@ func TestGroupAdminAPIs(t *testing.T) {
 	if err != nil || len(f.Groups[0].Topics) != 0 {
 		t.Fatalf("OffsetFetch of a deleted group: %+v, %v", f, err)
 	}
+
+	// Only the coordinator writes to its topic.
+	leader := ts.byID[101].image().Topics().TopicByName(group.OffsetsTopic).Partition(0).Leader
+	topicID := ts.byID[101].image().Topics().TopicByName(group.OffsetsTopic).ID()
+	rp := sendProduce(t, cl, leader, produceReq(13, 1, "", topicID, 0, batch("x")))
+	if rp.ErrorCode != kerr.InvalidTopicException.Code {
+		t.Fatalf("a client's produce to %s: %+v", group.OffsetsTopic, rp)
+	}
 }

@@ -13,6 +13,11 @@ import (
 type loadState struct {
 	metadata map[string]*kmsg.GroupMetadataValue
 	offsets  map[string]map[TopicPartition]Committed
+	// skipped counts the records that did not decode, and firstBad is
+	// the first one's error: a load goes on without them rather than
+	// leave the partition's groups unserved.
+	skipped  int
+	firstBad error
 }
 
 func newLoadState() *loadState {
@@ -37,7 +42,9 @@ func (st *loadState) replayBatches(raw []byte, from int64) (int64, error) {
 				continue
 			}
 			if err := st.replay(r); err != nil {
-				return fmt.Errorf("record at offset %d: %w", r.Offset, err)
+				if st.skipped++; st.firstBad == nil {
+					st.firstBad = fmt.Errorf("record at offset %d: %w", r.Offset, err)
+				}
 			}
 		}
 		return nil

@@ -208,6 +208,9 @@ func (s *shard) load(ctx context.Context) error {
 		}
 		off = next
 	}
+	if st.skipped > 0 {
+		s.c.logger.Warn("skipped records that do not decode", "partition", s.partition, "skipped", st.skipped, "first", st.firstBad)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dead {
