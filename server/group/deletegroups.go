@@ -15,7 +15,11 @@ import (
 // once they are committed. A group with members is NON_EMPTY_GROUP, an
 // unknown one GROUP_ID_NOT_FOUND.
 func (c *Coordinator) handleDeleteGroups(req *wire.Request) {
-	r := req.Body.(*kmsg.DeleteGroupsRequest)
+	c.deleteGroups(req.Body.(*kmsg.DeleteGroupsRequest), req.Respond)
+}
+
+// deleteGroups is handleDeleteGroups's work, answered through answer.
+func (c *Coordinator) deleteGroups(r *kmsg.DeleteGroupsRequest, answer func(kmsg.Response)) {
 	resp := kmsg.NewPtrDeleteGroupsResponse()
 	resp.Groups = make([]kmsg.DeleteGroupsResponseGroup, len(r.Groups))
 	var wg sync.WaitGroup
@@ -75,6 +79,6 @@ func (c *Coordinator) handleDeleteGroups(req *wire.Request) {
 	// connection's.
 	go func() {
 		wg.Wait()
-		req.Respond(resp)
+		answer(resp)
 	}()
 }

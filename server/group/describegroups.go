@@ -13,9 +13,13 @@ import (
 // protocol and members with their metadata and assignments. An unknown
 // group is Dead, or GROUP_ID_NOT_FOUND from v6 on.
 func (c *Coordinator) handleDescribeGroups(req *wire.Request) {
-	r := req.Body.(*kmsg.DescribeGroupsRequest)
+	c.describeGroups(req.Body.(*kmsg.DescribeGroupsRequest), req.Respond)
+}
+
+// describeGroups is handleDescribeGroups's work, answered through answer.
+func (c *Coordinator) describeGroups(r *kmsg.DescribeGroupsRequest, answer func(kmsg.Response)) {
 	resp := kmsg.NewPtrDescribeGroupsResponse()
-	defer req.Respond(resp)
+	defer answer(resp)
 	for _, id := range r.Groups {
 		dg := kmsg.NewDescribeGroupsResponseGroup()
 		dg.Group, dg.State = id, Dead.String()

@@ -11,9 +11,13 @@ import (
 // handleHeartbeat keeps a member's session alive and tells it of a
 // rebalance (REBALANCE_IN_PROGRESS).
 func (c *Coordinator) handleHeartbeat(req *wire.Request) {
-	r := req.Body.(*kmsg.HeartbeatRequest)
+	c.heartbeat(req.Body.(*kmsg.HeartbeatRequest), req.Respond)
+}
+
+// heartbeat is handleHeartbeat's work, answered through answer.
+func (c *Coordinator) heartbeat(r *kmsg.HeartbeatRequest, answer func(kmsg.Response)) {
 	resp := kmsg.NewPtrHeartbeatResponse()
-	defer req.Respond(resp)
+	defer answer(resp)
 	if r.Group == "" {
 		resp.ErrorCode = kerr.InvalidGroupID.Code
 		return

@@ -18,7 +18,12 @@ const (
 // handleJoinGroup answers a JoinGroup once the member's rebalance
 // completes, or at once with an error (Kafka's classicGroupJoin).
 func (c *Coordinator) handleJoinGroup(req *wire.Request) {
-	r := req.Body.(*kmsg.JoinGroupRequest)
+	c.joinGroup(req.Body.(*kmsg.JoinGroupRequest), req.ClientID, clientHost(req.Peer), req.Respond)
+}
+
+// joinGroup is handleJoinGroup's work: the request of client clientID at host,
+// answered through answer.
+func (c *Coordinator) joinGroup(r *kmsg.JoinGroupRequest, clientID, host string, answer func(kmsg.Response)) {
 	respond := func(res JoinResult) {
 		resp := kmsg.NewPtrJoinGroupResponse()
 		resp.ErrorCode, resp.Generation, resp.LeaderID, resp.MemberID, resp.Members = res.Code, res.Generation, res.Leader, res.MemberID, res.Members
@@ -30,7 +35,7 @@ func (c *Coordinator) handleJoinGroup(req *wire.Request) {
 			// Before v7 the protocol is not nullable.
 			resp.Protocol = kmsg.StringPtr(res.Protocol)
 		}
-		req.Respond(resp)
+		answer(resp)
 	}
 	fail := func(code int16) { respond(JoinResult{Code: code, MemberID: r.MemberID, Generation: -1}) }
 	session := time.Duration(r.SessionTimeoutMillis) * time.Millisecond
@@ -53,9 +58,9 @@ func (c *Coordinator) handleJoinGroup(req *wire.Request) {
 		return
 	}
 	p := JoinParams{
-		MemberID: r.MemberID, InstanceID: r.InstanceID, ClientID: req.ClientID, Host: clientHost(req.Peer),
+		MemberID: r.MemberID, InstanceID: r.InstanceID, ClientID: clientID, Host: host,
 		SessionTimeout: session, RebalanceTimeout: rebalance, ProtocolType: r.ProtocolType,
-		RequireKnownMemberID: r.Version >= 4, NewMemberID: newMemberID(req.ClientID),
+		RequireKnownMemberID: r.Version >= 4, NewMemberID: newMemberID(clientID),
 	}
 	for _, pr := range r.Protocols {
 		p.Protocols = append(p.Protocols, Protocol{Name: pr.Name, Metadata: pr.Metadata})

@@ -11,9 +11,13 @@ import (
 // handleLeaveGroup takes members out of a group: one before v3, a batch
 // from v3 on, each answered on its own.
 func (c *Coordinator) handleLeaveGroup(req *wire.Request) {
-	r := req.Body.(*kmsg.LeaveGroupRequest)
+	c.leaveGroup(req.Body.(*kmsg.LeaveGroupRequest), req.Respond)
+}
+
+// leaveGroup is handleLeaveGroup's work, answered through answer.
+func (c *Coordinator) leaveGroup(r *kmsg.LeaveGroupRequest, answer func(kmsg.Response)) {
 	resp := kmsg.NewPtrLeaveGroupResponse()
-	defer req.Respond(resp)
+	defer answer(resp)
 	members := r.Members
 	if r.Version < 3 {
 		m := kmsg.NewLeaveGroupRequestMember()

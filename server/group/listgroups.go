@@ -16,9 +16,13 @@ const classicType = "classic"
 // coordinates, filtered by state (v4+) and type (v5+); a partition still
 // loading makes the answer COORDINATOR_LOAD_IN_PROGRESS with the rest.
 func (c *Coordinator) handleListGroups(req *wire.Request) {
-	r := req.Body.(*kmsg.ListGroupsRequest)
+	c.listGroups(req.Body.(*kmsg.ListGroupsRequest), req.Respond)
+}
+
+// listGroups is handleListGroups's work, answered through answer.
+func (c *Coordinator) listGroups(r *kmsg.ListGroupsRequest, answer func(kmsg.Response)) {
 	resp := kmsg.NewPtrListGroupsResponse()
-	defer req.Respond(resp)
+	defer answer(resp)
 	if len(r.TypesFilter) > 0 && !slices.ContainsFunc(r.TypesFilter, func(t string) bool { return strings.EqualFold(t, classicType) }) {
 		return
 	}

@@ -19,7 +19,11 @@ const maxMetadataSize = 4096
 // empty or unknown group is a simple commit, which makes the group (an
 // admin's, or a consumer's without group management).
 func (c *Coordinator) handleOffsetCommit(req *wire.Request) {
-	r := req.Body.(*kmsg.OffsetCommitRequest)
+	c.offsetCommit(req.Body.(*kmsg.OffsetCommitRequest), req.Respond)
+}
+
+// offsetCommit is handleOffsetCommit's work, answered through answer.
+func (c *Coordinator) offsetCommit(r *kmsg.OffsetCommitRequest, answer func(kmsg.Response)) {
 	resp := kmsg.NewPtrOffsetCommitResponse()
 	for _, t := range r.Topics {
 		rt := kmsg.NewOffsetCommitResponseTopic()
@@ -37,7 +41,7 @@ func (c *Coordinator) handleOffsetCommit(req *wire.Request) {
 				resp.Topics[i].Partitions[j].ErrorCode = code
 			}
 		}
-		req.Respond(resp)
+		answer(resp)
 	}
 	if r.Group == "" {
 		failAll(kerr.InvalidGroupID.Code)
@@ -107,14 +111,14 @@ func (c *Coordinator) handleOffsetCommit(req *wire.Request) {
 					}
 				}
 			}
-			req.Respond(resp)
+			answer(resp)
 		})
 	}); code != 0 {
 		failAll(code)
 		return
 	}
 	if !answered {
-		req.Respond(resp)
+		answer(resp)
 	}
 }
 

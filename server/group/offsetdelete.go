@@ -15,7 +15,11 @@ import (
 // OffsetMetadataManager.deleteOffsets). A partition of a topic the
 // group's members subscribe to is GROUP_SUBSCRIBED_TO_TOPIC.
 func (c *Coordinator) handleOffsetDelete(req *wire.Request) {
-	r := req.Body.(*kmsg.OffsetDeleteRequest)
+	c.offsetDelete(req.Body.(*kmsg.OffsetDeleteRequest), req.Respond)
+}
+
+// offsetDelete is handleOffsetDelete's work, answered through answer.
+func (c *Coordinator) offsetDelete(r *kmsg.OffsetDeleteRequest, answer func(kmsg.Response)) {
 	resp := kmsg.NewPtrOffsetDeleteResponse()
 	for _, t := range r.Topics {
 		rt := kmsg.NewOffsetDeleteResponseTopic()
@@ -29,13 +33,13 @@ func (c *Coordinator) handleOffsetDelete(req *wire.Request) {
 	}
 	if r.Group == "" {
 		resp.ErrorCode = kerr.InvalidGroupID.Code
-		req.Respond(resp)
+		answer(resp)
 		return
 	}
 	s, code := c.shardFor(r.Group)
 	if code != 0 {
 		resp.ErrorCode = code
-		req.Respond(resp)
+		answer(resp)
 		return
 	}
 	queued := false
@@ -75,13 +79,13 @@ func (c *Coordinator) handleOffsetDelete(req *wire.Request) {
 				}
 				s.mu.Unlock()
 			}
-			req.Respond(resp)
+			answer(resp)
 		})
 	}); code != 0 {
 		resp.ErrorCode = code
 	}
 	if !queued {
-		req.Respond(resp)
+		answer(resp)
 	}
 }
 

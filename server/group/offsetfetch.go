@@ -19,9 +19,13 @@ type fetchTopic struct {
 // of several (v8+), of the topics named or, when none are, of every
 // topic the group committed to.
 func (c *Coordinator) handleOffsetFetch(req *wire.Request) {
-	r := req.Body.(*kmsg.OffsetFetchRequest)
+	c.offsetFetch(req.Body.(*kmsg.OffsetFetchRequest), req.Respond)
+}
+
+// offsetFetch is handleOffsetFetch's work, answered through answer.
+func (c *Coordinator) offsetFetch(r *kmsg.OffsetFetchRequest, answer func(kmsg.Response)) {
 	resp := kmsg.NewPtrOffsetFetchResponse()
-	defer req.Respond(resp)
+	defer answer(resp)
 	if r.Version >= 8 {
 		for _, rg := range r.Groups {
 			var topics []fetchTopic

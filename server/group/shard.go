@@ -31,8 +31,9 @@ type shard struct {
 	// outMu orders the appends the groups asked for: they are queued
 	// under mu and sent outside it, in order, since an append may answer
 	// on the calling goroutine.
-	outMu  sync.Mutex
-	outbox []pendingAppend
+	outMu    sync.Mutex
+	outbox   []pendingAppend
+	flushing bool
 
 	cancel context.CancelFunc
 }
@@ -122,15 +123,26 @@ func (s *shard) queueLocked(records []storage.Record, done func(base int64, code
 	s.outMu.Unlock()
 }
 
-// flush sends the queued appends in order.
+// flush sends the queued appends in order. One caller sends at a time,
+// outside outMu: an append that fails at once answers on this goroutine,
+// and its answer may queue and flush more, which the running flush then
+// sends.
 func (s *shard) flush() {
 	s.outMu.Lock()
-	defer s.outMu.Unlock()
+	if s.flushing {
+		s.outMu.Unlock()
+		return
+	}
+	s.flushing = true
 	for len(s.outbox) > 0 {
 		a := s.outbox[0]
 		s.outbox = s.outbox[1:]
+		s.outMu.Unlock()
 		s.c.log.Append(s.partition, a.records, a.done)
+		s.outMu.Lock()
 	}
+	s.flushing = false
+	s.outMu.Unlock()
 }
 
 // tick runs the groups' timers.

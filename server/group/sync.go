@@ -11,7 +11,11 @@ import (
 // handleSyncGroup answers a SyncGroup once the leader's assignment is
 // stored, or at once (Kafka's classicGroupSync).
 func (c *Coordinator) handleSyncGroup(req *wire.Request) {
-	r := req.Body.(*kmsg.SyncGroupRequest)
+	c.syncGroup(req.Body.(*kmsg.SyncGroupRequest), req.Respond)
+}
+
+// syncGroup is handleSyncGroup's work, answered through answer.
+func (c *Coordinator) syncGroup(r *kmsg.SyncGroupRequest, answer func(kmsg.Response)) {
 	respond := func(res SyncResult) {
 		resp := kmsg.NewPtrSyncGroupResponse()
 		resp.ErrorCode, resp.MemberAssignment = res.Code, res.Assignment
@@ -21,7 +25,7 @@ func (c *Coordinator) handleSyncGroup(req *wire.Request) {
 		if res.Code == 0 {
 			resp.ProtocolType, resp.Protocol = kmsg.StringPtr(res.ProtocolType), kmsg.StringPtr(res.Protocol)
 		}
-		req.Respond(resp)
+		answer(resp)
 	}
 	fail := func(code int16) { respond(SyncResult{Code: code}) }
 	if r.Group == "" {
