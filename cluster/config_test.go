@@ -319,3 +319,26 @@ func TestListenerSettings(t *testing.T) {
 		}
 	}
 }
+
+// The offsets topic is smaller outside the kafka profile, so that a
+// screen shows each partition's leader, and a test's group rebalances
+// without Kafka's 3 s initial delay.
+func TestProfilesShrinkTheOffsetsTopic(t *testing.T) {
+	for name, want := range map[ProfileName]struct {
+		partitions int64
+		delay      time.Duration
+	}{
+		ProfileKafka:    {50, 3 * time.Second},
+		ProfileWorkshop: {5, 3 * time.Second},
+		ProfileFast:     {3, 100 * time.Millisecond},
+	} {
+		s, err := ProfileSettings(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.OffsetsTopicNumPartitions != want.partitions || s.OffsetsTopicReplicationFactor != 3 || s.GroupInitialRebalanceDelay != want.delay {
+			t.Errorf("profile %s: offsets topic %d partitions of %d replicas, initial delay %v; want %d, 3, %v", name,
+				s.OffsetsTopicNumPartitions, s.OffsetsTopicReplicationFactor, s.GroupInitialRebalanceDelay, want.partitions, want.delay)
+		}
+	}
+}
