@@ -132,14 +132,16 @@ func (g *Group) Protocol() string { return g.protocol }
 // Leader is the leader's member id, "" when none.
 func (g *Group) Leader() string { return g.leader }
 
-// Members describes the members, in the order they joined.
+// Members describes the members, in the order they joined; their
+// metadata and assignments only while the group is Stable, as Kafka's
+// DescribeGroups shows them.
 func (g *Group) Members() []MemberDescription {
 	out := make([]MemberDescription, 0, len(g.order))
 	for _, id := range g.order {
 		m := g.members[id]
-		d := MemberDescription{MemberID: m.id, ClientID: m.clientID, ClientHost: m.host, InstanceID: m.instanceID, Assignment: m.assignment}
-		if g.state != CompletingRebalance && g.state != PreparingRebalance {
-			d.Metadata = m.metadataFor(g.protocol)
+		d := MemberDescription{MemberID: m.id, ClientID: m.clientID, ClientHost: m.host, InstanceID: m.instanceID}
+		if g.state == Stable {
+			d.Metadata, d.Assignment = m.metadataFor(g.protocol), m.assignment
 		}
 		out = append(out, d)
 	}

@@ -34,7 +34,10 @@ func (c *Coordinator) describeGroups(r *kmsg.DescribeGroupsRequest, answer func(
 					}
 					return
 				}
-				dg.State, dg.ProtocolType, dg.Protocol = g.State().String(), g.ProtocolType(), g.Protocol()
+				dg.State, dg.ProtocolType = g.State().String(), g.ProtocolType()
+				if g.State() == Stable {
+					dg.Protocol = g.Protocol()
+				}
 				for _, m := range g.Members() {
 					dm := kmsg.NewDescribeGroupsResponseGroupMember()
 					dm.MemberID, dm.InstanceID, dm.ClientID, dm.ClientHost = m.MemberID, m.InstanceID, m.ClientID, m.ClientHost
