@@ -477,3 +477,86 @@ func TestGroupAdminAPIs(t *testing.T) {
 		t.Fatalf("a client's produce to %s: %+v", group.OffsetsTopic, rp)
 	}
 }
+
+// A kgo group consumer goes on across its coordinator's kill: it finds
+// the new coordinator, keeps its generation (the group was loaded
+// Stable), reads what came after, and its commits land there: a new
+// client's OffsetFetch sees every record consumed.
+func TestGroupConsumerGoesOnAcrossTheCoordinatorsKill(t *testing.T) {
+	ts := groupCluster(t)
+	seeds := ts.brokerAddrs(101, 102, 103)
+	prod, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.MetadataMinAge(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prod.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if resp, err := kadm.NewClient(prod).CreateTopic(ctx, 3, 3, nil, "flow"); err != nil {
+		t.Fatalf("CreateTopic: %v (%s)", err, resp.ErrMessage)
+	}
+	before, after := groupValues("before", 50), groupValues("after", 50)
+	if acked := produceValues(t, prod, "flow", before); len(acked) != len(before) {
+		t.Fatalf("%d of %d acknowledged", len(acked), len(before))
+	}
+	c := groupConsumer(t, seeds, "streamers", "flow")
+	defer c.Close()
+	got := map[string]int{}
+	waitFor(t, "the records before the kill", func() bool {
+		pollInto(t, c, got)
+		return len(got) >= len(before)
+	})
+	coord := coordinatorOf(t, seeds[0], "streamers")
+	if coord < 0 {
+		t.Fatal("no coordinator")
+	}
+	if err := ts.byID[coord].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	var alive []string
+	for _, id := range []int32{101, 102, 103} {
+		if id != coord {
+			alive = append(alive, ts.byID[id].Addr())
+		}
+	}
+	prod2, err := kgo.NewClient(kgo.SeedBrokers(alive...), kgo.MetadataMinAge(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prod2.Close()
+	if acked := produceValues(t, prod2, "flow", after); len(acked) != len(after) {
+		t.Fatalf("%d of %d acknowledged after the kill", len(acked), len(after))
+	}
+	waitFor(t, "the records after the kill", func() bool {
+		pollInto(t, c, got)
+		for _, v := range after {
+			if got[v] == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	adm, err := kgo.NewClient(kgo.SeedBrokers(alive...), kgo.MetadataMinAge(50*time.Millisecond),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	fetch := kmsg.NewPtrOffsetFetchRequest()
+	fg := kmsg.NewOffsetFetchRequestGroup()
+	fg.Group = "streamers"
+	fetch.Groups = []kmsg.OffsetFetchRequestGroup{fg}
+	waitFor(t, "the new coordinator's offsets covering all 100 records", func() bool {
+		resp, err := fetch.RequestWith(ctx, adm)
+		if err != nil || len(resp.Groups) != 1 || resp.Groups[0].ErrorCode != 0 {
+			return false
+		}
+		var sum int64
+		for _, rt := range resp.Groups[0].Topics {
+			for _, p := range rt.Partitions {
+				sum += max(p.Offset, 0)
+			}
+		}
+		return sum == int64(len(before)+len(after))
+	})
+}
