@@ -22,6 +22,8 @@ type consumeOptions struct {
 	partition     int32
 	max           int
 	timeout       time.Duration
+	// group, if set, reads as a member of this consumer group.
+	group string
 }
 
 // consumedRecord is one record in consume --json.
@@ -49,8 +51,14 @@ visible until the followers fetched it.
 
 It starts at the end of each partition (only new records) unless
 --from-beginning or --offset says otherwise, and stops after --max records,
-or when nothing new came for --timeout.`,
-		Example: indentExample("kraftlab consume orders --from-beginning\nkraftlab consume orders --partition 0 --offset 10 --max 5\nkraftlab consume orders --from-beginning --max 50 --json"),
+or when nothing new came for --timeout.
+
+With --group it reads as a member of that consumer group (Kafka's classic
+protocol): the group's coordinator, the leader of the group's partition of
+__consumer_offsets, shares the partitions among the group's members, and
+the group's committed offsets say where to start (--from-beginning only
+where it has none). It commits the records it printed, then leaves.`,
+		Example: indentExample("kraftlab consume orders --from-beginning\nkraftlab consume orders --partition 0 --offset 10 --max 5\nkraftlab consume orders --from-beginning --max 50 --json\nkraftlab consume orders --group billing --from-beginning --max 10"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := exactArgs(1, "one TOPIC", "kraftlab consume orders --from-beginning")(cmd, args); err != nil {
 				return err
@@ -64,6 +72,7 @@ or when nothing new came for --timeout.`,
 	cmd.Flags().Int32Var(&o.partition, "partition", -1, "read only this partition (default: all)")
 	cmd.Flags().IntVar(&o.max, "max", 0, "stop after this many records (default: no limit)")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Second, "stop when nothing new came for this long")
+	cmd.Flags().StringVar(&o.group, "group", "", "read as a member of this consumer group, from its committed offsets, and commit what was printed")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		cl, err := newBrokerClient(e, cmd, args[0], o.partition, o.consumerOpts(args[0])...)
 		if err != nil {
@@ -95,6 +104,12 @@ func (o *consumeOptions) validate(cmd *cobra.Command) error {
 	if o.max < 0 {
 		return usagef("--max must be 0 (no limit) or more, got %d", o.max)
 	}
+	if cmd.Flags().Changed("group") && o.group == "" {
+		return usagef("--group needs a group name")
+	}
+	if o.group != "" && (cmd.Flags().Changed("partition") || cmd.Flags().Changed("offset")) {
+		return usagef("--group reads where the group's committed offsets say, from the partitions its coordinator assigns; drop --partition and --offset")
+	}
 	if o.timeout <= 0 {
 		return usagef("--timeout must be positive, got %v", o.timeout)
 	}
@@ -117,7 +132,11 @@ func (o *consumeOptions) consumerOpts(topic string) []kgo.Opt {
 	if o.partition >= 0 {
 		return append(opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {o.partition: o.start()}}))
 	}
-	return append(opts, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(o.start()))
+	opts = append(opts, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(o.start()))
+	if o.group != "" {
+		opts = append(opts, kgo.ConsumerGroup(o.group), kgo.DisableAutoCommit())
+	}
+	return opts
 }
 
 // consume prints records until o.max of them or o.timeout without one.
@@ -145,11 +164,13 @@ func (o *consumeOptions) consume(ctx context.Context, w io.Writer, cl *kgo.Clien
 			return n, nil // nothing new for o.timeout
 		}
 		var err error
+		var printed []*kgo.Record
 		fetches.EachRecord(func(r *kgo.Record) {
 			if err != nil || (o.max > 0 && n >= o.max) {
 				return
 			}
 			n++
+			printed = append(printed, r)
 			if asJSON {
 				err = enc.Encode(recordJSON(r))
 				return
@@ -162,6 +183,11 @@ func (o *consumeOptions) consume(ctx context.Context, w io.Writer, cl *kgo.Clien
 		})
 		if err != nil {
 			return n, fmt.Errorf("print records: %w", err)
+		}
+		if o.group != "" {
+			if err := cl.CommitRecords(ctx, printed...); err != nil {
+				return n, failedf("commit to group %s: %v", o.group, err)
+			}
 		}
 	}
 	return n, nil

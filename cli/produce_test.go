@@ -83,6 +83,19 @@ func TestProduceConsumeOnTheRealEngine(t *testing.T) {
 	}
 	code, out, errOut = h.run("fetchers", leader)
 	expectRun(t, "fetchers on the leader", code, out, errOut, ExitOK, "no fetcher threads: it follows no partition")
+
+	// A group reads 20, commits them, and its next member goes on from 20 (after the
+	// fetcher checks: the group's __consumer_offsets has followers too).
+	code, out, errOut = h.run("consume", "orders", "--group", "billing", "--from-beginning", "--max", "20", "--json", "--timeout", "10s")
+	expectRun(t, "consume --group", code, out, errOut, ExitOK)
+	if first := strings.Split(strings.TrimSpace(out), "\n"); len(first) != 20 || !strings.Contains(first[0], `"offset":0,`) {
+		t.Fatalf("consume --group: %d records:\n%s", len(first), out)
+	}
+	code, out, errOut = h.run("consume", "orders", "--group", "billing", "--from-beginning", "--max", "30", "--json", "--timeout", "10s")
+	expectRun(t, "consume --group again", code, out, errOut, ExitOK)
+	if rest := strings.Split(strings.TrimSpace(out), "\n"); len(rest) != 30 || !strings.Contains(rest[0], `"offset":20,`) {
+		t.Fatalf("consume --group again: want offsets 20..49, got %d records:\n%s", len(rest), out)
+	}
 }
 
 // A topic whose min.insync.replicas the ISR no longer meets refuses
@@ -164,6 +177,7 @@ func TestProduceConsumeRefuseBadInput(t *testing.T) {
 		{[]string{"consume", "orders", "--offset", "-3"}, "--offset must be 0 or more"},
 		{[]string{"consume", "orders", "--timeout", "0s"}, "--timeout must be positive"},
 		{[]string{"consume", "orders", "--max", "-1"}, "--max must be 0 (no limit) or more"},
+		{[]string{"consume", "orders", "--group", "g", "--partition", "0"}, "drop --partition and --offset"},
 		{[]string{"consume", "nope"}, `no topic "nope"`},
 	} {
 		code, out, errOut := h.run(tc.args...)

@@ -371,7 +371,12 @@ func writeBanner(w io.Writer, p *playground) {
 		// enough, as a client learns the rest from Metadata.
 		item("bootstrap", []string{strings.Join(bootstrap[:min(len(bootstrap), 3)], ",")}, "")
 		item("kcat", []string{"kcat -b " + bootstrap[0] + " -L"}, "")
-		item("serves", []string{"Metadata,", "topics,", "Produce", "and", "Fetch,", "idempotent", "producers;", "no", "transactions", "or", "consumer", "groups", "yet"}, " ")
+		serves := "Metadata, topics, Produce and Fetch, idempotent producers, consumer groups (classic protocol); no transactions yet"
+		if zk {
+			// The ZooKeeper-era broker has no group coordinator.
+			serves = "Metadata, topics, Produce and Fetch, idempotent producers; no transactions or consumer groups yet"
+		}
+		item("serves", strings.Fields(serves), " ")
 	}
 	data := cfg.DataDir + " (kept)"
 	if p.tmpData != "" {

@@ -183,6 +183,8 @@ type Profile struct {
 //     a topic allows one, comes within 5 s (Kafka looks every 5 min), and
 //     leadership returns to a restarted preferred replica within 10 s
 //     (Kafka looks every 5 min).
+//   - __consumer_offsets has 5 partitions (Kafka's 50), few enough to see
+//     each one's leader and which groups it holds.
 //
 // kafka is Kafka's defaults, overriding nothing.
 //
@@ -195,7 +197,9 @@ type Profile struct {
 // after 1.5 s, because a fetcher starved of CPU for a few hundred
 // milliseconds must not flap the ISR of a test that did not ask for it,
 // and leaderships stay where a failover put them (no automatic preferred
-// leader elections) unless a test turns them on.
+// leader elections) unless a test turns them on. __consumer_offsets has
+// 3 partitions, and an empty group's first rebalance waits 100 ms for more
+// members (Kafka's 3 s).
 var profiles = []Profile{
 	{ProfileWorkshop, []string{
 		"controller.quorum.election.timeout.ms=2000",
@@ -211,6 +215,7 @@ var profiles = []Profile{
 		"replica.lag.time.max.ms=6000",
 		"unclean.leader.election.interval.ms=5000",
 		"leader.imbalance.check.interval.seconds=10",
+		"offsets.topic.num.partitions=5",
 	}},
 	{ProfileKafka, nil},
 	{ProfileFast, []string{
@@ -231,6 +236,8 @@ var profiles = []Profile{
 		"replica.fetch.backoff.ms=100",
 		"unclean.leader.election.interval.ms=200",
 		"auto.leader.rebalance.enable=false",
+		"offsets.topic.num.partitions=3",
+		"group.initial.rebalance.delay.ms=100",
 	}},
 }
 

@@ -42,6 +42,10 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"unclean.leader.election.interval.ms":     "300000",
 		"auto.leader.rebalance.enable":            "true",
 		"leader.imbalance.check.interval.seconds": "300",
+		// GroupCoordinatorConfig's defaults.
+		"offsets.topic.num.partitions":     "50",
+		"offsets.topic.replication.factor": "3",
+		"group.initial.rebalance.delay.ms": "3000",
 		// KIP-578's name (its default is unbounded; see config.go), and
 		// ServerConfigs' defaults.
 		"max.broker.partitions": "1000",
@@ -312,6 +316,29 @@ func TestListenerSettings(t *testing.T) {
 	for _, s := range SettingKeys() {
 		if s.Key == "sasl.server.max.receive.size" && s.Unit != "bytes" {
 			t.Errorf("sasl.server.max.receive.size in %s", s.Unit)
+		}
+	}
+}
+
+// The offsets topic is smaller outside the kafka profile, so that a
+// screen shows each partition's leader, and a test's group rebalances
+// without Kafka's 3 s initial delay.
+func TestProfilesShrinkTheOffsetsTopic(t *testing.T) {
+	for name, want := range map[ProfileName]struct {
+		partitions int64
+		delay      time.Duration
+	}{
+		ProfileKafka:    {50, 3 * time.Second},
+		ProfileWorkshop: {5, 3 * time.Second},
+		ProfileFast:     {3, 100 * time.Millisecond},
+	} {
+		s, err := ProfileSettings(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.OffsetsTopicNumPartitions != want.partitions || s.OffsetsTopicReplicationFactor != 3 || s.GroupInitialRebalanceDelay != want.delay {
+			t.Errorf("profile %s: offsets topic %d partitions of %d replicas, initial delay %v; want %d, 3, %v", name,
+				s.OffsetsTopicNumPartitions, s.OffsetsTopicReplicationFactor, s.GroupInitialRebalanceDelay, want.partitions, want.delay)
 		}
 	}
 }

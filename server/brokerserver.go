@@ -9,6 +9,7 @@ import (
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/replication/wire"
+	"github.com/kraftlab/kraftlab/server/group"
 )
 
 // listenerName is the name brokers register their listener under and
@@ -28,6 +29,10 @@ type BrokerServer struct {
 	fwd      *forwarder
 	replicas *ReplicaManager
 	pids     *producerIDManager
+	groups   *group.Coordinator
+	// creatingOffsets says a CreateTopics of __consumer_offsets is on its
+	// way to the controller.
+	creatingOffsets atomic.Bool
 	// lifecycle is set once the listener opened.
 	lifecycle atomic.Pointer[LifecycleManager]
 	// previousEpoch is the broker epoch the last incarnation shut down
@@ -76,8 +81,28 @@ func newBrokerServer(s *Server, mux *wire.Mux) (*BrokerServer, error) {
 		b.fwd.close()
 		return nil, err
 	}
+	b.groups = s.newGroupCoordinator(b.replicas)
+	if err := b.registerGroups(mux); err != nil {
+		b.groups.Close()
+		b.pids.close()
+		b.replicas.Close()
+		b.fwd.close()
+		return nil, fmt.Errorf("node %d: %w", s.id, err)
+	}
 	return b, nil
 }
+
+// registerGroups serves FindCoordinator and the group coordinator's APIs
+// on mux.
+func (b *BrokerServer) registerGroups(mux *wire.Mux) error {
+	if err := mux.Handle(findCoordinatorVersions, wire.HandlerFunc(b.handleFindCoordinator)); err != nil {
+		return err
+	}
+	return b.groups.Register(mux)
+}
+
+// GroupCoordinator is the incarnation's group coordinator.
+func (b *BrokerServer) GroupCoordinator() *group.Coordinator { return b.groups }
 
 // ReplicaManager is the incarnation's ReplicaManager.
 func (b *BrokerServer) ReplicaManager() *ReplicaManager { return b.replicas }
@@ -125,6 +150,7 @@ func (b *BrokerServer) shutdown(ctx context.Context) error {
 // then it marks the shutdown clean with the broker epoch, as Kafka's
 // LogManager.shutdown does.
 func (b *BrokerServer) stopped() {
+	b.groups.Close()
 	if !b.replicas.closedCleanly() {
 		return
 	}
@@ -139,12 +165,16 @@ func (b *BrokerServer) stopped() {
 
 // kill closes the ReplicaManager as a crash: what the logs had not
 // flushed is lost.
-func (b *BrokerServer) kill() { b.replicas.kill() }
+func (b *BrokerServer) kill() {
+	b.groups.Close()
+	b.replicas.kill()
+}
 
 func (b *BrokerServer) close() {
 	if lm := b.Lifecycle(); lm != nil {
 		lm.Close()
 	}
+	b.groups.Close()
 	b.replicas.Close()
 	b.pids.close()
 	b.fwd.close()

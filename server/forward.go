@@ -329,6 +329,28 @@ func (f *forwarder) serve(a forwardedAPI, req *wire.Request) {
 	}()
 }
 
+// async forwards body, of API key, on a goroutine of its own and hands
+// the answer to done; it reports false if the forwarder is closed or does
+// not forward that API.
+func (f *forwarder) async(key int16, body kmsg.Request, done func(kmsg.Response)) bool {
+	i := slices.IndexFunc(f.apis, func(a forwardedAPI) bool { return a.api.Key == key })
+	if i < 0 {
+		return false
+	}
+	body.SetVersion(min(body.GetVersion(), f.apis[i].api.MaxVersion))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return false
+	}
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		done(f.forward(f.apis[i], body, nil))
+	}()
+	return true
+}
+
 // forward returns the active controller's answer to body, or the API's
 // REQUEST_TIMED_OUT answer.
 func (f *forwarder) forward(a forwardedAPI, body kmsg.Request, clientGone <-chan struct{}) kmsg.Response {

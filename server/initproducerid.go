@@ -96,7 +96,8 @@ func (m *producerIDManager) answerParkedLocked() {
 // coordinator: an empty transactional id is INVALID_REQUEST, as in Kafka,
 // and any other is NOT_COORDINATOR, Kafka's answer from a broker that
 // does not coordinate that id, which here is every broker (the client's
-// next step, FindCoordinator, is an API kraftlab's brokers do not list).
+// next step, FindCoordinator for a transactional id, answers
+// COORDINATOR_NOT_AVAILABLE, saying there is no transaction coordinator).
 func (m *producerIDManager) initProducerID(r *kmsg.InitProducerIDRequest) *kmsg.InitProducerIDResponse {
 	resp := kmsg.NewPtrInitProducerIDResponse()
 	resp.ProducerID, resp.ProducerEpoch = -1, -1

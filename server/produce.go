@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"github.com/kraftlab/kraftlab/metadata/cache"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/partition"
@@ -25,9 +26,17 @@ func (rm *ReplicaManager) handleProduce(req *wire.Request) {
 	rm.produce(req.Body.(*kmsg.ProduceRequest), req.Respond)
 }
 
-// produce answers r through respond, now or once its acks=-1 appends are
-// committed or timed out; respond(nil) answers an acks=0 produce.
+// produce answers a client's r through respond, now or once its acks=-1
+// appends are committed or timed out; respond(nil) answers an acks=0
+// produce. A client may not write to an internal topic
+// (INVALID_TOPIC_EXCEPTION): only the broker's coordinators do.
 func (rm *ReplicaManager) produce(r *kmsg.ProduceRequest, respond func(kmsg.Response)) {
+	rm.appendRecords(r, false, respond)
+}
+
+// appendRecords is Kafka's ReplicaManager.appendRecords: produce, and
+// with internal set the group coordinator's writes to __consumer_offsets.
+func (rm *ReplicaManager) appendRecords(r *kmsg.ProduceRequest, internal bool, respond func(kmsg.Response)) {
 	now := rm.clock.Now()
 	img := rm.img.Load()
 	resp := kmsg.NewPtrProduceResponse()
@@ -49,6 +58,9 @@ func (rm *ReplicaManager) produce(r *kmsg.ProduceRequest, respond func(kmsg.Resp
 				continue
 			}
 			p, code := rm.replicaFor(topic, r.Version >= 13, tp.Partition)
+			if code == 0 && !internal && cache.IsInternal(topic.Name()) {
+				code = kerr.InvalidTopicException.Code
+			}
 			if code != 0 {
 				rp.ErrorCode = code
 				continue

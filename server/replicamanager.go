@@ -91,6 +91,11 @@ type ReplicaManager struct {
 	crash     atomic.Bool
 	// closeErr is what closing the partitions met, set once Close ran.
 	closeErr error
+	// onApplied, if set, runs on the manager's goroutine after each image
+	// it applied: the group coordinator learns there which offsets
+	// partitions it leads (Kafka's BrokerMetadataPublisher, after
+	// ReplicaManager.applyDelta).
+	onApplied atomic.Pointer[func(*image.MetadataImage)]
 }
 
 // hostedReplica is one partition replica on this broker and what the
@@ -278,6 +283,9 @@ func (rm *ReplicaManager) runMetadata() {
 		case <-rm.changed:
 			img := rm.img.Load()
 			rm.applyImage(img, rm.clock.Now())
+			if f := rm.onApplied.Load(); f != nil {
+				(*f)(img)
+			}
 			if !rm.applied.reconciled(img, rm.img.Load) {
 				// A newer image came while this one was applied.
 				signal(rm.changed)
@@ -401,6 +409,13 @@ func (rm *ReplicaManager) applyImage(img *image.MetadataImage, now time.Time) {
 			rm.log.Error("delete partition", "partition", h.p.Name(), "err", err)
 		}
 	}
+}
+
+// setOnApplied sets the function that runs after each applied image, and
+// runs it on the image applied so far.
+func (rm *ReplicaManager) setOnApplied(f func(*image.MetadataImage)) {
+	rm.onApplied.Store(&f)
+	signal(rm.changed)
 }
 
 // open returns the hosted replica of tp, opening or creating its log. A

@@ -123,8 +123,9 @@ func apiKeys(t *testing.T, addr string) []int16 {
 // Envelope, for what brokers forward;
 // a broker's raft client is client-only, so the broker advertises none of
 // the quorum's over a real socket, and serves Metadata, the forwarded
-// controller APIs and its ReplicaManager's Produce, Fetch, ListOffsets and
-// OffsetForLeaderEpoch instead.
+// controller APIs, its ReplicaManager's Produce, Fetch, ListOffsets and
+// OffsetForLeaderEpoch, and FindCoordinator with the group coordinator's
+// APIs instead.
 func TestBrokerServesNoVoterAPIs(t *testing.T) {
 	ts := startServers(t)
 	want := []int16{kmsg.ApiVersions.Int16(), kmsg.SASLHandshake.Int16(), kmsg.SASLAuthenticate.Int16(), kmsg.DescribeCluster.Int16(), kmsg.Envelope.Int16()}
@@ -141,7 +142,8 @@ func TestBrokerServesNoVoterAPIs(t *testing.T) {
 			t.Errorf("broker advertises %s: %v", kmsg.NameForKey(api.Int16()), broker)
 		}
 	}
-	for _, api := range []kmsg.Key{kmsg.DescribeQuorum, kmsg.Metadata, kmsg.DescribeCluster, kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.CreatePartitions, kmsg.Produce, kmsg.Fetch, kmsg.ListOffsets, kmsg.OffsetForLeaderEpoch, kmsg.InitProducerID} {
+	for _, api := range []kmsg.Key{kmsg.DescribeQuorum, kmsg.Metadata, kmsg.DescribeCluster, kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.CreatePartitions, kmsg.Produce, kmsg.Fetch, kmsg.ListOffsets, kmsg.OffsetForLeaderEpoch, kmsg.InitProducerID,
+		kmsg.FindCoordinator, kmsg.JoinGroup, kmsg.SyncGroup, kmsg.Heartbeat, kmsg.LeaveGroup, kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.ListGroups, kmsg.DescribeGroups, kmsg.DeleteGroups, kmsg.OffsetDelete} {
 		if !slices.Contains(broker, api.Int16()) {
 			t.Errorf("broker does not advertise %s: %v", kmsg.NameForKey(api.Int16()), broker)
 		}

@@ -151,6 +151,22 @@ type Settings struct {
 	// leader.imbalance.check.interval.seconds.
 	LeaderImbalanceCheckInterval time.Duration
 
+	// Consumer groups: the group coordinator and its internal topic.
+
+	// OffsetsTopicNumPartitions is offsets.topic.num.partitions: the
+	// partitions of __consumer_offsets, made on the first FindCoordinator.
+	// A group lives on one of them, by the hash of its id.
+	OffsetsTopicNumPartitions int64
+	// OffsetsTopicReplicationFactor is offsets.topic.replication.factor:
+	// the replicas of each partition of __consumer_offsets. Until that
+	// many brokers are registered the topic cannot be made, and
+	// FindCoordinator answers COORDINATOR_NOT_AVAILABLE.
+	OffsetsTopicReplicationFactor int64
+	// GroupInitialRebalanceDelay is group.initial.rebalance.delay.ms: the
+	// first rebalance of an empty group waits this long for more members
+	// (again for each that comes, up to the rebalance timeout).
+	GroupInitialRebalanceDelay time.Duration
+
 	// What one request may cost.
 
 	// MaxBrokerPartitions is max.broker.partitions (KIP-578): the most
@@ -240,6 +256,9 @@ func DefaultSettings() Settings {
 		UncleanLeaderElectionInterval: controller.DefaultUncleanElectionInterval,
 		AutoLeaderRebalanceEnable:     true,
 		LeaderImbalanceCheckInterval:  controller.DefaultLeaderImbalanceCheckInterval,
+		OffsetsTopicNumPartitions:     DefaultOffsetsTopicNumPartitions,
+		OffsetsTopicReplicationFactor: DefaultOffsetsTopicReplicationFactor,
+		GroupInitialRebalanceDelay:    DefaultGroupInitialRebalanceDelay,
 		MaxBrokerPartitions:           controller.DefaultMaxBrokerPartitions,
 		MessageMaxBytes:               partition.DefaultMaxMessageBytes,
 		FetchMaxBytes:                 DefaultFetchMaxBytes,
@@ -494,6 +513,12 @@ var settings = []setting{
 		dur: func(t *Settings) *time.Duration { return &t.LeaderImbalanceCheckInterval }},
 	{key: "unclean.leader.election.interval.ms", min: 1, doc: "how often the active controller looks for leaderless partitions that allow an unclean election (internal in Kafka)",
 		dur: func(t *Settings) *time.Duration { return &t.UncleanLeaderElectionInterval }},
+	{key: "offsets.topic.num.partitions", min: 1, max: maxOffsetsTopicPartitions, doc: "partitions of __consumer_offsets, made on the first FindCoordinator; a group lives on the one its id hashes to",
+		num: func(t *Settings) *int64 { return &t.OffsetsTopicNumPartitions }},
+	{key: "offsets.topic.replication.factor", min: 1, max: math.MaxInt16, doc: "replicas of each partition of __consumer_offsets; with fewer brokers registered FindCoordinator answers COORDINATOR_NOT_AVAILABLE",
+		num: func(t *Settings) *int64 { return &t.OffsetsTopicReplicationFactor }},
+	{key: "group.initial.rebalance.delay.ms", min: 0, doc: "the first rebalance of an empty group waits this long for more members, again for each that comes, up to the rebalance timeout",
+		dur: func(t *Settings) *time.Duration { return &t.GroupInitialRebalanceDelay }},
 	{key: "max.broker.partitions", min: 1, max: maxBrokerPartitions, doc: "partition replicas one broker may host; creating more is refused (KIP-578; 1000 here, each replica holds files)",
 		num: func(t *Settings) *int64 { return &t.MaxBrokerPartitions }},
 	{key: "message.max.bytes", min: storage.BatchHeaderSize, max: math.MaxInt32, doc: "the largest batch a producer may append (a compressed one may decompress to 64 times this)",
@@ -524,6 +549,18 @@ const (
 	kib = 1024
 	mib = 1024 * kib
 )
+
+// Kafka's defaults of the group coordinator's settings
+// (GroupCoordinatorConfig).
+const (
+	DefaultOffsetsTopicNumPartitions     = 50
+	DefaultOffsetsTopicReplicationFactor = 3
+	DefaultGroupInitialRebalanceDelay    = 3 * time.Second
+)
+
+// maxOffsetsTopicPartitions bounds offsets.topic.num.partitions, as
+// max.broker.partitions bounds what one broker hosts.
+const maxOffsetsTopicPartitions = 1000
 
 // maxMinInsyncReplicas bounds min.insync.replicas: no partition has more
 // replicas than a playground has brokers.

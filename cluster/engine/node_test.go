@@ -80,7 +80,10 @@ func describeNodes(p *cluster.Playground) string {
 	return b.String()
 }
 
-// waitCond polls the playground until the condition holds.
+// waitCond polls the playground until the condition holds. A topic the
+// view does not have yet is waited for too: a CreateTopics is answered
+// once its records are committed, and the controllers' loaders, which the
+// view reads, publish them a moment later.
 func waitCond(t *testing.T, p *cluster.Playground, text string) view.View {
 	t.Helper()
 	c, err := condition.Parse(text)
@@ -92,6 +95,10 @@ func waitCond(t *testing.T, p *cluster.Playground, text string) view.View {
 	poll.Until(t, 15*time.Second, text, func() bool {
 		v = p.View()
 		ok, s, err := c.Eval(&v)
+		if errors.Is(err, condition.ErrUnknownTopic) {
+			saw = err.Error()
+			return false
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}

@@ -80,12 +80,12 @@ func DescribeTopicPartitions(img *image.MetadataImage, listener string, req *kms
 			if !validTopicName(name) {
 				rt.ErrorCode = kerr.InvalidTopicException.Code
 			}
-			rt.IsInternal = isInternal(name)
+			rt.IsInternal = IsInternal(name)
 			resp.Topics = append(resp.Topics, rt)
 			continue
 		}
 		rt := kmsg.NewDescribeTopicPartitionsResponseTopic()
-		rt.Topic, rt.TopicID, rt.IsInternal = kmsg.StringPtr(name), t.ID(), isInternal(name)
+		rt.Topic, rt.TopicID, rt.IsInternal = kmsg.StringPtr(name), t.ID(), IsInternal(name)
 		rt.AuthorizedOperations = topicOperations
 		count := int32(t.NumPartitions())
 		upper := min(int64(count), int64(start)+int64(remaining))

@@ -95,7 +95,7 @@ func Metadata(img *image.MetadataImage, clusterID string, nodeID int32, listener
 	for _, name := range names {
 		rt := kmsg.NewMetadataResponseTopic()
 		rt.Topic = &name
-		rt.IsInternal = isInternal(name)
+		rt.IsInternal = IsInternal(name)
 		rt.AuthorizedOperations = notAsked
 		if v >= 8 && req.IncludeTopicAuthorizedOperations {
 			rt.AuthorizedOperations = topicOperations
@@ -265,9 +265,10 @@ func offlineReplicas(img *image.MetadataImage, p *image.PartitionRegistration, l
 	return out
 }
 
-// isInternal is Kafka's Topic.isInternal: the topics the group, transaction
-// and share coordinators keep.
-func isInternal(name string) bool {
+// IsInternal is Kafka's Topic.isInternal: the topics the group,
+// transaction and share coordinators keep, which Metadata marks internal
+// and clients may not produce to.
+func IsInternal(name string) bool {
 	switch name {
 	case "__consumer_offsets", "__transaction_state", "__share_group_state":
 		return true
