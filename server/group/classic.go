@@ -220,6 +220,14 @@ func Restore(id string, timing Timing, v *kmsg.GroupMetadataValue, now time.Time
 	return g
 }
 
-// IsEmpty reports whether the group has no members, so that
+// IsEmpty reports whether the group is in state Empty, so that
 // DeleteGroups may delete it.
 func (g *Group) IsEmpty() bool { return g.state == Empty }
+
+// Unused reports whether the group never got anywhere: Empty, never
+// given a generation, with nobody waiting and nothing to store. A
+// JoinGroup that was never followed up leaves such a group, which the
+// coordinator drops so that made-up group ids cannot pile up.
+func (g *Group) Unused() bool {
+	return g.state == Empty && g.generation == 0 && len(g.members) == 0 && len(g.pending) == 0 && len(g.stores) == 0
+}

@@ -213,3 +213,37 @@ func TestStaticMemberRejoinsWithoutRebalance(t *testing.T) {
 		t.Fatalf("leave by instance id: %d", code)
 	}
 }
+
+// A member may not move to another instance: its rejoin with a new
+// group.instance.id is UNKNOWN_MEMBER_ID, as Kafka's validateMember has
+// it, so no instance is left naming a member that left, and the old
+// instance joins again as a new member.
+func TestMemberCannotChangeItsInstance(t *testing.T) {
+	g := NewGroup("g", Timing{}, t0)
+	var a answers
+	j, i := "j", "i"
+	p := joinParams("", "x")
+	p.Protocols, p.InstanceID = []Protocol{{Name: "range"}}, &j
+	g.Join(t0, p, a.join)
+	g.Tick(t0.Add(time.Second))
+	if r := a.lastJoin(t); r.Code != 0 || r.MemberID != "x" {
+		t.Fatalf("static join: %+v", r)
+	}
+	p.MemberID, p.NewMemberID, p.InstanceID = "x", "", &i
+	g.Join(t0.Add(2*time.Second), p, a.join)
+	if r := a.lastJoin(t); r.Code != kerr.UnknownMemberID.Code {
+		t.Fatalf("rejoin as another instance: %+v, want UNKNOWN_MEMBER_ID", r)
+	}
+	if code := g.Heartbeat(t0.Add(2*time.Second), "x", &i, g.Generation()); code != kerr.UnknownMemberID.Code {
+		t.Fatalf("heartbeat as another instance: %d", code)
+	}
+	if code := g.Leave(t0.Add(3*time.Second), "x", &j); code != 0 {
+		t.Fatalf("leave: %d", code)
+	}
+	p.MemberID, p.NewMemberID, p.InstanceID = "", "y", &j
+	g.Join(t0.Add(4*time.Second), p, a.join)
+	g.Tick(t0.Add(5 * time.Second))
+	if r := a.lastJoin(t); r.Code != 0 || r.MemberID != "y" {
+		t.Fatalf("the instance joins again: %+v", r)
+	}
+}

@@ -38,11 +38,11 @@ func (g *Group) Join(now time.Time, p JoinParams, respond func(JoinResult)) {
 		g.addMember(now, p, p.MemberID, respond)
 		return
 	}
-	m := g.members[p.MemberID]
-	if m == nil {
-		fail(kerr.UnknownMemberID.Code)
+	if code := g.ValidateMember(p.MemberID, p.InstanceID); code != 0 {
+		fail(code)
 		return
 	}
+	m := g.members[p.MemberID]
 	switch g.state {
 	case PreparingRebalance:
 		g.updateMember(now, m, p, respond)
@@ -108,6 +108,13 @@ func (g *Group) joinStatic(now time.Time, p JoinParams, respond func(JoinResult)
 		return
 	}
 	m := g.members[oldID]
+	if m == nil {
+		// Never: an instance always names a member. Were it not so, the
+		// instance would join as a new one rather than take the node down.
+		delete(g.static, iid)
+		g.joinStatic(now, p, respond)
+		return
+	}
 	newID := p.NewMemberID
 	if m.joinWait != nil {
 		m.joinWait(JoinResult{Code: kerr.FencedInstanceID.Code, MemberID: oldID, Generation: -1})
@@ -166,7 +173,12 @@ func (g *Group) addMember(now time.Time, p JoinParams, id string, respond func(J
 	if len(g.members) == 0 {
 		g.protocolType = p.ProtocolType
 	}
-	m := &member{id: id}
+	// A member's instance is set once, when it joins: Kafka never moves
+	// a member to another instance.
+	m := &member{id: id, instanceID: p.InstanceID}
+	if p.InstanceID != nil {
+		g.static[*p.InstanceID] = id
+	}
 	g.members[id] = m
 	g.order = append(g.order, id)
 	if g.leader == "" {
@@ -185,10 +197,7 @@ func (g *Group) addMember(now time.Time, p JoinParams, id string, respond func(J
 }
 
 func (g *Group) updateMember(now time.Time, m *member, p JoinParams, respond func(JoinResult)) {
-	m.instanceID, m.clientID, m.host = p.InstanceID, p.ClientID, p.Host
-	if p.InstanceID != nil {
-		g.static[*p.InstanceID] = m.id
-	}
+	m.clientID, m.host = p.ClientID, p.Host
 	m.sessionTimeout, m.rebalanceTimeout, m.protocols = p.SessionTimeout, p.RebalanceTimeout, p.Protocols
 	if m.joinWait != nil {
 		// A second JoinGroup of the same member replaces the first,

@@ -7,28 +7,37 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// Fenced reports whether instanceID, when given, belongs to another
-// member than memberID: that member was replaced by a newer instance
-// (FENCED_INSTANCE_ID).
-func (g *Group) Fenced(memberID string, instanceID *string) bool {
-	if instanceID == nil {
-		return false
+// ValidateMember checks that memberID is a member and, when instanceID
+// is given, the member of that static instance (Kafka's
+// ClassicGroup.validateMember): UNKNOWN_MEMBER_ID for an instance or
+// member the group does not know, FENCED_INSTANCE_ID for a member a
+// newer instance replaced; 0 when it is.
+func (g *Group) ValidateMember(memberID string, instanceID *string) int16 {
+	if instanceID != nil {
+		id, ok := g.static[*instanceID]
+		switch {
+		case !ok:
+			return kerr.UnknownMemberID.Code
+		case id != memberID:
+			return kerr.FencedInstanceID.Code
+		}
 	}
-	id, ok := g.static[*instanceID]
-	return ok && id != memberID
+	if g.members[memberID] == nil {
+		return kerr.UnknownMemberID.Code
+	}
+	return 0
 }
 
 // Heartbeat handles a Heartbeat (Kafka's classicGroupHeartbeat).
 func (g *Group) Heartbeat(now time.Time, memberID string, instanceID *string, generation int32) int16 {
-	m := g.members[memberID]
-	switch {
-	case g.state == Dead:
+	if g.state == Dead {
 		return kerr.CoordinatorNotAvailable.Code
-	case g.Fenced(memberID, instanceID):
-		return kerr.FencedInstanceID.Code
-	case m == nil || g.state == Empty:
-		return kerr.UnknownMemberID.Code
-	case generation != g.generation:
+	}
+	if code := g.ValidateMember(memberID, instanceID); code != 0 {
+		return code
+	}
+	m := g.members[memberID]
+	if generation != g.generation {
 		return kerr.IllegalGeneration.Code
 	}
 	m.heartbeatDeadline = now.Add(m.sessionTimeout)
@@ -80,7 +89,7 @@ func (g *Group) NextDeadline() time.Time {
 		earlier(t)
 	}
 	for _, m := range g.members {
-		if m.joinWait == nil {
+		if !m.waiting() {
 			earlier(m.heartbeatDeadline)
 		}
 	}
@@ -103,7 +112,7 @@ func (g *Group) Tick(now time.Time) {
 	gone := false
 	for _, id := range slices.Clone(g.order) {
 		m := g.members[id]
-		if m.joinWait == nil && !now.Before(m.heartbeatDeadline) {
+		if !m.waiting() && !now.Before(m.heartbeatDeadline) {
 			g.removeMember(id, kerr.UnknownMemberID.Code)
 			gone = true
 		}
@@ -124,5 +133,19 @@ func (g *Group) Tick(now time.Time) {
 		g.memberGone(now)
 	} else {
 		g.maybeCompleteJoin(now)
+	}
+}
+
+// waiting reports whether the member waits in a JoinGroup or a
+// SyncGroup: it is alive, as Kafka's hasSatisfiedHeartbeat counts it,
+// whatever its session says (a follower does not heartbeat while its
+// SyncGroup waits for the leader's assignment).
+func (m *member) waiting() bool { return m.joinWait != nil || m.syncWait != nil }
+
+// Touch extends a member's session, as an OffsetCommit from it does
+// (Kafka's OffsetMetadataManager reschedules the member's heartbeat).
+func (g *Group) Touch(now time.Time, memberID string) {
+	if m := g.members[memberID]; m != nil {
+		m.heartbeatDeadline = now.Add(m.sessionTimeout)
 	}
 }

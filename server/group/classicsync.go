@@ -11,15 +11,13 @@ import (
 // must be the group's.
 func (g *Group) Sync(now time.Time, memberID string, instanceID *string, generation int32, protocolType, protocol *string, assignments map[string][]byte, respond func(SyncResult)) {
 	m := g.members[memberID]
+	code := g.ValidateMember(memberID, instanceID)
 	switch {
 	case g.state == Dead:
 		respond(SyncResult{Code: kerr.CoordinatorNotAvailable.Code})
 		return
-	case g.Fenced(memberID, instanceID):
-		respond(SyncResult{Code: kerr.FencedInstanceID.Code})
-		return
-	case m == nil:
-		respond(SyncResult{Code: kerr.UnknownMemberID.Code})
+	case code != 0:
+		respond(SyncResult{Code: code})
 		return
 	case generation != g.generation:
 		respond(SyncResult{Code: kerr.IllegalGeneration.Code})

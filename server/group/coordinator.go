@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/kraftlab/kraftlab/internal/clock"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -88,18 +89,34 @@ func (c *Coordinator) Elect(leading map[int32]int32) {
 		go func() {
 			defer c.wg.Done()
 			defer cancel()
-			if err := s.load(ctx); err != nil && ctx.Err() == nil {
-				// The shard stays loading: its groups answer
-				// COORDINATOR_LOAD_IN_PROGRESS until the next election.
-				c.logger.Error("cannot load groups", "partition", p, "epoch", epoch, "err", err)
-				return
-			}
-			if ctx.Err() == nil {
-				c.logger.Info("coordinating", "partition", p, "epoch", epoch)
+			// A failed read is tried again from the start (each load
+			// builds its state afresh), backing off; meanwhile the
+			// groups answer COORDINATOR_LOAD_IN_PROGRESS.
+			for backoff := loadRetryMin; ; backoff = min(2*backoff, loadRetryMax) {
+				err := s.load(ctx)
+				if ctx.Err() != nil {
+					return
+				}
+				if err == nil {
+					c.logger.Info("coordinating", "partition", p, "epoch", epoch)
+					return
+				}
+				c.logger.Error("cannot load groups; trying again", "partition", p, "epoch", epoch, "in", backoff, "err", err)
+				select {
+				case <-ctx.Done():
+					return
+				case <-c.clock.After(backoff):
+				}
 			}
 		}()
 	}
 }
+
+// How long a failed load waits before it reads the partition again.
+const (
+	loadRetryMin = 100 * time.Millisecond
+	loadRetryMax = 5 * time.Second
+)
 
 // Close unloads every shard and waits for the loads in flight.
 func (c *Coordinator) Close() {

@@ -54,18 +54,17 @@ func (c *Coordinator) deleteGroups(r *kmsg.DeleteGroupsRequest, answer func(kmsg
 			}
 			recs = append(recs, GroupMetadataRecord(id, nil))
 			queued = true
+			// The group goes now, as Kafka replays its own records when
+			// it writes them: what a client does with the id from here
+			// on is a new group, whose records follow the tombstones in
+			// the log. Should the write fail, the error says so and the
+			// next load brings the group back.
+			g.Delete(kerr.GroupIDNotFound.Code)
+			delete(s.groups, id)
+			delete(s.offsets, id)
 			s.queueLocked(recs, func(_ int64, code int16) {
 				defer wg.Done()
-				if dg.ErrorCode = appendError(code, false); dg.ErrorCode != 0 {
-					return
-				}
-				s.mu.Lock()
-				if !s.dead && s.groups[id] == g && g.IsEmpty() {
-					g.Delete(kerr.GroupIDNotFound.Code)
-					delete(s.groups, id)
-					delete(s.offsets, id)
-				}
-				s.mu.Unlock()
+				dg.ErrorCode = appendError(code, false)
 			})
 		})
 		if code != 0 {

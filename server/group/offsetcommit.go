@@ -96,7 +96,11 @@ func (c *Coordinator) offsetCommit(r *kmsg.OffsetCommitRequest, answer func(kmsg
 			code = appendError(code, true)
 			if code == 0 {
 				s.mu.Lock()
-				if !s.dead {
+				if s.dead {
+					// Written, but the coordinator moved on and may have
+					// loaded before it: the client commits again there.
+					code = kerr.NotCoordinator.Code
+				} else {
 					for i, w := range ws {
 						w.c.logOffset = base + int64(i)
 						s.applyOffsetLocked(r.Group, w.tp, w.c, now)
@@ -142,17 +146,22 @@ func (s *shard) validateCommitLocked(r *kmsg.OffsetCommitRequest, now time.Time)
 	switch {
 	case g.State() == Dead:
 		return kerr.CoordinatorNotAvailable.Code
-	case g.Fenced(r.MemberID, r.InstanceID):
-		return kerr.FencedInstanceID.Code
 	case r.Generation < 0 && g.State() == Empty:
-		return 0
-	case !g.HasMember(r.MemberID):
-		return kerr.UnknownMemberID.Code
-	case r.Generation != g.Generation():
-		return kerr.IllegalGeneration.Code
-	case g.State() == CompletingRebalance:
+		return 0 // a simple commit, from a client outside group management
+	case r.Generation >= 0 || r.MemberID != "" || r.InstanceID != nil:
+		if code := g.ValidateMember(r.MemberID, r.InstanceID); code != 0 {
+			return code
+		}
+		if r.Generation != g.Generation() {
+			return kerr.IllegalGeneration.Code
+		}
+	default:
+		return kerr.UnknownMemberID.Code // no member id: only an empty group takes it
+	}
+	if g.State() == CompletingRebalance {
 		return kerr.RebalanceInProgress.Code
 	}
+	g.Touch(now, r.MemberID)
 	return 0
 }
 

@@ -69,16 +69,13 @@ func (c *Coordinator) offsetDelete(r *kmsg.OffsetDeleteRequest, answer func(kmsg
 			return
 		}
 		queued = true
+		// Gone now, as Kafka replays its own records when it writes
+		// them: a commit after this one lands after the tombstones.
+		for _, tp := range tps {
+			delete(s.offsets[r.Group], tp)
+		}
 		s.queueLocked(recs, func(_ int64, code int16) {
-			if resp.ErrorCode = appendError(code, false); resp.ErrorCode == 0 {
-				s.mu.Lock()
-				if !s.dead {
-					for _, tp := range tps {
-						delete(s.offsets[r.Group], tp)
-					}
-				}
-				s.mu.Unlock()
-			}
+			resp.ErrorCode = appendError(code, false)
 			answer(resp)
 		})
 	}); code != 0 {

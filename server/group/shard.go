@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kraftlab/kraftlab/internal/clock"
@@ -34,6 +35,10 @@ type shard struct {
 	outMu    sync.Mutex
 	outbox   []pendingAppend
 	flushing bool
+	// gone is dead as flush reads it, without mu: what a shard that no
+	// longer leads still had queued is answered, not sent, so that a
+	// term's writes never land in the next one's log.
+	gone atomic.Bool
 
 	cancel context.CancelFunc
 }
@@ -80,9 +85,13 @@ func (s *shard) do(f func(now time.Time)) int16 {
 // held.
 func (s *shard) afterLocked() {
 	var next time.Time
-	for _, g := range s.groups {
+	for id, g := range s.groups {
 		for _, st := range g.TakeStores() {
 			s.queueStoreLocked(g, st)
+		}
+		if g.Unused() && len(s.offsets[id]) == 0 {
+			delete(s.groups, id)
+			continue
 		}
 		if d := g.NextDeadline(); !d.IsZero() && (next.IsZero() || d.Before(next)) {
 			next = d
@@ -138,7 +147,11 @@ func (s *shard) flush() {
 		a := s.outbox[0]
 		s.outbox = s.outbox[1:]
 		s.outMu.Unlock()
-		s.c.log.Append(s.partition, a.records, a.done)
+		if s.gone.Load() {
+			a.done(-1, kerr.NotLeaderForPartition.Code)
+		} else {
+			s.c.log.Append(s.partition, a.records, a.done)
+		}
 		s.outMu.Lock()
 	}
 	s.flushing = false
@@ -162,6 +175,7 @@ func (s *shard) unload() {
 	if s.cancel != nil {
 		s.cancel()
 	}
+	s.gone.Store(true)
 	s.mu.Lock()
 	s.dead = true
 	for _, g := range s.groups {
