@@ -65,6 +65,28 @@ func (b *Batch) IsControl() bool { return b.Attributes&attrControl != 0 }
 // Size is the batch's size in bytes.
 func (b *Batch) Size() int { return len(b.Raw) }
 
+// CopyBatches copies batches, whose Raw aliases memory that may be
+// reused (a log's read buffer), into one buffer of their own.
+func CopyBatches(batches []Batch) []Batch {
+	size := 0
+	for i := range batches {
+		size += len(batches[i].Raw)
+	}
+	buf := make([]byte, 0, size)
+	out := make([]Batch, len(batches))
+	for i := range batches {
+		b := batches[i]
+		// Records is the tail of Raw: the records follow the header.
+		header := len(b.Raw) - len(b.RecordBatch.Records)
+		start := len(buf)
+		buf = append(buf, b.Raw...)
+		b.Raw = buf[start:len(buf):len(buf)]
+		b.RecordBatch.Records = b.Raw[header:]
+		out[i] = b
+	}
+	return out
+}
+
 // BatchSpec describes a batch to encode.
 type BatchSpec struct {
 	BaseOffset  int64

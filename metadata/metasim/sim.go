@@ -396,7 +396,7 @@ func (m *member) HandleCommit(batches []storage.Batch) {
 		m.s.rc.Fail(err)
 		return
 	}
-	copied := copyBatches(batches)
+	copied := storage.CopyBatches(batches)
 	m.enqueue(func() { m.loader.HandleCommit(copied) })
 	next := batches[len(batches)-1].NextOffset()
 	i := 0
@@ -454,27 +454,6 @@ func (m *member) flushQueue() {
 		call()
 	}
 	m.dirty = true
-}
-
-// copyBatches copies batches, which alias log memory only valid during
-// HandleCommit, into one buffer of their own.
-func copyBatches(batches []storage.Batch) []storage.Batch {
-	size := 0
-	for i := range batches {
-		size += len(batches[i].Raw)
-	}
-	buf := make([]byte, 0, size)
-	out := make([]storage.Batch, len(batches))
-	for i := range batches {
-		b := batches[i]
-		header := len(b.Raw) - len(b.RecordBatch.Records)
-		start := len(buf)
-		buf = append(buf, b.Raw...)
-		b.Raw = buf[start:len(buf):len(buf)]
-		b.RecordBatch.Records = b.Raw[header:]
-		out[i] = b
-	}
-	return out
 }
 
 // Snapshot makes a running node snapshot its loader's image, as Kafka's

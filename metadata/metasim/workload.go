@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/kraftlab/kraftlab/replication/raft/raftsim"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -184,86 +185,72 @@ func (s *Sim) randomFault(r *rand.Rand) {
 		return ids[r.IntN(len(ids))], true
 	}
 	all := append(rc.IDs(), clientIDs()...)
-	faults := []struct {
-		weight int
-		apply  func()
-	}{
-		{10, func() {
+	faults := []raftsim.Weighted{
+		{Weight: 10, Apply: func() {
 			if id, ok := pick(brokers(true)); ok {
 				s.Kill(id)
 			}
 		}},
-		{10, func() {
+		{Weight: 10, Apply: func() {
 			if id, ok := pick(brokers(false)); ok {
 				s.Restart(id)
 			}
 		}},
-		{8, func() {
+		{Weight: 8, Apply: func() {
 			if hasActive {
 				s.Kill(active)
 			}
 		}},
-		{4, func() {
+		{Weight: 4, Apply: func() {
 			if id, ok := pick(ctls(true)); ok {
 				s.Kill(id)
 			}
 		}},
-		{12, func() {
+		{Weight: 12, Apply: func() {
 			if id, ok := pick(ctls(false)); ok {
 				s.Restart(id)
 			}
 		}},
-		{5, func() {
+		{Weight: 5, Apply: func() {
 			if hasActive {
 				s.Isolate(active)
 			}
 		}},
-		{5, func() {
+		{Weight: 5, Apply: func() {
 			if id, ok := pick(all); ok {
 				s.Isolate(id)
 			}
 		}},
-		{5, func() {
+		{Weight: 5, Apply: func() {
 			ids := append([]int32(nil), all...)
 			r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 			k := 1 + r.IntN(len(ids)-1)
 			s.Partition(ids[:k], ids[k:])
 		}},
-		{12, s.Heal},
-		{6, func() {
+		{Weight: 12, Apply: s.Heal},
+		{Weight: 6, Apply: func() {
 			if id, ok := pick(append(ctls(true), brokers(true)...)); ok {
 				s.Snapshot(id)
 			}
 		}},
-		{3, func() {
+		{Weight: 3, Apply: func() {
 			if hasActive {
 				s.Resign(active)
 			}
 		}},
-		{3, func() {
+		{Weight: 3, Apply: func() {
 			if id, ok := pick(ctls(true)); ok {
 				s.Shutdown(id)
 			}
 		}},
-		{5, func() {
+		{Weight: 5, Apply: func() {
 			if id, ok := pick(brokers(true)); ok {
 				if b := s.brokers[id]; b != nil {
 					b.controlledShutdown()
 				}
 			}
 		}},
-		{4, func() { s.Degrade(r.Float64()*0.1, time.Duration(r.IntN(30))*time.Millisecond) }},
+		{Weight: 4, Apply: func() { s.Degrade(r.Float64()*0.1, time.Duration(r.IntN(30))*time.Millisecond) }},
 	}
-	total := 0
-	for _, f := range faults {
-		total += f.weight
-	}
-	x := r.IntN(total)
-	for _, f := range faults {
-		if x < f.weight {
-			f.apply()
-			return
-		}
-		x -= f.weight
-	}
+	raftsim.ApplyWeighted(r, faults)
 }

@@ -69,7 +69,7 @@ func (q *listenerQueue) HandleCommit(batches []storage.Batch) {
 	if q.ended || len(batches) == 0 {
 		return
 	}
-	q.push(queued{batches: copyBatches(batches)})
+	q.push(queued{batches: storage.CopyBatches(batches)})
 }
 
 // HandleLoadSnapshot implements Listener: it waits for the listener to
@@ -151,25 +151,4 @@ func (q *listenerQueue) run() {
 		}
 		flush()
 	}
-}
-
-// copyBatches copies batches into one buffer of their own.
-func copyBatches(batches []storage.Batch) []storage.Batch {
-	size := 0
-	for i := range batches {
-		size += len(batches[i].Raw)
-	}
-	buf := make([]byte, 0, size)
-	out := make([]storage.Batch, len(batches))
-	for i := range batches {
-		b := batches[i]
-		// Records is the tail of Raw: the records follow the header.
-		header := len(b.Raw) - len(b.RecordBatch.Records)
-		start := len(buf)
-		buf = append(buf, b.Raw...)
-		b.Raw = buf[start:len(buf):len(buf)]
-		b.RecordBatch.Records = b.Raw[header:]
-		out[i] = b
-	}
-	return out
 }

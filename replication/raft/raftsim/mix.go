@@ -155,70 +155,67 @@ func pick(r *rand.Rand, ids []int32) (int32, bool) {
 // randomFault injects one fault, chosen by weight.
 func (c *Cluster) randomFault(r *rand.Rand) {
 	leader, _, hasLeader := c.Leader()
-	faults := []struct {
-		weight int
-		apply  func()
-	}{
-		{10, func() {
+	faults := []Weighted{
+		{Weight: 10, Apply: func() {
 			if id, ok := pick(r, c.running()); ok {
 				c.Kill(id)
 			}
 		}},
-		{10, func() {
+		{Weight: 10, Apply: func() {
 			if hasLeader {
 				c.Kill(leader)
 			}
 		}},
-		{15, func() {
+		{Weight: 15, Apply: func() {
 			if id, ok := pick(r, c.stopped()); ok {
 				c.Restart(id)
 			}
 		}},
-		{4, func() {
+		{Weight: 4, Apply: func() {
 			// Everyone at once: each loses its unflushed records.
 			for _, id := range c.running() {
 				c.Kill(id)
 			}
 		}},
-		{4, func() {
+		{Weight: 4, Apply: func() {
 			voters := c.Voters()
 			r.Shuffle(len(voters), func(i, j int) { voters[i], voters[j] = voters[j], voters[i] })
 			for _, id := range voters[:len(voters)/2+1] {
 				c.Kill(id)
 			}
 		}},
-		{5, func() {
+		{Weight: 5, Apply: func() {
 			if id, ok := pick(r, c.running()); ok {
 				c.Shutdown(id)
 			}
 		}},
-		{5, func() {
+		{Weight: 5, Apply: func() {
 			if hasLeader {
 				c.Shutdown(leader)
 			}
 		}},
-		{3, func() {
+		{Weight: 3, Apply: func() {
 			if hasLeader {
 				c.Resign(leader)
 			}
 		}},
-		{5, func() {
+		{Weight: 5, Apply: func() {
 			if id, ok := pick(r, c.IDs()); ok {
 				c.Isolate(id)
 			}
 		}},
-		{8, func() {
+		{Weight: 8, Apply: func() {
 			if hasLeader {
 				c.Isolate(leader)
 			}
 		}},
-		{5, func() {
+		{Weight: 5, Apply: func() {
 			ids := c.IDs()
 			r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 			k := 1 + r.IntN(max(1, len(ids)-1))
 			c.Partition(ids[:k], ids[k:])
 		}},
-		{5, func() {
+		{Weight: 5, Apply: func() {
 			ids := c.IDs()
 			if len(ids) > 1 {
 				i := r.IntN(len(ids))
@@ -226,29 +223,40 @@ func (c *Cluster) randomFault(r *rand.Rand) {
 				c.CutOneWay(ids[i], ids[j])
 			}
 		}},
-		{10, c.Heal},
-		{5, func() { c.Degrade(r.Float64()*0.2, time.Duration(r.IntN(50))*time.Millisecond) }},
-		{10, func() {
+		{Weight: 10, Apply: c.Heal},
+		{Weight: 5, Apply: func() { c.Degrade(r.Float64()*0.2, time.Duration(r.IntN(50))*time.Millisecond) }},
+		{Weight: 10, Apply: func() {
 			if id, ok := pick(r, c.running()); ok {
 				c.Snapshot(id)
 			}
 		}},
-		{5, func() {
+		{Weight: 5, Apply: func() {
 			if hasLeader {
 				c.Snapshot(leader)
 			}
 		}},
 	}
+	ApplyWeighted(r, faults)
+}
+
+// Weighted is one of several things a run may do, chosen by weight.
+type Weighted struct {
+	Weight int
+	Apply  func()
+}
+
+// ApplyWeighted does one of choices, drawn from r by weight.
+func ApplyWeighted(r *rand.Rand, choices []Weighted) {
 	total := 0
-	for _, f := range faults {
-		total += f.weight
+	for _, c := range choices {
+		total += c.Weight
 	}
 	x := r.IntN(total)
-	for _, f := range faults {
-		if x < f.weight {
-			f.apply()
+	for _, c := range choices {
+		if x < c.Weight {
+			c.Apply()
 			return
 		}
-		x -= f.weight
+		x -= c.Weight
 	}
 }
