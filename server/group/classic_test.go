@@ -247,3 +247,31 @@ func TestMemberCannotChangeItsInstance(t *testing.T) {
 		t.Fatalf("the instance joins again: %+v", r)
 	}
 }
+
+// A static leader that does not rejoin a rebalance stays a member (its
+// session decides) but gives up leading to a member that did rejoin, so
+// that someone gets the members' metadata to assign.
+func TestStaticLeaderThatDidNotRejoinGivesWay(t *testing.T) {
+	g := NewGroup("g", Timing{}, t0)
+	var a, b answers
+	ia, ib := "a", "b"
+	pa := joinParams("", "A", "range")
+	pa.InstanceID = &ia
+	g.Join(t0, pa, a.join)
+	if r := a.lastJoin(t); r.Code != 0 || r.Leader != "A" || r.Generation != 1 {
+		t.Fatalf("A's join: %+v", r)
+	}
+	pb := joinParams("", "B", "range")
+	pb.InstanceID = &ib
+	g.Join(t0.Add(time.Second), pb, b.join) // a rebalance A never rejoins
+	for _, at := range []time.Duration{9, 18} {
+		if code := g.Heartbeat(t0.Add(at*time.Second), "A", &ia, 1); code != kerr.RebalanceInProgress.Code {
+			t.Fatalf("A's heartbeat at %ds: %d", at, code)
+		}
+	}
+	g.Tick(t0.Add(21 * time.Second)) // the rebalance timeout
+	r := b.lastJoin(t)
+	if r.Code != 0 || r.Leader != "B" || r.Generation != 2 || len(r.Members) != 2 || !g.HasMember("A") {
+		t.Fatalf("B's join after the timeout: %+v (A still a member: %v)", r, g.HasMember("A"))
+	}
+}

@@ -80,7 +80,16 @@ func (g *Group) completeJoin(now time.Time) {
 			g.removeMember(id, kerr.UnknownMemberID.Code)
 		}
 	}
-	g.joinDeadline, g.initialDelay = time.Time{}, false
+	g.initialDelay = false
+	if len(g.members) > 0 && !g.electJoinedLeader() {
+		// Only static members that did not rejoin are left: wait
+		// another rebalance timeout, until they rejoin or their
+		// sessions end (Kafka's onCompleteJoin when no member
+		// rejoined).
+		g.joinDeadline = now.Add(g.maxRebalanceTimeout())
+		return
+	}
+	g.joinDeadline = time.Time{}
 	g.generation++
 	if len(g.members) == 0 {
 		g.protocolType, g.protocol, g.leader = "", "", ""
@@ -100,6 +109,23 @@ func (g *Group) completeJoin(now time.Time) {
 		m.heartbeatDeadline = now.Add(m.sessionTimeout)
 		respond(g.joinResult(m))
 	}
+}
+
+// electJoinedLeader makes sure the leader is a member that rejoined, so
+// that it gets everyone's metadata to assign (Kafka's
+// maybeElectNewJoinedLeader): a static leader that did not rejoin gives
+// way to the first member that did. False if none did.
+func (g *Group) electJoinedLeader() bool {
+	if m := g.members[g.leader]; m != nil && m.joinWait != nil {
+		return true
+	}
+	for _, id := range g.order {
+		if g.members[id].joinWait != nil {
+			g.leader = id
+			return true
+		}
+	}
+	return false
 }
 
 // selectProtocol is the protocol the most members prefer among those
