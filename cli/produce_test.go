@@ -96,6 +96,12 @@ func TestProduceConsumeOnTheRealEngine(t *testing.T) {
 	if rest := strings.Split(strings.TrimSpace(out), "\n"); len(rest) != 30 || !strings.Contains(rest[0], `"offset":20,`) {
 		t.Fatalf("consume --group again: want offsets 20..49, got %d records:\n%s", len(rest), out)
 	}
+	// The group, empty now, with everything it read committed: no lag.
+	code, out, errOut = h.run("groups", "billing")
+	expectRun(t, "groups billing", code, out, errOut, ExitOK)
+	if !strings.Contains(out, "group billing: Empty") || !regexp.MustCompile(`orders-0 +50 +50 +0`).MatchString(out) {
+		t.Fatalf("groups billing:\n%s", out)
+	}
 }
 
 // A topic whose min.insync.replicas the ISR no longer meets refuses
