@@ -349,21 +349,7 @@ func TestAttachWithSCRAM(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := attach.Config{Bootstrap: kc.BrokerAddrs(), Properties: p, Interval: time.Hour, Timeout: 5 * time.Second}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		c, err := attach.Dial(ctx, cfg)
-		if err == nil {
-			v, _ := c.Refresh(ctx)
-			c.Close()
-			if b, ok := v.Node(101); v.LeaderID == 1 && ok && b.State == view.StateRunning && b.Broker != nil && !b.Broker.Fenced {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("attach with SCRAM: %v", err)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	waitAttachedBroker(t, cfg, "SCRAM")
 	write("wrong")
 	if p, err = attach.ReadClientProperties(props); err != nil {
 		t.Fatal(err)
@@ -406,21 +392,7 @@ func TestAttachWithTLS(t *testing.T) {
 	})
 	cfg := attach.Config{Bootstrap: kc.BrokerAddrs(), Interval: time.Hour, Timeout: 5 * time.Second,
 		Properties: map[string]string{"security.protocol": "SSL", "ssl.truststore.type": "PEM", "ssl.truststore.location": ca}}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		c, err := attach.Dial(ctx, cfg)
-		if err == nil {
-			v, _ := c.Refresh(ctx)
-			c.Close()
-			if b, ok := v.Node(101); v.LeaderID == 1 && ok && b.State == view.StateRunning && b.Broker != nil && !b.Broker.Fenced {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("attach over TLS: %v", err)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	waitAttachedBroker(t, cfg, "TLS")
 	cfg.Properties = map[string]string{"security.protocol": "SSL"}
 	if _, err := attach.Dial(ctx, cfg); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("without the cluster's CA: %v, want a certificate error", err)
@@ -461,4 +433,26 @@ func testCertificates(t *testing.T) (caPEM, certPEM, keyPEM []byte) {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
 		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: p8})
+}
+
+// waitAttachedBroker waits, while the JVMs start, until cfg reads
+// controller 1 leading and broker 101 running and unfenced.
+func waitAttachedBroker(t *testing.T, cfg attach.Config, how string) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		c, err := attach.Dial(ctx, cfg)
+		if err == nil {
+			v, _ := c.Refresh(ctx)
+			c.Close()
+			if b, ok := v.Node(101); v.LeaderID == 1 && ok && b.State == view.StateRunning && b.Broker != nil && !b.Broker.Fenced {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("attach with %s: %v", how, err)
+		}
+		time.Sleep(500 * time.Millisecond) // the JVMs are starting
+	}
 }

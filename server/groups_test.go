@@ -299,31 +299,41 @@ func TestCommittedOffsetsSurviveTheCoordinatorsKill(t *testing.T) {
 			alive = append(alive, ts.byID[id].Addr())
 		}
 	}
-	cl2, err := kgo.NewClient(kgo.SeedBrokers(alive...), kgo.MetadataMinAge(50*time.Millisecond),
+	waitFor(t, "the committed offsets from the new coordinator", func() bool {
+		got, ok := committedOffsets(ctx, t, alive, "ledger", "events")
+		return ok && got[0] == 41 && got[1] == 7
+	})
+}
+
+// committedOffsets asks brokers at addrs (with a fresh client: one that
+// knew the killed coordinator keeps dialling it for a while) for group's
+// committed offsets of topic, by partition; false until a coordinator
+// answers.
+func committedOffsets(ctx context.Context, t *testing.T, addrs []string, group, topic string) (map[int32]int64, bool) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.MetadataMinAge(50*time.Millisecond),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl2.Close()
+	defer cl.Close()
 	fetch := kmsg.NewPtrOffsetFetchRequest()
 	fg := kmsg.NewOffsetFetchRequestGroup()
-	fg.Group = "ledger"
+	fg.Group = group
 	fetch.Groups = []kmsg.OffsetFetchRequestGroup{fg}
-	waitFor(t, "the committed offsets from the new coordinator", func() bool {
-		resp, err := fetch.RequestWith(ctx, cl2)
-		if err != nil || len(resp.Groups) != 1 || resp.Groups[0].ErrorCode != 0 {
-			return false
-		}
-		got := map[int32]int64{}
-		for _, rt := range resp.Groups[0].Topics {
-			for _, p := range rt.Partitions {
-				if rt.Topic == "events" {
-					got[p.Partition] = p.Offset
-				}
+	resp, err := fetch.RequestWith(ctx, cl)
+	if err != nil || len(resp.Groups) != 1 || resp.Groups[0].ErrorCode != 0 {
+		return nil, false
+	}
+	got := map[int32]int64{}
+	for _, rt := range resp.Groups[0].Topics {
+		for _, p := range rt.Partitions {
+			if rt.Topic == topic {
+				got[p.Partition] = p.Offset
 			}
 		}
-		return got[0] == 41 && got[1] == 7
-	})
+	}
+	return got, true
 }
 
 // FindCoordinator makes __consumer_offsets on first use, but not with
@@ -536,27 +546,12 @@ func TestGroupConsumerGoesOnAcrossTheCoordinatorsKill(t *testing.T) {
 		}
 		return true
 	})
-	adm, err := kgo.NewClient(kgo.SeedBrokers(alive...), kgo.MetadataMinAge(50*time.Millisecond),
-		kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	fetch := kmsg.NewPtrOffsetFetchRequest()
-	fg := kmsg.NewOffsetFetchRequestGroup()
-	fg.Group = "streamers"
-	fetch.Groups = []kmsg.OffsetFetchRequestGroup{fg}
 	waitFor(t, "the new coordinator's offsets covering all 100 records", func() bool {
-		resp, err := fetch.RequestWith(ctx, adm)
-		if err != nil || len(resp.Groups) != 1 || resp.Groups[0].ErrorCode != 0 {
-			return false
-		}
+		got, ok := committedOffsets(ctx, t, alive, "streamers", "flow")
 		var sum int64
-		for _, rt := range resp.Groups[0].Topics {
-			for _, p := range rt.Partitions {
-				sum += max(p.Offset, 0)
-			}
+		for _, o := range got {
+			sum += max(o, 0)
 		}
-		return sum == int64(len(before)+len(after))
+		return ok && sum == int64(len(before)+len(after))
 	})
 }
