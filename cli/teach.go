@@ -33,7 +33,7 @@ func newTeachCommands(e *env) []*cobra.Command {
 func newTUICommand(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tui",
-		Short: "Open the live screen on a running playground (quitting leaves it running)",
+		Short: "Open the live screen on a running playground (quitting leaves it running), or read-only on a real Kafka cluster",
 		Long: `Tui opens the live screen of "kraftlab up" on a playground that already runs:
 one started with "kraftlab up --headless", another "kraftlab up" screen, or
 the playground of "kraftlab scenario run --session NAME". Several screens may

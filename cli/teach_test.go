@@ -207,7 +207,7 @@ func TestBinaryTeachingCommands(t *testing.T) {
 	code, out, errOut = h.binaryRun("sleep", "10ms")
 	expectRun(t, "sleep", code, out, errOut, ExitOK)
 	code, out, errOut = h.binaryRun("--help")
-	expectRun(t, "--help", code, out, errOut, ExitOK, "Teach with it:", "tui ", "Open the live screen on a running playground (quitting leaves it running)", "say ", "sleep ", "pause ")
+	expectRun(t, "--help", code, out, errOut, ExitOK, "Teach with it:", "tui ", "Open the live screen on a running playground (quitting leaves it running), or read-only on a real Kafka cluster", "say ", "sleep ", "pause ")
 	code, out, errOut = h.binaryRun("tui", "--help")
 	expectRun(t, "tui --help", code, out, errOut, ExitOK, "Quitting a tui screen (q, then y) leaves the playground running")
 }
