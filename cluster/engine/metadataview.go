@@ -67,6 +67,7 @@ func (e *engine) metadataViews(v *view.View) {
 	v.ExternalBrokers = externalBrokers(committed, e.byID, active)
 	v.Topics = topicViews(committed, e.brokerImages())
 	dataPlaneViews(v, e.brokerStats())
+	groupViews(v, e.brokerGroups())
 }
 
 // zkMetadataViews is metadataViews in the ZooKeeper era: the committed

@@ -76,6 +76,10 @@ type Broker struct {
 	// and follower.replication.throttled.rate bound.
 	LeaderThrottledBytesPerSec   float64 `json:"leaderThrottledBytesPerSec"`
 	FollowerThrottledBytesPerSec float64 `json:"followerThrottledBytesPerSec"`
+	// Coordinating are the partitions of __consumer_offsets whose groups
+	// its group coordinator serves, by partition; empty while it leads
+	// none or does not run.
+	Coordinating []CoordinatorShard `json:"coordinating,omitempty"`
 }
 
 // ControllerMetrics is a controller's kafka.controller:type=KafkaController

@@ -65,6 +65,9 @@ type View struct {
 	// Topics are the topics of the active controller's committed
 	// metadata, by name; empty while no controller is active.
 	Topics []Topic `json:"topics"`
+	// Groups are the consumer groups the running brokers coordinate, by
+	// id, with their lags behind the partitions' high watermarks.
+	Groups []Group `json:"groups"`
 	// ZooKeeper is the ZooKeeper-era mode's ZooKeeper and controller;
 	// nil in KRaft mode.
 	ZooKeeper *ZooKeeper `json:"zookeeper,omitempty"`
@@ -424,6 +427,9 @@ func (v *View) Derive(now time.Time, baseline *Baseline) {
 	}
 	if v.Topics == nil {
 		v.Topics = []Topic{}
+	}
+	if v.Groups == nil {
+		v.Groups = []Group{}
 	}
 	sortTopics(v.Topics)
 	v.countLeaderships()

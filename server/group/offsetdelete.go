@@ -94,7 +94,7 @@ func (g *Group) subscribedTopics() []string {
 	if len(g.members) == 0 {
 		return []string{}
 	}
-	if g.protocolType != "consumer" || g.protocol == "" {
+	if g.protocolType != ConsumerProtocolType || g.protocol == "" {
 		return nil
 	}
 	out := []string{}

@@ -34,3 +34,7 @@ func (s State) String() string {
 	}
 	return "Unknown"
 }
+
+// ConsumerProtocolType is the protocol type of Kafka's consumers, whose
+// subscriptions and assignments the coordinator can read.
+const ConsumerProtocolType = "consumer"
