@@ -46,6 +46,27 @@ func nodeCompletions(e *env, cmd *cobra.Command) []string {
 	return out
 }
 
+// groupCompletions lists the consumer groups the playground's brokers
+// serve, with their state.
+func groupCompletions(e *env, cmd *cobra.Command) []string {
+	c, err := e.connect(cmd)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+	defer cancel()
+	v, err := c.Status(ctx)
+	if err != nil {
+		return cobra.AppendActiveHelp(nil, fmt.Sprintf("no group IDs: %v", err))
+	}
+	var out []string
+	for _, g := range v.Groups {
+		out = append(out, fmt.Sprintf("%s\t%s, coordinator %d", g.ID, g.State, g.Coordinator))
+	}
+	return out
+}
+
 // completeNodes completes up to max node arguments.
 func completeNodes(e *env, max int) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -65,6 +86,8 @@ func completeCondition(e *env) cobra.CompletionFunc {
 			return condition.Words(), none
 		case len(args) == 1 && slices.Contains([]string{"node", "fenced", "unfenced", "broker", "metadata-lag", "fetcher-lag"}, args[0]):
 			return nodeCompletions(e, cmd), none
+		case len(args) == 1 && strings.HasPrefix(args[0], "group-"):
+			return groupCompletions(e, cmd), none
 		case args[0] == "node" && len(args) == 2:
 			return condition.NodeWords(), none
 		case args[0] == "node" && len(args) == 3 && args[2] == "role":

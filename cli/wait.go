@@ -89,8 +89,9 @@ saying what it saw, if the condition does not hold.`
 			ok, saw, err := cond.Eval(&v)
 			unknownTopic := errors.Is(err, condition.ErrUnknownTopic) || errors.Is(err, condition.ErrUnknownPartition)
 			switch {
-			case unknownTopic && !expect:
-				// It may yet be created, by another shell or a client.
+			case (unknownTopic || errors.Is(err, condition.ErrNoCoordinator)) && !expect:
+				// It may yet be created, by another shell or a client;
+				// a group's partition may yet get a leader.
 				saw, err = err.Error(), nil
 			case unknownTopic:
 				return usagef("%s %s: %v; list them with: %s topics", name, cond, err, self)

@@ -5,11 +5,13 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kraftlab/kraftlab/internal/kafkahash"
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/server/group"
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // findCoordinatorVersions are the FindCoordinator versions Kafka 4.4
@@ -82,7 +84,7 @@ func (b *BrokerServer) findCoordinator(img *image.MetadataImage, keyType int8, k
 		b.createOffsetsTopic()
 		return coordinatorAnswer{code: kerr.CoordinatorNotAvailable.Code, message: group.OffsetsTopic + " is being created"}
 	}
-	p := group.PartitionFor(key, int32(t.NumPartitions()))
+	p := kafkahash.GroupPartition(key, int32(t.NumPartitions()))
 	reg := t.Partition(p)
 	if reg == nil || reg.Leader < 0 {
 		return coordinatorAnswer{code: kerr.CoordinatorNotAvailable.Code, message: fmt.Sprintf("%s-%d has no leader", group.OffsetsTopic, p)}

@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kraftlab/kraftlab/server/group"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kraftlab/kraftlab/internal/kafkahash"
+	"github.com/kraftlab/kraftlab/server/group"
 )
 
 // groupCluster is three controllers and brokers 101-103, with a
@@ -278,7 +280,7 @@ func TestCommittedOffsetsSurviveTheCoordinatorsKill(t *testing.T) {
 		return true
 	})
 	n := int32(3)
-	p := group.PartitionFor("ledger", n)
+	p := kafkahash.GroupPartition("ledger", n)
 	t.Logf("group ledger on partition %d, coordinator %d", p, coord)
 	if err := ts.byID[coord].Kill(); err != nil {
 		t.Fatal(err)
@@ -371,7 +373,7 @@ func TestFindCoordinatorVersions(t *testing.T) {
 	waitFor(t, "a coordinator", func() bool { return coordinatorOf(t, addr, "g1") > 0 })
 	img := ts.byID[102].image()
 	leaderOf := func(g string) int32 {
-		return img.Topics().TopicByName(group.OffsetsTopic).Partition(group.PartitionFor(g, 3)).Leader
+		return img.Topics().TopicByName(group.OffsetsTopic).Partition(kafkahash.GroupPartition(g, 3)).Leader
 	}
 	for v := int16(0); v <= 3; v++ {
 		req := kmsg.NewPtrFindCoordinatorRequest()

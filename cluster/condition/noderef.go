@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/kafkahash"
 )
 
 // Errors an action or a condition can wrap.
@@ -34,6 +35,9 @@ var (
 	// ErrUnknownPartition: as ErrUnknownTopic, for a partition number
 	// past the topic's.
 	ErrUnknownPartition = errors.New("unknown partition")
+	// ErrNoCoordinator: coordinator-of named a group whose partition of
+	// __consumer_offsets has no leader, or does not exist yet.
+	ErrNoCoordinator = errors.New("no coordinator")
 )
 
 // Names of the symbolic node references.
@@ -53,6 +57,9 @@ const (
 	// leader-of:TOPIC-P and follower-of:TOPIC-P.
 	RefLeaderOf   = "leader-of"
 	RefFollowerOf = "follower-of"
+	// RefCoordinatorOf names a consumer group's coordinator, written
+	// coordinator-of:GROUP.
+	RefCoordinatorOf = "coordinator-of"
 )
 
 // RefsHelp says what the symbolic references mean, for help texts.
@@ -63,7 +70,9 @@ current leader with the lowest id), old-leader (the leader before the last
 kill, stop, isolate, resign, wipe, disk or mark), target (the node that action
 targeted), leader-of:TOPIC-P (the broker leading that partition) or
 follower-of:TOPIC-P (its in-sync follower with the lowest id; while it has
-no leader, its replica with the lowest id outside the ISR and the ELR)`
+no leader, its replica with the lowest id outside the ISR and the ELR) or
+coordinator-of:GROUP (the broker FindCoordinator names for the consumer
+group: the leader of its partition of __consumer_offsets)`
 
 // NodeRef names a node as users write it: a node ID, "leader" (the current
 // leader), "follower" (the running follower of the current leader with
@@ -71,10 +80,11 @@ no leader, its replica with the lowest id outside the ISR and the ELR)`
 // just before the last kill, stop, isolate, resign, wipe, disk or mark) or "target"
 // (the node that action targeted). The zero NodeRef names no node.
 type NodeRef struct {
-	name string // RefLeader, RefOldLeader, RefFollower, RefTarget, RefLeaderOf, RefFollowerOf or "" for an ID
-	id   int32
-	tp   view.TopicPartition // of RefLeaderOf and RefFollowerOf
-	set  bool
+	name  string // RefLeader, RefOldLeader, RefFollower, RefTarget, RefLeaderOf, RefFollowerOf, RefCoordinatorOf or "" for an ID
+	id    int32
+	tp    view.TopicPartition // of RefLeaderOf and RefFollowerOf
+	group string              // of RefCoordinatorOf
+	set   bool
 }
 
 // NodeID returns a reference to a node ID.
@@ -84,7 +94,8 @@ func NodeID(id int32) NodeRef { return NodeRef{id: id, set: true} }
 func LeaderRef() NodeRef { return NodeRef{name: RefLeader, set: true} }
 
 // ParseNodeRef parses a node ID, "leader", "follower", "old-leader",
-// "target", "leader-of:TOPIC-P" or "follower-of:TOPIC-P".
+// "target", "leader-of:TOPIC-P", "follower-of:TOPIC-P" or
+// "coordinator-of:GROUP".
 func ParseNodeRef(s string) (NodeRef, error) {
 	switch name := strings.ToLower(s); name {
 	case RefLeader, RefOldLeader, RefFollower, RefTarget, RefController, RefZooKeeper:
@@ -92,8 +103,14 @@ func ParseNodeRef(s string) (NodeRef, error) {
 	}
 	if name, part, ok := strings.Cut(s, ":"); ok {
 		name = strings.ToLower(name)
+		if name == RefCoordinatorOf {
+			if part == "" {
+				return NodeRef{}, fmt.Errorf("bad node %q: want %s:GROUP, with the consumer group's id", s, RefCoordinatorOf)
+			}
+			return NodeRef{name: name, group: part, set: true}, nil
+		}
 		if name != RefLeaderOf && name != RefFollowerOf {
-			return NodeRef{}, fmt.Errorf("bad node %q: want %s:TOPIC-P or %s:TOPIC-P", s, RefLeaderOf, RefFollowerOf)
+			return NodeRef{}, fmt.Errorf("bad node %q: want %s:TOPIC-P, %s:TOPIC-P or %s:GROUP", s, RefLeaderOf, RefFollowerOf, RefCoordinatorOf)
 		}
 		tp, err := view.ParseTopicPartition(part)
 		if err != nil {
@@ -103,8 +120,8 @@ func ParseNodeRef(s string) (NodeRef, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 || n > math.MaxInt32 {
-		return NodeRef{}, fmt.Errorf("bad node %q: want a node ID (controllers 1, 2, 3…; brokers 101, 102…), %s, %s, %s, %s, %s, %s:TOPIC-P or %s:TOPIC-P",
-			s, RefLeader, RefController, RefFollower, RefOldLeader, RefTarget, RefLeaderOf, RefFollowerOf)
+		return NodeRef{}, fmt.Errorf("bad node %q: want a node ID (controllers 1, 2, 3…; brokers 101, 102…), %s, %s, %s, %s, %s, %s:TOPIC-P, %s:TOPIC-P or %s:GROUP",
+			s, RefLeader, RefController, RefFollower, RefOldLeader, RefTarget, RefLeaderOf, RefFollowerOf, RefCoordinatorOf)
 	}
 	return NodeID(int32(n)), nil
 }
@@ -133,6 +150,8 @@ func (r NodeRef) String() string {
 		return ""
 	case r.name == RefLeaderOf || r.name == RefFollowerOf:
 		return r.name + ":" + r.tp.String()
+	case r.name == RefCoordinatorOf:
+		return r.name + ":" + r.group
 	case r.name != "":
 		return r.name
 	}
@@ -216,6 +235,12 @@ func (r NodeRef) Resolve(v *view.View) (int32, error) {
 		if id = partitionFollower(p); id < 0 {
 			return 0, fmt.Errorf("%s: %w: %s has no replica besides its leader %d", r, ErrNoFollower, r.tp, p.Leader)
 		}
+	case r.name == RefCoordinatorOf:
+		c, err := coordinator(v, r.group)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", r, err)
+		}
+		id = c
 	default:
 		id = r.id
 	}
@@ -253,6 +278,25 @@ func partitionFollower(p *view.Partition) int32 {
 	return lowest(func(int32) bool { return true })
 }
 
+// coordinator is the broker FindCoordinator names for group: the leader
+// of the group's partition of __consumer_offsets, whether or not the
+// group has members yet.
+func coordinator(v *view.View, group string) (int32, error) {
+	t, ok := v.Topic(view.OffsetsTopic)
+	if !ok || len(t.Partitions) == 0 {
+		return 0, fmt.Errorf("%w: %s does not exist yet (the first FindCoordinator of a group creates it)", ErrNoCoordinator, view.OffsetsTopic)
+	}
+	p := kafkahash.GroupPartition(group, int32(len(t.Partitions)))
+	part, ok := v.Partition(view.OffsetsTopic, p)
+	if !ok {
+		return 0, fmt.Errorf("%w: %s-%d is not in the committed metadata", ErrNoCoordinator, view.OffsetsTopic, p)
+	}
+	if part.Leader == view.NoLeader {
+		return 0, fmt.Errorf("%w: %s-%d, the group's partition, has no leader right now", ErrNoCoordinator, view.OffsetsTopic, p)
+	}
+	return part.Leader, nil
+}
+
 // follower is the running voter with the lowest ID that follows the
 // current leader in its epoch.
 func follower(v *view.View) (int32, error) {
@@ -282,13 +326,14 @@ func unknownNodeError(v *view.View, id int32) error {
 }
 
 // ParseBrokerRef reads a reference to a broker: its node ID, target (the node the last
-// kill, stop, isolate or wipe acted on), leader-of:T-P or
-// follower-of:T-P. leader, follower and old-leader name controllers of
-// the metadata quorum, not brokers.
+// kill, stop, isolate or wipe acted on), leader-of:T-P, follower-of:T-P
+// or coordinator-of:GROUP. leader, follower and old-leader name
+// controllers of the metadata quorum, not brokers.
 func ParseBrokerRef(s string) (NodeRef, error) {
 	lower := strings.ToLower(s)
-	if _, err := strconv.ParseInt(s, 10, 32); err != nil && lower != RefTarget && !strings.HasPrefix(lower, RefLeaderOf+":") && !strings.HasPrefix(lower, RefFollowerOf+":") {
-		return NodeRef{}, fmt.Errorf("bad broker %q: want a broker's node ID, e.g. 102, %s, %s:TOPIC-P or %s:TOPIC-P", s, RefTarget, RefLeaderOf, RefFollowerOf)
+	symbolic := lower == RefTarget || strings.HasPrefix(lower, RefLeaderOf+":") || strings.HasPrefix(lower, RefFollowerOf+":") || strings.HasPrefix(lower, RefCoordinatorOf+":")
+	if _, err := strconv.ParseInt(s, 10, 32); err != nil && !symbolic {
+		return NodeRef{}, fmt.Errorf("bad broker %q: want a broker's node ID, e.g. 102, %s, %s:TOPIC-P, %s:TOPIC-P or %s:GROUP", s, RefTarget, RefLeaderOf, RefFollowerOf, RefCoordinatorOf)
 	}
 	return ParseNodeRef(s)
 }

@@ -54,6 +54,16 @@ var forms = []form{
 	{word: "truncations", args: []arg{topicPartition, broker, anyOp, offset}, example: "truncations orders-0 102 >= 1",
 		help: "times broker N's fetcher cut its replica of T-P back (since it last became a follower)", eval: onFetchers(truncations)},
 
+	// Consumer groups, as the brokers coordinating them hold them.
+	{word: "group-stable", args: []arg{groupName}, example: "group-stable billing",
+		help: "consumer group G is Stable: its members joined and have their assignment", eval: onGroup(groupStable)},
+	{word: "group-members", args: []arg{groupName, anyOp, number}, example: "group-members billing == 2",
+		help: "the number of members of consumer group G", eval: onGroup(groupMembers)},
+	{word: "group-lag", args: []arg{groupName, anyOp, number}, example: "group-lag billing == 0",
+		help: "consumer group G's lag: its committed offsets behind the high watermarks, summed", eval: onGroup(groupLag)},
+	{word: "group-coordinator", args: []arg{groupName, eqOrNe, comparedNode}, example: "group-coordinator billing != target",
+		help: "the broker serving group G (once it has loaded it) is (not) broker N", eval: onGroup(groupCoordinator)},
+
 	// Stopped time: the messages the links hold while the clock is paused.
 	{word: "held", args: []arg{apiName}, example: "held CreateTopics",
 		help: "a message of API (Kafka's name: Fetch, Vote, CreateTopics…) waits at the links", eval: heldAPI},
@@ -62,8 +72,8 @@ var forms = []form{
 // Forms lists the conditions wait and expect understand, one per
 // line, for help texts.
 var Forms = formsText() + `OP is one of == != > >= < <=. NODE is a node ID, leader, follower,
-old-leader, target, leader-of:T-P or follower-of:T-P; N and BROKER a
-broker's ID, leader-of:T-P or follower-of:T-P. V is a number, or for
+old-leader, target, leader-of:T-P, follower-of:T-P or coordinator-of:G; N and BROKER a
+broker's ID, leader-of:T-P, follower-of:T-P or coordinator-of:G. V is a number, or for
 epoch, hwm OP V and node NODE hwm/log-end "baseline" or "baseline+K": the leader's epoch (for epoch) or high watermark
 (for hwm and log-end) just before the last kill, stop, isolate, resign,
 wipe, disk or mark. old-leader is the leader then, target the node it
@@ -71,7 +81,9 @@ acted on (none for a mark), follower
 the running follower of the current leader with the lowest ID (a wait
 waits for one); leader-of:T-P is the broker leading partition T-P,
 follower-of:T-P its in-sync follower with the lowest ID (while it has no
-leader, its replica with the lowest ID outside the ISR and the ELR).`
+leader, its replica with the lowest ID outside the ISR and the ELR);
+coordinator-of:G is the broker FindCoordinator names for group G, the
+leader of its partition of __consumer_offsets.`
 
 // Words are the first words of the conditions, each once, in the order
 // Forms lists them: what a shell completes first.

@@ -28,6 +28,7 @@ var errorKinds = []struct {
 	{condition.ErrNoLeader, "no-leader", http.StatusConflict},
 	{condition.ErrNoBaseline, "no-baseline", http.StatusConflict},
 	{condition.ErrNoFollower, "no-follower", http.StatusConflict},
+	{condition.ErrNoCoordinator, "no-coordinator", http.StatusConflict},
 	{cluster.ErrClosed, "closed", http.StatusServiceUnavailable},
 	{cluster.ErrRefused, "refused", http.StatusConflict},
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kraftlab/kraftlab/internal/kafkahash"
 )
 
 // The assignment matches values Java computed with Kafka's formula,
@@ -32,7 +34,7 @@ func TestFetcherIDMatchesKafka(t *testing.T) {
 		n, _ := strconv.Atoi(fields[2])
 		want, _ := strconv.Atoi(fields[3])
 		hash, _ := strconv.ParseInt(fields[4], 10, 32)
-		if got := javaStringHash(fields[0]); got != int32(hash) {
+		if got := kafkahash.String(fields[0]); got != int32(hash) {
 			t.Errorf("hash of %q = %d, Java says %d", fields[0], got, hash)
 		}
 		tp := TopicPartition{fields[0], int32(p)}
@@ -43,14 +45,6 @@ func TestFetcherIDMatchesKafka(t *testing.T) {
 	}
 	if rows < 100 {
 		t.Fatalf("only %d rows", rows)
-	}
-}
-
-func TestKafkaAbs(t *testing.T) {
-	for in, want := range map[int32]int32{0: 0, 5: 5, -5: 5, -2147483648: 0, 2147483647: 2147483647, -2147483647: 2147483647} {
-		if got := kafkaAbs(in); got != want {
-			t.Errorf("kafkaAbs(%d) = %d, want %d", in, got, want)
-		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/internal/clock"
+	"github.com/kraftlab/kraftlab/internal/kafkahash"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -139,7 +140,7 @@ func (c *Coordinator) shardFor(id string) (*shard, int16) {
 		return nil, kerr.NotCoordinator.Code
 	}
 	c.mu.Lock()
-	s := c.shards[PartitionFor(id, n)]
+	s := c.shards[kafkahash.GroupPartition(id, n)]
 	c.mu.Unlock()
 	if s == nil {
 		return nil, kerr.NotCoordinator.Code

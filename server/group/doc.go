@@ -6,7 +6,7 @@
 // DescribeGroups and DeleteGroups.
 //
 // Each group lives on one partition of the internal topic
-// __consumer_offsets (PartitionFor); the broker that leads that partition
+// __consumer_offsets (kafkahash.GroupPartition); the broker that leads that partition
 // coordinates the group. The coordinator writes its state as records in
 // Kafka's formats (records.go) to the partition through the broker's
 // produce path, with acks=all, so that the partition's followers
