@@ -98,7 +98,7 @@ func TestFetchersRefusesWhatIsNoBroker(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"fetchers", "leader"}, `bad broker "leader": want a broker's node ID, e.g. 102, target, leader-of:TOPIC-P or follower-of:TOPIC-P`},
+		{[]string{"fetchers", "leader"}, `bad broker "leader": want a broker's node ID, e.g. 102, target, leader-of:TOPIC-P, follower-of:TOPIC-P or coordinator-of:GROUP`},
 		{[]string{"fetchers", "101", "102"}, "fetchers takes no BROKER or one, got 2 (101 102)"},
 		{[]string{"fetchers", "1"}, "no broker 1; the brokers are: 101"},
 	} {
