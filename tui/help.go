@@ -20,6 +20,13 @@ const brokersLegend = "Brokers pane: STATE is Kafka's BrokerState: STARTING unti
 	"only when its heartbeats stop for broker.session.timeout.ms, never for lag, and unfences it at the first heartbeat " +
 	"past its registration. Kafka's own figure is last-applied-record-lag-ms (kraftlab metrics)."
 
+// attachedBrokersLegend is brokersLegend for a real cluster, where LAG*
+// comes from DescribeQuorum: what a broker fetched, not what it applied.
+const attachedBrokersLegend = "Brokers pane (a real cluster): LAG* is the committed metadata offsets the broker has not " +
+	"fetched yet (the leader's high watermark minus the broker's log end in DescribeQuorum's observers); what it applied " +
+	"is not visible over the wire (Kafka's last-applied-record-lag-ms is a JMX metric). Kafka fences a broker only when " +
+	"its heartbeats stop for broker.session.timeout.ms, never for lag."
+
 // wrapWords breaks s into lines of at most w cells at spaces; a word
 // longer than w is clipped.
 func wrapWords(s string, w int) []string {

@@ -41,3 +41,19 @@ func TestFullHelpLabelsLagKraftlabsOwn(t *testing.T) {
 		}
 	}
 }
+
+// On a real cluster the legend says LAG* is what a broker has not
+// fetched: what it applied is not visible over the wire.
+func TestFullHelpOfARealClusterSaysLagIsFetched(t *testing.T) {
+	m := replay(loadRecording(t, "attached"), 200, 60)
+	press(t, m, "?")
+	v := strings.Join(strings.Fields(m.View()), " ")
+	for _, want := range []string{"Brokers pane (a real cluster): LAG* is the committed metadata offsets the broker has not fetched yet", "never for lag"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("full help lacks %q:\n%s", want, m.View())
+		}
+	}
+	if strings.Contains(v, "kraftlab's own measure") {
+		t.Errorf("a real cluster's help calls LAG* kraftlab's applied measure:\n%s", m.View())
+	}
+}

@@ -266,7 +266,11 @@ func (m *Model) keysOverlay(w int) block {
 		row, widths, used = append(row, col), append(widths, cw), used+cw
 	}
 	flush()
-	for _, legend := range []string{roleLegend, brokersLegend} {
+	brokers := brokersLegend
+	if m.view.Attached != nil {
+		brokers = attachedBrokersLegend
+	}
+	for _, legend := range []string{roleLegend, brokers} {
 		for _, l := range wrapWords(legend, w) {
 			out = append(out, st.Help.FullDesc.Render(l))
 		}
