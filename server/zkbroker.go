@@ -249,13 +249,13 @@ func (b *ZkBrokerServer) registerBroker(c *kafkazk.Client) bool {
 func (b *ZkBrokerServer) shutdown(ctx context.Context) error {
 	// Kafka 3.9's KafkaServer shows the same states as a KRaft broker's
 	// controlled shutdown, so both modes' are timed alike.
-	b.setState(BrokerPendingControlledShutdown)
-	defer b.setState(BrokerShuttingDown)
+	b.setState(BrokerPendingControlledShutdown, b.meta.controller())
 	var last error
 	for try := range controlledShutdownTries {
 		if try > 0 {
 			select {
 			case <-ctx.Done():
+				b.setState(BrokerShuttingDown, -1)
 				return fmt.Errorf("controlled shutdown: %w", context.Cause(ctx))
 			case <-b.s.cfg.Clock.After(controlledShutdownBackoff):
 			}
@@ -271,18 +271,21 @@ func (b *ZkBrokerServer) shutdown(ctx context.Context) error {
 		}
 		r := resp.(*kmsg.ControlledShutdownResponse)
 		if r.ErrorCode == 0 && len(r.PartitionsRemaining) == 0 {
+			b.setState(BrokerShuttingDown, b.meta.controller())
 			return nil
 		}
 		last = fmt.Errorf("error %d, %d partitions still led here", r.ErrorCode, len(r.PartitionsRemaining))
 	}
 	b.s.log.Info("controlled shutdown did not finish; stopping anyway", "err", last)
+	b.setState(BrokerShuttingDown, -1)
 	return nil
 }
 
-// setState tells the server's lifecycle listener the broker's state.
-func (b *ZkBrokerServer) setState(st BrokerState) {
+// setState tells the server's lifecycle listener the broker's state, and
+// which controller's answer brought it there (-1: none did).
+func (b *ZkBrokerServer) setState(st BrokerState, controller int32) {
 	if on := b.s.cfg.OnLifecycleEvent; on != nil {
-		on(LifecycleEvent{Kind: EventStateChanged, At: b.s.cfg.Clock.Now(), State: st, BrokerEpoch: b.epoch.Load(), Controller: b.meta.controller()})
+		on(LifecycleEvent{Kind: EventStateChanged, At: b.s.cfg.Clock.Now(), State: st, BrokerEpoch: b.epoch.Load(), Controller: controller})
 	}
 }
 

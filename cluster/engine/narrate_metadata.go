@@ -91,7 +91,11 @@ func narrateLifecycle(ev server.LifecycleEvent) (msg string, ok bool) {
 		case server.BrokerPendingControlledShutdown:
 			msg += ": it waits for the controller to move its leaderships away"
 		case server.BrokerShuttingDown:
-			msg += ": the controller let it go"
+			if ev.Controller < 0 {
+				msg += ": it goes without a controller's answer (it had nothing to hand over, or no controlled shutdown finished)"
+			} else {
+				msg += ": the controller let it go"
+			}
 		}
 		return msg, true
 	case server.EventRegistrationTimedOut:

@@ -37,6 +37,13 @@ func TestLifecycleWordsAreKafkas(t *testing.T) {
 	if _, ok := narrateLifecycle(server.LifecycleEvent{Kind: server.EventRegistered}); ok {
 		t.Error("the registration is told twice: it is the controller's event")
 	}
+	// SHUTTING_DOWN credits the controller only when its answer let the
+	// broker go; one that gave up on its controlled shutdown went alone.
+	let, _ := narrateLifecycle(server.LifecycleEvent{Kind: server.EventStateChanged, State: server.BrokerShuttingDown, Controller: 1})
+	alone, _ := narrateLifecycle(server.LifecycleEvent{Kind: server.EventStateChanged, State: server.BrokerShuttingDown, Controller: -1})
+	if !strings.Contains(let, "the controller let it go") || strings.Contains(alone, "let it go") || !strings.Contains(alone, "without a controller's answer") {
+		t.Errorf("SHUTTING_DOWN: %q with a controller's answer, %q without", let, alone)
+	}
 }
 
 // A broker is unfenced when its heartbeat's metadata offset reaches its
