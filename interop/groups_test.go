@@ -96,4 +96,5 @@ func TestConsumerGroupsOfJavaAndLibrdkafka(t *testing.T) {
 	if !slices.Equal(got, third) {
 		t.Fatalf("kcat -G's second run read (want only the %d new records):\n%s", len(third), strings.Join(got, "\n"))
 	}
+	checkOffsetsDump(t, k, p, "billing")
 }

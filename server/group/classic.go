@@ -79,8 +79,9 @@ type Group struct {
 	state      State
 	stateSince time.Time
 	generation int32
-	// protocolType is the members' protocol type ("consumer"); "" while
-	// the group has none.
+	// protocolType is the members' protocol type ("consumer"), set by
+	// the first member of an empty group and kept once it empties; ""
+	// for a group no member ever joined.
 	protocolType string
 	protocol     string
 	leader       string

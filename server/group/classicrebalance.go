@@ -92,7 +92,9 @@ func (g *Group) completeJoin(now time.Time) {
 	g.joinDeadline = time.Time{}
 	g.generation++
 	if len(g.members) == 0 {
-		g.protocolType, g.protocol, g.leader = "", "", ""
+		// The protocol type stays, as Kafka's ClassicGroup keeps it: an
+		// empty consumer group is still a consumer group to the tools.
+		g.protocol, g.leader = "", ""
 		g.transition(Empty, now)
 		g.stores = append(g.stores, &Store{Value: g.metadataValue(now), generation: g.generation})
 		return
