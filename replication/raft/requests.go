@@ -216,8 +216,8 @@ func (n *Node) maybeTransition(now time.Time, leader, epoch int32) error {
 	if epoch >= maxEpoch {
 		return n.unsafe(false, "told of epoch %d, which cannot be incremented", epoch)
 	}
-	if leader >= 0 && !n.cfg.isVoter(leader) {
-		return n.unsafe(false, "told that node %d leads epoch %d, but it is not one of the voters %v", leader, epoch, n.cfg.Voters)
+	if leader >= 0 && !n.dynamic() && !n.isVoter(leader) {
+		return n.unsafe(false, "told that node %d leads epoch %d, but it is not one of the voters %v", leader, epoch, n.voterIDs)
 	}
 	if !n.consistentLeader(epoch, leader) {
 		// Kafka's maybeTransition throws IllegalStateException here.
@@ -267,7 +267,7 @@ func (n *Node) fetchFromAnyVoter(now time.Time) time.Time {
 func (n *Node) sendToAnyVoter(now time.Time, build func() kmsg.Request) time.Time {
 	var candidates []int32
 	var wake time.Time
-	for _, v := range n.cfg.Voters {
+	for _, v := range n.fetchTargets() {
 		if v == n.id {
 			continue
 		}

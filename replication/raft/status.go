@@ -1,6 +1,7 @@
 package raft
 
 import (
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -9,12 +10,18 @@ import (
 // Status is a snapshot of a node's state, for views like the TUI and
 // `kraftlab status`.
 type Status struct {
-	NodeID   int32
-	Voter    bool
-	Role     Role
-	Epoch    int32
-	LeaderID int32 // -1 while unknown
-	VotedID  int32 // -1 for none
+	NodeID int32
+	Voter  bool
+	// Voters are the ids of the voter set in force on this node: the
+	// latest VotersRecord in its log, committed or not, or the static
+	// voters.
+	Voters []int32
+	// KRaftVersion is the kraft.version the node's log finalized.
+	KRaftVersion KRaftVersion
+	Role         Role
+	Epoch        int32
+	LeaderID     int32 // -1 while unknown
+	VotedID      int32 // -1 for none
 	// HighWatermark is what the node publishes: for a leader, its epoch's
 	// high watermark (-1 until the epoch's first commit); -1 for a resigned
 	// leader; for others, the one they learned.
@@ -73,6 +80,8 @@ func (n *Node) Summary() Status {
 	s := Status{
 		NodeID:         n.id,
 		Voter:          n.voter,
+		Voters:         slices.Clone(n.voterIDs),
+		KRaftVersion:   n.history.kraftVersion(),
 		Role:           n.role,
 		Epoch:          n.epoch,
 		LeaderID:       n.leader,

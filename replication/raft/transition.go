@@ -15,7 +15,12 @@ func (n *Node) writeElection(epoch, leader, voted int32) error {
 	if e == n.persisted {
 		return nil
 	}
-	st := ElectionState{Epoch: epoch, LeaderID: leader, VotedID: voted, Voters: n.cfg.Voters}
+	st := ElectionState{Epoch: epoch, LeaderID: leader, VotedID: voted}
+	if !n.dynamic() {
+		// Kafka's quorum-state file lists the voters of a static quorum
+		// only; a dynamic one's are in the log.
+		st.Voters = n.cfg.Voters
+	}
 	if err := n.store.Write(st); err != nil {
 		return fmt.Errorf("write quorum state (epoch %d, leader %d, voted %d): %w", epoch, leader, voted, err)
 	}

@@ -1,0 +1,262 @@
+package raft
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kraftlab/kraftlab/storage"
+)
+
+// The node's voter set follows its log (Kafka's KRaftControlRecordStateMachine):
+// n.history holds every VotersRecord and KRaftVersionRecord of the snapshot
+// the log starts from and of the log itself, and the latest VotersRecord is
+// the voter set in force from the moment it is appended, committed or not,
+// as in Kafka. Whatever changes the log tells the history: the leader's
+// own appends (appendVoters), a follower's fetched batches
+// (votersAppended), a truncation (votersTruncated), a snapshot installed
+// or taken (votersFromSnapshot, truncateOld). A quorum with no
+// VotersRecord (kraft.version 0) keeps its static Config.Voters forever,
+// and none of this changes what such a quorum does.
+
+// loadVoterHistory rebuilds the history from the snapshot the log starts
+// from and the whole log, at start.
+func (n *Node) loadVoterHistory() error {
+	if err := n.votersFromSnapshot(); err != nil {
+		return err
+	}
+	for off := n.log.LogStartOffset(); off < n.log.LogEndOffset(); {
+		data, err := n.log.Read(off, int(n.cfg.FetchMaxBytes))
+		if err != nil {
+			return fmt.Errorf("raft: read the log at %d for voter records: %w", off, err)
+		}
+		next := off
+		err = storage.Batches(data, func(_ int, b *storage.Batch) error {
+			if b.IsControl() {
+				if err := n.history.scan(b.Raw, -1); err != nil {
+					return err
+				}
+			}
+			next = b.NextOffset()
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("raft: read the log at %d for voter records: %w", off, err)
+		}
+		if next == off {
+			break
+		}
+		off = next
+	}
+	n.setVoters()
+	return nil
+}
+
+// votersFromSnapshot resets the history to what the snapshot the log starts
+// from holds (its control records are in force at its last offset).
+func (n *Node) votersFromSnapshot() error {
+	n.history.clear()
+	s, ok := n.snapshotAtStart()
+	if !ok || s.EndOffset == 0 {
+		return nil
+	}
+	data, err := n.readSnapshotBytes(s)
+	if err != nil {
+		return err
+	}
+	if err := n.history.scan(data, s.EndOffset-1); err != nil {
+		return fmt.Errorf("raft: snapshot %v: %w", s, err)
+	}
+	return nil
+}
+
+// votersAppended reads the control records of batches just appended.
+func (n *Node) votersAppended(data []byte) error {
+	before := n.history.lastOffset()
+	if err := n.history.scan(data, -1); err != nil {
+		// The batches passed their CRC and went into the log: a record
+		// the node cannot read is one it cannot follow, and so the log's.
+		return fmt.Errorf("appended batches: %w", err)
+	}
+	if n.history.lastOffset() != before {
+		n.votersMaybeChanged()
+	}
+	return nil
+}
+
+// votersTruncated drops the records of the log cut at end: the voter set
+// in force goes back with the log.
+func (n *Node) votersTruncated(end int64) {
+	before := n.history.lastOffset()
+	n.history.truncateNew(end)
+	if n.history.lastOffset() != before {
+		n.votersMaybeChanged()
+	}
+}
+
+// votersReloaded re-reads the history after the log restarted at a snapshot.
+func (n *Node) votersReloaded() error {
+	before := n.history.last()
+	if err := n.votersFromSnapshot(); err != nil {
+		return err
+	}
+	if !n.history.last().Equal(before) {
+		n.votersMaybeChanged()
+	}
+	return nil
+}
+
+// setVoters caches the voter set in force: its ids and whether this node
+// is one of them (by id and, when both are known, directory id).
+func (n *Node) setVoters() {
+	s := n.history.last()
+	n.voterIDs = s.IDs()
+	v, ok := s.Voter(n.id)
+	n.voter = ok && v.matches(n.id, n.cfg.DirectoryID)
+}
+
+// votersMaybeChanged applies a new voter set to the node's role.
+func (n *Node) votersMaybeChanged() {
+	old, wasVoter := n.voterIDs, n.voter
+	n.setVoters()
+	if slices.Equal(old, n.voterIDs) && wasVoter == n.voter {
+		return
+	}
+	n.logger.Info("voter set changed", "voters", n.voterIDs, "voter", n.voter, "offset", n.history.lastOffset())
+	if n.role == Leader {
+		n.lead.updateVoters(n)
+	}
+	switch {
+	case n.voter && !wasVoter && n.role == Unattached && n.electionDeadline.IsZero():
+		// An observer that became a voter takes part in elections.
+		n.electionDeadline = n.now.Add(n.randomElectionTimeout())
+	case !n.voter && wasVoter && (n.role == Prospective || n.role == Candidate):
+		// No longer a voter: stop asking for votes; its vote, if any,
+		// stays recorded for the epoch.
+		n.setRole(Unattached)
+		n.electionDeadline = time.Time{}
+		n.reportRole()
+	}
+}
+
+// isVoter reports whether id is in the voter set in force.
+func (n *Node) isVoter(id int32) bool { return slices.Contains(n.voterIDs, id) }
+
+// dynamic reports whether the voter set may change: the log finalized
+// kraft.version 1, or no static voters are configured.
+func (n *Node) dynamic() bool {
+	return n.history.kraftVersion() >= KRaftVersion1 || len(n.cfg.Voters) == 0
+}
+
+// fetchTargets are the nodes a replica looking for the leader asks: the
+// voters, and in a dynamic quorum the bootstrap servers too.
+func (n *Node) fetchTargets() []int32 {
+	if !n.dynamic() || len(n.cfg.Bootstrap) == 0 {
+		return n.voterIDs
+	}
+	out := slices.Clone(n.voterIDs)
+	for _, id := range n.cfg.Bootstrap {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Voters returns the voter set in force on this node: the latest
+// VotersRecord in its log, committed or not, or the static voters.
+func (n *Node) Voters() VoterSet { return slices.Clone(n.history.last()) }
+
+// VotersAt returns the voter set in force at offset in this node's log
+// and the offset of the VotersRecord that set it (-1 for the static
+// voters). Offsets before the log start answer with what the snapshot
+// the log starts from holds.
+func (n *Node) VotersAt(offset int64) (VoterSet, int64) {
+	s, at := n.history.at(offset)
+	return slices.Clone(s), at
+}
+
+// KRaftVersion returns the kraft.version finalized in this node's log, 0
+// when none is.
+func (n *Node) KRaftVersion() KRaftVersion { return n.history.kraftVersion() }
+
+// readSnapshotBytes reads a whole snapshot.
+func (n *Node) readSnapshotBytes(id SnapshotID) ([]byte, error) {
+	var data []byte
+	for {
+		chunk, size, err := n.log.ReadSnapshot(id, int64(len(data)), int(n.cfg.FetchMaxBytes))
+		if err != nil {
+			return nil, fmt.Errorf("read snapshot %v: %w", id, err)
+		}
+		data = append(data, chunk...)
+		if int64(len(data)) >= size || len(chunk) == 0 {
+			return data, nil
+		}
+	}
+}
+
+// updateVoters moves the leader's replica states to the new voter set: a
+// new voter keeps what it fetched as an observer, a removed one becomes an
+// observer (Kafka's updateVoterAndObserverStates). The high watermark is
+// then counted over the new set; it never goes back.
+func (ls *leaderState) updateVoters(n *Node) {
+	var voters []*replicaState
+	for _, id := range n.voterIDs {
+		var r *replicaState
+		if i := slices.IndexFunc(ls.voters, func(r *replicaState) bool { return r.id == id }); i >= 0 {
+			r = ls.voters[i]
+		} else if i := slices.IndexFunc(ls.observers, func(r *replicaState) bool { return r.id == id }); i >= 0 {
+			r = ls.observers[i]
+			ls.observers = slices.Delete(ls.observers, i, i+1)
+		} else {
+			r = &replicaState{id: id, endOffset: -1, acked: id == n.id}
+		}
+		r.voter = true
+		if n.cfg.Replication == Push && id != n.id && r.push == nil {
+			r.push = newProgress(n.log.LogEndOffset())
+		}
+		voters = append(voters, r)
+	}
+	for _, r := range ls.voters {
+		if !n.isVoter(r.id) && r.id != n.id {
+			r.voter = false
+			ls.observers = append(ls.observers, r)
+		}
+	}
+	slices.SortFunc(ls.observers, func(a, b *replicaState) int { return int(a.id) - int(b.id) })
+	ls.voters = voters
+	ls.fetchedVoters = slices.DeleteFunc(ls.fetchedVoters, func(id int32) bool { return !n.isVoter(id) })
+	ls.updateLocal(n)
+}
+
+// servableEnd is where a leader's answers to fetches stop: its log end,
+// or the offset of a VotersRecord it has not flushed yet. Kafka's leader
+// flushes what it appends before any fetch can read it; kraftlab's lets
+// followers read records while its own flush runs, which Raft allows
+// since the leader counts only what it flushed. A voter set is the
+// exception: it is in force wherever it is appended, so a leader that
+// crashed and lost an unflushed VotersRecord its followers hold would
+// disagree with them on who votes, and the followers it removed would
+// never campaign while it could never win their votes (their logs are
+// longer). Holding the record back until it is durable keeps the leader's
+// log a superset of what it served.
+func (n *Node) servableEnd() int64 {
+	end := n.log.LogEndOffset()
+	if off := n.history.lastOffset(); off >= n.log.LastFlushedOffset() && off < end {
+		return off
+	}
+	return end
+}
+
+// batchesBefore keeps the whole batches of data that start before end.
+func batchesBefore(data []byte, end int64) []byte {
+	pos := 0
+	for pos < len(data) {
+		base, _, _, size, err := storage.PeekBatch(data[pos:])
+		if err != nil || base >= end {
+			break
+		}
+		pos += size
+	}
+	return data[:pos]
+}
