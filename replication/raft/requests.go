@@ -184,7 +184,12 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 	switch {
 	case epoch >= maxEpoch:
 		return true, false, n.unsafe(false, "response from a peer naming epoch %d, which cannot be incremented", epoch)
-	case epoch < n.epoch || code == errUnknownLeaderEpoch:
+	case code == errUnknownLeaderEpoch:
+		// The peer is behind this node's epoch (an observer that left a
+		// resigned leadership gets there first): asking it again at once
+		// would only spin until it learns of the epoch, so back off.
+		return true, false, nil
+	case epoch < n.epoch:
 		// We know a later epoch; the response is stale.
 		return true, true, nil
 	case epoch > n.epoch || code == errFencedLeaderEpoch || code == errNotLeaderOrFollower:
