@@ -73,9 +73,14 @@ func KRaftVersionRecord(level int16) Record {
 	return Record{Key: controlKey(ControlKRaftVersion), Value: v}
 }
 
-// ErrControlValue is wrapped by the errors of ParseVoters and
-// ParseKRaftVersion.
-var ErrControlValue = errors.New("malformed control record value")
+// Errors of ParseVoters and ParseKRaftVersion: a value that does not
+// decode, and a message version other than 0, the only one Kafka defines
+// (a later one could lay its fields out differently, so nothing past the
+// version is read).
+var (
+	ErrControlValue   = errors.New("malformed control record value")
+	ErrControlVersion = errors.New("unknown control record version")
+)
 
 // ParseVoters decodes a VotersRecord's value. Tagged fields are skipped;
 // a version other than 0 is refused, as Kafka defines no other.
@@ -83,6 +88,9 @@ func ParseVoters(r Record) (VotersRecordValue, error) {
 	rd := flexReader{b: r.Value}
 	var v VotersRecordValue
 	v.Version = rd.int16()
+	if err := rd.known("VotersRecord", r.Offset, v.Version); err != nil {
+		return VotersRecordValue{}, err
+	}
 	n := rd.compactLen()
 	for i := 0; i < n && rd.err == nil; i++ {
 		var vr VoterRecord
@@ -104,7 +112,7 @@ func ParseVoters(r Record) (VotersRecordValue, error) {
 		v.Voters = append(v.Voters, vr)
 	}
 	rd.skipTags()
-	if err := rd.done("VotersRecord", r.Offset, v.Version); err != nil {
+	if err := rd.done("VotersRecord", r.Offset); err != nil {
 		return VotersRecordValue{}, err
 	}
 	return v, nil
@@ -115,9 +123,12 @@ func ParseVoters(r Record) (VotersRecordValue, error) {
 func ParseKRaftVersion(r Record) (int16, error) {
 	rd := flexReader{b: r.Value}
 	version := rd.int16()
+	if err := rd.known("KRaftVersionRecord", r.Offset, version); err != nil {
+		return 0, err
+	}
 	level := rd.int16()
 	rd.skipTags()
-	if err := rd.done("KRaftVersionRecord", r.Offset, version); err != nil {
+	if err := rd.done("KRaftVersionRecord", r.Offset); err != nil {
 		return 0, err
 	}
 	return level, nil
@@ -228,14 +239,23 @@ func (r *flexReader) skipTags() {
 	}
 }
 
-func (r *flexReader) done(name string, offset int64, version int16) error {
+// known checks the message version read first.
+func (r *flexReader) known(name string, offset int64, version int16) error {
+	switch {
+	case r.err != nil:
+		return fmt.Errorf("%s at offset %d: %w", name, offset, r.err)
+	case version != 0:
+		return fmt.Errorf("%s at offset %d: %w: version %d (only 0 exists)", name, offset, ErrControlVersion, version)
+	}
+	return nil
+}
+
+func (r *flexReader) done(name string, offset int64) error {
 	switch {
 	case r.err != nil:
 		return fmt.Errorf("%s at offset %d: %w", name, offset, r.err)
 	case len(r.b) > 0:
 		return fmt.Errorf("%s at offset %d: %w: %d byte(s) after the message", name, offset, ErrControlValue, len(r.b))
-	case version != 0:
-		return fmt.Errorf("%s at offset %d: %w: version %d (only 0 exists)", name, offset, ErrControlValue, version)
 	}
 	return nil
 }

@@ -56,17 +56,22 @@ func TestParseControlValuesRefuseBadInput(t *testing.T) {
 		"empty":      nil,
 		"truncated":  good[:len(good)-3],
 		"garbage":    append(append([]byte(nil), good...), 7),
-		"version 1":  append([]byte{0, 1}, good[2:]...),
 		"huge array": {0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f},
 	} {
 		if _, err := ParseVoters(Record{Key: controlKey(ControlVoters), Value: v}); !errors.Is(err, ErrControlValue) {
 			t.Errorf("VotersRecord %s: err %v, want ErrControlValue", name, err)
 		}
 	}
-	for name, v := range map[string][]byte{"short": {0, 0, 0}, "version 2": {0, 2, 0, 1, 0}, "tags cut": {0, 0, 0, 1, 1}} {
+	for name, v := range map[string][]byte{"short": {0, 0, 0}, "tags cut": {0, 0, 0, 1, 1}} {
 		if _, err := ParseKRaftVersion(Record{Value: v}); !errors.Is(err, ErrControlValue) {
 			t.Errorf("KRaftVersionRecord %s: err %v, want ErrControlValue", name, err)
 		}
+	}
+	if _, err := ParseVoters(Record{Value: append([]byte{0, 1}, good[2:]...)}); !errors.Is(err, ErrControlVersion) {
+		t.Errorf("VotersRecord version 1: err %v, want ErrControlVersion", err)
+	}
+	if _, err := ParseKRaftVersion(Record{Value: []byte{0, 2, 0, 1, 0}}); !errors.Is(err, ErrControlVersion) {
+		t.Errorf("KRaftVersionRecord version 2: err %v, want ErrControlVersion", err)
 	}
 }
 

@@ -123,6 +123,11 @@ func (n *Node) votersMaybeChanged() {
 		return
 	}
 	n.logger.Info("voter set changed", "voters", n.voterIDs, "voter", n.voter, "offset", n.history.lastOffset())
+	if len(old) > 0 && !StaticVoters(old).OverlappingMajority(n.history.last()) {
+		// One change at a time never does this; a log written otherwise
+		// (by hand, or a static set replaced) may.
+		n.logger.Warn("the new voter set shares no majority with the old one", "old", old, "new", n.voterIDs)
+	}
 	if n.role == Leader {
 		n.lead.updateVoters(n)
 	}
