@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func dirOf(id int32) raft.DirectoryID { return raft.DirectoryID{0: 0xd1, 4: byte(id), 15: 1} }
@@ -124,6 +125,22 @@ func TestAddVotersGrowsStandaloneQuorum(t *testing.T) {
 	h.advance(time.Second)
 	for _, id := range []int32{1, 2, 3} {
 		h.expectVoters(id, 1, 2, 3)
+	}
+	// DescribeQuorum v2 names each voter's directory id.
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	req.Version = raft.DescribeQuorumVersion
+	rt := kmsg.NewDescribeQuorumRequestTopic()
+	rt.Topic = raft.MetadataTopic
+	rt.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{kmsg.NewDescribeQuorumRequestTopicPartition()}
+	req.Topics = []kmsg.DescribeQuorumRequestTopic{rt}
+	p := h.request(1, -1, req).(*kmsg.DescribeQuorumResponse).Topics[0].Partitions[0]
+	if len(p.CurrentVoters) != 3 || len(p.Observers) != 0 {
+		t.Fatalf("describe quorum: voters %+v, observers %+v", p.CurrentVoters, p.Observers)
+	}
+	for _, r := range p.CurrentVoters {
+		if r.ReplicaDirectoryID != dirOf(r.ReplicaID) {
+			t.Errorf("voter %d has directory id %x", r.ReplicaID, r.ReplicaDirectoryID)
+		}
 	}
 	// The new voters count: with node 1 cut off, 2 and 3 elect a leader.
 	h.isolate(1)

@@ -162,16 +162,26 @@ func (n *Node) describeQuorum(now time.Time, req *kmsg.DescribeQuorumRequest) *k
 		}
 		return r
 	}
+	// Directory ids (v2): a voter's from the voter set, an observer's
+	// from its fetches; zero in a static quorum.
+	voters := n.history.last()
 	for _, r := range n.lead.voters {
+		var rs kmsg.DescribeQuorumResponseTopicPartitionReplicaState
 		if r.id == n.id {
 			// The leader is always caught up with itself.
-			p.CurrentVoters = append(p.CurrentVoters, state(r.id, n.log.LogEndOffset(), now, now))
-			continue
+			rs = state(r.id, n.log.LogEndOffset(), now, now)
+		} else {
+			rs = state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp)
 		}
-		p.CurrentVoters = append(p.CurrentVoters, state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp))
+		if v, ok := voters.Voter(r.id); ok {
+			rs.ReplicaDirectoryID = v.DirectoryID
+		}
+		p.CurrentVoters = append(p.CurrentVoters, rs)
 	}
 	for _, r := range n.lead.observers {
-		p.Observers = append(p.Observers, state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp))
+		rs := state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp)
+		rs.ReplicaDirectoryID = r.dir
+		p.Observers = append(p.Observers, rs)
 	}
 	t.Partitions = []kmsg.DescribeQuorumResponseTopicPartition{p}
 	resp.Topics = []kmsg.DescribeQuorumResponseTopic{t}
