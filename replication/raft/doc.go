@@ -189,7 +189,10 @@
 //     once it has fetched up to the leader's end within the fetch timeout.
 //     VoterChange shows the change until it commits. A leader that removed
 //     itself leads, without counting itself, until the change commits,
-//     then resigns and goes on as an observer.
+//     then resigns and goes on as an observer. One that stopped first, its
+//     removal still uncommitted, campaigns for the new set's votes when it
+//     comes back, so that it can commit the change (Kafka lets no
+//     non-voter campaign, and deadlocks there).
 //   - Vote, BeginQuorumEpoch and EndQuorumEpoch are taken from any node,
 //     as in Kafka, since voter sets differ between replicas while a change
 //     spreads.

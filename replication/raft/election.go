@@ -29,7 +29,18 @@ func (e *election) record(id int32, granted bool) {
 	}
 }
 
-func (e *election) won(n *Node) bool { return len(e.granted) >= n.majority() }
+// won reports whether a majority of the voter set granted. Only voters
+// count: a node being removed (participates) campaigns without a vote of
+// its own.
+func (e *election) won(n *Node) bool {
+	votes := 0
+	for _, id := range e.granted {
+		if n.isVoter(id) {
+			votes++
+		}
+	}
+	return votes >= n.majority()
+}
 
 // lost reports whether too many voters rejected for a majority to remain.
 func (e *election) lost(n *Node) bool {
@@ -69,7 +80,7 @@ func (n *Node) pollUnattached(now time.Time) (time.Time, error) {
 	if !n.voter && n.cfg.Replication == Push {
 		return n.pollPushObserver(now), nil
 	}
-	if !n.voter {
+	if !n.participates() {
 		return n.fetchFromAnyVoter(now), nil
 	}
 	if n.shuttingDown {

@@ -219,7 +219,7 @@ func (n *Node) pollFollower(now time.Time) (time.Time, error) {
 	if n.cfg.Replication == Push {
 		return n.pollPushFollower(now)
 	}
-	if !n.voter {
+	if !n.participates() {
 		return n.pollObserver(now), nil
 	}
 	var wake time.Time

@@ -117,11 +117,12 @@ func (n *Node) setVoters() {
 
 // votersMaybeChanged applies a new voter set to the node's role.
 func (n *Node) votersMaybeChanged() {
-	old, wasVoter := n.voterIDs, n.voter
+	old, wasVoter, was := n.voterIDs, n.voter, n.participates()
 	n.setVoters()
 	if slices.Equal(old, n.voterIDs) && wasVoter == n.voter {
 		return
 	}
+	now := n.participates()
 	n.logger.Info("voter set changed", "voters", n.voterIDs, "voter", n.voter, "offset", n.history.lastOffset())
 	if len(old) > 0 && !StaticVoters(old).OverlappingMajority(n.history.last()) {
 		// One change at a time never does this; a log written otherwise
@@ -132,10 +133,10 @@ func (n *Node) votersMaybeChanged() {
 		n.lead.updateVoters(n)
 	}
 	switch {
-	case n.voter && !wasVoter && n.role == Unattached && n.electionDeadline.IsZero():
+	case now && !was && n.role == Unattached && n.electionDeadline.IsZero():
 		// An observer that became a voter takes part in elections.
 		n.electionDeadline = n.now.Add(n.randomElectionTimeout())
-	case !n.voter && wasVoter && (n.role == Prospective || n.role == Candidate):
+	case !now && was && (n.role == Prospective || n.role == Candidate):
 		// No longer a voter: stop asking for votes; its vote, if any,
 		// stays recorded for the epoch.
 		n.setRole(Unattached)
@@ -264,4 +265,27 @@ func batchesBefore(data []byte, end int64) []byte {
 		pos += size
 	}
 	return data[:pos]
+}
+
+// participates reports whether the node takes part in elections: a voter,
+// or a node being removed. The latter is one that the latest VotersRecord
+// left out, while that record is not known to be committed (the high
+// watermark has not passed it) and the set before it had the node. Kafka
+// lets only voters campaign; but a leader that removed itself and stopped
+// before any voter fetched the record holds records no voter has, and
+// the voters, still counting on its vote, could never win it (their logs
+// are shorter): a deadlock. Campaigning for the votes of the latest set,
+// without a vote of its own, it can be elected, commit the record, and
+// resign (voterChangeCommitted). Raft's safety does not ask a leader to be
+// in its voter set, only that a majority of it elects it.
+func (n *Node) participates() bool {
+	if n.voter {
+		return true
+	}
+	h := &n.history
+	if len(h.sets) < 2 || h.lastOffset() < n.hwm {
+		return false
+	}
+	v, ok := h.sets[len(h.sets)-2].set.Voter(n.id)
+	return ok && v.matches(n.id, n.cfg.DirectoryID)
 }

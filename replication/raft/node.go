@@ -262,7 +262,7 @@ func (n *Node) recover(now time.Time) error {
 		n.leader = n.id
 		n.electionDeadline = now.Add(n.randomElectionTimeout())
 		n.resign = &resignedInfo{unacked: n.remoteVoters()}
-	case st.VotedID == n.id && n.voter:
+	case st.VotedID == n.id && n.participates():
 		n.setRole(Candidate)
 		n.election = newElection(n, false)
 		n.electionDeadline = now.Add(n.randomElectionTimeout())
@@ -387,7 +387,7 @@ func (n *Node) Shutdown(now time.Time) error {
 // ShutdownComplete reports whether a shutting-down node may stop: it is an
 // observer, the only voter, or another leader has been elected.
 func (n *Node) ShutdownComplete() bool {
-	return n.shuttingDown && (!n.voter || len(n.voterIDs) == 1 || (n.leader >= 0 && n.leader != n.id))
+	return n.shuttingDown && (!n.participates() || len(n.voterIDs) == 1 || (n.leader >= 0 && n.leader != n.id))
 }
 
 // Resign makes the leader of epoch step down as on shutdown, but the node

@@ -219,15 +219,16 @@ func (n *Node) appendVoters(now time.Time, set VoterSet) (int64, error) {
 }
 
 // voterChangeCommitted ends the leader's voter change once the high
-// watermark passed its record; a leader no longer in the (now committed)
-// voter set resigns, as Kafka's RemoveVoterHandler makes it.
+// watermark passed its record; a leader not in the committed voter set
+// resigns, as Kafka's RemoveVoterHandler makes it.
 func (ls *leaderState) voterChangeCommitted(n *Node) {
-	if ls.voterChange < 0 || ls.hwm <= ls.voterChange {
-		return
+	if ls.voterChange >= 0 && ls.hwm > ls.voterChange {
+		n.logger.Info("voter change committed", "offset", ls.voterChange, "voters", n.voterIDs)
+		ls.voterChange = -1
 	}
-	n.logger.Info("voter change committed", "offset", ls.voterChange, "voters", n.voterIDs)
-	ls.voterChange = -1
-	if !n.voter {
+	// Whoever wrote it: a leader elected while being removed (participates)
+	// resigns once its removal commits, too.
+	if !n.voter && !ls.resignRequested && ls.hwm > n.history.lastOffset() {
 		n.logger.Info("leader is not in the committed voter set: resigning", "epoch", n.epoch, "voters", n.voterIDs)
 		ls.resignRequested = true
 	}

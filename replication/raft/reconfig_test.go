@@ -277,3 +277,33 @@ func TestStaticQuorumRefusesVoterChanges(t *testing.T) {
 		t.Fatal("BootstrapVoters wrote to a log that is not empty")
 	}
 }
+
+// A leader that removed itself and stopped before any voter fetched the
+// VotersRecord holds a record the voters lack; they still count on its
+// vote, which its longer log refuses them. Being removed, it campaigns
+// for the votes of the new set, is elected, commits its removal and
+// resigns, and the remaining voter takes over.
+func TestRemovedLeaderThatStoppedEarlyFinishesItsRemoval(t *testing.T) {
+	h := newDynamicHarness(t, []int32{1, 2}, []int32{1, 2})
+	h.elect(1)
+	h.append(1, "a")
+	h.advance(time.Second)
+	if _, err := h.node(1).RemoveVoter(h.now, h.status(1).Epoch, 1, dirOf(1)); err != nil {
+		t.Fatal(err)
+	}
+	h.isolate(1)
+	h.collect(1) // flushed, and fetched by no one
+	h.crash(1)
+	h.expectVoters(2, 1, 2)
+	h.start(1)
+	h.expectVoters(1, 2)
+	h.heal()
+	h.advance(60 * time.Second)
+	if st := h.status(2); st.Role != raft.Leader {
+		t.Fatalf("node 2 is %v in epoch %d, want the leader", st.Role, st.Epoch)
+	}
+	if st := h.status(1); st.Role != raft.Follower || st.Voter || st.LeaderID != 2 {
+		t.Fatalf("node 1 is %v (voter %v) following %d, want an observer following 2", st.Role, st.Voter, st.LeaderID)
+	}
+	h.expectVoters(2, 2)
+}

@@ -260,7 +260,7 @@ func (n *Node) consistentLeader(epoch, leader int32) bool {
 // looking for the leader (maybeSendFetchToAnyBootstrap: with a static voter
 // set the bootstrap servers are the voters).
 func (n *Node) fetchFromAnyVoter(now time.Time) time.Time {
-	if n.voter && n.NeedsFlush() {
+	if n.participates() && n.NeedsFlush() {
 		// A voter's Fetch acknowledges its log; not before it is durable.
 		return time.Time{}
 	}

@@ -94,7 +94,7 @@ func (n *Node) Summary() Status {
 		ShuttingDown:   n.shuttingDown,
 	}
 	s.LatestSnapshot, s.HasSnapshot = n.log.LatestSnapshot()
-	if n.role == Follower && n.voter {
+	if n.role == Follower && n.participates() {
 		s.FetchDeadline = n.fetchDeadline
 	}
 	return s

@@ -76,7 +76,7 @@ func (n *Node) becomeUnattached(now time.Time, epoch int32) error {
 	n.epoch, n.leader, n.voted = epoch, -1, -1
 	n.setRole(Unattached)
 	switch {
-	case !n.voter:
+	case !n.participates():
 		n.electionDeadline = time.Time{}
 	case carry && !keep.IsZero():
 		n.electionDeadline = keep

@@ -130,8 +130,8 @@ func RunReconfig(seed uint64, ro ReconfigOptions) (*Cluster, error) {
 	return c, c.Validate()
 }
 
-// reconfigured reports whether the leader committed the target voter set
-// and every running node has it in force.
+// reconfigured reports whether a leader of the target voter set
+// committed it and every running node has it in force.
 func (c *Cluster) reconfigured() bool {
 	id, _, ok := c.Leader()
 	if !ok {
@@ -139,6 +139,10 @@ func (c *Cluster) reconfigured() bool {
 	}
 	leader := c.node(id).node
 	st := leader.Status()
+	if !slices.Contains(c.target, id) {
+		// A leader that removed itself resigns once the change commits.
+		return false
+	}
 	if set, _ := leader.VotersAt(st.HighWatermark - 1); st.HighWatermark <= 0 || !slices.Equal(set.IDs(), c.target) {
 		return false
 	}

@@ -24,7 +24,7 @@ func TestReconfigurationUnderFaults(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
 			for _, seed := range seeds {
-				c, err := RunReconfig(seed, ReconfigOptions{Change: change, Faults: 12, TraceLines: 40})
+				c, err := RunReconfig(seed, ReconfigOptions{Change: change, Faults: 12, WireCheck: true, TraceLines: 40})
 				if err != nil {
 					trace := ""
 					if c != nil {
