@@ -161,6 +161,11 @@ func (c *Config) validate() error {
 		}
 		seen[v] = true
 	}
+	for _, id := range c.Bootstrap {
+		if id < 0 {
+			return fmt.Errorf("bootstrap server id %d: must not be negative", id)
+		}
+	}
 	if c.ClusterID == "" {
 		return errors.New("cluster id is empty")
 	}

@@ -27,21 +27,21 @@ func (n *Node) loadVoterHistory() error {
 	}
 	for off := n.log.LogStartOffset(); off < n.log.LogEndOffset(); {
 		data, err := n.log.Read(off, int(n.cfg.FetchMaxBytes))
+		if err == nil {
+			// Only control batches are decoded; the others are skipped by
+			// their headers.
+			err = n.history.scan(data, -1)
+		}
 		if err != nil {
 			return fmt.Errorf("raft: read the log at %d for voter records: %w", off, err)
 		}
 		next := off
-		err = storage.Batches(data, func(_ int, b *storage.Batch) error {
-			if b.IsControl() {
-				if err := n.history.scan(b.Raw, -1); err != nil {
-					return err
-				}
+		for pos := 0; pos < len(data); {
+			_, last, _, size, err := storage.PeekBatch(data[pos:])
+			if err != nil {
+				break
 			}
-			next = b.NextOffset()
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("raft: read the log at %d for voter records: %w", off, err)
+			next, pos = last+1, pos+size
 		}
 		if next == off {
 			break
@@ -171,15 +171,15 @@ func (n *Node) fetchTargets() []int32 {
 
 // Voters returns the voter set in force on this node: the latest
 // VotersRecord in its log, committed or not, or the static voters.
-func (n *Node) Voters() VoterSet { return slices.Clone(n.history.last()) }
+func (n *Node) Voters() VoterSet { return n.history.last().clone() }
 
 // VotersAt returns the voter set in force at offset in this node's log
 // and the offset of the VotersRecord that set it (-1 for the static
-// voters). Offsets before the log start answer with what the snapshot
-// the log starts from holds.
+// voters). Offsets from the log start on (less one) are answered
+// exactly; earlier ones may get the set in force at the log start.
 func (n *Node) VotersAt(offset int64) (VoterSet, int64) {
 	s, at := n.history.at(offset)
-	return slices.Clone(s), at
+	return s.clone(), at
 }
 
 // KRaftVersion returns the kraft.version finalized in this node's log, 0
@@ -199,72 +199,6 @@ func (n *Node) readSnapshotBytes(id SnapshotID) ([]byte, error) {
 			return data, nil
 		}
 	}
-}
-
-// updateVoters moves the leader's replica states to the new voter set: a
-// new voter keeps what it fetched as an observer, a removed one becomes an
-// observer (Kafka's updateVoterAndObserverStates). The high watermark is
-// then counted over the new set; it never goes back.
-func (ls *leaderState) updateVoters(n *Node) {
-	var voters []*replicaState
-	for _, id := range n.voterIDs {
-		var r *replicaState
-		if i := slices.IndexFunc(ls.voters, func(r *replicaState) bool { return r.id == id }); i >= 0 {
-			r = ls.voters[i]
-		} else if i := slices.IndexFunc(ls.observers, func(r *replicaState) bool { return r.id == id }); i >= 0 {
-			r = ls.observers[i]
-			ls.observers = slices.Delete(ls.observers, i, i+1)
-		} else {
-			r = &replicaState{id: id, endOffset: -1, acked: id == n.id}
-		}
-		r.voter = true
-		if n.cfg.Replication == Push && id != n.id && r.push == nil {
-			r.push = newProgress(n.log.LogEndOffset())
-		}
-		voters = append(voters, r)
-	}
-	for _, r := range ls.voters {
-		if !n.isVoter(r.id) && r.id != n.id {
-			r.voter = false
-			ls.observers = append(ls.observers, r)
-		}
-	}
-	slices.SortFunc(ls.observers, func(a, b *replicaState) int { return int(a.id) - int(b.id) })
-	ls.voters = voters
-	ls.fetchedVoters = slices.DeleteFunc(ls.fetchedVoters, func(id int32) bool { return !n.isVoter(id) })
-	ls.updateLocal(n)
-}
-
-// servableEnd is where a leader's answers to fetches stop: its log end,
-// or the offset of a VotersRecord it has not flushed yet. Kafka's leader
-// flushes what it appends before any fetch can read it; kraftlab's lets
-// followers read records while its own flush runs, which Raft allows
-// since the leader counts only what it flushed. A voter set is the
-// exception: it is in force wherever it is appended, so a leader that
-// crashed and lost an unflushed VotersRecord its followers hold would
-// disagree with them on who votes, and the followers it removed would
-// never campaign while it could never win their votes (their logs are
-// longer). Holding the record back until it is durable keeps the leader's
-// log a superset of what it served.
-func (n *Node) servableEnd() int64 {
-	end := n.log.LogEndOffset()
-	if off := n.history.lastOffset(); off >= n.log.LastFlushedOffset() && off < end {
-		return off
-	}
-	return end
-}
-
-// batchesBefore keeps the whole batches of data that start before end.
-func batchesBefore(data []byte, end int64) []byte {
-	pos := 0
-	for pos < len(data) {
-		base, _, _, size, err := storage.PeekBatch(data[pos:])
-		if err != nil || base >= end {
-			break
-		}
-		pos += size
-	}
-	return data[:pos]
 }
 
 // participates reports whether the node takes part in elections: a voter,

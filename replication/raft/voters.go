@@ -68,6 +68,15 @@ func StaticVoters(ids []int32) VoterSet {
 	return s.sorted()
 }
 
+// clone copies the set and the voters' endpoints.
+func (s VoterSet) clone() VoterSet {
+	out := slices.Clone(s)
+	for i := range out {
+		out[i].Endpoints = slices.Clone(out[i].Endpoints)
+	}
+	return out
+}
+
 func (s VoterSet) sorted() VoterSet {
 	slices.SortStableFunc(s, func(a, b Voter) int { return cmp.Compare(a.ID, b.ID) })
 	return s
