@@ -60,7 +60,8 @@
 //
 // Observers (a node not in the voter set) are only ever Unattached,
 // fetching from any voter to find the leader, or Follower; and Resigned,
-// for a leader that removed itself.
+// for a leader that removed itself. A node being removed campaigns as a
+// voter does (see Dynamic voters).
 //
 // # Events
 //
