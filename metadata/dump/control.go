@@ -67,7 +67,10 @@ func decodeControl(rec *Record, r storage.Record) {
 		}
 	case kmsg.ControlRecordKeyTypeKraftVoters:
 		rec.Control = ControlKRaftVoters
-		err = fmt.Errorf("%w: KRaftVoters (kraft.version 1) is not read by kraftlab", record.ErrUnknown)
+		var c record.Control
+		if c, err = record.DecodeControl(r); err == nil {
+			votersJSON(&w, c.(*record.Voters))
+		}
 	default:
 		rec.Control = ControlType(fmt.Sprintf("UNKNOWN(%d)", int16(t)))
 		return
@@ -142,4 +145,43 @@ func kraftVersionJSON(w *record.JSONWriter, v []byte) error {
 	w.Int(int64(level))
 	w.End()
 	return nil
+}
+
+// votersJSON is VotersRecordJsonConverter.write.
+func votersJSON(w *record.JSONWriter, c *record.Voters) {
+	w.Begin()
+	w.Key("version")
+	w.Int(int64(c.Version))
+	w.Key("voters")
+	w.BeginArray()
+	for _, v := range c.Voters {
+		w.Begin()
+		w.Key("voterId")
+		w.Int(int64(v.ID))
+		w.Key("voterDirectoryId")
+		w.String(record.Uuid(v.DirectoryID).String())
+		w.Key("endpoints")
+		w.BeginArray()
+		for _, e := range v.Endpoints {
+			w.Begin()
+			w.Key("name")
+			w.String(e.Name)
+			w.Key("host")
+			w.String(e.Host)
+			w.Key("port")
+			w.Int(int64(e.Port))
+			w.End()
+		}
+		w.EndArray()
+		w.Key("kRaftVersionFeature")
+		w.Begin()
+		w.Key("minSupportedVersion")
+		w.Int(int64(v.MinVersion))
+		w.Key("maxSupportedVersion")
+		w.Int(int64(v.MaxVersion))
+		w.End()
+		w.End()
+	}
+	w.EndArray()
+	w.End()
 }

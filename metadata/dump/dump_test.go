@@ -167,6 +167,8 @@ func controlRecords() []storage.Record {
 func TestOtherControlRecords(t *testing.T) {
 	recs := append(controlRecords(),
 		storage.Record{Key: (&kmsg.ControlRecordKey{Type: kmsg.ControlRecordKeyTypeKraftVoters}).AppendTo(nil), Value: []byte{0, 0}},
+		storage.VotersRecord(storage.VotersRecordValue{Voters: []storage.VoterRecord{{ID: 1, DirectoryID: [16]byte{15: 1},
+			Endpoints: []storage.Endpoint{{Name: "CONTROLLER", Host: "127.0.0.1", Port: 9093}}, MaxVersion: 1}}}),
 		storage.Record{Key: (&kmsg.ControlRecordKey{Type: 9}).AppendTo(nil), Value: []byte{0, 0}},
 		storage.Record{Key: []byte{0}, Value: nil},
 	)
@@ -175,9 +177,10 @@ func TestOtherControlRecords(t *testing.T) {
 		"headerKeys: [] endTxnMarker: ABORT coordinatorEpoch: 7\n",
 		"headerKeys: [] endTxnMarker: COMMIT coordinatorEpoch: 7\n",
 		`headerKeys: [] KRaftVersion {"version":0,"kRaftVersion":1}` + "\n",
-		"headerKeys: [] KRaftVoters error: KRaftVoters at offset 23: unknown metadata record: KRaftVoters (kraft.version 1) is not read by kraftlab\n",
+		"headerKeys: [] KRaftVoters error: KRaftVoters at offset 23: malformed metadata record: VotersRecord at offset 23: malformed control record value: short or bad varint\n",
+		`headerKeys: [] KRaftVoters {"version":0,"voters":[{"voterId":1,"voterDirectoryId":"AAAAAAAAAAAAAAAAAAAAAQ","endpoints":[{"name":"CONTROLLER","host":"127.0.0.1","port":9093}],"kRaftVersionFeature":{"minSupportedVersion":0,"maxSupportedVersion":1}}]}` + "\n",
 		"headerKeys: [] controlType: UNKNOWN(9)\n",
-		"| offset: 25 CreateTime: 1767225600000 keySize: 1 valueSize: -1 sequence: -1 headerKeys: [] payload: Error at 25, skipping. control record key at offset 25: ",
+		"| offset: 26 CreateTime: 1767225600000 keySize: 1 valueSize: -1 sequence: -1 headerKeys: [] payload: Error at 26, skipping. control record key at offset 26: ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)

@@ -1,13 +1,15 @@
 package record
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/kraftlab/kraftlab/storage"
 )
 
 // Control is a control record the quorum writes: *LeaderChange,
-// *SnapshotHeader or *SnapshotFooter.
+// *SnapshotHeader, *SnapshotFooter, and in a dynamic quorum
+// (kraft.version 1) *KRaftVersion and *Voters.
 type Control interface {
 	// Record is the control record as storage encodes it (key and value).
 	Record() storage.Record
@@ -48,11 +50,32 @@ type SnapshotFooter struct {
 // Record encodes the footer with storage.SnapshotFooterRecord.
 func (c *SnapshotFooter) Record() storage.Record { return storage.SnapshotFooterRecord() }
 
+// KRaftVersion is the KRaftVersionRecord (control type 5): the
+// kraft.version the quorum finalized, 1 for a dynamic voter set.
+type KRaftVersion struct {
+	Version      int16
+	KRaftVersion int16
+}
+
+// Record encodes the record with storage.KRaftVersionRecord.
+func (c *KRaftVersion) Record() storage.Record { return storage.KRaftVersionRecord(c.KRaftVersion) }
+
+// Voters is the VotersRecord (control type 6): a dynamic quorum's whole
+// voter set, in force from its offset on.
+type Voters struct {
+	Version int16
+	Voters  []storage.VoterRecord
+}
+
+// Record encodes the record with storage.VotersRecord.
+func (c *Voters) Record() storage.Record {
+	return storage.VotersRecord(storage.VotersRecordValue{Version: c.Version, Voters: c.Voters})
+}
+
 // DecodeControl reads a control record of a control batch: its key names
 // the type, its value is the message (a flexible struct led by its own
 // int16 Version field, with no metadata framing). Types other than the
-// three the quorum writes (transaction markers, KRaftVersion, Voters) are
-// ErrUnknown.
+// five the quorum writes (transaction markers) are ErrUnknown.
 func DecodeControl(rec storage.Record) (Control, error) {
 	t, err := storage.ControlType(rec)
 	if err != nil {
@@ -88,8 +111,29 @@ func DecodeControl(rec storage.Record) (Control, error) {
 			return nil, err
 		}
 		return c, nil
+	case storage.ControlKRaftVersion:
+		v, err := storage.ParseKRaftVersion(rec)
+		if err != nil {
+			return nil, quorumErr(err)
+		}
+		return &KRaftVersion{KRaftVersion: v}, nil
+	case storage.ControlVoters:
+		v, err := storage.ParseVoters(rec)
+		if err != nil {
+			return nil, quorumErr(err)
+		}
+		return &Voters{Version: v.Version, Voters: v.Voters}, nil
 	}
 	return nil, fmt.Errorf("%w: control record type %d", ErrUnknown, int16(t))
+}
+
+// quorumErr sorts storage's errors for the kraft.version 1 records into
+// ErrUnknown (a version Kafka does not define) and ErrMalformed.
+func quorumErr(err error) error {
+	if errors.Is(err, storage.ErrControlVersion) {
+		return fmt.Errorf("%w: %v", ErrUnknown, err)
+	}
+	return fmt.Errorf("%w: %v", ErrMalformed, err)
 }
 
 func controlErr(name string, rd *reader, v int16) error {

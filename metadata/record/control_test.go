@@ -13,6 +13,11 @@ func TestControlRoundTrip(t *testing.T) {
 		&LeaderChange{LeaderID: 2, Voters: []int32{1, 2, 3}, GrantingVoters: []int32{2, 3}},
 		&SnapshotHeader{LastContainedLogTimestamp: 1_700_000_000_000},
 		&SnapshotFooter{},
+		&KRaftVersion{KRaftVersion: 1},
+		&Voters{Voters: []storage.VoterRecord{
+			{ID: 1, DirectoryID: [16]byte{7}, Endpoints: []storage.Endpoint{{Name: "CONTROLLER", Host: "127.0.0.1", Port: 9093}}, MaxVersion: 1},
+			{ID: 2, MaxVersion: 1},
+		}},
 	} {
 		got, err := DecodeControl(c.Record())
 		if err != nil {
@@ -44,6 +49,9 @@ func TestDecodeControlRefuses(t *testing.T) {
 		"abort marker":      {abort, ErrUnknown},
 		"no key":            {storage.Record{}, ErrMalformed},
 		"bad leader change": {storage.Record{Key: storage.LeaderChangeRecord(1, nil, nil).Key, Value: []byte{0}}, ErrMalformed},
+		"cut voters":        {storage.Record{Key: storage.VotersRecord(storage.VotersRecordValue{}).Key, Value: []byte{0, 0}}, ErrMalformed},
+		"voters version 1":  {storage.Record{Key: storage.VotersRecord(storage.VotersRecordValue{}).Key, Value: []byte{0, 1, 1, 0}}, ErrUnknown},
+		"kraft.version v1":  {storage.Record{Key: storage.KRaftVersionRecord(1).Key, Value: []byte{0, 1, 0, 1, 0}}, ErrUnknown},
 	} {
 		if _, err := DecodeControl(c.rec); !errors.Is(err, c.want) {
 			t.Errorf("%s: got %v, want %v", name, err, c.want)

@@ -67,9 +67,10 @@
 //
 // # Control records
 //
-// LeaderChange, SnapshotHeader and SnapshotFooter are control records (a
-// ControlRecordKey key, the message as value, no framing); package storage
-// encodes them, and DecodeControl here reads them back.
+// LeaderChange, SnapshotHeader and SnapshotFooter, and in a dynamic quorum
+// KRaftVersion and Voters, are control records (a ControlRecordKey key, the
+// message as value, no framing); package storage encodes them, and
+// DecodeControl here reads them back.
 package record
 
 //go:generate go run ./internal/recordgen

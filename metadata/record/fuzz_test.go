@@ -46,6 +46,8 @@ func FuzzDecodeControl(f *testing.F) {
 		storage.LeaderChangeRecord(1, []int32{1, 2, 3}, []int32{1}),
 		storage.SnapshotHeaderRecord(42),
 		storage.SnapshotFooterRecord(),
+		storage.KRaftVersionRecord(1),
+		storage.VotersRecord(storage.VotersRecordValue{Voters: []storage.VoterRecord{{ID: 1, Endpoints: []storage.Endpoint{{Name: "C", Host: "h", Port: 1}}, MaxVersion: 1}}}),
 	} {
 		f.Add(c.Key, c.Value)
 	}

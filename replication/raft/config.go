@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 )
 
@@ -16,7 +15,20 @@ type Config struct {
 	// Voters is an observer: it fetches the log but never votes.
 	NodeID int32
 	// Voters is the static voter set (controller.quorum.voters, kraft.version 0).
+	// A dynamic quorum (kraft.version 1) leaves it empty: its voter set is
+	// the latest VotersRecord in the log (see BootstrapVoters), and a
+	// VotersRecord overrides Voters as it does in Kafka.
 	Voters []int32
+	// DirectoryID is the id of this node's metadata log directory. A
+	// dynamic quorum names each voter by id and directory id, so a node
+	// that lost its disk (a new directory id) is no longer the voter its
+	// id was.
+	DirectoryID DirectoryID
+	// Bootstrap lists the nodes a dynamic quorum's replica fetches from to
+	// find the leader (controller.quorum.bootstrap.servers, by node id: the
+	// network layer maps ids to addresses), beside the voters it knows of.
+	// A node with no voter set yet, one joining a running quorum, needs it.
+	Bootstrap []int32
 	// ClusterID is checked on every RPC that carries one; a mismatch is
 	// answered with INCONSISTENT_CLUSTER_ID.
 	ClusterID string
@@ -134,8 +146,10 @@ func (c *Config) validate() error {
 	if c.NodeID < 0 {
 		return fmt.Errorf("node id %d: must not be negative", c.NodeID)
 	}
-	if len(c.Voters) == 0 {
-		return errors.New("no voters configured")
+	if len(c.Voters) == 0 && len(c.Bootstrap) == 0 {
+		// A dynamic quorum may have no static voters, but then it must
+		// either find its voters in the log or be told whom to ask.
+		return errors.New("no voters and no bootstrap servers configured")
 	}
 	seen := make(map[int32]bool, len(c.Voters))
 	for _, v := range c.Voters {
@@ -146,6 +160,11 @@ func (c *Config) validate() error {
 			return fmt.Errorf("voter %d listed twice", v)
 		}
 		seen[v] = true
+	}
+	for _, id := range c.Bootstrap {
+		if id < 0 {
+			return fmt.Errorf("bootstrap server id %d: must not be negative", id)
+		}
 	}
 	if c.ClusterID == "" {
 		return errors.New("cluster id is empty")
@@ -183,6 +202,3 @@ func (c *Config) validate() error {
 	}
 	return nil
 }
-
-// isVoter reports whether id is in the voter set.
-func (c *Config) isVoter(id int32) bool { return slices.Contains(c.Voters, id) }

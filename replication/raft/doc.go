@@ -58,8 +58,10 @@
 //	any state --(leader of this or a higher epoch named)--> Follower
 //	any state --(higher epoch, leader unknown)-----------> Unattached
 //
-// Observers (a NodeID not in Voters) are only ever Unattached, fetching
-// from any voter to find the leader, or Follower.
+// Observers (a node not in the voter set) are only ever Unattached,
+// fetching from any voter to find the leader, or Follower; and Resigned,
+// for a leader that removed itself. A node being removed campaigns as a
+// voter does (see Dynamic voters).
 //
 // # Events
 //
@@ -164,13 +166,48 @@
 // A push node answers Fetch, FetchSnapshot and BeginQuorumEpoch, and a
 // pull node push's RPCs, with INVALID_REQUEST: a quorum runs one mode.
 //
+// # Dynamic voters
+//
+// A static quorum (kraft.version 0) has the voters of Config.Voters
+// (controller.quorum.voters) for ever; a Vote, BeginQuorumEpoch or
+// EndQuorumEpoch from outside them is refused with INVALID_REQUEST. A
+// dynamic quorum (kraft.version 1, KIP-853) keeps its voter set in the
+// log, as Kafka's KRaftControlRecordStateMachine does:
+//
+//   - BootstrapVoters formats a log with KRaftVersionRecord and a first
+//     VotersRecord (one voter: Kafka's --standalone; several, the same on
+//     each: --initial-controllers). A node formatted with none leaves
+//     Config.Voters empty and finds the leader through Config.Bootstrap.
+//   - The latest VotersRecord in the log, or in the snapshot the log
+//     starts from, is the voter set in force on that node, from the moment
+//     it is appended, committed or not; a truncation that cuts it brings
+//     back the one before. Elections, the high watermark, check-quorum and
+//     whether the node itself votes all follow it. Snapshots hold the
+//     kraft.version and the voter set at their end.
+//   - The leader changes the set one voter at a time with AddVoter and
+//     RemoveVoter, under Kafka's rules: only once it has committed in its
+//     epoch, only while no VotersRecord is uncommitted, a new voter only
+//     once it has fetched up to the leader's end within the fetch timeout.
+//     VoterChange shows the change until it commits. A leader that removed
+//     itself leads, without counting itself, until the change commits,
+//     then resigns and goes on as an observer. One that stopped first, its
+//     removal still uncommitted, campaigns for the new set's votes when it
+//     comes back, so that it can commit the change (Kafka lets no
+//     non-voter campaign, and deadlocks there).
+//   - Vote, BeginQuorumEpoch and EndQuorumEpoch are taken from any node,
+//     as in Kafka, since voter sets differ between replicas while a change
+//     spreads.
+//
+// The wire RPCs (AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter) belong
+// to the server layer, which calls AddVoter and RemoveVoter.
+//
 // # Left out and different
 //
-// docs/design.md ("Differences from Kafka") has the full table. Dynamic
-// voters (KIP-853: AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter,
-// kraft.version 1, directory ids): with a static voter set, a Vote,
-// BeginQuorumEpoch or EndQuorumEpoch from outside it is refused with
-// INVALID_REQUEST. Endpoints in messages (the network layer fills in
+// docs/design.md ("Differences from Kafka") has the full table.
+// UpdateRaftVoter and directory ids in Vote, BeginQuorumEpoch and
+// EndQuorumEpoch; voter changes under push replication. A leader serves a
+// VotersRecord only once it flushed it (Kafka's leader flushes everything
+// before serving it). Endpoints in messages (the network layer fills in
 // LeaderEndpoints/NodeEndpoints), unattached voters fetching from bootstrap
 // servers (KAFKA-17030), fetch sessions and compression. News that would
 // break safety (a second leader in an epoch, a truncation below the high
@@ -181,5 +218,6 @@
 // creating a snapshot moves the log start to it at once, so catching up
 // through snapshots is easy to watch. A response that carries
 // NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH without news backs off
-// (retry.backoff.ms) instead of retrying at once.
+// (retry.backoff.ms) instead of retrying at once, and so does one with
+// UNKNOWN_LEADER_EPOCH.
 package raft

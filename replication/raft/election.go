@@ -29,16 +29,27 @@ func (e *election) record(id int32, granted bool) {
 	}
 }
 
-func (e *election) won(n *Node) bool { return len(e.granted) >= n.majority() }
+// won reports whether a majority of the voter set granted. Only voters
+// count: a node being removed (participates) campaigns without a vote of
+// its own.
+func (e *election) won(n *Node) bool {
+	votes := 0
+	for _, id := range e.granted {
+		if n.isVoter(id) {
+			votes++
+		}
+	}
+	return votes >= n.majority()
+}
 
 // lost reports whether too many voters rejected for a majority to remain.
 func (e *election) lost(n *Node) bool {
-	return len(e.rejected) > len(n.cfg.Voters)-n.majority()
+	return len(e.rejected) > len(n.voterIDs)-n.majority()
 }
 
 func (e *election) unrecorded(n *Node) []int32 {
 	var out []int32
-	for _, v := range n.cfg.Voters {
+	for _, v := range n.voterIDs {
 		if !slices.Contains(e.granted, v) && !slices.Contains(e.rejected, v) {
 			out = append(out, v)
 		}
@@ -69,7 +80,7 @@ func (n *Node) pollUnattached(now time.Time) (time.Time, error) {
 	if !n.voter && n.cfg.Replication == Push {
 		return n.pollPushObserver(now), nil
 	}
-	if !n.voter {
+	if !n.participates() {
 		return n.fetchFromAnyVoter(now), nil
 	}
 	if n.shuttingDown {
@@ -157,8 +168,12 @@ func (n *Node) validateVoterOnly(api string, remote, epoch int32) (int16, error)
 		return errInvalidRequest, nil
 	case epoch >= maxEpoch:
 		return errInvalidRequest, n.unsafe(false, "%s from node %d with epoch %d, which cannot be incremented", api, remote, epoch)
-	case !n.cfg.isVoter(remote):
-		return errInvalidRequest, n.unsafe(false, "%s from node %d, not one of the voters %v", api, remote, n.cfg.Voters)
+	case n.dynamic():
+		// Voter sets differ between replicas while a change spreads:
+		// Kafka's dynamic quorum takes these from anyone, and so does a
+		// replica that does not know yet that it votes.
+	case !n.isVoter(remote):
+		return errInvalidRequest, n.unsafe(false, "%s from node %d, not one of the voters %v", api, remote, n.voterIDs)
 	case !n.voter:
 		return errInvalidRequest, n.unsafe(false, "%s from node %d to node %d, which is not a voter", api, remote, n.id)
 	}
@@ -288,6 +303,6 @@ func (n *Node) handleVoteResponse(now time.Time, m Message, c *connection, resp 
 // Event.Leader, until its fetch timeout runs out again).
 func (n *Node) emitElectionLost(e *election, epoch int32, next time.Time) {
 	n.emit(Event{Kind: EventElectionLost, PreVote: e.preVote, Granted: slices.Clone(e.granted), Rejected: slices.Clone(e.rejected),
-		Voters: len(n.cfg.Voters), Majority: n.majority(), NextTry: next, Leader: n.leader})
+		Voters: len(n.voterIDs), Majority: n.majority(), NextTry: next, Leader: n.leader})
 	n.events[len(n.events)-1].Epoch = epoch
 }

@@ -185,7 +185,7 @@ func (n *Node) tryFetch(now time.Time, p *parkedFetch, update bool) (kmsg.FetchR
 	case fetchSnapshot:
 		fp.SnapshotID.Epoch, fp.SnapshotID.EndOffset = epoch, offset
 	default:
-		if part.FetchOffset < n.log.LogEndOffset() {
+		if end := n.servableEnd(); part.FetchOffset < end {
 			maxBytes := n.cfg.FetchMaxBytes
 			if p.req.MaxBytes > 0 {
 				maxBytes = min(maxBytes, p.req.MaxBytes)
@@ -193,6 +193,9 @@ func (n *Node) tryFetch(now time.Time, p *parkedFetch, update bool) (kmsg.FetchR
 			data, err := n.log.Read(part.FetchOffset, int(maxBytes))
 			if err != nil {
 				return n.fetchErrorPartition(errUnknownServerError), true, fmt.Errorf("read log at %d: %w", part.FetchOffset, err)
+			}
+			if end < n.log.LogEndOffset() {
+				data = batchesBefore(data, end)
 			}
 			fp.RecordBatches = data
 		}
@@ -202,6 +205,9 @@ func (n *Node) tryFetch(now time.Time, p *parkedFetch, update bool) (kmsg.FetchR
 			// check-quorum credit (LeaderState.updateReplicaState); one told
 			// to truncate or to fetch a snapshot does not.
 			ls.updateReplica(n, p.replica, now, part.FetchOffset)
+			if p.replica >= 0 && p.replica != n.id {
+				ls.replica(n, p.replica, now).dir = part.ReplicaDirectoryID
+			}
 		}
 	}
 	fp.HighWatermark = ls.hwm
@@ -213,7 +219,7 @@ func (n *Node) pollFollower(now time.Time) (time.Time, error) {
 	if n.cfg.Replication == Push {
 		return n.pollPushFollower(now)
 	}
-	if !n.voter {
+	if !n.participates() {
 		return n.pollObserver(now), nil
 	}
 	var wake time.Time
@@ -273,6 +279,7 @@ func (n *Node) fetchRequest() *kmsg.FetchRequest {
 	p.FetchOffset = n.log.LogEndOffset()
 	p.LastFetchedEpoch = n.lastEpoch()
 	p.PartitionMaxBytes = n.cfg.FetchMaxBytes
+	p.ReplicaDirectoryID = n.cfg.DirectoryID
 	p.HighWatermark = n.highWatermark()
 	t := kmsg.NewFetchRequestTopic()
 	t.TopicID = MetadataTopicID
@@ -334,6 +341,9 @@ func (n *Node) handleFetchResponse(now time.Time, m Message, resp *kmsg.FetchRes
 				}
 				n.logger.Warn("append fetched batches", "err", err)
 				return false, nil
+			}
+			if err := n.votersAppended(data); err != nil {
+				return false, err
 			}
 			n.followerAppended(n.log.LogEndOffset()-leo, now)
 		}
@@ -407,6 +417,7 @@ func (n *Node) truncateDiverging(epoch int32, end int64) error {
 		if err := n.log.TruncateTo(off); err != nil {
 			return fmt.Errorf("truncate to %d: %w", off, err)
 		}
+		n.votersTruncated(off)
 		n.emit(Event{Kind: EventTruncated, Leader: n.leader, FromOffset: leo, ToOffset: off})
 	}
 	return nil

@@ -48,6 +48,9 @@ type leaderState struct {
 
 	parked          []*parkedFetch
 	resignRequested bool
+	// voterChange is the offset of the VotersRecord this leader appended
+	// and has not seen committed, -1 for none.
+	voterChange int64
 
 	// firstID is the last request id of the node before this epoch's
 	// leadership: answers with lower ids belong to an earlier role.
@@ -63,6 +66,8 @@ type leaderState struct {
 type replicaState struct {
 	id    int32
 	voter bool
+	// dir is the directory id its fetches carry (Fetch v17+), zero if none.
+	dir DirectoryID
 	// endOffset is the replica's log end offset as its last fetch said; -1
 	// until it fetches. For the leader itself, its flushed offset.
 	endOffset          int64
@@ -91,8 +96,9 @@ func newLeaderState(n *Node, now time.Time) *leaderState {
 		checkQuorumDeadline: now.Add(time.Duration(float64(n.cfg.FetchTimeout) * checkQuorumFactor)),
 		beginQuorumDeadline: now.Add(n.cfg.FetchTimeout / 2),
 		firstID:             n.nextID,
+		voterChange:         -1,
 	}
-	for _, v := range n.cfg.Voters {
+	for _, v := range n.voterIDs {
 		r := &replicaState{id: v, voter: true, endOffset: -1, acked: v == n.id}
 		if n.cfg.Replication == Push && v != n.id {
 			// Raft's nextIndex starts at the leader's log end: the first
@@ -160,13 +166,19 @@ func (ls *leaderState) updateReplica(n *Node, id int32, now time.Time, offset in
 
 // followingVoter feeds check-quorum with a Fetch or FetchSnapshot from a voter.
 func (ls *leaderState) followingVoter(n *Node, id int32, now time.Time) {
-	if !n.cfg.isVoter(id) || id == n.id {
+	if !n.isVoter(id) || id == n.id {
 		return
 	}
 	if !slices.Contains(ls.fetchedVoters, id) {
 		ls.fetchedVoters = append(ls.fetchedVoters, id)
 	}
-	if len(ls.fetchedVoters)+1 >= n.majority() {
+	fetched := len(ls.fetchedVoters)
+	if n.voter {
+		// The leader counts itself, while it is a voter (a leader that
+		// removed itself leads until the change commits).
+		fetched++
+	}
+	if fetched >= n.majority() {
 		ls.fetchedVoters = ls.fetchedVoters[:0]
 		ls.checkQuorumDeadline = now.Add(time.Duration(float64(n.cfg.FetchTimeout) * checkQuorumFactor))
 	}
@@ -177,6 +189,9 @@ func (ls *leaderState) followingVoter(n *Node, id int32, now time.Time) {
 // commit a record of its own epoch before it exposes earlier ones (Raft's
 // commit rule). It never goes back.
 func (ls *leaderState) maybeUpdateHighWatermark(n *Node) {
+	if len(ls.voters) == 0 {
+		return
+	}
 	offsets := make([]int64, len(ls.voters))
 	for i, r := range ls.voters {
 		offsets[i] = r.endOffset
@@ -189,6 +204,7 @@ func (ls *leaderState) maybeUpdateHighWatermark(n *Node) {
 		n.hwm = max(n.hwm, candidate)
 		n.noteHighWatermark()
 		n.leaderCommitted(candidate, n.now)
+		ls.voterChangeCommitted(n)
 		ls.commitMoved()
 		// Every parked fetch knows an older high watermark: answer them
 		// all (onUpdateLeaderHighWatermark, KIP-1166).
@@ -214,7 +230,7 @@ func (ls *leaderState) successors(n *Node) []int32 {
 }
 
 func (ls *leaderState) checkQuorumExpired(n *Node, now time.Time) bool {
-	return len(n.cfg.Voters) > 1 && !now.Before(ls.checkQuorumDeadline)
+	return len(n.voterIDs) > 1 && !now.Before(ls.checkQuorumDeadline)
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -249,7 +265,7 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 			// Gathering past the linger (drainDue).
 			ls.roleWake = ls.drainAt.Add(drainDeferMax)
 		}
-		if len(n.cfg.Voters) > 1 {
+		if len(n.voterIDs) > 1 {
 			ls.roleWake = earliest(ls.roleWake, ls.checkQuorumDeadline)
 		}
 		return earliest(ls.roleWake, ls.pushTimers(n, now)), nil
@@ -272,7 +288,7 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 			wake = earliest(wake, ls.drainAt.Add(drainDeferMax))
 		}
 	}
-	if len(n.cfg.Voters) > 1 {
+	if len(n.voterIDs) > 1 {
 		wake = earliest(wake, ls.checkQuorumDeadline)
 	}
 	for _, p := range ls.parked {
@@ -312,7 +328,7 @@ func (n *Node) beginQuorumEpochRequest(to int32) *kmsg.BeginQuorumEpochRequest {
 // epoch, so the high watermark can pass the epoch start without waiting for
 // an append.
 func (ls *leaderState) appendLeaderChange(n *Node, now time.Time, granting []int32) error {
-	rec := storage.LeaderChangeRecord(n.id, n.cfg.Voters, granting)
+	rec := storage.LeaderChangeRecord(n.id, n.voterIDs, granting)
 	base, last, err := n.log.AppendControl([]storage.Record{rec}, n.epoch, now.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("append leader change record: %w", err)
@@ -325,7 +341,7 @@ func (ls *leaderState) appendLeaderChange(n *Node, now time.Time, granting []int
 // onAppend runs after the leader's log end offset moved: parked fetches
 // that wait for it complete now, before the flush.
 func (ls *leaderState) onAppend(n *Node, now time.Time) {
-	leo := n.log.LogEndOffset()
+	leo := n.servableEnd()
 	ls.parked = slices.DeleteFunc(ls.parked, func(p *parkedFetch) bool {
 		if p.offset < leo {
 			n.reply(p.m, n.completeFetch(now, p))
@@ -427,7 +443,7 @@ func (ls *leaderState) drainDue(n *Node, now time.Time) bool {
 	if ls.drainAt.IsZero() || now.Before(ls.drainAt) {
 		return false
 	}
-	return ls.drainNow || len(ls.parked) > 0 || len(n.cfg.Voters) == 1 ||
+	return ls.drainNow || len(ls.parked) > 0 || (n.voter && len(n.voterIDs) == 1) ||
 		(n.cfg.Replication == Push && ls.pushWaiting(n)) ||
 		!now.Before(ls.drainAt.Add(drainDeferMax))
 }

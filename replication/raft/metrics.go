@@ -205,7 +205,7 @@ type Metrics struct {
 	// tracks (those that fetched in the last five minutes).
 	NumberOfObservers int
 	// UncommittedVoterChange is uncommitted-voter-change: 1 while a voter
-	// change is not committed. The voter set is static here, so always 0.
+	// change is not committed (VoterChange); always 0 in a static quorum.
 	UncommittedVoterChange int
 
 	// CommitLatency holds commit-latency-avg/max: for each batch the
@@ -255,7 +255,7 @@ func (n *Node) Metrics() Metrics {
 		HighWatermark:   n.highWatermark(),
 		LogEndOffset:    n.log.LogEndOffset(),
 		LogEndEpoch:     n.lastEpoch(),
-		NumberOfVoters:  len(n.cfg.Voters),
+		NumberOfVoters:  len(n.voterIDs),
 		CommitLatency:   n.metrics.commit,
 		ElectionLatency: n.metrics.election,
 		FetchRecords:    n.metrics.fetch,
@@ -267,6 +267,9 @@ func (n *Node) Metrics() Metrics {
 	if n.role == Leader {
 		m.LeaderMetrics = true
 		m.NumberOfObservers = len(n.lead.observers)
+		if _, ok := n.VoterChange(); ok {
+			m.UncommittedVoterChange = 1
+		}
 	}
 	return m
 }

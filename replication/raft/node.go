@@ -58,9 +58,13 @@ var (
 // outbox. It starts no goroutines, reads no clock and is not safe for
 // concurrent use; a driver owns it (see the package documentation).
 type Node struct {
-	cfg      Config
-	id       int32
-	voter    bool
+	cfg   Config
+	id    int32
+	voter bool
+	// history is the voter set and kraft.version the log holds; voterIDs
+	// are the ids of the set in force (membership.go).
+	history  voterHistory
+	voterIDs []int32
 	log      Log
 	store    QuorumStateStore
 	listener Listener
@@ -140,7 +144,6 @@ func New(cfg Config, log Log, store QuorumStateStore, listener Listener, rng *ra
 	n := &Node{
 		cfg:      cfg,
 		id:       cfg.NodeID,
-		voter:    cfg.isVoter(cfg.NodeID),
 		log:      log,
 		store:    store,
 		listener: listener,
@@ -155,11 +158,16 @@ func New(cfg Config, log Log, store QuorumStateStore, listener Listener, rng *ra
 		now:      now,
 	}
 	n.cfg.Voters = slices.Clone(cfg.Voters)
+	n.cfg.Bootstrap = slices.Clone(cfg.Bootstrap)
+	n.history.static = StaticVoters(n.cfg.Voters)
 	if n.logger == nil {
 		n.logger = slog.New(slog.DiscardHandler)
 	}
 	n.logger = n.logger.With("node", n.id)
 	if err := n.repairSnapshot(); err != nil {
+		return nil, err
+	}
+	if err := n.loadVoterHistory(); err != nil {
 		return nil, err
 	}
 	if err := n.recover(now); err != nil {
@@ -168,7 +176,7 @@ func New(cfg Config, log Log, store QuorumStateStore, listener Listener, rng *ra
 	// The state read from disk is the starting point, not a change.
 	n.events = nil
 	n.reported = roleState{n.role, n.epoch, n.leader, n.voted}
-	if n.voter && len(n.cfg.Voters) == 1 {
+	if n.voter && len(n.voterIDs) == 1 {
 		// The only voter elects itself at once (KafkaRaftClient.initialize).
 		var err error
 		if n.role == Candidate {
@@ -221,20 +229,24 @@ func (n *Node) recover(now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("raft: read quorum state: %w", err)
 	}
-	if len(st.Voters) > 0 && !sameVoters(st.Voters, n.cfg.Voters) {
+	// A static quorum's voters never change, so its quorum state must
+	// agree with them. A dynamic one's state may name a leader or a vote
+	// of an older voter set: the log decides who votes now.
+	static := !n.dynamic()
+	if static && len(st.Voters) > 0 && !sameVoters(st.Voters, n.cfg.Voters) {
 		return fmt.Errorf("raft: configured voters %v differ from the voters %v in the quorum state; check controller.quorum.voters", n.cfg.Voters, st.Voters)
 	}
 	switch {
 	case st.Epoch >= maxEpoch:
 		return fmt.Errorf("raft: quorum state epoch %d cannot be incremented: refusing to start", st.Epoch)
-	case st.LeaderID >= 0 && !n.cfg.isVoter(st.LeaderID):
+	case static && st.LeaderID >= 0 && !n.isVoter(st.LeaderID):
 		return fmt.Errorf("raft: quorum state names leader %d, not one of the voters %v", st.LeaderID, n.cfg.Voters)
-	case st.VotedID >= 0 && !n.cfg.isVoter(st.VotedID):
+	case static && st.VotedID >= 0 && !n.isVoter(st.VotedID):
 		return fmt.Errorf("raft: quorum state names a vote for %d, not one of the voters %v", st.VotedID, n.cfg.Voters)
 	}
 	n.persisted = electionState{st.Epoch, st.LeaderID, st.VotedID}
 	n.epoch, n.leader, n.voted = st.Epoch, st.LeaderID, st.VotedID
-	if !n.voter && (st.VotedID >= 0 || st.LeaderID == n.id) {
+	if static && !n.voter && (st.VotedID >= 0 || st.LeaderID == n.id) {
 		return fmt.Errorf("raft: quorum state %+v says node %d voted or led, but it is not a voter", st, n.id)
 	}
 	switch logEpoch := n.lastEpoch(); {
@@ -250,7 +262,7 @@ func (n *Node) recover(now time.Time) error {
 		n.leader = n.id
 		n.electionDeadline = now.Add(n.randomElectionTimeout())
 		n.resign = &resignedInfo{unacked: n.remoteVoters()}
-	case st.VotedID == n.id:
+	case st.VotedID == n.id && n.participates():
 		n.setRole(Candidate)
 		n.election = newElection(n, false)
 		n.electionDeadline = now.Add(n.randomElectionTimeout())
@@ -348,6 +360,10 @@ func (n *Node) Flushed(now time.Time) error {
 	defer n.exit()
 	if n.role == Leader {
 		n.lead.updateLocal(n)
+		if n.role == Leader {
+			// A VotersRecord may have become servable (servableEnd).
+			n.lead.onAppend(n, now)
+		}
 	}
 	if err := n.poll(now); err != nil {
 		return fmt.Errorf("raft node %d: after flush: %w", n.id, err)
@@ -371,7 +387,7 @@ func (n *Node) Shutdown(now time.Time) error {
 // ShutdownComplete reports whether a shutting-down node may stop: it is an
 // observer, the only voter, or another leader has been elected.
 func (n *Node) ShutdownComplete() bool {
-	return n.shuttingDown && (!n.voter || len(n.cfg.Voters) == 1 || (n.leader >= 0 && n.leader != n.id))
+	return n.shuttingDown && (!n.participates() || len(n.voterIDs) == 1 || (n.leader >= 0 && n.leader != n.id))
 }
 
 // Resign makes the leader of epoch step down as on shutdown, but the node
@@ -441,11 +457,11 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-func (n *Node) majority() int { return len(n.cfg.Voters)/2 + 1 }
+func (n *Node) majority() int { return len(n.voterIDs)/2 + 1 }
 
 func (n *Node) remoteVoters() []int32 {
-	out := make([]int32, 0, len(n.cfg.Voters))
-	for _, v := range n.cfg.Voters {
+	out := make([]int32, 0, len(n.voterIDs))
+	for _, v := range n.voterIDs {
 		if v != n.id {
 			out = append(out, v)
 		}

@@ -284,6 +284,9 @@ func (n *Node) appendPushed(now time.Time, req *pushrpc.AppendEntriesRequest) (i
 		}
 		return 0, fmt.Errorf("%w: %v", errBadBatches, err)
 	}
+	if err := n.votersAppended(data[from:pos]); err != nil {
+		return 0, err
+	}
 	if n.fetchingSnapshot != nil {
 		// The leader streams records again: the snapshot it was sending
 		// is not needed.
@@ -311,6 +314,7 @@ func (n *Node) truncateConflict(off, leo int64) error {
 	if err := n.log.TruncateTo(off); err != nil {
 		return fmt.Errorf("truncate to %d: %w", off, err)
 	}
+	n.votersTruncated(off)
 	n.emit(Event{Kind: EventTruncated, Leader: n.leader, FromOffset: leo, ToOffset: off})
 	return nil
 }

@@ -61,7 +61,7 @@ func (n *Node) handleObserveQuorumRequest(now time.Time, m Message, req *pushrpc
 	switch {
 	case !n.validClusterID(req.ClusterID):
 		code = errInconsistentClusterID
-	case req.ReplicaID < 0 || n.cfg.isVoter(req.ReplicaID) || req.LogEndOffset < 0 || req.LastEpoch < 0:
+	case req.ReplicaID < 0 || n.isVoter(req.ReplicaID) || req.LogEndOffset < 0 || req.LastEpoch < 0:
 		// Voters are pushed to anyway; only an observer asks.
 		code = errInvalidRequest
 	case n.role != Leader:

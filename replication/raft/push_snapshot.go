@@ -104,6 +104,7 @@ func (n *Node) installPushedSnapshot(id SnapshotID, keep bool) error {
 		if err := n.log.DeleteSnapshotsBefore(id); err != nil {
 			return fmt.Errorf("delete snapshots before %v: %w", id, err)
 		}
+		n.history.truncateOld(id.EndOffset - 1)
 		n.hwm = max(n.hwm, id.EndOffset)
 		n.logger.Info("installed snapshot, log kept", "id", id)
 		n.emit(Event{Kind: EventSnapshotFetched, Leader: n.leader, Snapshot: id})

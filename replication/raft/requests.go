@@ -184,7 +184,12 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 	switch {
 	case epoch >= maxEpoch:
 		return true, false, n.unsafe(false, "response from a peer naming epoch %d, which cannot be incremented", epoch)
-	case epoch < n.epoch || code == errUnknownLeaderEpoch:
+	case code == errUnknownLeaderEpoch:
+		// The peer is behind this node's epoch (an observer that left a
+		// resigned leadership gets there first): asking it again at once
+		// would only spin until it learns of the epoch, so back off.
+		return true, false, nil
+	case epoch < n.epoch:
 		// We know a later epoch; the response is stale.
 		return true, true, nil
 	case epoch > n.epoch || code == errFencedLeaderEpoch || code == errNotLeaderOrFollower:
@@ -216,8 +221,8 @@ func (n *Node) maybeTransition(now time.Time, leader, epoch int32) error {
 	if epoch >= maxEpoch {
 		return n.unsafe(false, "told of epoch %d, which cannot be incremented", epoch)
 	}
-	if leader >= 0 && !n.cfg.isVoter(leader) {
-		return n.unsafe(false, "told that node %d leads epoch %d, but it is not one of the voters %v", leader, epoch, n.cfg.Voters)
+	if leader >= 0 && !n.dynamic() && !n.isVoter(leader) {
+		return n.unsafe(false, "told that node %d leads epoch %d, but it is not one of the voters %v", leader, epoch, n.voterIDs)
 	}
 	if !n.consistentLeader(epoch, leader) {
 		// Kafka's maybeTransition throws IllegalStateException here.
@@ -255,7 +260,7 @@ func (n *Node) consistentLeader(epoch, leader int32) bool {
 // looking for the leader (maybeSendFetchToAnyBootstrap: with a static voter
 // set the bootstrap servers are the voters).
 func (n *Node) fetchFromAnyVoter(now time.Time) time.Time {
-	if n.voter && n.NeedsFlush() {
+	if n.participates() && n.NeedsFlush() {
 		// A voter's Fetch acknowledges its log; not before it is durable.
 		return time.Time{}
 	}
@@ -267,7 +272,7 @@ func (n *Node) fetchFromAnyVoter(now time.Time) time.Time {
 func (n *Node) sendToAnyVoter(now time.Time, build func() kmsg.Request) time.Time {
 	var candidates []int32
 	var wake time.Time
-	for _, v := range n.cfg.Voters {
+	for _, v := range n.fetchTargets() {
 		if v == n.id {
 			continue
 		}

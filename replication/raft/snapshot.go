@@ -170,6 +170,9 @@ func (n *Node) installSnapshot(id SnapshotID) error {
 	if err := n.log.DeleteSnapshotsBefore(id); err != nil {
 		return fmt.Errorf("delete snapshots before %v: %w", id, err)
 	}
+	if err := n.votersReloaded(); err != nil {
+		return err
+	}
 	n.hwm = max(n.hwm, id.EndOffset)
 	n.logger.Info("installed snapshot", "id", id)
 	n.emit(Event{Kind: EventSnapshotFetched, Leader: n.leader, Snapshot: id})
@@ -222,7 +225,7 @@ func (n *Node) createSnapshot(now time.Time, endOffset int64, records [][]byte) 
 		return err
 	}
 	defer w.Abort()
-	if err := w.Append(encodeSnapshot(id.Epoch, b.MaxTimestamp, now, records, int(n.cfg.FetchMaxBytes))); err != nil {
+	if err := w.Append(encodeSnapshot(id.Epoch, b.MaxTimestamp, now, n.snapshotControl(endOffset), records, int(n.cfg.FetchMaxBytes))); err != nil {
 		return fmt.Errorf("write snapshot %v: %w", id, err)
 	}
 	if err := w.Freeze(); err != nil {
@@ -233,6 +236,7 @@ func (n *Node) createSnapshot(now time.Time, endOffset int64, records [][]byte) 
 	if err := n.log.AdvanceLogStart(id.EndOffset); err != nil {
 		return fmt.Errorf("advance the log start to %v: %w", id, err)
 	}
+	n.history.truncateOld(id.EndOffset - 1)
 	n.emit(Event{Kind: EventLogStartAdvanced, FromOffset: start, ToOffset: n.log.LogStartOffset()})
 	if err := n.log.DeleteSnapshotsBefore(id); err != nil {
 		return fmt.Errorf("delete snapshots before %v: %w", id, err)
@@ -244,7 +248,7 @@ func (n *Node) createSnapshot(now time.Time, endOffset int64, records [][]byte) 
 // encodeSnapshot lays out a snapshot as Kafka's RecordsSnapshotWriter does:
 // a SnapshotHeader control batch, the data in batches, a SnapshotFooter
 // control batch, with offsets counting from zero in the snapshot's epoch.
-func encodeSnapshot(epoch int32, lastTimestamp int64, now time.Time, records [][]byte, maxBatch int) []byte {
+func encodeSnapshot(epoch int32, lastTimestamp int64, now time.Time, quorum []storage.Record, records [][]byte, maxBatch int) []byte {
 	ts := now.UnixMilli()
 	var buf []byte
 	var off int64
@@ -253,6 +257,10 @@ func encodeSnapshot(epoch int32, lastTimestamp int64, now time.Time, records [][
 		off++
 	}
 	control(storage.SnapshotHeaderRecord(lastTimestamp))
+	if len(quorum) > 0 {
+		buf = storage.AppendBatch(buf, storage.BatchSpec{BaseOffset: off, LeaderEpoch: epoch, Control: true, Timestamp: ts}, quorum)
+		off += int64(len(quorum))
+	}
 	var recs []storage.Record
 	size := storage.BatchHeaderSize
 	flush := func() {
@@ -274,21 +282,31 @@ func encodeSnapshot(epoch int32, lastTimestamp int64, now time.Time, records [][
 	return buf
 }
 
+// snapshotControl is what a snapshot ending at endOffset holds of the
+// quorum itself, after its header as Kafka's RecordsSnapshotWriter writes
+// it: the kraft.version and the voter set in force at its last offset,
+// when the log has either (a static quorum's snapshots hold neither).
+func (n *Node) snapshotControl(endOffset int64) []storage.Record {
+	set, at := n.history.at(endOffset - 1)
+	version := n.history.kraftVersionAt(endOffset - 1)
+	var out []storage.Record
+	if version > KRaftVersion0 || at >= 0 {
+		out = append(out, storage.KRaftVersionRecord(int16(version)))
+	}
+	if at >= 0 {
+		out = append(out, set.record())
+	}
+	return out
+}
+
 // readSnapshot reads and decodes a whole snapshot for the listener.
 func (n *Node) readSnapshot(id SnapshotID) (Snapshot, error) {
 	s := Snapshot{ID: id}
-	var data []byte
-	for {
-		chunk, size, err := n.log.ReadSnapshot(id, int64(len(data)), int(n.cfg.FetchMaxBytes))
-		if err != nil {
-			return s, fmt.Errorf("read snapshot %v: %w", id, err)
-		}
-		data = append(data, chunk...)
-		if int64(len(data)) >= size || len(chunk) == 0 {
-			break
-		}
+	data, err := n.readSnapshotBytes(id)
+	if err != nil {
+		return s, err
 	}
-	err := storage.Batches(data, func(_ int, b *storage.Batch) error {
+	err = storage.Batches(data, func(_ int, b *storage.Batch) error {
 		recs, err := b.Records()
 		if err != nil {
 			return err

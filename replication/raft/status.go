@@ -1,6 +1,7 @@
 package raft
 
 import (
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -9,12 +10,18 @@ import (
 // Status is a snapshot of a node's state, for views like the TUI and
 // `kraftlab status`.
 type Status struct {
-	NodeID   int32
-	Voter    bool
-	Role     Role
-	Epoch    int32
-	LeaderID int32 // -1 while unknown
-	VotedID  int32 // -1 for none
+	NodeID int32
+	Voter  bool
+	// Voters are the ids of the voter set in force on this node: the
+	// latest VotersRecord in its log, committed or not, or the static
+	// voters.
+	Voters []int32
+	// KRaftVersion is the kraft.version the node's log finalized.
+	KRaftVersion KRaftVersion
+	Role         Role
+	Epoch        int32
+	LeaderID     int32 // -1 while unknown
+	VotedID      int32 // -1 for none
 	// HighWatermark is what the node publishes: for a leader, its epoch's
 	// high watermark (-1 until the epoch's first commit); -1 for a resigned
 	// leader; for others, the one they learned.
@@ -73,6 +80,8 @@ func (n *Node) Summary() Status {
 	s := Status{
 		NodeID:         n.id,
 		Voter:          n.voter,
+		Voters:         slices.Clone(n.voterIDs),
+		KRaftVersion:   n.history.kraftVersion(),
 		Role:           n.role,
 		Epoch:          n.epoch,
 		LeaderID:       n.leader,
@@ -85,7 +94,7 @@ func (n *Node) Summary() Status {
 		ShuttingDown:   n.shuttingDown,
 	}
 	s.LatestSnapshot, s.HasSnapshot = n.log.LatestSnapshot()
-	if n.role == Follower && n.voter {
+	if n.role == Follower && n.participates() {
 		s.FetchDeadline = n.fetchDeadline
 	}
 	return s
@@ -153,16 +162,26 @@ func (n *Node) describeQuorum(now time.Time, req *kmsg.DescribeQuorumRequest) *k
 		}
 		return r
 	}
+	// Directory ids (v2): a voter's from the voter set, an observer's
+	// from its fetches; zero in a static quorum.
+	voters := n.history.last()
 	for _, r := range n.lead.voters {
+		var rs kmsg.DescribeQuorumResponseTopicPartitionReplicaState
 		if r.id == n.id {
 			// The leader is always caught up with itself.
-			p.CurrentVoters = append(p.CurrentVoters, state(r.id, n.log.LogEndOffset(), now, now))
-			continue
+			rs = state(r.id, n.log.LogEndOffset(), now, now)
+		} else {
+			rs = state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp)
 		}
-		p.CurrentVoters = append(p.CurrentVoters, state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp))
+		if v, ok := voters.Voter(r.id); ok {
+			rs.ReplicaDirectoryID = v.DirectoryID
+		}
+		p.CurrentVoters = append(p.CurrentVoters, rs)
 	}
 	for _, r := range n.lead.observers {
-		p.Observers = append(p.Observers, state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp))
+		rs := state(r.id, r.endOffset, r.lastFetch, r.lastCaughtUp)
+		rs.ReplicaDirectoryID = r.dir
+		p.Observers = append(p.Observers, rs)
 	}
 	t.Partitions = []kmsg.DescribeQuorumResponseTopicPartition{p}
 	resp.Topics = []kmsg.DescribeQuorumResponseTopic{t}

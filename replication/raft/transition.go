@@ -15,7 +15,12 @@ func (n *Node) writeElection(epoch, leader, voted int32) error {
 	if e == n.persisted {
 		return nil
 	}
-	st := ElectionState{Epoch: epoch, LeaderID: leader, VotedID: voted, Voters: n.cfg.Voters}
+	st := ElectionState{Epoch: epoch, LeaderID: leader, VotedID: voted}
+	if !n.dynamic() {
+		// Kafka's quorum-state file lists the voters of a static quorum
+		// only; a dynamic one's are in the log.
+		st.Voters = n.cfg.Voters
+	}
 	if err := n.store.Write(st); err != nil {
 		return fmt.Errorf("write quorum state (epoch %d, leader %d, voted %d): %w", epoch, leader, voted, err)
 	}
@@ -71,7 +76,7 @@ func (n *Node) becomeUnattached(now time.Time, epoch int32) error {
 	n.epoch, n.leader, n.voted = epoch, -1, -1
 	n.setRole(Unattached)
 	switch {
-	case !n.voter:
+	case !n.participates():
 		n.electionDeadline = time.Time{}
 	case carry && !keep.IsZero():
 		n.electionDeadline = keep

@@ -45,6 +45,14 @@ type Options struct {
 	// means 2ms. A slow disk widens the window in which a crash loses
 	// records.
 	MaxFsync time.Duration
+	// Dynamic makes a dynamic quorum (kraft.version 1): nodes 1 to Voters
+	// are all controllers, nodes 1 to InitialVoters are formatted with that
+	// voter set (raft.BootstrapVoters; one is Kafka's --standalone), and
+	// the others start with empty logs and learn the voters from the log.
+	// Config.Voters stays empty and Config.Bootstrap lists every node.
+	// Voters then counts every controller, voter or not.
+	Dynamic       bool
+	InitialVoters int
 	// TolerateUnsafe counts news a node refused as unsafe (raft.ErrUnsafe)
 	// instead of failing the run: kraftlab ignores such news and goes on,
 	// where Kafka would stop the node.
@@ -113,6 +121,13 @@ type Cluster struct {
 	err error
 	// unsafe counts the ErrUnsafe errors tolerated.
 	unsafe int
+	// target is the voter set a reconfiguration run drives to; while
+	// churn, it alternates between the two sets of reconfig, and changes
+	// counts the sets reached.
+	target   []int32
+	reconfig [2][]int32
+	churn    bool
+	changes  int
 }
 
 type simNode struct {
@@ -158,6 +173,12 @@ func New(opts Options) (*Cluster, error) {
 		c.voters = append(c.voters, int32(i))
 	}
 	cfg.Voters = c.voters
+	if opts.Dynamic {
+		if opts.InitialVoters < 1 || opts.InitialVoters > opts.Voters {
+			return nil, fmt.Errorf("raftsim: %d initial voters of %d controllers", opts.InitialVoters, opts.Voters)
+		}
+		cfg.Voters, cfg.Bootstrap = nil, c.voters
+	}
 	cfg.ClusterID = clusterID
 	c.cfg = cfg
 	ids := slices.Clone(c.voters)
@@ -167,6 +188,15 @@ func New(opts Options) (*Cluster, error) {
 	c.net = newNetwork(append(slices.Clone(ids), opts.Endpoints...))
 	for _, id := range ids {
 		sn := &simNode{id: id, voter: id <= int32(opts.Voters), log: raft.NewMemoryLog(), store: &raft.MemoryQuorumStateStore{}}
+		if opts.Dynamic {
+			// Membership is the log's: the invariants ask the nodes.
+			sn.voter = false
+			if id <= int32(opts.InitialVoters) {
+				if err := raft.BootstrapVoters(sn.log, c.initialVoters(), c.now); err != nil {
+					return nil, err
+				}
+			}
+		}
 		c.nodes = append(c.nodes, sn)
 	}
 	for _, sn := range c.nodes {
@@ -183,8 +213,28 @@ func New(opts Options) (*Cluster, error) {
 // Now is the virtual time.
 func (c *Cluster) Now() time.Time { return c.now }
 
-// Voters returns the voter ids.
+// Voters returns the voter ids (in a dynamic quorum, every controller's).
 func (c *Cluster) Voters() []int32 { return slices.Clone(c.voters) }
+
+// directoryID is a node's directory id: the simulation never wipes a
+// dynamic quorum's nodes, so one per node id does.
+func directoryID(id int32) raft.DirectoryID {
+	return raft.DirectoryID{0: 0xd1, 1: byte(id >> 24), 2: byte(id >> 16), 3: byte(id >> 8), 4: byte(id), 15: 1}
+}
+
+// voter is the voter a dynamic quorum's node id stands for.
+func voter(id int32) raft.Voter {
+	return raft.Voter{ID: id, DirectoryID: directoryID(id), MinVersion: 0, MaxVersion: raft.KRaftVersion1,
+		Endpoints: []raft.Endpoint{{Name: "CONTROLLER", Host: "127.0.0.1", Port: uint16(9000 + id)}}}
+}
+
+func (c *Cluster) initialVoters() raft.VoterSet {
+	var s raft.VoterSet
+	for id := int32(1); id <= int32(c.opts.InitialVoters); id++ {
+		s = append(s, voter(id))
+	}
+	return s
+}
 
 // IDs returns every node id, voters first.
 func (c *Cluster) IDs() []int32 {
@@ -296,6 +346,9 @@ func (c *Cluster) fail(err error) {
 func (c *Cluster) start(sn *simNode) error {
 	cfg := c.cfg
 	cfg.NodeID = sn.id
+	if c.opts.Dynamic {
+		cfg.DirectoryID = directoryID(sn.id)
+	}
 	sn.incarnation++
 	sn.counter = newCounter(sn.id, c.ledger)
 	rng := rand.New(rand.NewPCG(c.opts.Seed^uint64(sn.id)<<32, uint64(sn.incarnation)))
