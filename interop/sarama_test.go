@@ -181,8 +181,8 @@ func TestSaramaConsumerGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll.Until(t, 20*time.Second, "the group's committed offsets at the log ends", func() bool {
-		return committedAtEnds(t, client, adm, "billing", "orders") == ""
-	}, func() string { return committedAtEnds(t, client, adm, "billing", "orders") })
+		return saramaCommittedAtEnds(t, client, adm, "billing", "orders") == ""
+	}, func() string { return saramaCommittedAtEnds(t, client, adm, "billing", "orders") })
 
 	second := groupRecords("refund", 20)
 	produce(second)
@@ -191,9 +191,9 @@ func TestSaramaConsumerGroup(t *testing.T) {
 	t.Logf("second run: %.1fs", time.Since(start).Seconds())
 }
 
-// committedAtEnds says where group's committed offsets of topic differ
+// saramaCommittedAtEnds says where group's committed offsets of topic differ
 // from the partitions' log ends, "" when they do not.
-func committedAtEnds(t *testing.T, client sarama.Client, adm sarama.ClusterAdmin, group, topic string) string {
+func saramaCommittedAtEnds(t *testing.T, client sarama.Client, adm sarama.ClusterAdmin, group, topic string) string {
 	t.Helper()
 	parts, err := client.Partitions(topic)
 	if err != nil {

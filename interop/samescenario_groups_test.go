@@ -1,0 +1,708 @@
+package interop
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// groupSettings are the group configs both systems take: a small
+// __consumer_offsets of 3 partitions on all 3 brokers, so that killing any
+// broker leaves every partition a replica to lead, and a short wait before
+// an empty group's first rebalance.
+var groupSettings = []string{
+	"offsets.topic.num.partitions=3",
+	"offsets.topic.replication.factor=3",
+	"group.initial.rebalance.delay.ms=100",
+}
+
+const (
+	groupTopic = "orders"
+	groupID    = "billing"
+	// groupTopicPartitions is the partition count of groupTopic.
+	groupTopicPartitions = 3
+	// groupOffsetsPartitions is offsets.topic.num.partitions above.
+	groupOffsetsPartitions = 3
+)
+
+// groupPartitionFor is the __consumer_offsets partition Kafka keeps a
+// group on: the absolute value of the group id's Java String.hashCode
+// modulo the partition count (GroupCoordinatorService.partitionFor, where
+// Utils.abs maps Integer.MIN_VALUE to 0).
+func groupPartitionFor(group string, partitions int32) int32 {
+	var h int32
+	for _, u := range utf16Units(group) {
+		h = 31*h + int32(u)
+	}
+	if h == -1<<31 {
+		h = 0
+	} else if h < 0 {
+		h = -h
+	}
+	return h % partitions
+}
+
+// utf16Units is s as Java's String holds it.
+func utf16Units(s string) []uint16 {
+	var out []uint16
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			out = append(out, uint16(0xd800+(r>>10)), uint16(0xdc00+(r&0x3ff)))
+			continue
+		}
+		out = append(out, uint16(r))
+	}
+	return out
+}
+
+// groupMember is one kgo group consumer of groupTopic in groupID. A
+// goroutine polls it and commits by hand after every poll; it reads no
+// more than its budget allows, so that a step can hold it back (the
+// members join before reading, so that no partition moves with records
+// read and not committed) or let it read part of what is there.
+type groupMember struct {
+	name string
+	cl   *kgo.Client
+
+	mu     sync.Mutex
+	got    map[string]int
+	budget int // records it may still read; -1 without a limit
+	// commitErrs counts failed commits (while the coordinator moves).
+	commitErrs int
+	// idle is set while the loop waits for a budget.
+	idle   bool
+	wake   chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func startGroupMember(seeds []string, name string) (*groupMember, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ClientID(name),
+		kgo.ConsumerGroup(groupID), kgo.ConsumeTopics(groupTopic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(),
+		kgo.MetadataMinAge(250*time.Millisecond), kgo.FetchMaxWait(250*time.Millisecond),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &groupMember{name: name, cl: cl, got: map[string]int{}, wake: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
+	go m.loop(ctx)
+	return m, nil
+}
+
+func (m *groupMember) loop(ctx context.Context) {
+	defer close(m.done)
+	for ctx.Err() == nil {
+		m.mu.Lock()
+		n := m.budget
+		m.idle = n == 0
+		m.mu.Unlock()
+		if n == 0 {
+			select {
+			case <-m.wake:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		if n < 0 {
+			n = 1000
+		}
+		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		fs := m.cl.PollRecords(pctx, n)
+		cancel()
+		m.mu.Lock()
+		fs.EachRecord(func(r *kgo.Record) {
+			m.got[string(r.Value)]++
+			if m.budget > 0 {
+				m.budget--
+			}
+		})
+		m.mu.Unlock()
+		if m.cl.UncommittedOffsets() != nil {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if err := m.cl.CommitUncommittedOffsets(cctx); err != nil {
+				m.mu.Lock()
+				m.commitErrs++
+				m.mu.Unlock()
+			}
+			cancel()
+		}
+	}
+}
+
+// allow lets the member read n more records (-1: all there are).
+func (m *groupMember) allow(n int) {
+	m.mu.Lock()
+	m.budget = n
+	m.mu.Unlock()
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// held reports whether the member waits for a budget: it reads nothing
+// until allowed to.
+func (m *groupMember) held() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.idle
+}
+
+// leave stops the polling and closes the client, which leaves the group
+// (everything read was committed after its poll).
+func (m *groupMember) leave() {
+	m.cancel()
+	<-m.done
+	m.cl.Close()
+}
+
+// read is how many distinct values the member read.
+func (m *groupMember) read() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.got)
+}
+
+// groupSide is one system's side of the consumer group scenario.
+type groupSide struct {
+	cl      *kgo.Client // the producer and admin client
+	adm     *kadm.Client
+	members map[string]*groupMember
+	// produced lists every value produced, in order.
+	produced []string
+	// c0 is the group's coordinator before the kill.
+	c0 int32
+}
+
+// groupScenario is the consumer group scenario's state of each run.
+type groupScenario struct {
+	sides map[*run]*groupSide
+}
+
+func (g *groupScenario) side(r *run) *groupSide { return g.sides[r] }
+
+func brokerSeeds(sys System) []string {
+	var seeds []string
+	for _, id := range sys.Brokers() {
+		seeds = append(seeds, sys.Addr(id))
+	}
+	return seeds
+}
+
+// produce writes n keyed records, key k<i> and value <prefix>-<i>, so
+// that both systems put the same records in the same partitions (kgo's
+// default partitioner is Kafka's murmur2 of the key).
+func (g *groupScenario) produce(ctx context.Context, r *run, prefix string, n int) error {
+	s := g.side(r)
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		v := fmt.Sprintf("%s-%03d", prefix, i)
+		recs[i] = &kgo.Record{Topic: groupTopic, Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte(v)}
+		s.produced = append(s.produced, v)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return s.cl.ProduceSync(ctx, recs...).FirstErr()
+}
+
+// findCoordinator asks a running broker which broker coordinates groupID.
+func findCoordinator(r *run) (int32, error) {
+	_, addr, err := runningBroker(r.sys)
+	if err != nil {
+		return 0, err
+	}
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.Version, req.CoordinatorKeys = 4, []string{groupID}
+	resp, err := Request(addr, req)
+	if err != nil {
+		return 0, err
+	}
+	cs := resp.(*kmsg.FindCoordinatorResponse).Coordinators
+	if len(cs) != 1 || cs[0].ErrorCode != 0 {
+		return 0, fmt.Errorf("FindCoordinator %s: %+v", groupID, cs)
+	}
+	return cs[0].NodeID, nil
+}
+
+// offsetsLeader is the leader of __consumer_offsets partition p.
+func offsetsLeader(ctx context.Context, s *groupSide, p int32) (int32, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	td, err := s.adm.ListTopicsWithInternal(ctx, "__consumer_offsets")
+	if err != nil {
+		return 0, err
+	}
+	d, ok := td["__consumer_offsets"]
+	if !ok || d.Err != nil {
+		return 0, fmt.Errorf("no __consumer_offsets in the metadata: %v", d.Err)
+	}
+	pd, ok := d.Partitions[p]
+	if !ok {
+		return 0, fmt.Errorf("no __consumer_offsets-%d in the metadata", p)
+	}
+	return pd.Leader, nil
+}
+
+// groupView is the group as kadm's DescribeGroups sees it: its state and
+// how many partitions each member holds, sorted.
+func groupView(ctx context.Context, s *groupSide) (state string, held []int, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ds, err := s.adm.DescribeGroups(ctx, groupID)
+	if err != nil {
+		return "", nil, err
+	}
+	d := ds[groupID]
+	if d.Err != nil {
+		return "", nil, d.Err
+	}
+	for _, m := range d.Members {
+		n := 0
+		if ca, ok := m.Assigned.AsConsumer(); ok {
+			for _, t := range ca.Topics {
+				n += len(t.Partitions)
+			}
+		}
+		held = append(held, n)
+	}
+	slices.Sort(held)
+	return d.State, held, nil
+}
+
+// committedAtEnds reports whether every partition of groupTopic has the
+// group's committed offset at its log end.
+func committedAtEnds(ctx context.Context, s *groupSide) (bool, string) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ends, err := s.adm.ListEndOffsets(ctx, groupTopic)
+	if err != nil {
+		return false, err.Error()
+	}
+	cs, err := s.adm.FetchOffsets(ctx, groupID)
+	if err != nil {
+		return false, err.Error()
+	}
+	var b strings.Builder
+	ok := true
+	for p := range int32(groupTopicPartitions) {
+		e, _ := ends.Lookup(groupTopic, p)
+		c, found := cs.Lookup(groupTopic, p)
+		fmt.Fprintf(&b, "p%d committed %d end %d; ", p, c.At, e.Offset)
+		if !found || c.Err != nil || e.Err != nil || c.At != e.Offset {
+			ok = false
+		}
+	}
+	return ok, b.String()
+}
+
+// readAll reports whether the members read every value produced (each
+// at least once).
+func (g *groupScenario) readAll(r *run) (bool, string) {
+	s := g.side(r)
+	seen := 0
+	for _, v := range s.produced {
+		for _, m := range s.members {
+			m.mu.Lock()
+			n := m.got[v]
+			m.mu.Unlock()
+			if n > 0 {
+				seen++
+				break
+			}
+		}
+	}
+	return seen == len(s.produced), fmt.Sprintf("%d of %d values read", seen, len(s.produced))
+}
+
+// readOnce is the members' record count: how many produced values were
+// read more than once, or not at all, in all.
+func (g *groupScenario) readOnce(_ context.Context, r *run) ([]fact, error) {
+	s := g.side(r)
+	twice, missed := 0, 0
+	var commitErrs []string
+	for _, v := range s.produced {
+		n := 0
+		for _, m := range s.members {
+			m.mu.Lock()
+			n += m.got[v]
+			m.mu.Unlock()
+		}
+		switch {
+		case n == 0:
+			missed++
+		case n > 1:
+			twice++
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.members)) {
+		m := s.members[name]
+		m.mu.Lock()
+		commitErrs = append(commitErrs, fmt.Sprintf("%s %d", name, m.commitErrs))
+		m.mu.Unlock()
+	}
+	return []fact{
+		{key: "records produced", value: strconv.Itoa(len(s.produced))},
+		{key: "records read more than once", value: strconv.Itoa(twice)},
+		{key: "records not read", value: strconv.Itoa(missed)},
+		{key: "failed commits", value: strings.Join(commitErrs, ", "), notCompared: "timing: a commit fails while the coordinator moves"},
+	}, nil
+}
+
+// groupState is `kafka-consumer-groups --describe --state`: the group's
+// state, member count and assignment strategy, and its coordinator, named
+// by its part: C0 is the coordinator before the kill.
+func groupState(ctx context.Context, r *run) ([]fact, error) {
+	out, err := r.tool(ctx, mainConsumerGroups, "--describe", "--group", groupID, "--state")
+	if err != nil {
+		return nil, err
+	}
+	// GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE #MEMBERS; a
+	// strategy printed blank reads as none.
+	var f []string
+	for _, line := range strings.Split(out, "\n") {
+		if fs := strings.Fields(line); len(fs) >= 5 && fs[0] == groupID {
+			f = fs
+		}
+	}
+	if f == nil {
+		return nil, fmt.Errorf("kafka-consumer-groups --describe --state: no row of %s in %q", groupID, out)
+	}
+	id, err := strconv.ParseInt(strings.Trim(f[2], "()"), 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("kafka-consumer-groups --describe --state: coordinator %q", f[2])
+	}
+	strategy := "none"
+	if len(f) == 6 {
+		strategy = f[3]
+	}
+	return []fact{
+		{key: "state", value: f[len(f)-2]},
+		{key: "#members", value: f[len(f)-1]},
+		{key: "assignment strategy", value: strategy},
+		{key: "coordinator (--state)", value: r.label(int32(id))},
+	}, nil
+}
+
+// groupMembers is `kafka-consumer-groups --describe --members`: how many
+// partitions each member holds, sorted (which member gets more is
+// chance: members ids are random).
+func groupMembers(ctx context.Context, r *run) ([]fact, error) {
+	out, err := r.tool(ctx, mainConsumerGroups, "--describe", "--group", groupID, "--members")
+	if err != nil {
+		return nil, err
+	}
+	var held []int
+	for _, line := range strings.Split(out, "\n") {
+		fs := strings.Fields(line)
+		if len(fs) == 5 && fs[0] == groupID {
+			n, err := strconv.Atoi(fs[4])
+			if err != nil {
+				return nil, fmt.Errorf("kafka-consumer-groups --members: %q", line)
+			}
+			held = append(held, n)
+		}
+	}
+	slices.Sort(held)
+	v := "none"
+	if len(held) > 0 {
+		v = strings.Trim(fmt.Sprint(held), "[]")
+	}
+	return []fact{{key: "partitions per member", value: v}}, nil
+}
+
+// groupOffsets is `kafka-consumer-groups --describe` (its offsets): each
+// partition's committed offset, log end and lag as printed, and whether a
+// member holds it. The records are the same on both (same keys, same
+// partitioner, one producer), so the offsets are compared as they are.
+func groupOffsets(ctx context.Context, r *run) ([]fact, error) {
+	out, err := r.tool(ctx, mainConsumerGroups, "--describe", "--group", groupID)
+	if err != nil {
+		return nil, err
+	}
+	var facts []fact
+	for _, line := range strings.Split(out, "\n") {
+		// GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG
+		// CONSUMER-ID HOST CLIENT-ID
+		fs := strings.Fields(line)
+		if len(fs) != 9 || fs[0] != groupID || fs[1] != groupTopic {
+			continue
+		}
+		held := "held by a member"
+		if fs[6] == "-" {
+			held = "no member"
+		}
+		facts = append(facts, fact{key: "partition " + fs[2], value: fmt.Sprintf("committed %s, log end %s, lag %s, %s", fs[3], fs[4], fs[5], held)})
+	}
+	if len(facts) != groupTopicPartitions {
+		return nil, fmt.Errorf("kafka-consumer-groups --describe: %d partition rows of %s in %q", len(facts), groupTopic, out)
+	}
+	slices.SortFunc(facts, func(a, b fact) int { return strings.Compare(a.key, b.key) })
+	return facts, nil
+}
+
+// coordinatorFacts says which __consumer_offsets partition the group
+// lives on: Kafka's hash of its id, whether the coordinator FindCoordinator
+// names leads that partition, which partitions of __consumer_offsets hold
+// records (only this group commits: its partition alone should), and
+// whether the coordinator is still C0.
+func (g *groupScenario) coordinatorFacts(ctx context.Context, r *run) ([]fact, error) {
+	s := g.side(r)
+	want := groupPartitionFor(groupID, groupOffsetsPartitions)
+	c, err := findCoordinator(r)
+	if err != nil {
+		return nil, err
+	}
+	leader, err := offsetsLeader(ctx, s, want)
+	if err != nil {
+		return nil, err
+	}
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ends, err := s.adm.ListEndOffsets(lctx, "__consumer_offsets")
+	if err != nil {
+		return nil, err
+	}
+	var written []string
+	for p := range int32(groupOffsetsPartitions) {
+		e, ok := ends.Lookup("__consumer_offsets", p)
+		if !ok || e.Err != nil {
+			return nil, fmt.Errorf("ListOffsets __consumer_offsets-%d: %v", p, e.Err)
+		}
+		if e.Offset > 0 {
+			written = append(written, strconv.Itoa(int(p)))
+		}
+	}
+	leads := "yes"
+	if c != leader {
+		leads = fmt.Sprintf("no: it is %s, the partition's leader %s", r.label(c), r.label(leader))
+	}
+	return []fact{
+		{key: "group's __consumer_offsets partition (hash of its id)", value: strconv.Itoa(int(want))},
+		{key: "coordinator leads that partition", value: leads},
+		{key: "__consumer_offsets partitions with records", value: strings.Join(written, ",")},
+		{key: "coordinator", value: r.label(c)},
+	}, nil
+}
+
+// consumerGroupFailover: a topic of 3 partitions on 3 brokers gets keyed
+// records; two kgo members join one group (holding back until it is
+// stable, so that no partition moves with records read and not
+// committed), split the partitions and read everything, committing after
+// each poll; one leaves and the other takes every partition over and
+// reads what comes next; then, while it reads a third batch, the broker
+// that coordinates the group (FindCoordinator's answer, named C0) is
+// killed, and it reads and commits the rest through the group's new
+// coordinator, the new leader of the group's __consumer_offsets partition;
+// at last it leaves too.
+//
+// Compared at each step: the group's state, member count and assignment
+// strategy and how many partitions each member holds, as
+// kafka-consumer-groups --describe --state and --members print them; each
+// partition's committed offset, log end and lag as --describe prints them
+// (both systems hold the same records at the same offsets); that every
+// record produced was read, and none twice; the __consumer_offsets
+// partition the group lives on (Kafka's hash of its id), that the
+// coordinator leads it, and that no other partition of __consumer_offsets
+// holds records. Not compared: how long a rebalance or the coordinator's
+// move took, and how many commits failed meanwhile (timings that depend
+// on when a poll or a heartbeat falls), nor which member got more
+// partitions or which broker leads what (chance: member ids and replica
+// placement).
+func consumerGroupFailover(l *lockstep, g *groupScenario) {
+	l.begin()
+	l.wait("every broker unfenced", time.Minute, func(r *run) (bool, string) {
+		f, err := BrokerFencing(r.sys)
+		if err != nil {
+			return false, err.Error()
+		}
+		n := 0
+		for _, fenced := range f {
+			if !fenced {
+				n++
+			}
+		}
+		return n == len(r.sys.Brokers()), fmt.Sprint(f)
+	})
+	l.each(func(r *run) error {
+		_, err := r.tool(l.ctx, MainTopics, "--create", "--topic", groupTopic, "--partitions", strconv.Itoa(groupTopicPartitions), "--replication-factor", "3")
+		return err
+	})
+	l.each(func(r *run) error { return g.produce(l.ctx, r, "first", 60) })
+
+	// Both members join; neither reads before the group is stable.
+	l.each(func(r *run) error {
+		s := g.side(r)
+		for _, name := range []string{"A", "B"} {
+			m, err := startGroupMember(brokerSeeds(r.sys), name)
+			if err != nil {
+				return err
+			}
+			s.members[name] = m
+		}
+		return nil
+	})
+	stableWith := func(held []int) func(r *run) (bool, string) {
+		return func(r *run) (bool, string) {
+			state, h, err := groupView(l.ctx, g.side(r))
+			return err == nil && state == "Stable" && slices.Equal(h, held), fmt.Sprintf("%s %v %v", state, h, err)
+		}
+	}
+	l.wait("a stable group of two members splitting the partitions", time.Minute, stableWith([]int{1, 2}))
+	for _, r := range l.runs {
+		c, err := findCoordinator(r)
+		if err != nil {
+			l.t.Fatalf("%s: %v", r.sys.Name(), err)
+		}
+		g.side(r).c0 = c
+		r.labels[c] = "C0"
+	}
+	l.observe("two members joined", groupState, groupMembers, groupOffsets, g.coordinatorFacts)
+
+	for _, r := range l.runs {
+		for _, m := range g.side(r).members {
+			m.allow(-1)
+		}
+	}
+	l.wait("the first records read", time.Minute, g.readAll)
+	l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, g.side(r)) })
+	l.observe("first records read", groupState, groupOffsets, g.readOnce)
+
+	left := l.each(func(r *run) error { g.side(r).members["B"].leave(); return nil })
+	took := l.wait("A alone holding every partition", time.Minute, stableWith([]int{groupTopicPartitions}))
+	for i, r := range l.runs {
+		r.note("B left", "leave to A holding every partition", fmt.Sprintf("%.1fs", took[i].Sub(left[i]).Seconds()))
+	}
+	l.observe("B left", groupState, groupMembers)
+	l.each(func(r *run) error { return g.produce(l.ctx, r, "second", 30) })
+	l.wait("the second records read", time.Minute, g.readAll)
+	l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, g.side(r)) })
+	l.observe("A read the second records", groupState, groupOffsets, g.readOnce)
+
+	// A third batch; A reads a third of it, then C0 is killed.
+	for _, r := range l.runs {
+		g.side(r).members["A"].allow(0)
+	}
+	l.wait("A holding back", 10*time.Second, func(r *run) (bool, string) {
+		return g.side(r).members["A"].held(), "still polling"
+	})
+	l.each(func(r *run) error { return g.produce(l.ctx, r, "third", 60) })
+	base := make(map[*run]int)
+	for _, r := range l.runs {
+		a := g.side(r).members["A"]
+		base[r] = a.read()
+		a.allow(20)
+	}
+	l.wait("A reading a third of the third records", time.Minute, func(r *run) (bool, string) {
+		a := g.side(r).members["A"]
+		return a.read() >= base[r]+20, fmt.Sprintf("%d read", a.read())
+	})
+	killed := l.each(func(r *run) error { return r.sys.Kill(l.ctx, g.side(r).c0) })
+	for _, r := range l.runs {
+		g.side(r).members["A"].allow(-1)
+	}
+	moved := l.wait("a new coordinator", time.Minute, func(r *run) (bool, string) {
+		c, err := findCoordinator(r)
+		return err == nil && c != g.side(r).c0, fmt.Sprintf("coordinator %d, %v", c, err)
+	})
+	for _, r := range l.runs {
+		c, _ := findCoordinator(r)
+		r.labels[c] = "C1"
+	}
+	l.wait("the third records read", time.Minute, g.readAll)
+	done := l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, g.side(r)) })
+	for i, r := range l.runs {
+		r.note("C0 killed", "kill to a new coordinator", fmt.Sprintf("%.1fs", moved[i].Sub(killed[i]).Seconds()))
+		r.note("C0 killed", "kill to every offset committed", fmt.Sprintf("%.1fs", done[i].Sub(killed[i]).Seconds()))
+	}
+	l.wait("the group stable again", time.Minute, stableWith([]int{groupTopicPartitions}))
+	l.observe("C0 killed", groupState, groupMembers, groupOffsets, g.coordinatorFacts, g.readOnce)
+
+	l.each(func(r *run) error { g.side(r).members["A"].leave(); return nil })
+	l.wait("the group empty", time.Minute, func(r *run) (bool, string) {
+		state, h, err := groupView(l.ctx, g.side(r))
+		return err == nil && state == "Empty", fmt.Sprintf("%s %v %v", state, h, err)
+	})
+	l.observe("A left", groupState, groupMembers, groupOffsets, g.readOnce)
+}
+
+// TestSameConsumerGroupScenarioOnKafkaAndKraftlab runs the consumer group
+// scenario (consumerGroupFailover says what it does and which facts it
+// compares) on a kraftlab playground and on a real Kafka 4.4 cluster of
+// the same shape: one controller, brokers 101-103, the same broker timings
+// and group settings. It fails on any difference
+// testdata/samescenario-known.tsv does not list.
+func TestSameConsumerGroupScenarioOnKafkaAndKraftlab(t *testing.T) {
+	k := needKafka(t)
+	known := readKnownDifferences(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	extra := append(slices.Clone(sameTimings), groupSettings...)
+
+	var kc *KafkaCluster
+	var kerr error
+	started := make(chan struct{})
+	go func() { // the JVMs start while the playground does
+		defer close(started)
+		kc, kerr = StartKafkaCluster(ctx, k, filepath.Join(dir, "kafka"), KafkaClusterShape{Controllers: 1, Brokers: 3, Extra: extra})
+	}()
+	p := startPlayground(t, KraftlabUpArgs(1, 3, extra)...)
+	<-started
+	if kerr != nil {
+		t.Fatal(kerr)
+	}
+	kafkaSys := KafkaSystem{C: kc}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, id := range append(kafkaSys.Controllers(), kafkaSys.Brokers()...) {
+				t.Logf("kafka node %d's log:\n%s", id, indent(kc.Nodes[id].Log(30)))
+			}
+		}
+		kc.Close()
+	})
+	runs := []*run{{sys: NewKraftlabSystem(p), k: k}, {sys: kafkaSys, k: k}}
+	g := &groupScenario{sides: map[*run]*groupSide{}}
+	for _, r := range runs {
+		r.labels = map[int32]string{}
+		cl, err := kgo.NewClient(kgo.SeedBrokers(brokerSeeds(r.sys)...), kgo.ProducerLinger(0),
+			kgo.MetadataMinAge(250*time.Millisecond), kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &groupSide{cl: cl, adm: kadm.NewClient(cl), members: map[string]*groupMember{}}
+		g.sides[r] = s
+		t.Cleanup(func() {
+			for _, m := range s.members {
+				select {
+				case <-m.done:
+				default:
+					m.leave()
+				}
+			}
+			cl.Close()
+		})
+	}
+	l := &lockstep{t: t, ctx: ctx, scenario: "consumer group", runs: runs}
+	defer func() {
+		if t.Failed() {
+			for _, r := range runs {
+				t.Logf("%s's tools:\n%s", r.sys.Name(), strings.Join(r.toolLogs, ""))
+			}
+		}
+	}()
+	consumerGroupFailover(l, g)
+	l.compare(known)
+}
