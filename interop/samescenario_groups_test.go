@@ -1,9 +1,11 @@
 package interop
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -75,6 +77,8 @@ func utf16Units(s string) []uint16 {
 type groupMember struct {
 	name string
 	cl   *kgo.Client
+	// log is what kgo logged, at info level, printed when the test fails.
+	log *lockedBuffer
 
 	mu     sync.Mutex
 	got    map[string]int
@@ -89,16 +93,22 @@ type groupMember struct {
 }
 
 func startGroupMember(seeds []string, name string) (*groupMember, error) {
+	log := &lockedBuffer{}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ClientID(name),
+		kgo.WithLogger(kgo.BasicLogger(log, kgo.LogLevelInfo, func() string { return time.Now().Format("15:04:05.000 ") })),
 		kgo.ConsumerGroup(groupID), kgo.ConsumeTopics(groupTopic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(),
 		kgo.MetadataMinAge(250*time.Millisecond), kgo.FetchMaxWait(250*time.Millisecond),
+		// A heartbeat every 500 ms, retried little: a member's session
+		// ends within a second of its coordinator's kill, long before a
+		// new one serves the group, so that it rejoins on both systems.
+		kgo.HeartbeatInterval(500*time.Millisecond), kgo.RequestRetries(3),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }))
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &groupMember{name: name, cl: cl, got: map[string]int{}, wake: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
+	m := &groupMember{name: name, cl: cl, log: log, got: map[string]int{}, wake: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
 	go m.loop(ctx)
 	return m, nil
 }
@@ -141,6 +151,24 @@ func (m *groupMember) loop(ctx context.Context) {
 			cancel()
 		}
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent use.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // allow lets the member read n more records (-1: all there are).
@@ -257,22 +285,34 @@ func offsetsLeader(ctx context.Context, s *groupSide, p int32) (int32, error) {
 	return pd.Leader, nil
 }
 
-// groupView is the group as kadm's DescribeGroups sees it: its state and
-// how many partitions each member holds, sorted.
-func groupView(ctx context.Context, s *groupSide) (state string, held []int, err error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	ds, err := s.adm.DescribeGroups(ctx, groupID)
+// askCoordinator sends req to the broker FindCoordinator names now: kgo
+// keeps a group's coordinator until it answers NOT_COORDINATOR, and a
+// killed one answers nothing.
+func askCoordinator(r *run, req kmsg.Request) (kmsg.Response, error) {
+	c, err := findCoordinator(r)
+	if err != nil {
+		return nil, err
+	}
+	return Request(r.sys.Addr(c), req)
+}
+
+// groupView is the group as DescribeGroups at its coordinator shows it:
+// its state and how many partitions each member holds, sorted.
+func groupView(r *run) (state string, held []int, err error) {
+	req := kmsg.NewPtrDescribeGroupsRequest()
+	req.Version, req.Groups = 5, []string{groupID}
+	resp, err := askCoordinator(r, req)
 	if err != nil {
 		return "", nil, err
 	}
-	d := ds[groupID]
-	if d.Err != nil {
-		return "", nil, d.Err
+	gs := resp.(*kmsg.DescribeGroupsResponse).Groups
+	if len(gs) != 1 || gs[0].ErrorCode != 0 {
+		return "", nil, fmt.Errorf("DescribeGroups %s: %+v", groupID, gs)
 	}
-	for _, m := range d.Members {
+	for _, m := range gs[0].Members {
 		n := 0
-		if ca, ok := m.Assigned.AsConsumer(); ok {
+		var ca kmsg.ConsumerMemberAssignment
+		if len(m.MemberAssignment) > 0 && ca.ReadFrom(m.MemberAssignment) == nil {
 			for _, t := range ca.Topics {
 				n += len(t.Partitions)
 			}
@@ -280,33 +320,45 @@ func groupView(ctx context.Context, s *groupSide) (state string, held []int, err
 		held = append(held, n)
 	}
 	slices.Sort(held)
-	return d.State, held, nil
+	return gs[0].State, held, nil
 }
 
 // committedAtEnds reports whether every partition of groupTopic has the
-// group's committed offset at its log end.
-func committedAtEnds(ctx context.Context, s *groupSide) (bool, string) {
+// group's committed offset (OffsetFetch at its coordinator) at its log
+// end.
+func committedAtEnds(ctx context.Context, r *run, s *groupSide) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	ends, err := s.adm.ListEndOffsets(ctx, groupTopic)
 	if err != nil {
 		return false, err.Error()
 	}
-	cs, err := s.adm.FetchOffsets(ctx, groupID)
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Version, req.Group = 7, groupID
+	resp, err := askCoordinator(r, req)
 	if err != nil {
 		return false, err.Error()
 	}
+	fr := resp.(*kmsg.OffsetFetchResponse)
+	committed := map[int32]int64{}
+	for _, t := range fr.Topics {
+		for _, p := range t.Partitions {
+			if t.Topic == groupTopic && p.ErrorCode == 0 {
+				committed[p.Partition] = p.Offset
+			}
+		}
+	}
 	var b strings.Builder
-	ok := true
+	ok := fr.ErrorCode == 0
 	for p := range int32(groupTopicPartitions) {
 		e, _ := ends.Lookup(groupTopic, p)
-		c, found := cs.Lookup(groupTopic, p)
-		fmt.Fprintf(&b, "p%d committed %d end %d; ", p, c.At, e.Offset)
-		if !found || c.Err != nil || e.Err != nil || c.At != e.Offset {
+		c, found := committed[p]
+		fmt.Fprintf(&b, "p%d committed %d end %d; ", p, c, e.Offset)
+		if !found || e.Err != nil || c != e.Offset {
 			ok = false
 		}
 	}
-	return ok, b.String()
+	return ok, fmt.Sprintf("error code %d, %s", fr.ErrorCode, b.String())
 }
 
 // readAll reports whether the members read every value produced (each
@@ -447,8 +499,13 @@ func groupOffsets(ctx context.Context, r *run) ([]fact, error) {
 		}
 		facts = append(facts, fact{key: "partition " + fs[2], value: fmt.Sprintf("committed %s, log end %s, lag %s, %s", fs[3], fs[4], fs[5], held)})
 	}
-	if len(facts) != groupTopicPartitions {
-		return nil, fmt.Errorf("kafka-consumer-groups --describe: %d partition rows of %s in %q", len(facts), groupTopic, out)
+	if len(facts) == 0 {
+		return nil, fmt.Errorf("kafka-consumer-groups --describe: no partition rows of %s in %q", groupTopic, out)
+	}
+	for p := range groupTopicPartitions { // an empty group lists only the partitions it has offsets of
+		if key := "partition " + strconv.Itoa(p); !slices.ContainsFunc(facts, func(f fact) bool { return f.key == key }) {
+			facts = append(facts, fact{key: key, value: "no row"})
+		}
 	}
 	slices.SortFunc(facts, func(a, b fact) int { return strings.Compare(a.key, b.key) })
 	return facts, nil
@@ -503,11 +560,13 @@ func (g *groupScenario) coordinatorFacts(ctx context.Context, r *run) ([]fact, e
 // stable, so that no partition moves with records read and not
 // committed), split the partitions and read everything, committing after
 // each poll; one leaves and the other takes every partition over and
-// reads what comes next; then, while it reads a third batch, the broker
-// that coordinates the group (FindCoordinator's answer, named C0) is
-// killed, and it reads and commits the rest through the group's new
-// coordinator, the new leader of the group's __consumer_offsets partition;
-// at last it leaves too.
+// reads what comes next; then, once it has read and committed a third of
+// a third batch, the broker that coordinates the group (FindCoordinator's
+// answer, named C0) is killed, and it reads and commits the rest through
+// the group's new coordinator, the new leader of the group's
+// __consumer_offsets partition; at last it leaves too, and
+// kafka-consumer-groups resets the empty group's offsets, deletes one
+// and deletes the group.
 //
 // Compared at each step: the group's state, member count and assignment
 // strategy and how many partitions each member holds, as
@@ -517,7 +576,9 @@ func (g *groupScenario) coordinatorFacts(ctx context.Context, r *run) ([]fact, e
 // record produced was read, and none twice; the __consumer_offsets
 // partition the group lives on (Kafka's hash of its id), that the
 // coordinator leads it, and that no other partition of __consumer_offsets
-// holds records. Not compared: how long a rebalance or the coordinator's
+// holds records; what kafka-consumer-groups --reset-offsets,
+// --delete-offsets, --delete, --list and --describe print about the empty
+// group and after its deletion. Not compared: how long a rebalance or the coordinator's
 // move took, and how many commits failed meanwhile (timings that depend
 // on when a poll or a heartbeat falls), nor which member got more
 // partitions or which broker leads what (chance: member ids and replica
@@ -557,7 +618,7 @@ func consumerGroupFailover(l *lockstep, g *groupScenario) {
 	})
 	stableWith := func(held []int) func(r *run) (bool, string) {
 		return func(r *run) (bool, string) {
-			state, h, err := groupView(l.ctx, g.side(r))
+			state, h, err := groupView(r)
 			return err == nil && state == "Stable" && slices.Equal(h, held), fmt.Sprintf("%s %v %v", state, h, err)
 		}
 	}
@@ -578,7 +639,7 @@ func consumerGroupFailover(l *lockstep, g *groupScenario) {
 		}
 	}
 	l.wait("the first records read", time.Minute, g.readAll)
-	l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, g.side(r)) })
+	l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, r, g.side(r)) })
 	l.observe("first records read", groupState, groupOffsets, g.readOnce)
 
 	left := l.each(func(r *run) error { g.side(r).members["B"].leave(); return nil })
@@ -589,10 +650,16 @@ func consumerGroupFailover(l *lockstep, g *groupScenario) {
 	l.observe("B left", groupState, groupMembers)
 	l.each(func(r *run) error { return g.produce(l.ctx, r, "second", 30) })
 	l.wait("the second records read", time.Minute, g.readAll)
-	l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, g.side(r)) })
+	l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, r, g.side(r)) })
 	l.observe("A read the second records", groupState, groupOffsets, g.readOnce)
 
-	// A third batch; A reads a third of it, then C0 is killed.
+	// A third batch; A reads a third of it and commits, then C0 is
+	// killed. A reads nothing more until it is back in a session with the
+	// new coordinator: kgo ends its session when a heartbeat cannot reach
+	// the dead coordinator (see startGroupMember) and drops what it read
+	// and could not commit, so records read during the move would be read
+	// again whenever no commit happened to be in flight (at least once, by
+	// design), on either system.
 	for _, r := range l.runs {
 		g.side(r).members["A"].allow(0)
 	}
@@ -606,14 +673,15 @@ func consumerGroupFailover(l *lockstep, g *groupScenario) {
 		base[r] = a.read()
 		a.allow(20)
 	}
-	l.wait("A reading a third of the third records", time.Minute, func(r *run) (bool, string) {
+	l.wait("A reading a third of the third records and committing them", time.Minute, func(r *run) (bool, string) {
 		a := g.side(r).members["A"]
-		return a.read() >= base[r]+20, fmt.Sprintf("%d read", a.read())
+		return a.read() >= base[r]+20 && a.held() && a.cl.UncommittedOffsets() == nil, fmt.Sprintf("%d read, uncommitted %v", a.read(), a.cl.UncommittedOffsets())
 	})
-	killed := l.each(func(r *run) error { return r.sys.Kill(l.ctx, g.side(r).c0) })
+	gen0 := make(map[*run]int32)
 	for _, r := range l.runs {
-		g.side(r).members["A"].allow(-1)
+		_, gen0[r] = g.side(r).members["A"].cl.GroupMetadata()
 	}
+	killed := l.each(func(r *run) error { return r.sys.Kill(l.ctx, g.side(r).c0) })
 	moved := l.wait("a new coordinator", time.Minute, func(r *run) (bool, string) {
 		c, err := findCoordinator(r)
 		return err == nil && c != g.side(r).c0, fmt.Sprintf("coordinator %d, %v", c, err)
@@ -622,10 +690,19 @@ func consumerGroupFailover(l *lockstep, g *groupScenario) {
 		c, _ := findCoordinator(r)
 		r.labels[c] = "C1"
 	}
+	rejoined := l.wait("A in a new session, the group stable", time.Minute, func(r *run) (bool, string) {
+		_, gen := g.side(r).members["A"].cl.GroupMetadata()
+		ok, s := stableWith([]int{groupTopicPartitions})(r)
+		return ok && gen > gen0[r], fmt.Sprintf("A's generation %d (%d before the kill), group %s", gen, gen0[r], s)
+	})
+	for _, r := range l.runs {
+		g.side(r).members["A"].allow(-1)
+	}
 	l.wait("the third records read", time.Minute, g.readAll)
-	done := l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, g.side(r)) })
+	done := l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, r, g.side(r)) })
 	for i, r := range l.runs {
 		r.note("C0 killed", "kill to a new coordinator", fmt.Sprintf("%.1fs", moved[i].Sub(killed[i]).Seconds()))
+		r.note("C0 killed", "kill to A in a new session", fmt.Sprintf("%.1fs", rejoined[i].Sub(killed[i]).Seconds()))
 		r.note("C0 killed", "kill to every offset committed", fmt.Sprintf("%.1fs", done[i].Sub(killed[i]).Seconds()))
 	}
 	l.wait("the group stable again", time.Minute, stableWith([]int{groupTopicPartitions}))
@@ -633,10 +710,60 @@ func consumerGroupFailover(l *lockstep, g *groupScenario) {
 
 	l.each(func(r *run) error { g.side(r).members["A"].leave(); return nil })
 	l.wait("the group empty", time.Minute, func(r *run) (bool, string) {
-		state, h, err := groupView(l.ctx, g.side(r))
+		state, h, err := groupView(r)
 		return err == nil && state == "Empty", fmt.Sprintf("%s %v %v", state, h, err)
 	})
 	l.observe("A left", groupState, groupMembers, groupOffsets, g.readOnce)
+
+	// What kafka-consumer-groups does to an empty group.
+	l.observe("offsets reset to the earliest",
+		groupToolLines("--reset-offsets", mainConsumerGroups, "--reset-offsets", "--group", groupID, "--topic", groupTopic, "--to-earliest", "--execute"),
+		groupOffsets)
+	l.observe("partition 0's offset deleted",
+		groupToolLines("--delete-offsets", mainConsumerGroups, "--delete-offsets", "--group", groupID, "--topic", groupTopic+":0"),
+		groupOffsets)
+	l.observe("group deleted",
+		groupToolLines("--delete", mainConsumerGroups, "--delete", "--group", groupID),
+		groupToolLines("--list", mainConsumerGroups, "--list"),
+		groupToolLines("--describe", mainConsumerGroups, "--describe", "--group", groupID))
+}
+
+// groupToolLines runs a Kafka tool once (no retry: it may change the group)
+// against a running broker and returns whether it failed and each line it
+// printed, blanks left out and spaces squeezed (the columns' padding
+// follows the values' widths), with the error lines of its stderr.
+func groupToolLines(name, main string, args ...string) observer {
+	return func(ctx context.Context, r *run) ([]fact, error) {
+		_, boot, err := runningBroker(r.sys)
+		if err != nil {
+			return nil, err
+		}
+		res := r.k.Run(ctx, 90*time.Second, main, append([]string{"--bootstrap-server", boot}, args...)...)
+		r.logTool(res)
+		status := "succeeded"
+		if res.Err != nil {
+			status = "failed"
+		}
+		facts := []fact{{key: name + ": exit", value: status}}
+		var lines []string
+		for _, l := range strings.Split(res.Stdout, "\n") {
+			lines = append(lines, strings.Join(strings.Fields(l), " "))
+		}
+		for _, l := range strings.Split(stripSLF4J(res.Stderr), "\n") {
+			if strings.Contains(l, "Error") || strings.Contains(l, "Exception") {
+				lines = append(lines, "stderr: "+strings.Join(strings.Fields(l), " "))
+			}
+		}
+		n := 0
+		for _, l := range lines {
+			if l == "" {
+				continue
+			}
+			n++
+			facts = append(facts, fact{key: fmt.Sprintf("%s: line %d", name, n), value: l})
+		}
+		return facts, nil
+	}
 }
 
 // TestSameConsumerGroupScenarioOnKafkaAndKraftlab runs the consumer group
@@ -667,6 +794,15 @@ func TestSameConsumerGroupScenarioOnKafkaAndKraftlab(t *testing.T) {
 	kafkaSys := KafkaSystem{C: kc}
 	t.Cleanup(func() {
 		if t.Failed() {
+			if b, err := os.ReadFile(p.LogFile); err == nil {
+				var lines []string
+				for _, l := range strings.Split(string(b), "\n") {
+					if strings.Contains(l, "group") || strings.Contains(l, "coordinat") {
+						lines = append(lines, l)
+					}
+				}
+				t.Logf("kraftlab's group log:\n%s", indent(strings.Join(lines, "\n")))
+			}
 			for _, id := range append(kafkaSys.Controllers(), kafkaSys.Brokers()...) {
 				t.Logf("kafka node %d's log:\n%s", id, indent(kc.Nodes[id].Log(30)))
 			}
@@ -685,6 +821,11 @@ func TestSameConsumerGroupScenarioOnKafkaAndKraftlab(t *testing.T) {
 		s := &groupSide{cl: cl, adm: kadm.NewClient(cl), members: map[string]*groupMember{}}
 		g.sides[r] = s
 		t.Cleanup(func() {
+			if t.Failed() {
+				for _, name := range slices.Sorted(maps.Keys(s.members)) {
+					t.Logf("%s: member %s's kgo log:\n%s", r.sys.Name(), name, indent(s.members[name].log.String()))
+				}
+			}
 			for _, m := range s.members {
 				select {
 				case <-m.done:
