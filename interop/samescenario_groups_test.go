@@ -266,23 +266,23 @@ func findCoordinator(r *run) (int32, error) {
 	return cs[0].NodeID, nil
 }
 
-// offsetsLeader is the leader of __consumer_offsets partition p.
-func offsetsLeader(ctx context.Context, s *groupSide, p int32) (int32, error) {
+// offsetsPartition is __consumer_offsets partition p in the metadata.
+func offsetsPartition(ctx context.Context, s *groupSide, p int32) (kadm.PartitionDetail, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	td, err := s.adm.ListTopicsWithInternal(ctx, "__consumer_offsets")
 	if err != nil {
-		return 0, err
+		return kadm.PartitionDetail{}, err
 	}
 	d, ok := td["__consumer_offsets"]
 	if !ok || d.Err != nil {
-		return 0, fmt.Errorf("no __consumer_offsets in the metadata: %v", d.Err)
+		return kadm.PartitionDetail{}, fmt.Errorf("no __consumer_offsets in the metadata: %v", d.Err)
 	}
 	pd, ok := d.Partitions[p]
 	if !ok {
-		return 0, fmt.Errorf("no __consumer_offsets-%d in the metadata", p)
+		return kadm.PartitionDetail{}, fmt.Errorf("no __consumer_offsets-%d in the metadata", p)
 	}
-	return pd.Leader, nil
+	return pd, nil
 }
 
 // askCoordinator sends req to the broker FindCoordinator names now: kgo
@@ -523,10 +523,11 @@ func (g *groupScenario) coordinatorFacts(ctx context.Context, r *run) ([]fact, e
 	if err != nil {
 		return nil, err
 	}
-	leader, err := offsetsLeader(ctx, s, want)
+	pd, err := offsetsPartition(ctx, s, want)
 	if err != nil {
 		return nil, err
 	}
+	leader := pd.Leader
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	ends, err := s.adm.ListEndOffsets(lctx, "__consumer_offsets")
@@ -564,9 +565,11 @@ func (g *groupScenario) coordinatorFacts(ctx context.Context, r *run) ([]fact, e
 // a third batch, the broker that coordinates the group (FindCoordinator's
 // answer, named C0) is killed, and it reads and commits the rest through
 // the group's new coordinator, the new leader of the group's
-// __consumer_offsets partition; at last it leaves too, and
-// kafka-consumer-groups resets the empty group's offsets, deletes one
-// and deletes the group.
+// __consumer_offsets partition; at last it leaves too. C0 is started
+// again and made the partition's leader again (a preferred election): it
+// loads the group anew, and a new member reads only what came since.
+// Then kafka-consumer-groups resets the empty group's offsets, deletes
+// one and deletes the group.
 //
 // Compared at each step: the group's state, member count and assignment
 // strategy and how many partitions each member holds, as
@@ -714,6 +717,51 @@ func consumerGroupFailover(l *lockstep, g *groupScenario) {
 		return err == nil && state == "Empty", fmt.Sprintf("%s %v %v", state, h, err)
 	})
 	l.observe("A left", groupState, groupMembers, groupOffsets, g.readOnce)
+
+	// C0 comes back and, once in the ISR of the group's partition, is
+	// made its leader again (it was its first replica, the preferred
+	// leader): it loads the group afresh, and a new member C goes on
+	// from the committed offsets.
+	want := groupPartitionFor(groupID, groupOffsetsPartitions)
+	l.each(func(r *run) error { return r.sys.Start(l.ctx, g.side(r).c0) })
+	l.wait("C0 back in the ISR of the group's partition", time.Minute, func(r *run) (bool, string) {
+		pd, err := offsetsPartition(l.ctx, g.side(r), want)
+		return err == nil && slices.Contains(pd.ISR, g.side(r).c0), fmt.Sprintf("%+v %v", pd, err)
+	})
+	for _, r := range l.runs {
+		pd, _ := offsetsPartition(l.ctx, g.side(r), want)
+		if len(pd.Replicas) == 0 || pd.Replicas[0] != g.side(r).c0 {
+			l.t.Fatalf("%s: C0 %d is not the first replica of __consumer_offsets-%d: %+v", r.sys.Name(), g.side(r).c0, want, pd)
+		}
+	}
+	l.each(func(r *run) error {
+		_, err := r.tool(l.ctx, MainLeaderElection, "--election-type", "PREFERRED", "--topic", "__consumer_offsets", "--partition", strconv.Itoa(int(want)))
+		return err
+	})
+	l.wait("C0 coordinating again", time.Minute, func(r *run) (bool, string) {
+		c, err := findCoordinator(r)
+		return err == nil && c == g.side(r).c0, fmt.Sprintf("coordinator %d, %v", c, err)
+	})
+	l.observe("C0 leads the group's partition again", groupState, groupOffsets, g.coordinatorFacts)
+	l.each(func(r *run) error {
+		m, err := startGroupMember(brokerSeeds(r.sys), "C")
+		if err != nil {
+			return err
+		}
+		g.side(r).members["C"] = m
+		m.allow(-1)
+		return nil
+	})
+	l.wait("C alone holding every partition", time.Minute, stableWith([]int{groupTopicPartitions}))
+	l.each(func(r *run) error { return g.produce(l.ctx, r, "fourth", 30) })
+	l.wait("the fourth records read", time.Minute, g.readAll)
+	l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, r, g.side(r)) })
+	l.observe("C read the fourth records", groupState, groupMembers, groupOffsets, g.readOnce)
+	l.each(func(r *run) error { g.side(r).members["C"].leave(); return nil })
+	l.wait("the group empty", time.Minute, func(r *run) (bool, string) {
+		state, h, err := groupView(r)
+		return err == nil && state == "Empty", fmt.Sprintf("%s %v %v", state, h, err)
+	})
 
 	// What kafka-consumer-groups does to an empty group.
 	l.observe("offsets reset to the earliest",
