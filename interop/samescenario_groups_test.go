@@ -2,11 +2,13 @@ package interop
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,18 +94,19 @@ type groupMember struct {
 	done   chan struct{}
 }
 
-func startGroupMember(seeds []string, name string) (*groupMember, error) {
+func startGroupMember(seeds []string, name string, opts ...kgo.Opt) (*groupMember, error) {
 	log := &lockedBuffer{}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ClientID(name),
+	opts = append([]kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ClientID(name),
 		kgo.WithLogger(kgo.BasicLogger(log, kgo.LogLevelInfo, func() string { return time.Now().Format("15:04:05.000 ") })),
 		kgo.ConsumerGroup(groupID), kgo.ConsumeTopics(groupTopic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(),
-		kgo.MetadataMinAge(250*time.Millisecond), kgo.FetchMaxWait(250*time.Millisecond),
+		kgo.MetadataMinAge(250 * time.Millisecond), kgo.FetchMaxWait(250 * time.Millisecond),
 		// A heartbeat every 500 ms, retried little: a member's session
 		// ends within a second of its coordinator's kill, long before a
 		// new one serves the group, so that it rejoins on both systems.
-		kgo.HeartbeatInterval(500*time.Millisecond), kgo.RequestRetries(3),
-		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }))
+		kgo.HeartbeatInterval(500 * time.Millisecond), kgo.RequestRetries(3),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond })}, opts...)
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -449,31 +452,45 @@ func groupState(ctx context.Context, r *run) ([]fact, error) {
 	}, nil
 }
 
+// memberUUID is the random UUID a member id ends with.
+var memberUUID = regexp.MustCompile(`-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
 // groupMembers is `kafka-consumer-groups --describe --members`: how many
 // partitions each member holds, sorted (which member gets more is
-// chance: members ids are random).
+// chance: members ids are random), and what each member id starts with
+// before its UUID (the client id, or a static member's instance id),
+// sorted.
 func groupMembers(ctx context.Context, r *run) ([]fact, error) {
 	out, err := r.tool(ctx, mainConsumerGroups, "--describe", "--group", groupID, "--members")
 	if err != nil {
 		return nil, err
 	}
 	var held []int
+	var prefixes []string
 	for _, line := range strings.Split(out, "\n") {
+		// GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS:
+		// a static member's row has its instance id.
 		fs := strings.Fields(line)
-		if len(fs) == 5 && fs[0] == groupID {
-			n, err := strconv.Atoi(fs[4])
-			if err != nil {
-				return nil, fmt.Errorf("kafka-consumer-groups --members: %q", line)
-			}
-			held = append(held, n)
+		if len(fs) < 5 || fs[0] != groupID {
+			continue
 		}
+		n, err := strconv.Atoi(fs[len(fs)-1])
+		if err != nil {
+			return nil, fmt.Errorf("kafka-consumer-groups --members: %q", line)
+		}
+		held = append(held, n)
+		prefixes = append(prefixes, memberUUID.ReplaceAllString(fs[1], "-<uuid>"))
 	}
 	slices.Sort(held)
+	slices.Sort(prefixes)
 	v := "none"
 	if len(held) > 0 {
 		v = strings.Trim(fmt.Sprint(held), "[]")
 	}
-	return []fact{{key: "partitions per member", value: v}}, nil
+	return []fact{
+		{key: "partitions per member", value: v},
+		{key: "member ids", value: cmp.Or(strings.Join(prefixes, " "), "none")},
+	}, nil
 }
 
 // groupOffsets is `kafka-consumer-groups --describe` (its offsets): each
@@ -572,20 +589,22 @@ func (g *groupScenario) coordinatorFacts(ctx context.Context, r *run) ([]fact, e
 // one and deletes the group.
 //
 // Compared at each step: the group's state, member count and assignment
-// strategy and how many partitions each member holds, as
+// strategy, how many partitions each member holds and what each member id
+// starts with (the client id, or a static member's instance id), as
 // kafka-consumer-groups --describe --state and --members print them; each
 // partition's committed offset, log end and lag as --describe prints them
 // (both systems hold the same records at the same offsets); that every
 // record produced was read, and none twice; the __consumer_offsets
 // partition the group lives on (Kafka's hash of its id), that the
-// coordinator leads it, and that no other partition of __consumer_offsets
-// holds records; what kafka-consumer-groups --reset-offsets,
-// --delete-offsets, --delete, --list and --describe print about the empty
-// group and after its deletion. Not compared: how long a rebalance or the coordinator's
-// move took, and how many commits failed meanwhile (timings that depend
-// on when a poll or a heartbeat falls), nor which member got more
-// partitions or which broker leads what (chance: member ids and replica
-// placement).
+// coordinator leads it (C0 first, then the partition's new leader, then
+// C0 again), and that no other partition of __consumer_offsets holds
+// records; the static member's steps (staticMember); what
+// kafka-consumer-groups --reset-offsets, --delete-offsets, --delete,
+// --list and --describe print about the empty group and after its
+// deletion. Not compared: how long a rebalance or the coordinator's move
+// took, and how many commits failed meanwhile (timings that depend on
+// when a poll or a heartbeat falls), nor which member got more partitions
+// or which broker leads what (chance: member ids and replica placement).
 func consumerGroupFailover(l *lockstep, g *groupScenario) {
 	l.begin()
 	l.wait("every broker unfenced", time.Minute, func(r *run) (bool, string) {
@@ -762,6 +781,7 @@ func consumerGroupFailover(l *lockstep, g *groupScenario) {
 		state, h, err := groupView(r)
 		return err == nil && state == "Empty", fmt.Sprintf("%s %v %v", state, h, err)
 	})
+	staticMember(l, g)
 
 	// What kafka-consumer-groups does to an empty group.
 	l.observe("offsets reset to the earliest",
@@ -774,6 +794,97 @@ func consumerGroupFailover(l *lockstep, g *groupScenario) {
 		groupToolLines("--delete", mainConsumerGroups, "--delete", "--group", groupID),
 		groupToolLines("--list", mainConsumerGroups, "--list"),
 		groupToolLines("--describe", mainConsumerGroups, "--describe", "--group", groupID))
+}
+
+// staticInstance is the static member's group.instance.id.
+const staticInstance = "s1"
+
+// staticMember: a static member S (kgo with an instance id) joins the
+// empty group and reads what comes; closed, it does not leave (kgo sends
+// no LeaveGroup for a static member), so the group keeps it, Stable; S
+// started again under the same instance id takes its place and reads only
+// what came since; at last an admin's LeaveGroup names its instance id
+// (AdminClient.removeMembersFromConsumerGroup) and the group is empty.
+// Compared besides the group's view: how far the generation moved when S
+// came back (kgo's own rejoin as a static leader may rebalance: the same
+// client on both), and LeaveGroup's error codes.
+func staticMember(l *lockstep, g *groupScenario) {
+	start := func(name string) {
+		l.each(func(r *run) error {
+			m, err := startGroupMember(brokerSeeds(r.sys), name, kgo.InstanceID(staticInstance))
+			if err != nil {
+				return err
+			}
+			g.side(r).members[name] = m
+			m.allow(-1)
+			return nil
+		})
+	}
+	readBatch := func(prefix string, n int) {
+		l.each(func(r *run) error { return g.produce(l.ctx, r, prefix, n) })
+		l.wait("the "+prefix+" records read", time.Minute, g.readAll)
+		l.wait("the commits at the log ends", time.Minute, func(r *run) (bool, string) { return committedAtEnds(l.ctx, r, g.side(r)) })
+	}
+	start("S")
+	l.wait("S alone holding every partition", time.Minute, func(r *run) (bool, string) {
+		state, h, err := groupView(r)
+		return err == nil && state == "Stable" && slices.Equal(h, []int{groupTopicPartitions}), fmt.Sprintf("%s %v %v", state, h, err)
+	})
+	readBatch("fifth", 30)
+	gen := map[*run]int32{}
+	for _, r := range l.runs {
+		_, gen[r] = g.side(r).members["S"].cl.GroupMetadata()
+	}
+	l.observe("static member S read the fifth records", groupState, groupMembers, groupOffsets, g.readOnce)
+
+	l.each(func(r *run) error { g.side(r).members["S"].leave(); return nil })
+	l.observe("S closed", groupState, groupMembers, groupOffsets)
+
+	start("S2")
+	l.wait("S2 in the group", time.Minute, func(r *run) (bool, string) {
+		id, gn := g.side(r).members["S2"].cl.GroupMetadata()
+		state, h, err := groupView(r)
+		return id != "" && gn > 0 && err == nil && state == "Stable" && slices.Equal(h, []int{groupTopicPartitions}), fmt.Sprintf("member %q generation %d, group %s %v %v", id, gn, state, h, err)
+	})
+	readBatch("sixth", 20)
+	moved := func(_ context.Context, r *run) ([]fact, error) {
+		_, gn := g.side(r).members["S2"].cl.GroupMetadata()
+		return []fact{{key: "generation after S came back", value: fmt.Sprintf("%+d", gn-gen[r])}}, nil
+	}
+	l.observe("S started again", groupState, groupMembers, groupOffsets, g.readOnce, moved)
+
+	l.each(func(r *run) error { g.side(r).members["S2"].leave(); return nil })
+	var left sync.Map
+	l.each(func(r *run) error {
+		req := kmsg.NewPtrLeaveGroupRequest()
+		req.Version, req.Group = 5, groupID
+		m := kmsg.NewLeaveGroupRequestMember()
+		m.InstanceID = kmsg.StringPtr(staticInstance)
+		req.Members = []kmsg.LeaveGroupRequestMember{m}
+		resp, err := askCoordinator(r, req)
+		if err != nil {
+			return err
+		}
+		left.Store(r, resp.(*kmsg.LeaveGroupResponse))
+		return nil
+	})
+	l.wait("the group empty", time.Minute, func(r *run) (bool, string) {
+		state, h, err := groupView(r)
+		return err == nil && state == "Empty", fmt.Sprintf("%s %v %v", state, h, err)
+	})
+	leaveCodes := func(_ context.Context, r *run) ([]fact, error) {
+		v, _ := left.Load(r)
+		resp := v.(*kmsg.LeaveGroupResponse)
+		var codes []string
+		for _, m := range resp.Members {
+			codes = append(codes, fmt.Sprintf("%s: %d", *m.InstanceID, m.ErrorCode))
+		}
+		return []fact{
+			{key: "LeaveGroup error code", value: strconv.Itoa(int(resp.ErrorCode))},
+			{key: "LeaveGroup members", value: strings.Join(codes, ", ")},
+		}, nil
+	}
+	l.observe("S removed by its instance id", leaveCodes, groupState, groupMembers, groupOffsets)
 }
 
 // groupToolLines runs a Kafka tool once (no retry: it may change the group)
