@@ -101,7 +101,9 @@ func readWithSarama(t *testing.T, brokers []string, group, topic string, want in
 		}
 		ended <- nil
 	}()
+	logged := make(chan struct{})
 	go func() {
+		defer close(logged)
 		for err := range cg.Errors() {
 			t.Logf("sarama consumer group: %v", err)
 		}
@@ -118,6 +120,7 @@ func readWithSarama(t *testing.T, brokers []string, group, topic string, want in
 	if err := cg.Close(); err != nil {
 		t.Errorf("sarama consumer group Close: %v", err)
 	}
+	<-logged // Close ends Errors
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.commitOK {
