@@ -62,12 +62,17 @@ func clientHost(addr net.Addr) string {
 	return "/" + host
 }
 
-// newMemberID is a new member's id: its client id and a random UUID, as
-// Kafka makes them.
-func newMemberID(clientID string) string {
+// newMemberID is a new member's id, as Kafka makes them
+// (ClassicGroup.generateMemberId): a static member's instance id, or a
+// dynamic member's client id, and a random UUID.
+func newMemberID(clientID string, instanceID *string) string {
+	prefix := clientID
+	if instanceID != nil {
+		prefix = *instanceID
+	}
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%s-%x-%x-%x-%x-%x", clientID, b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	return fmt.Sprintf("%s-%x-%x-%x-%x-%x", prefix, b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

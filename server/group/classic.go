@@ -132,16 +132,18 @@ func (g *Group) Protocol() string { return g.protocol }
 // Leader is the leader's member id, "" when none.
 func (g *Group) Leader() string { return g.leader }
 
-// Members describes the members, in the order they joined; their
-// metadata and assignments only while the group is Stable, as Kafka's
-// DescribeGroups shows them.
+// Members describes the members, in the order they joined, as Kafka's
+// DescribeGroups shows them: each with its assignment (the one last
+// synced, kept through a rebalance until a SyncGroup replaces it or a
+// failed one drops it), and with its metadata of the chosen protocol only
+// while the group is Stable (ClassicGroupMember.describeNoMetadata).
 func (g *Group) Members() []MemberDescription {
 	out := make([]MemberDescription, 0, len(g.order))
 	for _, id := range g.order {
 		m := g.members[id]
-		d := MemberDescription{MemberID: m.id, ClientID: m.clientID, ClientHost: m.host, InstanceID: m.instanceID}
-		if g.state == Stable {
-			d.Metadata, d.Assignment = m.metadataFor(g.protocol), m.assignment
+		d := MemberDescription{MemberID: m.id, ClientID: m.clientID, ClientHost: m.host, InstanceID: m.instanceID, Assignment: m.assignment}
+		if g.state == Stable { // the metadata of the protocol chosen, which only a stable group has
+			d.Metadata = m.metadataFor(g.protocol)
 		}
 		out = append(out, d)
 	}

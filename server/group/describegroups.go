@@ -30,7 +30,9 @@ func (c *Coordinator) describeGroups(r *kmsg.DescribeGroupsRequest, answer func(
 				if g == nil {
 					if r.Version >= 6 {
 						dg.ErrorCode = kerr.GroupIDNotFound.Code
-						dg.ErrorMessage = kmsg.StringPtr(fmt.Sprintf("group %s not found", id))
+						// Kafka's words (GroupMetadataManager.group), which
+						// kafka-consumer-groups prints.
+						dg.ErrorMessage = kmsg.StringPtr(fmt.Sprintf("Group %s not found.", id))
 					}
 					return
 				}

@@ -60,7 +60,7 @@ func (c *Coordinator) joinGroup(r *kmsg.JoinGroupRequest, clientID, host string,
 	p := JoinParams{
 		MemberID: r.MemberID, InstanceID: r.InstanceID, ClientID: clientID, Host: host,
 		SessionTimeout: session, RebalanceTimeout: rebalance, ProtocolType: r.ProtocolType,
-		RequireKnownMemberID: r.Version >= 4, NewMemberID: newMemberID(clientID),
+		RequireKnownMemberID: r.Version >= 4, NewMemberID: newMemberID(clientID, r.InstanceID),
 	}
 	for _, pr := range r.Protocols {
 		p.Protocols = append(p.Protocols, Protocol{Name: pr.Name, Metadata: pr.Metadata})
