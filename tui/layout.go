@@ -195,6 +195,8 @@ func (m *Model) dataView(st *Styles, v *view.View, w, h int) block {
 		return m.partitions.view(st, v, w, h)
 	case paneFetchers:
 		return m.fetchers.view(st, v, w, h)
+	case paneGroups:
+		return m.groups.view(st, v, w, h)
 	case paneMessages:
 		return diagramView(st, v, w, h)
 	}
