@@ -188,7 +188,7 @@ func (m *groupsModel) view(st *Styles, v *view.View, w, h int) block {
 	for i, levels := range groups {
 		room, left := h-len(out), len(groups)-i
 		if room < left && room <= 1 {
-			out = append(out, st.Dim.Render(clip(fmt.Sprintf("… %d more groups (a taller window shows them)", left), w)))
+			out = append(out, st.Dim.Render(clip(fmt.Sprintf("… %d more %s (a taller window shows them)", left, plural(int64(left), "group", "groups")), w)))
 			return out
 		}
 		lines := levels[len(levels)-1]

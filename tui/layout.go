@@ -268,7 +268,7 @@ func (m *Model) keysOverlay(w int) block {
 		row, widths, used = append(row, col), append(widths, cw), used+cw
 	}
 	flush()
-	for _, legend := range []string{roleLegend, brokersLegend} {
+	for _, legend := range []string{roleLegend, brokersLegend, groupsLegend} {
 		for _, l := range wrapWords(legend, w) {
 			out = append(out, st.Help.FullDesc.Render(l))
 		}
