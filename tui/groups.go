@@ -251,11 +251,18 @@ func (m *groupsModel) servedLevels(st *Styles, v *view.View, g *view.Group) grou
 	if lag != "" {
 		short += st.Dim.Render(" · ") + lag
 	}
-	summary := fmt.Sprintf("  gen %d", g.Generation)
-	if g.Protocol != "" {
-		summary += " " + g.Protocol
+	var about []string
+	if g.Generation >= 0 { // unknown over the wire
+		about = append(about, fmt.Sprintf("gen %d", g.Generation))
 	}
-	summary += fmt.Sprintf(" · %d %s", len(g.Members), plural(int64(len(g.Members)), "member", "members"))
+	if g.Protocol != "" {
+		about = append(about, g.Protocol)
+	}
+	if len(about) > 0 {
+		about = []string{strings.Join(about, " ")}
+	}
+	about = append(about, fmt.Sprintf("%d %s", len(g.Members), plural(int64(len(g.Members)), "member", "members")))
+	summary := "  " + strings.Join(about, " · ")
 	if lag != "" {
 		summary += st.Dim.Render(" · ") + lag
 	}
@@ -298,7 +305,10 @@ func groupLag(st *Styles, g *view.Group) string {
 func (m *groupsModel) groupHead(st *Styles, v *view.View, g *view.Group) string {
 	var b strings.Builder
 	b.WriteString(st.Value.Render(g.ID) + " " + st.GroupState(g.State).Render(string(g.State)))
-	fmt.Fprintf(&b, " · coordinator %d (%s)", g.Coordinator, offsetsPartitionName(g.OffsetsPartition))
+	fmt.Fprintf(&b, " · coordinator %d", g.Coordinator)
+	if g.OffsetsPartition >= 0 {
+		fmt.Fprintf(&b, " (%s)", offsetsPartitionName(g.OffsetsPartition))
+	}
 	if s, ok := coordinatorShard(v, g.Coordinator, g.OffsetsPartition); ok && s.Loading {
 		b.WriteString(st.Warn.Render(" loading"))
 	}
