@@ -24,7 +24,11 @@ func (m *Model) toggleGroups() {
 		m.status.set(levelInfo, fmt.Sprintf("showing %s; o shows the consumer groups", lowerFirst(m.pane.String())))
 		return
 	}
-	m.status.set(levelInfo, "showing the consumer groups; kill a coordinator to watch its groups move; o goes back to "+lowerFirst(m.paneBefore.String()))
+	hint := "showing the consumer groups; kill a coordinator to watch its groups move; "
+	if m.opts.ReadOnly {
+		hint = "showing the consumer groups; "
+	}
+	m.status.set(levelInfo, hint+"o goes back to "+lowerFirst(m.paneBefore.String()))
 }
 
 // movedShown is how long, in view time, a group whose coordinator moved

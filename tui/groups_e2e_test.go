@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kraftlab/kraftlab/cluster/view"
 )
 
 // groupHeadRE reads a group's head line on the groups pane: its state
@@ -18,7 +21,8 @@ var groupHeadRE = regexp.MustCompile(`(?m)\bg (Stable|Empty|PreparingRebalance|C
 // group g with kraftlab consume --group, opens the groups pane with o and
 // finds the group there with its coordinator and no lag; then kills the
 // coordinator and sees the group move to the new leader of its
-// __consumer_offsets partition, marked.
+// __consumer_offsets partition, marked; a screen on the playground read
+// over the wire (kraftlab tui --bootstrap-server) shows it there too.
 func TestGroupsInTmux(t *testing.T) {
 	tmux, dir, bin := buildForTmux(t)
 	p := &pane{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock")}
@@ -66,6 +70,30 @@ func TestGroupsInTmux(t *testing.T) {
 		return m != nil && m[2] != coordinator && m[3] == partition && strings.Contains(s, "↻ was "+coordinator)
 	})
 	p.save("groups-moved", screen)
+	now := groupHeadRE.FindStringSubmatch(screen)[2]
+
+	// The same group read over the wire, as on a real Kafka cluster.
+	var nodes []view.Node
+	if err := json.Unmarshal([]byte(run("nodes", "--json")), &nodes); err != nil {
+		t.Fatal(err)
+	}
+	var brokers []string
+	for _, n := range nodes {
+		if n.Kind == view.KindBroker && n.State == view.StateRunning {
+			brokers = append(brokers, n.Listener)
+		}
+	}
+	a := &pane{t: t, tmux: tmux, sock: p.sock, target: "attached"}
+	a.run("new-session", "-d", "-s", "attached", "-x", "160", "-y", "48",
+		fmt.Sprintf("%s tui --bootstrap-server %s; echo \"[attached exited $?]\"; sleep 600", bin, strings.Join(brokers, ",")))
+	a.waitFor("the attached screen", func(s string) bool { return strings.Contains(s, "ATTACHED, READ-ONLY") || strings.Contains(s, "[attached exited") })
+	a.keys("o")
+	screen = a.waitFor("group g read over the wire, at its new coordinator", func(s string) bool {
+		m := groupHeadRE.FindStringSubmatch(s)
+		return m != nil && m[2] == now && m[3] == partition && strings.Contains(s, "lag 0")
+	})
+	a.save("groups-attached", screen)
+	a.keys("q", "y")
 
 	p.keys("q")
 	p.waitFor("the quit question", func(s string) bool { return strings.Contains(s, "Quit and stop the playground?") })
