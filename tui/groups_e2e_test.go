@@ -86,7 +86,9 @@ func TestGroupsInTmux(t *testing.T) {
 	a := &pane{t: t, tmux: tmux, sock: p.sock, target: "attached"}
 	a.run("new-session", "-d", "-s", "attached", "-x", "160", "-y", "48",
 		fmt.Sprintf("%s tui --bootstrap-server %s; echo \"[attached exited $?]\"; sleep 600", bin, strings.Join(brokers, ",")))
-	a.waitFor("the attached screen", func(s string) bool { return strings.Contains(s, "ATTACHED, READ-ONLY") || strings.Contains(s, "[attached exited") })
+	a.waitFor("the attached screen", func(s string) bool {
+		return strings.Contains(s, "ATTACHED, READ-ONLY") || strings.Contains(s, "[attached exited")
+	})
 	a.keys("o")
 	screen = a.waitFor("group g read over the wire, at its new coordinator", func(s string) bool {
 		m := groupHeadRE.FindStringSubmatch(s)

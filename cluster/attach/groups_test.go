@@ -105,9 +105,13 @@ func TestAttachReadsGroups(t *testing.T) {
 	if _, err := pg.Do(ctx, cluster.Action{Kind: cluster.ActKill, Node: condition.NodeID(read.Coordinator)}); err != nil {
 		t.Fatal(err)
 	}
-	v = refreshUntil(t, c, "billing at another coordinator", func(v *view.View) bool {
+	// The brokers apply the new leadership one after the other: the
+	// group may be read at its new coordinator before the broker that
+	// answers Metadata has it lead the partition.
+	v = refreshUntil(t, c, "billing at another coordinator, which leads its partition", func(v *view.View) bool {
 		g, ok := v.Group("billing")
-		return ok && g.Coordinator != read.Coordinator
+		p, _ := v.Partition(view.OffsetsTopic, read.OffsetsPartition)
+		return ok && g.Coordinator != read.Coordinator && p != nil && p.Leader == g.Coordinator
 	})
 	moved, _ := v.Group("billing")
 	if p, ok := v.Partition(view.OffsetsTopic, read.OffsetsPartition); !ok || p.Leader != moved.Coordinator || moved.OffsetsPartition != read.OffsetsPartition {
