@@ -185,6 +185,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Diagram):
 		m.toggleDiagram()
 		return nil
+	case key.Matches(msg, k.Groups):
+		m.toggleGroups()
+		return nil
 	case key.Matches(msg, k.ScrollUp):
 		m.events.scrollBy(max(m.height/4, 1))
 		return nil

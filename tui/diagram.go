@@ -22,16 +22,7 @@ import (
 // the pane it took the place of when it shows already. On a small screen
 // that shows another panel, it first brings the pane to the front.
 func (m *Model) toggleDiagram() {
-	switch {
-	case m.tabbed() && m.tab%m.tabCount() != dataTab:
-		m.tab = dataTab
-		if m.pane != paneMessages {
-			m.paneBefore, m.pane = m.pane, paneMessages
-		}
-	case m.pane != paneMessages:
-		m.paneBefore, m.pane = m.pane, paneMessages
-	default:
-		m.pane = m.paneBefore
+	if m.togglePane(paneMessages) {
 		m.status.set(levelInfo, fmt.Sprintf("showing %s; m shows the messages", lowerFirst(m.pane.String())))
 		return
 	}

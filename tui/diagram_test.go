@@ -100,8 +100,9 @@ func TestDiagramKey(t *testing.T) {
 		t.Fatalf("m again goes back to the partitions, pane %v:\n%s", m.pane, s)
 	}
 	key('b') // fetchers
+	key('b') // groups
 	if s := key('b'); m.pane != paneMessages || !strings.Contains(s, diagram) {
-		t.Fatalf("b after the fetchers, pane %v:\n%s", m.pane, s)
+		t.Fatalf("b after the groups, pane %v:\n%s", m.pane, s)
 	}
 	if key('b'); m.pane != paneBrokers {
 		t.Fatalf("b after the messages: pane %v", m.pane)

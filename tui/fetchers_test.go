@@ -47,7 +47,7 @@ func TestFetchersPanelShowsThreadsAndTheirPartitions(t *testing.T) {
 	v := fetchersView(1_000_000)
 	out := fetchersText(&v, 100, 20)
 	for _, want := range []string{
-		"Fetchers: each broker's replica fetcher threads (b: messages)",
+		"Fetchers: each broker's replica fetcher threads (b: groups)",
 		"broker 101: 1 thread, 1 partition · purgatory: 0 produce, 1 fetch",
 		"  ReplicaFetcherThread-0-102  102     1      40    0  12ms ago",
 		"   orders-1   Fetching   at     75 hwm     75 lag     0 2.0 KiB/s THROTTLED",

@@ -60,7 +60,9 @@ type goldenScreen struct {
 // 103 started again and back in every ISR; the link between 103 and one
 // leader slowed, that thread's partitions behind; that leader killed, 103
 // elected with the shorter log and the other follower truncated to it;
-// each as partitions and as fetcher threads.
+// each as partitions and as fetcher threads. Then a consumer group: a
+// member that lags; the broker coordinating it killed, no broker serving
+// the group; its __consumer_offsets partition's new leader serving it.
 var goldenScreens = []goldenScreen{
 	{"steady", []string{"steady"}, 0, paneBrokers},
 	{"leader-down", []string{"steady", "leader-kill"}, 2, paneBrokers},
@@ -85,6 +87,9 @@ var goldenScreens = []goldenScreen{
 	{"attached-steady", []string{"attached"}, 2, paneBrokers},
 	{"attached-partitions", []string{"attached"}, 2, panePartitions},
 	{"attached-failover", []string{"attached"}, 0, paneBrokers},
+	{"groups", []string{"groups"}, 0, paneGroups},
+	{"groups-coordinator-down", []string{"groups", "groups-moved"}, 3, paneGroups},
+	{"groups-coordinator-moved", []string{"groups", "groups-moved"}, 0, paneGroups},
 }
 
 func recordingPath(name string) string { return filepath.Join("testdata", name+".json") }

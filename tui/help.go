@@ -27,6 +27,14 @@ const attachedBrokersLegend = "Brokers pane (a real cluster): LAG* is the commit
 	"is not visible over the wire (Kafka's last-applied-record-lag-ms is a JMX metric). Kafka fences a broker only when " +
 	"its heartbeats stop for broker.session.timeout.ms, never for lag."
 
+// groupsLegend says what makes a broker a group's coordinator, and so
+// why the groups pane's coordinators move with __consumer_offsets'
+// leaders.
+const groupsLegend = "Groups pane (o): a group's coordinator is the broker leading the group's partition of __consumer_offsets " +
+	"(the partition its id hashes to); when that broker goes, the group moves with the partition's leadership " +
+	"and ↻ was N marks the new coordinator for a while. LAG is the partition's high watermark minus the committed offset, " +
+	"as kafka-consumer-groups --describe computes it."
+
 // wrapWords breaks s into lines of at most w cells at spaces; a word
 // longer than w is clipped.
 func wrapWords(s string, w int) []string {

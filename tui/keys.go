@@ -18,7 +18,7 @@ type KeyMap struct {
 
 	Partition, Isolate, Heal, HealAll, Link key.Binding
 
-	Load, TopicLoad, Topic, Elect, Pause, Tab, BackTab, Pane, Diagram, ScrollUp, ScrollDown, Follow key.Binding
+	Load, TopicLoad, Topic, Elect, Pause, Tab, BackTab, Pane, Diagram, Groups, ScrollUp, ScrollDown, Follow key.Binding
 
 	// The held messages' keys, while the cluster clock is paused: n
 	// delivers the oldest, c moves the focus into the queue pane, where
@@ -86,6 +86,7 @@ func DefaultKeyMap() KeyMap {
 		BackTab:    b("shift+tab", "previous panel", "shift+tab"),
 		Pane:       b("b", "brokers/partitions/fetchers", "b"),
 		Diagram:    b("m", "messages diagram", "m"),
+		Groups:     b("o", "consumer groups", "o"),
 		ScrollUp:   b("pgup/[", "older events", "pgup", "["),
 		ScrollDown: b("pgdn/]", "newer events", "pgdown", "]"),
 		Follow:     b("end/G", "newest events", "end", "G"),
@@ -144,7 +145,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	groups := [][]key.Binding{
 		{pair(k.Up, k.Down, "↑↓/kj", "select"), k.Leader, k.Pane, k.Pause, k.Step, k.Messages},
 		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe, k.SlowDisk},
-		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link, k.Diagram},
+		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link, k.Diagram, k.Groups},
 		{k.Load, k.TopicLoad, k.Topic, k.Elect, k.Election, k.Command},
 		{k.Tab, pair(k.ScrollUp, k.ScrollDown, "[ ]", "older/newer events"), k.Follow, k.OutScroll, k.OutSideways, k.CloseOut},
 		{k.Help, k.Quit},

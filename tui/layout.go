@@ -195,6 +195,8 @@ func (m *Model) dataView(st *Styles, v *view.View, w, h int) block {
 		return m.partitions.view(st, v, w, h)
 	case paneFetchers:
 		return m.fetchers.view(st, v, w, h)
+	case paneGroups:
+		return m.groups.view(st, v, w, h)
 	case paneMessages:
 		return diagramView(st, v, w, h)
 	}
@@ -270,7 +272,7 @@ func (m *Model) keysOverlay(w int) block {
 	if m.view.Attached != nil {
 		brokers = attachedBrokersLegend
 	}
-	for _, legend := range []string{roleLegend, brokers} {
+	for _, legend := range []string{roleLegend, brokers, groupsLegend} {
 		for _, l := range wrapWords(legend, w) {
 			out = append(out, st.Help.FullDesc.Render(l))
 		}

@@ -45,6 +45,8 @@ const (
 	focusQueue
 	// focusMessages: the space-time diagram, a data pane.
 	focusMessages
+	// focusGroups: the consumer groups, a data pane.
+	focusGroups
 )
 
 // String names the place as the screen titles it.
@@ -68,6 +70,8 @@ func (f focus) String() string {
 		return "Queue"
 	case focusMessages:
 		return "Messages"
+	case focusGroups:
+		return "Groups"
 	}
 	return ""
 }
@@ -83,6 +87,8 @@ func (f focus) pane() (dataPane, bool) {
 		return paneFetchers, true
 	case focusMessages:
 		return paneMessages, true
+	case focusGroups:
+		return paneGroups, true
 	}
 	return 0, false
 }
@@ -105,6 +111,12 @@ func commandFocus(cmd string) focus {
 		return focusBrokers
 	case "fetchers":
 		return focusFetchers
+	case "groups":
+		return focusGroups
+	case "consume":
+		if strings.Contains(cmd, "--group") {
+			return focusGroups
+		}
 	case "events":
 		return focusEvents
 	case "messages", "step", "drop":

@@ -108,6 +108,7 @@ type Model struct {
 	paneBefore dataPane // the pane the diagram key took the place from
 	partitions partitionsModel
 	fetchers   fetchersModel
+	groups     groupsModel
 	events     eventsModel
 	status     statusModel
 	help       helpModel
@@ -271,6 +272,7 @@ func (m *Model) apply(v view.View, evs []cluster.Event) {
 	}
 	m.flow.add(&m.view)
 	m.partitions.add(&m.view)
+	m.groups.add(&m.view)
 	m.events.add(evs...)
 	for i := len(evs) - 1; i >= 0; i-- {
 		if evs[i].Kind == cluster.EventSay {

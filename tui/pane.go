@@ -22,6 +22,9 @@ const (
 	// paneFetchers: each broker's ReplicaFetcherThreads and their
 	// partitions.
 	paneFetchers
+	// paneGroups: the consumer groups, their coordinators, members,
+	// committed offsets and lag (groups.go).
+	paneGroups
 	// paneMessages: the last messages between nodes as a space-time
 	// diagram (diagram.go).
 	paneMessages
@@ -35,6 +38,8 @@ func (p dataPane) String() string {
 		return "Partitions"
 	case paneFetchers:
 		return "Fetchers"
+	case paneGroups:
+		return "Groups"
 	case paneMessages:
 		return "Messages"
 	}
@@ -66,6 +71,26 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// togglePane answers a key that shows pane p at once: it shows p, on a
+// small screen that shows another panel bringing the data pane to the
+// front too; when p shows already, it goes back to the pane p took the
+// place of and reports that it did.
+func (m *Model) togglePane(p dataPane) (back bool) {
+	switch {
+	case m.tabbed() && m.tab%m.tabCount() != dataTab:
+		m.tab = dataTab
+		if m.pane != p {
+			m.paneBefore, m.pane = m.pane, p
+		}
+	case m.pane != p:
+		m.paneBefore, m.pane = m.pane, p
+	default:
+		m.pane = m.paneBefore
+		return true
+	}
+	return false
 }
 
 // showPane answers the pane key: on a screen that shows one panel at a

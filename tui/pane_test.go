@@ -8,15 +8,17 @@ import (
 )
 
 // On a screen with room for every panel, b cycles the brokers' place
-// through the brokers, the partitions, the fetcher threads and the
-// messages, and each pane's title says what b shows next.
+// through the brokers, the partitions, the fetcher threads, the
+// consumer groups and the messages, and each pane's title says what b
+// shows next.
 func TestPaneKeyCyclesBrokersPartitionsFetchers(t *testing.T) {
 	pg, _ := openPlayground(t, 3, 3, clustertest.Options{})
 	m := newModel(t, pg, 200, 60)
 	for _, want := range []string{
 		"Brokers: lifecycle, fencing, LAG* (kraftlab's own) (b: partitions)",
 		"Partitions: ISR, high watermark, each replica's log end (b: fetchers)",
-		"Fetchers: each broker's replica fetcher threads (b: messages)",
+		"Fetchers: each broker's replica fetcher threads (b: groups)",
+		"Groups: coordinator, members, committed offsets, lag (b: messages)",
 		"Messages, oldest first: ─▶ delivered, ┄▷ held at its link (b: brokers)",
 		"Brokers: lifecycle, fencing, LAG* (kraftlab's own) (b: partitions)",
 	} {

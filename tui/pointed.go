@@ -178,7 +178,7 @@ func tabFocus(i int, p dataPane, queue bool) focus {
 			return focusQueue
 		}
 	case dataTab:
-		return map[dataPane]focus{paneBrokers: focusBrokers, panePartitions: focusPartitions, paneFetchers: focusFetchers, paneMessages: focusMessages}[p]
+		return map[dataPane]focus{paneBrokers: focusBrokers, panePartitions: focusPartitions, paneFetchers: focusFetchers, paneGroups: focusGroups, paneMessages: focusMessages}[p]
 	case dataTab + 1:
 		return focusEvents
 	}

@@ -37,6 +37,7 @@ type Styles struct {
 	states map[view.State]lipgloss.Style
 	events map[cluster.EventKind]lipgloss.Style
 	fetch  map[view.FetchState]lipgloss.Style
+	groups map[view.GroupState]lipgloss.Style
 	// Help styles the help bar.
 	Help help.Styles
 }
@@ -132,6 +133,13 @@ func DefaultStyles() *Styles {
 		view.FetchStateFetching:   fg(colGreen),
 		view.FetchStateTruncating: lipgloss.NewStyle().Bold(true).Foreground(colYellow),
 	}
+	s.groups = map[view.GroupState]lipgloss.Style{
+		view.GroupStable:              fg(colGreen),
+		view.GroupPreparingRebalance:  fg(colYellow),
+		view.GroupCompletingRebalance: fg(colYellow),
+		view.GroupEmpty:               fg(colGray),
+		view.GroupDead:                lipgloss.NewStyle().Bold(true).Foreground(colRed),
+	}
 	s.Help = help.Styles{
 		ShortKey:       lipgloss.NewStyle().Bold(true),
 		ShortDesc:      lipgloss.NewStyle(),
@@ -155,3 +163,6 @@ func (s *Styles) Event(kind cluster.EventKind) lipgloss.Style { return s.events[
 
 // FetchState styles a partition's phase in its fetcher thread.
 func (s *Styles) FetchState(state view.FetchState) lipgloss.Style { return s.fetch[state] }
+
+// GroupState styles a consumer group's state.
+func (s *Styles) GroupState(state view.GroupState) lipgloss.Style { return s.groups[state] }

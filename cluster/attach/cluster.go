@@ -143,6 +143,9 @@ func (c *Cluster) Refresh(ctx context.Context) (view.View, error) {
 		if !read(&v, partTopics) {
 			v.Topics = prev.Topics // the last ones read, as Unread says
 		}
+		if !read(&v, partGroups) {
+			v.Groups = prev.Groups
+		}
 		c.last = v
 	}
 	c.mu.Unlock()

@@ -32,6 +32,7 @@ const (
 	partBrokers = "brokers"
 	partQuorum  = "quorum"
 	partTopics  = "topics"
+	partGroups  = "groups"
 )
 
 // poller reads the cluster: one franz-go client for the brokers, and one
@@ -131,6 +132,8 @@ type reading struct {
 	fencedListed bool
 	// answered are the nodes that answered a probe.
 	answered map[int32]bool
+	// shards are the coordinator shards of each broker, by id.
+	shards map[int32][]view.CoordinatorShard
 }
 
 func (r *reading) fail(format string, args ...any) {
@@ -146,7 +149,7 @@ func (p *poller) phase(ctx context.Context) (context.Context, context.CancelFunc
 // poll reads the cluster once into a view.
 func (p *poller) poll(ctx context.Context) (view.View, error) {
 	start := p.cfg.now()
-	r := &reading{unread: map[string]bool{partBrokers: true, partQuorum: true, partTopics: true},
+	r := &reading{unread: map[string]bool{partBrokers: true, partQuorum: true, partTopics: true, partGroups: true},
 		direct: map[int32]bool{}, addrs: map[int32]string{}, answered: map[int32]bool{}}
 	step := func(f func(context.Context, *reading)) {
 		c, cancel := p.phase(ctx)
@@ -162,9 +165,15 @@ func (p *poller) poll(ctx context.Context) (view.View, error) {
 		return view.View{}, fmt.Errorf("could not read the cluster (tried %s): %s", p.tried(), strings.Join(r.errs, "; "))
 	}
 	step(p.readTopics)
+	step(p.readGroups)
 	step(p.probe)
 	r.buildNodes()
 	v := r.v
+	for i := range v.Nodes {
+		if b := v.Nodes[i].Broker; b != nil {
+			b.Coordinating = r.shards[v.Nodes[i].ID]
+		}
+	}
 	at := r.quorumAt
 	if at.IsZero() {
 		at = p.cfg.now()
@@ -176,7 +185,7 @@ func (p *poller) poll(ctx context.Context) (view.View, error) {
 		PollMs: p.cfg.now().Sub(start).Milliseconds(), Errors: r.errs, Unreachable: slices.Clone(jmxOnly),
 		FencedListed: r.fencedListed,
 	}
-	for _, part := range []string{partBrokers, partQuorum, partTopics} {
+	for _, part := range []string{partBrokers, partQuorum, partTopics, partGroups} {
 		if r.unread[part] {
 			v.Attached.Unread = append(v.Attached.Unread, part)
 		}

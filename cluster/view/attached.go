@@ -16,8 +16,8 @@ type Attached struct {
 	// so that no pane pretends to know it.
 	Unreachable []string `json:"unreachable"`
 	// Unread are the parts of the cluster the poll could not read
-	// (brokers, quorum, topics): nothing is inferred from them, and the
-	// topics shown are the last ones read.
+	// (brokers, quorum, topics, groups): nothing is inferred from them,
+	// and the topics and groups shown are the last ones read.
 	Unread []string `json:"unread,omitempty"`
 	// FencedListed says DescribeCluster listed fenced brokers (v2, Kafka
 	// 4.0+); before that a fenced broker is not listed at all.

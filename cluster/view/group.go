@@ -21,7 +21,8 @@ const (
 type Group struct {
 	ID string `json:"groupId"`
 	// Coordinator is the broker that serves the group: the leader of its
-	// partition of __consumer_offsets (OffsetsPartition).
+	// partition of __consumer_offsets (OffsetsPartition; -1 when unknown:
+	// read over the wire before __consumer_offsets was).
 	Coordinator      int32      `json:"coordinator"`
 	OffsetsPartition int32      `json:"offsetsPartition"`
 	State            GroupState `json:"state"`
@@ -29,8 +30,11 @@ type Group struct {
 	// consumers), Protocol the assignor the group chose; "" when none.
 	ProtocolType string `json:"protocolType"`
 	Protocol     string `json:"protocol"`
-	Generation   int32  `json:"generation"`
-	// Leader is the member that computes the assignment, "" when none.
+	// Generation is -1 when unknown: read over the wire, as
+	// DescribeGroups does not carry it.
+	Generation int32 `json:"generation"`
+	// Leader is the member that computes the assignment, "" when none
+	// or unknown (DescribeGroups does not carry it either).
 	Leader  string        `json:"leader"`
 	Members []GroupMember `json:"members"`
 	// Offsets are the group's committed offsets, by topic and partition.
