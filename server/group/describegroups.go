@@ -31,6 +31,9 @@ func (c *Coordinator) describeGroups(r *kmsg.DescribeGroupsRequest, answer func(
 					if r.Version >= 6 {
 						dg.ErrorCode = kerr.GroupIDNotFound.Code
 						dg.ErrorMessage = kmsg.StringPtr(fmt.Sprintf("group %s not found", id))
+						if s.cgroups[id] != nil {
+							dg.ErrorMessage = kmsg.StringPtr(fmt.Sprintf("Group %s is not a classic group.", id))
+						}
 					}
 					return
 				}

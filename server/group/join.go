@@ -66,6 +66,13 @@ func (c *Coordinator) joinGroup(r *kmsg.JoinGroupRequest, clientID, host string,
 		p.Protocols = append(p.Protocols, Protocol{Name: pr.Name, Metadata: pr.Metadata})
 	}
 	if code := s.do(func(now time.Time) {
+		if s.cgroups[r.Group] != nil {
+			// Kafka 4.4 lets classic members into a consumer group
+			// (group.consumer.migration.policy); this coordinator keeps
+			// the protocols apart.
+			fail(kerr.InconsistentGroupProtocol.Code)
+			return
+		}
 		g := s.groups[r.Group]
 		if g == nil {
 			if r.MemberID != "" {

@@ -130,6 +130,9 @@ func (c *Coordinator) offsetCommit(r *kmsg.OffsetCommitRequest, answer func(kmsg
 // ClassicGroup.validateOffsetCommit), making the group of a simple
 // commit. s.mu is held.
 func (s *shard) validateCommitLocked(r *kmsg.OffsetCommitRequest, now time.Time) int16 {
+	if cg := s.cgroups[r.Group]; cg != nil {
+		return cg.ValidateCommit(r.MemberID, r.Generation, r.Version)
+	}
 	g := s.groups[r.Group]
 	if g == nil {
 		switch {
@@ -178,7 +181,7 @@ func (s *shard) applyOffsetLocked(group string, tp TopicPartition, c Committed, 
 		return
 	}
 	os[tp] = c
-	if s.groups[group] == nil {
+	if s.groups[group] == nil && s.cgroups[group] == nil {
 		s.groups[group] = NewGroup(group, s.c.timing, now)
 	}
 }
