@@ -121,6 +121,13 @@ func TestJavaConsumerGroupProtocol(t *testing.T) {
 		ids = members()
 		return len(ids) == 2
 	})
+	// kraftlab's own view of the group: its conditions read consumer
+	// groups as they read classic ones.
+	for _, cond := range [][]string{{"group-stable", "watchers"}, {"group-members", "watchers", "==", "2"}} {
+		if out, err := p.Run(context.Background(), append(append([]string{"wait"}, cond...), "--timeout", "20s")...); err != nil {
+			t.Fatalf("wait %v: %v\n%s", cond, err, out)
+		}
+	}
 
 	read := func() map[string]int {
 		got := map[string]int{}
@@ -178,6 +185,9 @@ func TestJavaConsumerGroupProtocol(t *testing.T) {
 		if !slices.Contains(all, v) {
 			t.Errorf("read %q (%d times), never produced", v, n)
 		}
+	}
+	if out, err := p.Run(context.Background(), "wait", "group-lag", "watchers", "==", "0", "--timeout", "30s"); err != nil {
+		t.Errorf("wait group-lag watchers == 0: %v\n%s", err, out)
 	}
 	if got := members(); !slices.Equal(got, ids) {
 		t.Errorf("members after the kill %v; before %v", got, ids)
