@@ -179,6 +179,20 @@ func (g *ConsumerGroup) State() ConsumerState {
 // IsEmpty reports whether the group has no members.
 func (g *ConsumerGroup) IsEmpty() bool { return len(g.members) == 0 }
 
+// subscribedTopicNames are the topics the members subscribe to, by name
+// or by regular expression (Kafka's isSubscribedToTopic); never nil.
+func (g *ConsumerGroup) subscribedTopicNames(topics Topics) []string {
+	out := []string{}
+	for _, m := range g.members {
+		out = append(out, m.sub.Topics...)
+		for _, t := range subscribedTopics(m, topics) {
+			out = append(out, t.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // sortedMembers are the members in member id order.
 func (g *ConsumerGroup) sortedMembers() []*cmember {
 	out := make([]*cmember, 0, len(g.members))
