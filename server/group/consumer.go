@@ -104,7 +104,11 @@ type cmember struct {
 	epoch, prevEpoch   int32
 	state              MemberState
 	assigned, revoking partSet
-	target             partSet
+	// since is the epoch at which each partition assigned or pending
+	// revocation was assigned to the member: a commit at an older member
+	// epoch passes for the partitions it had then.
+	since  map[idPartition]int32
+	target partSet
 	sessionDeadline    time.Time
 	// revokeDeadline is when a member asked to revoke partitions is
 	// fenced if it has not (its rebalance timeout); zero otherwise.
@@ -281,7 +285,8 @@ func (m *cmember) subscriptionValue() *MemberSubscription {
 
 func (m *cmember) assignmentValue() *MemberAssignment {
 	return &MemberAssignment{MemberEpoch: m.epoch, PreviousMemberEpoch: m.prevEpoch, State: m.state,
-		Assigned: sortedTopicPartitions(m.assigned), PendingRevocation: sortedTopicPartitions(m.revoking)}
+		Assigned:          withEpochs(sortedTopicPartitions(m.assigned), m.since, m.epoch),
+		PendingRevocation: withEpochs(sortedTopicPartitions(m.revoking), m.since, m.epoch)}
 }
 
 // TakeRecords are the records that bring the log to the group's state:
@@ -348,25 +353,41 @@ func (g *ConsumerGroup) TakeRecords() []storage.Record {
 
 // ValidateCommit checks an OffsetCommit to the group (Kafka's
 // ConsumerGroup.validateOffsetCommit): one without a member epoch only
-// while the group is empty, else from a member at its epoch, in
-// OffsetCommit v9 or later.
-func (g *ConsumerGroup) ValidateCommit(memberID string, epoch int32, version int16) int16 {
+// while the group is empty, else from a member in OffsetCommit v9 or
+// later, at its epoch or, partition by partition, at an older epoch no
+// older than the one the partition was assigned at (the partition
+// function; nil when every partition passes).
+func (g *ConsumerGroup) ValidateCommit(memberID string, epoch int32, version int16) (int16, func(topic [16]byte, partition int32) int16) {
 	if g.dead {
-		return kerr.CoordinatorNotAvailable.Code
+		return kerr.CoordinatorNotAvailable.Code, nil
 	}
 	if epoch < 0 && len(g.members) == 0 {
-		return 0
+		return 0, nil
 	}
 	m := g.members[memberID]
 	switch {
 	case m == nil:
-		return kerr.UnknownMemberID.Code
+		return kerr.UnknownMemberID.Code, nil
 	case version < 9:
-		return kerr.UnsupportedVersion.Code
-	case epoch != m.epoch:
-		return kerr.StaleMemberEpoch.Code
+		return kerr.UnsupportedVersion.Code, nil
+	case epoch == m.epoch:
+		return 0, nil
+	case epoch > m.epoch:
+		return kerr.StaleMemberEpoch.Code, nil
 	}
-	return 0
+	return 0, func(topic [16]byte, partition int32) int16 {
+		tp := idPartition{topic, partition}
+		_, assigned := m.assigned[tp]
+		_, revoking := m.revoking[tp]
+		since, ok := m.since[tp]
+		if !ok {
+			since = m.epoch
+		}
+		if (!assigned && !revoking) || epoch < since {
+			return kerr.StaleMemberEpoch.Code
+		}
+		return 0
+	}
 }
 
 // ValidateFetch checks an OffsetFetch v9+ naming a member (Kafka's

@@ -160,17 +160,39 @@ func TestConsumerGroupEpochsAndLeave(t *testing.T) {
 	if len(parts(b.Assignment)) != 4 {
 		t.Fatalf("B after A left: %+v", b)
 	}
-	if code := g.ValidateCommit("B", b.MemberEpoch, 9); code != 0 {
-		t.Fatalf("commit at the member's epoch: %v", kerr.ErrorForCode(code))
+	commit := func(epoch int32, version int16) (int16, int16) {
+		code, partition := g.ValidateCommit("B", epoch, version)
+		if partition == nil {
+			return code, 0
+		}
+		return code, partition(topicT.ID, 0)
 	}
-	if code := g.ValidateCommit("B", b.MemberEpoch-1, 9); code != kerr.StaleMemberEpoch.Code {
-		t.Fatalf("commit at an old epoch: %v", kerr.ErrorForCode(code))
+	if code, pc := commit(b.MemberEpoch, 9); code != 0 || pc != 0 {
+		t.Fatalf("commit at the member's epoch: %v %v", kerr.ErrorForCode(code), kerr.ErrorForCode(pc))
 	}
-	if code := g.ValidateCommit("B", b.MemberEpoch, 8); code != kerr.UnsupportedVersion.Code {
+	if code, _ := commit(b.MemberEpoch+1, 9); code != kerr.StaleMemberEpoch.Code {
+		t.Fatalf("commit at a newer epoch: %v", kerr.ErrorForCode(code))
+	}
+	// B got t-0 at its epoch: at the one before, the partition was not
+	// its own.
+	if code, pc := commit(b.MemberEpoch-1, 9); code != 0 || pc != kerr.StaleMemberEpoch.Code {
+		t.Fatalf("commit at an epoch before the partition's: %v %v", kerr.ErrorForCode(code), kerr.ErrorForCode(pc))
+	}
+	if code, _ := commit(b.MemberEpoch, 8); code != kerr.UnsupportedVersion.Code {
 		t.Fatalf("commit v8: %v", kerr.ErrorForCode(code))
 	}
-	if code := g.ValidateCommit("", -1, 9); code != kerr.UnknownMemberID.Code {
+	if code, _ := g.ValidateCommit("", -1, 9); code != kerr.UnknownMemberID.Code {
 		t.Fatalf("admin commit to a group with members: %v", kerr.ErrorForCode(code))
+	}
+	// C joins for u alone: B moves to the new epoch keeping t; a commit
+	// at its former epoch still passes for t-0, assigned then.
+	mustOK(t, "C joins", g.Heartbeat(t0, joinHB("C", "u"), topics))
+	b2 := mustOK(t, "B at the new epoch", g.Heartbeat(t0, hb("B", b.MemberEpoch, 0, 1, 2, 3), topics))
+	if b2.MemberEpoch != b.MemberEpoch+1 {
+		t.Fatalf("B after C joined: %+v", b2)
+	}
+	if code, pc := commit(b.MemberEpoch, 9); code != 0 || pc != 0 {
+		t.Fatalf("commit at the epoch t-0 was assigned at: %v %v", kerr.ErrorForCode(code), kerr.ErrorForCode(pc))
 	}
 }
 
@@ -267,7 +289,7 @@ func TestConsumerGroupRecordsReload(t *testing.T) {
 	}
 	for id, m := range g.members {
 		lm := loaded.members[id]
-		if lm == nil || lm.epoch != m.epoch || lm.state != m.state || !maps.Equal(lm.assigned, m.assigned) || !maps.Equal(lm.revoking, m.revoking) || !maps.Equal(lm.target, m.target) {
+		if lm == nil || lm.epoch != m.epoch || lm.state != m.state || !maps.Equal(lm.assigned, m.assigned) || !maps.Equal(lm.revoking, m.revoking) || !maps.Equal(lm.target, m.target) || !maps.Equal(lm.since, m.since) {
 			t.Fatalf("member %s loaded as %+v; was %+v", id, lm, m)
 		}
 	}

@@ -153,7 +153,7 @@ func (g *ConsumerGroup) memberFor(p HeartbeatParams) (*cmember, HeartbeatResult)
 		if p.MemberEpoch != 0 {
 			return nil, fail(kerr.UnknownMemberID.Code, "member %s is not in group %s", p.MemberID, g.id)
 		}
-		m = &cmember{id: p.MemberID, assigned: partSet{}, revoking: partSet{}, target: partSet{}}
+		m = &cmember{id: p.MemberID, assigned: partSet{}, revoking: partSet{}, target: partSet{}, since: map[idPartition]int32{}}
 		m.sub.RebalanceTimeoutMs = -1
 		g.members[m.id] = m
 		if p.InstanceID != nil {
@@ -336,7 +336,19 @@ func (g *ConsumerGroup) reconcile(now time.Time, m *cmember, owned []TopicPartit
 		m.revokeDeadline = now.Add(timeout)
 		return
 	}
+	since := map[idPartition]int32{}
+	for tp := range keep {
+		if e, ok := m.since[tp]; ok {
+			since[tp] = e
+		} else {
+			since[tp] = m.epoch
+		}
+	}
+	for tp := range add {
+		since[tp] = g.assignmentEpoch
+	}
 	maps.Copy(keep, add)
+	m.since = since
 	m.prevEpoch, m.epoch, m.assigned, m.revoking, m.revokeDeadline = m.epoch, g.assignmentEpoch, keep, partSet{}, time.Time{}
 	m.state = MemberStable
 	if unreleased {

@@ -79,10 +79,12 @@ func restoreConsumerGroup(id string, t Timing, lg *loadedConsumerGroup, now time
 		if lm.sub == nil {
 			continue // a member is its subscription; the rest alone is a leftover
 		}
-		m := &cmember{id: mid, sub: *lm.sub, assigned: partSet{}, revoking: partSet{}, target: partSetOf(lm.target)}
+		m := &cmember{id: mid, sub: *lm.sub, assigned: partSet{}, revoking: partSet{}, target: partSetOf(lm.target), since: map[idPartition]int32{}}
 		if lm.current != nil {
 			m.epoch, m.prevEpoch, m.state = lm.current.MemberEpoch, lm.current.PreviousMemberEpoch, lm.current.State
 			m.assigned, m.revoking = partSetOf(lm.current.Assigned), partSetOf(lm.current.PendingRevocation)
+			epochsOf(lm.current.Assigned, m.epoch, m.since)
+			epochsOf(lm.current.PendingRevocation, m.epoch, m.since)
 		}
 		m.sessionDeadline = now.Add(t.ConsumerSessionTimeout)
 		if m.state == MemberUnrevokedPartitions {

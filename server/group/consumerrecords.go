@@ -36,6 +36,10 @@ const (
 type TopicPartitions struct {
 	TopicID    [16]byte
 	Partitions []int32
+	// AssignmentEpochs are, in a current assignment record, the epoch at
+	// which each partition was assigned to the member (a tagged field);
+	// nil when absent.
+	AssignmentEpochs []int32
 }
 
 // MemberSubscription is a ConsumerGroupMemberMetadataValue.
@@ -90,7 +94,19 @@ func appendTopicPartitions(b []byte, tps []TopicPartitions) []byte {
 		for _, p := range tp.Partitions {
 			b = kbin.AppendInt32(b, p)
 		}
-		b = kbin.AppendUvarint(b, 0) // no tagged fields
+		if tp.AssignmentEpochs == nil {
+			b = kbin.AppendUvarint(b, 0) // no tagged fields
+			continue
+		}
+		// Tag 0: the assignment epochs, a compact array of int32.
+		arr := kbin.AppendCompactArrayLen(nil, len(tp.AssignmentEpochs))
+		for _, e := range tp.AssignmentEpochs {
+			arr = kbin.AppendInt32(arr, e)
+		}
+		b = kbin.AppendUvarint(b, 1)
+		b = kbin.AppendUvarint(b, 0)
+		b = kbin.AppendUvarint(b, uint32(len(arr)))
+		b = append(b, arr...)
 	}
 	return b
 }
@@ -203,7 +219,26 @@ func readTopicPartitions(r *kbin.Reader) ([]TopicPartitions, error) {
 		for range max(np, 0) {
 			tp.Partitions = append(tp.Partitions, r.Int32())
 		}
-		skipTags(r)
+		for range r.Uvarint() {
+			tag, size := r.Uvarint(), int(r.Uvarint())
+			field := &kbin.Reader{Src: r.Span(size)}
+			if tag != 0 || !r.Ok() {
+				continue
+			}
+			ne, err := readArrayLen(field)
+			if err != nil {
+				return nil, err
+			}
+			if ne >= 0 {
+				tp.AssignmentEpochs = make([]int32, 0, ne)
+				for range ne {
+					tp.AssignmentEpochs = append(tp.AssignmentEpochs, field.Int32())
+				}
+			}
+			if err := field.Complete(); err != nil {
+				return nil, fmt.Errorf("%w: assignment epochs: %v", ErrBadRecord, err)
+			}
+		}
 		out = append(out, tp)
 	}
 	return out, nil
@@ -289,6 +324,36 @@ func sortedTopicPartitions(set partSet) []TopicPartitions {
 	}
 	slices.SortFunc(out, func(a, b TopicPartitions) int { return slices.Compare(a.TopicID[:], b.TopicID[:]) })
 	return out
+}
+
+// withEpochs is tps with each partition's assignment epoch from since,
+// dflt for one it lacks.
+func withEpochs(tps []TopicPartitions, since map[idPartition]int32, dflt int32) []TopicPartitions {
+	for i := range tps {
+		tps[i].AssignmentEpochs = make([]int32, len(tps[i].Partitions))
+		for j, p := range tps[i].Partitions {
+			e, ok := since[idPartition{tps[i].TopicID, p}]
+			if !ok {
+				e = dflt
+			}
+			tps[i].AssignmentEpochs[j] = e
+		}
+	}
+	return tps
+}
+
+// epochsOf are the assignment epochs tps record, dflt where they have
+// none.
+func epochsOf(tps []TopicPartitions, dflt int32, into map[idPartition]int32) {
+	for _, tp := range tps {
+		for j, p := range tp.Partitions {
+			e := dflt
+			if j < len(tp.AssignmentEpochs) {
+				e = tp.AssignmentEpochs[j]
+			}
+			into[idPartition{tp.TopicID, p}] = e
+		}
+	}
 }
 
 // partSetOf is the set of tps.
