@@ -107,9 +107,9 @@ type cmember struct {
 	// since is the epoch at which each partition assigned or pending
 	// revocation was assigned to the member: a commit at an older member
 	// epoch passes for the partitions it had then.
-	since  map[idPartition]int32
-	target partSet
-	sessionDeadline    time.Time
+	since           map[idPartition]int32
+	target          partSet
+	sessionDeadline time.Time
 	// revokeDeadline is when a member asked to revoke partitions is
 	// fenced if it has not (its rebalance timeout); zero otherwise.
 	revokeDeadline time.Time
