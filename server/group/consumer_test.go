@@ -349,3 +349,26 @@ func TestConsumerRecordsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A subscription by regular expression takes the topics whose whole name
+// matches, never an internal one; a matching topic created later bumps
+// the group epoch at the next heartbeat and is assigned.
+func TestConsumerGroupRegexSubscription(t *testing.T) {
+	topics := fakeTopics{"t": topicT, "__consumer_offsets": {Name: "__consumer_offsets", ID: [16]byte{9}, Partitions: 3}, "tt": {Name: "tt", ID: [16]byte{3}, Partitions: 1}}
+	g := NewConsumerGroup("g", ctiming)
+	re := "t|u.*"
+	p := joinHB("A")
+	p.Topics, p.Regex = nil, &re
+	a := mustOK(t, "A joins", g.Heartbeat(t0, p, topics))
+	if a.MemberEpoch != 1 || len(a.Assignment) != 1 || a.Assignment[0].TopicID != topicT.ID {
+		t.Fatalf("A joined with %q: %+v", re, a)
+	}
+	topics["u"] = topicU
+	a = mustOK(t, "A after u was made", g.Heartbeat(t0, hb("A", 1, 0, 1, 2, 3), topics))
+	if a.MemberEpoch != 2 || len(a.Assignment) != 2 {
+		t.Fatalf("A after u was made: %+v", a)
+	}
+	if names := g.subscribedTopicNames(topics); !slices.Equal(names, []string{"t", "u"}) {
+		t.Fatalf("subscribed topics %v", names)
+	}
+}

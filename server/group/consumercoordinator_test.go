@@ -145,6 +145,21 @@ func TestCoordinatorServesConsumerGroups(t *testing.T) {
 	if r := await(t, ch).(*kmsg.DeleteGroupsResponse); r.Groups[0].ErrorCode != 0 {
 		t.Fatalf("delete: %+v", r.Groups[0])
 	}
+	// Made again and left empty, the consumer group becomes a classic
+	// group at a classic member's join.
+	c2.consumerGroupHeartbeat(cgHeartbeat("A", 0, true), "client", "/127.0.0.1", answer)
+	await(t, ch)
+	c2.consumerGroupHeartbeat(cgHeartbeat("A", -1, false), "client", "/127.0.0.1", answer)
+	await(t, ch)
+	j.Group = "g"
+	c2.joinGroup(j, "client", "/127.0.0.1", answer)
+	if r := await(t, ch).(*kmsg.JoinGroupResponse); r.ErrorCode != kerr.MemberIDRequired.Code {
+		t.Fatalf("classic join to an empty consumer group: %+v", r)
+	}
+	c2.deleteGroups(del, answer)
+	if r := await(t, ch).(*kmsg.DeleteGroupsResponse); r.Groups[0].ErrorCode != 0 {
+		t.Fatalf("delete the classic group: %+v", r.Groups[0])
+	}
 
 	c2.Elect(nil)
 	c3 := newConsumerTestCoordinator(l)
