@@ -18,7 +18,8 @@
 // replicate them; a broker that becomes leader of a partition loads its
 // groups by reading it (shard.go), and one that stops leading drops them.
 //
-// The state machine of one group (Group, ConsumerGroup) is pure: it reads no clock and
-// writes nothing, so its tests drive time by hand; a Shard gives it the
-// time, arms its timers and persists what it asks to.
+// The state machine of one group (Group, ConsumerGroup) is pure: it
+// reads no clock and writes nothing, so its tests drive time by hand; a
+// Shard gives it the time, arms its timers and persists what it asks
+// to.
 package group
