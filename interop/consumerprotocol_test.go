@@ -121,6 +121,14 @@ func TestJavaConsumerGroupProtocol(t *testing.T) {
 		ids = members()
 		return len(ids) == 2
 	})
+	r := runTool(t, k, mainConsumerGroups, "--bootstrap-server", bootstrap, "--describe", "--group", "watchers", "--state")
+	if r.Err != nil || !strings.Contains(r.Stdout, "uniform") || !strings.Contains(r.Stdout, "Stable") {
+		t.Errorf("kafka-consumer-groups --describe --state: want the uniform assignor, Stable")
+	}
+	r = runTool(t, k, mainConsumerGroups, "--bootstrap-server", bootstrap, "--list", "--type", "consumer")
+	if r.Err != nil || !strings.Contains(r.Stdout, "watchers") {
+		t.Errorf("kafka-consumer-groups --list --type consumer: want watchers")
+	}
 	// kraftlab's own view of the group: its conditions read consumer
 	// groups as they read classic ones.
 	for _, cond := range [][]string{{"group-stable", "watchers"}, {"group-members", "watchers", "==", "2"}} {
