@@ -238,6 +238,8 @@ var profiles = []Profile{
 		"auto.leader.rebalance.enable=false",
 		"offsets.topic.num.partitions=3",
 		"group.initial.rebalance.delay.ms=100",
+		"group.consumer.session.timeout.ms=10000",
+		"group.consumer.heartbeat.interval.ms=500",
 	}},
 }
 

@@ -43,9 +43,11 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"auto.leader.rebalance.enable":            "true",
 		"leader.imbalance.check.interval.seconds": "300",
 		// GroupCoordinatorConfig's defaults.
-		"offsets.topic.num.partitions":     "50",
-		"offsets.topic.replication.factor": "3",
-		"group.initial.rebalance.delay.ms": "3000",
+		"offsets.topic.num.partitions":         "50",
+		"offsets.topic.replication.factor":     "3",
+		"group.initial.rebalance.delay.ms":     "3000",
+		"group.consumer.session.timeout.ms":    "45000",
+		"group.consumer.heartbeat.interval.ms": "5000",
 		// KIP-578's name (its default is unbounded; see config.go), and
 		// ServerConfigs' defaults.
 		"max.broker.partitions": "1000",

@@ -23,13 +23,13 @@ const (
 var javaProducerProperties = []string{"--producer-property", "acks=all", "--producer-property", "enable.idempotence=true"}
 
 // produceWithJava sends lines, one record each, through
-// kafka-console-producer and returns once the tool has closed its
-// producer (which waits for every acknowledgement).
-func produceWithJava(t *testing.T, k *Kafka, bootstrap, topic string, lines []string) {
+// kafka-console-producer (with the extra arguments) and returns once the
+// tool has closed its producer (which waits for every acknowledgement).
+func produceWithJava(t *testing.T, k *Kafka, bootstrap, topic string, lines []string, extra ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	args := append([]string{"--bootstrap-server", bootstrap, "--topic", topic}, javaProducerProperties...)
+	args := append(append([]string{"--bootstrap-server", bootstrap, "--topic", topic}, javaProducerProperties...), extra...)
 	cmd := k.Command(ctx, t.TempDir(), consoleProducer, args...)
 	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
 	var out, errOut bytes.Buffer

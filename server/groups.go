@@ -82,9 +82,17 @@ func (s *Server) newGroupCoordinator(rm *ReplicaManager) *group.Coordinator {
 		// A Config without settings takes Kafka's defaults.
 		delay = DefaultGroupInitialRebalanceDelay
 	}
+	session, interval := st.GroupConsumerSessionTimeout, st.GroupConsumerHeartbeatInterval
+	if session <= 0 {
+		session = DefaultGroupConsumerSessionTimeout
+	}
+	if interval <= 0 {
+		interval = DefaultGroupConsumerHeartbeatInterval
+	}
 	c := group.New(group.Config{
 		BrokerID: s.id, Log: offsetsLog{rm}, Clock: s.cfg.Clock, Logger: s.log,
-		Timing: group.Timing{InitialRebalanceDelay: delay},
+		Timing: group.Timing{InitialRebalanceDelay: delay, ConsumerSessionTimeout: session, ConsumerHeartbeatInterval: interval},
+		Topics: func() group.Topics { return imageTopics{rm.AppliedImage().Topics()} },
 		NumPartitions: func() int32 {
 			if t := rm.AppliedImage().Topics().TopicByName(group.OffsetsTopic); t != nil {
 				return int32(t.NumPartitions())
@@ -123,3 +131,25 @@ func (rm *ReplicaManager) ledOffsetsPartitions(img *image.MetadataImage) map[int
 	}
 	return out
 }
+
+// imageTopics is a metadata image's topics as the group coordinator
+// reads them.
+type imageTopics struct{ t *image.TopicsImage }
+
+func (it imageTopics) info(t *image.TopicImage) (group.TopicInfo, bool) {
+	if t == nil {
+		return group.TopicInfo{}, false
+	}
+	return group.TopicInfo{Name: t.Name(), ID: t.ID(), Partitions: int32(t.NumPartitions())}, true
+}
+
+// ByName is the topic named name.
+func (it imageTopics) ByName(name string) (group.TopicInfo, bool) {
+	return it.info(it.t.TopicByName(name))
+}
+
+// ByID is the topic of id.
+func (it imageTopics) ByID(id [16]byte) (group.TopicInfo, bool) { return it.info(it.t.Topic(id)) }
+
+// Names are every topic's name.
+func (it imageTopics) Names() []string { return it.t.Names() }

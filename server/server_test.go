@@ -143,7 +143,7 @@ func TestBrokerServesNoVoterAPIs(t *testing.T) {
 		}
 	}
 	for _, api := range []kmsg.Key{kmsg.DescribeQuorum, kmsg.Metadata, kmsg.DescribeCluster, kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.CreatePartitions, kmsg.Produce, kmsg.Fetch, kmsg.ListOffsets, kmsg.OffsetForLeaderEpoch, kmsg.InitProducerID,
-		kmsg.FindCoordinator, kmsg.JoinGroup, kmsg.SyncGroup, kmsg.Heartbeat, kmsg.LeaveGroup, kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.ListGroups, kmsg.DescribeGroups, kmsg.DeleteGroups, kmsg.OffsetDelete} {
+		kmsg.FindCoordinator, kmsg.JoinGroup, kmsg.SyncGroup, kmsg.Heartbeat, kmsg.LeaveGroup, kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.ListGroups, kmsg.DescribeGroups, kmsg.DeleteGroups, kmsg.OffsetDelete, kmsg.ConsumerGroupHeartbeat, kmsg.ConsumerGroupDescribe} {
 		if !slices.Contains(broker, api.Int16()) {
 			t.Errorf("broker does not advertise %s: %v", kmsg.NameForKey(api.Int16()), broker)
 		}

@@ -166,6 +166,14 @@ type Settings struct {
 	// first rebalance of an empty group waits this long for more members
 	// (again for each that comes, up to the rebalance timeout).
 	GroupInitialRebalanceDelay time.Duration
+	// GroupConsumerSessionTimeout is group.consumer.session.timeout.ms:
+	// a member of a consumer group (KIP-848) that sends no heartbeat for
+	// this long is fenced and its partitions go to the others.
+	GroupConsumerSessionTimeout time.Duration
+	// GroupConsumerHeartbeatInterval is
+	// group.consumer.heartbeat.interval.ms: how often the coordinator
+	// tells a consumer group's members to heartbeat.
+	GroupConsumerHeartbeatInterval time.Duration
 
 	// What one request may cost.
 
@@ -243,25 +251,27 @@ func DefaultSettings() Settings {
 		BrokerHeartbeatInterval:   DefaultBrokerHeartbeatInterval,
 		ZooKeeperSessionTimeout:   DefaultZooKeeperSessionTimeout,
 
-		NumReplicaFetchers:            fetcher.DefaultNumReplicaFetchers,
-		ReplicaLagTimeMax:             partition.DefaultReplicaLagTimeMax,
-		ReplicaFetchWaitMax:           fetcher.DefaultReplicaFetchWaitMax,
-		ReplicaFetchBackoff:           fetcher.DefaultReplicaFetchBackoff,
-		ReplicaFetchMinBytes:          fetcher.DefaultReplicaFetchMinBytes,
-		ReplicaFetchMaxBytes:          fetcher.DefaultReplicaFetchMaxBytes,
-		ReplicaFetchResponseMaxBytes:  fetcher.DefaultReplicaFetchResponseMaxBytes,
-		MinInsyncReplicas:             partition.DefaultMinInsyncReplicas,
-		EligibleLeaderReplicasVersion: int64(record.EligibleLeaderReplicasOn),
-		UncleanLeaderElectionEnable:   false,
-		UncleanLeaderElectionInterval: controller.DefaultUncleanElectionInterval,
-		AutoLeaderRebalanceEnable:     true,
-		LeaderImbalanceCheckInterval:  controller.DefaultLeaderImbalanceCheckInterval,
-		OffsetsTopicNumPartitions:     DefaultOffsetsTopicNumPartitions,
-		OffsetsTopicReplicationFactor: DefaultOffsetsTopicReplicationFactor,
-		GroupInitialRebalanceDelay:    DefaultGroupInitialRebalanceDelay,
-		MaxBrokerPartitions:           controller.DefaultMaxBrokerPartitions,
-		MessageMaxBytes:               partition.DefaultMaxMessageBytes,
-		FetchMaxBytes:                 DefaultFetchMaxBytes,
+		NumReplicaFetchers:             fetcher.DefaultNumReplicaFetchers,
+		ReplicaLagTimeMax:              partition.DefaultReplicaLagTimeMax,
+		ReplicaFetchWaitMax:            fetcher.DefaultReplicaFetchWaitMax,
+		ReplicaFetchBackoff:            fetcher.DefaultReplicaFetchBackoff,
+		ReplicaFetchMinBytes:           fetcher.DefaultReplicaFetchMinBytes,
+		ReplicaFetchMaxBytes:           fetcher.DefaultReplicaFetchMaxBytes,
+		ReplicaFetchResponseMaxBytes:   fetcher.DefaultReplicaFetchResponseMaxBytes,
+		MinInsyncReplicas:              partition.DefaultMinInsyncReplicas,
+		EligibleLeaderReplicasVersion:  int64(record.EligibleLeaderReplicasOn),
+		UncleanLeaderElectionEnable:    false,
+		UncleanLeaderElectionInterval:  controller.DefaultUncleanElectionInterval,
+		AutoLeaderRebalanceEnable:      true,
+		LeaderImbalanceCheckInterval:   controller.DefaultLeaderImbalanceCheckInterval,
+		OffsetsTopicNumPartitions:      DefaultOffsetsTopicNumPartitions,
+		OffsetsTopicReplicationFactor:  DefaultOffsetsTopicReplicationFactor,
+		GroupInitialRebalanceDelay:     DefaultGroupInitialRebalanceDelay,
+		GroupConsumerSessionTimeout:    DefaultGroupConsumerSessionTimeout,
+		GroupConsumerHeartbeatInterval: DefaultGroupConsumerHeartbeatInterval,
+		MaxBrokerPartitions:            controller.DefaultMaxBrokerPartitions,
+		MessageMaxBytes:                partition.DefaultMaxMessageBytes,
+		FetchMaxBytes:                  DefaultFetchMaxBytes,
 
 		// The listeners': Kafka's, except that a node bounds its
 		// connections and request memory, which Kafka leaves unbounded,
@@ -519,6 +529,10 @@ var settings = []setting{
 		num: func(t *Settings) *int64 { return &t.OffsetsTopicReplicationFactor }},
 	{key: "group.initial.rebalance.delay.ms", min: 0, doc: "the first rebalance of an empty group waits this long for more members, again for each that comes, up to the rebalance timeout",
 		dur: func(t *Settings) *time.Duration { return &t.GroupInitialRebalanceDelay }},
+	{key: "group.consumer.session.timeout.ms", min: 1, doc: "a consumer group member (group.protocol=consumer) that sends no heartbeat for this long is fenced and its partitions go to the others",
+		dur: func(t *Settings) *time.Duration { return &t.GroupConsumerSessionTimeout }},
+	{key: "group.consumer.heartbeat.interval.ms", min: 1, doc: "how often a consumer group member (group.protocol=consumer) is told to heartbeat; keep it below the session timeout",
+		dur: func(t *Settings) *time.Duration { return &t.GroupConsumerHeartbeatInterval }},
 	{key: "max.broker.partitions", min: 1, max: maxBrokerPartitions, doc: "partition replicas one broker may host; creating more is refused (KIP-578; 1000 here, each replica holds files)",
 		num: func(t *Settings) *int64 { return &t.MaxBrokerPartitions }},
 	{key: "message.max.bytes", min: storage.BatchHeaderSize, max: math.MaxInt32, doc: "the largest batch a producer may append (a compressed one may decompress to 64 times this)",
@@ -556,6 +570,9 @@ const (
 	DefaultOffsetsTopicNumPartitions     = 50
 	DefaultOffsetsTopicReplicationFactor = 3
 	DefaultGroupInitialRebalanceDelay    = 3 * time.Second
+	// Kafka's defaults for consumer groups (KIP-848).
+	DefaultGroupConsumerSessionTimeout    = 45 * time.Second
+	DefaultGroupConsumerHeartbeatInterval = 5 * time.Second
 )
 
 // maxOffsetsTopicPartitions bounds offsets.topic.num.partitions, as

@@ -59,9 +59,12 @@ func groupViews(v *view.View, shards map[int32][]group.ShardStats) {
 
 func groupView(v *view.View, coordinator, partition int32, g group.GroupStats) view.Group {
 	gv := view.Group{
-		ID: g.ID, Coordinator: coordinator, OffsetsPartition: partition, State: view.GroupState(g.State.String()),
+		ID: g.ID, Coordinator: coordinator, OffsetsPartition: partition, State: view.GroupState(g.StateName()),
 		ProtocolType: g.ProtocolType, Protocol: g.Protocol, Generation: g.Generation, Leader: g.Leader,
 		Members: make([]view.GroupMember, 0, len(g.Members)), Offsets: make([]view.GroupOffset, 0, len(g.Offsets)),
+	}
+	if g.Type == group.ConsumerGroupType {
+		gv.Type = string(g.Type)
 	}
 	for _, m := range g.Members {
 		mv := view.GroupMember{MemberID: m.MemberID, InstanceID: m.InstanceID, ClientID: m.ClientID, ClientHost: m.ClientHost, Assigned: []view.TopicPartition{}}

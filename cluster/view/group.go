@@ -4,17 +4,20 @@ package view
 // committed offsets and metadata.
 const OffsetsTopic = "__consumer_offsets"
 
-// GroupState is a classic consumer group's state, with the names Kafka's
-// DescribeGroups gives.
+// GroupState is a group's state, with the names Kafka's ListGroups
+// gives.
 type GroupState string
 
-// The states of a classic group.
+// The states of a classic group, and those only a consumer group
+// (KIP-848) has; both have Empty, Stable and Dead.
 const (
 	GroupEmpty               GroupState = "Empty"
 	GroupPreparingRebalance  GroupState = "PreparingRebalance"
 	GroupCompletingRebalance GroupState = "CompletingRebalance"
 	GroupStable              GroupState = "Stable"
 	GroupDead                GroupState = "Dead"
+	GroupAssigning           GroupState = "Assigning"
+	GroupReconciling         GroupState = "Reconciling"
 )
 
 // Group is one consumer group as the broker coordinating it holds it.
@@ -26,6 +29,10 @@ type Group struct {
 	Coordinator      int32      `json:"coordinator"`
 	OffsetsPartition int32      `json:"offsetsPartition"`
 	State            GroupState `json:"state"`
+	// Type is "consumer" for a group of the consumer group protocol
+	// (KIP-848), whose Generation is its group epoch and Protocol its
+	// server assignor; empty for a classic group.
+	Type string `json:"type,omitempty"`
 	// ProtocolType is the members' protocol type ("consumer" for Kafka's
 	// consumers), Protocol the assignor the group chose; "" when none.
 	ProtocolType string `json:"protocolType"`

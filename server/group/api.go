@@ -41,6 +41,8 @@ func (c *Coordinator) Register(mux *wire.Mux) error {
 		{describeGroupsVersions, c.handleDescribeGroups},
 		{deleteGroupsVersions, c.handleDeleteGroups},
 		{offsetDeleteVersions, c.handleOffsetDelete},
+		{consumerGroupHeartbeatVersions, c.handleConsumerGroupHeartbeat},
+		{consumerGroupDescribeVersions, c.handleConsumerGroupDescribe},
 	} {
 		if err := mux.Handle(h.api, wire.HandlerFunc(h.f)); err != nil {
 			return fmt.Errorf("group coordinator: %w", err)
@@ -70,9 +72,14 @@ func newMemberID(clientID string, instanceID *string) string {
 	if instanceID != nil {
 		prefix = *instanceID
 	}
+	return prefix + "-" + newUUID()
+}
+
+// newUUID is a random UUID in its canonical form.
+func newUUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%s-%x-%x-%x-%x-%x", prefix, b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -13,6 +13,13 @@ type Timing struct {
 	// rebalance of an empty group waits this long for more members,
 	// again for each that joined meanwhile, up to the rebalance timeout.
 	InitialRebalanceDelay time.Duration
+	// ConsumerSessionTimeout is group.consumer.session.timeout.ms: a
+	// consumer group member that sends no heartbeat for this long is
+	// fenced.
+	ConsumerSessionTimeout time.Duration
+	// ConsumerHeartbeatInterval is group.consumer.heartbeat.interval.ms:
+	// how often a consumer group member heartbeats.
+	ConsumerHeartbeatInterval time.Duration
 }
 
 // JoinParams is one JoinGroup of one member.
@@ -222,6 +229,10 @@ func Restore(id string, timing Timing, v *kmsg.GroupMetadataValue, now time.Time
 	g.transition(Stable, now)
 	return g
 }
+
+// HasPending reports whether new members were given an id they have not
+// joined with yet.
+func (g *Group) HasPending() bool { return len(g.pending) > 0 }
 
 // IsEmpty reports whether the group is in state Empty, so that
 // DeleteGroups may delete it.

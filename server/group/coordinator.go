@@ -30,6 +30,9 @@ type Config struct {
 	// partition: a commit to one it lacks is UNKNOWN_TOPIC_OR_PARTITION,
 	// as Kafka's KafkaApis answers.
 	PartitionExists func(topic string, partition int32) bool
+	// Topics is the broker's topic metadata now, for consumer groups'
+	// subscriptions; nil is none.
+	Topics func() Topics
 }
 
 // Coordinator is a broker's group coordinator (Kafka's
@@ -43,6 +46,7 @@ type Coordinator struct {
 	timing        Timing
 	numPartitions func() int32
 	exists        func(topic string, partition int32) bool
+	topicsNow     func() Topics
 
 	mu     sync.Mutex
 	shards map[int32]*shard
@@ -57,7 +61,7 @@ func New(cfg Config) *Coordinator {
 	}
 	return &Coordinator{
 		id: cfg.BrokerID, log: cfg.Log, clock: cfg.Clock, logger: cfg.Logger.With("part", "group-coordinator"),
-		timing: cfg.Timing, numPartitions: cfg.NumPartitions, exists: cfg.PartitionExists, shards: map[int32]*shard{},
+		timing: cfg.Timing, numPartitions: cfg.NumPartitions, exists: cfg.PartitionExists, topicsNow: cfg.Topics, shards: map[int32]*shard{},
 	}
 }
 
@@ -157,4 +161,19 @@ func (c *Coordinator) allShards() []*shard {
 		out = append(out, s)
 	}
 	return out
+}
+
+// noTopics is the metadata of a coordinator told of none.
+type noTopics struct{}
+
+func (noTopics) ByName(string) (TopicInfo, bool) { return TopicInfo{}, false }
+func (noTopics) ByID([16]byte) (TopicInfo, bool) { return TopicInfo{}, false }
+func (noTopics) Names() []string                 { return nil }
+
+// topics is the broker's topic metadata now.
+func (c *Coordinator) topics() Topics {
+	if c.topicsNow == nil {
+		return noTopics{}
+	}
+	return c.topicsNow()
 }

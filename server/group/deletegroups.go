@@ -39,6 +39,26 @@ func (c *Coordinator) deleteGroups(r *kmsg.DeleteGroupsRequest, answer func(kmsg
 		wg.Add(1)
 		queued := false
 		code = s.do(func(time.Time) {
+			if cg := s.cgroups[id]; cg != nil {
+				if !cg.IsEmpty() {
+					dg.ErrorCode = kerr.NonEmptyGroup.Code
+					return
+				}
+				var recs []storage.Record
+				for tp := range s.offsets[id] {
+					recs = append(recs, OffsetCommitRecord(id, tp, nil))
+				}
+				cg.Delete()
+				recs = append(recs, cg.TakeRecords()...)
+				delete(s.cgroups, id)
+				delete(s.offsets, id)
+				queued = true
+				s.queueLocked(recs, func(_ int64, code int16) {
+					defer wg.Done()
+					dg.ErrorCode = appendError(code, false)
+				})
+				return
+			}
 			g := s.groups[id]
 			switch {
 			case g == nil || g.State() == Dead:

@@ -33,6 +33,9 @@ func (c *Coordinator) describeGroups(r *kmsg.DescribeGroupsRequest, answer func(
 						// Kafka's words (GroupMetadataManager.group), which
 						// kafka-consumer-groups prints.
 						dg.ErrorMessage = kmsg.StringPtr(fmt.Sprintf("Group %s not found.", id))
+						if s.cgroups[id] != nil {
+							dg.ErrorMessage = kmsg.StringPtr(fmt.Sprintf("Group %s is not a classic group.", id))
+						}
 					}
 					return
 				}

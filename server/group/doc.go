@@ -1,9 +1,14 @@
-// Package group is a broker's group coordinator for Kafka's classic
-// consumer group protocol (Kafka's group-coordinator module, the
-// GroupCoordinatorShard with its GroupMetadataManager and
-// OffsetMetadataManager, cut to classic groups): JoinGroup, SyncGroup,
-// Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups,
-// DescribeGroups and DeleteGroups.
+// Package group is a broker's group coordinator (Kafka's
+// group-coordinator module, the GroupCoordinatorShard with its
+// GroupMetadataManager and OffsetMetadataManager, cut to consumers):
+// classic groups (JoinGroup, SyncGroup, Heartbeat, LeaveGroup; Group)
+// and the consumer group protocol of KIP-848 (ConsumerGroupHeartbeat,
+// ConsumerGroupDescribe; ConsumerGroup, whose server-side assignors
+// compute a target assignment each group epoch and whose members reach
+// it partitions revoked first), with OffsetCommit, OffsetFetch,
+// ListGroups, DescribeGroups, DeleteGroups and OffsetDelete for both. A
+// group id is one type at a time; an empty group changes type when a
+// member of the other protocol joins.
 //
 // Each group lives on one partition of the internal topic
 // __consumer_offsets (kafkahash.GroupPartition); the broker that leads that partition
@@ -13,7 +18,8 @@
 // replicate them; a broker that becomes leader of a partition loads its
 // groups by reading it (shard.go), and one that stops leading drops them.
 //
-// The state machine of one group (Group) is pure: it reads no clock and
-// writes nothing, so its tests drive time by hand; a Shard gives it the
-// time, arms its timers and persists what it asks to.
+// The state machine of one group (Group, ConsumerGroup) is pure: it
+// reads no clock and writes nothing, so its tests drive time by hand; a
+// Shard gives it the time, arms its timers and persists what it asks
+// to.
 package group

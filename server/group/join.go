@@ -66,6 +66,20 @@ func (c *Coordinator) joinGroup(r *kmsg.JoinGroupRequest, clientID, host string,
 		p.Protocols = append(p.Protocols, Protocol{Name: pr.Name, Metadata: pr.Metadata})
 	}
 	if code := s.do(func(now time.Time) {
+		if cg := s.cgroups[r.Group]; cg != nil {
+			if !cg.IsEmpty() {
+				// Kafka 4.4 lets classic members into a consumer group
+				// (group.consumer.migration.policy); this coordinator
+				// keeps the protocols apart.
+				fail(kerr.InconsistentGroupProtocol.Code)
+				return
+			}
+			// An empty consumer group becomes a classic group, its
+			// offsets kept, as Kafka converts it.
+			cg.Delete()
+			s.queueLocked(cg.TakeRecords(), func(int64, int16) {})
+			delete(s.cgroups, r.Group)
+		}
 		g := s.groups[r.Group]
 		if g == nil {
 			if r.MemberID != "" {

@@ -9,9 +9,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// classicType is a classic group's type, as ListGroups v5 names it.
-const classicType = "classic"
-
 // handleListGroups lists the groups of every partition the broker
 // coordinates, filtered by state (v4+) and type (v5+); a partition still
 // loading makes the answer COORDINATOR_LOAD_IN_PROGRESS with the rest.
@@ -23,19 +20,27 @@ func (c *Coordinator) handleListGroups(req *wire.Request) {
 func (c *Coordinator) listGroups(r *kmsg.ListGroupsRequest, answer func(kmsg.Response)) {
 	resp := kmsg.NewPtrListGroupsResponse()
 	defer answer(resp)
-	if len(r.TypesFilter) > 0 && !slices.ContainsFunc(r.TypesFilter, func(t string) bool { return strings.EqualFold(t, classicType) }) {
-		return
+	wants := func(t GroupType) bool {
+		return len(r.TypesFilter) == 0 || slices.ContainsFunc(r.TypesFilter, func(f string) bool { return strings.EqualFold(f, string(t)) })
+	}
+	inState := func(st string) bool {
+		return len(r.StatesFilter) == 0 || slices.ContainsFunc(r.StatesFilter, func(f string) bool { return strings.EqualFold(f, st) })
 	}
 	for _, s := range c.allShards() {
 		if code := s.do(func(time.Time) {
 			for _, g := range s.groups {
-				st := g.State().String()
-				if len(r.StatesFilter) > 0 && !slices.ContainsFunc(r.StatesFilter, func(f string) bool { return strings.EqualFold(f, st) }) {
-					continue
+				if st := g.State().String(); wants(ClassicGroupType) && inState(st) {
+					lg := kmsg.NewListGroupsResponseGroup()
+					lg.Group, lg.ProtocolType, lg.GroupState, lg.GroupType = g.ID(), g.ProtocolType(), st, string(ClassicGroupType)
+					resp.Groups = append(resp.Groups, lg)
 				}
-				lg := kmsg.NewListGroupsResponseGroup()
-				lg.Group, lg.ProtocolType, lg.GroupState, lg.GroupType = g.ID(), g.ProtocolType(), st, classicType
-				resp.Groups = append(resp.Groups, lg)
+			}
+			for _, g := range s.cgroups {
+				if st := g.State().String(); wants(ConsumerGroupType) && inState(st) {
+					lg := kmsg.NewListGroupsResponseGroup()
+					lg.Group, lg.ProtocolType, lg.GroupState, lg.GroupType = g.ID(), ConsumerProtocolType, st, string(ConsumerGroupType)
+					resp.Groups = append(resp.Groups, lg)
+				}
 			}
 		}); code != 0 {
 			resp.ErrorCode = code

@@ -13,6 +13,7 @@ import (
 type loadState struct {
 	metadata map[string]*kmsg.GroupMetadataValue
 	offsets  map[string]map[TopicPartition]Committed
+	consumer map[string]*loadedConsumerGroup
 	// skipped counts the records that did not decode, and firstBad is
 	// the first one's error: a load goes on without them rather than
 	// leave the partition's groups unserved.
@@ -21,7 +22,7 @@ type loadState struct {
 }
 
 func newLoadState() *loadState {
-	return &loadState{metadata: map[string]*kmsg.GroupMetadataValue{}, offsets: map[string]map[TopicPartition]Committed{}}
+	return &loadState{metadata: map[string]*kmsg.GroupMetadataValue{}, offsets: map[string]map[TopicPartition]Committed{}, consumer: map[string]*loadedConsumerGroup{}}
 }
 
 // replayBatches replays the records of raw at or above from and returns
@@ -77,6 +78,10 @@ func (st *loadState) replay(r storage.Record) error {
 		st.metadata[rec.Group] = rec.Metadata
 		if rec.Metadata == nil {
 			delete(st.metadata, rec.Group)
+		}
+	default:
+		if rec.Consumer != nil {
+			st.replayConsumer(rec.Consumer)
 		}
 	}
 	return nil

@@ -54,10 +54,15 @@ func (c *Coordinator) offsetCommit(r *kmsg.OffsetCommitRequest, answer func(kmsg
 	}
 	answered := false
 	if code := s.do(func(now time.Time) {
-		if code := s.validateCommitLocked(r, now); code != 0 {
+		code, validPartition := s.validateCommitLocked(r, now)
+		if code != 0 {
 			failAll(code)
 			answered = true
 			return
+		}
+		var topics Topics
+		if validPartition != nil {
+			topics = s.c.topics()
 		}
 		var recs []storage.Record
 		type written struct {
@@ -74,6 +79,13 @@ func (c *Coordinator) offsetCommit(r *kmsg.OffsetCommitRequest, answer func(kmsg
 				if c.exists != nil && !c.exists(t.Topic, p.Partition) {
 					resp.Topics[i].Partitions[j].ErrorCode = kerr.UnknownTopicOrPartition.Code
 					continue
+				}
+				if validPartition != nil {
+					ti, _ := topics.ByName(t.Topic)
+					if code := validPartition(ti.ID, p.Partition); code != 0 {
+						resp.Topics[i].Partitions[j].ErrorCode = code
+						continue
+					}
 				}
 				if len(meta) > maxMetadataSize {
 					resp.Topics[i].Partitions[j].ErrorCode = kerr.OffsetMetadataTooLarge.Code
@@ -129,7 +141,16 @@ func (c *Coordinator) offsetCommit(r *kmsg.OffsetCommitRequest, answer func(kmsg
 // validateCommitLocked checks a commit against its group (Kafka's
 // ClassicGroup.validateOffsetCommit), making the group of a simple
 // commit. s.mu is held.
-func (s *shard) validateCommitLocked(r *kmsg.OffsetCommitRequest, now time.Time) int16 {
+func (s *shard) validateCommitLocked(r *kmsg.OffsetCommitRequest, now time.Time) (int16, func([16]byte, int32) int16) {
+	if cg := s.cgroups[r.Group]; cg != nil {
+		return cg.ValidateCommit(r.MemberID, r.Generation, r.Version)
+	}
+	return s.validateClassicCommitLocked(r, now), nil
+}
+
+// validateClassicCommitLocked is validateCommitLocked for a classic
+// group, or none. s.mu is held.
+func (s *shard) validateClassicCommitLocked(r *kmsg.OffsetCommitRequest, now time.Time) int16 {
 	g := s.groups[r.Group]
 	if g == nil {
 		switch {
@@ -178,7 +199,7 @@ func (s *shard) applyOffsetLocked(group string, tp TopicPartition, c Committed, 
 		return
 	}
 	os[tp] = c
-	if s.groups[group] == nil {
+	if s.groups[group] == nil && s.cgroups[group] == nil {
 		s.groups[group] = NewGroup(group, s.c.timing, now)
 	}
 }

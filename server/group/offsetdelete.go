@@ -44,12 +44,17 @@ func (c *Coordinator) offsetDelete(r *kmsg.OffsetDeleteRequest, answer func(kmsg
 	}
 	queued := false
 	if code := s.do(func(time.Time) {
-		g := s.groups[r.Group]
-		if g == nil || g.State() == Dead {
-			resp.ErrorCode = kerr.GroupIDNotFound.Code
-			return
+		var subscribed []string
+		if cg := s.cgroups[r.Group]; cg != nil {
+			subscribed = cg.subscribedTopicNames(s.c.topics())
+		} else {
+			g := s.groups[r.Group]
+			if g == nil || g.State() == Dead {
+				resp.ErrorCode = kerr.GroupIDNotFound.Code
+				return
+			}
+			subscribed = g.subscribedTopics()
 		}
-		subscribed := g.subscribedTopics()
 		var recs []storage.Record
 		var tps []TopicPartition
 		for i, t := range resp.Topics {

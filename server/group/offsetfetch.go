@@ -33,7 +33,7 @@ func (c *Coordinator) offsetFetch(r *kmsg.OffsetFetchRequest, answer func(kmsg.R
 			for _, t := range rg.Topics {
 				topics = append(topics, fetchTopic{t.Topic, t.Partitions})
 			}
-			code, got := c.fetchOffsets(rg.Group, topics, all)
+			code, got := c.fetchOffsets(rg.Group, topics, all, rg.MemberID, rg.MemberEpoch)
 			g := kmsg.NewOffsetFetchResponseGroup()
 			g.Group, g.ErrorCode = rg.Group, code
 			for _, t := range got {
@@ -55,7 +55,7 @@ func (c *Coordinator) offsetFetch(r *kmsg.OffsetFetchRequest, answer func(kmsg.R
 		topics = append(topics, fetchTopic{t.Topic, t.Partitions})
 	}
 	// Before v2 a null topic list is not "all topics".
-	code, got := c.fetchOffsets(r.Group, topics, r.Topics == nil && r.Version >= 2)
+	code, got := c.fetchOffsets(r.Group, topics, r.Topics == nil && r.Version >= 2, nil, -1)
 	resp.ErrorCode, resp.Topics = code, got
 	if code != 0 && r.Version < 2 {
 		// v1 has no group error: every partition carries it.
@@ -68,8 +68,9 @@ func (c *Coordinator) offsetFetch(r *kmsg.OffsetFetchRequest, answer func(kmsg.R
 }
 
 // fetchOffsets is one group's answer: its error code and the offsets,
-// -1 for a partition without one.
-func (c *Coordinator) fetchOffsets(group string, topics []fetchTopic, all bool) (int16, []kmsg.OffsetFetchResponseTopic) {
+// -1 for a partition without one. A consumer group's member asks with
+// its id and epoch (v9+).
+func (c *Coordinator) fetchOffsets(group string, topics []fetchTopic, all bool, memberID *string, memberEpoch int32) (int16, []kmsg.OffsetFetchResponseTopic) {
 	unknown := func() []kmsg.OffsetFetchResponseTopic {
 		var out []kmsg.OffsetFetchResponseTopic
 		for _, t := range topics {
@@ -92,7 +93,13 @@ func (c *Coordinator) fetchOffsets(group string, topics []fetchTopic, all bool) 
 		return code, unknown()
 	}
 	var out []kmsg.OffsetFetchResponseTopic
+	var memberCode int16
 	if code := s.do(func(time.Time) {
+		if cg := s.cgroups[group]; cg != nil {
+			if memberCode = cg.ValidateFetch(memberID, memberEpoch); memberCode != 0 {
+				return
+			}
+		}
 		os := s.offsets[group]
 		if all {
 			byTopic := map[string][]int32{}
@@ -125,6 +132,9 @@ func (c *Coordinator) fetchOffsets(group string, topics []fetchTopic, all bool) 
 		}
 	}); code != 0 {
 		return code, unknown()
+	}
+	if memberCode != 0 {
+		return memberCode, unknown()
 	}
 	return 0, out
 }

@@ -14,9 +14,9 @@ import (
 const OffsetsTopic = "__consumer_offsets"
 
 // RecordType is the int16 a __consumer_offsets key begins with: which
-// record it is (Kafka's CoordinatorRecordType). Types above
-// GroupMetadataType are the records of the newer group protocols, which
-// this coordinator neither writes nor reads.
+// record it is (Kafka's CoordinatorRecordType). Types 3 to 8 are consumer
+// groups' (consumerrecords.go); those above are the share and streams
+// groups' records, which this coordinator neither writes nor reads.
 type RecordType int16
 
 // The record types this coordinator knows.
@@ -72,10 +72,14 @@ type Record struct {
 	Offset *Committed
 	// Metadata is a group metadata's value; nil for a tombstone.
 	Metadata *kmsg.GroupMetadataValue
+	// Consumer is a consumer group record (types 3 to 8).
+	Consumer *ConsumerRecord
 }
 
 // Known reports whether the record is of a type this coordinator reads.
-func (r Record) Known() bool { return r.Type >= 0 && r.Type <= GroupMetadataType }
+func (r Record) Known() bool {
+	return r.Type >= 0 && r.Type <= GroupMetadataType || isConsumerType(r.Type)
+}
 
 // Decode decodes a record's key and value (nil value: a tombstone). A key
 // of another record type decodes with only Type set, for the caller to
@@ -127,6 +131,15 @@ func Decode(key, value []byte) (Record, error) {
 			return Record{}, fmt.Errorf("%w: group metadata value version %d", ErrBadRecord, v.Version)
 		}
 		r.Metadata = &v
+	default:
+		if !isConsumerType(r.Type) {
+			return r, nil
+		}
+		c, err := decodeConsumer(r.Type, key, value)
+		if err != nil {
+			return Record{}, err
+		}
+		r.Group, r.Consumer = c.Group, &c
 	}
 	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/kraftlab/kraftlab/storage"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -49,7 +50,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	if _, err := Decode([]byte{0}, nil); !errors.Is(err, ErrBadRecord) {
 		t.Errorf("a one-byte key: %v", err)
 	}
-	if r, err := Decode([]byte{0, 5, 1, 2}, []byte{9}); err != nil || r.Known() {
+	if r, err := Decode([]byte{0, 9, 1, 2}, []byte{9}); err != nil || r.Known() {
 		t.Errorf("a record of a newer protocol: %+v, %v; want skipped", r, err)
 	}
 }
@@ -62,6 +63,14 @@ func FuzzDecode(f *testing.F) {
 	grec := GroupMetadataRecord("g", sampleMetadata())
 	f.Add(grec.Key, grec.Value)
 	f.Add(grec.Key, []byte(nil))
+	for _, c := range []storage.Record{
+		ConsumerGroupMetadataRecord("g", 3, false),
+		ConsumerGroupMemberRecord("g", "m", &MemberSubscription{ClientID: "c", ClientHost: "/h", Topics: []string{"t"}, RebalanceTimeoutMs: 1}),
+		ConsumerGroupTargetMemberRecord("g", "m", []TopicPartitions{{TopicID: [16]byte{1}, Partitions: []int32{0}}}, false),
+		ConsumerGroupCurrentRecord("g", "m", &MemberAssignment{MemberEpoch: 2, Assigned: []TopicPartitions{{TopicID: [16]byte{1}, Partitions: []int32{1}}}}),
+	} {
+		f.Add(c.Key, c.Value)
+	}
 	f.Add([]byte{0, 0, 0, 1, 'g', 0, 1, 't', 0, 0, 0, 0}, []byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, key, value []byte) {
 		r, err := Decode(key, value)
@@ -70,6 +79,15 @@ func FuzzDecode(f *testing.F) {
 		}
 		var again Record
 		switch {
+		case r.Consumer != nil:
+			if r.Type == ConsumerGroupPartitionMetadataType {
+				return
+			}
+			enc := r.Consumer.Encode()
+			again, err = Decode(enc.Key, enc.Value)
+			if err == nil && !reflect.DeepEqual(again.Consumer, r.Consumer) {
+				t.Fatalf("%+v re-decoded as %+v", *r.Consumer, *again.Consumer)
+			}
 		case r.Type != GroupMetadataType:
 			enc := OffsetCommitRecord(r.Group, r.Partition, r.Offset)
 			again, err = Decode(enc.Key, enc.Value)

@@ -26,8 +26,11 @@ type shard struct {
 	// broker stopped leading it.
 	loaded, dead bool
 	groups       map[string]*Group
-	offsets      map[string]map[TopicPartition]Committed
-	timer        *clock.Timer
+	// cgroups are the consumer groups (KIP-848); a group id is in groups
+	// or in cgroups, never both.
+	cgroups map[string]*ConsumerGroup
+	offsets map[string]map[TopicPartition]Committed
+	timer   *clock.Timer
 
 	// outMu orders the appends the groups asked for: they are queued
 	// under mu and sent outside it, in order, since an append may answer
@@ -49,7 +52,7 @@ type pendingAppend struct {
 }
 
 func newShard(c *Coordinator, p, epoch int32) *shard {
-	return &shard{c: c, partition: p, epoch: epoch, groups: map[string]*Group{}, offsets: map[string]map[TopicPartition]Committed{}}
+	return &shard{c: c, partition: p, epoch: epoch, groups: map[string]*Group{}, cgroups: map[string]*ConsumerGroup{}, offsets: map[string]map[TopicPartition]Committed{}}
 }
 
 // errorLocked is the error a request to the shard gets while it cannot
@@ -91,6 +94,22 @@ func (s *shard) afterLocked() {
 		}
 		if g.Unused() && len(s.offsets[id]) == 0 {
 			delete(s.groups, id)
+			continue
+		}
+		if d := g.NextDeadline(); !d.IsZero() && (next.IsZero() || d.Before(next)) {
+			next = d
+		}
+	}
+	for id, g := range s.cgroups {
+		if !g.stored && len(g.members) == 0 && !g.dead {
+			delete(s.cgroups, id) // made by a join that failed
+			continue
+		}
+		if recs := g.TakeRecords(); len(recs) > 0 {
+			s.queueLocked(recs, func(int64, int16) {})
+		}
+		if g.dead {
+			delete(s.cgroups, id)
 			continue
 		}
 		if d := g.NextDeadline(); !d.IsZero() && (next.IsZero() || d.Before(next)) {
@@ -166,6 +185,15 @@ func (s *shard) tick() {
 				g.Tick(now)
 			}
 		}
+		var topics Topics
+		for _, g := range s.cgroups {
+			if d := g.NextDeadline(); !d.IsZero() && !now.Before(d) {
+				if topics == nil {
+					topics = s.c.topics()
+				}
+				g.Tick(now, topics)
+			}
+		}
 	})
 }
 
@@ -181,7 +209,10 @@ func (s *shard) unload() {
 	for _, g := range s.groups {
 		g.Delete(kerr.NotCoordinator.Code)
 	}
-	s.groups, s.offsets = nil, nil
+	for _, g := range s.cgroups {
+		g.Delete()
+	}
+	s.groups, s.cgroups, s.offsets = nil, nil, nil
 	if s.timer != nil {
 		s.timer.Stop()
 	}
@@ -244,6 +275,10 @@ func (s *shard) load(ctx context.Context) error {
 	}
 	now := s.c.clock.Now()
 	s.groups, s.offsets = st.groups(s.c.timing, now), st.offsets
+	s.cgroups = st.consumerGroups(s.c.timing, now)
+	for id := range s.cgroups {
+		delete(s.groups, id)
+	}
 	s.loaded = true
 	s.afterLocked()
 	return nil

@@ -20,12 +20,19 @@ type ShardStats struct {
 
 // GroupStats is one group as its coordinator holds it.
 type GroupStats struct {
-	ID           string
-	State        State
-	ProtocolType string
+	ID string
+	// Type is the group's protocol: classic, or consumer (KIP-848).
+	Type GroupType
+	// State is a classic group's state; ConsumerState a consumer
+	// group's. StateName names whichever the group has.
+	State         State
+	ConsumerState ConsumerState
+	ProtocolType  string
 	// Protocol is the selected protocol (the consumers' assignor), ""
-	// when none.
-	Protocol   string
+	// when none; a consumer group's server assignor.
+	Protocol string
+	// Generation is a classic group's generation, a consumer group's
+	// group epoch.
 	Generation int32
 	// Leader is the leader's member id, "" when none.
 	Leader  string
@@ -44,6 +51,14 @@ type MemberStats struct {
 	// gives the member; nil unless the group is Stable with the
 	// "consumer" protocol type (others' assignments are opaque bytes).
 	Assigned []TopicPartition
+}
+
+// StateName is the group's state as ListGroups names it.
+func (g GroupStats) StateName() string {
+	if g.Type == ConsumerGroupType {
+		return g.ConsumerState.String()
+	}
+	return g.State.String()
 }
 
 // OffsetStats is one committed offset.
@@ -73,18 +88,41 @@ func (s *shard) stats() ShardStats {
 	if !s.loaded || s.dead {
 		return st
 	}
-	ids := make([]string, 0, len(s.groups)+len(s.offsets))
+	ids := make([]string, 0, len(s.groups)+len(s.cgroups)+len(s.offsets))
 	for id := range s.groups {
 		ids = append(ids, id)
 	}
+	for id := range s.cgroups {
+		ids = append(ids, id)
+	}
 	for id := range s.offsets {
-		if s.groups[id] == nil {
+		if s.groups[id] == nil && s.cgroups[id] == nil {
 			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		gs := GroupStats{ID: id, State: Empty}
+		gs := GroupStats{ID: id, Type: ClassicGroupType, State: Empty}
+		if g := s.cgroups[id]; g != nil {
+			gs.Type, gs.ConsumerState, gs.ProtocolType = ConsumerGroupType, g.State(), ConsumerProtocolType
+			gs.Protocol, gs.Generation = g.preferredAssignor(), g.epoch
+			topics := s.c.topics()
+			for _, m := range g.sortedMembers() {
+				ms := MemberStats{MemberID: m.id, ClientID: m.sub.ClientID, ClientHost: m.sub.ClientHost}
+				if m.sub.InstanceID != nil {
+					ms.InstanceID = *m.sub.InstanceID
+				}
+				for _, tp := range sortedParts(m.assigned) {
+					if t, ok := topics.ByID(tp.topic); ok {
+						ms.Assigned = append(ms.Assigned, TopicPartition{Topic: t.Name, Partition: tp.partition})
+					}
+				}
+				slices.SortFunc(ms.Assigned, func(a, b TopicPartition) int {
+					return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+				})
+				gs.Members = append(gs.Members, ms)
+			}
+		}
 		if g := s.groups[id]; g != nil {
 			gs.State, gs.ProtocolType, gs.Protocol = g.State(), g.ProtocolType(), g.Protocol()
 			gs.Generation, gs.Leader = g.Generation(), g.Leader()
