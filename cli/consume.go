@@ -24,6 +24,9 @@ type consumeOptions struct {
 	timeout       time.Duration
 	// group, if set, reads as a member of this consumer group.
 	group string
+	// groupProtocol is the group protocol, Kafka's group.protocol:
+	// classic or consumer (KIP-848).
+	groupProtocol string
 }
 
 // consumedRecord is one record in consume --json.
@@ -53,9 +56,11 @@ It starts at the end of each partition (only new records) unless
 --from-beginning or --offset says otherwise, and stops after --max records,
 or when nothing new came for --timeout.
 
-With --group it reads as a member of that consumer group (Kafka's classic
-protocol): the group's coordinator, the leader of the group's partition of
-__consumer_offsets, shares the partitions among the group's members, and
+With --group it reads as a member of that consumer group: the group's
+coordinator, the leader of the group's partition of __consumer_offsets,
+shares the partitions among the group's members (with --group-protocol
+classic, the default, through the member it makes the group's leader; with
+consumer, KIP-848's protocol, by assigning them itself), and
 the group's committed offsets say where to start (--from-beginning only
 where it has none). It commits the records it printed, then leaves.`,
 		Example: indentExample("kraftlab consume orders --from-beginning\nkraftlab consume orders --partition 0 --offset 10 --max 5\nkraftlab consume orders --from-beginning --max 50 --json\nkraftlab consume orders --group billing --from-beginning --max 10"),
@@ -73,6 +78,7 @@ where it has none). It commits the records it printed, then leaves.`,
 	cmd.Flags().IntVar(&o.max, "max", 0, "stop after this many records (default: no limit)")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Second, "stop when nothing new came for this long")
 	cmd.Flags().StringVar(&o.group, "group", "", "read as a member of this consumer group, from its committed offsets, and commit what was printed")
+	cmd.Flags().StringVar(&o.groupProtocol, "group-protocol", groupTypeClassic, "the group protocol, as Kafka's group.protocol: classic (the client assigns) or consumer (KIP-848: the coordinator assigns)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		cl, err := newBrokerClient(e, cmd, args[0], o.partition, o.consumerOpts(args[0])...)
 		if err != nil {
@@ -107,6 +113,12 @@ func (o *consumeOptions) validate(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("group") && o.group == "" {
 		return usagef("--group needs a group name")
 	}
+	if o.groupProtocol != groupTypeClassic && o.groupProtocol != groupTypeConsumer {
+		return usagef("--group-protocol must be %s or %s, got %q", groupTypeClassic, groupTypeConsumer, o.groupProtocol)
+	}
+	if cmd.Flags().Changed("group-protocol") && o.group == "" {
+		return usagef("--group-protocol needs --group")
+	}
 	if o.group != "" && (cmd.Flags().Changed("partition") || cmd.Flags().Changed("offset")) {
 		return usagef("--group reads where the group's committed offsets say, from the partitions its coordinator assigns; drop --partition and --offset")
 	}
@@ -135,6 +147,9 @@ func (o *consumeOptions) consumerOpts(topic string) []kgo.Opt {
 	opts = append(opts, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(o.start()))
 	if o.group != "" {
 		opts = append(opts, kgo.ConsumerGroup(o.group), kgo.DisableAutoCommit())
+		if o.groupProtocol == groupTypeConsumer {
+			opts = append(opts, kgo.ServerSideBalancer())
+		}
 	}
 	return opts
 }

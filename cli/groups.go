@@ -24,7 +24,10 @@ kafka-consumer-groups --describe does: each group's state, protocol and
 coordinator (the broker leading the group's __consumer_offsets
 partition), its members with the partitions assigned to each, and per
 partition the committed offset, the log end and the lag between them.
-Without a name it shows every group.`,
+Without a name it shows every group. Groups of Kafka's consumer protocol
+(KIP-848) are described with ConsumerGroupDescribe, as
+kafka-consumer-groups describes them, with the assignor the coordinator
+uses.`,
 		Example: indentExample("kraftlab groups\nkraftlab groups billing\nkraftlab groups --json"),
 	}
 	addJSONFlag(cmd)
@@ -66,6 +69,22 @@ Without a name it shows every group.`,
 			return failedf("describe the groups: %v", err)
 		}
 		rows := groupRows(lags, names)
+		var consumers []string
+		had := map[string]groupRow{}
+		for i, name := range names {
+			if describesAsConsumerGroup(lags[name]) {
+				consumers = append(consumers, name)
+				had[name] = rows[i]
+			}
+		}
+		if len(consumers) > 0 {
+			described := consumerGroupRows(ctx, adm, consumers, had)
+			for i, name := range names {
+				if r, ok := described[name]; ok {
+					rows[i] = r
+				}
+			}
+		}
 		if wantJSON(cmd) {
 			return printJSON(cmd.OutOrStdout(), rows)
 		}
@@ -85,9 +104,17 @@ func runningBrokers(v *view.View) []string {
 	return seeds
 }
 
+// The group types, as ListGroups v5 names them.
+const (
+	groupTypeClassic  = "classic"
+	groupTypeConsumer = "consumer"
+)
+
 // groupRow is one group in groups --json.
 type groupRow struct {
-	Group        string           `json:"group"`
+	Group string `json:"group"`
+	// Type is the group's protocol: classic, or consumer (KIP-848).
+	Type         string           `json:"type"`
 	State        string           `json:"state"`
 	Protocol     string           `json:"protocol"`
 	Coordinator  int32            `json:"coordinator"`
@@ -121,7 +148,7 @@ func groupRows(lags kadm.DescribedGroupLags, names []string) []groupRow {
 			rows = append(rows, groupRow{Group: name, Error: "not answered", Members: []groupMemberRow{}, Partitions: []groupLagRow{}})
 			continue
 		}
-		r := groupRow{Group: name, State: l.State, Protocol: l.Protocol, Coordinator: l.Coordinator.NodeID,
+		r := groupRow{Group: name, Type: groupTypeClassic, State: l.State, Protocol: l.Protocol, Coordinator: l.Coordinator.NodeID,
 			Members: []groupMemberRow{}, Partitions: []groupLagRow{}}
 		if l.DescribeErr != nil {
 			r.Error = l.DescribeErr.Error()
@@ -164,7 +191,11 @@ func writeGroups(w io.Writer, rows []groupRow) error {
 			fmt.Fprintf(w, "group %s: %s\n", r.Group, r.Error)
 			continue
 		}
-		fmt.Fprintf(w, "group %s: %s, protocol %s, coordinator %d, %d members\n", r.Group, r.State, orDash(r.Protocol), r.Coordinator, len(r.Members))
+		what := "protocol"
+		if r.Type == groupTypeConsumer {
+			what = "consumer protocol, assignor"
+		}
+		fmt.Fprintf(w, "group %s: %s, %s %s, coordinator %d, %d members\n", r.Group, r.State, what, orDash(r.Protocol), r.Coordinator, len(r.Members))
 		for _, m := range r.Members {
 			who := m.MemberID
 			if m.InstanceID != "" {

@@ -102,6 +102,20 @@ func TestProduceConsumeOnTheRealEngine(t *testing.T) {
 	if !strings.Contains(out, "group billing: Empty") || !regexp.MustCompile(`orders-0 +50 +50 +0`).MatchString(out) {
 		t.Fatalf("groups billing:\n%s", out)
 	}
+	// A group of the consumer protocol (KIP-848): the coordinator assigns,
+	// and groups describes it with ConsumerGroupDescribe.
+	code, out, errOut = h.run("consume", "orders", "--group", "audit", "--group-protocol", "consumer", "--from-beginning", "--max", "50", "--json", "--timeout", "10s")
+	expectRun(t, "consume --group-protocol consumer", code, out, errOut, ExitOK)
+	if all := strings.Split(strings.TrimSpace(out), "\n"); len(all) != 50 {
+		t.Fatalf("consume --group-protocol consumer: %d records:\n%s", len(all), out)
+	}
+	code, out, errOut = h.run("groups", "audit", "billing")
+	expectRun(t, "groups audit billing", code, out, errOut, ExitOK, "group audit: Empty, consumer protocol, assignor uniform", "group billing: Empty, protocol -")
+	if !regexp.MustCompile(`orders-0 +50 +50 +0`).MatchString(out) {
+		t.Fatalf("groups audit billing:\n%s", out)
+	}
+	code, out, errOut = h.run("consume", "orders", "--group-protocol", "eager")
+	expectRun(t, "consume --group-protocol eager", code, out, errOut, ExitUsage, `--group-protocol must be classic or consumer, got "eager"`)
 }
 
 // A topic whose min.insync.replicas the ISR no longer meets refuses
