@@ -65,6 +65,18 @@ type Engine interface {
 	// as after a replaced disk, and it starts empty and catches up from the
 	// leader. It returns what the node had on disk before.
 	Wipe(ctx context.Context, id int32) (WipeReport, error)
+	// AddController grows a dynamic quorum (kraft.version 1) by one
+	// controller, as an operator does with Kafka: it starts a new
+	// controller, the next id, as an observer, waits for it to catch up
+	// and sends the leader AddRaftVoter (kafka-metadata-quorum
+	// add-controller), returning once the new voter set committed. It
+	// returns the new controller's id, also when it fails after starting
+	// it.
+	AddController(ctx context.Context) (int32, error)
+	// RemoveController sends the leader RemoveRaftVoter for controller id
+	// (kafka-metadata-quorum remove-controller) and returns once the new
+	// voter set committed; the controller keeps running, as an observer.
+	RemoveController(ctx context.Context, id int32) error
 	// SetLoad starts, changes or (recordsPerSec 0) stops the background
 	// load: records of recordBytes bytes appended to the metadata log on
 	// the current leader, recordsPerSec of them a second, as a producer

@@ -49,6 +49,11 @@ const (
 	// ActDisk sets how much longer a node's disk takes for every write
 	// and fsync (DelayMs; 0: a normal disk again).
 	ActDisk ActionKind = "disk"
+	// ActAddController grows a dynamic quorum by a new controller
+	// (kafka-metadata-quorum add-controller); ActRemoveController removes
+	// Node from its voters (remove-controller).
+	ActAddController    ActionKind = "add-controller"
+	ActRemoveController ActionKind = "remove-controller"
 )
 
 // Action is one thing a user does to the playground.
@@ -116,6 +121,12 @@ func (a Action) String() string {
 	}
 	if a.Kind == ActMessages || a.Kind == ActStep || a.Kind == ActDrop {
 		return a.messageString()
+	}
+	switch a.Kind {
+	case ActAddController:
+		return "controllers add"
+	case ActRemoveController:
+		return "controllers remove " + a.Node.String()
 	}
 	s := string(a.Kind)
 	for _, r := range []condition.NodeRef{a.Node, a.Peer} {
@@ -376,6 +387,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doLoad(ctx, &v, a)
 	case ActDisk:
 		return p.doDisk(&v, a)
+	case ActAddController, ActRemoveController:
+		return p.doVoters(ctx, &v, a)
 	case ActCreateTopic, ActDeleteTopic:
 		return p.doTopic(ctx, a)
 	case ActElectLeaders:
