@@ -32,13 +32,20 @@ controllers (controller.quorum.bootstrap.servers). Once it has caught up,
 the leader accepts its AddRaftVoter: it appends a VotersRecord naming the
 new voter set, in force at once, and the command returns when that record
 is committed. Until then the leader answers REQUEST_TIMED_OUT and the
-command asks again.`,
-		Example: indentExample("kraftlab controllers add"),
+command asks again.
+
+With --observer it only starts the controller, and writes a
+controller.properties into its folder for Kafka's tool, which then adds it:
+kafka-metadata-quorum --bootstrap-controller LEADER add-controller
+--command-config PATH (its node.id, listeners and metadata.log.dir, whose
+meta.properties holds the directory id).`,
+		Example: indentExample("kraftlab controllers add\nkraftlab controllers add --observer"),
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab controllers add"),
 	}
+	observer := cmd.Flags().Bool("observer", false, "only start the controller: add it with kafka-metadata-quorum add-controller")
 	addJSONFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return doAction(e, cmd, cluster.Action{Kind: cluster.ActAddController})
+		return doAction(e, cmd, cluster.Action{Kind: cluster.ActAddController, Observer: *observer})
 	}
 	return cmd
 }

@@ -109,6 +109,10 @@ type Action struct {
 	Direction view.MessageDirection `json:"direction,omitempty"`
 	MessageID uint64                `json:"messageId,omitempty"`
 	All       bool                  `json:"all,omitempty"`
+	// Observer makes add-controller only start the new controller, as an
+	// observer, and leave adding it to the voters to
+	// kafka-metadata-quorum add-controller.
+	Observer bool `json:"observer,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.
@@ -124,6 +128,9 @@ func (a Action) String() string {
 	}
 	switch a.Kind {
 	case ActAddController:
+		if a.Observer {
+			return "controllers add --observer"
+		}
 		return "controllers add"
 	case ActRemoveController:
 		return "controllers remove " + a.Node.String()

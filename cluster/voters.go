@@ -13,11 +13,14 @@ func (p *Playground) doVoters(ctx context.Context, v *view.View, a Action) (Resu
 		if !a.Node.IsZero() || !a.Peer.IsZero() {
 			return Result{}, Errorf(ErrBadAction, "controllers add takes no node: the new controller gets the next id")
 		}
-		id, err := p.engine.AddController(ctx)
+		id, props, err := p.engine.AddController(ctx, !a.Observer)
 		if err != nil {
 			return Result{}, fmt.Errorf("add a controller: %w", err)
 		}
 		msg := fmt.Sprintf("controller %d joined as an observer, caught up and was added to the voters (AddRaftVoter)", id)
+		if a.Observer {
+			msg = fmt.Sprintf("controller %d joined as an observer; add it to the voters with kafka-metadata-quorum --bootstrap-controller LEADER add-controller --command-config %s", id, props)
+		}
 		p.publish(EventVoters, id, msg)
 		return Result{Nodes: []int32{id}, Message: msg}, nil
 	}

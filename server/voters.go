@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
@@ -62,4 +64,22 @@ func dynamicQuorum(c *quorum.Config, initial []int32) {
 			break
 		}
 	}
+}
+
+// ControllerPropertiesFile is the file a controller that joins a dynamic
+// quorum gets in its folder: what Kafka's kafka-metadata-quorum
+// add-controller reads from the controller's own configuration.
+const ControllerPropertiesFile = "controller.properties"
+
+// WriteControllerProperties writes controller id's controller.properties
+// into nodeDir and returns its path: the node id and roles, the
+// controller listener at addr, and the metadata log folder (nodeDir, whose
+// meta.properties holds the directory id the tool sends).
+func WriteControllerProperties(nodeDir string, id int32, addr string) (string, error) {
+	content := fmt.Sprintf("# kraftlab: controller %d, for kafka-metadata-quorum add-controller --command-config\nprocess.roles=controller\nnode.id=%d\ncontroller.listener.names=CONTROLLER\nlisteners=CONTROLLER://%s\nmetadata.log.dir=%s\n", id, id, addr, nodeDir)
+	path := filepath.Join(nodeDir, ControllerPropertiesFile)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return "", fmt.Errorf("node %d's controller.properties: %w", id, err)
+	}
+	return path, nil
 }

@@ -32,11 +32,11 @@ const toolID = -2
 const voterChangeRetry = 50 * time.Millisecond
 
 // AddController implements Engine.
-func (e *engine) AddController(ctx context.Context) (int32, error) {
+func (e *engine) AddController(ctx context.Context, vote bool) (int32, string, error) {
 	e.joinMu.Lock()
 	defer e.joinMu.Unlock()
 	if e.zkMode() || e.cfg.Settings.KRaftVersion < int64(raft.KRaftVersion1) {
-		return 0, cluster.Errorf(cluster.ErrBadAction, "the quorum is static (kraft.version 0): start the playground with --set kraft.version=1 to add controllers")
+		return 0, "", cluster.Errorf(cluster.ErrBadAction, "the quorum is static (kraft.version 0): start the playground with --set kraft.version=1 to add controllers")
 	}
 	id := int32(1)
 	for _, n := range e.all() {
@@ -45,27 +45,34 @@ func (e *engine) AddController(ctx context.Context) (int32, error) {
 		}
 	}
 	if id > cluster.MaxControllers {
-		return 0, cluster.Errorf(cluster.ErrBadAction, "controller ids end at %d", cluster.MaxControllers)
+		return 0, "", cluster.Errorf(cluster.ErrBadAction, "controller ids end at %d", cluster.MaxControllers)
 	}
 	cfg, err := e.cfg.Settings.JoiningControllerConfig(id, e.cfg.ControllerIDs(), e.clusterID, e.dir)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	n, err := e.newNodeFrom(id, cfg)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	e.addMember(n)
 	if err := e.group.Start(ctx, n.srv); err != nil {
-		return id, fmt.Errorf("start controller %d: %w", id, err)
+		return id, "", fmt.Errorf("start controller %d: %w", id, err)
 	}
 	meta, err := server.ReadMetaProperties(server.NodeDir(e.dir, id))
 	if err != nil {
-		return id, err
+		return id, "", err
 	}
 	ep, ok := quorum.EndpointOf(n.srv.Addr())
 	if !ok {
-		return id, fmt.Errorf("controller %d listens at %q", id, n.srv.Addr())
+		return id, "", fmt.Errorf("controller %d listens at %q", id, n.srv.Addr())
+	}
+	props, err := server.WriteControllerProperties(server.NodeDir(e.dir, id), id, n.srv.Addr())
+	if err != nil {
+		return id, "", err
+	}
+	if !vote {
+		return id, props, nil
 	}
 	req := kmsg.NewPtrAddRaftVoterRequest()
 	req.ClusterID = &e.clusterID
@@ -75,7 +82,7 @@ func (e *engine) AddController(ctx context.Context) (int32, error) {
 	l.Name, l.Host, l.Port = ep.Name, ep.Host, ep.Port
 	req.Listeners = []kmsg.AddRaftVoterRequestListener{l}
 	req.AckWhenCommitted = true
-	return id, e.changeVoters(ctx, req, fmt.Sprintf("add controller %d", id))
+	return id, props, e.changeVoters(ctx, req, fmt.Sprintf("add controller %d", id))
 }
 
 // RemoveController implements Engine.
