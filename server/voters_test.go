@@ -177,3 +177,33 @@ func TestStaticQuorumRefusesVoterChanges(t *testing.T) {
 		t.Fatalf("RemoveRaftVoter on a static quorum: %v, want UNSUPPORTED_VERSION", kerr.ErrorForCode(code))
 	}
 }
+
+// A leader that removes itself answers its RemoveRaftVoter with no error:
+// the removal committed before it resigned.
+func TestLeaderRemovesItself(t *testing.T) {
+	dir := t.TempDir()
+	secret, err := LoadSecret(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGroup()
+	t.Cleanup(func() { g.KillAll() })
+	c1 := dynamicController(t, g, dir, secret, 1, []int32{1})
+	waitFor(t, "the standalone controller leads", func() bool { return leaderOf(c1) == c1 })
+	c2 := dynamicController(t, g, dir, secret, 2, []int32{1})
+	c3 := dynamicController(t, g, dir, secret, 3, []int32{1})
+	all := []*Server{c1, c2, c3}
+	addVoter(t, dir, c2, all...)
+	addVoter(t, dir, c3, all...)
+	waitFor(t, "voters 1, 2, 3 on the leader", func() bool { return slices.Equal(votersOn(c1), []int32{1, 2, 3}) })
+	rm := kmsg.NewPtrRemoveRaftVoterRequest()
+	rm.ClusterID = kmsg.StringPtr(testClusterID)
+	rm.VoterID = 1
+	if resp := do(t, c1.Addr(), rm).(*kmsg.RemoveRaftVoterResponse); resp.ErrorCode != 0 {
+		t.Fatalf("RemoveRaftVoter 1 on leader 1: %v: %v", kerr.ErrorForCode(resp.ErrorCode), *resp.ErrorMessage)
+	}
+	waitFor(t, "a leader among 2 and 3 with voters 2, 3", func() bool {
+		l := leaderOf(c2, c3)
+		return l != nil && slices.Equal(votersOn(l), []int32{2, 3})
+	})
+}

@@ -91,6 +91,11 @@ func (in *instance) answerVoterWaits(now time.Time) {
 	kept := in.voterWaits[:0]
 	for _, w := range in.voterWaits {
 		switch {
+		case st.AppliedOffset > w.offset:
+			// Committed: handed to the listener. A leader that removed
+			// itself resigns as soon as its removal commits, so this is
+			// asked before its role.
+			respondVoterChange(w.req, nil, "")
 		case st.Role != raft.Leader || st.Epoch != w.epoch:
 			respondVoterChange(w.req, kerr.NotLeaderForPartition, "the leader changed before the new voter set committed")
 		case !pending || st.HighWatermark > w.offset:
