@@ -95,6 +95,8 @@ func New(cfg Config) (*Server, error) {
 	case cfg.Raft.NewListener != nil:
 		return nil, fmt.Errorf("node %d: the server makes its raft client's listener (its metadata loader); Raft.NewListener must be nil", id)
 	}
+	// A broker observes the quorum for ever, also a dynamic one.
+	cfg.Raft.ObserverOnly = cfg.Kind == Broker
 	if dynamic && cfg.Kind == Controller && cfg.ZooKeeper == nil {
 		if err := dynamicVoter(&cfg); err != nil {
 			return nil, fmt.Errorf("node %d: %w", id, err)

@@ -20,13 +20,19 @@ import (
 // the voter set, any other joins as an observer.
 func dynamicController(t *testing.T, g *Group, dir, secret string, id int32, initial []int32) *Server {
 	t.Helper()
+	return dynamicNode(t, g, dir, secret, Controller, id, initial)
+}
+
+// dynamicNode is dynamicController for a node of either kind.
+func dynamicNode(t *testing.T, g *Group, dir, secret string, kind Kind, id int32, initial []int32) *Server {
+	t.Helper()
 	rc := raft.DefaultConfig()
 	rc.NodeID, rc.ClusterID = id, testClusterID
 	rc.ElectionTimeout, rc.FetchTimeout, rc.RequestTimeout = 150*time.Millisecond, 600*time.Millisecond, 600*time.Millisecond
 	rc.ElectionBackoffMax, rc.RetryBackoff, rc.FetchMaxWait = 150*time.Millisecond, 10*time.Millisecond, 100*time.Millisecond
 	qc := quorum.Config{Raft: rc, Dir: NodeDir(dir, id), Flush: storage.FlushNever, Secret: secret}
 	dynamicQuorum(&qc, initial)
-	s, err := g.Add(Config{Kind: Controller, Raft: qc})
+	s, err := g.Add(Config{Kind: kind, Raft: qc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +106,8 @@ func TestDynamicQuorumGrowsOverTheWire(t *testing.T) {
 	}
 	c2 := dynamicController(t, g, dir, secret, 2, []int32{1})
 	c3 := dynamicController(t, g, dir, secret, 3, []int32{1})
+	// A broker observes a dynamic quorum as a static one.
+	b := dynamicNode(t, g, dir, secret, Broker, 101, []int32{1})
 	all := []*Server{c1, c2, c3}
 	if st := c2.Raft().Status(); st.Voter {
 		t.Fatalf("a joining controller votes before it is added: %+v", st.Status)
@@ -157,9 +165,12 @@ func TestDynamicQuorumGrowsOverTheWire(t *testing.T) {
 	if code := do(t, next.Addr(), rm).(*kmsg.RemoveRaftVoterResponse).ErrorCode; code != 0 {
 		t.Fatalf("RemoveRaftVoter 1: %v", kerr.ErrorForCode(code))
 	}
-	waitFor(t, "voters 2, 3", func() bool {
-		return slices.Equal(votersOn(c2), []int32{2, 3}) && slices.Equal(votersOn(c3), []int32{2, 3})
+	waitFor(t, "voters 2, 3, also on the broker", func() bool {
+		return slices.Equal(votersOn(c2), []int32{2, 3}) && slices.Equal(votersOn(c3), []int32{2, 3}) && slices.Equal(votersOn(b), []int32{2, 3})
 	})
+	if b.Raft().Status().Voter {
+		t.Fatal("the broker votes")
+	}
 	if code := do(t, next.Addr(), rm).(*kmsg.RemoveRaftVoterResponse).ErrorCode; code != kerr.VoterNotFound.Code {
 		t.Fatalf("RemoveRaftVoter 1 again: %v, want VOTER_NOT_FOUND", kerr.ErrorForCode(code))
 	}

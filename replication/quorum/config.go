@@ -31,6 +31,11 @@ type Config struct {
 	// controllers have it; a controller that joins later starts as an
 	// observer with Raft.Bootstrap naming whom to ask.
 	BootstrapVoters raft.VoterSet
+	// ObserverOnly marks a node that never votes, whatever a dynamic
+	// quorum's voter set says: a broker. Every other node of a dynamic
+	// quorum serves the voters' RPCs from its start, since an
+	// AddRaftVoter may make it a voter while it runs.
+	ObserverOnly bool
 	// Dir is the node's folder; the log lives in Dir/__cluster_metadata-0.
 	Dir string
 	// Peers returns the listener address of another node; the node asks

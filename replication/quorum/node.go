@@ -77,7 +77,7 @@ func (n *Node) ID() int32 { return n.id }
 // while it runs. Such a node serves the voters' RPCs from its start, as a
 // Kafka controller does.
 func (n *Node) voter() bool {
-	return slices.Contains(n.cfg.Raft.Voters, n.id) || n.Dynamic()
+	return slices.Contains(n.cfg.Raft.Voters, n.id) || (n.Dynamic() && !n.cfg.ObserverOnly)
 }
 
 // Dynamic reports whether the node belongs to a dynamic quorum
