@@ -161,6 +161,16 @@ func (e *env) checkerFor(s *scenario.Script, att *attached) func(args []string) 
 		if err := e.checkLine(args); err != nil || !ok {
 			return err
 		}
+		if addsController(args) {
+			// The lines after it may name the controller it adds.
+			shape.controllers++
+		}
 		return checkNodeIDs(args, shape)
 	}
+}
+
+// addsController reports whether a scenario line is "controllers add",
+// which starts the controller with the next id.
+func addsController(args []string) bool {
+	return len(args) >= 2 && args[0] == "controllers" && args[1] == "add"
 }

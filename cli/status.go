@@ -94,6 +94,23 @@ func writeZkStatus(w io.Writer, v *view.View) {
 	writeFailures(w, v)
 }
 
+// dynamicVoters is a dynamic quorum's voter set as the running node in
+// the highest epoch (the leader, when there is one) holds it; nil in a
+// static quorum, whose voters are its controllers.
+func dynamicVoters(v *view.View) []int32 {
+	var set []int32
+	epoch := int32(-1)
+	for _, n := range v.Nodes {
+		if n.Voters != nil && n.Live() && (n.Epoch > epoch || n.ID == v.LeaderID) {
+			set, epoch = n.Voters, n.Epoch
+			if n.ID == v.LeaderID {
+				break
+			}
+		}
+	}
+	return set
+}
+
 // writeQuorumStatus mirrors kafka-metadata-quorum describe --status: the
 // values start at column 25.
 func writeQuorumStatus(w io.Writer, v *view.View) {
@@ -105,8 +122,9 @@ func writeQuorumStatus(w io.Writer, v *view.View) {
 	row("MaxFollowerLag", v.MaxFollowerLag)
 	row("MaxFollowerLagTimeMs", v.MaxFollowerLagTimeMs)
 	var voters, observers []string
+	set := dynamicVoters(v)
 	for _, n := range v.Nodes {
-		if n.Kind == view.KindController {
+		if set == nil && n.Kind == view.KindController || slices.Contains(set, n.ID) {
 			voters = append(voters, quorumNode(n.ID, n.Listener))
 		}
 	}

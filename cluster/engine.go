@@ -65,6 +65,19 @@ type Engine interface {
 	// as after a replaced disk, and it starts empty and catches up from the
 	// leader. It returns what the node had on disk before.
 	Wipe(ctx context.Context, id int32) (WipeReport, error)
+	// AddController grows a dynamic quorum (kraft.version 1) by one
+	// controller, as an operator does with Kafka: it starts a new
+	// controller, the next id, as an observer, with a controller.properties
+	// for Kafka's kafka-metadata-quorum add-controller in its folder; then,
+	// if vote, it waits for it to catch up and sends the leader
+	// AddRaftVoter as that tool does, returning once the new voter set
+	// committed. It returns the new controller's id and the path of its
+	// controller.properties, also when it fails after starting it.
+	AddController(ctx context.Context, vote bool) (id int32, props string, err error)
+	// RemoveController sends the leader RemoveRaftVoter for controller id
+	// (kafka-metadata-quorum remove-controller) and returns once the new
+	// voter set committed; the controller keeps running, as an observer.
+	RemoveController(ctx context.Context, id int32) error
 	// SetLoad starts, changes or (recordsPerSec 0) stops the background
 	// load: records of recordBytes bytes appended to the metadata log on
 	// the current leader, recordsPerSec of them a second, as a producer

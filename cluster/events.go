@@ -62,6 +62,9 @@ const (
 	EventSnapshot   EventKind = "snapshot"
 	// EventWipe: a node lost its disk and restarted empty.
 	EventWipe EventKind = "wipe"
+	// EventVoters: a controller was added to or removed from a dynamic
+	// quorum's voters.
+	EventVoters EventKind = "voters"
 	// EventDisk: a node's disk became slow, slower, faster or normal
 	// again (kraftlab disk).
 	EventDisk EventKind = "disk"

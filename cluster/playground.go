@@ -49,6 +49,11 @@ const (
 	// ActDisk sets how much longer a node's disk takes for every write
 	// and fsync (DelayMs; 0: a normal disk again).
 	ActDisk ActionKind = "disk"
+	// ActAddController grows a dynamic quorum by a new controller
+	// (kafka-metadata-quorum add-controller); ActRemoveController removes
+	// Node from its voters (remove-controller).
+	ActAddController    ActionKind = "add-controller"
+	ActRemoveController ActionKind = "remove-controller"
 )
 
 // Action is one thing a user does to the playground.
@@ -104,6 +109,10 @@ type Action struct {
 	Direction view.MessageDirection `json:"direction,omitempty"`
 	MessageID uint64                `json:"messageId,omitempty"`
 	All       bool                  `json:"all,omitempty"`
+	// Observer makes add-controller only start the new controller, as an
+	// observer, and leave adding it to the voters to
+	// kafka-metadata-quorum add-controller.
+	Observer bool `json:"observer,omitempty"`
 }
 
 // String spells the action as the CLI line that performs it.
@@ -116,6 +125,15 @@ func (a Action) String() string {
 	}
 	if a.Kind == ActMessages || a.Kind == ActStep || a.Kind == ActDrop {
 		return a.messageString()
+	}
+	switch a.Kind {
+	case ActAddController:
+		if a.Observer {
+			return "controllers add --observer"
+		}
+		return "controllers add"
+	case ActRemoveController:
+		return "controllers remove " + a.Node.String()
 	}
 	s := string(a.Kind)
 	for _, r := range []condition.NodeRef{a.Node, a.Peer} {
@@ -376,6 +394,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doLoad(ctx, &v, a)
 	case ActDisk:
 		return p.doDisk(&v, a)
+	case ActAddController, ActRemoveController:
+		return p.doVoters(ctx, &v, a)
 	case ActCreateTopic, ActDeleteTopic:
 		return p.doTopic(ctx, a)
 	case ActElectLeaders:

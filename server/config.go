@@ -18,7 +18,9 @@ type Config struct {
 	Kind Kind
 	// Raft configures the server's raft client: the node's id, the
 	// voters, its folder, how it reaches its peers. A controller must be
-	// one of Raft.Raft.Voters and a broker must not. Raft.Secret, the
+	// one of Raft.Raft.Voters and a broker must not, unless the quorum is
+	// dynamic (no static voters: kraft.version 1), where a controller
+	// votes once the voter set in the log names it. Raft.Secret, the
 	// playground's member secret (LoadSecret), is required: the listener
 	// serves the quorum's RPCs only to connections that authenticate with
 	// it, and the node's clients authenticate with it. NodeConfig fills

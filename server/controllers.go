@@ -30,10 +30,12 @@ func (s *Server) registerDescribeControllers(mux *wire.Mux) error {
 	return nil
 }
 
-// controllers are the voters at the listeners the node knows for them.
+// controllers are the voters in force on the node (its static voters, or
+// a dynamic quorum's latest voter set) at the listeners the node knows for
+// them.
 func (s *Server) controllers() []cache.Controller {
 	var out []cache.Controller
-	for _, id := range s.cfg.Raft.Raft.Voters {
+	for _, id := range s.raft.Status().Voters {
 		addr := s.Addr()
 		if id != s.id {
 			var ok bool

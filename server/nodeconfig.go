@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
 // NodeConfig is the Config of node id in a cluster whose voters are
@@ -13,7 +14,9 @@ import (
 // under dataDir, and the data folder's member secret (LoadSecret, made on
 // the first start and reused by restarts). The caller adds what carries
 // and hears the node: Raft.Links, Raft.Counters, the event listeners,
-// Publishers and Logger. The playground and the benchmarks build their
+// Publishers and Logger. Under kraft.version 1 (Settings.KRaftVersion) the
+// quorum is dynamic: voters are the initial controllers, which format
+// their empty logs with themselves as the voter set. The playground and the benchmarks build their
 // nodes with it, so a benchmark measures the nodes a learner watches.
 func (s Settings) NodeConfig(id int32, voters []int32, clusterID, dataDir string) (Config, error) {
 	kind := Broker
@@ -33,7 +36,7 @@ func (s Settings) NodeConfig(id int32, voters []int32, clusterID, dataDir string
 	if s.FailedAuthenticationDelay == 0 {
 		s.FailedAuthenticationDelay = -1
 	}
-	return Config{
+	c := Config{
 		Kind: kind,
 		Raft: quorum.Config{
 			Raft:                s.RaftConfig(id, voters, clusterID),
@@ -44,5 +47,9 @@ func (s Settings) NodeConfig(id int32, voters []int32, clusterID, dataDir string
 			SnapshotMaxInterval: s.SnapshotMaxInterval,
 		},
 		Settings: s,
-	}, nil
+	}
+	if s.KRaftVersion >= int64(raft.KRaftVersion1) {
+		dynamicQuorum(&c.Raft, voters)
+	}
+	return c, nil
 }

@@ -75,8 +75,12 @@ type part interface {
 func New(cfg Config) (*Server, error) {
 	id := cfg.Raft.Raft.NodeID
 	voter := slices.Contains(cfg.Raft.Raft.Voters, id)
+	// A dynamic quorum (kraft.version 1) has no static voters: any
+	// controller may become a voter, and one that joins later starts as an
+	// observer.
+	dynamic := len(cfg.Raft.Raft.Voters) == 0
 	switch {
-	case cfg.Kind == Controller && !voter:
+	case cfg.Kind == Controller && !voter && !dynamic:
 		return nil, fmt.Errorf("node %d: a controller must be one of the voters %v", id, cfg.Raft.Raft.Voters)
 	case cfg.Kind == Broker && voter:
 		return nil, fmt.Errorf("node %d: a broker cannot be a voter %v", id, cfg.Raft.Raft.Voters)
@@ -90,6 +94,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("node %d: no ZooKeeper address", id)
 	case cfg.Raft.NewListener != nil:
 		return nil, fmt.Errorf("node %d: the server makes its raft client's listener (its metadata loader); Raft.NewListener must be nil", id)
+	}
+	// A broker observes the quorum for ever, also a dynamic one.
+	cfg.Raft.ObserverOnly = cfg.Kind == Broker
+	if dynamic && cfg.Kind == Controller && cfg.ZooKeeper == nil {
+		if err := dynamicVoter(&cfg); err != nil {
+			return nil, fmt.Errorf("node %d: %w", id, err)
+		}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

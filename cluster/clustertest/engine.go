@@ -443,6 +443,16 @@ func (e *Engine) Start(_ context.Context, id int32) error {
 	return nil
 }
 
+// AddController implements cluster.Engine: the fake quorum is static.
+func (e *Engine) AddController(context.Context, bool) (int32, string, error) {
+	return 0, "", cluster.Errorf(cluster.ErrBadAction, "the fake engine's quorum is static")
+}
+
+// RemoveController implements cluster.Engine: the fake quorum is static.
+func (e *Engine) RemoveController(context.Context, int32) error {
+	return cluster.Errorf(cluster.ErrBadAction, "the fake engine's quorum is static")
+}
+
 // Wipe implements cluster.Engine: the node restarts with an empty log.
 func (e *Engine) Wipe(_ context.Context, id int32) (cluster.WipeReport, error) {
 	e.mu.Lock()

@@ -155,3 +155,29 @@ func fieldNames() []string {
 func fieldNamed(name string) nodeField {
 	return nodeFields[slices.IndexFunc(nodeFields, func(f nodeField) bool { return f.name == name })]
 }
+
+// votersCount compares the size of the leader's voter set with N.
+func votersCount(c Condition, v *view.View) (bool, string, error) {
+	if v.LeaderID == view.NoLeader {
+		return false, v.Summary(), nil
+	}
+	h := int64(len(v.CurrentVoters))
+	return c.op.holds(h, c.value.n), fmt.Sprintf("voters %d (want %s %d); %s", h, c.op, c.value.n, v.Summary()), nil
+}
+
+// isVoter reports whether node NODE is in the leader's voter set.
+func isVoter(c Condition, v *view.View) (bool, string, error) {
+	id, err := c.node.Resolve(v)
+	if err != nil {
+		return false, "", err
+	}
+	if v.LeaderID == view.NoLeader {
+		return false, v.Summary(), nil
+	}
+	for _, r := range v.CurrentVoters {
+		if r.NodeID == id {
+			return true, v.Summary(), nil
+		}
+	}
+	return false, fmt.Sprintf("node %d is not a voter; %s", id, v.Summary()), nil
+}

@@ -153,6 +153,11 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	case cluster.ActClock:
 		path = "/v1/clock"
 		body = clockBody{Clock: a.Clock, Slow: a.Slow, AdvanceMs: a.AdvanceMs}
+	case cluster.ActAddController:
+		path = "/v1/controllers"
+		body = addBody{Observer: a.Observer}
+	case cluster.ActRemoveController:
+		path = fmt.Sprintf("/v1/controllers/%s/remove", url.PathEscape(a.Node.String()))
 	case cluster.ActMessages, cluster.ActStep, cluster.ActDrop:
 		path = messagePath(a.Kind)
 		body = messageBodyOf(a)

@@ -31,7 +31,7 @@ import (
 // its forward can only time out.
 func (e *engine) admin() (*kadm.Client, error) {
 	var seeds, cutOff []string
-	for _, n := range e.nodes {
+	for _, n := range e.all() {
 		if n.kind != view.KindBroker || !n.srv.Running() {
 			continue
 		}
@@ -58,7 +58,7 @@ func (e *engine) admin() (*kadm.Client, error) {
 // controller.
 func (e *engine) reachesController(id int32) bool {
 	faults := e.links.Faults()
-	for _, c := range e.nodes {
+	for _, c := range e.all() {
 		if c.kind != view.KindController {
 			continue
 		}

@@ -11,7 +11,7 @@ import (
 // broker: what each one's logs and fetchers really hold.
 func (e *engine) brokerStats() map[int32]server.ReplicaManagerStats {
 	out := make(map[int32]server.ReplicaManagerStats)
-	for _, n := range e.nodes {
+	for _, n := range e.all() {
 		if n.kind != view.KindBroker || !n.srv.Running() {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,8 +51,11 @@ type engine struct {
 	zkSample atomic.Pointer[zkSample]
 	zkStop   chan struct{}
 	zkWG     sync.WaitGroup
-	nodes    []*engineNode // controllers first, by ID
-	byID     map[int32]*engineNode
+	// members are the nodes, replaced whole when a controller joins so
+	// that views read them without a lock.
+	members atomic.Pointer[members]
+	// joinMu serialises controllers joining and leaving.
+	joinMu sync.Mutex
 
 	load *loadGen
 	// ballots are the votes of the latest epochs, for telling lost
@@ -80,7 +84,6 @@ func Start(ctx context.Context, cfg cluster.Config, events *cluster.Events) (clu
 		links:      wire.NewLinks(uint64(time.Now().UnixNano())),
 		counters:   wire.NewCounters(),
 		group:      server.NewGroup(),
-		byID:       make(map[int32]*engineNode),
 		topicLoads: make(map[string]*topicLoad),
 	}
 	e.clock = e.group.Clock()
@@ -105,10 +108,9 @@ func Start(ctx context.Context, cfg cluster.Config, events *cluster.Events) (clu
 			e.Close()
 			return nil, err
 		}
-		e.nodes = append(e.nodes, n)
-		e.byID[id] = n
+		e.addMember(n)
 	}
-	for _, n := range e.nodes {
+	for _, n := range e.all() {
 		if err := e.group.Start(ctx, n.srv); err != nil {
 			e.Close()
 			return nil, err
@@ -147,11 +149,17 @@ func (e *engine) removeData() {
 }
 
 func (e *engine) newNode(id int32) (*engineNode, error) {
-	changes := &changeTracker{clock: e.clock}
 	cfg, err := e.cfg.Settings.NodeConfig(id, e.cfg.ControllerIDs(), e.clusterID, e.dir)
 	if err != nil {
 		return nil, err
 	}
+	return e.newNodeFrom(id, cfg)
+}
+
+// newNodeFrom makes node id's server from cfg, with the engine's links,
+// disk and event listeners.
+func (e *engine) newNodeFrom(id int32, cfg server.Config) (*engineNode, error) {
+	changes := &changeTracker{clock: e.clock}
 	cfg.Raft.Links, cfg.Raft.Counters, cfg.Raft.OnEvent = e.links, e.counters, e.publish
 	// The node's disk is its hardware: one for its life, whatever the
 	// incarnation, under its metadata log and its partition logs alike.
@@ -184,8 +192,52 @@ func (e *engine) newNode(id int32) (*engineNode, error) {
 	return &engineNode{id: id, kind: kind, srv: srv, q: srv.Raft(), changes: changes, disk: disk}, nil
 }
 
+// members are the engine's nodes at one moment: never modified once
+// stored.
+type members struct {
+	list []*engineNode // controllers first, by ID
+	byID map[int32]*engineNode
+}
+
+// all are the nodes, controllers first, by ID.
+func (e *engine) all() []*engineNode {
+	if m := e.members.Load(); m != nil {
+		return m.list
+	}
+	return nil
+}
+
+// lookup is node id, nil if there is none.
+func (e *engine) lookup(id int32) *engineNode {
+	if m := e.members.Load(); m != nil {
+		return m.byID[id]
+	}
+	return nil
+}
+
+// addMember adds n to the nodes, after the controllers if it is one.
+func (e *engine) addMember(n *engineNode) {
+	old := e.members.Load()
+	m := &members{byID: map[int32]*engineNode{}}
+	if old != nil {
+		m.list = append(m.list, old.list...)
+	}
+	at := len(m.list)
+	if n.kind == view.KindController {
+		at = 0
+		for at < len(m.list) && m.list[at].kind == view.KindController && m.list[at].id < n.id {
+			at++
+		}
+	}
+	m.list = slices.Insert(m.list, at, n)
+	for _, x := range m.list {
+		m.byID[x.id] = x
+	}
+	e.members.Store(m)
+}
+
 func (e *engine) node(id int32) (*engineNode, error) {
-	n := e.byID[id]
+	n := e.lookup(id)
 	if n == nil {
 		return nil, fmt.Errorf("%w %d", condition.ErrUnknownNode, id)
 	}
@@ -381,7 +433,7 @@ func (e *engine) Close() error {
 		// Every node, running or not: a kill also ends the restarts of one
 		// that stopped on a disk fault. No write waits for a slow disk any
 		// more.
-		for _, n := range e.nodes {
+		for _, n := range e.all() {
 			n.disk.Cut(true)
 		}
 		e.group.KillAll()

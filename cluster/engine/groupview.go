@@ -12,7 +12,7 @@ import (
 // broker.
 func (e *engine) brokerGroups() map[int32][]group.ShardStats {
 	out := make(map[int32][]group.ShardStats)
-	for _, n := range e.nodes {
+	for _, n := range e.all() {
 		if n.kind != view.KindBroker || !n.srv.Running() {
 			continue
 		}

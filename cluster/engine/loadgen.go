@@ -264,7 +264,7 @@ func (g *loadGen) apply(s *loadState, d *loadDelta) {
 func (e *engine) loadLeader() (*engineNode, int32) {
 	var best *engineNode
 	var bestEpoch int32
-	for _, n := range e.nodes {
+	for _, n := range e.all() {
 		if n.kind != view.KindController {
 			continue
 		}

@@ -25,7 +25,7 @@ func (e *engine) metadataViews(v *view.View) {
 	}
 	committed := image.Empty
 	var active []controller.BrokerHeartbeatState
-	for _, n := range e.nodes {
+	for _, n := range e.all() {
 		if n.kind != view.KindController || !n.srv.Running() {
 			continue
 		}
@@ -51,7 +51,7 @@ func (e *engine) metadataViews(v *view.View) {
 	}
 	for i := range v.Nodes {
 		nv := &v.Nodes[i]
-		n := e.byID[nv.ID]
+		n := e.lookup(nv.ID)
 		if nv.Metadata != nil {
 			nv.Metadata.LastChange = n.changes.last.Load()
 			if c := n.srv.Controller(); c != nil {
@@ -64,7 +64,7 @@ func (e *engine) metadataViews(v *view.View) {
 		}
 		nv.Broker = brokerView(n, nv, hwm, committed, active)
 	}
-	v.ExternalBrokers = externalBrokers(committed, e.byID, active)
+	v.ExternalBrokers = externalBrokers(committed, e.members.Load().byID, active)
 	v.Topics = topicViews(committed, e.brokerImages())
 	dataPlaneViews(v, e.brokerStats())
 	groupViews(v, e.brokerGroups())
@@ -76,7 +76,7 @@ func (e *engine) zkMetadataViews(v *view.View) {
 	committed := e.zkCommitted()
 	for i := range v.Nodes {
 		nv := &v.Nodes[i]
-		nv.Broker = zkBrokerView(e.byID[nv.ID], nv, committed)
+		nv.Broker = zkBrokerView(e.lookup(nv.ID), nv, committed)
 	}
 	v.Topics = topicViews(committed, e.brokerImages())
 	dataPlaneViews(v, e.brokerStats())
@@ -156,7 +156,7 @@ func lifecycleState(s server.BrokerState) view.BrokerState {
 // brokerImages are the running brokers' current images, by broker.
 func (e *engine) brokerImages() map[int32]*image.MetadataImage {
 	out := make(map[int32]*image.MetadataImage)
-	for _, n := range e.nodes {
+	for _, n := range e.all() {
 		if n.kind == view.KindBroker && n.srv.Running() {
 			if b := n.srv.ZkBrokerServer(); b != nil {
 				out[n.id] = b.Image()

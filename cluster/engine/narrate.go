@@ -20,7 +20,7 @@ import (
 // before events of other nodes already on the stream.
 func (e *engine) publish(ev quorum.Event) {
 	if ev.Kind == quorum.EventRecovery {
-		if n := e.byID[ev.Node]; n != nil {
+		if n := e.lookup(ev.Node); n != nil {
 			n.startLogEnd.Store(ev.Status.LogEndOffset)
 		}
 	}
@@ -120,7 +120,7 @@ func narrate(ev quorum.Event) (kind cluster.EventKind, msg string, ok bool) {
 // publishLoader turns a node's loader event into a playground event.
 func (e *engine) publishLoader(ev loader.Event) {
 	if ev.Kind == loader.EventReplayed && !ev.HasSnapshot {
-		if n := e.byID[ev.Node]; n == nil || n.startLogEnd.Load() == 0 {
+		if n := e.lookup(ev.Node); n == nil || n.startLogEnd.Load() == 0 {
 			// A node that started with an empty log replays nothing: its
 			// first records are live ones.
 			return

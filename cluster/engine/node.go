@@ -53,7 +53,7 @@ func (e *engine) View() view.View {
 	for i := range v.Trace {
 		v.Trace[i].Fields = nil
 	}
-	for _, n := range e.nodes {
+	for _, n := range e.all() {
 		if n.q == nil {
 			v.Nodes = append(v.Nodes, n.zkNodeView(traffic.Nodes[n.id]))
 			continue
@@ -92,6 +92,10 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		Strangers:              strangers(t),
 		RPC:                    rpcStats(t.RequestsReceived, t.ResponsesSent),
 		DiskDelayMs:            n.disk.Delay().Milliseconds(),
+		KRaftVersion:           int16(st.KRaftVersion),
+	}
+	if st.KRaftVersion >= raft.KRaftVersion1 {
+		nv.Voters = slices.Clone(st.Voters)
 	}
 	if r, ok := n.srv.Restarting(); ok {
 		nv.Restart = &view.Restart{Attempts: r.Attempts, NextTimestamp: r.Next.UnixMilli(), LastError: r.LastError}

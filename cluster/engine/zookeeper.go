@@ -141,7 +141,7 @@ func (n *engineNode) down() view.State {
 // active controller's broker holds, pushed to it by itself.
 func (e *engine) zkCommitted() *image.MetadataImage {
 	img := image.Empty
-	for _, n := range e.nodes {
+	for _, n := range e.all() {
 		b := n.srv.ZkBrokerServer()
 		if b == nil || !n.srv.Running() || b.Controller() == nil || !b.Controller().Status().Active {
 			continue
@@ -185,7 +185,7 @@ func (e *engine) zooKeeperView() *view.ZooKeeper {
 	} else if e.zkKilled.Load() {
 		zv.State = view.StateKilled
 	}
-	for _, n := range e.nodes {
+	for _, n := range e.all() {
 		b := n.srv.ZkBrokerServer()
 		if b == nil || !n.srv.Running() {
 			continue

@@ -145,6 +145,13 @@ type Node struct {
 	// written ("disk full: ..."): it runs on from its log. Empty once a
 	// snapshot is written.
 	SnapshotError string `json:"snapshotError,omitempty"`
+	// KRaftVersion is the kraft.version the node's metadata log
+	// finalized: 0 a static quorum, 1 a dynamic one.
+	KRaftVersion int16 `json:"kraftVersion,omitempty"`
+	// Voters is a dynamic quorum's voter set in force on the node (the
+	// latest VotersRecord in its log, committed or not); nil in a static
+	// quorum, whose voters are its controllers.
+	Voters []int32 `json:"voters,omitempty"`
 	// Role is empty while the node is not running.
 	Role  Role  `json:"role"`
 	Epoch int32 `json:"epoch"`
@@ -486,10 +493,18 @@ func (v *View) fillReplicas(leader *Node) {
 	for _, r := range leader.Replicas {
 		known[r.NodeID] = r
 	}
+	// A dynamic quorum's voters are those of the leader's voter set; a
+	// static quorum's are its controllers.
+	votes := func(n Node) bool {
+		if leader.Voters != nil {
+			return slices.Contains(leader.Voters, n.ID)
+		}
+		return n.Kind == KindController
+	}
 	for _, n := range v.Nodes {
 		r, ok := known[n.ID]
 		if !ok {
-			if n.Kind != KindController {
+			if !votes(n) {
 				continue // the leader has not heard from this observer
 			}
 			r = Replica{NodeID: n.ID, LogEndOffset: -1, LastFetchTimestamp: -1, LastCaughtUpTimestamp: -1}
@@ -501,13 +516,13 @@ func (v *View) fillReplicas(leader *Node) {
 			r.LogEndOffset = leader.LogEndOffset
 			r.LastFetchTimestamp, r.LastCaughtUpTimestamp = v.Timestamp, v.Timestamp
 			r.ParkedFetch = false
-		case n.Kind == KindController:
+		case votes(n):
 			r.Status = StatusFollower
 		default:
 			r.Status = StatusObserver
 		}
 		r.Lag = leader.LogEndOffset - r.LogEndOffset
-		if n.Kind == KindController {
+		if votes(n) {
 			v.CurrentVoters = append(v.CurrentVoters, r)
 		} else {
 			v.CurrentObservers = append(v.CurrentObservers, r)

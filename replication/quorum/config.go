@@ -24,6 +24,18 @@ type Config struct {
 	// Raft is the quorum configuration: NodeID, Voters, ClusterID and the
 	// controller.quorum.* timings. Its Logger defaults to Logger.
 	Raft raft.Config
+	// BootstrapVoters, if set, is the voter set a dynamic quorum
+	// (kraft.version 1) starts with: the node writes it into its log when
+	// the log is empty (raft.BootstrapVoters), as Kafka's kafka-storage
+	// format --standalone or --initial-controllers does. Only the initial
+	// controllers have it; a controller that joins later starts as an
+	// observer with Raft.Bootstrap naming whom to ask.
+	BootstrapVoters raft.VoterSet
+	// ObserverOnly marks a node that never votes, whatever a dynamic
+	// quorum's voter set says: a broker. Every other node of a dynamic
+	// quorum serves the voters' RPCs from its start, since an
+	// AddRaftVoter may make it a voter while it runs.
+	ObserverOnly bool
 	// Dir is the node's folder; the log lives in Dir/__cluster_metadata-0.
 	Dir string
 	// Peers returns the listener address of another node; the node asks
@@ -124,6 +136,9 @@ const minFetchVersion int16 = 12
 // members only, as Kafka's ControllerApis authorizes CLUSTER_ACTION on the
 // cluster for them; DescribeQuorum is open to anyone (Kafka authorizes
 // DESCRIBE, which kraftlab grants to anonymous users' tools).
+// AddRaftVoter and RemoveRaftVoter change a dynamic quorum's voters; Kafka
+// authorizes ALTER on the cluster for them, which kraftlab grants to
+// anyone, as its playground's tools are.
 var VoterAPIs = []wire.APIRange{
 	{Key: kmsg.Fetch.Int16(), MinVersion: minFetchVersion, MaxVersion: raft.FetchVersion, MembersOnly: true},
 	voteAPI,
@@ -131,6 +146,8 @@ var VoterAPIs = []wire.APIRange{
 	endQuorumEpochAPI,
 	describeQuorumAPI,
 	{Key: kmsg.FetchSnapshot.Int16(), MinVersion: 0, MaxVersion: raft.FetchSnapshotVersion, MembersOnly: true},
+	addRaftVoterAPI,
+	removeRaftVoterAPI,
 }
 
 // The RPCs voters serve in both replication modes: elections and

@@ -37,6 +37,9 @@ type instance struct {
 	// ID the loop gave them.
 	pending map[uint64]*wire.Request
 	nextID  uint64
+	// voterWaits are the AddRaftVoter and RemoveRaftVoter requests waiting
+	// for their VotersRecord to commit.
+	voterWaits []voterWait
 
 	// Appends gathered from one batch of items, written as one.
 	gathered    [][]byte
@@ -204,6 +207,9 @@ func (in *instance) wakeAt(now time.Time) time.Time {
 	if in.stopping {
 		wake = minTime(wake, in.stopDeadline)
 	}
+	if d := in.voterWaitDeadline(); !d.IsZero() {
+		wake = minTime(wake, d)
+	}
 	if in.cfg.SnapshotMaxInterval > 0 && in.sm.bytesSinceSnapshot > 0 {
 		wake = minTime(wake, in.lastSnapshot.Add(in.cfg.SnapshotMaxInterval))
 	}
@@ -220,6 +226,8 @@ func minTime(a, b time.Time) time.Time {
 // handle does one item of the mailbox.
 func (in *instance) handle(now time.Time, it item) error {
 	switch {
+	case it.req != nil && isVoterChange(it.req):
+		in.changeVoters(now, it.req)
 	case it.req != nil:
 		in.nextID++
 		in.pending[in.nextID] = it.req
@@ -280,6 +288,7 @@ func (in *instance) settle(now time.Time) error {
 	if in.sm.err != nil {
 		return in.sm.err
 	}
+	in.answerVoterWaits(now)
 	in.observe(now)
 	return nil
 }
@@ -364,6 +373,11 @@ func (in *instance) client(peer int32) (*wire.Client, error) {
 		return c, nil
 	}
 	addr, ok := in.cfg.Peers(peer)
+	if !ok || addr == "" {
+		// A voter added while the node ran may be one only the voter set
+		// knows the address of.
+		addr, ok = in.voterAddr(peer)
+	}
 	if !ok || addr == "" {
 		return nil, fmt.Errorf("node %d: no address known for node %d", in.id, peer)
 	}

@@ -63,7 +63,7 @@ func NewNode(cfg Config) (*Node, error) {
 	}
 	n := &Node{cfg: cfg, id: cfg.Raft.NodeID, log: cfg.Logger.With("node", cfg.Raft.NodeID)}
 	n.status.Store(&Status{
-		Status: raft.Status{NodeID: n.id, Voter: n.voter(), LeaderID: -1, VotedID: -1, HighWatermark: -1},
+		Status: raft.Status{NodeID: n.id, Voter: slices.Contains(n.cfg.Raft.Voters, n.id) || cfg.BootstrapVoters.Contains(n.id), LeaderID: -1, VotedID: -1, HighWatermark: -1},
 		State:  StateNew,
 	})
 	return n, nil
@@ -72,7 +72,17 @@ func NewNode(cfg Config) (*Node, error) {
 // ID is the node's id.
 func (n *Node) ID() int32 { return n.id }
 
-func (n *Node) voter() bool { return slices.Contains(n.cfg.Raft.Voters, n.id) }
+// voter reports whether the node may vote: a static voter, or any node of
+// a dynamic quorum (no static voters), which an AddRaftVoter may make one
+// while it runs. Such a node serves the voters' RPCs from its start, as a
+// Kafka controller does.
+func (n *Node) voter() bool {
+	return slices.Contains(n.cfg.Raft.Voters, n.id) || (n.Dynamic() && !n.cfg.ObserverOnly)
+}
+
+// Dynamic reports whether the node belongs to a dynamic quorum
+// (kraft.version 1): it has no static voters.
+func (n *Node) Dynamic() bool { return len(n.cfg.Raft.Voters) == 0 }
 
 // Register gives the node its place on its server's dispatcher. A voter
 // serves the quorum's RPCs (VoterAPIs), as a Kafka controller's raft
@@ -170,6 +180,11 @@ func (n *Node) open() (*instance, error) {
 	}
 	in := newInstance(n, log)
 	now := n.cfg.Clock.Now()
+	if err := n.bootstrap(log, now); err != nil {
+		in.sm.beginShutdown()
+		log.Close()
+		return nil, err
+	}
 	seed := uint64(now.UnixNano())
 	rn, err := raft.New(n.cfg.Raft, log, storage.NewQuorumStateFileOn(dir, n.cfg.Disk), in.sm, rand.New(rand.NewPCG(seed, uint64(n.id))), now)
 	if err != nil {
@@ -180,6 +195,17 @@ func (n *Node) open() (*instance, error) {
 	in.raft = rn
 	in.last = rn.Status()
 	return in, nil
+}
+
+// bootstrap writes the initial voter set into a new log (BootstrapVoters).
+func (n *Node) bootstrap(log *DiskLog, now time.Time) error {
+	if len(n.cfg.BootstrapVoters) == 0 || log.LogEndOffset() != 0 || log.LogStartOffset() != 0 {
+		return nil
+	}
+	if _, ok := log.LatestSnapshot(); ok {
+		return nil
+	}
+	return raft.BootstrapVoters(log, n.cfg.BootstrapVoters, now)
 }
 
 // Stop shuts the node down gracefully: a leader resigns with

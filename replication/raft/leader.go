@@ -246,6 +246,14 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 		if ls.checkQuorumExpired(n, now) {
 			n.logger.Warn("check-quorum failed: no fetch (pull) or answer (push) from a majority", "epoch", n.epoch)
 		}
+		if !n.voter && ls.resignRequested {
+			// Its own removal committed: the listener gets it (and the
+			// driver sees it applied, to answer RemoveRaftVoter) before the
+			// resignation hides the leader's high watermark.
+			if err := n.updateListener(); err != nil {
+				return now, err
+			}
+		}
 		n.becomeResigned(now)
 		return now, nil
 	}

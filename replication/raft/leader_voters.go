@@ -3,6 +3,7 @@ package raft
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	"github.com/kraftlab/kraftlab/storage"
 )
@@ -15,6 +16,15 @@ import (
 // observer (Kafka's updateVoterAndObserverStates). The high watermark is
 // then counted over the new set; it never goes back.
 func (ls *leaderState) updateVoters(n *Node) {
+	if len(ls.voters) <= 1 {
+		// A leader alone heard from nobody and needed to: its check-quorum
+		// timeout starts when it first has voters to hear from, as Kafka's
+		// LeaderState resets the timer while it is the only voter.
+		// Otherwise a leader that led alone longer than the timeout would
+		// resign the moment it added a voter.
+		ls.fetchedVoters = ls.fetchedVoters[:0]
+		ls.checkQuorumDeadline = n.now.Add(time.Duration(float64(n.cfg.FetchTimeout) * checkQuorumFactor))
+	}
 	var voters []*replicaState
 	for _, id := range n.voterIDs {
 		var r *replicaState

@@ -307,3 +307,24 @@ func TestRemovedLeaderThatStoppedEarlyFinishesItsRemoval(t *testing.T) {
 	}
 	h.expectVoters(2, 2)
 }
+
+// A leader that led alone for longer than its check-quorum timeout keeps
+// leading once a second voter is added: alone, nobody needed to fetch
+// from it, so the timeout starts when it has someone to hear from (as
+// Kafka's LeaderState resets its check-quorum timer while it is the only
+// voter).
+func TestStandaloneLeaderKeepsLeadingWhenItGetsAVoter(t *testing.T) {
+	h := newDynamicHarness(t, []int32{1, 2}, []int32{1})
+	h.elect(1)
+	h.append(1, "a")
+	h.advance(30 * time.Second)
+	epoch := h.status(1).Epoch
+	if _, err := h.addVoter(1, 2); err != nil {
+		t.Fatal(err)
+	}
+	h.advance(time.Second)
+	if st := h.status(1); st.Role != raft.Leader || st.Epoch != epoch {
+		t.Fatalf("node 1 is %v in epoch %d after adding a voter, want Leader in epoch %d", st.Role, st.Epoch, epoch)
+	}
+	h.expectVoters(2, 1, 2)
+}
