@@ -118,13 +118,16 @@ func TestDynamicQuorumGrowsOverTheWire(t *testing.T) {
 		return slices.Equal(votersOn(c1), []int32{1, 2}) && slices.Equal(votersOn(c2), []int32{1, 2})
 	})
 	addVoter(t, dir, c3, all...)
+	// The broker too: it knows the added voters only from the log, and
+	// once the first leader is dead it can find the next one only among
+	// the voters it knows.
 	waitFor(t, "voters 1, 2, 3 everywhere", func() bool {
 		for _, s := range all {
 			if !slices.Equal(votersOn(s), []int32{1, 2, 3}) || !s.Raft().Status().Voter {
 				return false
 			}
 		}
-		return true
+		return slices.Equal(votersOn(b), []int32{1, 2, 3})
 	})
 
 	// DescribeQuorum lists every voter at the listener it was added with.
