@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -16,20 +15,10 @@ import (
 // every 200 ms and sessions of 5 s.
 func consumerGroupCluster(t *testing.T) *testServers {
 	t.Helper()
-	ts := startClusterWith(t, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
-		c.Settings.BrokerSessionTimeout = 1500 * time.Millisecond
-		c.Settings.BrokerHeartbeatInterval = 100 * time.Millisecond
-		c.Settings.ReplicaFetchWaitMax = 100 * time.Millisecond
-		c.Settings.OffsetsTopicNumPartitions = 3
-		c.Settings.OffsetsTopicReplicationFactor = 3
+	return groupClusterWith(t, func(c *Config) {
 		c.Settings.GroupConsumerHeartbeatInterval = 200 * time.Millisecond
 		c.Settings.GroupConsumerSessionTimeout = 5 * time.Second
 	})
-	for _, id := range []int32{101, 102, 103} {
-		b := ts.byID[id]
-		waitFor(t, fmt.Sprintf("broker %d RUNNING", id), func() bool { return b.Lifecycle().State() == BrokerRunning })
-	}
-	return ts
 }
 
 // nextGenConsumer is a kgo consumer of topic in group g that speaks the

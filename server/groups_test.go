@@ -22,6 +22,13 @@ import (
 // initial rebalance delay.
 func groupCluster(t *testing.T) *testServers {
 	t.Helper()
+	return groupClusterWith(t, func(*Config) {})
+}
+
+// groupClusterWith is groupCluster with more of each server's settings
+// changed by set.
+func groupClusterWith(t *testing.T, set func(*Config)) *testServers {
+	t.Helper()
 	ts := startClusterWith(t, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
 		c.Settings.BrokerSessionTimeout = 1500 * time.Millisecond
 		c.Settings.BrokerHeartbeatInterval = 100 * time.Millisecond
@@ -29,6 +36,7 @@ func groupCluster(t *testing.T) *testServers {
 		c.Settings.OffsetsTopicNumPartitions = 3
 		c.Settings.OffsetsTopicReplicationFactor = 3
 		c.Settings.GroupInitialRebalanceDelay = 50 * time.Millisecond
+		set(c)
 	})
 	for _, id := range []int32{101, 102, 103} {
 		b := ts.byID[id]
