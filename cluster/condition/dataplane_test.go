@@ -29,11 +29,7 @@ func dataPlaneView() view.View {
 
 func TestDataPlaneConditions(t *testing.T) {
 	v := derived(dataPlaneView(), nil)
-	cases := []struct {
-		cond string
-		want bool
-		saw  string
-	}{
+	checkConditions(t, &v, []conditionCase{
 		{"hwm orders-0 == 50", true, "orders-0: leader 101, leader epoch 2, replicas [101,103], isr [101], hwm 50, log ends 101:50 103:47"},
 		{"hwm orders-0 > 50", false, ""},
 		{"hwm orders-1 == -1", true, "hwm -1, log ends 103:-"},
@@ -50,24 +46,7 @@ func TestDataPlaneConditions(t *testing.T) {
 		{"truncations orders-0 101 == 0", true, "no fetcher thread of broker 101 fetches orders-0"},
 		// hwm without a partition is still the metadata log's.
 		{"hwm == 100", true, "hwm 100"},
-	}
-	for _, tc := range cases {
-		c, err := Parse(tc.cond)
-		if err != nil {
-			t.Fatalf("Parse(%q): %v", tc.cond, err)
-		}
-		if again, err := Parse(c.String()); err != nil || again != c {
-			t.Errorf("%q: canonical form %q does not parse back: %v", tc.cond, c, err)
-		}
-		ok, saw, err := c.Eval(&v)
-		if err != nil {
-			t.Errorf("%s: %v", tc.cond, err)
-			continue
-		}
-		if ok != tc.want || !strings.Contains(saw, tc.saw) {
-			t.Errorf("%s = %v (%s), want %v with %q", tc.cond, ok, saw, tc.want, tc.saw)
-		}
-	}
+	})
 }
 
 // A follower that caught up and rejoined the ISR makes the partition in

@@ -1,6 +1,8 @@
 package condition
 
 import (
+	"strings"
+	"testing"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster/view"
@@ -35,4 +37,35 @@ func engineView() view.View {
 func derived(v view.View, b *view.Baseline) view.View {
 	v.Derive(testNow, b)
 	return v
+}
+
+// conditionCase is a condition, whether it holds on a view, and what
+// its saw must contain.
+type conditionCase struct {
+	cond string
+	want bool
+	saw  string
+}
+
+// checkConditions parses each case's condition, checks that its
+// canonical form parses back to it, and evaluates it on v.
+func checkConditions(t *testing.T, v *view.View, cases []conditionCase) {
+	t.Helper()
+	for _, tc := range cases {
+		c, err := Parse(tc.cond)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tc.cond, err)
+		}
+		if again, err := Parse(c.String()); err != nil || again != c {
+			t.Errorf("%q: canonical form %q does not parse back: %v", tc.cond, c, err)
+		}
+		ok, saw, err := c.Eval(v)
+		if err != nil {
+			t.Errorf("%s: %v", tc.cond, err)
+			continue
+		}
+		if ok != tc.want || !strings.Contains(saw, tc.saw) {
+			t.Errorf("%s = %v (%s), want %v with %q", tc.cond, ok, saw, tc.want, tc.saw)
+		}
+	}
 }

@@ -37,11 +37,7 @@ func groupsView() view.View {
 
 func TestGroupConditions(t *testing.T) {
 	v := derived(groupsView(), nil)
-	cases := []struct {
-		cond string
-		want bool
-		saw  string
-	}{
+	checkConditions(t, &v, []conditionCase{
 		{"group-stable billing", true, "group billing Stable, generation 4, 2 members, coordinator 103"},
 		{"group-stable reports", false, "group reports Empty"},
 		{"group-stable payroll", false, "no running broker serves group payroll yet (groups served: reports, billing)"},
@@ -54,24 +50,7 @@ func TestGroupConditions(t *testing.T) {
 		{"group-coordinator reports == coordinator-of:reports", true, "coordinator 101"},
 		{"unfenced coordinator-of:billing", false, "broker 103 RECOVERY"},
 		{"partition-leader orders-0 != coordinator-of:billing", true, ""},
-	}
-	for _, tc := range cases {
-		c, err := Parse(tc.cond)
-		if err != nil {
-			t.Fatalf("Parse(%q): %v", tc.cond, err)
-		}
-		if again, err := Parse(c.String()); err != nil || again != c {
-			t.Errorf("%q: canonical form %q does not parse back: %v", tc.cond, c, err)
-		}
-		ok, saw, err := c.Eval(&v)
-		if err != nil {
-			t.Errorf("%s: %v", tc.cond, err)
-			continue
-		}
-		if ok != tc.want || !strings.Contains(saw, tc.saw) {
-			t.Errorf("%s = %v (%s), want %v with %q", tc.cond, ok, saw, tc.want, tc.saw)
-		}
-	}
+	})
 }
 
 // coordinator-of names the leader of the group's partition whether or

@@ -23,11 +23,7 @@ func metadataView() view.View {
 
 func TestMetadataConditions(t *testing.T) {
 	v := derived(metadataView(), nil)
-	cases := []struct {
-		cond string
-		want bool
-		saw  string
-	}{
+	checkConditions(t, &v, []conditionCase{
 		{"fenced 103", true, "broker 103 RECOVERY, fenced, metadata lag 7"},
 		{"fenced 101", false, "broker 101 RUNNING, unfenced"},
 		{"unfenced 101", true, ""},
@@ -45,24 +41,7 @@ func TestMetadataConditions(t *testing.T) {
 		{"reassigned orders-0", true, "replicas [101,103], isr [101]"},
 		{"reassigned orders-1", false, "reassigning: adding [103], removing [101]"},
 		{"caught-up", false, "node 3 at 95"},
-	}
-	for _, tc := range cases {
-		c, err := Parse(tc.cond)
-		if err != nil {
-			t.Fatalf("Parse(%q): %v", tc.cond, err)
-		}
-		if again, err := Parse(c.String()); err != nil || again != c {
-			t.Errorf("%q: canonical form %q does not parse back: %v", tc.cond, c, err)
-		}
-		ok, saw, err := c.Eval(&v)
-		if err != nil {
-			t.Errorf("%s: %v", tc.cond, err)
-			continue
-		}
-		if ok != tc.want || !strings.Contains(saw, tc.saw) {
-			t.Errorf("%s = %v (%s), want %v with %q", tc.cond, ok, saw, tc.want, tc.saw)
-		}
-	}
+	})
 }
 
 // An unfenced broker that has not applied all committed metadata is not
