@@ -199,48 +199,67 @@ func (c *Cluster) Validate() error {
 				return fmt.Errorf("ConsistentCommittedData: node %d's snapshot %v holds %d, committed value there is %d", sn.id, s, valueInSnapshot(sn.log, s), v)
 			}
 		}
-		off := st.LogStartOffset
-		for off < st.AppliedOffset {
-			data, err := sn.log.Read(off, 1<<20)
-			if err != nil {
-				return fmt.Errorf("node %d: %w", sn.id, err)
+		err := eachEntry(sn, st.LogStartOffset, st.AppliedOffset, func(off int64, got entry) error {
+			want, ok := c.ledger.entries[off]
+			if !ok {
+				return fmt.Errorf("ConsistentCommittedData: node %d applied offset %d but no listener saw it", sn.id, off)
 			}
-			err = storage.Batches(data, func(_ int, b *storage.Batch) error {
-				if b.FirstOffset >= st.AppliedOffset {
-					return errDone
-				}
-				recs, err := b.Records()
-				if err != nil {
-					return err
-				}
-				for _, r := range recs {
-					got := entry{epoch: b.PartitionLeaderEpoch, control: b.IsControl()}
-					if !got.control {
-						got.value = int64(beUint64(r.Value))
-					}
-					want, ok := c.ledger.entries[r.Offset]
-					if !ok {
-						return fmt.Errorf("ConsistentCommittedData: node %d applied offset %d but no listener saw it", sn.id, r.Offset)
-					}
-					if got != want {
-						return fmt.Errorf("ConsistentCommittedData: node %d holds %+v at committed offset %d, others %+v", sn.id, got, r.Offset, want)
-					}
-				}
-				off = b.NextOffset()
-				return nil
-			})
-			if err == errDone {
-				break
+			if got != want {
+				return fmt.Errorf("ConsistentCommittedData: node %d holds %+v at committed offset %d, others %+v", sn.id, got, off, want)
 			}
-			if err != nil {
-				return err
-			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 var errDone = fmt.Errorf("done")
+
+// eachEntry calls fn with each record of sn's log from offset from up to
+// (not including) the batch that starts at or past to, as the ledger
+// spells entries.
+func eachEntry(sn *simNode, from, to int64, fn func(off int64, got entry) error) error {
+	for off := from; off < to; {
+		data, err := sn.log.Read(off, 1<<20)
+		if err != nil {
+			return fmt.Errorf("node %d: %w", sn.id, err)
+		}
+		next := off
+		err = storage.Batches(data, func(_ int, b *storage.Batch) error {
+			if b.FirstOffset >= to {
+				return errDone
+			}
+			recs, err := b.Records()
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				got := entry{epoch: b.PartitionLeaderEpoch, control: b.IsControl()}
+				if !got.control {
+					got.value = int64(beUint64(r.Value))
+				}
+				if err := fn(r.Offset, got); err != nil {
+					return err
+				}
+			}
+			next = b.NextOffset()
+			return nil
+		})
+		switch {
+		case err == errDone:
+			return nil
+		case err != nil:
+			return err
+		case next == off:
+			return nil // nothing more to read
+		}
+		off = next
+	}
+	return nil
+}
 
 func beUint64(b []byte) uint64 {
 	if len(b) != 8 {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
-	"github.com/kraftlab/kraftlab/storage"
 )
 
 // Reconfig is a change of voter set the simulation drives.
@@ -228,39 +227,14 @@ func (inv *invariants) leaderHasCommitted(c *Cluster) error {
 		if st.LogEndOffset < inv.hwm {
 			return fmt.Errorf("CommittedNeverLost: leader %d of epoch %d ends at %d, below the high watermark %d", sn.id, st.Epoch, st.LogEndOffset, inv.hwm)
 		}
-		for off := st.LogStartOffset; off < inv.hwm; {
-			data, err := sn.log.Read(off, 1<<20)
-			if err != nil {
-				return fmt.Errorf("node %d: %w", sn.id, err)
+		err := eachEntry(sn, st.LogStartOffset, inv.hwm, func(off int64, got entry) error {
+			if want, ok := c.ledger.entries[off]; ok && got != want {
+				return fmt.Errorf("CommittedNeverLost: leader %d of epoch %d holds %+v at committed offset %d, listeners applied %+v", sn.id, st.Epoch, got, off, want)
 			}
-			next := off
-			err = storage.Batches(data, func(_ int, b *storage.Batch) error {
-				if b.FirstOffset >= inv.hwm {
-					return errDone
-				}
-				recs, err := b.Records()
-				if err != nil {
-					return err
-				}
-				for _, r := range recs {
-					got := entry{epoch: b.PartitionLeaderEpoch, control: b.IsControl()}
-					if !got.control {
-						got.value = int64(beUint64(r.Value))
-					}
-					if want, ok := c.ledger.entries[r.Offset]; ok && got != want {
-						return fmt.Errorf("CommittedNeverLost: leader %d of epoch %d holds %+v at committed offset %d, listeners applied %+v", sn.id, st.Epoch, got, r.Offset, want)
-					}
-				}
-				next = b.NextOffset()
-				return nil
-			})
-			if err != nil && err != errDone {
-				return err
-			}
-			if err == errDone || next == off {
-				break
-			}
-			off = next
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
