@@ -14,6 +14,7 @@ type messageFlags struct {
 	api, from, to     string
 	request, response bool
 	all               bool
+	until             string
 	fromRef, toRef    condition.NodeRef
 	direction         view.MessageDirection
 }
@@ -57,11 +58,19 @@ func (f *messageFlags) check(cmd *cobra.Command, args []string) error {
 	if f.all && (f.id != 0 || f.api != "" || f.from != "" || f.to != "" || f.direction != "") {
 		return usagef("step --all delivers every held message: it takes no filter")
 	}
+	if f.until != "" {
+		if f.all || f.id != 0 {
+			return usagef("step --until delivers messages until its condition holds: it takes no --all nor --id")
+		}
+		if _, err := condition.Parse(f.until); err != nil {
+			return usagef("--until %s: %v (conditions: kraftlab wait --help)", f.until, err)
+		}
+	}
 	return nil
 }
 
 func (f *messageFlags) action(kind cluster.ActionKind) cluster.Action {
-	return cluster.Action{Kind: kind, MessageID: f.id, API: f.api, Node: f.fromRef, Peer: f.toRef, Direction: f.direction, All: f.all}
+	return cluster.Action{Kind: kind, MessageID: f.id, API: f.api, Node: f.fromRef, Peer: f.toRef, Direction: f.direction, All: f.all, Until: f.until}
 }
 
 const messagesHelp = `While the cluster clock is paused (kraftlab clock pause) every message
@@ -111,18 +120,25 @@ func newMessagesCommand(e *env) *cobra.Command {
 func newStepCommand(e *env) *cobra.Command {
 	var f messageFlags
 	cmd := &cobra.Command{
-		Use:   "step [--api API] [--from NODE] [--to NODE] [--request|--response] [--id N] [--all]",
+		Use:   "step [--api API] [--from NODE] [--to NODE] [--request|--response] [--id N] [--all] [--until COND]",
 		Short: "Deliver the next held message while the clock is paused",
 		Long: `Step delivers the oldest held message (across every link) that the flags
 match, and first the messages held before it on its connection; --all
 delivers every held message. The clock stays paused: what the receiver does
 with the message happens now, and what it sends back waits at its link.
 
+--until COND delivers the matching messages one at a time, oldest first,
+waiting for the answers they cause, until the condition holds (any condition
+wait takes; at most 30 s). "step --until parked" brings the metadata quorum
+to rest: every follower's and observer's Fetch waits at the leader, so the
+next record appended goes out at once in each parked Fetch's answer.
+
 ` + messagesHelp,
-		Example: indentExample("kraftlab clock pause\nkraftlab step\nkraftlab step --api Fetch --from 2 --to 1\nkraftlab step --all"),
+		Example: indentExample("kraftlab clock pause\nkraftlab step\nkraftlab step --api Fetch --from 2 --to 1\nkraftlab step --all\nkraftlab step --until parked"),
 	}
 	f.add(cmd, "the next message")
 	cmd.Flags().BoolVar(&f.all, "all", false, "deliver every held message")
+	cmd.Flags().StringVar(&f.until, "until", "", "deliver the matching messages one at a time until this condition holds")
 	cmd.Args = f.check
 	cmd.RunE = func(cmd *cobra.Command, args []string) error { return doAction(e, cmd, f.action(cluster.ActStep)) }
 	return cmd

@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,6 +119,9 @@ func (a Action) messageString() string {
 	if a.All {
 		s += " --all"
 	}
+	if a.Until != "" {
+		s += " --until " + strconv.Quote(a.Until)
+	}
 	return s
 }
 
@@ -142,8 +146,11 @@ func (p *Playground) doMessages(v *view.View, a Action) (Result, error) {
 		}
 		*r.id = id
 	}
-	if a.Kind != ActStep && a.All {
-		return Result{}, Errorf(ErrBadAction, "%s takes no --all", a.Kind)
+	if a.Kind != ActStep && (a.All || a.Until != "") {
+		return Result{}, Errorf(ErrBadAction, "%s takes no --all nor --until", a.Kind)
+	}
+	if a.All && a.Until != "" {
+		return Result{}, Errorf(ErrBadAction, "step takes --all or --until, not both")
 	}
 	if a.Kind == ActMessages {
 		held := p.engine.HeldMessages()
@@ -168,11 +175,69 @@ func (p *Playground) doMessages(v *view.View, a Action) (Result, error) {
 		p.publish(EventStep, m.From, msg)
 		return Result{Messages: []view.Message{m}, Message: msg}, nil
 	}
+	if a.Until != "" {
+		return p.stepUntil(f, a.Until)
+	}
 	var ms []view.Message
 	err := awaitHeld(func() (err error) { ms, err = p.engine.StepMessages(f); return err })
 	if err != nil {
 		return Result{}, err
 	}
+	msg := delivered(ms)
+	if len(ms) == 0 {
+		msg = "no message was held"
+	}
+	p.publish(EventStep, 0, msg)
+	return Result{Messages: ms, Message: msg}, nil
+}
+
+// untilWait bounds, in wall time, how long step --until delivers and
+// waits for its condition.
+const untilWait = 30 * time.Second
+
+// stepUntil delivers the held messages f matches, oldest first, one at a
+// time, until the condition holds: after each delivery it looks again, so
+// it stops at the first message after which the condition is seen true.
+// Nothing held is no failure: the receiver of the last message answers a
+// moment later, on its own goroutine.
+func (p *Playground) stepUntil(f MessageFilter, until string) (Result, error) {
+	cond, err := condition.Parse(until)
+	if err != nil {
+		return Result{}, Errorf(ErrBadAction, "step --until: %v", err)
+	}
+	var ms []view.Message
+	deadline := time.Now().Add(untilWait)
+	for {
+		v := p.View()
+		ok, saw, err := cond.Eval(&v)
+		if err != nil {
+			return Result{}, Errorf(ErrBadAction, "step --until %s: %v", cond, err)
+		}
+		if ok {
+			msg := delivered(ms)
+			if len(ms) == 0 {
+				msg = "delivered nothing: the condition held already"
+			}
+			msg += fmt.Sprintf("\nok: %s: %s", cond, saw)
+			p.publish(EventStep, 0, msg)
+			return Result{Messages: ms, Message: msg}, nil
+		}
+		if time.Now().After(deadline) {
+			return Result{Messages: ms}, Errorf(ErrNodeState, "step --until %s: still false after %v and %d delivered messages; last saw: %s", cond, untilWait, len(ms), saw)
+		}
+		step, err := p.engine.StepMessages(f)
+		switch {
+		case errors.Is(err, ErrNoHeldMessage):
+			time.Sleep(5 * time.Millisecond)
+		case err != nil:
+			return Result{}, err
+		}
+		ms = append(ms, step...)
+	}
+}
+
+// delivered lists delivered messages, one a line.
+func delivered(ms []view.Message) string {
 	var b strings.Builder
 	for i, m := range ms {
 		if i > 0 {
@@ -180,12 +245,7 @@ func (p *Playground) doMessages(v *view.View, a Action) (Result, error) {
 		}
 		b.WriteString("delivered " + describeMessage(m))
 	}
-	msg := b.String()
-	if len(ms) == 0 {
-		msg = "no message was held"
-	}
-	p.publish(EventStep, 0, msg)
-	return Result{Messages: ms, Message: msg}, nil
+	return b.String()
 }
 
 // heldWait bounds how long step and drop wait, in wall time, for a

@@ -109,6 +109,9 @@ type Action struct {
 	Direction view.MessageDirection `json:"direction,omitempty"`
 	MessageID uint64                `json:"messageId,omitempty"`
 	All       bool                  `json:"all,omitempty"`
+	// Until makes step deliver the matching held messages one at a time,
+	// oldest first, until this condition (as wait takes it) holds.
+	Until string `json:"until,omitempty"`
 	// Observer makes add-controller only start the new controller, as an
 	// observer, and leave adding it to the voters to
 	// kafka-metadata-quorum add-controller.

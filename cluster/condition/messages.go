@@ -42,3 +42,37 @@ func heldAPI(c Condition, v *view.View) (bool, string, error) {
 	}
 	return false, fmt.Sprintf("no %s among the %d held messages", c.field, v.HeldMessages), nil
 }
+
+// allParked: the leader holds a Fetch of every running follower and
+// observer. With the clock paused that is the quorum at rest: nothing
+// moves until a record is appended, and then each parked Fetch answers.
+func allParked(_ Condition, v *view.View) (bool, string, error) {
+	if v.LeaderID == view.NoLeader {
+		return false, v.Summary(), nil
+	}
+	var parked, not []string
+	for _, list := range [][]view.Replica{v.CurrentVoters, v.CurrentObservers} {
+		for _, r := range list {
+			if r.NodeID == v.LeaderID || r.State != view.StateRunning {
+				continue
+			}
+			if r.ParkedFetch {
+				parked = append(parked, fmt.Sprint(r.NodeID))
+			} else {
+				not = append(not, fmt.Sprint(r.NodeID))
+			}
+		}
+	}
+	saw := fmt.Sprintf("leader %d holds the Fetch of %s", v.LeaderID, orNone(parked))
+	if len(not) > 0 {
+		saw += "; not of " + strings.Join(not, ", ")
+	}
+	return len(not) == 0 && len(parked) > 0, saw, nil
+}
+
+func orNone(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}

@@ -33,3 +33,29 @@ func TestHeldCondition(t *testing.T) {
 		t.Errorf("a misspelt API: %v", err)
 	}
 }
+
+func TestParkedCondition(t *testing.T) {
+	c, err := Parse("parked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := view.View{LeaderID: 1,
+		CurrentVoters: []view.Replica{
+			{NodeID: 1, State: view.StateRunning},
+			{NodeID: 2, State: view.StateRunning, ParkedFetch: true},
+			{NodeID: 3, State: view.StateRunning},
+		},
+		CurrentObservers: []view.Replica{{NodeID: 101, State: view.StateRunning, ParkedFetch: true}},
+	}
+	if ok, saw, _ := c.Eval(&v); ok || saw != "leader 1 holds the Fetch of 2, 101; not of 3" {
+		t.Errorf("voter 3's Fetch in flight: %t %q", ok, saw)
+	}
+	v.CurrentVoters[2].State = view.StateKilled
+	if ok, saw, _ := c.Eval(&v); !ok || saw != "leader 1 holds the Fetch of 2, 101" {
+		t.Errorf("voter 3 killed, the others parked: %t %q", ok, saw)
+	}
+	v.CurrentVoters[1].ParkedFetch, v.CurrentObservers[0].ParkedFetch = false, false
+	if ok, saw, _ := c.Eval(&v); ok || saw != "leader 1 holds the Fetch of none; not of 2, 101" {
+		t.Errorf("nothing parked: %t %q", ok, saw)
+	}
+}

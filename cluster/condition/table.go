@@ -71,6 +71,8 @@ var forms = []form{
 	// Stopped time: the messages the links hold while the clock is paused.
 	{word: "held", args: []arg{apiName}, example: "held CreateTopics",
 		help: "a message of API (Kafka's name: Fetch, Vote, CreateTopics…) waits at the links", eval: heldAPI},
+	{word: "parked", eval: allParked,
+		help: "every running follower's and observer's Fetch waits at the leader, parked\nfor new records: none is in flight (step --until parked gets there)"},
 }
 
 // Forms lists the conditions wait and expect understand, one per

@@ -24,9 +24,10 @@ type messageBody struct {
 	To        condition.NodeRef     `json:"to,omitzero"`
 	Direction view.MessageDirection `json:"direction,omitempty"`
 	All       bool                  `json:"all,omitempty"`
+	Until     string                `json:"until,omitempty"`
 }
 
-const messageWant = `{"id": N, "api": "Fetch", "from": "NODE", "to": "NODE", "direction": "request|response", "all": true}`
+const messageWant = `{"id": N, "api": "Fetch", "from": "NODE", "to": "NODE", "direction": "request|response", "all": true, "until": "COND"}`
 
 func messageAction(kind cluster.ActionKind) func(*Server, http.ResponseWriter, *http.Request) {
 	return func(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -35,12 +36,12 @@ func messageAction(kind cluster.ActionKind) func(*Server, http.ResponseWriter, *
 			writeError(w, http.StatusBadRequest, err)
 			return
 		}
-		s.act(w, r, cluster.Action{Kind: kind, MessageID: body.ID, API: body.API, Node: body.From, Peer: body.To, Direction: body.Direction, All: body.All})
+		s.act(w, r, cluster.Action{Kind: kind, MessageID: body.ID, API: body.API, Node: body.From, Peer: body.To, Direction: body.Direction, All: body.All, Until: body.Until})
 	}
 }
 
 func messagePath(kind cluster.ActionKind) string { return "/v1/" + string(kind) }
 
 func messageBodyOf(a cluster.Action) messageBody {
-	return messageBody{ID: a.MessageID, API: a.API, From: a.Node, To: a.Peer, Direction: a.Direction, All: a.All}
+	return messageBody{ID: a.MessageID, API: a.API, From: a.Node, To: a.Peer, Direction: a.Direction, All: a.All, Until: a.Until}
 }

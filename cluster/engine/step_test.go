@@ -199,3 +199,64 @@ func TestPausedTopicCreationWaitsForItsMessages(t *testing.T) {
 		return false
 	})
 }
+
+// Paused just after the leader answered its parked fetches, the quorum's
+// Fetch cycle is in flight: responses and requests wait at the links.
+// step --until parked delivers them until every follower's and observer's
+// Fetch waits at the leader again, and stops there.
+func TestStepUntilParkedBringsThePausedQuorumToRest(t *testing.T) {
+	p := openReal(t, 3, 1, "")
+	waitCond(t, p, "leader")
+	waitCond(t, p, "unfenced 101")
+	do(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockPause})
+	defer p.Do(context.Background(), cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockResume})
+
+	for _, bad := range []cluster.Action{
+		{Kind: cluster.ActStep, Until: "parkd"},
+		{Kind: cluster.ActStep, Until: "parked", All: true},
+		{Kind: cluster.ActDrop, Until: "parked"},
+	} {
+		if _, err := p.Do(context.Background(), bad); !errors.Is(err, cluster.ErrBadAction) {
+			t.Errorf("%s: %v, want a bad action", bad, err)
+		}
+	}
+	// Past the parked fetches' max wait, the leader answers them empty:
+	// the answers wait at the links, so nothing is parked.
+	maxWait := p.View().Settings["kraftlab.quorum.fetch.max.wait.ms"]
+	ms, err := strconv.ParseInt(maxWait, 10, 64)
+	if err != nil {
+		t.Fatalf("kraftlab.quorum.fetch.max.wait.ms %q: %v", maxWait, err)
+	}
+	do(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockAdvance, AdvanceMs: ms + 1})
+	awaitHeld(t, p, "Fetch")
+	if v := p.View(); mustEval(t, "parked", &v) {
+		t.Fatal("parked while Fetch messages wait at the links")
+	}
+
+	res := do(t, p, cluster.Action{Kind: cluster.ActStep, Until: "parked"})
+	t.Log(res.Message)
+	if len(res.Messages) == 0 || !strings.Contains(res.Message, "ok: parked: leader") {
+		t.Fatalf("step --until parked: %q, want deliveries and the condition", res.Message)
+	}
+	// At rest, paused: it stays so, and a second step --until delivers nothing.
+	v := p.View()
+	if !mustEval(t, "parked", &v) {
+		t.Fatalf("not parked after step --until parked: %s", describeNodes(p))
+	}
+	if res := do(t, p, cluster.Action{Kind: cluster.ActStep, Until: "parked"}); len(res.Messages) != 0 {
+		t.Fatalf("a quorum at rest: step --until parked delivered %q", res.Message)
+	}
+}
+
+func mustEval(t *testing.T, cond string, v *view.View) bool {
+	t.Helper()
+	c, err := condition.Parse(cond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, _, err := c.Eval(v)
+	if err != nil {
+		t.Fatalf("%s: %v", cond, err)
+	}
+	return ok
+}
