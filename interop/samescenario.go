@@ -346,6 +346,13 @@ func BrokerFencing(sys System) (map[int32]bool, error) {
 	if err != nil {
 		return nil, err
 	}
+	return BrokerFencingAt(addr)
+}
+
+// BrokerFencingAt asks the broker at addr for DescribeCluster with the
+// fenced brokers included and returns each broker's fencing as that
+// broker's metadata has it.
+func BrokerFencingAt(addr string) (map[int32]bool, error) {
 	req := kmsg.NewPtrDescribeClusterRequest()
 	req.Version = 2
 	req.IncludeFencedBrokers = true

@@ -113,19 +113,7 @@ func (g *groupScenario) produce(ctx context.Context, r *run, prefix string, n in
 // or which broker leads what (chance: member ids and replica placement).
 func consumerGroupFailover(l *lockstep, g *groupScenario) {
 	l.begin()
-	l.wait("every broker unfenced", time.Minute, func(r *run) (bool, string) {
-		f, err := BrokerFencing(r.sys)
-		if err != nil {
-			return false, err.Error()
-		}
-		n := 0
-		for _, fenced := range f {
-			if !fenced {
-				n++
-			}
-		}
-		return n == len(r.sys.Brokers()), fmt.Sprint(f)
-	})
+	l.wait("every broker unfenced", time.Minute, everyBrokerUnfenced)
 	l.each(func(r *run) error {
 		_, err := r.tool(l.ctx, MainTopics, "--create", "--topic", groupTopic, "--partitions", strconv.Itoa(groupTopicPartitions), "--replication-factor", "3")
 		return err
@@ -473,4 +461,29 @@ func TestSameConsumerGroupScenarioOnKafkaAndKraftlab(t *testing.T) {
 	}()
 	consumerGroupFailover(l, g)
 	l.compare(known)
+}
+
+// everyBrokerUnfenced asks each broker for DescribeCluster: every one must
+// list all brokers unfenced. What each said is kept, so that a timeout
+// tells a broker whose metadata is stuck from a cluster that is slow.
+func everyBrokerUnfenced(r *run) (bool, string) {
+	all := true
+	var saw []string
+	for _, id := range r.sys.Brokers() {
+		f, err := BrokerFencingAt(r.sys.Addr(id))
+		if err != nil {
+			all = false
+			saw = append(saw, fmt.Sprintf("broker %d: %v", id, err))
+			continue
+		}
+		n := 0
+		for _, fenced := range f {
+			if !fenced {
+				n++
+			}
+		}
+		all = all && n == len(r.sys.Brokers())
+		saw = append(saw, fmt.Sprintf("broker %d says fenced %v", id, f))
+	}
+	return all, strings.Join(saw, "; ")
 }
