@@ -232,6 +232,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.act(cluster.Action{Kind: cluster.ActHeal})
 	case key.Matches(msg, k.Resign):
 		return m.act(cluster.Action{Kind: cluster.ActResign, Node: condition.LeaderRef()})
+	case key.Matches(msg, k.AddVoter):
+		// A static quorum refuses; its error says how to start a dynamic one.
+		return m.act(cluster.Action{Kind: cluster.ActAddController})
 	}
 	if !m.hasView {
 		return nil
@@ -272,6 +275,14 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Isolate):
 		return m.act(cluster.Action{Kind: cluster.ActIsolate, Node: node})
+	case key.Matches(msg, k.RemoveVoter):
+		// The other keys undo what they did; a removed voter comes back
+		// only as a new controller, so this one asks first.
+		m.mode = modeAsk
+		m.ask = askState{
+			question: fmt.Sprintf("Remove node %d from the voters (RemoveRaftVoter)? y removes, any other key keeps it", sel),
+			action:   cluster.Action{Kind: cluster.ActRemoveController, Node: node},
+		}
 	case key.Matches(msg, k.Partition):
 		m.startPick(cluster.ActPartition, m.otherNodes(sel))
 	case key.Matches(msg, k.Link):

@@ -42,12 +42,14 @@ type recordedFrame struct {
 
 // goldenScreen is a golden screen: the frames of one recording or more,
 // replayed one after the other, the last of them cut to its first frames
-// (0: all of them), with the data pane pane in front.
+// (0: all of them), with the data pane pane in front and, if help, the
+// full help (?) open.
 type goldenScreen struct {
 	name   string
 	replay []string
 	frames int
 	pane   dataPane
+	help   bool
 }
 
 // goldenScreens are the screens the golden files show: steady state; just
@@ -63,33 +65,41 @@ type goldenScreen struct {
 // each as partitions and as fetcher threads. Then a consumer group: a
 // member that lags; the broker coordinating it killed, no broker serving
 // the group; its __consumer_offsets partition's new leader serving it.
+// Then the full help (?), and a dynamic quorum (kraft.version 1): grown
+// from one voter to three with + (controllers add); a fourth controller
+// started as an observer; the first leader removed with -, an observer
+// now, and a leader elected among the added voters.
 var goldenScreens = []goldenScreen{
-	{"steady", []string{"steady"}, 0, paneBrokers},
-	{"leader-down", []string{"steady", "leader-kill"}, 2, paneBrokers},
-	{"election", []string{"steady", "leader-kill"}, 4, paneBrokers},
-	{"leader-kill", []string{"leader-kill"}, 0, paneBrokers},
-	{"partition", []string{"partition"}, 0, paneBrokers},
-	{"majority-gone", []string{"majority-gone"}, 0, paneBrokers},
-	{"broker-fenced", []string{"broker-fenced"}, 0, paneBrokers},
-	{"replication-partitions", []string{"replication"}, 0, panePartitions},
-	{"replication-fetchers", []string{"replication"}, 0, paneFetchers},
-	{"replica-killed-partitions", []string{"replication", "replica-down"}, 2, panePartitions},
-	{"replica-out-partitions", []string{"replication", "replica-down"}, 0, panePartitions},
-	{"replica-out-fetchers", []string{"replication", "replica-down"}, 0, paneFetchers},
-	{"replica-rejoin-partitions", []string{"replication", "replica-down", "replica-rejoin"}, 0, panePartitions},
-	{"replica-rejoin-fetchers", []string{"replication", "replica-down", "replica-rejoin"}, 0, paneFetchers},
-	{"replica-slow-partitions", []string{"replication", "replica-down", "replica-rejoin", "replica-slow"}, 0, panePartitions},
-	{"replica-slow-fetchers", []string{"replication", "replica-down", "replica-rejoin", "replica-slow"}, 0, paneFetchers},
-	{"replica-truncate-partitions", []string{"replica-slow", "replica-truncate"}, 0, panePartitions},
-	{"replica-truncate-fetchers", []string{"replica-slow", "replica-truncate"}, 0, paneFetchers},
-	{"zk-steady", []string{"zk"}, 3, paneBrokers},
-	{"zk-failover", []string{"zk"}, 0, panePartitions},
-	{"attached-steady", []string{"attached"}, 2, paneBrokers},
-	{"attached-partitions", []string{"attached"}, 2, panePartitions},
-	{"attached-failover", []string{"attached"}, 0, paneBrokers},
-	{"groups", []string{"groups"}, 0, paneGroups},
-	{"groups-coordinator-down", []string{"groups", "groups-moved"}, 3, paneGroups},
-	{"groups-coordinator-moved", []string{"groups", "groups-moved"}, 0, paneGroups},
+	{"steady", []string{"steady"}, 0, paneBrokers, false},
+	{"leader-down", []string{"steady", "leader-kill"}, 2, paneBrokers, false},
+	{"election", []string{"steady", "leader-kill"}, 4, paneBrokers, false},
+	{"leader-kill", []string{"leader-kill"}, 0, paneBrokers, false},
+	{"partition", []string{"partition"}, 0, paneBrokers, false},
+	{"majority-gone", []string{"majority-gone"}, 0, paneBrokers, false},
+	{"broker-fenced", []string{"broker-fenced"}, 0, paneBrokers, false},
+	{"replication-partitions", []string{"replication"}, 0, panePartitions, false},
+	{"replication-fetchers", []string{"replication"}, 0, paneFetchers, false},
+	{"replica-killed-partitions", []string{"replication", "replica-down"}, 2, panePartitions, false},
+	{"replica-out-partitions", []string{"replication", "replica-down"}, 0, panePartitions, false},
+	{"replica-out-fetchers", []string{"replication", "replica-down"}, 0, paneFetchers, false},
+	{"replica-rejoin-partitions", []string{"replication", "replica-down", "replica-rejoin"}, 0, panePartitions, false},
+	{"replica-rejoin-fetchers", []string{"replication", "replica-down", "replica-rejoin"}, 0, paneFetchers, false},
+	{"replica-slow-partitions", []string{"replication", "replica-down", "replica-rejoin", "replica-slow"}, 0, panePartitions, false},
+	{"replica-slow-fetchers", []string{"replication", "replica-down", "replica-rejoin", "replica-slow"}, 0, paneFetchers, false},
+	{"replica-truncate-partitions", []string{"replica-slow", "replica-truncate"}, 0, panePartitions, false},
+	{"replica-truncate-fetchers", []string{"replica-slow", "replica-truncate"}, 0, paneFetchers, false},
+	{"zk-steady", []string{"zk"}, 3, paneBrokers, false},
+	{"zk-failover", []string{"zk"}, 0, panePartitions, false},
+	{"attached-steady", []string{"attached"}, 2, paneBrokers, false},
+	{"attached-partitions", []string{"attached"}, 2, panePartitions, false},
+	{"attached-failover", []string{"attached"}, 0, paneBrokers, false},
+	{"groups", []string{"groups"}, 0, paneGroups, false},
+	{"groups-coordinator-down", []string{"groups", "groups-moved"}, 3, paneGroups, false},
+	{"groups-coordinator-moved", []string{"groups", "groups-moved"}, 0, paneGroups, false},
+	{"help", []string{"steady"}, 0, paneBrokers, true},
+	{"voters-grown", []string{"voters-grown"}, 0, paneBrokers, false},
+	{"voters-observer", []string{"voters-grown", "voters-observer"}, 0, paneBrokers, false},
+	{"voters-shrunk", []string{"voters-observer", "voters-shrunk"}, 0, paneBrokers, false},
 }
 
 func recordingPath(name string) string { return filepath.Join("testdata", name+".json") }
@@ -136,6 +146,7 @@ func TestGolden(t *testing.T) {
 		for _, size := range [][2]int{{80, 24}, {160, 48}} {
 			t.Run(fmt.Sprintf("%s/%dx%d", g.name, size[0], size[1]), func(t *testing.T) {
 				m := replay(r, size[0], size[1])
+				m.showAll = g.help
 				if g.pane != paneBrokers {
 					m.pane = g.pane
 					if m.tabbed() {
@@ -345,10 +356,17 @@ type recorder struct {
 // KRAFTLAB_TUI_RECORD asks for it; source says what ran.
 func newRecorder(t *testing.T, what, source string) *recorder {
 	t.Helper()
+	return newRecorderOf(t, what, source, 3, 3, nil)
+}
+
+// newRecorderOf is newRecorder with that many controllers and brokers
+// and the settings overrides (as up --set takes them).
+func newRecorderOf(t *testing.T, what, source string, controllers, brokers int, overrides []string) *recorder {
+	t.Helper()
 	if os.Getenv("KRAFTLAB_TUI_RECORD") == "" {
 		t.Skip("set KRAFTLAB_TUI_RECORD=1 to record " + what + " from a real cluster")
 	}
-	cfg, err := cluster.NewConfig(3, 3, cluster.ProfileFast, nil, "")
+	cfg, err := cluster.NewConfig(controllers, brokers, cluster.ProfileFast, overrides, "")
 	if err != nil {
 		t.Fatal(err)
 	}

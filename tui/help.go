@@ -7,7 +7,7 @@ import "strings"
 // `kraftlab metrics` prints. Kafka names no resigned state: a resigned
 // leader reports unattached.
 const roleLegend = "Roles as Kafka's raft-metrics current-state: " +
-	"Leader = leader; Follower = follower; Observer (a broker following the leader) = observer; " +
+	"Leader = leader; Follower = follower; Observer (a broker or other non-voter) = observer; " +
 	"Candidate = candidate; Prospective = prospective, prospective-voted once it voted; " +
 	"Unattached = unattached, unattached-voted once it voted; Resigned = unattached."
 

@@ -17,7 +17,7 @@ func TestFullHelpMapsRolesOntoCurrentState(t *testing.T) {
 	}
 	press(t, m, "?")
 	v := strings.Join(strings.Fields(m.View()), " ")
-	for _, want := range []string{"Kafka's raft-metrics current-state", "Observer (a broker following the leader) = observer",
+	for _, want := range []string{"Kafka's raft-metrics current-state", "Observer (a broker or other non-voter) = observer",
 		"Prospective = prospective, prospective-voted once it voted", "Resigned = unattached"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("full help lacks %q:\n%s", want, m.View())

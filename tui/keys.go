@@ -18,6 +18,10 @@ type KeyMap struct {
 
 	Partition, Isolate, Heal, HealAll, Link key.Binding
 
+	// A dynamic quorum's voter set (kraft.version 1): + starts a new
+	// controller and adds it, - removes the selected node.
+	AddVoter, RemoveVoter key.Binding
+
 	Load, TopicLoad, Topic, Elect, Pause, Tab, BackTab, Pane, Diagram, Groups, ScrollUp, ScrollDown, Follow key.Binding
 
 	// The held messages' keys, while the cluster clock is paused: n
@@ -77,6 +81,9 @@ func DefaultKeyMap() KeyMap {
 		HealAll:   b("H", "heal all", "H"),
 		Link:      b("d", "delay/loss…", "d"),
 
+		AddVoter:    b("+", "add a new controller to the voters", "+"),
+		RemoveVoter: b("-", "remove the selected node from the voters…", "-"),
+
 		Load:       b("L", fmt.Sprintf("load %d/s on/off", loadRate), "L"),
 		TopicLoad:  b("P", "produce to a topic…", "P"),
 		Topic:      b("T", "create a topic…", "T"),
@@ -135,15 +142,18 @@ func (k KeyMap) shortStep() key.Binding {
 // FullHelp is the help shown by ?, in columns: two rows of three at 80
 // columns, so that the keys and the role legend fit 80x24. Pairs of keys
 // that mirror each other share a line. Time and its messages go with the
-// node list's keys: space, n and c are what a paused screen is for. The
+// node list's keys: space, n and c are what a paused screen is for; so do
+// + and -, which grow and shrink the list's voters. The
 // queue's own keys (choose, deliver, drop) show in the help bar while it
 // has the focus, as the link keys' do while a node is picked.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	pair := func(a, b key.Binding, help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...), key.WithHelp(help, desc))
 	}
+	voters := pair(k.AddVoter, k.RemoveVoter, "+ -", "add/remove a voter…")
+	voters.SetEnabled(k.AddVoter.Enabled())
 	groups := [][]key.Binding{
-		{pair(k.Up, k.Down, "↑↓/kj", "select"), k.Leader, k.Pane, k.Pause, k.Step, k.Messages},
+		{pair(k.Up, k.Down, "↑↓/kj", "select"), k.Leader, voters, k.Pane, k.Pause, k.Step, k.Messages},
 		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe, k.SlowDisk},
 		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link, k.Diagram, k.Groups},
 		{k.Load, k.TopicLoad, k.Topic, k.Elect, k.Election, k.Command},
@@ -168,7 +178,7 @@ func (k KeyMap) withoutCommand() KeyMap {
 func (k KeyMap) withoutActions() KeyMap {
 	for _, b := range []*key.Binding{&k.Kill, &k.Start, &k.Stop, &k.Resign, &k.Snapshot, &k.Wipe, &k.SlowDisk,
 		&k.Partition, &k.Isolate, &k.Heal, &k.HealAll, &k.Link, &k.Load, &k.TopicLoad, &k.Topic, &k.Elect,
-		&k.Pause, &k.Step, &k.Messages, &k.Diagram} {
+		&k.AddVoter, &k.RemoveVoter, &k.Pause, &k.Step, &k.Messages, &k.Diagram} {
 		b.SetEnabled(false)
 	}
 	return k

@@ -123,3 +123,50 @@ func TestFullHelpShowsAddresses(t *testing.T) {
 		}
 	}
 }
+
+// + adds a controller and - (after asking) removes the selected node
+// from the voters; a static quorum refuses both, and the screen shows
+// its refusal as any action's error.
+func TestVoterKeysOnAStaticQuorum(t *testing.T) {
+	pg, _ := openPlayground(t, 3, 0, clustertest.Options{})
+	m := newModel(t, pg, 160, 48)
+	press(t, m, "+")
+	pull(t, m)
+	screen := m.View()
+	if l := lastLine(t, screen, 2); !strings.Contains(l, "error: controllers add: add a controller: the fake engine's quorum is static") {
+		t.Fatalf("status line after +: %q", l)
+	}
+	if !strings.Contains(lineWith(t, screen, "action-error"), "quorum is static") {
+		t.Fatal("the refusal is not in the event log")
+	}
+	m.quorum.selected = 2
+	press(t, m, "-")
+	if l := lastLine(t, m.View(), 2); !strings.Contains(l, "Remove node 2 from the voters (RemoveRaftVoter)? y removes") {
+		t.Fatalf("- did not ask: %q", l)
+	}
+	press(t, m, "n")
+	if !strings.Contains(m.status.text, "controllers remove 2: not done") {
+		t.Errorf("status after - then n: %q", m.status.text)
+	}
+	press(t, m, "-", "y")
+	pull(t, m)
+	if l := lastLine(t, m.View(), 2); !strings.Contains(l, "error: controllers remove 2: remove controller 2: the fake engine's quorum is static") {
+		t.Fatalf("status line after - then y: %q", l)
+	}
+}
+
+// A screen on a real cluster only reads it: + and - neither act nor show
+// in the full help.
+func TestVoterKeysReadOnly(t *testing.T) {
+	k := DefaultKeyMap().withoutActions()
+	for _, row := range k.FullHelp() {
+		for _, b := range row {
+			if b.Enabled() && strings.Contains(b.Help().Key, "+") {
+				t.Errorf("a read-only screen's help lists %q", b.Help().Key)
+			}
+		}
+	}
+	if k.AddVoter.Enabled() || k.RemoveVoter.Enabled() {
+		t.Error("a read-only screen takes + or -")
+	}
+}

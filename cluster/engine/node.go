@@ -101,7 +101,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		nv.Restart = &view.Restart{Attempts: r.Attempts, NextTimestamp: r.Next.UnixMilli(), LastError: r.LastError}
 	}
 	if nv.Live() {
-		nv.Role = roleName(st.Role, n.kind)
+		nv.Role = roleName(st.Role, n.voter(st))
 		nv.Metadata = metadataView(n.srv.Loader())
 	}
 	if st.HasSnapshot {
@@ -145,14 +145,26 @@ func nodeState(s quorum.State) view.State {
 	return view.StateKilled
 }
 
-// roleName names a raft role as the playground does; a broker following
-// the leader is an Observer.
-func roleName(r raft.Role, kind view.Kind) view.Role {
+// voter reports whether the node is in the voter set it knows: a static
+// quorum's voters are its controllers, a dynamic quorum's those of the
+// latest VotersRecord in the node's log.
+func (n *engineNode) voter(st quorum.Status) bool {
+	if n.kind != view.KindController {
+		return false
+	}
+	return st.KRaftVersion < raft.KRaftVersion1 || slices.Contains(st.Voters, n.id)
+}
+
+// roleName names a raft role as the playground does; a node following
+// the leader from outside the voter set (a broker, or a controller not
+// yet added to a dynamic quorum or removed from it) is an Observer, as
+// Kafka's current-state says.
+func roleName(r raft.Role, voter bool) view.Role {
 	switch r {
 	case raft.Leader:
 		return view.RoleLeader
 	case raft.Follower:
-		if kind == view.KindBroker {
+		if !voter {
 			return view.RoleObserver
 		}
 		return view.RoleFollower

@@ -56,8 +56,10 @@ const (
 	RoleProspective Role = "Prospective"
 	RoleUnattached  Role = "Unattached"
 	RoleResigned    Role = "Resigned"
-	// RoleObserver is a broker following the leader of the metadata quorum;
-	// a broker that knows no leader is Unattached.
+	// RoleObserver is a node following the leader of the metadata quorum
+	// from outside its voter set: a broker, or a controller a dynamic
+	// quorum has not added yet or has removed. One that knows no leader
+	// is Unattached.
 	RoleObserver Role = "Observer"
 	// RoleZkController is, in the ZooKeeper era, the broker that holds
 	// /controller; RoleBroker is any other running broker of that era.
