@@ -88,7 +88,7 @@ var raftMetrics = []raftMetric{
 		func(m *RaftMetrics) string { return fmtInt(m.NumberOfVoters) }},
 	{"number-of-observers", "observers the leader tracks (fetched in the last 5 minutes); leader only",
 		func(m *RaftMetrics) string { return fmtOptInt(m.NumberOfObservers) }},
-	{"uncommitted-voter-change", "1 while a voter change is uncommitted (voters are static here: 0); leader only",
+	{"uncommitted-voter-change", "1 while a voter change (controllers add or remove) is appended and not yet committed; leader only",
 		func(m *RaftMetrics) string { return fmtOptInt(m.UncommittedVoterChange) }},
 	{"commit-latency-avg", "ms from the leader writing a batch to committing it, per record, averaged over the window",
 		func(m *RaftMetrics) string { return fmtNaN(m.CommitLatencyAvg) }},
