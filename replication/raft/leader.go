@@ -264,6 +264,9 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 	}
 	ls.expireParked(n, now)
 	ls.expireObservers(now)
+	if err := n.maybeUpdateSelf(now); err != nil {
+		return now, err
+	}
 	if n.cfg.Replication == Push {
 		// The pushes announce the leader: no BeginQuorumEpoch. Past its
 		// linger a push leader has written what it gathered (drainDue).
