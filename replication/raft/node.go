@@ -92,9 +92,9 @@ type Node struct {
 	// updateVoterDeadline is when a voter follower next checks its entry
 	// in the voter set (UpdateRaftVoter).
 	updateVoterDeadline time.Time // Follower
-	fetchingSnapshot  SnapshotWriter
-	lead              *leaderState  // Leader
-	resign            *resignedInfo // Resigned
+	fetchingSnapshot    SnapshotWriter
+	lead                *leaderState  // Leader
+	resign              *resignedInfo // Resigned
 
 	conns  map[int32]*connection
 	nextID uint64
