@@ -325,7 +325,13 @@ func (n *Node) beginQuorumEpochRequest(to int32) *kmsg.BeginQuorumEpochRequest {
 	req.Version = BeginQuorumEpochVersion
 	req.ClusterID = &n.cfg.ClusterID
 	req.VoterID = to
+	for _, e := range n.cfg.Listeners {
+		l := kmsg.NewBeginQuorumEpochRequestLeaderEndpoint()
+		l.Name, l.Host, l.Port = e.Name, e.Host, e.Port
+		req.LeaderEndpoints = append(req.LeaderEndpoints, l)
+	}
 	p := kmsg.NewBeginQuorumEpochRequestTopicPartition()
+	p.VoterDirectoryID = n.voterDirectory(to)
 	p.LeaderID = n.id
 	p.LeaderEpoch = n.epoch
 	t := kmsg.NewBeginQuorumEpochRequestTopic()
@@ -515,6 +521,10 @@ func (n *Node) handleBeginQuorumEpochRequest(now time.Time, m Message, req *kmsg
 		err = n.maybeTransition(now, p.LeaderID, p.LeaderEpoch)
 		if err == nil && n.role == Follower && n.leader == p.LeaderID && n.epoch == p.LeaderEpoch {
 			n.emitBefore(mark, Event{Kind: EventBeginQuorumEpochReceived, Leader: p.LeaderID})
+		}
+		if err == nil && !n.validVoterKey(req.Version, req.VoterID, p.VoterDirectoryID) {
+			n.logger.Info("BeginQuorumEpoch for another replica", "from", p.LeaderID, "voter", req.VoterID, "directory", DirectoryID(p.VoterDirectoryID))
+			code = errInvalidVoterKey
 		}
 	}
 	rp := kmsg.NewBeginQuorumEpochResponseTopicPartition()

@@ -79,6 +79,7 @@ const (
 	errSnapshotNotFound        int16 = 98
 	errPositionOutOfRange      int16 = 99
 	errInconsistentClusterID   int16 = 104
+	errInvalidVoterKey         int16 = 125
 	errVoterNotFound           int16 = 127
 )
 
@@ -97,6 +98,7 @@ var errorNames = map[int16]string{
 	errSnapshotNotFound:        "SNAPSHOT_NOT_FOUND",
 	errPositionOutOfRange:      "POSITION_OUT_OF_RANGE",
 	errInconsistentClusterID:   "INCONSISTENT_CLUSTER_ID",
+	errInvalidVoterKey:         "INVALID_VOTER_KEY",
 	errVoterNotFound:           "VOTER_NOT_FOUND",
 }
 

@@ -210,6 +210,11 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 		// An observer learns the leader and takes the records of the same
 		// response.
 		return code != errNone, true, nil
+	case code == errInvalidVoterKey:
+		// The request was for another directory of that id (a voter that
+		// lost its disk): nothing to retry sooner, nothing to learn.
+		n.logger.Info("peer is not the voter the request was for", "error", ErrorName(code))
+		return true, true, nil
 	case code == errBrokerNotAvailable || code == errInconsistentVoterSet ||
 		code == errInvalidRequest || code == errInconsistentClusterID:
 		n.logger.Warn("peer refused request", "error", ErrorName(code))
