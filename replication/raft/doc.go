@@ -207,7 +207,8 @@
 //     as in Kafka, since voter sets differ between replicas while a change
 //     spreads. A Vote or BeginQuorumEpoch names the voter it is for by id
 //     and directory id; a node of that id with another directory (one
-//     that lost its disk) answers INVALID_VOTER_KEY and does not vote.
+//     that lost its disk) answers INVALID_VOTER_KEY and does not vote;
+//     EndQuorumEpoch names its preferred candidates the same way.
 //   - A replica looking for the leader asks its bootstrap servers
 //     (Config.Bootstrap) when it has them, never the voters its log names,
 //     as Kafka's RequestManager does.
@@ -219,9 +220,8 @@
 // # Left out and different
 //
 // docs/design.md ("Differences from Kafka") has the full table.
-// Directory ids in EndQuorumEpoch and in the vote a replica remembers
-// (Vote and BeginQuorumEpoch carry them, and a replica answers one meant
-// for another directory of its id with INVALID_VOTER_KEY, voterkey.go);
+// The directory id of the vote a replica remembers (Vote,
+// BeginQuorumEpoch and EndQuorumEpoch carry directory ids, voterkey.go);
 // voter changes under push replication; UpdateRaftVoter under kraft.version 0
 // (no follower sends it; a leader answers one and keeps nothing, since
 // there is no kraft.version upgrade). A leader serves a

@@ -65,3 +65,23 @@ func TestVoterKeyMustMatch(t *testing.T) {
 		t.Fatalf("BeginQuorumEpoch for node 3's directory: %s", raft.ErrorName(p.ErrorCode))
 	}
 }
+
+// EndQuorumEpoch names the preferred candidates by id and directory id: a
+// node named first, but with another directory, is not the one meant and
+// waits as if unnamed, where the one meant stands at once.
+func TestEndQuorumEpochCandidateKey(t *testing.T) {
+	for _, c := range []struct {
+		dir  raft.DirectoryID
+		want raft.Role
+	}{{dirOf(2), raft.Prospective}, {raft.DirectoryID{}, raft.Prospective}, {dirOf(77), raft.Follower}} {
+		h := newDynamicHarness(t, []int32{1, 2, 3}, []int32{1, 2, 3})
+		h.elect(1)
+		epoch := h.status(1).Epoch
+		req := endReq(1, epoch, 2, 3)
+		req.Topics[0].Partitions[0].PreferredCandidates[0].CandidateDirectoryID = c.dir
+		h.request(2, 1, req)
+		if got := h.status(2).Role; got != c.want {
+			t.Errorf("first candidate with directory %x: node 2 is %v, want %v", c.dir, got, c.want)
+		}
+	}
+}
