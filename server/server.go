@@ -287,6 +287,8 @@ func (s *Server) start(ctx context.Context) error {
 	s.mu.Lock()
 	s.listener, s.addr = ln, ln.Addr()
 	s.mu.Unlock()
+	// A voter names its listener in the voter set (UpdateRaftVoter).
+	s.raft.SetListener(ln.Addr())
 	if err := p.listening(); err != nil {
 		s.closeListener(ln)
 		s.raft.Kill()

@@ -138,7 +138,8 @@ const minFetchVersion int16 = 12
 // DESCRIBE, which kraftlab grants to anonymous users' tools).
 // AddRaftVoter and RemoveRaftVoter change a dynamic quorum's voters; Kafka
 // authorizes ALTER on the cluster for them, which kraftlab grants to
-// anyone, as its playground's tools are.
+// anyone, as its playground's tools are. UpdateRaftVoter, which a voter
+// sends its leader, is for members.
 var VoterAPIs = []wire.APIRange{
 	{Key: kmsg.Fetch.Int16(), MinVersion: minFetchVersion, MaxVersion: raft.FetchVersion, MembersOnly: true},
 	voteAPI,
@@ -148,6 +149,7 @@ var VoterAPIs = []wire.APIRange{
 	{Key: kmsg.FetchSnapshot.Int16(), MinVersion: 0, MaxVersion: raft.FetchSnapshotVersion, MembersOnly: true},
 	addRaftVoterAPI,
 	removeRaftVoterAPI,
+	updateRaftVoterAPI,
 }
 
 // The RPCs voters serve in both replication modes: elections and

@@ -33,6 +33,8 @@ type Node struct {
 	mu     sync.Mutex
 	inst   *instance // nil while not running
 	starts int
+	// listeners are the node's own, once its server is bound (SetListener).
+	listeners []raft.Endpoint
 
 	status atomic.Pointer[Status]
 	// metrics are the running incarnation's, nil while not running.
@@ -186,7 +188,13 @@ func (n *Node) open() (*instance, error) {
 		return nil, err
 	}
 	seed := uint64(now.UnixNano())
-	rn, err := raft.New(n.cfg.Raft, log, storage.NewQuorumStateFileOn(dir, n.cfg.Disk), in.sm, rand.New(rand.NewPCG(seed, uint64(n.id))), now)
+	rc := n.cfg.Raft
+	n.mu.Lock()
+	if n.listeners != nil {
+		rc.Listeners = n.listeners
+	}
+	n.mu.Unlock()
+	rn, err := raft.New(rc, log, storage.NewQuorumStateFileOn(dir, n.cfg.Disk), in.sm, rand.New(rand.NewPCG(seed, uint64(n.id))), now)
 	if err != nil {
 		in.sm.beginShutdown() // the listener's incarnation ends unstarted
 		log.Close()

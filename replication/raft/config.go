@@ -29,6 +29,12 @@ type Config struct {
 	// network layer maps ids to addresses), beside the voters it knows of.
 	// A node with no voter set yet, one joining a running quorum, needs it.
 	Bootstrap []int32
+	// Listeners are this node's own listeners, the first its default, as
+	// a voter set names it (Kafka's listeners for controller.listener.names):
+	// a voter of a dynamic quorum whose entry differs sends them with
+	// UpdateRaftVoter (see Node.SetListeners). Empty, the node describes
+	// itself to no one.
+	Listeners []Endpoint
 	// ClusterID is checked on every RPC that carries one; a mismatch is
 	// answered with INCONSISTENT_CLUSTER_ID.
 	ClusterID string

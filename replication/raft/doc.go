@@ -194,18 +194,37 @@
 //     removal still uncommitted, campaigns for the new set's votes when it
 //     comes back, so that it can commit the change (Kafka lets no
 //     non-voter campaign, and deadlocks there).
+//   - Each voter keeps its own entry right (update.go): a follower whose
+//     entry differs from what it is (Config.Listeners, its directory id,
+//     the kraft.version range it supports) sends UpdateRaftVoter to the
+//     leader once per fetch timeout until it agrees, and a leader writes
+//     its own. The leader checks the request as Kafka's
+//     UpdateVoterHandler does, with its error codes, appends the updated
+//     VotersRecord under the same one-change-at-a-time rule, and answers
+//     without waiting for the commit. A driver that learns its listener
+//     only once bound tells the node with SetListeners.
 //   - Vote, BeginQuorumEpoch and EndQuorumEpoch are taken from any node,
 //     as in Kafka, since voter sets differ between replicas while a change
-//     spreads.
+//     spreads. A Vote or BeginQuorumEpoch names the voter it is for by id
+//     and directory id; a node of that id with another directory (one
+//     that lost its disk) answers INVALID_VOTER_KEY and does not vote;
+//     EndQuorumEpoch names its preferred candidates the same way.
+//   - A replica looking for the leader asks its bootstrap servers
+//     (Config.Bootstrap) when it has them, never the voters its log names,
+//     as Kafka's RequestManager does.
 //
-// The wire RPCs (AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter) belong
-// to the server layer, which calls AddVoter and RemoveVoter.
+// AddRaftVoter and RemoveRaftVoter belong to the server layer, which
+// calls AddVoter and RemoveVoter; UpdateRaftVoter is raft's own RPC,
+// sent and answered by the node.
 //
 // # Left out and different
 //
 // docs/design.md ("Differences from Kafka") has the full table.
-// UpdateRaftVoter and directory ids in Vote, BeginQuorumEpoch and
-// EndQuorumEpoch; voter changes under push replication. A leader serves a
+// The directory id of the vote a replica remembers (Vote,
+// BeginQuorumEpoch and EndQuorumEpoch carry directory ids, voterkey.go);
+// voter changes under push replication; UpdateRaftVoter under kraft.version 0
+// (no follower sends it; a leader answers one and keeps nothing, since
+// there is no kraft.version upgrade). A leader serves a
 // VotersRecord only once it flushed it (Kafka's leader flushes everything
 // before serving it). Endpoints in messages (the network layer fills in
 // LeaderEndpoints/NodeEndpoints), unattached voters fetching from bootstrap

@@ -144,6 +144,8 @@ func (n *Node) voteRequest(to int32, preVote bool) *kmsg.VoteRequest {
 	p := kmsg.NewVoteRequestTopicPartition()
 	p.CandidateEpoch = n.epoch
 	p.CandidateID = n.id
+	p.CandidateDirectoryID = n.cfg.DirectoryID
+	p.VoterDirectoryID = n.voterDirectory(to)
 	p.LastOffsetEpoch = n.lastEpoch()
 	p.LastOffset = n.log.LogEndOffset()
 	p.PreVote = preVote
@@ -218,6 +220,11 @@ func (n *Node) handleVoteRequest(now time.Time, m Message, req *kmsg.VoteRequest
 		if err := n.becomeUnattached(now, p.CandidateEpoch); err != nil {
 			return err
 		}
+	}
+	if !n.validVoterKey(req.Version, req.VoterID, p.VoterDirectoryID) {
+		n.logger.Info("vote request for another replica", "from", p.CandidateID, "voter", req.VoterID, "directory", DirectoryID(p.VoterDirectoryID))
+		answer(errInvalidVoterKey, false)
+		return nil
 	}
 	ourEpoch := n.lastEpoch()
 	upToDate := p.LastOffsetEpoch > ourEpoch ||

@@ -229,6 +229,11 @@ func (n *Node) pollFollower(now time.Time) (time.Time, error) {
 			return now, n.becomeProspective(now)
 		}
 		wake = n.fetchDeadline
+		if w, sent := n.pollUpdateVoter(now); sent {
+			return earliest(wake, w), nil
+		} else if !w.IsZero() {
+			wake = earliest(wake, w)
+		}
 	}
 	if n.NeedsFlush() {
 		// The next Fetch would acknowledge records not yet on disk.

@@ -32,6 +32,8 @@ type harness struct {
 	delivered func(raft.Message)
 	// unsafe is the ErrUnsafe error of the last request, nil for none.
 	unsafe error
+	// ports, when set, moves a node's listener (newDescribingHarness).
+	ports map[int32]uint16
 }
 
 type hnode struct {

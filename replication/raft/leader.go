@@ -264,6 +264,9 @@ func (n *Node) pollLeader(now time.Time) (time.Time, error) {
 	}
 	ls.expireParked(n, now)
 	ls.expireObservers(now)
+	if err := n.maybeUpdateSelf(now); err != nil {
+		return now, err
+	}
 	if n.cfg.Replication == Push {
 		// The pushes announce the leader: no BeginQuorumEpoch. Past its
 		// linger a push leader has written what it gathered (drainDue).
@@ -322,7 +325,13 @@ func (n *Node) beginQuorumEpochRequest(to int32) *kmsg.BeginQuorumEpochRequest {
 	req.Version = BeginQuorumEpochVersion
 	req.ClusterID = &n.cfg.ClusterID
 	req.VoterID = to
+	for _, e := range n.cfg.Listeners {
+		l := kmsg.NewBeginQuorumEpochRequestLeaderEndpoint()
+		l.Name, l.Host, l.Port = e.Name, e.Host, e.Port
+		req.LeaderEndpoints = append(req.LeaderEndpoints, l)
+	}
 	p := kmsg.NewBeginQuorumEpochRequestTopicPartition()
+	p.VoterDirectoryID = n.voterDirectory(to)
 	p.LeaderID = n.id
 	p.LeaderEpoch = n.epoch
 	t := kmsg.NewBeginQuorumEpochRequestTopic()
@@ -512,6 +521,10 @@ func (n *Node) handleBeginQuorumEpochRequest(now time.Time, m Message, req *kmsg
 		err = n.maybeTransition(now, p.LeaderID, p.LeaderEpoch)
 		if err == nil && n.role == Follower && n.leader == p.LeaderID && n.epoch == p.LeaderEpoch {
 			n.emitBefore(mark, Event{Kind: EventBeginQuorumEpochReceived, Leader: p.LeaderID})
+		}
+		if err == nil && !n.validVoterKey(req.Version, req.VoterID, p.VoterDirectoryID) {
+			n.logger.Info("BeginQuorumEpoch for another replica", "from", p.LeaderID, "voter", req.VoterID, "directory", DirectoryID(p.VoterDirectoryID))
+			code = errInvalidVoterKey
 		}
 	}
 	rp := kmsg.NewBeginQuorumEpochResponseTopicPartition()

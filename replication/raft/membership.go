@@ -154,19 +154,18 @@ func (n *Node) dynamic() bool {
 	return n.history.kraftVersion() >= KRaftVersion1 || len(n.cfg.Voters) == 0
 }
 
-// fetchTargets are the nodes a replica looking for the leader asks: the
-// voters, and in a dynamic quorum the bootstrap servers too.
+// fetchTargets are the nodes a replica looking for the leader asks
+// (Kafka's RequestManager): the bootstrap servers when it has them, the
+// voters otherwise. Kafka's replica never asks the voters the log names
+// instead: a controller removed from the voters whose only bootstrap
+// server is itself never finds the next leader, and a broker whose
+// bootstrap servers are all gone finds no leader, however many voters
+// were added since.
 func (n *Node) fetchTargets() []int32 {
 	if !n.dynamic() || len(n.cfg.Bootstrap) == 0 {
 		return n.voterIDs
 	}
-	out := slices.Clone(n.voterIDs)
-	for _, id := range n.cfg.Bootstrap {
-		if !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
+	return n.cfg.Bootstrap
 }
 
 // Voters returns the voter set in force on this node: the latest

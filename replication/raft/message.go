@@ -53,6 +53,8 @@ const (
 	BeginQuorumEpochVersion int16 = 1
 	EndQuorumEpochVersion   int16 = 1
 	DescribeQuorumVersion   int16 = 2
+	// UpdateRaftVoterVersion is the only version Kafka has (KIP-853).
+	UpdateRaftVoterVersion int16 = 0
 )
 
 // MetadataTopic is the name of the quorum's single-partition log.
@@ -67,7 +69,9 @@ const (
 	errUnknownServerError      int16 = -1
 	errUnknownTopicOrPartition int16 = 3
 	errNotLeaderOrFollower     int16 = 6
+	errRequestTimedOut         int16 = 7
 	errBrokerNotAvailable      int16 = 8
+	errUnsupportedVersion      int16 = 35
 	errInvalidRequest          int16 = 42
 	errFencedLeaderEpoch       int16 = 74
 	errUnknownLeaderEpoch      int16 = 75
@@ -75,6 +79,8 @@ const (
 	errSnapshotNotFound        int16 = 98
 	errPositionOutOfRange      int16 = 99
 	errInconsistentClusterID   int16 = 104
+	errInvalidVoterKey         int16 = 125
+	errVoterNotFound           int16 = 127
 )
 
 var errorNames = map[int16]string{
@@ -82,7 +88,9 @@ var errorNames = map[int16]string{
 	errUnknownServerError:      "UNKNOWN_SERVER_ERROR",
 	errUnknownTopicOrPartition: "UNKNOWN_TOPIC_OR_PARTITION",
 	errNotLeaderOrFollower:     "NOT_LEADER_OR_FOLLOWER",
+	errRequestTimedOut:         "REQUEST_TIMED_OUT",
 	errBrokerNotAvailable:      "BROKER_NOT_AVAILABLE",
+	errUnsupportedVersion:      "UNSUPPORTED_VERSION",
 	errInvalidRequest:          "INVALID_REQUEST",
 	errFencedLeaderEpoch:       "FENCED_LEADER_EPOCH",
 	errUnknownLeaderEpoch:      "UNKNOWN_LEADER_EPOCH",
@@ -90,6 +98,8 @@ var errorNames = map[int16]string{
 	errSnapshotNotFound:        "SNAPSHOT_NOT_FOUND",
 	errPositionOutOfRange:      "POSITION_OUT_OF_RANGE",
 	errInconsistentClusterID:   "INCONSISTENT_CLUSTER_ID",
+	errInvalidVoterKey:         "INVALID_VOTER_KEY",
+	errVoterNotFound:           "VOTER_NOT_FOUND",
 }
 
 // ErrorName returns Kafka's name for an error code.

@@ -89,9 +89,12 @@ type Node struct {
 	election          *election // Prospective, Candidate
 	fetchDeadline     time.Time // Follower
 	fetchedFromLeader bool      // Follower
-	fetchingSnapshot  SnapshotWriter
-	lead              *leaderState  // Leader
-	resign            *resignedInfo // Resigned
+	// updateVoterDeadline is when a voter follower next checks its entry
+	// in the voter set (UpdateRaftVoter).
+	updateVoterDeadline time.Time // Follower
+	fetchingSnapshot    SnapshotWriter
+	lead                *leaderState  // Leader
+	resign              *resignedInfo // Resigned
 
 	conns  map[int32]*connection
 	nextID uint64
@@ -159,6 +162,7 @@ func New(cfg Config, log Log, store QuorumStateStore, listener Listener, rng *ra
 	}
 	n.cfg.Voters = slices.Clone(cfg.Voters)
 	n.cfg.Bootstrap = slices.Clone(cfg.Bootstrap)
+	n.cfg.Listeners = slices.Clone(cfg.Listeners)
 	n.history.static = StaticVoters(n.cfg.Voters)
 	if n.logger == nil {
 		n.logger = slog.New(slog.DiscardHandler)
@@ -270,6 +274,7 @@ func (n *Node) recover(now time.Time) error {
 	case st.LeaderID >= 0:
 		n.setRole(Follower)
 		n.fetchDeadline = now.Add(n.cfg.FetchTimeout)
+		n.updateVoterDeadline = n.fetchDeadline
 	default:
 		n.setRole(Unattached)
 		n.electionDeadline = now.Add(n.randomElectionTimeout())

@@ -76,7 +76,7 @@ func (n *Node) pollPushFollower(now time.Time) (time.Time, error) {
 // pull node none of push's RPCs.
 func (n *Node) otherMode(req kmsg.Request) bool {
 	switch req.(type) {
-	case *kmsg.FetchRequest, *kmsg.FetchSnapshotRequest, *kmsg.BeginQuorumEpochRequest:
+	case *kmsg.FetchRequest, *kmsg.FetchSnapshotRequest, *kmsg.BeginQuorumEpochRequest, *kmsg.UpdateRaftVoterRequest:
 		return n.cfg.Replication == Push
 	case *pushrpc.AppendEntriesRequest, *pushrpc.InstallSnapshotRequest, *pushrpc.ObserveQuorumRequest:
 		return n.cfg.Replication != Push
@@ -95,6 +95,8 @@ func (n *Node) refuseOtherMode(m Message) {
 	case *kmsg.FetchSnapshotResponse:
 		r.ErrorCode = errInvalidRequest
 	case *kmsg.BeginQuorumEpochResponse:
+		r.ErrorCode = errInvalidRequest
+	case *kmsg.UpdateRaftVoterResponse:
 		r.ErrorCode = errInvalidRequest
 	case *pushrpc.AppendEntriesResponse:
 		r.ErrorCode, r.LeaderID, r.LeaderEpoch, r.MatchOffset, r.DivergingEpoch = errInvalidRequest, n.leader, n.epoch, -1, pushrpc.EpochEndOffset{Epoch: -1, EndOffset: -1}

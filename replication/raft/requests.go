@@ -129,6 +129,8 @@ func (n *Node) handleRequest(now time.Time, m Message) error {
 		return n.handleEndQuorumEpochRequest(now, m, req)
 	case *kmsg.DescribeQuorumRequest:
 		n.reply(m, n.describeQuorum(now, req))
+	case *kmsg.UpdateRaftVoterRequest:
+		return n.handleUpdateRaftVoterRequest(now, m, req)
 	default:
 		return fmt.Errorf("unsupported request %s", pushrpc.NameForKey(m.Request.Key()))
 	}
@@ -167,6 +169,8 @@ func (n *Node) handleResponse(now time.Time, m Message) error {
 		ok, err = n.handleEndQuorumEpochResponse(now, m, resp)
 	case *pushrpc.ObserveQuorumResponse:
 		ok, err = n.handleObserveQuorumResponse(now, m, resp)
+	case *kmsg.UpdateRaftVoterResponse:
+		ok, err = n.handleUpdateRaftVoterResponse(now, m, resp)
 	default:
 		return fmt.Errorf("unexpected response %s", pushrpc.NameForKey(m.Response.Key()))
 	}
@@ -206,6 +210,11 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 		// An observer learns the leader and takes the records of the same
 		// response.
 		return code != errNone, true, nil
+	case code == errInvalidVoterKey:
+		// The request was for another directory of that id (a voter that
+		// lost its disk): nothing to retry sooner, nothing to learn.
+		n.logger.Info("peer is not the voter the request was for", "error", ErrorName(code))
+		return true, true, nil
 	case code == errBrokerNotAvailable || code == errInconsistentVoterSet ||
 		code == errInvalidRequest || code == errInconsistentClusterID:
 		n.logger.Warn("peer refused request", "error", ErrorName(code))

@@ -53,6 +53,7 @@ func (n *Node) endQuorumEpochRequest() *kmsg.EndQuorumEpochRequest {
 	for _, s := range n.resign.successors {
 		c := kmsg.NewEndQuorumEpochRequestTopicPartitionPreferredCandidate()
 		c.CandidateID = s
+		c.CandidateDirectoryID = n.voterDirectory(s)
 		p.PreferredCandidates = append(p.PreferredCandidates, c)
 	}
 	p.PreferredSuccessors = slices.Clone(n.resign.successors)
@@ -77,14 +78,20 @@ func (n *Node) handleEndQuorumEpochRequest(now time.Time, m Message, req *kmsg.E
 		err = n.maybeTransition(now, p.LeaderID, p.LeaderEpoch)
 		if err == nil && n.role == Follower && n.leader == p.LeaderID {
 			successors := p.PreferredSuccessors
+			position := slices.Index(successors, n.id)
 			if req.Version >= 1 {
+				// Candidates are named by id and directory id: a node of
+				// that id with another directory is not the one meant.
 				successors = make([]int32, 0, len(p.PreferredCandidates))
-				for _, c := range p.PreferredCandidates {
+				position = -1
+				for i, c := range p.PreferredCandidates {
 					successors = append(successors, c.CandidateID)
+					if position < 0 && n.validVoterKey(req.Version, c.CandidateID, c.CandidateDirectoryID) && c.CandidateID == n.id {
+						position = i
+					}
 				}
 			}
 			n.emitBefore(mark, Event{Kind: EventEndQuorumEpochReceived, Leader: p.LeaderID, Successors: slices.Clone(successors)})
-			position := slices.Index(successors, n.id)
 			if position < 0 {
 				position = len(successors)
 			}

@@ -126,6 +126,7 @@ func (n *Node) becomeFollower(now time.Time, epoch, leader int32) error {
 	n.epoch, n.leader, n.voted = epoch, leader, voted
 	n.setRole(Follower)
 	n.fetchDeadline = now.Add(n.cfg.FetchTimeout)
+	n.updateVoterDeadline = now.Add(n.cfg.FetchTimeout)
 	n.electionEnded(now)
 	n.reportRole()
 	return nil

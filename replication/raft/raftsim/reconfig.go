@@ -126,6 +126,10 @@ func RunReconfig(seed uint64, ro ReconfigOptions) (*Cluster, error) {
 	if err != nil {
 		return c, fmt.Errorf("voter set %v not reached: %w; %s", target, err, c.describe())
 	}
+	err = c.RunUntil(func() bool { return c.entriesUpdated() }, 30*time.Second)
+	if err != nil {
+		return c, fmt.Errorf("voter entries not updated to their listeners: %w; %s", err, c.describe())
+	}
 	return c, c.Validate()
 }
 
@@ -147,6 +151,28 @@ func (c *Cluster) reconfigured() bool {
 	}
 	for _, sn := range c.nodes {
 		if sn.node != nil && !slices.Equal(sn.node.Status().Voters, c.target) {
+			return false
+		}
+	}
+	return true
+}
+
+// entriesUpdated reports whether the leader committed a voter set whose
+// entry for each running voter names the listeners of its incarnation,
+// which the voters' UpdateRaftVoter (or the leader's own update) wrote.
+func (c *Cluster) entriesUpdated() bool {
+	id, _, ok := c.Leader()
+	if !ok {
+		return false
+	}
+	st := c.node(id).node.Status()
+	set, _ := c.node(id).node.VotersAt(st.HighWatermark - 1)
+	if st.HighWatermark <= 0 || !slices.Equal(set.IDs(), c.target) {
+		return false
+	}
+	for _, v := range set {
+		sn := c.node(v.ID)
+		if sn.node != nil && !slices.Equal(v.Endpoints, listeners(v.ID, sn.incarnation)) {
 			return false
 		}
 	}

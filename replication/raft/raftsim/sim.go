@@ -228,6 +228,18 @@ func voter(id int32) raft.Voter {
 		Endpoints: []raft.Endpoint{{Name: "CONTROLLER", Host: "127.0.0.1", Port: uint16(9000 + id)}}}
 }
 
+// listeners are where a dynamic quorum's node listens in an incarnation:
+// every other restart moves it to another port, so that it updates its
+// entry in the voter set (UpdateRaftVoter). The network goes by node id;
+// the listeners only describe.
+func listeners(id int32, incarnation int) []raft.Endpoint {
+	eps := voter(id).Endpoints
+	if incarnation%2 == 0 {
+		eps[0].Port += 10000
+	}
+	return eps
+}
+
 func (c *Cluster) initialVoters() raft.VoterSet {
 	var s raft.VoterSet
 	for id := int32(1); id <= int32(c.opts.InitialVoters); id++ {
@@ -346,10 +358,11 @@ func (c *Cluster) fail(err error) {
 func (c *Cluster) start(sn *simNode) error {
 	cfg := c.cfg
 	cfg.NodeID = sn.id
+	sn.incarnation++
 	if c.opts.Dynamic {
 		cfg.DirectoryID = directoryID(sn.id)
+		cfg.Listeners = listeners(sn.id, sn.incarnation)
 	}
-	sn.incarnation++
 	sn.counter = newCounter(sn.id, c.ledger)
 	rng := rand.New(rand.NewPCG(c.opts.Seed^uint64(sn.id)<<32, uint64(sn.incarnation)))
 	var l raft.Listener = sn.counter
