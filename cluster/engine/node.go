@@ -7,6 +7,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/metadata/loader"
+	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
@@ -101,7 +102,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		nv.Restart = &view.Restart{Attempts: r.Attempts, NextTimestamp: r.Next.UnixMilli(), LastError: r.LastError}
 	}
 	if nv.Live() {
-		nv.Role = roleName(st.Role, n.kind)
+		nv.Role = roleName(st.Role, n.kind, st.Voter)
 		nv.Metadata = metadataView(n.srv.Loader())
 	}
 	if st.HasSnapshot {
@@ -113,6 +114,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		for _, r := range st.Replicas {
 			nv.Replicas = append(nv.Replicas, view.Replica{
 				NodeID:                r.NodeID,
+				DirectoryID:           directoryID(r.DirectoryID),
 				LogEndOffset:          r.LogEndOffset,
 				LastFetchTimestamp:    unixMilli(r.LastFetch),
 				LastCaughtUpTimestamp: unixMilli(r.LastCaughtUp),
@@ -123,6 +125,14 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		}
 	}
 	return nv
+}
+
+// directoryID prints a directory id as Kafka does, "" for the zero one.
+func directoryID(d raft.DirectoryID) string {
+	if d.IsZero() {
+		return ""
+	}
+	return record.Uuid(d).String()
 }
 
 func unixMilli(t time.Time) int64 {
@@ -146,13 +156,15 @@ func nodeState(s quorum.State) view.State {
 }
 
 // roleName names a raft role as the playground does; a broker following
-// the leader is an Observer.
-func roleName(r raft.Role, kind view.Kind) view.Role {
+// the leader is an Observer, and so is a controller that is no voter
+// (one joining a dynamic quorum, or one whose wiped folder the voter set
+// does not name).
+func roleName(r raft.Role, kind view.Kind, voter bool) view.Role {
 	switch r {
 	case raft.Leader:
 		return view.RoleLeader
 	case raft.Follower:
-		if kind == view.KindBroker {
+		if kind == view.KindBroker || !voter {
 			return view.RoleObserver
 		}
 		return view.RoleFollower

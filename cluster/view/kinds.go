@@ -56,8 +56,9 @@ const (
 	RoleProspective Role = "Prospective"
 	RoleUnattached  Role = "Unattached"
 	RoleResigned    Role = "Resigned"
-	// RoleObserver is a broker following the leader of the metadata quorum;
-	// a broker that knows no leader is Unattached.
+	// RoleObserver is a broker following the leader of the metadata quorum,
+	// or a controller that is no voter of a dynamic one; an observer that
+	// knows no leader is Unattached.
 	RoleObserver Role = "Observer"
 	// RoleZkController is, in the ZooKeeper era, the broker that holds
 	// /controller; RoleBroker is any other running broker of that era.

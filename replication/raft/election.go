@@ -144,6 +144,12 @@ func (n *Node) voteRequest(to int32, preVote bool) *kmsg.VoteRequest {
 	p := kmsg.NewVoteRequestTopicPartition()
 	p.CandidateEpoch = n.epoch
 	p.CandidateID = n.id
+	// Directory ids (v1+): the candidate's, and the one the voter set
+	// names for the voter asked, which refuses if its folder has another.
+	p.CandidateDirectoryID = n.cfg.DirectoryID
+	if v, ok := n.history.last().Voter(to); ok {
+		p.VoterDirectoryID = v.DirectoryID
+	}
 	p.LastOffsetEpoch = n.lastEpoch()
 	p.LastOffset = n.log.LogEndOffset()
 	p.PreVote = preVote
@@ -218,6 +224,15 @@ func (n *Node) handleVoteRequest(now time.Time, m Message, req *kmsg.VoteRequest
 		if err := n.becomeUnattached(now, p.CandidateEpoch); err != nil {
 			return err
 		}
+	}
+	// A vote meant for the voter with another directory id, one this
+	// node's folder replaced (a wiped disk), is refused: its empty log
+	// must not help elect anyone as the voter it was (Kafka's
+	// isValidVoterKey).
+	if dir := DirectoryID(p.VoterDirectoryID); req.Version >= 1 && !dir.IsZero() && !n.cfg.DirectoryID.IsZero() && dir != n.cfg.DirectoryID {
+		n.logger.Info("vote request for another directory id refused", "candidate", p.CandidateID, "epoch", p.CandidateEpoch)
+		answer(errInvalidVoterKey, false)
+		return nil
 	}
 	ourEpoch := n.lastEpoch()
 	upToDate := p.LastOffsetEpoch > ourEpoch ||

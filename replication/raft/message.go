@@ -75,6 +75,7 @@ const (
 	errSnapshotNotFound        int16 = 98
 	errPositionOutOfRange      int16 = 99
 	errInconsistentClusterID   int16 = 104
+	errInvalidVoterKey         int16 = 116
 )
 
 var errorNames = map[int16]string{
@@ -83,6 +84,7 @@ var errorNames = map[int16]string{
 	errUnknownTopicOrPartition: "UNKNOWN_TOPIC_OR_PARTITION",
 	errNotLeaderOrFollower:     "NOT_LEADER_OR_FOLLOWER",
 	errBrokerNotAvailable:      "BROKER_NOT_AVAILABLE",
+	errInvalidVoterKey:         "INVALID_VOTER_KEY",
 	errInvalidRequest:          "INVALID_REQUEST",
 	errFencedLeaderEpoch:       "FENCED_LEADER_EPOCH",
 	errUnknownLeaderEpoch:      "UNKNOWN_LEADER_EPOCH",

@@ -207,7 +207,7 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 		// response.
 		return code != errNone, true, nil
 	case code == errBrokerNotAvailable || code == errInconsistentVoterSet ||
-		code == errInvalidRequest || code == errInconsistentClusterID:
+		code == errInvalidRequest || code == errInconsistentClusterID || code == errInvalidVoterKey:
 		n.logger.Warn("peer refused request", "error", ErrorName(code))
 		return true, false, nil
 	}
