@@ -182,8 +182,21 @@ func TestRealEngineView(t *testing.T) {
 		t.Errorf("link 101 -> %d: %+v", leader.ID, l)
 	}
 	kinds := eventKinds(p)
-	if kinds[cluster.EventRecovery] != 5 || kinds[cluster.EventElection] == 0 || kinds[cluster.EventHighWatermark] == 0 {
+	if kinds[cluster.EventElection] == 0 || kinds[cluster.EventHighWatermark] == 0 {
 		t.Errorf("events: %v", kinds)
+	}
+	// One recovery event per node for opening its log. A controller's
+	// loader may add one: its log opens with the initial voter set, whose
+	// replay at startup ends only once that commits, and by then the
+	// controller may have fetched the first metadata records too.
+	opened := 0
+	for _, e := range p.EventStream().Since(0) {
+		if e.Kind == cluster.EventRecovery && strings.HasPrefix(e.Message, "opened ") {
+			opened++
+		}
+	}
+	if opened != 5 {
+		t.Errorf("%d nodes opened their logs, want 5; events: %v", opened, kinds)
 	}
 }
 
