@@ -43,7 +43,7 @@ var nodeCommands = []nodeCommand{
 		"Snapshot makes the node write a snapshot at its high watermark and move its\nlog start offset there. A follower that is further behind must then fetch\nthe snapshot (FetchSnapshot) before it can fetch the log again.",
 		"kraftlab snapshot leader"},
 	{cluster.ActWipe, "Make a node lose its disk and start again empty",
-		"Wipe kills the node if it runs, deletes its data folder (log, snapshots,\nquorum-state file) as a lost disk would, formats it again for the same\ncluster and node, and starts it: it fetches everything back from the leader.\nA wiped voter forgot its vote too. With a static voter set (Kafka's\nkraft.version 0, and kraftlab's) nothing tells the others it is not the\nvoter it was, so it can help elect a leader that lacks committed records;\nKafka's KIP-853 directory ids exist to catch that.",
+		"Wipe kills the node if it runs, deletes its data folder (log, snapshots,\nquorum-state file) as a lost disk would, formats it again for the same\ncluster and node, and starts it: it fetches everything back from the leader.\nA wiped voter forgot its vote too. In a dynamic quorum (kraft.version 1, the\ndefault) the new folder has a new directory id, which the voter set does not\nname: the node comes back as an observer, counted nowhere, until\n\"controllers remove NODE\" drops its old entry and \"controllers add NODE\"\nadds it again (KIP-853). With a static voter set (up --set kraft.version=0)\nnothing tells the others it is not the voter it was, so it can help elect a\nleader that lacks committed records.",
 		"kraftlab wipe 3"},
 }
 

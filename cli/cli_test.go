@@ -629,7 +629,7 @@ func TestExamplesRun(t *testing.T) {
 	// Voter changes need pull replication, as Kafka's quorum has.
 	var push []string
 	for _, f := range files {
-		if b, _ := os.ReadFile(f); !strings.Contains(string(b), "kraft.version=1") {
+		if b, _ := os.ReadFile(f); !strings.Contains(string(b), "\ncontrollers ") {
 			push = append(push, f)
 		}
 	}

@@ -24,11 +24,14 @@ func newStatusCommand(e *env) *cobra.Command {
 playground: the leader, its epoch, the high watermark and how far the
 followers lag. --replication prints one row per replica instead, as
 "describe --replication" does, with kraftlab's own State column (running,
-killed, stopped, isolated). DirectoryId is the zero UUID
-(AAAAAAAAAAAAAAAAAAAAAA): Kafka prints it for the voters of a static quorum
-(kraft.version 0, as kraftlab's); its brokers would show their own directory
-ids, which kraftlab's nodes do not send. --json prints the whole view (with
---replication: the rows) using the same field names.`,
+killed, stopped, isolated). In a dynamic quorum (kraft.version 1, the
+default) a voter's DirectoryId is the one the voter set names for it, a
+controller observer's the one its fetches carry: a wiped voter shows up
+twice, as the voter its old folder was and as an observer with its new
+one. A static quorum's replicas (up --set kraft.version=0) and kraftlab's
+brokers, which send none, show the zero UUID (AAAAAAAAAAAAAAAAAAAAAA), as
+Kafka prints it for a static quorum's voters. --json prints the whole view
+(with --replication: the rows) using the same field names.`,
 		Example: indentExample("kraftlab status\nkraftlab status --replication\nkraftlab status --json | jq .leaderId"),
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab status --replication"),
 	}
@@ -123,13 +126,17 @@ func writeQuorumStatus(w io.Writer, v *view.View) {
 	row("MaxFollowerLagTimeMs", v.MaxFollowerLagTimeMs)
 	var voters, observers []string
 	set := dynamicVoters(v)
+	dirs := make(map[int32]string, len(v.CurrentVoters))
+	for _, r := range v.CurrentVoters {
+		dirs[r.NodeID] = r.DirectoryID
+	}
 	for _, n := range v.Nodes {
 		if set == nil && n.Kind == view.KindController || slices.Contains(set, n.ID) {
-			voters = append(voters, quorumNode(n.ID, n.Listener))
+			voters = append(voters, quorumNode(n.ID, dirs[n.ID], n.Listener))
 		}
 	}
 	for _, r := range v.CurrentObservers {
-		observers = append(observers, quorumNode(r.NodeID, ""))
+		observers = append(observers, quorumNode(r.NodeID, r.DirectoryID, ""))
 	}
 	row("CurrentVoters", "["+strings.Join(voters, ", ")+"]")
 	row("CurrentObservers", "["+strings.Join(observers, ", ")+"]")
@@ -146,11 +153,15 @@ func writeQuorumStatus(w io.Writer, v *view.View) {
 	}
 }
 
-// quorumNode prints a node as Kafka's describe --status does. kraftlab's
-// quorum is static (kraft.version 0): nodes have the zero directory ID,
-// which Kafka leaves out.
-func quorumNode(id int32, listener string) string {
+// quorumNode prints a node as Kafka's describe --status does. A voter of
+// a dynamic quorum has its directory id from the voter set, an observer
+// (a controller) the one its fetches carry; a static quorum's nodes, and
+// brokers, have the zero one, which Kafka leaves out (dir "").
+func quorumNode(id int32, dir, listener string) string {
 	s := fmt.Sprintf(`{"id": %d`, id)
+	if dir != "" {
+		s += fmt.Sprintf(`, "directoryId": %q`, dir)
+	}
 	if listener != "" {
 		s += fmt.Sprintf(`, "endpoints": ["CONTROLLER://%s"]`, listener)
 	}
@@ -163,11 +174,11 @@ func replicaRows(v *view.View) []view.Replica {
 	return append(append([]view.Replica{}, v.CurrentVoters...), v.CurrentObservers...)
 }
 
-// staticDirectoryID is the DirectoryId printed for every replica: Kafka's
-// Uuid.ZERO_UUID (22 A's), what describe --replication prints for a voter
-// of a static quorum (kraft.version 0, as kraftlab's). kraftlab's nodes send
-// no directory id, so its brokers show it too.
-const staticDirectoryID = "AAAAAAAAAAAAAAAAAAAAAA"
+// zeroDirectoryID is the DirectoryId printed for a replica without one:
+// Kafka's Uuid.ZERO_UUID (22 A's), what describe --replication prints for
+// a voter of a static quorum (kraft.version 0). kraftlab's brokers send
+// no directory id, so they show it too.
+const zeroDirectoryID = "AAAAAAAAAAAAAAAAAAAAAA"
 
 func writeReplication(w io.Writer, v *view.View) error {
 	if v.LeaderID == view.NoLeader {
@@ -177,7 +188,11 @@ func writeReplication(w io.Writer, v *view.View) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NodeId\tDirectoryId\tLogEndOffset\tLag\tLastFetchTimestamp\tLastCaughtUpTimestamp\tStatus\tState")
 	for _, r := range replicaRows(v) {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.NodeID, staticDirectoryID, r.LogEndOffset, r.Lag,
+		dir := r.DirectoryID
+		if dir == "" {
+			dir = zeroDirectoryID
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.NodeID, dir, r.LogEndOffset, r.Lag,
 			ago(r.LastFetchTimestamp, v.Timestamp), ago(r.LastCaughtUpTimestamp, v.Timestamp), r.Status, stateOf(v, r.NodeID, r.State))
 	}
 	return tw.Flush()

@@ -101,15 +101,19 @@ func upCommand(e *env) (*cobra.Command, *upOptions) {
 		Short: "Start a playground",
 		Long: `Up starts a playground: controllers 1..N (the KRaft voters) and brokers
 101..100+M (observers of the metadata quorum), each listening on 127.0.0.1,
-and serves the control API that the other commands use. With --mode zk it
-starts a real ZooKeeper (it needs Java and Debian's zookeeper package) and
-brokers only, which elect Kafka 3.9's ZooKeeper-era controller among them. It runs until
+and serves the control API that the other commands use. The controllers form
+a dynamic quorum (kraft.version 1, as Kafka 4.4's kafka-storage format
+--initial-controllers makes one), which "kraftlab controllers" grows and
+shrinks; --set kraft.version=0 starts a static one
+(controller.quorum.voters) instead. With --mode zk it starts a real
+ZooKeeper (it needs Java and Debian's zookeeper package) and brokers only,
+which elect Kafka 3.9's ZooKeeper-era controller among them. It runs until
 Ctrl-C, SIGTERM or "kraftlab down", and then removes its temporary data
-folder (the banner names it) and its session folder with the control
-socket. Several playgrounds can run side by side under different --session
-names. Session folders that an up killed with kill -9 left behind (their
-lock free, their process gone) are removed, with their data folders, by
-the next up, which says so.
+folder (the banner names it) and its session folder with the control socket.
+Several playgrounds can run side by side under different --session names.
+Session folders that an up killed with kill -9 left behind (their lock free,
+their process gone) are removed, with their data folders, by the next up,
+which says so.
 
 A closed output does not stop it: when whatever reads its standard output
 or error goes away (kraftlab up --headless | head -1), up keeps running and

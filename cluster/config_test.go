@@ -38,8 +38,8 @@ func TestKafkaProfileIsKafkasDefaults(t *testing.T) {
 		"replica.fetch.response.max.bytes": "10485760",
 		"min.insync.replicas":              "1",
 		"eligible.leader.replicas.version": "1",
-		// kafka-storage format with controller.quorum.voters: static.
-		"kraft.version":                           "0",
+		// kafka-storage format --standalone or --initial-controllers: dynamic.
+		"kraft.version":                           "1",
 		"unclean.leader.election.enable":          "false",
 		"unclean.leader.election.interval.ms":     "300000",
 		"auto.leader.rebalance.enable":            "true",

@@ -66,17 +66,23 @@ type Engine interface {
 	// leader. It returns what the node had on disk before.
 	Wipe(ctx context.Context, id int32) (WipeReport, error)
 	// AddController grows a dynamic quorum (kraft.version 1) by one
-	// controller, as an operator does with Kafka: it starts a new
-	// controller, the next id, as an observer, with a controller.properties
-	// for Kafka's kafka-metadata-quorum add-controller in its folder; then,
-	// if vote, it waits for it to catch up and sends the leader
-	// AddRaftVoter as that tool does, returning once the new voter set
-	// committed. It returns the new controller's id and the path of its
-	// controller.properties, also when it fails after starting it.
-	AddController(ctx context.Context, vote bool) (id int32, props string, err error)
+	// controller, as an operator does with Kafka. With id 0 it starts a
+	// new controller, the next id, as an observer, with a
+	// controller.properties for Kafka's kafka-metadata-quorum
+	// add-controller in its folder; with the id of a running controller
+	// that is an observer (one removed, or one whose wiped folder has a
+	// new directory id) it takes that one. Then, if vote, it waits for the
+	// controller to catch up and sends the leader AddRaftVoter with the
+	// controller's current directory id, as that tool does, returning once
+	// the new voter set committed. It returns the controller's id and the
+	// path of its controller.properties, also when it fails after starting
+	// it.
+	AddController(ctx context.Context, id int32, vote bool) (int32, string, error)
 	// RemoveController sends the leader RemoveRaftVoter for controller id
-	// (kafka-metadata-quorum remove-controller) and returns once the new
-	// voter set committed; the controller keeps running, as an observer.
+	// with the directory id its voter set names (kafka-metadata-quorum
+	// remove-controller --controller-directory-id) and returns once the
+	// new voter set committed; the controller keeps running, as an
+	// observer.
 	RemoveController(ctx context.Context, id int32) error
 	// SetLoad starts, changes or (recordsPerSec 0) stops the background
 	// load: records of recordBytes bytes appended to the metadata log on
@@ -160,6 +166,12 @@ type WipeReport struct {
 	// Epoch is the epoch it last knew, and VotedID its vote in it.
 	Epoch   int32
 	VotedID int32
+	// Dynamic marks a controller of a dynamic quorum (kraft.version 1):
+	// its folder was formatted with a new directory id, NewDirectoryID,
+	// where the voter set names OldDirectoryID (empty if it names none:
+	// the controller was no voter), both as Kafka prints them.
+	Dynamic                        bool
+	OldDirectoryID, NewDirectoryID string
 }
 
 // LinkChange sets the fault of the directed link From → To.

@@ -49,8 +49,9 @@ const (
 	// ActDisk sets how much longer a node's disk takes for every write
 	// and fsync (DelayMs; 0: a normal disk again).
 	ActDisk ActionKind = "disk"
-	// ActAddController grows a dynamic quorum by a new controller
-	// (kafka-metadata-quorum add-controller); ActRemoveController removes
+	// ActAddController grows a dynamic quorum by a new controller, or by
+	// running observer controller Node (kafka-metadata-quorum
+	// add-controller); ActRemoveController removes
 	// Node from its voters (remove-controller).
 	ActAddController    ActionKind = "add-controller"
 	ActRemoveController ActionKind = "remove-controller"
@@ -131,10 +132,14 @@ func (a Action) String() string {
 	}
 	switch a.Kind {
 	case ActAddController:
-		if a.Observer {
-			return "controllers add --observer"
+		s := "controllers add"
+		if !a.Node.IsZero() {
+			s += " " + a.Node.String()
 		}
-		return "controllers add"
+		if a.Observer {
+			s += " --observer"
+		}
+		return s
 	case ActRemoveController:
 		return "controllers remove " + a.Node.String()
 	}
@@ -542,8 +547,13 @@ func (p *Playground) doNode(ctx context.Context, v *view.View, kind ActionKind, 
 			lost += fmt.Sprintf(", its vote for node %d", w.VotedID)
 		}
 		res.Message = fmt.Sprintf("wiped node %d (%s): it lost %s) and restarted empty", id, who, lost)
-		if n.Kind == view.KindController {
-			res.Message += "; with static voters nothing tells the others it is not the voter it was, so it may vote again in an epoch it voted in and help elect a leader that lacks committed records (Kafka's KIP-853 directory ids guard against this)"
+		switch {
+		case w.Dynamic && w.OldDirectoryID != "":
+			res.Message += fmt.Sprintf("; its folder has a new directory id %s, the voter set names %s, so it is an observer now and the quorum counts it nowhere: remove the old entry (controllers remove %d), then add it back once it caught up (controllers add %d)", w.NewDirectoryID, w.OldDirectoryID, id, id)
+		case w.Dynamic:
+			res.Message += fmt.Sprintf("; its folder has a new directory id %s", w.NewDirectoryID)
+		case n.Kind == view.KindController:
+			res.Message += "; with static voters nothing tells the others it is not the voter it was, so it may vote again in an epoch it voted in and help elect a leader that lacks committed records (a dynamic quorum's directory ids, KIP-853, guard against this)"
 		}
 		p.publish(EventWipe, id, res.Message)
 	case ActSnapshot:

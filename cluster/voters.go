@@ -10,19 +10,7 @@ import (
 // doVoters adds a controller to a dynamic quorum or removes one.
 func (p *Playground) doVoters(ctx context.Context, v *view.View, a Action) (Result, error) {
 	if a.Kind == ActAddController {
-		if !a.Node.IsZero() || !a.Peer.IsZero() {
-			return Result{}, Errorf(ErrBadAction, "controllers add takes no node: the new controller gets the next id")
-		}
-		id, props, err := p.engine.AddController(ctx, !a.Observer)
-		if err != nil {
-			return Result{}, fmt.Errorf("add a controller: %w", err)
-		}
-		msg := fmt.Sprintf("controller %d joined as an observer, caught up and was added to the voters (AddRaftVoter)", id)
-		if a.Observer {
-			msg = fmt.Sprintf("controller %d joined as an observer; add it to the voters with kafka-metadata-quorum --bootstrap-controller LEADER add-controller --command-config %s", id, props)
-		}
-		p.publish(EventVoters, id, msg)
-		return Result{Nodes: []int32{id}, Message: msg}, nil
+		return p.addController(ctx, v, a)
 	}
 	if !a.Peer.IsZero() {
 		return Result{}, Errorf(ErrBadAction, "controllers remove takes one node")
@@ -35,6 +23,43 @@ func (p *Playground) doVoters(ctx context.Context, v *view.View, a Action) (Resu
 		return Result{}, fmt.Errorf("remove controller %d: %w", id, err)
 	}
 	msg := fmt.Sprintf("controller %d was removed from the voters (RemoveRaftVoter); while it runs it is an observer", id)
+	p.publish(EventVoters, id, msg)
+	return Result{Nodes: []int32{id}, Message: msg}, nil
+}
+
+// addController starts a new controller and adds it to the voters or,
+// given a node, adds that running observer controller with the directory
+// id its folder has now.
+func (p *Playground) addController(ctx context.Context, v *view.View, a Action) (Result, error) {
+	if !a.Peer.IsZero() {
+		return Result{}, Errorf(ErrBadAction, "controllers add takes at most one node")
+	}
+	var existing int32
+	if !a.Node.IsZero() {
+		id, err := a.Node.Resolve(v)
+		if err != nil {
+			return Result{}, err
+		}
+		existing = id
+	}
+	id, props, err := p.engine.AddController(ctx, existing, !a.Observer)
+	if err != nil {
+		if existing != 0 {
+			return Result{}, fmt.Errorf("add controller %d: %w", existing, err)
+		}
+		return Result{}, fmt.Errorf("add a controller: %w", err)
+	}
+	var msg string
+	switch {
+	case existing != 0 && a.Observer:
+		msg = fmt.Sprintf("controller %d runs as an observer; add it to the voters with kafka-metadata-quorum --bootstrap-controller LEADER add-controller --command-config %s", id, props)
+	case existing != 0:
+		msg = fmt.Sprintf("controller %d, an observer that had caught up, was added to the voters with its folder's directory id (AddRaftVoter)", id)
+	case a.Observer:
+		msg = fmt.Sprintf("controller %d joined as an observer; add it to the voters with kafka-metadata-quorum --bootstrap-controller LEADER add-controller --command-config %s", id, props)
+	default:
+		msg = fmt.Sprintf("controller %d joined as an observer, caught up and was added to the voters (AddRaftVoter)", id)
+	}
 	p.publish(EventVoters, id, msg)
 	return Result{Nodes: []int32{id}, Message: msg}, nil
 }

@@ -15,8 +15,7 @@ import (
 )
 
 // Controller is a real Kafka controller in KRaft mode: one voter, static
-// quorum (controller.quorum.voters, kraft.version 0, as kraftlab's), on
-// 127.0.0.1.
+// quorum (controller.quorum.voters, kraft.version 0), on 127.0.0.1.
 type Controller struct {
 	Addr, ClusterID, LogDir string
 	// MetadataDir is LogDir/__cluster_metadata-0.

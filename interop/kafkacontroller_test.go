@@ -152,9 +152,10 @@ func TestKafkaController(t *testing.T) {
 	kafkaDump := parseDump(r.Stdout)
 
 	t.Run("records byte for byte", func(t *testing.T) {
-		// Kafka's first batch is its LeaderChange, as kraftlab's; both
-		// leaders are node 1 of voters [1], so the records must be equal,
-		// and so must a NoOpRecord's.
+		// Kafka's first one-record control batch is its LeaderChange, as
+		// kraftlab's (after its bootstrap batch of a dynamic quorum, two
+		// records); both leaders are node 1 of voters [1], so the records
+		// must be equal, and so must a NoOpRecord's.
 		first := func(dir string) (lc, noop *storage.Record, lcSize, noopSize int) {
 			raw, err := os.ReadFile(filepath.Join(dir, "00000000000000000000.log"))
 			if err != nil {

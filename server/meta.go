@@ -50,12 +50,14 @@ func writeMeta(nodeDir string, m MetaProperties) error {
 
 // newDirectoryID is a random directory id, never one of the ids Kafka
 // reserves (the zero UUID and the few next to it mean unassigned, lost or
-// migrating).
+// migrating), and, as Kafka's Uuid.randomUuid, never one whose printed
+// form has a "-": kafka-metadata-quorum remove-controller
+// --controller-directory-id takes one that starts with it for an option.
 func newDirectoryID() record.Uuid {
 	for {
 		var u record.Uuid
 		rand.Read(u[:])
-		if u[0] != 0 {
+		if u[0] != 0 && !strings.Contains(u.String(), "-") {
 			return u
 		}
 	}

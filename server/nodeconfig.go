@@ -49,7 +49,9 @@ func (s Settings) NodeConfig(id int32, voters []int32, clusterID, dataDir string
 		Settings: s,
 	}
 	if s.KRaftVersion >= int64(raft.KRaftVersion1) {
-		dynamicQuorum(&c.Raft, voters)
+		if err := dynamicQuorum(&c.Raft, voters, clusterID, dataDir); err != nil {
+			return Config{}, fmt.Errorf("node %d: %w", id, err)
+		}
 	}
 	return c, nil
 }

@@ -134,13 +134,14 @@ type Settings struct {
 	// metadata log; a cluster that has one keeps its level.
 	EligibleLeaderReplicasVersion int64
 	// KRaftVersion is the kraft.version a new cluster's quorum is formatted
-	// with: 0 (kraftlab's default) a static quorum, whose voters are the
-	// initial controllers for ever (controller.quorum.voters); 1 (what
-	// Kafka 4.4's kafka-storage format --standalone or
-	// --initial-controllers chooses) a dynamic one (KIP-853), whose voter
-	// set lives in the metadata log and changes with AddRaftVoter and
-	// RemoveRaftVoter. The initial controllers write it into their empty
-	// logs; a cluster that has a log keeps what it was formatted with.
+	// with: 1 (the default, what Kafka 4.4's kafka-storage format
+	// --standalone or --initial-controllers chooses) a dynamic quorum
+	// (KIP-853), whose voter set lives in the metadata log, names each
+	// voter's directory id and changes with AddRaftVoter and
+	// RemoveRaftVoter; 0 a static one, whose voters are the initial
+	// controllers for ever (controller.quorum.voters). The initial
+	// controllers write it into their empty logs; a cluster that has a
+	// log keeps what it was formatted with.
 	KRaftVersion int64
 	// UncleanLeaderElectionEnable is unclean.leader.election.enable, the
 	// cluster's default: when no ISR member is alive, the controller may
@@ -269,6 +270,7 @@ func DefaultSettings() Settings {
 		ReplicaFetchResponseMaxBytes:   fetcher.DefaultReplicaFetchResponseMaxBytes,
 		MinInsyncReplicas:              partition.DefaultMinInsyncReplicas,
 		EligibleLeaderReplicasVersion:  int64(record.EligibleLeaderReplicasOn),
+		KRaftVersion:                   int64(raft.KRaftVersion1),
 		UncleanLeaderElectionEnable:    false,
 		UncleanLeaderElectionInterval:  controller.DefaultUncleanElectionInterval,
 		AutoLeaderRebalanceEnable:      true,
@@ -524,7 +526,7 @@ var settings = []setting{
 		num: func(t *Settings) *int64 { return &t.MinInsyncReplicas }},
 	{key: record.EligibleLeaderReplicasFeature, min: 0, max: int64(record.EligibleLeaderReplicasOn), doc: "feature level a new cluster is formatted with (kafka-storage format --feature): 1 keeps the last ISR members as eligible leader replicas (KIP-966), 0 turns that off",
 		num: func(t *Settings) *int64 { return &t.EligibleLeaderReplicasVersion }},
-	{key: "kraft.version", min: 0, max: int64(raft.KRaftVersion1), doc: "feature level a new cluster's quorum is formatted with: 0 static voters (controller.quorum.voters), 1 dynamic voters (KIP-853: kafka-storage format --standalone, controllers added and removed at run time)",
+	{key: "kraft.version", min: 0, max: int64(raft.KRaftVersion1), doc: "feature level a new cluster's quorum is formatted with: 1 dynamic voters (KIP-853, Kafka 4.4's kafka-storage format --standalone or --initial-controllers: controllers added and removed at run time, a wiped voter comes back an observer), 0 static voters (controller.quorum.voters)",
 		num: func(t *Settings) *int64 { return &t.KRaftVersion }},
 	{key: "unclean.leader.election.enable", doc: "cluster default: with no ISR member alive, elect a live replica outside the ISR (may lose data); a topic config overrides it",
 		boolean: func(t *Settings) *bool { return &t.UncleanLeaderElectionEnable }},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
@@ -11,18 +12,23 @@ import (
 
 // dynamicVoter gives a controller of a dynamic quorum the directory id of
 // its folder (formatting the folder on its first start), which names it
-// in the voter set beside its id, as Kafka's meta.properties does.
+// in the voter set beside its id, as Kafka's meta.properties does. The
+// id is read again at each start: a wiped folder is formatted with a new
+// one, and the node comes back an observer.
 func dynamicVoter(cfg *Config) error {
 	id := cfg.Raft.Raft.NodeID
-	dir, err := directoryID(cfg.Raft.Dir, cfg.Raft.Raft.ClusterID, id)
+	nodeDir, clusterID := cfg.Raft.Dir, cfg.Raft.Raft.ClusterID
+	dir, err := directoryID(nodeDir, clusterID, id)
 	if err != nil {
 		return err
 	}
 	cfg.Raft.Raft.DirectoryID = raft.DirectoryID(dir)
+	cfg.Raft.DirectoryID = func() (raft.DirectoryID, error) {
+		d, err := directoryID(nodeDir, clusterID, id)
+		return raft.DirectoryID(d), err
+	}
 	// A standalone controller knows its own directory id, as
-	// kafka-storage format --standalone writes it; initial controllers
-	// that are several leave the others' unknown (any directory id
-	// matches), so that all of them write the same bootstrap batch.
+	// kafka-storage format --standalone writes it.
 	if len(cfg.Raft.BootstrapVoters) == 1 && cfg.Raft.BootstrapVoters[0].ID == id {
 		v := cfg.Raft.BootstrapVoters[0]
 		if v.DirectoryID.IsZero() {
@@ -53,17 +59,28 @@ func (s Settings) JoiningControllerConfig(id int32, bootstrap []int32, clusterID
 
 // dynamicQuorum turns a static quorum configuration into a dynamic one's:
 // no static voters, the initial controllers as bootstrap servers and, on
-// one of them, the voter set its empty log starts with.
-func dynamicQuorum(c *quorum.Config, initial []int32) {
+// one of them, the voter set its empty log starts with. That set names
+// each initial controller's directory id, read from (or formatted into)
+// its folder under dataDir, as kafka-storage format --initial-controllers
+// is given them: every initial controller writes the same set, and one
+// whose folder is formatted again is told from the voter it was.
+func dynamicQuorum(c *quorum.Config, initial []int32, clusterID, dataDir string) error {
 	c.Raft.Voters = nil
 	c.Raft.Bootstrap = initial
 	c.BootstrapVoters = nil
-	for _, v := range initial {
-		if v == c.Raft.NodeID {
-			c.BootstrapVoters = raft.StaticVoters(initial)
-			break
-		}
+	if !slices.Contains(initial, c.Raft.NodeID) {
+		return nil
 	}
+	set := raft.StaticVoters(initial)
+	for i, v := range set {
+		dir, err := directoryID(NodeDir(dataDir, v.ID), clusterID, v.ID)
+		if err != nil {
+			return fmt.Errorf("initial controller %d: %w", v.ID, err)
+		}
+		set[i].DirectoryID = raft.DirectoryID(dir)
+	}
+	c.BootstrapVoters = set
+	return nil
 }
 
 // ControllerPropertiesFile is the file a controller that joins a dynamic

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net"
+	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -31,7 +32,9 @@ func dynamicNode(t *testing.T, g *Group, dir, secret string, kind Kind, id int32
 	rc.ElectionTimeout, rc.FetchTimeout, rc.RequestTimeout = 150*time.Millisecond, 600*time.Millisecond, 600*time.Millisecond
 	rc.ElectionBackoffMax, rc.RetryBackoff, rc.FetchMaxWait = 150*time.Millisecond, 10*time.Millisecond, 100*time.Millisecond
 	qc := quorum.Config{Raft: rc, Dir: NodeDir(dir, id), Flush: storage.FlushNever, Secret: secret}
-	dynamicQuorum(&qc, initial)
+	if err := dynamicQuorum(&qc, initial, testClusterID, dir); err != nil {
+		t.Fatal(err)
+	}
 	s, err := g.Add(Config{Kind: kind, Raft: qc})
 	if err != nil {
 		t.Fatal(err)
@@ -220,4 +223,97 @@ func TestLeaderRemovesItself(t *testing.T) {
 		l := leaderOf(c2, c3)
 		return l != nil && slices.Equal(votersOn(l), []int32{2, 3})
 	})
+}
+
+// describeQuorum is the leader among ss's DescribeQuorum (v2) partition.
+func describeQuorum(t *testing.T, ss ...*Server) kmsg.DescribeQuorumResponseTopicPartition {
+	t.Helper()
+	dq := kmsg.NewPtrDescribeQuorumRequest()
+	dq.Version = raft.DescribeQuorumVersion
+	topic := kmsg.NewDescribeQuorumRequestTopic()
+	topic.Topic = raft.MetadataTopic
+	topic.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{kmsg.NewDescribeQuorumRequestTopicPartition()}
+	dq.Topics = append(dq.Topics, topic)
+	return do(t, leaderOf(ss...).Addr(), dq).(*kmsg.DescribeQuorumResponse).Topics[0].Partitions[0]
+}
+
+// Initial controllers name each other's directory ids, as
+// kafka-storage format --initial-controllers does; one whose folder is
+// formatted again starts with a new directory id and without the initial
+// voter set, and fetches the log as an observer.
+func TestWipedInitialControllerComesBackAnObserver(t *testing.T) {
+	dir := t.TempDir()
+	secret, err := LoadSecret(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGroup()
+	t.Cleanup(func() { g.KillAll() })
+	initial := []int32{1, 2, 3}
+	var all []*Server
+	for _, id := range initial {
+		all = append(all, dynamicController(t, g, dir, secret, id, initial))
+	}
+	waitFor(t, "a leader", func() bool { return leaderOf(all...) != nil })
+	dirOf := func(id int32) [16]byte {
+		t.Helper()
+		m, err := ReadMetaProperties(NodeDir(dir, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.DirectoryID
+	}
+	for _, v := range describeQuorum(t, all...).CurrentVoters {
+		if v.ReplicaDirectoryID != dirOf(v.ReplicaID) {
+			t.Errorf("voter %d has directory id %x, its folder %x", v.ReplicaID, v.ReplicaDirectoryID, dirOf(v.ReplicaID))
+		}
+	}
+
+	wiped := all[2]
+	if leaderOf(all...) == wiped {
+		wiped = all[1]
+	}
+	id := wiped.ID()
+	old := dirOf(id)
+	if err := wiped.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(NodeDir(dir, id)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Format(NodeDir(dir, id), testClusterID, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(context.Background(), wiped); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the wiped controller fetches the voter set", func() bool {
+		return slices.Equal(votersOn(wiped), initial) && wiped.Raft().Status().LogEndOffset >= leaderOf(all...).Raft().Status().HighWatermark
+	})
+	if st := wiped.Raft().Status(); st.Voter {
+		t.Fatalf("the wiped controller votes: %+v", st.Status)
+	}
+	waitFor(t, "the leader lists the wiped controller as an observer", func() bool {
+		p := describeQuorum(t, all...)
+		var voter, observer bool
+		for _, v := range p.CurrentVoters {
+			voter = voter || (v.ReplicaID == id && v.ReplicaDirectoryID == old)
+		}
+		for _, o := range p.Observers {
+			observer = observer || (o.ReplicaID == id && o.ReplicaDirectoryID == dirOf(id))
+		}
+		return voter && observer
+	})
+	// Its log is the leader's: it wrote no initial voter set of its own.
+	data, _, err := wiped.Raft().ReadLog(context.Background(), 0, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := leaderOf(all...).Raft().ReadLog(context.Background(), 0, len(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) == 0 || string(data[:min(len(data), len(want))]) != string(want[:min(len(data), len(want))]) {
+		t.Fatal("the wiped controller's log does not start as the leader's")
+	}
 }

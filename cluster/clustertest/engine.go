@@ -444,7 +444,7 @@ func (e *Engine) Start(_ context.Context, id int32) error {
 }
 
 // AddController implements cluster.Engine: the fake quorum is static.
-func (e *Engine) AddController(context.Context, bool) (int32, string, error) {
+func (e *Engine) AddController(context.Context, int32, bool) (int32, string, error) {
 	return 0, "", cluster.Errorf(cluster.ErrBadAction, "the fake engine's quorum is static")
 }
 

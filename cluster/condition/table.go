@@ -20,7 +20,7 @@ var forms = []form{
 	{word: "voters", args: []arg{anyOp, number}, example: "voters == 3",
 		help: "the number of voters in the leader's voter set (a dynamic quorum's changes with controllers add/remove)", eval: votersCount},
 	{word: "voter", args: []arg{anyNode}, example: "voter 4",
-		help: "node NODE is in the leader's voter set", eval: isVoter},
+		help: "node NODE is in the leader's voter set (by id: a wiped controller's old entry\nstays until controllers remove; its role says it is an Observer)", eval: isVoter},
 	{word: "node", args: []arg{anyNode, keyword("role"), notEq, role}, example: "node 3 role Follower",
 		help: choices(role), eval: onNode(nodeRole)},
 	{word: "node", args: []arg{anyNode, keyword("state"), notEq, state}, example: "node old-leader state isolated",

@@ -155,7 +155,7 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 		body = clockBody{Clock: a.Clock, Slow: a.Slow, AdvanceMs: a.AdvanceMs}
 	case cluster.ActAddController:
 		path = "/v1/controllers"
-		body = addBody{Observer: a.Observer}
+		body = addBody{Observer: a.Observer, Node: a.Node}
 	case cluster.ActRemoveController:
 		path = fmt.Sprintf("/v1/controllers/%s/remove", url.PathEscape(a.Node.String()))
 	case cluster.ActMessages, cluster.ActStep, cluster.ActDrop:

@@ -4,21 +4,25 @@ import (
 	"net/http"
 
 	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
 )
 
-// routeAddController grows a dynamic quorum by a new controller;
+// routeAddController grows a dynamic quorum by a new controller, or by
+// a running observer controller the body names;
 // routeRemoveController removes controller {node} from its voters.
 const (
 	routeAddController    = "POST /v1/controllers"
 	routeRemoveController = "POST /v1/controllers/{node}/remove"
 )
 
-// addBody is the optional body of an add-controller action.
+// addBody is the optional body of an add-controller action: Node, if
+// set, is a running observer controller to add instead of a new one.
 type addBody struct {
-	Observer bool `json:"observer,omitempty"`
+	Observer bool              `json:"observer,omitempty"`
+	Node     condition.NodeRef `json:"node,omitzero"`
 }
 
-const addWant = `{"observer": false}`
+const addWant = `{"observer": false, "node": "3"}`
 
 func (s *Server) addController(w http.ResponseWriter, r *http.Request) {
 	var body addBody
@@ -26,7 +30,7 @@ func (s *Server) addController(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	s.act(w, r, cluster.Action{Kind: cluster.ActAddController, Observer: body.Observer})
+	s.act(w, r, cluster.Action{Kind: cluster.ActAddController, Observer: body.Observer, Node: body.Node})
 }
 
 func (s *Server) removeController(w http.ResponseWriter, r *http.Request) {

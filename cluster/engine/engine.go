@@ -19,6 +19,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/metadata/loader"
 	"github.com/kraftlab/kraftlab/replication/quorum"
+	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/server"
 	"github.com/kraftlab/kraftlab/storage"
@@ -369,13 +370,26 @@ func (e *engine) Wipe(ctx context.Context, id int32) (cluster.WipeReport, error)
 	st := n.q.Status()
 	w := cluster.WipeReport{LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset, Epoch: st.Epoch, VotedID: st.VotedID}
 	dir := server.NodeDir(e.dir, id)
+	old, _ := server.ReadMetaProperties(dir)
 	if err := os.RemoveAll(dir); err != nil {
 		return w, fmt.Errorf("remove node %d's folder: %w", id, err)
 	}
 	// A replaced disk is formatted again for the same cluster and node, as
-	// kafka-storage format would; the node then starts empty.
+	// kafka-storage format would; the node then starts empty. A controller
+	// of a dynamic quorum gets a new directory id, as kafka-storage format
+	// --no-initial-controllers gives it: the voter set names its old one,
+	// so it comes back as an observer.
 	if err := writeMetaProperties(e.dir, id, e.clusterID); err != nil {
 		return w, err
+	}
+	if n.kind == view.KindController && st.KRaftVersion >= raft.KRaftVersion1 {
+		w.Dynamic = true
+		if st.Voter {
+			w.OldDirectoryID = old.DirectoryID.String()
+		}
+		if m, err := server.ReadMetaProperties(dir); err == nil {
+			w.NewDirectoryID = m.DirectoryID.String()
+		}
 	}
 	return w, e.group.Start(ctx, n.srv)
 }

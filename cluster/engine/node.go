@@ -7,6 +7,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/metadata/loader"
+	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/raft/pushrpc"
@@ -113,6 +114,7 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		for _, r := range st.Replicas {
 			nv.Replicas = append(nv.Replicas, view.Replica{
 				NodeID:                r.NodeID,
+				DirectoryID:           directoryID(r.DirectoryID),
 				LogEndOffset:          r.LogEndOffset,
 				LastFetchTimestamp:    unixMilli(r.LastFetch),
 				LastCaughtUpTimestamp: unixMilli(r.LastCaughtUp),
@@ -123,6 +125,14 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 		}
 	}
 	return nv
+}
+
+// directoryID prints a directory id as Kafka does, "" for the zero one.
+func directoryID(d raft.DirectoryID) string {
+	if d.IsZero() {
+		return ""
+	}
+	return record.Uuid(d).String()
 }
 
 func unixMilli(t time.Time) int64 {
@@ -145,20 +155,18 @@ func nodeState(s quorum.State) view.State {
 	return view.StateKilled
 }
 
-// voter reports whether the node is in the voter set it knows: a static
-// quorum's voters are its controllers, a dynamic quorum's those of the
-// latest VotersRecord in the node's log.
+// voter reports whether the node is in the voter set it knows, by id
+// and, in a dynamic quorum, directory id: a controller whose wiped folder
+// the voter set does not name is no voter.
 func (n *engineNode) voter(st quorum.Status) bool {
-	if n.kind != view.KindController {
-		return false
-	}
-	return st.KRaftVersion < raft.KRaftVersion1 || slices.Contains(st.Voters, n.id)
+	return n.kind == view.KindController && st.Voter
 }
 
 // roleName names a raft role as the playground does; a node following
-// the leader from outside the voter set (a broker, or a controller not
-// yet added to a dynamic quorum or removed from it) is an Observer, as
-// Kafka's current-state says.
+// the leader from outside the voter set (a broker, a controller not yet
+// added to a dynamic quorum or removed from it, or one whose wiped folder
+// the voter set does not name) is an Observer, as Kafka's current-state
+// says.
 func roleName(r raft.Role, voter bool) view.Role {
 	switch r {
 	case raft.Leader:

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -32,32 +33,23 @@ const toolID = -2
 const voterChangeRetry = 50 * time.Millisecond
 
 // AddController implements Engine.
-func (e *engine) AddController(ctx context.Context, vote bool) (int32, string, error) {
+func (e *engine) AddController(ctx context.Context, id int32, vote bool) (int32, string, error) {
 	e.joinMu.Lock()
 	defer e.joinMu.Unlock()
-	if e.zkMode() || e.cfg.Settings.KRaftVersion < int64(raft.KRaftVersion1) {
-		return 0, "", cluster.Errorf(cluster.ErrBadAction, "the quorum is static (kraft.version 0): start the playground with --set kraft.version=1 to add controllers")
+	if err := e.dynamicQuorum("add controllers"); err != nil {
+		return 0, "", err
 	}
-	id := int32(1)
-	for _, n := range e.all() {
-		if n.kind == view.KindController && n.id >= id {
-			id = n.id + 1
+	var n *engineNode
+	if id == 0 {
+		var err error
+		if id, n, err = e.startController(ctx); err != nil {
+			return id, "", err
 		}
-	}
-	if id > cluster.MaxControllers {
-		return 0, "", cluster.Errorf(cluster.ErrBadAction, "controller ids end at %d", cluster.MaxControllers)
-	}
-	cfg, err := e.cfg.Settings.JoiningControllerConfig(id, e.cfg.ControllerIDs(), e.clusterID, e.dir)
-	if err != nil {
-		return 0, "", err
-	}
-	n, err := e.newNodeFrom(id, cfg)
-	if err != nil {
-		return 0, "", err
-	}
-	e.addMember(n)
-	if err := e.group.Start(ctx, n.srv); err != nil {
-		return id, "", fmt.Errorf("start controller %d: %w", id, err)
+	} else {
+		var err error
+		if n, err = e.observerController(id); err != nil {
+			return 0, "", err
+		}
 	}
 	meta, err := server.ReadMetaProperties(server.NodeDir(e.dir, id))
 	if err != nil {
@@ -85,12 +77,75 @@ func (e *engine) AddController(ctx context.Context, vote bool) (int32, string, e
 	return id, props, e.changeVoters(ctx, req, fmt.Sprintf("add controller %d", id))
 }
 
+// dynamicQuorum refuses a voter change (what) unless the quorum is dynamic
+// and replicates by pull.
+func (e *engine) dynamicQuorum(what string) error {
+	switch {
+	case e.zkMode():
+		return cluster.Errorf(cluster.ErrBadAction, "zk mode has no metadata quorum to %s to", what)
+	case e.cfg.Settings.KRaftVersion < int64(raft.KRaftVersion1):
+		return cluster.Errorf(cluster.ErrBadAction, "the quorum is static (kraft.version 0): start the playground without --set kraft.version=0 to %s", what)
+	case e.cfg.Settings.Replication == raft.Push:
+		return cluster.Errorf(cluster.ErrBadAction, "a push quorum (%s=push) keeps its voters: voter changes (KIP-853) are built for Kafka's pull replication; start the playground without --quorum push to %s", view.ReplicationKey, what)
+	}
+	return nil
+}
+
+// startController starts a new controller, the next free id, as an
+// observer of the quorum.
+func (e *engine) startController(ctx context.Context) (int32, *engineNode, error) {
+	id := int32(1)
+	for _, n := range e.all() {
+		if n.kind == view.KindController && n.id >= id {
+			id = n.id + 1
+		}
+	}
+	if id > cluster.MaxControllers {
+		return 0, nil, cluster.Errorf(cluster.ErrBadAction, "controller ids end at %d", cluster.MaxControllers)
+	}
+	cfg, err := e.cfg.Settings.JoiningControllerConfig(id, e.cfg.ControllerIDs(), e.clusterID, e.dir)
+	if err != nil {
+		return 0, nil, err
+	}
+	n, err := e.newNodeFrom(id, cfg)
+	if err != nil {
+		return 0, nil, err
+	}
+	e.addMember(n)
+	if err := e.group.Start(ctx, n.srv); err != nil {
+		return id, nil, fmt.Errorf("start controller %d: %w", id, err)
+	}
+	return id, n, nil
+}
+
+// observerController is running controller id, if it is no voter: its
+// id is not in the voter set, or its folder's directory id is not the
+// one there (it was wiped).
+func (e *engine) observerController(id int32) (*engineNode, error) {
+	n, err := e.node(id)
+	if err != nil {
+		return nil, err
+	}
+	if n.kind != view.KindController {
+		return nil, cluster.Errorf(cluster.ErrBadAction, "node %d is not a controller", id)
+	}
+	if !n.srv.Running() || n.q == nil {
+		return nil, cluster.Errorf(cluster.ErrNodeState, "controller %d is not running: start it, let it catch up as an observer, then add it", id)
+	}
+	if st := n.q.Status(); st.Voter {
+		return nil, cluster.Errorf(cluster.ErrBadAction, "controller %d is a voter already", id)
+	} else if slices.Contains(st.Voters, id) {
+		return nil, cluster.Errorf(cluster.ErrBadAction, "the voter set still names controller %d with its old directory id: remove that voter first (kraftlab controllers remove %d)", id, id)
+	}
+	return n, nil
+}
+
 // RemoveController implements Engine.
 func (e *engine) RemoveController(ctx context.Context, id int32) error {
 	e.joinMu.Lock()
 	defer e.joinMu.Unlock()
-	if e.zkMode() || e.cfg.Settings.KRaftVersion < int64(raft.KRaftVersion1) {
-		return cluster.Errorf(cluster.ErrBadAction, "the quorum is static (kraft.version 0): start the playground with --set kraft.version=1 to remove controllers")
+	if err := e.dynamicQuorum("remove controllers"); err != nil {
+		return err
 	}
 	n, err := e.node(id)
 	if err != nil {
@@ -102,10 +157,49 @@ func (e *engine) RemoveController(ctx context.Context, id int32) error {
 	req := kmsg.NewPtrRemoveRaftVoterRequest()
 	req.ClusterID = &e.clusterID
 	req.VoterID = id
-	if meta, err := server.ReadMetaProperties(server.NodeDir(e.dir, id)); err == nil {
-		req.VoterDirectoryID = meta.DirectoryID
+	// The voter set's directory id, as an operator reads it from
+	// kafka-metadata-quorum describe --status: a controller whose folder
+	// was wiped has another one now.
+	dir, err := e.voterDirectory(ctx, id)
+	if err != nil {
+		return err
 	}
+	req.VoterDirectoryID = dir
 	return e.changeVoters(ctx, req, fmt.Sprintf("remove controller %d", id))
+}
+
+// voterDirectory is the directory id the leader's voter set names for
+// voter id, from its DescribeQuorum (v2) answer.
+func (e *engine) voterDirectory(ctx context.Context, id int32) ([16]byte, error) {
+	l := e.quorumLeader()
+	if l == nil {
+		return [16]byte{}, cluster.Errorf(cluster.ErrNodeState, "no leader to ask for the voter set")
+	}
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	req.SetVersion(2)
+	t := kmsg.NewDescribeQuorumRequestTopic()
+	t.Topic = raft.MetadataTopic
+	p := kmsg.NewDescribeQuorumRequestTopicPartition()
+	t.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{p}
+	req.Topics = []kmsg.DescribeQuorumRequestTopic{t}
+	resp, err := e.send(ctx, l, req)
+	if err != nil {
+		return [16]byte{}, fmt.Errorf("describe the quorum: %w", err)
+	}
+	r, ok := resp.(*kmsg.DescribeQuorumResponse)
+	if !ok || len(r.Topics) != 1 || len(r.Topics[0].Partitions) != 1 {
+		return [16]byte{}, fmt.Errorf("describe the quorum: unexpected answer %T", resp)
+	}
+	part := r.Topics[0].Partitions[0]
+	if part.ErrorCode != 0 {
+		return [16]byte{}, fmt.Errorf("describe the quorum: %v", kerr.ErrorForCode(part.ErrorCode))
+	}
+	for _, v := range part.CurrentVoters {
+		if v.ReplicaID == id {
+			return v.ReplicaDirectoryID, nil
+		}
+	}
+	return [16]byte{}, cluster.Errorf(cluster.ErrBadAction, "controller %d is not a voter", id)
 }
 
 // changeVoters sends req to the quorum's leader until it is answered with
@@ -155,14 +249,7 @@ func (e *engine) quorumLeader() *engineNode {
 // sendTool sends a voter change to n and returns its error code and
 // message.
 func (e *engine) sendTool(ctx context.Context, n *engineNode, req kmsg.Request) (int16, string, error) {
-	c, err := wire.NewClient(wire.ClientConfig{From: toolID, To: n.id, Addr: n.srv.Addr(), ClientID: "kafka-metadata-quorum"})
-	if err != nil {
-		return 0, "", err
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(ctx, 35*time.Second)
-	defer cancel()
-	resp, err := c.Do(ctx, req)
+	resp, err := e.send(ctx, n, req)
 	if err != nil {
 		return 0, "", err
 	}
@@ -178,4 +265,16 @@ func (e *engine) sendTool(ctx context.Context, n *engineNode, req kmsg.Request) 
 		return code, "", nil
 	}
 	return code, *msg, nil
+}
+
+// send sends req to n as kafka-metadata-quorum would.
+func (e *engine) send(ctx context.Context, n *engineNode, req kmsg.Request) (kmsg.Response, error) {
+	c, err := wire.NewClient(wire.ClientConfig{From: toolID, To: n.id, Addr: n.srv.Addr(), ClientID: "kafka-metadata-quorum"})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, 35*time.Second)
+	defer cancel()
+	return c.Do(ctx, req)
 }

@@ -85,6 +85,10 @@ type View struct {
 // with DescribeQuorum's field names.
 type Replica struct {
 	NodeID int32 `json:"nodeId"`
+	// DirectoryID is, in a dynamic quorum, a voter's directory id in the
+	// voter set and an observer's the one its fetches carry, as Kafka
+	// prints it; "" when zero (a static quorum, a broker).
+	DirectoryID string `json:"directoryId,omitempty"`
 	// LogEndOffset is the offset of the replica's last Fetch (the fetch is
 	// the acknowledgement), or -1 before the leader has heard from it.
 	LogEndOffset int64 `json:"logEndOffset"`
@@ -489,8 +493,17 @@ func (v *View) cutOff(id int32) bool {
 }
 
 func (v *View) fillReplicas(leader *Node) {
+	// The leader lists its voters first: a second row with a voter's id
+	// is an observer fetching from another folder under that id (a wiped
+	// voter whose new directory id the voter set does not name), listed
+	// among the observers, as describe --replication lists it.
 	known := make(map[int32]Replica, len(leader.Replicas))
+	var again []Replica
 	for _, r := range leader.Replicas {
+		if _, ok := known[r.NodeID]; ok {
+			again = append(again, r)
+			continue
+		}
 		known[r.NodeID] = r
 	}
 	// A dynamic quorum's voters are those of the leader's voter set; a
@@ -527,6 +540,14 @@ func (v *View) fillReplicas(leader *Node) {
 		} else {
 			v.CurrentObservers = append(v.CurrentObservers, r)
 		}
+	}
+	for _, r := range again {
+		if n, ok := v.Node(r.NodeID); ok {
+			r.State = n.State
+		}
+		r.Status = StatusObserver
+		r.Lag = leader.LogEndOffset - r.LogEndOffset
+		v.CurrentObservers = append(v.CurrentObservers, r)
 	}
 	// The leader first, then the followers, as describe --replication lists them.
 	slices.SortStableFunc(v.CurrentVoters, func(a, b Replica) int {

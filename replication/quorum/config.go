@@ -31,6 +31,14 @@ type Config struct {
 	// controllers have it; a controller that joins later starts as an
 	// observer with Raft.Bootstrap naming whom to ask.
 	BootstrapVoters raft.VoterSet
+	// DirectoryID, if set, reads the directory id of the node's folder
+	// (its meta.properties) at each start, for Raft.DirectoryID: a folder
+	// formatted again, as a replaced disk is, has a new one, and the node
+	// is then no longer the voter its old one was. Nor does it write
+	// BootstrapVoters when they name it with another directory id: the
+	// new folder was formatted as Kafka formats a controller that joins
+	// (kafka-storage format --no-initial-controllers).
+	DirectoryID func() (raft.DirectoryID, error)
 	// ObserverOnly marks a node that never votes, whatever a dynamic
 	// quorum's voter set says: a broker. Every other node of a dynamic
 	// quorum serves the voters' RPCs from its start, since an

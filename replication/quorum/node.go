@@ -180,15 +180,21 @@ func (n *Node) open() (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	rc := n.cfg.Raft
+	if n.cfg.DirectoryID != nil {
+		if rc.DirectoryID, err = n.cfg.DirectoryID(); err != nil {
+			log.Close()
+			return nil, fmt.Errorf("node %d's directory id: %w", n.id, err)
+		}
+	}
 	in := newInstance(n, log)
 	now := n.cfg.Clock.Now()
-	if err := n.bootstrap(log, now); err != nil {
+	if err := n.bootstrap(log, rc.DirectoryID, now); err != nil {
 		in.sm.beginShutdown()
 		log.Close()
 		return nil, err
 	}
 	seed := uint64(now.UnixNano())
-	rc := n.cfg.Raft
 	n.mu.Lock()
 	if n.listeners != nil {
 		rc.Listeners = n.listeners
@@ -205,9 +211,15 @@ func (n *Node) open() (*instance, error) {
 	return in, nil
 }
 
-// bootstrap writes the initial voter set into a new log (BootstrapVoters).
-func (n *Node) bootstrap(log *DiskLog, now time.Time) error {
+// bootstrap writes the initial voter set into a new log (BootstrapVoters),
+// unless they name this node with another directory id than its folder's
+// (dir): that folder was formatted again after the cluster started.
+func (n *Node) bootstrap(log *DiskLog, dir raft.DirectoryID, now time.Time) error {
 	if len(n.cfg.BootstrapVoters) == 0 || log.LogEndOffset() != 0 || log.LogStartOffset() != 0 {
+		return nil
+	}
+	if v, ok := n.cfg.BootstrapVoters.Voter(n.id); ok && !v.DirectoryID.IsZero() && !dir.IsZero() && v.DirectoryID != dir {
+		n.log.Info("not writing the initial voter set: the folder was formatted again", "voter", fmt.Sprintf("%x", v.DirectoryID), "folder", fmt.Sprintf("%x", dir))
 		return nil
 	}
 	if _, ok := log.LatestSnapshot(); ok {

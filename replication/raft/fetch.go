@@ -204,10 +204,7 @@ func (n *Node) tryFetch(now time.Time, p *parkedFetch, update bool) (kmsg.FetchR
 			// Only a valid fetch moves the replica's state and earns
 			// check-quorum credit (LeaderState.updateReplicaState); one told
 			// to truncate or to fetch a snapshot does not.
-			ls.updateReplica(n, p.replica, now, part.FetchOffset)
-			if p.replica >= 0 && p.replica != n.id {
-				ls.replica(n, p.replica, now).dir = part.ReplicaDirectoryID
-			}
+			ls.updateReplica(n, p.replica, part.ReplicaDirectoryID, now, part.FetchOffset)
 		}
 	}
 	fp.HighWatermark = ls.hwm

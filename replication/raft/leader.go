@@ -111,18 +111,23 @@ func newLeaderState(n *Node, now time.Time) *leaderState {
 	return ls
 }
 
-func (ls *leaderState) replica(n *Node, id int32, now time.Time) *replicaState {
+// replica returns the leader's state of the replica (id, dir), making an
+// observer's for one it has not heard from. A voter's state answers only
+// to the directory id the voter set names, as Kafka's LeaderState keys
+// replicas by ReplicaKey: a voter that lost its disk fetches with a new
+// directory id, as an observer, and its fetches count toward nothing.
+func (ls *leaderState) replica(n *Node, id int32, dir DirectoryID, now time.Time) *replicaState {
 	for _, r := range ls.voters {
-		if r.id == id {
+		if r.id == id && n.votesAs(id, dir) {
 			return r
 		}
 	}
 	for _, r := range ls.observers {
-		if r.id == id {
+		if r.id == id && r.dir == dir {
 			return r
 		}
 	}
-	r := &replicaState{id: id, endOffset: -1}
+	r := &replicaState{id: id, dir: dir, endOffset: -1}
 	ls.observers = append(ls.observers, r)
 	slices.SortFunc(ls.observers, func(a, b *replicaState) int { return cmp.Compare(a.id, b.id) })
 	return r
@@ -141,11 +146,12 @@ func (ls *leaderState) updateLocal(n *Node) {
 
 // updateReplica records a fetch at offset from a replica: the fetch
 // acknowledges everything before offset.
-func (ls *leaderState) updateReplica(n *Node, id int32, now time.Time, offset int64) {
+func (ls *leaderState) updateReplica(n *Node, id int32, dir DirectoryID, now time.Time, offset int64) {
 	if id < 0 || id == n.id {
 		return
 	}
-	r := ls.replica(n, id, now)
+	r := ls.replica(n, id, dir, now)
+	r.dir = dir
 	leo := n.log.LogEndOffset()
 	// Caught up: at the leader's end now, or at the end the leader had at
 	// the replica's previous fetch (then as of that fetch).

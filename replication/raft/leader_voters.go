@@ -30,7 +30,7 @@ func (ls *leaderState) updateVoters(n *Node) {
 		var r *replicaState
 		if i := slices.IndexFunc(ls.voters, func(r *replicaState) bool { return r.id == id }); i >= 0 {
 			r = ls.voters[i]
-		} else if i := slices.IndexFunc(ls.observers, func(r *replicaState) bool { return r.id == id }); i >= 0 {
+		} else if i := ls.observerFor(n, id); i >= 0 {
 			r = ls.observers[i]
 			ls.observers = slices.Delete(ls.observers, i, i+1)
 		} else {
@@ -52,6 +52,17 @@ func (ls *leaderState) updateVoters(n *Node) {
 	ls.voters = voters
 	ls.fetchedVoters = slices.DeleteFunc(ls.fetchedVoters, func(id int32) bool { return !n.isVoter(id) })
 	ls.updateLocal(n)
+}
+
+// observerFor is the index of the observer that becomes voter id: the
+// one fetching with the directory id the voter set names, else one with
+// no directory id; -1 if none.
+func (ls *leaderState) observerFor(n *Node, id int32) int {
+	v, _ := n.history.last().Voter(id)
+	if i := slices.IndexFunc(ls.observers, func(r *replicaState) bool { return r.id == id && r.dir == v.DirectoryID }); i >= 0 {
+		return i
+	}
+	return slices.IndexFunc(ls.observers, func(r *replicaState) bool { return r.id == id && v.matches(r.id, r.dir) })
 }
 
 // servableEnd is where a leader's answers to fetches stop: its log end,

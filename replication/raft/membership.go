@@ -145,6 +145,15 @@ func (n *Node) votersMaybeChanged() {
 	}
 }
 
+// votesAs reports whether the replica (id, dir) is the voter with id in
+// the voter set in force, or no voter has id: a replica with another
+// directory id than the one its voter entry names is a new disk under an
+// old id, an observer until it is added again.
+func (n *Node) votesAs(id int32, dir DirectoryID) bool {
+	v, ok := n.history.last().Voter(id)
+	return !ok || v.matches(id, dir)
+}
+
 // isVoter reports whether id is in the voter set in force.
 func (n *Node) isVoter(id int32) bool { return slices.Contains(n.voterIDs, id) }
 

@@ -77,7 +77,7 @@ func (n *Node) handleObserveQuorumRequest(now time.Time, m Message, req *pushrpc
 func (ls *leaderState) observe(n *Node, req *pushrpc.ObserveQuorumRequest, now time.Time) {
 	r := ls.find(req.ReplicaID)
 	if r == nil {
-		r = ls.replica(n, req.ReplicaID, now)
+		r = ls.replica(n, req.ReplicaID, DirectoryID{}, now)
 		n.logger.Info("observer joined", "observer", req.ReplicaID)
 	}
 	r.lastFetch = maxTime(r.lastFetch, now)

@@ -178,18 +178,25 @@ func (n *Node) canChangeVoters(epoch int32) error {
 // timeout is the bound within which a voter is expected to keep up, so a
 // new voter that meets it does not stall the high watermark.
 func (ls *leaderState) caughtUp(n *Node, v Voter, now time.Time) error {
+	otherDir := false
 	for _, r := range ls.observers {
 		if r.id != v.ID {
 			continue
 		}
-		switch {
-		case !v.DirectoryID.IsZero() && !r.dir.IsZero() && r.dir != v.DirectoryID:
-			return fmt.Errorf("%w: node %d fetches with another directory id", ErrNotCaughtUp, v.ID)
-		case r.lastCaughtUp.IsZero() || now.Sub(r.lastCaughtUp) > n.cfg.FetchTimeout || now.Sub(r.lastFetch) > n.cfg.FetchTimeout:
+		if !v.matches(r.id, r.dir) {
+			// The same id from another folder: one the node had before
+			// it lost its disk, say.
+			otherDir = true
+			continue
+		}
+		if r.lastCaughtUp.IsZero() || now.Sub(r.lastCaughtUp) > n.cfg.FetchTimeout || now.Sub(r.lastFetch) > n.cfg.FetchTimeout {
 			return fmt.Errorf("%w: node %d fetched at %d (log end %d), last caught up %v ago", ErrNotCaughtUp,
 				v.ID, r.endOffset, n.log.LogEndOffset(), now.Sub(r.lastCaughtUp))
 		}
 		return nil
+	}
+	if otherDir {
+		return fmt.Errorf("%w: node %d fetches with another directory id", ErrNotCaughtUp, v.ID)
 	}
 	return fmt.Errorf("%w: node %d does not fetch from the leader", ErrNotCaughtUp, v.ID)
 }

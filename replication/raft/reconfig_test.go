@@ -2,6 +2,7 @@ package raft_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -327,4 +328,94 @@ func TestStandaloneLeaderKeepsLeadingWhenItGetsAVoter(t *testing.T) {
 		t.Fatalf("node 1 is %v in epoch %d after adding a voter, want Leader in epoch %d", st.Role, st.Epoch, epoch)
 	}
 	h.expectVoters(2, 1, 2)
+}
+
+// A voter that lost its disk comes back with a new directory id: it
+// fetches the log as an observer, the leader counts its fetches toward
+// nothing, it refuses a vote meant for its old folder, and it votes again
+// once its old entry is removed and its new folder added.
+func TestWipedVoterIsAnObserverUntilAddedAgain(t *testing.T) {
+	h := newDynamicHarness(t, []int32{1, 2, 3}, []int32{1, 2, 3})
+	h.elect(1)
+	h.append(1, "a")
+	h.advance(time.Second)
+
+	// Node 3's disk is replaced: an empty log, a new directory id.
+	h.crash(3)
+	h.nodes[3] = &hnode{log: raft.NewMemoryLog(), store: &raft.MemoryQuorumStateStore{}}
+	config := h.config
+	h.config = func(id int32) raft.Config {
+		c := config(id)
+		if id == 3 {
+			c.DirectoryID = dirOf(33)
+		}
+		return c
+	}
+	h.start(3)
+	h.advance(time.Second)
+	if st := h.status(3); st.Voter || !slices.Equal(st.Voters, []int32{1, 2, 3}) || st.LogEndOffset != h.status(1).LogEndOffset {
+		t.Fatalf("wiped node 3: voter %v, voters %v, log end %d (leader's %d)", st.Voter, st.Voters, st.LogEndOffset, h.status(1).LogEndOffset)
+	}
+	var rows []string
+	for _, r := range h.status(1).Replicas {
+		if r.NodeID == 3 {
+			rows = append(rows, fmt.Sprintf("voter=%v dir=%x", r.Voter, r.DirectoryID))
+		}
+	}
+	if want := []string{fmt.Sprintf("voter=true dir=%x", dirOf(3)), fmt.Sprintf("voter=false dir=%x", dirOf(33))}; !slices.Equal(rows, want) {
+		t.Fatalf("leader's rows for node 3: %v, want %v", rows, want)
+	}
+
+	// Its fetches count toward nothing: with node 2 cut off, the leader
+	// commits nothing new.
+	h.isolate(2)
+	hwm := h.status(1).HighWatermark
+	h.append(1, "b")
+	h.advance(200 * time.Millisecond)
+	if got := h.status(1).HighWatermark; got != hwm {
+		t.Fatalf("the high watermark moved from %d to %d on the wiped node's fetches", hwm, got)
+	}
+	h.heal()
+	h.advance(time.Second)
+
+	// A vote meant for its old folder is refused.
+	req := kmsg.NewPtrVoteRequest()
+	req.Version = raft.VoteVersion
+	cid := "cluster"
+	req.ClusterID = &cid
+	req.VoterID = 3
+	p := kmsg.NewVoteRequestTopicPartition()
+	p.CandidateEpoch, p.CandidateID = h.status(1).Epoch+1, 2
+	p.LastOffsetEpoch, p.LastOffset = h.status(1).Epoch, h.status(1).LogEndOffset
+	p.VoterDirectoryID = dirOf(3)
+	rt := kmsg.NewVoteRequestTopic()
+	rt.Topic = raft.MetadataTopic
+	rt.Partitions = []kmsg.VoteRequestTopicPartition{p}
+	req.Topics = []kmsg.VoteRequestTopic{rt}
+	rp := h.request(3, 2, req).(*kmsg.VoteResponse).Topics[0].Partitions[0]
+	if rp.VoteGranted || rp.ErrorCode != 116 {
+		t.Fatalf("vote for the old folder: granted %v, error %d; want refused with INVALID_VOTER_KEY (116)", rp.VoteGranted, rp.ErrorCode)
+	}
+	h.heal()
+	h.elect(1)
+
+	// Remove the old entry, add the new folder.
+	if _, err := h.node(1).RemoveVoter(h.now, h.status(1).Epoch, 3, dirOf(3)); err != nil {
+		t.Fatal(err)
+	}
+	h.advance(time.Second)
+	h.expectVoters(1, 1, 2)
+	v := voterOf(3)
+	v.DirectoryID = dirOf(33)
+	if _, err := h.node(1).AddVoter(h.now, h.status(1).Epoch, v); err != nil {
+		t.Fatal(err)
+	}
+	h.advance(time.Second)
+	h.expectVoters(3, 1, 2, 3)
+	// It counts again: with node 1 cut off, 2 and 3 elect a leader.
+	h.isolate(1)
+	h.advance(30 * time.Second)
+	if st := h.status(2); st.LeaderID != 2 && st.LeaderID != 3 {
+		t.Fatalf("no new leader among 2 and the re-added 3: %+v", st)
+	}
 }

@@ -216,7 +216,7 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 		n.logger.Info("peer is not the voter the request was for", "error", ErrorName(code))
 		return true, true, nil
 	case code == errBrokerNotAvailable || code == errInconsistentVoterSet ||
-		code == errInvalidRequest || code == errInconsistentClusterID:
+		code == errInvalidRequest || code == errInconsistentClusterID || code == errInvalidVoterKey:
 		n.logger.Warn("peer refused request", "error", ErrorName(code))
 		return true, false, nil
 	}

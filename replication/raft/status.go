@@ -49,6 +49,9 @@ type Status struct {
 type ReplicaStatus struct {
 	NodeID int32
 	Voter  bool
+	// DirectoryID is a voter's directory id in the voter set, an
+	// observer's the one its fetches carry; zero in a static quorum.
+	DirectoryID DirectoryID
 	// LogEndOffset is the offset of its last fetch, -1 before any; under
 	// push, how far its log is known to match the leader's.
 	LogEndOffset int64
@@ -108,14 +111,19 @@ func (n *Node) Replicas() []ReplicaStatus {
 		return nil
 	}
 	out := make([]ReplicaStatus, 0, len(n.lead.voters)+len(n.lead.observers))
+	voters := n.history.last()
 	for _, rs := range [][]*replicaState{n.lead.voters, n.lead.observers} {
 		for _, r := range rs {
 			st := ReplicaStatus{
 				NodeID:       r.id,
 				Voter:        r.voter,
+				DirectoryID:  r.dir,
 				LogEndOffset: r.endOffset,
 				LastFetch:    r.lastFetch,
 				LastCaughtUp: r.lastCaughtUp,
+			}
+			if v, ok := voters.Voter(r.id); ok && r.voter {
+				st.DirectoryID = v.DirectoryID
 			}
 			for _, p := range n.lead.parked {
 				st.FetchParked = st.FetchParked || p.replica == r.id
