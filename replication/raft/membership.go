@@ -163,18 +163,25 @@ func (n *Node) dynamic() bool {
 	return n.history.kraftVersion() >= KRaftVersion1 || len(n.cfg.Voters) == 0
 }
 
-// fetchTargets are the nodes a replica looking for the leader asks
-// (Kafka's RequestManager): the bootstrap servers when it has them, the
-// voters otherwise. Kafka's replica never asks the voters the log names
-// instead: a controller removed from the voters whose only bootstrap
-// server is itself never finds the next leader, and a broker whose
-// bootstrap servers are all gone finds no leader, however many voters
-// were added since.
+// fetchTargets are the nodes a replica looking for the leader asks: the
+// voters its log names, and in a dynamic quorum its bootstrap servers
+// too. Kafka's RequestManager asks only the bootstrap servers when there
+// are any; a playground starts its nodes with the initial controllers as
+// bootstrap servers, so with Kafka's rule a broker would never find a
+// leader among the controllers added since, once those initial ones are
+// gone (an operator lists every controller, often behind one DNS name).
+// See "Differences from Kafka".
 func (n *Node) fetchTargets() []int32 {
-	if !n.dynamic() || len(n.cfg.Bootstrap) == 0 {
-		return n.voterIDs
+	out := slices.Clone(n.voterIDs)
+	if !n.dynamic() {
+		return out
 	}
-	return n.cfg.Bootstrap
+	for _, id := range n.cfg.Bootstrap {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // Voters returns the voter set in force on this node: the latest
