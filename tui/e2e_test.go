@@ -165,6 +165,36 @@ func buildForTmux(t *testing.T) (tmux, dir, bin string) {
 	return tmux, dir, bin
 }
 
+// upInTmux builds the binary and runs "kraftlab up" with upArgs in a
+// 160x48 tmux pane, until the screen shows. run runs another kraftlab
+// command against that playground and fails the test if it fails; bin is
+// the binary, for a second pane.
+func upInTmux(t *testing.T, upArgs string) (p *pane, bin string, run func(args ...string) string) {
+	t.Helper()
+	tmux, dir, bin := buildForTmux(t)
+	p = &pane{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock")}
+	t.Cleanup(p.close)
+	cmd := fmt.Sprintf("env KRAFTLAB_HOME=%s %s up %s; echo \"[kraftlab exited $?]\"; sleep 600", dir, bin, upArgs)
+	p.run("new-session", "-d", "-s", "e2e", "-x", "160", "-y", "48", cmd)
+	screen := p.waitFor("the screen or an error", func(s string) bool {
+		return strings.Contains(s, "LEADER-SAW") || strings.Contains(s, "[kraftlab exited") || strings.Contains(s, "running headless")
+	})
+	if !strings.Contains(screen, "LEADER-SAW") {
+		t.Fatalf("kraftlab up did not open the screen:\n%s", strings.TrimSpace(screen))
+	}
+	run = func(args ...string) string {
+		t.Helper()
+		c := exec.Command(bin, args...)
+		c.Env = append(os.Environ(), "KRAFTLAB_HOME="+dir, "KRAFTLAB_SESSION=")
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("kraftlab %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	return p, bin, run
+}
+
 // pane is a tmux session on its own server socket, so the test never
 // touches anyone's tmux.
 type pane struct {

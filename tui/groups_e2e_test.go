@@ -3,9 +3,6 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -24,27 +21,7 @@ var groupHeadRE = regexp.MustCompile(`(?m)\bg (Stable|Empty|PreparingRebalance|C
 // __consumer_offsets partition, marked; a screen on the playground read
 // over the wire (kraftlab tui --bootstrap-server) shows it there too.
 func TestGroupsInTmux(t *testing.T) {
-	tmux, dir, bin := buildForTmux(t)
-	p := &pane{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock")}
-	t.Cleanup(p.close)
-	cmd := fmt.Sprintf("env KRAFTLAB_HOME=%s %s up --profile fast --controllers 1 --brokers 3; echo \"[kraftlab exited $?]\"; sleep 600", dir, bin)
-	p.run("new-session", "-d", "-s", "e2e", "-x", "160", "-y", "48", cmd)
-	screen := p.waitFor("the screen or an error", func(s string) bool {
-		return strings.Contains(s, "LEADER-SAW") || strings.Contains(s, "[kraftlab exited") || strings.Contains(s, "running headless")
-	})
-	if !strings.Contains(screen, "LEADER-SAW") {
-		t.Fatalf("kraftlab up did not open the screen:\n%s", strings.TrimSpace(screen))
-	}
-	run := func(args ...string) string {
-		t.Helper()
-		c := exec.Command(bin, args...)
-		c.Env = append(os.Environ(), "KRAFTLAB_HOME="+dir, "KRAFTLAB_SESSION=")
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("kraftlab %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	p, bin, run := upInTmux(t, "--profile fast --controllers 1 --brokers 3")
 	run("wait", "unfenced", "101", "--timeout", "30s")
 	run("wait", "unfenced", "102", "--timeout", "30s")
 	run("wait", "unfenced", "103", "--timeout", "30s")
@@ -57,7 +34,7 @@ func TestGroupsInTmux(t *testing.T) {
 	run("topics", "create", "orders", "--partitions", "2", "--replication-factor", "3")
 	run("produce", "orders", "--count", "20")
 	run("consume", "orders", "--group", "g", "--from-beginning", "--max", "20")
-	screen = p.waitFor("group g on the groups pane, with its coordinator and no lag", func(s string) bool {
+	screen := p.waitFor("group g on the groups pane, with its coordinator and no lag", func(s string) bool {
 		return groupHeadRE.MatchString(s) && strings.Contains(s, "lag 0") && strings.Contains(s, "orders-1")
 	})
 	m := groupHeadRE.FindStringSubmatch(screen)
@@ -83,7 +60,7 @@ func TestGroupsInTmux(t *testing.T) {
 			brokers = append(brokers, n.Listener)
 		}
 	}
-	a := &pane{t: t, tmux: tmux, sock: p.sock, target: "attached"}
+	a := &pane{t: t, tmux: p.tmux, sock: p.sock, target: "attached"}
 	a.run("new-session", "-d", "-s", "attached", "-x", "160", "-y", "48",
 		fmt.Sprintf("%s tui --bootstrap-server %s; echo \"[attached exited $?]\"; sleep 600", bin, strings.Join(brokers, ",")))
 	a.waitFor("the attached screen", func(s string) bool {

@@ -1,10 +1,6 @@
 package tui
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,34 +15,14 @@ var quorumRowRE = regexp.MustCompile(`(?m)^[ ▶]\s+2 (Leader|Follower|Observer|
 // panel as one of two voters; then - on node 2, answered y, removes it:
 // an Observer again, and the leader alone a majority.
 func TestVotersInTmux(t *testing.T) {
-	tmux, dir, bin := buildForTmux(t)
-	p := &pane{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock")}
-	t.Cleanup(p.close)
-	cmd := fmt.Sprintf("env KRAFTLAB_HOME=%s %s up --profile fast --controllers 1 --brokers 1 --set kraft.version=1; echo \"[kraftlab exited $?]\"; sleep 600", dir, bin)
-	p.run("new-session", "-d", "-s", "e2e", "-x", "160", "-y", "48", cmd)
-	screen := p.waitFor("the screen or an error", func(s string) bool {
-		return strings.Contains(s, "LEADER-SAW") || strings.Contains(s, "[kraftlab exited") || strings.Contains(s, "running headless")
-	})
-	if !strings.Contains(screen, "LEADER-SAW") {
-		t.Fatalf("kraftlab up did not open the screen:\n%s", strings.TrimSpace(screen))
-	}
-	run := func(args ...string) string {
-		t.Helper()
-		c := exec.Command(bin, args...)
-		c.Env = append(os.Environ(), "KRAFTLAB_HOME="+dir, "KRAFTLAB_SESSION=")
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("kraftlab %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	p, _, run := upInTmux(t, "--profile fast --controllers 1 --brokers 1 --set kraft.version=1")
 	run("wait", "voters", "==", "1", "--timeout", "30s")
 	p.waitFor("one voter, its own majority", func(s string) bool {
 		return strings.Contains(s, "a majority (1 of 1) stands") && !quorumRowRE.MatchString(s)
 	})
 
 	p.keys("+")
-	screen = p.waitFor("controller 2 a voter on the screen", func(s string) bool {
+	screen := p.waitFor("controller 2 a voter on the screen", func(s string) bool {
 		m := quorumRowRE.FindStringSubmatch(s)
 		return m != nil && m[1] == "Follower" && strings.Contains(s, "a majority (2 of 2) stands") &&
 			strings.Contains(statusLine(s), "controller 2 joined as an observer, caught up and was added to the voters")

@@ -132,9 +132,17 @@ func (e *engine) observerController(id int32) (*engineNode, error) {
 	if !n.srv.Running() || n.q == nil {
 		return nil, cluster.Errorf(cluster.ErrNodeState, "controller %d is not running: start it, let it catch up as an observer, then add it", id)
 	}
-	if st := n.q.Status(); st.Voter {
+	st := n.q.Status()
+	if st.Voter {
 		return nil, cluster.Errorf(cluster.ErrBadAction, "controller %d is a voter already", id)
-	} else if slices.Contains(st.Voters, id) {
+	}
+	// The leader's voter set decides: the observer may not have fetched
+	// the removal of its old entry yet.
+	voters := st.Voters
+	if l := e.quorumLeader(); l != nil && l.q != nil {
+		voters = l.q.Status().Voters
+	}
+	if slices.Contains(voters, id) {
 		return nil, cluster.Errorf(cluster.ErrBadAction, "the voter set still names controller %d with its old directory id: remove that voter first (kraftlab controllers remove %d)", id, id)
 	}
 	return n, nil

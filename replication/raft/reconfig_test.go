@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -393,8 +394,8 @@ func TestWipedVoterIsAnObserverUntilAddedAgain(t *testing.T) {
 	rt.Partitions = []kmsg.VoteRequestTopicPartition{p}
 	req.Topics = []kmsg.VoteRequestTopic{rt}
 	rp := h.request(3, 2, req).(*kmsg.VoteResponse).Topics[0].Partitions[0]
-	if rp.VoteGranted || rp.ErrorCode != 116 {
-		t.Fatalf("vote for the old folder: granted %v, error %d; want refused with INVALID_VOTER_KEY (116)", rp.VoteGranted, rp.ErrorCode)
+	if rp.VoteGranted || rp.ErrorCode != kerr.InvalidVoterKey.Code {
+		t.Fatalf("vote for the old folder: granted %v, error %d; want refused with INVALID_VOTER_KEY (125)", rp.VoteGranted, rp.ErrorCode)
 	}
 	h.heal()
 	h.elect(1)

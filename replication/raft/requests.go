@@ -212,11 +212,13 @@ func (n *Node) handleCommonResponse(now time.Time, code int16, leader, epoch int
 		return code != errNone, true, nil
 	case code == errInvalidVoterKey:
 		// The request was for another directory of that id (a voter that
-		// lost its disk): nothing to retry sooner, nothing to learn.
+		// lost its disk): nothing to learn, and asking again at once (a
+		// leader re-sends BeginQuorumEpoch to a voter that has not
+		// fetched) would get the same answer at once: back off.
 		n.logger.Info("peer is not the voter the request was for", "error", ErrorName(code))
-		return true, true, nil
+		return true, false, nil
 	case code == errBrokerNotAvailable || code == errInconsistentVoterSet ||
-		code == errInvalidRequest || code == errInconsistentClusterID || code == errInvalidVoterKey:
+		code == errInvalidRequest || code == errInconsistentClusterID:
 		n.logger.Warn("peer refused request", "error", ErrorName(code))
 		return true, false, nil
 	}
