@@ -73,11 +73,12 @@ func waitForMetadata(t *testing.T, p *Playground, path, want string, timeout tim
 func TestKafkaBrokerJoinsKraftlab(t *testing.T) {
 	k := needKafka(t)
 	kcat := needKcat(t)
-	// A session the JVM's heartbeats keep on a loaded machine. A static
-	// quorum: a Kafka broker finds the active controller's listener in the
-	// voter set (RaftControllerNodeProvider), and the voter set a dynamic
-	// playground bootstraps names none (docs/design.md, --standalone).
-	p := startPlayground(t, "--controllers", "1", "--brokers", "1", "--profile", "fast", "--set", "broker.session.timeout.ms=6000", "--set", "kraft.version=0")
+	// A session the JVM's heartbeats keep on a loaded machine. A Kafka
+	// broker finds the active controller's listener in the voter set
+	// (RaftControllerNodeProvider): the playground's standalone controller
+	// writes its own entry's listener once it leads (UpdateRaftVoter's
+	// rules; docs/design.md, --standalone).
+	p := startPlayground(t, "--controllers", "1", "--brokers", "1", "--profile", "fast", "--set", "broker.session.timeout.ms=6000")
 	brokersUnfenced(t, p)
 	b, err := StartBroker(context.Background(), k, t.TempDir(), playgroundJoin(t, p, 201), "broker.heartbeat.interval.ms=500", "broker.session.timeout.ms=6000")
 	if err != nil {
