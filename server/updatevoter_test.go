@@ -14,13 +14,7 @@ import (
 // it would with Kafka's kafka-storage format --initial-controllers. The
 // controllers advertise UpdateRaftVoter in ApiVersions, as Kafka's do.
 func TestInitialControllersUpdateTheirEntries(t *testing.T) {
-	dir := t.TempDir()
-	secret, err := LoadSecret(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := NewGroup()
-	t.Cleanup(func() { g.KillAll() })
+	dir, secret, g := dynamicGroup(t)
 	ids := []int32{1, 2, 3}
 	var all []*Server
 	for _, id := range ids {

@@ -18,6 +18,20 @@ import (
 
 // dynamicController is controller id of a dynamic quorum whose initial
 // controllers are initial: an initial one formats its log with them as
+// dynamicGroup is the data folder, member secret and server group a
+// dynamic quorum test starts its nodes in; the group is killed at the end.
+func dynamicGroup(t *testing.T) (dir, secret string, g *Group) {
+	t.Helper()
+	dir = t.TempDir()
+	secret, err := LoadSecret(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = NewGroup()
+	t.Cleanup(func() { g.KillAll() })
+	return dir, secret, g
+}
+
 // the voter set, any other joins as an observer.
 func dynamicController(t *testing.T, g *Group, dir, secret string, id int32, initial []int32) *Server {
 	t.Helper()
@@ -95,13 +109,7 @@ func votersOn(s *Server) []int32 { return s.Raft().Status().Voters }
 // at a time, which elects a new leader when the first one is killed and
 // then removes it.
 func TestDynamicQuorumGrowsOverTheWire(t *testing.T) {
-	dir := t.TempDir()
-	secret, err := LoadSecret(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := NewGroup()
-	t.Cleanup(func() { g.KillAll() })
+	dir, secret, g := dynamicGroup(t)
 	c1 := dynamicController(t, g, dir, secret, 1, []int32{1})
 	waitFor(t, "the standalone controller leads", func() bool { return leaderOf(c1) == c1 })
 	if st := c1.Raft().Status(); st.KRaftVersion != raft.KRaftVersion1 || !slices.Equal(st.Voters, []int32{1}) {
@@ -198,13 +206,7 @@ func TestStaticQuorumRefusesVoterChanges(t *testing.T) {
 // A leader that removes itself answers its RemoveRaftVoter with no error:
 // the removal committed before it resigned.
 func TestLeaderRemovesItself(t *testing.T) {
-	dir := t.TempDir()
-	secret, err := LoadSecret(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := NewGroup()
-	t.Cleanup(func() { g.KillAll() })
+	dir, secret, g := dynamicGroup(t)
 	c1 := dynamicController(t, g, dir, secret, 1, []int32{1})
 	waitFor(t, "the standalone controller leads", func() bool { return leaderOf(c1) == c1 })
 	c2 := dynamicController(t, g, dir, secret, 2, []int32{1})
@@ -242,13 +244,7 @@ func describeQuorum(t *testing.T, ss ...*Server) kmsg.DescribeQuorumResponseTopi
 // formatted again starts with a new directory id and without the initial
 // voter set, and fetches the log as an observer.
 func TestWipedInitialControllerComesBackAnObserver(t *testing.T) {
-	dir := t.TempDir()
-	secret, err := LoadSecret(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := NewGroup()
-	t.Cleanup(func() { g.KillAll() })
+	dir, secret, g := dynamicGroup(t)
 	initial := []int32{1, 2, 3}
 	var all []*Server
 	for _, id := range initial {
