@@ -223,7 +223,7 @@ func (p *Playground) stepUntil(f MessageFilter, until string) (Result, error) {
 			return Result{Messages: ms, Message: msg}, nil
 		}
 		if time.Now().After(deadline) {
-			return Result{Messages: ms}, Errorf(ErrNodeState, "step --until %s: still false after %v and %d delivered messages; last saw: %s", cond, untilWait, len(ms), saw)
+			return Result{}, Errorf(ErrNodeState, "step --until %s: still false after %v and %d delivered messages; last saw: %s", cond, untilWait, len(ms), saw)
 		}
 		step, err := p.engine.StepMessages(f)
 		switch {
