@@ -300,11 +300,20 @@ func TestRealEngineKeepsDataDir(t *testing.T) {
 	if v.ClusterID != id {
 		t.Errorf("cluster id %s after restart, was %s", v.ClusterID, id)
 	}
+	// The high watermark promises the records below it to a majority, not
+	// to every voter: a follower may have been behind when the folder
+	// closed. A majority must have read them back from its files, and the
+	// restarted quorum must commit up to the old mark again.
+	holding := 0
 	for _, n := range v.Nodes {
-		if n.LogEndOffset < hwm {
-			t.Errorf("node %d restarted with log end %d, below the high watermark %d it had", n.ID, n.LogEndOffset, hwm)
+		if n.LogEndOffset >= hwm {
+			holding++
 		}
 	}
+	if holding < 2 {
+		t.Errorf("%d of 3 voters restarted with the log up to the high watermark %d they had:\n%s", holding, hwm, describeNodes(p))
+	}
+	waitCond(t, p, fmt.Sprintf("hwm >= %d", hwm))
 	p.Close()
 
 	// A folder of another cluster is refused with a clear error.
