@@ -486,9 +486,11 @@ func readLogStartCheckpoint(path string) (int64, error) {
 // KraftlabUpArgs are the `kraftlab up` flags of a playground whose
 // timing is Kafka's defaults (the kafka profile) with the overrides
 // given by their Kafka names, the same lines a Kafka cluster takes in
-// its properties.
+// its properties. Its quorum is static (kraft.version 0), as
+// StartKafkaCluster's is (controller.quorum.voters): the two then write
+// the same quorum-state files and logs.
 func KraftlabUpArgs(controllers, brokers int, overrides []string) []string {
-	args := []string{"--controllers", strconv.Itoa(controllers), "--brokers", strconv.Itoa(brokers), "--profile", "kafka"}
+	args := []string{"--controllers", strconv.Itoa(controllers), "--brokers", strconv.Itoa(brokers), "--profile", "kafka", "--set", "kraft.version=0"}
 	for _, o := range overrides {
 		args = append(args, "--set", strings.TrimSpace(o))
 	}

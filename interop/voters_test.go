@@ -205,6 +205,22 @@ func TestGrowQuorumAgreesWithKafka(t *testing.T) {
 		step(quorumIDs{voters: append(voters, int(id))})
 	}
 
+	// A dynamic quorum's quorum-state is Kafka's data_version 1 on both:
+	// no voter list, and a vote names a directory.
+	for _, id := range []int32{1, 2, 3} {
+		kq, err := ReadQuorumStateFile(kc.Nodes[id].QuorumStateFile())
+		if err != nil {
+			t.Fatal(err)
+		}
+		lq, err := ReadQuorumStateFile(filepath.Join(p.DataDir, fmt.Sprintf("node-%d", id), "__cluster_metadata-0", "quorum-state"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kq.DataVersion != lq.DataVersion || !slices.Equal(kq.Keys, lq.Keys) {
+			t.Errorf("controller %d's quorum-state: Kafka data_version %d keys %v, kraftlab data_version %d keys %v", id, kq.DataVersion, kq.Keys, lq.DataVersion, lq.Keys)
+		}
+	}
+
 	// Controller 1 removes itself: it leads until the change commits,
 	// then resigns.
 	kafkaDir, labDir := "", directoryID(t, p.DataDir, 1)

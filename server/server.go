@@ -102,6 +102,11 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("node %d: %w", id, err)
 		}
 	}
+	if cfg.Kind == Broker && cfg.ZooKeeper == nil {
+		if err := folderDirectoryID(&cfg); err != nil {
+			return nil, fmt.Errorf("node %d: %w", id, err)
+		}
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -10,12 +10,12 @@ import (
 	"github.com/kraftlab/kraftlab/replication/raft"
 )
 
-// dynamicVoter gives a controller of a dynamic quorum the directory id of
-// its folder (formatting the folder on its first start), which names it
-// in the voter set beside its id, as Kafka's meta.properties does. The
-// id is read again at each start: a wiped folder is formatted with a new
-// one, and the node comes back an observer.
-func dynamicVoter(cfg *Config) error {
+// folderDirectoryID gives the node's raft client the directory id of its
+// folder (formatting the folder on its first start), as Kafka's
+// KafkaRaftManager is given the metadata log folder's: every node, broker
+// or controller, names itself by it in its Fetch requests. The id is read
+// again at each start: a wiped folder is formatted with a new one.
+func folderDirectoryID(cfg *Config) error {
 	id := cfg.Raft.Raft.NodeID
 	nodeDir, clusterID := cfg.Raft.Dir, cfg.Raft.Raft.ClusterID
 	dir, err := directoryID(nodeDir, clusterID, id)
@@ -27,6 +27,18 @@ func dynamicVoter(cfg *Config) error {
 		d, err := directoryID(nodeDir, clusterID, id)
 		return raft.DirectoryID(d), err
 	}
+	return nil
+}
+
+// dynamicVoter gives a controller of a dynamic quorum the directory id of
+// its folder, which names it in the voter set beside its id, as Kafka's
+// meta.properties does; a wiped folder's new id makes the node come back
+// an observer.
+func dynamicVoter(cfg *Config) error {
+	if err := folderDirectoryID(cfg); err != nil {
+		return err
+	}
+	id := cfg.Raft.Raft.NodeID
 	// A standalone controller knows its own directory id, as
 	// kafka-storage format --standalone writes it.
 	if len(cfg.Raft.BootstrapVoters) == 1 && cfg.Raft.BootstrapVoters[0].ID == id {

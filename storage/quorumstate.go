@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,8 +25,16 @@ type ElectionState struct {
 	LeaderID int32
 	// VotedID is the candidate the node voted for in Epoch, or -1 (votedId).
 	VotedID int32
+	// VotedDirectoryID is the directory id of the candidate voted for
+	// (votedDirectoryId), zero if none or unknown; a zero id matches any
+	// directory of VotedID, as it does in Kafka.
+	VotedDirectoryID [16]byte
 	// Voters are the voter ids of the static quorum (currentVoters).
 	Voters []int32
+	// DataVersion is the file's data_version, as Kafka picks it by the
+	// kraft.version: 0 lists Voters, 1 (a dynamic quorum) names
+	// VotedDirectoryID instead.
+	DataVersion int16
 }
 
 // quorumStateData is the file's JSON, with the keys of Kafka's
@@ -38,6 +47,18 @@ type quorumStateData struct {
 	AppliedOffset int64         `json:"appliedOffset"`
 	CurrentVoters []quorumVoter `json:"currentVoters"`
 	DataVersion   *int16        `json:"data_version"`
+	// VotedDirectoryID is read only from data_version 1.
+	VotedDirectoryID *string `json:"votedDirectoryId,omitempty"`
+}
+
+// quorumStateDataV1 is the file's JSON under data_version 1 (kraft.version
+// 1): the voters are in the log, and a vote names a directory too.
+type quorumStateDataV1 struct {
+	LeaderID         int32  `json:"leaderId"`
+	LeaderEpoch      int32  `json:"leaderEpoch"`
+	VotedID          int32  `json:"votedId"`
+	VotedDirectoryID string `json:"votedDirectoryId"`
+	DataVersion      int16  `json:"data_version"`
 }
 
 type quorumVoter struct {
@@ -92,12 +113,24 @@ func parseQuorumState(data []byte) (ElectionState, error) {
 	switch {
 	case d.DataVersion == nil || d.LeaderEpoch == nil || d.LeaderID == nil || d.VotedID == nil:
 		return ElectionState{}, errors.New("missing data_version, leaderEpoch, leaderId or votedId")
-	case *d.DataVersion != 0:
-		return ElectionState{}, fmt.Errorf("data_version %d, want 0", *d.DataVersion)
+	case *d.DataVersion != 0 && *d.DataVersion != 1:
+		return ElectionState{}, fmt.Errorf("data_version %d, want 0 or 1", *d.DataVersion)
+	case *d.DataVersion == 1 && d.VotedDirectoryID == nil:
+		return ElectionState{}, errors.New("data_version 1 without votedDirectoryId")
 	}
-	s := ElectionState{Epoch: *d.LeaderEpoch, LeaderID: *d.LeaderID, VotedID: *d.VotedID}
-	for _, v := range d.CurrentVoters {
-		s.Voters = append(s.Voters, v.VoterID)
+	s := ElectionState{Epoch: *d.LeaderEpoch, LeaderID: *d.LeaderID, VotedID: *d.VotedID, DataVersion: *d.DataVersion}
+	if s.DataVersion == 1 {
+		b, err := base64.RawURLEncoding.DecodeString(*d.VotedDirectoryID)
+		if err != nil || len(b) != len(s.VotedDirectoryID) {
+			return ElectionState{}, fmt.Errorf("votedDirectoryId %q is not a UUID", *d.VotedDirectoryID)
+		}
+		copy(s.VotedDirectoryID[:], b)
+	}
+	if s.DataVersion == 0 {
+		// Version 1 has no currentVoters: the voters are in the log.
+		for _, v := range d.CurrentVoters {
+			s.Voters = append(s.Voters, v.VoterID)
+		}
 	}
 	if err := s.validate(); err != nil {
 		return ElectionState{}, err
@@ -128,6 +161,29 @@ func (q *QuorumStateFile) Write(s ElectionState) error {
 	if err := s.validate(); err != nil {
 		return fmt.Errorf("write quorum state: %w", err)
 	}
+	var data []byte
+	var err error
+	switch s.DataVersion {
+	case 0:
+		data, err = json.Marshal(v0(s))
+	case 1:
+		data, err = json.Marshal(quorumStateDataV1{LeaderID: s.LeaderID, LeaderEpoch: s.Epoch, VotedID: s.VotedID,
+			VotedDirectoryID: base64.RawURLEncoding.EncodeToString(s.VotedDirectoryID[:]), DataVersion: 1})
+	default:
+		return fmt.Errorf("write quorum state: data_version %d, want 0 or 1", s.DataVersion)
+	}
+	if err != nil {
+		return fmt.Errorf("write quorum state: %w", err)
+	}
+	if err := os.MkdirAll(q.dir, 0o755); err != nil {
+		return fmt.Errorf("write quorum state: %w", err)
+	}
+	return writeFileAtomicOn(q.disk, q.dir, QuorumStateFileName, data, true)
+}
+
+// v0 is s as data_version 0 writes it, with Kafka's empty clusterId and
+// zero appliedOffset.
+func v0(s ElectionState) quorumStateData {
 	version := int16(0)
 	d := quorumStateData{
 		LeaderID:      &s.LeaderID,
@@ -139,12 +195,5 @@ func (q *QuorumStateFile) Write(s ElectionState) error {
 	for _, id := range s.Voters {
 		d.CurrentVoters = append(d.CurrentVoters, quorumVoter{VoterID: id})
 	}
-	data, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("write quorum state: %w", err)
-	}
-	if err := os.MkdirAll(q.dir, 0o755); err != nil {
-		return fmt.Errorf("write quorum state: %w", err)
-	}
-	return writeFileAtomicOn(q.disk, q.dir, QuorumStateFileName, data, true)
+	return d
 }

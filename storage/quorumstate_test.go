@@ -19,6 +19,8 @@ func TestQuorumStateRoundTrip(t *testing.T) {
 	for _, want := range []ElectionState{
 		{Epoch: 1, LeaderID: -1, VotedID: 2, Voters: []int32{1, 2, 3}},
 		{Epoch: 1, LeaderID: 2, VotedID: 2, Voters: []int32{1, 2, 3}},
+		{Epoch: 8, LeaderID: -1, VotedID: 2, VotedDirectoryID: [16]byte{0x27, 0xc6}, DataVersion: 1},
+		{Epoch: 8, LeaderID: 2, VotedID: -1, DataVersion: 1},
 		{Epoch: 7, LeaderID: -1, VotedID: -1},
 	} {
 		if err := q.Write(want); err != nil {
@@ -29,7 +31,8 @@ func TestQuorumStateRoundTrip(t *testing.T) {
 			t.Fatalf("read %+v %v, want %+v", got, err, want)
 		}
 	}
-	// Kafka's key names, so kafka-metadata-quorum users recognise the file.
+	// Kafka's key names, so kafka-metadata-quorum users recognise the file
+	// (data_version 0, the last written).
 	var m map[string]any
 	if err := json.Unmarshal(fileBytes(t, q.Path()), &m); err != nil {
 		t.Fatal(err)
@@ -44,6 +47,32 @@ func TestQuorumStateRoundTrip(t *testing.T) {
 	}
 	if err := q.Write(ElectionState{Epoch: -1}); err == nil {
 		t.Fatal("negative epoch written")
+	}
+}
+
+// Under kraft.version 1 the file is Kafka's data_version 1: no voters (they
+// are in the log), and the vote names the candidate's directory.
+func TestQuorumStateVersion1(t *testing.T) {
+	dir := t.TempDir()
+	q := NewQuorumStateFile(dir)
+	dirID := [16]byte{0x27, 0xc6, 0x80, 0x3d, 0xc7, 0xcb, 0x42, 0xdd, 0x9b, 0xaa, 0xcd, 0x49, 0x4f, 0xfa, 0xcc, 0x81}
+	if err := q.Write(ElectionState{Epoch: 2, LeaderID: -1, VotedID: 1, VotedDirectoryID: dirID, DataVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"leaderId":-1,"leaderEpoch":2,"votedId":1,"votedDirectoryId":"J8aAPcfLQt2bqs1JT_rMgQ","data_version":1}`
+	if got := string(fileBytes(t, q.Path())); got != want {
+		t.Fatalf("file\n%s\nwant Kafka's\n%s", got, want)
+	}
+	for _, bad := range []string{
+		`{"leaderId":-1,"leaderEpoch":2,"votedId":1,"data_version":1}`,
+		`{"leaderId":-1,"leaderEpoch":2,"votedId":1,"votedDirectoryId":"short","data_version":1}`,
+	} {
+		if err := os.WriteFile(q.Path(), []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.Read(); err == nil {
+			t.Errorf("%s read without error", bad)
+		}
 	}
 }
 
@@ -141,4 +170,26 @@ func TestQuorumStateRefusesUnsafeFiles(t *testing.T) {
 	if err := q.Write(ElectionState{Epoch: 3, LeaderID: 77, VotedID: -1, Voters: []int32{1, 2, 3}}); err == nil {
 		t.Error("wrote a leader outside the voters")
 	}
+}
+
+// FuzzQuorumState feeds arbitrary files to the quorum-state reader: it must
+// never panic, and a state it accepts must write and read back the same.
+func FuzzQuorumState(f *testing.F) {
+	f.Add(`{"clusterId":"","leaderId":1,"leaderEpoch":5,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}`)
+	f.Add(`{"leaderId":-1,"leaderEpoch":2,"votedId":1,"votedDirectoryId":"J8aAPcfLQt2bqs1JT_rMgQ","data_version":1}`)
+	f.Add(`{}`)
+	f.Fuzz(func(t *testing.T, file string) {
+		s, err := parseQuorumState([]byte(file))
+		if err != nil {
+			return
+		}
+		q := NewQuorumStateFile(t.TempDir())
+		if err := q.Write(s); err != nil {
+			t.Fatalf("%+v read from %q does not write: %v", s, file, err)
+		}
+		back, err := q.Read()
+		if err != nil || fmt.Sprint(back) != fmt.Sprint(s) {
+			t.Fatalf("%+v read back as %+v %v", s, back, err)
+		}
+	})
 }

@@ -170,7 +170,9 @@ func TestRealEngineView(t *testing.T) {
 		t.Fatalf("replication table: voters %+v observers %+v", v.CurrentVoters, v.CurrentObservers)
 	}
 	for _, r := range v.CurrentObservers {
-		if r.LastFetchTimestamp <= 0 || r.LogEndOffset <= 0 {
+		// A broker names itself by its folder's directory id, as Kafka's
+		// brokers send their metadata log folder's.
+		if r.LastFetchTimestamp <= 0 || r.LogEndOffset <= 0 || r.DirectoryID == "" {
 			t.Errorf("observer %+v", r)
 		}
 	}

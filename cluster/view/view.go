@@ -85,9 +85,9 @@ type View struct {
 // with DescribeQuorum's field names.
 type Replica struct {
 	NodeID int32 `json:"nodeId"`
-	// DirectoryID is, in a dynamic quorum, a voter's directory id in the
-	// voter set and an observer's the one its fetches carry, as Kafka
-	// prints it; "" when zero (a static quorum, a broker).
+	// DirectoryID is a voter's directory id in the voter set and an
+	// observer's the one its fetches carry (its folder's), as Kafka
+	// prints it; "" when zero (a voter of a static quorum).
 	DirectoryID string `json:"directoryId,omitempty"`
 	// LogEndOffset is the offset of the replica's last Fetch (the fetch is
 	// the acknowledgement), or -1 before the leader has heard from it.

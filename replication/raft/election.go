@@ -229,9 +229,13 @@ func (n *Node) handleVoteRequest(now time.Time, m Message, req *kmsg.VoteRequest
 	ourEpoch := n.lastEpoch()
 	upToDate := p.LastOffsetEpoch > ourEpoch ||
 		(p.LastOffsetEpoch == ourEpoch && p.LastOffset >= n.log.LogEndOffset())
-	granted := n.canGrantVote(p.CandidateID, upToDate, preVote)
+	candidateDir := DirectoryID(p.CandidateDirectoryID)
+	if req.Version < 1 {
+		candidateDir = DirectoryID{}
+	}
+	granted := n.canGrantVote(p.CandidateID, candidateDir, upToDate, preVote)
 	if granted && !preVote && n.voted < 0 && (n.role == Unattached || n.role == Prospective) {
-		if err := n.becomeUnattachedVoted(now, p.CandidateID); err != nil {
+		if err := n.becomeUnattachedVoted(now, p.CandidateID, candidateDir); err != nil {
 			return err
 		}
 	}
@@ -246,15 +250,17 @@ func (n *Node) handleVoteRequest(now time.Time, m Message, req *kmsg.VoteRequest
 // canGrantVote applies each role's rule (KIP-996): a pre-vote only needs an
 // up-to-date log, except that a follower that has fetched from its leader in
 // the epoch and a leader refuse it; a vote is granted once per epoch, never
-// while a leader is known.
-func (n *Node) canGrantVote(candidate int32, upToDate, preVote bool) bool {
+// while a leader is known. The vote is for a replica, id and directory: a
+// candidate of the voted id with another directory is another replica
+// (ElectionState.isVotedCandidate), unless the vote named no directory.
+func (n *Node) canGrantVote(candidate int32, dir DirectoryID, upToDate, preVote bool) bool {
 	switch n.role {
 	case Unattached, Prospective:
 		switch {
 		case preVote:
 			return upToDate
 		case n.voted >= 0:
-			return n.voted == candidate
+			return n.voted == candidate && (n.votedDir.IsZero() || n.votedDir == dir)
 		case n.leader >= 0:
 			return false
 		default:

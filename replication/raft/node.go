@@ -78,6 +78,7 @@ type Node struct {
 	epoch     int32
 	leader    int32
 	voted     int32
+	votedDir  DirectoryID // the voted candidate's directory; zero matches any
 	persisted electionState
 
 	// hwm is the high watermark this node knows, -1 while unknown. A leader
@@ -248,8 +249,8 @@ func (n *Node) recover(now time.Time) error {
 	case static && st.VotedID >= 0 && !n.isVoter(st.VotedID):
 		return fmt.Errorf("raft: quorum state names a vote for %d, not one of the voters %v", st.VotedID, n.cfg.Voters)
 	}
-	n.persisted = electionState{st.Epoch, st.LeaderID, st.VotedID}
-	n.epoch, n.leader, n.voted = st.Epoch, st.LeaderID, st.VotedID
+	n.persisted = electionState{st.Epoch, st.LeaderID, st.VotedID, DirectoryID(st.VotedDirectoryID)}
+	n.epoch, n.leader, n.voted, n.votedDir = st.Epoch, st.LeaderID, st.VotedID, DirectoryID(st.VotedDirectoryID)
 	if static && !n.voter && (st.VotedID >= 0 || st.LeaderID == n.id) {
 		return fmt.Errorf("raft: quorum state %+v says node %d voted or led, but it is not a voter", st, n.id)
 	}

@@ -6,19 +6,24 @@ import (
 )
 
 // electionState is the persisted part of a node's state.
-type electionState struct{ epoch, leader, voted int32 }
+type electionState struct {
+	epoch, leader, voted int32
+	votedDir             DirectoryID
+}
 
 // writeElection persists the election state if it changed. Durable
 // transitions call it before they take effect.
-func (n *Node) writeElection(epoch, leader, voted int32) error {
-	e := electionState{epoch, leader, voted}
+func (n *Node) writeElection(epoch, leader, voted int32, votedDir DirectoryID) error {
+	e := electionState{epoch, leader, voted, votedDir}
 	if e == n.persisted {
 		return nil
 	}
 	st := ElectionState{Epoch: epoch, LeaderID: leader, VotedID: voted}
-	if !n.dynamic() {
-		// Kafka's quorum-state file lists the voters of a static quorum
-		// only; a dynamic one's are in the log.
+	if n.dynamic() {
+		// Kafka's data_version 1: a dynamic quorum's voters are in the
+		// log, and a vote names the candidate's directory.
+		st.DataVersion, st.VotedDirectoryID = 1, votedDir
+	} else {
 		st.Voters = n.cfg.Voters
 	}
 	if err := n.store.Write(st); err != nil {
@@ -63,7 +68,7 @@ func (n *Node) nextEpoch() (int32, error) {
 // becomeUnattached moves to a higher epoch whose leader is unknown
 // (QuorumState.transitionToUnattached).
 func (n *Node) becomeUnattached(now time.Time, epoch int32) error {
-	if err := n.writeElection(epoch, -1, -1); err != nil {
+	if err := n.writeElection(epoch, -1, -1, DirectoryID{}); err != nil {
 		return err
 	}
 	keep := n.electionDeadline
@@ -73,7 +78,7 @@ func (n *Node) becomeUnattached(now time.Time, epoch int32) error {
 	carry := n.role == Unattached || n.role == Candidate || n.role == Resigned ||
 		(n.role == Prospective && !n.election.lost(n))
 	n.logger.Info("unattached", "epoch", epoch, "from", n.role, "fromEpoch", n.epoch)
-	n.epoch, n.leader, n.voted = epoch, -1, -1
+	n.epoch, n.leader, n.voted, n.votedDir = epoch, -1, -1, DirectoryID{}
 	n.setRole(Unattached)
 	switch {
 	case !n.participates():
@@ -92,12 +97,12 @@ func (n *Node) becomeUnattached(now time.Time, epoch int32) error {
 // (QuorumState.unattachedAddVotedState, prospectiveAddVotedState); both
 // restart their election timer, as the candidate has as good a chance as
 // they do.
-func (n *Node) becomeUnattachedVoted(now time.Time, candidate int32) error {
-	if err := n.writeElection(n.epoch, n.leader, candidate); err != nil {
+func (n *Node) becomeUnattachedVoted(now time.Time, candidate int32, dir DirectoryID) error {
+	if err := n.writeElection(n.epoch, n.leader, candidate, dir); err != nil {
 		return err
 	}
 	n.logger.Info("voted", "epoch", n.epoch, "candidate", candidate, "role", n.role)
-	n.voted = candidate
+	n.voted, n.votedDir = candidate, dir
 	if n.role == Prospective {
 		// A new ProspectiveState: a fresh tally, the connections kept.
 		n.election = newElection(n, true)
@@ -115,15 +120,15 @@ func (n *Node) becomeFollower(now time.Time, epoch, leader int32) error {
 	if leader == n.id {
 		return fmt.Errorf("follow node %d in epoch %d: that is this node", leader, epoch)
 	}
-	voted := int32(-1)
+	voted, votedDir := int32(-1), DirectoryID{}
 	if epoch == n.epoch {
-		voted = n.voted
+		voted, votedDir = n.voted, n.votedDir
 	}
-	if err := n.writeElection(epoch, leader, voted); err != nil {
+	if err := n.writeElection(epoch, leader, voted, votedDir); err != nil {
 		return err
 	}
 	n.logger.Info("follower", "epoch", epoch, "leader", leader, "from", n.role)
-	n.epoch, n.leader, n.voted = epoch, leader, voted
+	n.epoch, n.leader, n.voted, n.votedDir = epoch, leader, voted, votedDir
 	n.setRole(Follower)
 	n.fetchDeadline = now.Add(n.cfg.FetchTimeout)
 	n.updateVoterDeadline = now.Add(n.cfg.FetchTimeout)
@@ -182,11 +187,11 @@ func (n *Node) becomeCandidate(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := n.writeElection(epoch, -1, n.id); err != nil {
+	if err := n.writeElection(epoch, -1, n.id, n.cfg.DirectoryID); err != nil {
 		return err
 	}
 	n.logger.Info("candidate", "epoch", epoch)
-	n.epoch, n.leader, n.voted = epoch, -1, n.id
+	n.epoch, n.leader, n.voted, n.votedDir = epoch, -1, n.id, n.cfg.DirectoryID
 	n.setRole(Candidate)
 	n.election = newElection(n, false)
 	n.electionDeadline = now.Add(n.randomElectionTimeout())
@@ -202,14 +207,14 @@ func (n *Node) becomeCandidate(now time.Time) error {
 // starts it. The leader's quorum state names no vote (Kafka's LeaderState
 // election has no voted key).
 func (n *Node) becomeLeader(now time.Time) error {
-	if err := n.writeElection(n.epoch, n.id, -1); err != nil {
+	if err := n.writeElection(n.epoch, n.id, -1, DirectoryID{}); err != nil {
 		return err
 	}
 	granting := n.election.granted
 	start := n.log.LogEndOffset()
 	n.logger.Info("leader", "epoch", n.epoch, "epochStartOffset", start)
 	n.emit(Event{Kind: EventElectionWon, LogEndOffset: start})
-	n.leader, n.voted = n.id, -1
+	n.leader, n.voted, n.votedDir = n.id, -1, DirectoryID{}
 	n.setRole(Leader)
 	n.lead = newLeaderState(n, now)
 	n.reportRole()

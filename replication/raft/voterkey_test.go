@@ -85,3 +85,42 @@ func TestEndQuorumEpochCandidateKey(t *testing.T) {
 		}
 	}
 }
+
+// A vote is for a replica, id and directory: in the epoch it voted, a node
+// grants its vote again to the same candidate but not to one with the
+// candidate's id and another directory, also after a restart, since the
+// quorum state remembers the directory (data_version 1).
+func TestVoteRemembersTheCandidatesDirectory(t *testing.T) {
+	h := newDynamicHarness(t, []int32{1, 2, 3}, []int32{1, 2, 3})
+	h.elect(1)
+	st := h.status(2)
+	epoch := st.Epoch + 1
+	vote := func(candidateDir raft.DirectoryID) bool {
+		req := voteReq(3, epoch, st.Epoch, 1<<40, false)
+		req.VoterID = 2
+		p := &req.Topics[0].Partitions[0]
+		p.VoterDirectoryID, p.CandidateDirectoryID = dirOf(2), candidateDir
+		r := h.request(2, 3, req).(*kmsg.VoteResponse).Topics[0].Partitions[0]
+		if r.ErrorCode != 0 {
+			t.Fatalf("vote: %s", raft.ErrorName(r.ErrorCode))
+		}
+		return r.VoteGranted
+	}
+	if !vote(dirOf(3)) {
+		t.Fatal("node 2 refused candidate 3's first vote request")
+	}
+	stored, err := h.nodes[2].store.Read()
+	if err != nil || stored.DataVersion != 1 || stored.VotedID != 3 || stored.VotedDirectoryID != dirOf(3) {
+		t.Fatalf("quorum state after the vote: %+v %v", stored, err)
+	}
+	for round := range 2 {
+		if !vote(dirOf(3)) {
+			t.Errorf("round %d: the voted candidate's request again was refused", round)
+		}
+		if vote(dirOf(99)) {
+			t.Errorf("round %d: granted the vote to node 3 of another directory", round)
+		}
+		h.crash(2)
+		h.start(2)
+	}
+}
