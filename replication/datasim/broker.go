@@ -114,7 +114,7 @@ func (b *broker) later(d time.Duration, what string, fn func()) {
 func (b *broker) register() {
 	inc := b.incarnation
 	b.s.net.send(b.id, controllerID, "register", func() {
-		epoch := b.s.ctrl.register(b.id)
+		epoch := b.s.ctrl.register(b.id, inc)
 		b.s.net.send(controllerID, b.id, "registered", func() {
 			if b.alive(inc) && b.epoch < 0 {
 				b.epoch = epoch

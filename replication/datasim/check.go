@@ -2,6 +2,7 @@ package datasim
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"time"
 
@@ -37,9 +38,10 @@ type committedBatch struct {
 // ackedBatch is an acks=all batch the leader acknowledged, and the ISR
 // at that moment.
 type ackedBatch struct {
-	base, last int64
-	raw        []byte
-	isr        []int32
+	base, last  int64
+	raw         []byte
+	isr         []int32
+	leaderEpoch int32
 }
 
 func newInvariants(s *Sim) *invariants {
@@ -159,14 +161,19 @@ func (iv *invariants) acknowledged(b *broker, base, last int64, raw []byte) {
 		iv.s.fail("broker %d acknowledged %d-%d with its high watermark at %d", b.id, base, last, hw)
 		return
 	}
-	iv.acked = append(iv.acked, ackedBatch{base: base, last: last, raw: raw, isr: b.p.State().ISR})
+	st := b.p.State()
+	iv.acked = append(iv.acked, ackedBatch{base: base, last: last, raw: raw, isr: st.ISR, leaderEpoch: st.LeaderEpoch})
 }
 
-// becameLeader: a new leader, elected from the ISR, holds every
-// acknowledged batch.
+// becameLeader: a leader elected from the ISR holds every batch
+// acknowledged in an earlier leader epoch. (A broker behind on metadata
+// may lead an epoch the controller has already moved past; batches
+// acknowledged in later epochs need not be on it, and it can acknowledge
+// none: its ISR's members fetch from the newer leader.)
 func (iv *invariants) becameLeader(b *broker) {
+	epoch := b.p.State().LeaderEpoch
 	for _, a := range iv.acked {
-		if !iv.holds(b, a) {
+		if a.leaderEpoch < epoch && !iv.holds(b, a) {
 			iv.s.fail("new leader %d lacks the acknowledged batch %d-%d (acknowledged with isr %v; log end %d)", b.id, a.base, a.last, a.isr, b.p.LogEndOffset())
 			return
 		}
@@ -235,7 +242,7 @@ func (iv *invariants) final() {
 	s := iv.s
 	c := s.ctrl
 	if c.leader < 0 || len(c.isr) != len(brokerIDs) {
-		s.fail("after the quiet spell the controller has leader %d and isr %v, want every broker in sync", c.leader, c.isr)
+		s.fail("after the quiet spell the controller has leader %d and isr %v, want every broker in sync; %s", c.leader, c.isr, iv.describe())
 		return
 	}
 	for _, id := range brokerIDs {
@@ -247,4 +254,23 @@ func (iv *invariants) final() {
 			}
 		}
 	}
+}
+
+// describe is each broker's state as the controller and the broker see it.
+func (iv *invariants) describe() string {
+	s, c := iv.s, iv.s.ctrl
+	var out []byte
+	for _, id := range brokerIDs {
+		b := s.brokers[id]
+		out = fmt.Appendf(out, "broker %d: epoch %d (controller: %d, fenced %v, last heartbeat %v ago)", id, b.epoch, c.brokerEpoch[id], c.fenced[id], s.now.Sub(c.lastHeartbeat[id]))
+		if b.p != nil {
+			st := b.p.State()
+			out = fmt.Appendf(out, ", %v of %d epoch %d, log end %d, hwm %d", st.Role, st.LeaderID, st.LeaderEpoch, st.LogEndOffset, st.HighWatermark)
+			if b.follow != nil {
+				out = fmt.Appendf(out, ", fetcher %+v failed %v", b.follow.m.Stats(s.now).Partitions, b.follow.m.Failed())
+			}
+		}
+		out = append(out, "; "...)
+	}
+	return string(out)
 }

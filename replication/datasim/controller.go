@@ -25,6 +25,7 @@ type controller struct {
 	isr         []int32
 
 	brokerEpoch     map[int32]int64
+	registered      map[int32]int // the incarnation each broker registered
 	fenced          map[int32]bool
 	lastHeartbeat   map[int32]time.Time
 	nextBrokerEpoch int64
@@ -49,7 +50,7 @@ type metadata struct {
 
 func newController(s *Sim) *controller {
 	c := &controller{s: s, leader: -1, leaderEpoch: -1, partEpoch: -1, replicas: slices.Clone(brokerIDs), isr: slices.Clone(brokerIDs),
-		brokerEpoch: map[int32]int64{}, fenced: map[int32]bool{}, lastHeartbeat: map[int32]time.Time{}, nextBrokerEpoch: 100}
+		brokerEpoch: map[int32]int64{}, registered: map[int32]int{}, fenced: map[int32]bool{}, lastHeartbeat: map[int32]time.Time{}, nextBrokerEpoch: 100}
 	for _, id := range brokerIDs {
 		c.fenced[id] = true
 	}
@@ -88,8 +89,14 @@ func (c *controller) fencedList() []int32 {
 }
 
 // register gives a starting broker a new broker epoch; it stays fenced
-// until it heartbeats with it.
-func (c *controller) register(id int32) int64 {
+// until it heartbeats with it. A retried registration of the same
+// incarnation gets the epoch it already has, as Kafka's controller keys
+// registrations by incarnation id.
+func (c *controller) register(id int32, incarnation int) int64 {
+	if c.registered[id] == incarnation {
+		return c.brokerEpoch[id]
+	}
+	c.registered[id] = incarnation
 	c.nextBrokerEpoch++
 	c.brokerEpoch[id] = c.nextBrokerEpoch
 	if !c.fenced[id] {
