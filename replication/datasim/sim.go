@@ -119,7 +119,8 @@ func Run(opts Options) (*Sim, error) {
 	return s, nil
 }
 
-// TraceHash is a hash of every trace line of the run.
+// TraceHash is a hash of every event (its time and kind) and every trace
+// line of the run.
 func (s *Sim) TraceHash() uint64 { return s.trace.Sum64() }
 
 // Events is how many events ran.
@@ -207,6 +208,8 @@ func (s *Sim) runUntil(end time.Time) {
 		}
 		s.now = e.at
 		s.events++
+		// Every event counts in the trace hash, not only those traced.
+		fmt.Fprintf(s.trace, "%d %s\n", s.now.Sub(start), e.what)
 		e.fn()
 		if s.err == nil {
 			s.inv.check()
