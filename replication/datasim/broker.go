@@ -47,8 +47,8 @@ func (b *broker) start() error {
 	b.produces, b.fetches = partition.NewPurgatory[*partition.Partition](), partition.NewPurgatory[*partition.Partition]()
 	p, err := partition.New(partition.Config{
 		Topic: topic, TopicID: topicID, Partition: partitionIdx, Dir: b.dir, LocalBrokerID: b.id,
-		Log:               storage.Options{FlushPolicy: storage.FlushAlways, SegmentBytes: 16 << 10, Disk: noSyncDisk{}},
-		MinInsyncReplicas: 2, ReplicaLagTimeMax: replicaLagTimeMax, HighWatermark: b.hwmCheckpoint,
+		Log:               storage.Options{FlushPolicy: b.s.flushPolicy, SegmentBytes: 16 << 10, Disk: noSyncDisk{}},
+		MinInsyncReplicas: b.s.minISR, ReplicaLagTimeMax: replicaLagTimeMax, HighWatermark: b.hwmCheckpoint,
 		ReplicaEligible: func(id int32) bool { return b.md.version > 0 && !b.md.fenced[id] },
 		AliveBrokerEpoch: func(id int32) (int64, bool) {
 			e, ok := b.md.brokerEpoch[id]
