@@ -8,84 +8,125 @@ import (
 	"github.com/kraftlab/kraftlab/storage"
 )
 
-// broker is one broker of the simulation: its replica of the partition
-// (the real partition.Partition on a real log directory), the real fetcher
-// state machine when it follows, the leader side of Fetch, ListOffsets and
-// Produce, and its session with the controller. A crash cuts the log to
-// its flushed offset and ends the incarnation: timers and answers meant
-// for it are dropped.
+// broker is one broker of the simulation: its replicas of the topic's
+// partitions (the real partition.Partition on a real log directory), the
+// real fetcher state machines when it follows, the leader side of Fetch,
+// ListOffsets and Produce, and its session with the controller. A crash
+// cuts each log to its flushed offset and ends the incarnation: timers and
+// answers meant for it are dropped.
 type broker struct {
 	s           *Sim
 	id          int32
 	dir         string
 	incarnation int
-	p           *partition.Partition // nil while down
-	epoch       int64                // registered broker epoch, -1 before
-	md          metadata             // the metadata applied
-	// hwmCheckpoint is the high watermark last checkpointed (Kafka's
-	// replication-offset-checkpoint), which a restart starts from.
-	hwmCheckpoint int64
+	up          bool
+	epoch       int64    // registered broker epoch, -1 before
+	md          metadata // the metadata applied
+	hosts       []*host  // by partition index
 
 	produces, fetches *partition.Purgatory[*partition.Partition]
-	flushPending      bool
-	isrInflight       int // token of the AlterPartition out, 0 if none
-	isrTokens         int
+	// loops are the fetcher threads, by source broker (one fetcher per
+	// source, num.replica.fetchers=1: every partition of a leader shares
+	// its requests).
+	loops     map[int32]*followLoop
+	isrTokens int
+}
 
-	follow                      *followLoop
+// host is the broker's replica of one partition and what the broker keeps
+// beside it.
+type host struct {
+	idx int32
+	p   *partition.Partition
+	// hwmCheckpoint is the high watermark last checkpointed (Kafka's
+	// replication-offset-checkpoint), which a restart starts from.
+	hwmCheckpoint               int64
+	flushPending                bool
+	isrInflight                 int // token of the AlterPartition out, 0 if none
 	fetchingFrom, fetchingEpoch int32
 }
 
 func newBroker(s *Sim, id int32, dir string) *broker {
-	return &broker{s: s, id: id, dir: dir, fetchingFrom: -1, fetchingEpoch: -1}
+	b := &broker{s: s, id: id, dir: dir, loops: map[int32]*followLoop{}}
+	for i := range s.partitions {
+		b.hosts = append(b.hosts, &host{idx: i, fetchingFrom: -1, fetchingEpoch: -1})
+	}
+	return b
 }
 
-// start opens the replica (recovering what a crash left) and registers.
+// start opens the replicas (recovering what a crash left) and registers.
 func (b *broker) start() error {
 	b.incarnation++
-	b.epoch, b.md, b.fetchingFrom, b.fetchingEpoch = -1, metadata{}, -1, -1
-	b.flushPending, b.isrInflight = false, 0
+	b.epoch, b.md = -1, metadata{}
 	b.produces, b.fetches = partition.NewPurgatory[*partition.Partition](), partition.NewPurgatory[*partition.Partition]()
-	p, err := partition.New(partition.Config{
-		Topic: topic, TopicID: topicID, Partition: partitionIdx, Dir: b.dir, LocalBrokerID: b.id,
-		Log:               storage.Options{FlushPolicy: b.s.flushPolicy, SegmentBytes: 16 << 10, Disk: noSyncDisk{}},
-		MinInsyncReplicas: b.s.minISR, ReplicaLagTimeMax: replicaLagTimeMax, HighWatermark: b.hwmCheckpoint,
-		ReplicaEligible: func(id int32) bool { return b.md.version > 0 && !b.md.fenced[id] },
-		AliveBrokerEpoch: func(id int32) (int64, bool) {
-			e, ok := b.md.brokerEpoch[id]
-			return e, ok && !b.md.fenced[id]
-		},
-		Now: func() time.Time { return b.s.now },
-	})
-	if err != nil {
-		return fmt.Errorf("broker %d: %w", b.id, err)
+	for _, h := range b.hosts {
+		h.flushPending, h.isrInflight, h.fetchingFrom, h.fetchingEpoch = false, 0, -1, -1
+		p, err := partition.New(partition.Config{
+			Topic: topic, TopicID: topicID, Partition: h.idx, Dir: b.dir, LocalBrokerID: b.id,
+			Log:               storage.Options{FlushPolicy: b.s.flushPolicy, SegmentBytes: 16 << 10, Disk: noSyncDisk{}},
+			MinInsyncReplicas: b.s.minISR, ReplicaLagTimeMax: replicaLagTimeMax, HighWatermark: h.hwmCheckpoint,
+			ReplicaEligible: func(id int32) bool { return b.md.version > 0 && !b.md.fenced[id] },
+			AliveBrokerEpoch: func(id int32) (int64, bool) {
+				e, ok := b.md.brokerEpoch[id]
+				return e, ok && !b.md.fenced[id]
+			},
+			Now: func() time.Time { return b.s.now },
+		})
+		if err != nil {
+			return fmt.Errorf("broker %d: %w", b.id, err)
+		}
+		h.p = p
+		b.s.record("broker %d starts p%d (incarnation %d): log end %d, high watermark %d", b.id, h.idx, b.incarnation, p.LogEndOffset(), p.HighWatermark())
 	}
-	b.p = p
-	b.s.record("broker %d starts (incarnation %d): log end %d, high watermark %d", b.id, b.incarnation, p.LogEndOffset(), p.HighWatermark())
+	b.up = true
 	b.register()
 	b.every(heartbeatInterval, "heartbeat", b.heartbeat)
 	b.every(250*time.Millisecond, "metadata poll", b.pollMetadata)
-	b.every(isrCheckInterval, "isr check", b.maybeChangeISR)
-	b.every(time.Second, "hwm checkpoint", func() { b.hwmCheckpoint = b.p.HighWatermark() })
+	b.every(isrCheckInterval, "isr check", func() {
+		for _, h := range b.hosts {
+			b.maybeChangeISR(h)
+		}
+	})
+	b.every(time.Second, "hwm checkpoint", func() {
+		for _, h := range b.hosts {
+			h.hwmCheckpoint = h.p.HighWatermark()
+		}
+	})
 	return nil
 }
 
-// crash kills the broker: the log keeps what was flushed.
+// crash kills the broker: each log keeps what was flushed.
 func (b *broker) crash() {
-	if b.p == nil {
+	if !b.up {
 		return
 	}
-	if err := b.p.Crash(); err != nil {
-		b.s.fail("broker %d crash: %v", b.id, err)
+	for _, h := range b.hosts {
+		if err := h.p.Crash(); err != nil {
+			b.s.fail("broker %d crash: %v", b.id, err)
+		}
+		b.s.record("broker %d crashes: p%d log end %d, high watermark %d", b.id, h.idx, h.p.LogEndOffset(), h.p.HighWatermark())
 	}
-	b.s.record("broker %d crashes: log end %d, high watermark %d", b.id, b.p.LogEndOffset(), b.p.HighWatermark())
-	b.p = nil
-	b.stopFetching()
+	b.up = false
+	for _, leader := range brokerIDs {
+		if l := b.loops[leader]; l != nil {
+			l.stopped = true
+			delete(b.loops, leader)
+		}
+	}
 	b.incarnation++
 	b.s.inv.crashes++
 }
 
+// closeAll closes every replica's log at the end of the run.
+func (b *broker) closeAll() {
+	if b.up {
+		for _, h := range b.hosts {
+			h.p.Close()
+		}
+	}
+}
+
 // alive reports whether the incarnation inc still runs.
-func (b *broker) alive(inc int) bool { return b.p != nil && b.incarnation == inc }
+func (b *broker) alive(inc int) bool { return b.up && b.incarnation == inc }
 
 // every runs fn every d while this incarnation runs.
 func (b *broker) every(d time.Duration, what string, fn func()) {
@@ -144,86 +185,93 @@ func (b *broker) pollMetadata() {
 	})
 }
 
-// applyMetadata makes the replica leader or follower as the metadata says,
-// as the server's applyImage does (Kafka's ReplicaManager.applyDelta).
+// applyMetadata makes each replica leader or follower as the metadata
+// says, as the server's applyImage does (Kafka's
+// ReplicaManager.applyDelta).
 func (b *broker) applyMetadata(md metadata) {
-	if b.p == nil || md.version <= b.md.version {
+	if !b.up || md.version <= b.md.version {
 		return
 	}
 	b.md = md
-	st := b.p.State()
-	if md.leader == b.id {
-		if st.Role != partition.RoleLeader || st.LeaderEpoch != md.leaderEpoch || st.PartitionEpoch < md.partEpoch {
-			if _, err := b.p.MakeLeader(md.leaderEpoch, md.partEpoch, md.replicas, md.isr, b.s.now); err != nil {
-				b.s.record("broker %d make leader: %v", b.id, err)
+	for _, h := range b.hosts {
+		b.applyRegistration(h, md.parts[h.idx])
+	}
+}
+
+func (b *broker) applyRegistration(h *host, reg registration) {
+	st := h.p.State()
+	if reg.leader == b.id {
+		if st.Role != partition.RoleLeader || st.LeaderEpoch != reg.leaderEpoch || st.PartitionEpoch < reg.partEpoch {
+			if _, err := h.p.MakeLeader(reg.leaderEpoch, reg.partEpoch, reg.replicas, reg.isr, b.s.now); err != nil {
+				b.s.record("broker %d p%d make leader: %v", b.id, h.idx, err)
 				return
 			}
-			b.s.record("broker %d leads epoch %d (partition epoch %d, isr %v): log end %d, high watermark %d",
-				b.id, md.leaderEpoch, md.partEpoch, md.isr, b.p.LogEndOffset(), b.p.HighWatermark())
-			if st.Role != partition.RoleLeader || st.LeaderEpoch != md.leaderEpoch {
-				b.s.inv.becameLeader(b)
+			b.s.record("broker %d leads p%d epoch %d (partition epoch %d, isr %v): log end %d, high watermark %d",
+				b.id, h.idx, reg.leaderEpoch, reg.partEpoch, reg.isr, h.p.LogEndOffset(), h.p.HighWatermark())
+			if st.Role != partition.RoleLeader || st.LeaderEpoch != reg.leaderEpoch {
+				b.s.inv.becameLeader(b, h)
 			}
-			if b.p.FlushDeferred() && b.p.NeedsFlush() {
-				b.requestFlush()
+			if h.p.FlushDeferred() && h.p.NeedsFlush() {
+				b.requestFlush(h)
 			}
 		}
-		b.stopFetching()
-		b.completeWaiting()
+		b.stopFetching(h)
+		b.completeWaiting(h)
 		return
 	}
-	if st.Role != partition.RoleFollower || st.LeaderEpoch != md.leaderEpoch || st.PartitionEpoch < md.partEpoch || st.LeaderID != md.leader {
-		if _, err := b.p.MakeFollower(md.leader, md.leaderEpoch, md.partEpoch, md.replicas, md.isr); err != nil {
-			b.s.record("broker %d make follower: %v", b.id, err)
+	if st.Role != partition.RoleFollower || st.LeaderEpoch != reg.leaderEpoch || st.PartitionEpoch < reg.partEpoch || st.LeaderID != reg.leader {
+		if _, err := h.p.MakeFollower(reg.leader, reg.leaderEpoch, reg.partEpoch, reg.replicas, reg.isr); err != nil {
+			b.s.record("broker %d p%d make follower: %v", b.id, h.idx, err)
 			return
 		}
-		b.s.record("broker %d follows %d in epoch %d", b.id, md.leader, md.leaderEpoch)
+		b.s.record("broker %d follows %d for p%d in epoch %d", b.id, reg.leader, h.idx, reg.leaderEpoch)
 	}
-	b.completeWaiting()
+	b.completeWaiting(h)
 	switch {
-	case md.leader < 0:
-		b.stopFetching()
-	case b.fetchingFrom != md.leader || b.fetchingEpoch != md.leaderEpoch:
-		b.fetchFrom(md.leader, md.leaderEpoch)
+	case reg.leader < 0:
+		b.stopFetching(h)
+	case h.fetchingFrom != reg.leader || h.fetchingEpoch != reg.leaderEpoch:
+		b.fetchFrom(h, reg.leader, reg.leaderEpoch)
 	}
 }
 
 // completeWaiting answers the produces and fetches that wait on the
 // replica and can be answered now.
-func (b *broker) completeWaiting() {
-	b.produces.CheckAndComplete(b.p)
-	b.fetches.CheckAndComplete(b.p)
+func (b *broker) completeWaiting(h *host) {
+	b.produces.CheckAndComplete(h.p)
+	b.fetches.CheckAndComplete(h.p)
 }
 
 // requestFlush is the leader's group commit: one flush shortly after
 // appends, covering all of them.
-func (b *broker) requestFlush() {
-	if b.flushPending {
+func (b *broker) requestFlush(h *host) {
+	if h.flushPending {
 		return
 	}
-	b.flushPending = true
+	h.flushPending = true
 	b.later(b.s.jitter(200*time.Microsecond, 4*time.Millisecond), "leader flush", func() {
-		b.flushPending = false
-		moved, err := b.p.Flush(b.s.now)
+		h.flushPending = false
+		moved, err := h.p.Flush(b.s.now)
 		if err != nil {
-			b.s.fail("broker %d flush: %v", b.id, err)
+			b.s.fail("broker %d p%d flush: %v", b.id, h.idx, err)
 			return
 		}
 		if moved {
-			b.completeWaiting()
+			b.completeWaiting(h)
 		}
-		if b.p.NeedsFlush() && b.p.FlushDeferred() {
-			b.requestFlush()
+		if h.p.NeedsFlush() && h.p.FlushDeferred() {
+			b.requestFlush(h)
 		}
 	})
 }
 
 // truncated notes a follower truncation.
-func (b *broker) truncated(before int64, err error) {
-	if after := b.p.LogEndOffset(); after < before {
+func (b *broker) truncated(h *host, before int64, err error) {
+	if after := h.p.LogEndOffset(); after < before {
 		b.s.inv.truncations++
-		b.s.record("broker %d truncates from %d to %d (high watermark %d)", b.id, before, after, b.p.HighWatermark())
+		b.s.record("broker %d truncates p%d from %d to %d (high watermark %d)", b.id, h.idx, before, after, h.p.HighWatermark())
 	}
 	if err != nil {
-		b.s.record("broker %d truncation failed: %v", b.id, err)
+		b.s.record("broker %d p%d truncation failed: %v", b.id, h.idx, err)
 	}
 }

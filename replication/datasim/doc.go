@@ -1,12 +1,16 @@
-// Package datasim runs the data plane of one partition under a seeded
+// Package datasim runs the data plane of a topic's partitions (one to
+// three, two by default, each preferring another leader) under a seeded
 // deterministic simulation, as raftsim and metasim run the quorum and the
 // metadata layer: three brokers, each with its real partition.Partition
-// replica on a real log directory, the real fetcher.Machine of the
-// replica fetcher thread on each follower (stepped from the event queue
-// as fetcher.Thread steps it from a goroutine), and the leader side of a
-// replica's Fetch and ListOffsets as the server answers them (Read,
+// replicas on a real log directory, the real fetcher.Machine of a replica
+// fetcher thread per source broker (stepped from the event queue as
+// fetcher.Thread steps it from a goroutine, so one request carries every
+// partition a follower fetches from that leader), and the leader side of
+// a replica's Fetch and ListOffsets as the server answers them (Read,
 // UpdateFollowerFetch, DelayedFetch in a Purgatory), with acks=all
-// produces waiting in a Purgatory for the high watermark.
+// produces waiting in a Purgatory for the high watermark. One seed in
+// four flushes on write instead of with the leader's group commit and the
+// fetcher's flush, one has min.insync.replicas 1.
 //
 // What it models rather than runs: the controller (registrations,
 // heartbeats and fencing, leader elections from the ISR, AlterPartition

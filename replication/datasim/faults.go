@@ -40,8 +40,9 @@ func (s *Sim) fault() {
 		s.net.slow[l] = extra
 		s.after(d, "heal slow link", func() { delete(s.net.slow, l) })
 	default:
-		s.record("fault: leader move")
-		s.ctrl.moveLeader()
+		idx := s.pickPartition()
+		s.record("fault: leader move of p%d", idx)
+		s.ctrl.moveLeader(idx)
 	}
 }
 
@@ -69,7 +70,7 @@ func (s *Sim) cutFor(a, b int32, d time.Duration) {
 func (s *Sim) crashOne() {
 	var up []int32
 	for _, id := range brokerIDs {
-		if s.brokers[id].p != nil {
+		if s.brokers[id].up {
 			up = append(up, id)
 		}
 	}
@@ -81,7 +82,7 @@ func (s *Sim) crashOne() {
 	b.crash()
 	inc := b.incarnation
 	s.after(s.jitter(200*time.Millisecond, 5*time.Second), "restart", func() {
-		if b.p == nil && b.incarnation == inc {
+		if !b.up && b.incarnation == inc {
 			s.restart(b)
 		}
 	})
@@ -100,7 +101,7 @@ func (s *Sim) healAll() {
 	clear(s.net.slow)
 	s.net.dropPerMille = 0
 	for _, id := range brokerIDs {
-		if b := s.brokers[id]; b.p == nil {
+		if b := s.brokers[id]; !b.up {
 			s.restart(b)
 		}
 	}

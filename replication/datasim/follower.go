@@ -11,11 +11,11 @@ import (
 // errTimeout is a request whose answer did not come within its timeout.
 var errTimeout = errors.New("request timed out")
 
-// followLoop drives a follower broker's fetcher.Machine from the event
-// queue as fetcher.Thread drives it from a goroutine: truncate, build a
-// fetch, send it, apply the answer (or the timeout), flush what it
+// followLoop drives one fetcher.Machine of a follower broker from the
+// event queue as fetcher.Thread drives it from a goroutine: truncate,
+// build a fetch, send it, apply the answer (or the timeout), flush what it
 // appended, reset what was out of range, and again; with nothing to
-// fetch, wait out the machine's idle wait.
+// fetch, wait out the machine's idle wait or new partitions.
 type followLoop struct {
 	b       *broker
 	m       *fetcher.Machine
@@ -25,36 +25,57 @@ type followLoop struct {
 }
 
 func (b *broker) fetcherConfig() fetcher.Config {
-	return fetcher.Config{
+	cfg := fetcher.Config{
 		BrokerID:     b.id,
 		BrokerEpoch:  func() int64 { return b.epoch },
 		FetchWaitMax: fetchWaitMax, FetchBackoff: fetchBackoff, SocketTimeout: socketTimeout,
-		// Small, so that catching up takes many fetches.
+		// Small, so that catching up takes many fetches and an answer
+		// often cannot hold every partition.
 		FetchMaxBytes: int32(1 << (9 + b.s.rng.IntN(4))), FetchResponseMaxBytes: 8 << 10,
 	}
+	if b.s.partitions > 1 {
+		cfg.FetchResponseMaxBytes = int32(1 << (10 + b.s.rng.IntN(4)))
+	}
+	return cfg
 }
 
-// fetchFrom has the fetcher follow leader in epoch: a new machine for a
-// new source broker (the old thread's partition moves), the same one for
-// a new epoch of the same leader.
-func (b *broker) fetchFrom(leader, epoch int32) {
-	if b.follow == nil || b.follow.m.SourceBroker() != leader {
-		b.stopFetching()
-		b.follow = &followLoop{b: b, m: fetcher.NewMachine(b.fetcherConfig(), 0, leader)}
+// fetchFrom has the partition fetched from leader in epoch: it leaves any
+// other source broker's fetcher (stopped when left with none) and joins
+// leader's, started if need be, as Manager.AddPartitions moves it.
+func (b *broker) fetchFrom(h *host, leader, epoch int32) {
+	b.removeFromLoops(h, leader)
+	l := b.loops[leader]
+	if l == nil {
+		l = &followLoop{b: b, m: fetcher.NewMachine(b.fetcherConfig(), 0, leader)}
+		b.loops[leader] = l
 	}
-	b.follow.m.AddPartitions(map[fetcher.TopicPartition]fetcher.InitialFetchState{
-		tp: {Leader: leader, LeaderEpoch: epoch, TopicID: topicID, Replica: replica{b, b.p}, InitOffset: -1},
+	l.m.AddPartitions(map[fetcher.TopicPartition]fetcher.InitialFetchState{
+		tpOf(h.idx): {Leader: leader, LeaderEpoch: epoch, TopicID: topicID, Replica: replica{b, h, h.p}, InitOffset: -1},
 	})
-	b.fetchingFrom, b.fetchingEpoch = leader, epoch
-	b.follow.wake(0)
+	h.fetchingFrom, h.fetchingEpoch = leader, epoch
+	l.wake(0)
 }
 
-func (b *broker) stopFetching() {
-	if b.follow != nil {
-		b.follow.stopped = true
-		b.follow = nil
+// stopFetching takes the partition out of every fetcher.
+func (b *broker) stopFetching(h *host) {
+	b.removeFromLoops(h, -1)
+	h.fetchingFrom, h.fetchingEpoch = -1, -1
+}
+
+// removeFromLoops takes the partition out of the fetchers of source
+// brokers other than keep, stopping those left with nothing.
+func (b *broker) removeFromLoops(h *host, keep int32) {
+	for _, leader := range brokerIDs {
+		l := b.loops[leader]
+		if l == nil || leader == keep {
+			continue
+		}
+		l.m.RemovePartitions([]fetcher.TopicPartition{tpOf(h.idx)})
+		if l.m.PartitionCount() == 0 {
+			l.stopped = true
+			delete(b.loops, leader)
+		}
 	}
-	b.fetchingFrom, b.fetchingEpoch = -1, -1
 }
 
 // wake schedules the next round after d, replacing any wait scheduled.
@@ -74,17 +95,13 @@ func (l *followLoop) wake(d time.Duration) {
 func (l *followLoop) round() {
 	s := l.b.s
 	l.m.MaybeTruncate()
-	if failed := l.m.Failed(); len(failed) > 0 {
-		s.record("broker %d fetcher gave up on %v", l.b.id, failed)
-	}
 	f := l.m.BuildFetch(s.now)
 	if f == nil {
 		l.wake(l.m.IdleWait(s.now))
 		return
 	}
 	l.busy = true
-	leader := l.m.SourceBroker()
-	l.request(leader, "fetch", f.Request, socketTimeout+fetchWaitMax, func(resp kmsg.Response, err error) {
+	l.request(l.m.SourceBroker(), "fetch", f.Request, socketTimeout+fetchWaitMax, func(resp kmsg.Response, err error) {
 		l.handle(f, resp, err)
 	})
 }
@@ -119,6 +136,9 @@ func (l *followLoop) handle(f *fetcher.Fetch, resp kmsg.Response, err error) {
 	if err != nil {
 		s.record("broker %d fetch from %d failed: %v", l.b.id, l.m.SourceBroker(), err)
 	}
+	if failed := l.m.Failed(); len(failed) > 0 {
+		s.record("broker %d fetcher gave up on %v", l.b.id, failed)
+	}
 	if len(next.Flush) == 0 {
 		l.outOfRange(next.OutOfRange)
 		return
@@ -146,7 +166,7 @@ func (l *followLoop) outOfRange(rs []fetcher.OutOfRange) {
 		return
 	}
 	r, leader := rs[0], l.m.SourceBroker()
-	s.record("broker %d fetch offset out of range at %d", l.b.id, l.b.p.LogEndOffset())
+	s.record("broker %d fetch offset of %v out of range", l.b.id, r.Partition())
 	l.request(leader, "list offsets", l.m.ListOffsetsRequest(r, fetcher.LatestTimestamp), socketTimeout, func(resp kmsg.Response, err error) {
 		latest, err := fetcher.ListedOffset(r, resp, err)
 		if err != nil {

@@ -64,10 +64,10 @@ func (b *broker) handleFetch(r *kmsg.FetchRequest, respond func(kmsg.Response)) 
 				CurrentLeaderEpoch: fp.CurrentLeaderEpoch, LastFetchedEpoch: fp.LastFetchedEpoch,
 				MaxBytes: int(fp.PartitionMaxBytes), Isolation: partition.IsolationLogEnd,
 			}}
-			if t.TopicID != topicID || fp.Partition != partitionIdx {
+			if t.TopicID != topicID || fp.Partition < 0 || fp.Partition >= b.s.partitions {
 				rp.ErrorCode = kerr.UnknownTopicID.Code
 			} else {
-				part.p = b.p
+				part.p = b.hosts[fp.Partition].p
 			}
 			parts = append(parts, part)
 		}
@@ -157,11 +157,12 @@ func (b *broker) followerFetched(p *partition.Partition, params partition.FetchP
 		b.s.record("broker %d refuses the fetch of %d (epoch %d): %v", b.id, params.ReplicaID, params.ReplicaEpoch, err)
 		return err
 	}
+	h := b.hosts[p.Index()]
 	if moved {
-		b.completeWaiting()
+		b.completeWaiting(h)
 	}
 	if p.HighWatermark() <= params.FetchOffset && !p.InISR(params.ReplicaID) {
-		b.maybeChangeISR()
+		b.maybeChangeISR(h)
 	}
 	return nil
 }
@@ -177,21 +178,29 @@ func (b *broker) listOffsets(r *kmsg.ListOffsetsRequest) *kmsg.ListOffsetsRespon
 		for _, lp := range t.Partitions {
 			rp := kmsg.NewListOffsetsResponseTopicPartition()
 			rp.Partition, rp.Timestamp, rp.Offset, rp.LeaderEpoch = lp.Partition, -1, -1, -1
-			if t.Topic != topic || lp.Partition != partitionIdx {
+			if t.Topic != topic || lp.Partition < 0 || lp.Partition >= b.s.partitions {
 				rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			} else if to, err := b.p.ListOffsets(lp.Timestamp, lp.CurrentLeaderEpoch); err != nil {
-				rp.ErrorCode = partition.ErrorCode(err)
 			} else {
-				rp.Timestamp, rp.Offset, rp.LeaderEpoch = to.Timestamp, to.Offset, to.LeaderEpoch
-				if r.ReplicaID >= 0 && lp.Timestamp == partition.LatestTimestamp {
-					rp.Offset = b.p.LogEndOffset()
-				}
+				b.listOffset(b.hosts[lp.Partition].p, r.ReplicaID, lp, &rp)
 			}
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		resp.Topics = append(resp.Topics, rt)
 	}
 	return resp
+}
+
+// listOffset answers one partition of ListOffsets.
+func (b *broker) listOffset(p *partition.Partition, replicaID int32, lp kmsg.ListOffsetsRequestTopicPartition, rp *kmsg.ListOffsetsResponseTopicPartition) {
+	to, err := p.ListOffsets(lp.Timestamp, lp.CurrentLeaderEpoch)
+	if err != nil {
+		rp.ErrorCode = partition.ErrorCode(err)
+		return
+	}
+	rp.Timestamp, rp.Offset, rp.LeaderEpoch = to.Timestamp, to.Offset, to.LeaderEpoch
+	if replicaID >= 0 && lp.Timestamp == partition.LatestTimestamp {
+		rp.Offset = p.LogEndOffset()
+	}
 }
 
 // expireAt times out the waiting operations due at deadline.
@@ -205,48 +214,49 @@ func (b *broker) expireAt(deadline time.Time) {
 	})
 }
 
-// maybeChangeISR proposes an ISR change when the leader wants one and has
-// none out, as the server's ISR goroutine does; an answer that does not
-// come in time aborts it, so that the next check can propose again.
-func (b *broker) maybeChangeISR() {
-	if b.isrInflight != 0 {
+// maybeChangeISR proposes an ISR change when the leader of h wants one
+// and has none out, as the server's ISR goroutine does; an answer that
+// does not come in time aborts it, so that the next check can propose
+// again.
+func (b *broker) maybeChangeISR(h *host) {
+	if h.isrInflight != 0 {
 		return
 	}
-	prop, ok := b.p.ISRChange(b.s.now)
+	prop, ok := h.p.ISRChange(b.s.now)
 	if !ok {
 		return
 	}
 	b.isrTokens++
 	tok := b.isrTokens
-	b.isrInflight = tok
-	b.s.record("broker %d proposes %v isr %v (leader epoch %d, partition epoch %d)", b.id, prop.Kind, prop.ISR, prop.LeaderEpoch, prop.PartitionEpoch)
+	h.isrInflight = tok
+	b.s.record("broker %d proposes p%d %v isr %v (leader epoch %d, partition epoch %d)", b.id, h.idx, prop.Kind, prop.ISR, prop.LeaderEpoch, prop.PartitionEpoch)
 	inc := b.incarnation
 	b.s.net.send(b.id, controllerID, "alter partition", func() {
-		isr, pe, err := b.s.ctrl.alterPartition(b.id, prop)
+		isr, pe, err := b.s.ctrl.alterPartition(b.id, h.idx, prop)
 		b.s.net.send(controllerID, b.id, "alter partition answer", func() {
-			if !b.alive(inc) || b.isrInflight != tok {
+			if !b.alive(inc) || h.isrInflight != tok {
 				return
 			}
-			b.isrInflight = 0
+			h.isrInflight = 0
 			if err != nil {
-				b.s.record("broker %d isr change refused: %v", b.id, err)
-				b.p.AbortISRChange()
+				b.s.record("broker %d p%d isr change refused: %v", b.id, h.idx, err)
+				h.p.AbortISRChange()
 				return
 			}
-			moved, err := b.p.ApplyPartitionState(isr, pe, b.s.now)
+			moved, err := h.p.ApplyPartitionState(isr, pe, b.s.now)
 			if err != nil {
-				b.s.record("broker %d apply isr %v partition epoch %d: %v", b.id, isr, pe, err)
+				b.s.record("broker %d p%d apply isr %v partition epoch %d: %v", b.id, h.idx, isr, pe, err)
 				return
 			}
 			if moved {
-				b.completeWaiting()
+				b.completeWaiting(h)
 			}
 		})
 	})
 	b.later(2*time.Second, "alter partition timeout", func() {
-		if b.isrInflight == tok {
-			b.isrInflight = 0
-			b.p.AbortISRChange()
+		if h.isrInflight == tok {
+			h.isrInflight = 0
+			h.p.AbortISRChange()
 		}
 	})
 }

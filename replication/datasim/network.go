@@ -33,7 +33,7 @@ func newNetwork(s *Sim) *network {
 // incarnation is the address's current incarnation, and whether it runs.
 func (n *network) incarnation(id int32) (int, bool) {
 	if b, ok := n.s.brokers[id]; ok {
-		return b.incarnation, b.p != nil
+		return b.incarnation, b.up
 	}
 	return 0, true
 }

@@ -30,7 +30,8 @@ func (p *producer) tick() {
 	if !s.quiet {
 		s.after(s.jitter(2*time.Millisecond, 25*time.Millisecond), "produce", p.tick)
 	}
-	leader := s.ctrl.leader
+	idx := s.pickPartition()
+	leader := s.ctrl.parts[idx].leader
 	if leader < 0 {
 		return
 	}
@@ -42,18 +43,22 @@ func (p *producer) tick() {
 	raw := storage.AppendBatch(nil, storage.BatchSpec{LeaderEpoch: -1, Timestamp: s.now.UnixMilli()}, recs)
 	p.sent++
 	tag := p.sent
-	s.net.send(producerID, leader, "produce", func() { s.brokers[leader].handleProduce(tag, raw) })
+	s.net.send(producerID, leader, "produce", func() {
+		b := s.brokers[leader]
+		b.handleProduce(b.hosts[idx], tag, raw)
+	})
 }
 
 // handleProduce is the leader's side of an acks=all produce: append, then
 // wait in purgatory for the high watermark (or the timeout).
-func (b *broker) handleProduce(tag int, raw []byte) {
-	info, err := b.p.AppendAsLeader(slices.Clone(raw), -1, b.s.now)
+func (b *broker) handleProduce(h *host, tag int, raw []byte) {
+	p := h.p
+	info, err := p.AppendAsLeader(slices.Clone(raw), -1, b.s.now)
 	if err != nil {
 		b.s.prod.refused++
 		return
 	}
-	stored, err := b.p.ReadLocal(info.FirstOffset, 1)
+	stored, err := p.ReadLocal(info.FirstOffset, 1)
 	if err != nil {
 		b.s.fail("broker %d cannot read back produce %d at %d: %v", b.id, tag, info.FirstOffset, err)
 		return
@@ -64,9 +69,8 @@ func (b *broker) handleProduce(tag int, raw []byte) {
 		return
 	}
 	stored = slices.Clone(stored[:size])
-	b.requestFlush()
-	b.fetches.CheckAndComplete(b.p)
-	p := b.p
+	b.requestFlush(h)
+	b.fetches.CheckAndComplete(p)
 	op := &partition.DelayedProduce{
 		Waits: []partition.ProduceWait{{Partition: p, RequiredOffset: info.LastOffset + 1}},
 		Done: func(w []partition.ProduceWait) {
@@ -74,7 +78,7 @@ func (b *broker) handleProduce(tag int, raw []byte) {
 				b.s.prod.failed++
 				return
 			}
-			b.s.inv.acknowledged(b, info.FirstOffset, info.LastOffset, stored)
+			b.s.inv.acknowledged(b, h, info.FirstOffset, info.LastOffset, stored)
 		},
 	}
 	deadline := b.s.now.Add(produceTimeout)

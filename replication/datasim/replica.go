@@ -11,6 +11,7 @@ import (
 // replica again keeps its fetch state.
 type replica struct {
 	b *broker
+	h *host
 	p *partition.Partition
 }
 
@@ -40,14 +41,14 @@ func (r replica) AppendAsFollower(batches []byte) error { return r.p.AppendAsFol
 func (r replica) TruncateTo(offset int64) error {
 	before := r.p.LogEndOffset()
 	err := r.p.TruncateTo(offset)
-	r.b.truncated(before, err)
+	r.b.truncated(r.h, before, err)
 	return err
 }
 
 func (r replica) TruncateFullyAndStartAt(offset int64) error {
 	before := r.p.LogEndOffset()
 	err := r.p.TruncateFullyAndStartAt(offset)
-	r.b.truncated(before, err)
+	r.b.truncated(r.h, before, err)
 	return err
 }
 

@@ -24,6 +24,11 @@ type Options struct {
 	// workload included; 0 means 60s. A quiet spell without faults follows
 	// it, after which every replica must hold every acknowledged record.
 	Duration time.Duration
+	// Partitions is how many partitions the topic has, 1 to 3; 0 means
+	// 2. Each prefers another leader, so that a follower fetches several
+	// partitions from one leader in one request, or one partition while
+	// it leads the other.
+	Partitions int
 	// TraceLines is how many of the last trace lines a failure shows; 0
 	// means 60.
 	TraceLines int
@@ -34,13 +39,11 @@ const (
 	controllerID int32 = 0
 	producerID   int32 = 100
 	topic              = "datasim"
-	partitionIdx int32 = 0
 )
 
 var (
 	brokerIDs = []int32{1, 2, 3}
 	topicID   = [16]byte{0xda, 0x7a, 5, 1, 3}
-	tp        = fetcher.TopicPartition{Topic: topic, Partition: partitionIdx}
 	start     = time.Unix(1_700_000_000, 0)
 )
 
@@ -58,21 +61,27 @@ const (
 	quietSpell        = 15 * time.Second
 )
 
+func tpOf(idx int32) fetcher.TopicPartition {
+	return fetcher.TopicPartition{Topic: topic, Partition: idx}
+}
+
 // Sim is one seeded run: three brokers, a modelled controller, a producer
 // and a network, all stepped from one event queue on a virtual clock.
 type Sim struct {
-	opts    Options
-	rng     *rand.Rand
-	now     time.Time
-	queue   eventQueue
-	seq     uint64
-	events  int
-	net     *network
-	ctrl    *controller
-	brokers map[int32]*broker
-	prod    *producer
-	inv     *invariants
-	err     error
+	opts Options
+	// partitions is how many partitions the topic has.
+	partitions int32
+	rng        *rand.Rand
+	now        time.Time
+	queue      eventQueue
+	seq        uint64
+	events     int
+	net        *network
+	ctrl       *controller
+	brokers    map[int32]*broker
+	prod       *producer
+	inv        *invariants
+	err        error
 	// flushPolicy is the replicas' log flush policy: FlushAlways (the
 	// leader's group commit and the fetcher's flush before it
 	// acknowledges) or FlushNever (a crash keeps what was written).
@@ -94,8 +103,14 @@ func Run(opts Options) (*Sim, error) {
 	if opts.TraceLines == 0 {
 		opts.TraceLines = 60
 	}
+	if opts.Partitions == 0 {
+		opts.Partitions = 2
+	}
+	if opts.Partitions < 1 || opts.Partitions > 3 {
+		return nil, fmt.Errorf("datasim: %d partitions: want 1-3", opts.Partitions)
+	}
 	s := &Sim{opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0xda7a5eed)), now: start,
-		brokers: map[int32]*broker{}, trace: fnv.New64a()}
+		brokers: map[int32]*broker{}, trace: fnv.New64a(), partitions: int32(opts.Partitions)}
 	// One seed in four flushes on write, one has min.insync.replicas 1;
 	// decided by the seed's residue, not drawn, so that the same seed
 	// makes the same draws whatever these options.
@@ -146,8 +161,8 @@ func (s *Sim) Events() int { return s.events }
 
 // Summary describes what the run exercised.
 func (s *Sim) Summary() string {
-	return fmt.Sprintf("%v, min.insync.replicas %d: %d events, %d produced, %d acknowledged, %d refused, %d failed, %d elections, %d ISR changes, %d crashes, %d truncations, hwm %d",
-		s.flushPolicy, s.minISR, s.events, s.prod.sent, len(s.inv.acked), s.prod.refused, s.prod.failed, s.ctrl.elections, s.ctrl.isrChanges, s.inv.crashes, s.inv.truncations, s.ctrl.lastHWM())
+	return fmt.Sprintf("%v, min.insync.replicas %d: %d events, %d produced, %d acknowledged, %d refused, %d failed, %d elections, %d ISR changes, %d crashes, %d truncations, high watermarks %v",
+		s.flushPolicy, s.minISR, s.events, s.prod.sent, s.inv.ackedCount(), s.prod.refused, s.prod.failed, s.ctrl.elections, s.ctrl.isrChanges, s.inv.crashes, s.inv.truncations, s.inv.hwmSeen)
 }
 
 func (s *Sim) traceTail() string {
@@ -235,6 +250,16 @@ func (s *Sim) runUntil(end time.Time) {
 	}
 }
 
+// pickPartition is a seeded partition index; with one partition it draws
+// nothing, so that a one-partition run makes the draws it made before
+// there could be more.
+func (s *Sim) pickPartition() int32 {
+	if s.partitions == 1 {
+		return 0
+	}
+	return int32(s.rng.IntN(int(s.partitions)))
+}
+
 // jitter is a seeded duration in [lo, hi).
 func (s *Sim) jitter(lo, hi time.Duration) time.Duration {
 	if hi <= lo {
@@ -246,8 +271,6 @@ func (s *Sim) jitter(lo, hi time.Duration) time.Duration {
 // shutdown closes every running replica's log.
 func (s *Sim) shutdown() {
 	for _, id := range brokerIDs {
-		if b := s.brokers[id]; b.p != nil {
-			b.p.Close()
-		}
+		s.brokers[id].closeAll()
 	}
 }
