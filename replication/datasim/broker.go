@@ -188,8 +188,15 @@ func (b *broker) pollMetadata() {
 // applyMetadata makes each replica leader or follower as the metadata
 // says, as the server's applyImage does (Kafka's
 // ReplicaManager.applyDelta).
+//
+// As Kafka's broker publishes metadata to its ReplicaManager only once it
+// has caught up past its own registration, a restarted broker applies
+// nothing until the metadata holds this incarnation's registration: by
+// then the controller has moved the leaderships of the incarnation
+// before, whose log may have lost an unflushed tail that followers hold
+// under the same leader epoch.
 func (b *broker) applyMetadata(md metadata) {
-	if !b.up || md.version <= b.md.version {
+	if !b.up || md.version <= b.md.version || b.epoch < 0 || md.brokerEpoch[b.id] != b.epoch {
 		return
 	}
 	b.md = md
