@@ -15,7 +15,8 @@
 // What it models rather than runs: the controller (registrations,
 // heartbeats and fencing, leader elections from the ISR, AlterPartition
 // answered against the leader and partition epochs), the metadata that
-// carries its decisions to the brokers, the network (seeded delays, random
+// carries its decisions to the brokers (applied, as Kafka's broker does,
+// only once it holds the broker's own registration), the network (seeded delays, random
 // losses, cut links, slow links, isolated brokers) and the producer.
 // Faults are broker crashes (the log cut to what it flushed) and
 // restarts, network faults, and leader moves; a quiet spell ends the run.
@@ -24,7 +25,7 @@
 //
 // After every event it checks that every replica's log below its high
 // watermark is the same committed log byte for byte, that an acknowledged
-// acks=all batch is in it and on every leader elected afterwards, that a
+// acks=all batch is in it and on every leader of a later epoch, that a
 // replica's high watermark never goes back within an incarnation, that a
 // leader's high watermark never passes the log end of a running member of
 // its ISR, that the controller's leader and partition epochs never go
