@@ -2,7 +2,6 @@ package fetcher
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -73,10 +72,8 @@ type Config struct {
 	Clock *clock.Clock
 }
 
-func (c Config) withDefaults() (Config, error) {
-	if c.Send == nil {
-		return c, errors.New("fetcher config: no Send")
-	}
+// withDefaults fills in Kafka's defaults for what is unset.
+func (c Config) withDefaults() Config {
 	if c.FetchVersion <= 0 {
 		c.FetchVersion = DefaultFetchVersion
 	}
@@ -110,5 +107,5 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return c, nil
+	return c
 }

@@ -18,6 +18,12 @@
 // thread, but not those on another thread: that is what num.replica.fetchers
 // buys.
 //
+// The protocol is a Machine: it builds the Fetch, applies the answer and
+// resets partitions out of range, with the time passed in and no I/O of
+// its own, so a simulation can step it from an event queue (package
+// datasim does). A Thread is the goroutine doing a Machine's I/O: the
+// sends, the flushes and the waits.
+//
 // The package depends on the local replica only through the Replica
 // interface and on the network only through a SendFunc, so it can be driven
 // by an in-memory leader in tests.

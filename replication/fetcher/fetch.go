@@ -20,34 +20,37 @@ type sentPartition struct {
 	leaderEpoch int32
 }
 
-type replicaFetch struct {
-	req  *kmsg.FetchRequest
-	sent map[partitionKey]sentPartition
+// Fetch is one Fetch request a Machine built, and what it asked for each
+// partition, to tell when its answer comes whether it still applies.
+type Fetch struct {
+	// Request is the request to send to the source broker.
+	Request *kmsg.FetchRequest
+	sent    map[partitionKey]sentPartition
 }
 
-// buildFetch builds one Fetch with every partition that is ready and not
-// throttled, or returns nil when there is none (Kafka's
+// BuildFetch builds one Fetch with every partition that is ready and not
+// throttled at now, or returns nil when there is none (Kafka's
 // RemoteLeaderEndPoint.buildFetch, without fetch sessions: every request is
 // a full, sessionless one).
-func (t *Thread) buildFetch(now time.Time) *replicaFetch {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (m *Machine) BuildFetch(now time.Time) *Fetch {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	req := kmsg.NewPtrFetchRequest()
-	req.Version = t.cfg.FetchVersion
-	req.ReplicaID = t.cfg.BrokerID
-	req.ReplicaState.ID = t.cfg.BrokerID
-	req.ReplicaState.Epoch = t.cfg.BrokerEpoch()
-	req.MaxWaitMillis = int32(t.cfg.FetchWaitMax.Milliseconds())
-	req.MinBytes = t.cfg.FetchMinBytes
-	req.MaxBytes = t.cfg.FetchResponseMaxBytes
+	req.Version = m.cfg.FetchVersion
+	req.ReplicaID = m.cfg.BrokerID
+	req.ReplicaState.ID = m.cfg.BrokerID
+	req.ReplicaState.Epoch = m.cfg.BrokerEpoch()
+	req.MaxWaitMillis = int32(m.cfg.FetchWaitMax.Milliseconds())
+	req.MinBytes = m.cfg.FetchMinBytes
+	req.MaxBytes = m.cfg.FetchResponseMaxBytes
 	req.SessionID = 0
 	req.SessionEpoch = -1 // FINAL_EPOCH with session 0: a sessionless full fetch
 	sent := map[partitionKey]sentPartition{}
 	topicIndex := map[[16]byte]int{}
-	exceeded := t.cfg.Quota != nil && t.cfg.Quota.IsQuotaExceeded(now)
-	for _, tp := range t.order {
-		st := t.parts[tp]
-		if !st.IsReadyForFetch(now) || t.shouldFollowerThrottle(tp, st, exceeded) {
+	exceeded := m.cfg.Quota != nil && m.cfg.Quota.IsQuotaExceeded(now)
+	for _, tp := range m.order {
+		st := m.parts[tp]
+		if !st.IsReadyForFetch(now) || m.shouldFollowerThrottle(tp, st, exceeded) {
 			continue
 		}
 		i, ok := topicIndex[st.TopicID]
@@ -64,19 +67,19 @@ func (t *Thread) buildFetch(now time.Time) *replicaFetch {
 		p.FetchOffset = st.FetchOffset
 		p.LastFetchedEpoch = st.LastFetchedEpoch
 		p.LogStartOffset = st.replica.LogStartOffset()
-		p.PartitionMaxBytes = t.cfg.FetchMaxBytes
+		p.PartitionMaxBytes = m.cfg.FetchMaxBytes
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, p)
 		sent[partitionKey{st.TopicID, tp.Partition}] = sentPartition{tp, st.FetchOffset, st.CurrentLeaderEpoch}
 	}
 	if len(sent) == 0 {
 		return nil
 	}
-	return &replicaFetch{req: req, sent: sent}
+	return &Fetch{Request: req, sent: sent}
 }
 
 // shouldFollowerThrottle: a throttled partition that is not in sync sits
 // out while the quota is exceeded; one in sync never does, so a throttle
 // does not push replicas out of the ISR.
-func (t *Thread) shouldFollowerThrottle(tp TopicPartition, st *partitionState, exceeded bool) bool {
-	return exceeded && !st.IsReplicaInSync() && t.cfg.Quota.IsThrottled(tp)
+func (m *Machine) shouldFollowerThrottle(tp TopicPartition, st *partitionState, exceeded bool) bool {
+	return exceeded && !st.IsReplicaInSync() && m.cfg.Quota.IsThrottled(tp)
 }

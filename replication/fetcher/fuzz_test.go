@@ -46,15 +46,15 @@ func FuzzFetchResponse(f *testing.F) {
 		fl := newFollower(t)
 		appendRecords(t, fl.log, 0, 1)
 		appendRecords(t, fl.log, 1, 1)
-		th.addPartitions(map[TopicPartition]InitialFetchState{tp: {Leader: 1, LeaderEpoch: 1, TopicID: topicID(tp.Topic), Replica: fl, InitOffset: -1}})
-		rf := th.buildFetch(time.Now())
+		th.m.AddPartitions(map[TopicPartition]InitialFetchState{tp: {Leader: 1, LeaderEpoch: 1, TopicID: topicID(tp.Topic), Replica: fl, InitOffset: -1}})
+		rf := th.m.BuildFetch(time.Now())
 		if rf == nil {
 			t.Fatal("no fetch")
 		}
 		th.processFetchRequest(rf)
-		th.mu.Lock()
-		defer th.mu.Unlock()
-		if st, ok := th.parts[tp]; ok && st.FetchOffset != fl.LogEndOffset() {
+		th.m.mu.Lock()
+		defer th.m.mu.Unlock()
+		if st, ok := th.m.parts[tp]; ok && st.FetchOffset != fl.LogEndOffset() {
 			t.Fatalf("fetch offset %d, log end %d", st.FetchOffset, fl.LogEndOffset())
 		}
 	})

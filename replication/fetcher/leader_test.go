@@ -244,7 +244,7 @@ func (l *testLeader) listOffsets(req *kmsg.ListOffsetsRequest) *kmsg.ListOffsets
 				op.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			case rp.CurrentLeaderEpoch < p.epoch:
 				op.ErrorCode = kerr.FencedLeaderEpoch.Code
-			case rp.Timestamp == earliestTimestamp:
+			case rp.Timestamp == EarliestTimestamp:
 				op.Offset, op.LeaderEpoch = p.log.LogStartOffset(), p.epoch
 			default:
 				op.Offset, op.LeaderEpoch = p.log.LogEndOffset(), p.epoch

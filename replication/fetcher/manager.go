@@ -2,6 +2,7 @@ package fetcher
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 	"sync"
 )
@@ -27,7 +28,7 @@ type Manager struct {
 }
 
 // failedPartitions are the partitions threads gave up on (Kafka's
-// FailedPartitions). Its lock is taken inside a thread's, never the other
+// FailedPartitions). Its lock is taken inside a machine's, never the other
 // way round.
 type failedPartitions struct {
 	mu  sync.Mutex
@@ -53,18 +54,16 @@ func (f *failedPartitions) list() []TopicPartition {
 	for tp := range f.set {
 		out = append(out, tp)
 	}
-	slices.SortFunc(out, func(a, b TopicPartition) int {
-		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
-	})
+	slices.SortFunc(out, compareTopicPartitions)
 	return out
 }
 
 // NewManager returns a manager with no threads.
 func NewManager(cfg Config) (*Manager, error) {
-	cfg, err := cfg.withDefaults()
-	if err != nil {
-		return nil, err
+	if cfg.Send == nil {
+		return nil, errors.New("fetcher config: no Send")
 	}
+	cfg = cfg.withDefaults()
 	return &Manager{cfg: cfg, threads: map[threadKey]*Thread{}, failed: &failedPartitions{set: map[TopicPartition]struct{}{}}}, nil
 }
 
@@ -91,7 +90,7 @@ func (m *Manager) AddPartitions(states map[TopicPartition]InitialFetchState) {
 		perThread[key][tp] = st
 		for k, th := range m.threads {
 			if k != key {
-				th.removePartitions([]TopicPartition{tp})
+				th.m.RemovePartitions([]TopicPartition{tp})
 			}
 		}
 	}
@@ -101,7 +100,8 @@ func (m *Manager) AddPartitions(states map[TopicPartition]InitialFetchState) {
 			th = startThread(m.cfg, key.fetcherID, key.broker, m.failed)
 			m.threads[key] = th
 		}
-		th.addPartitions(group)
+		th.m.AddPartitions(group)
+		th.signal()
 	}
 	m.shutdownIdleFetcherThreadsLocked()
 }
@@ -114,7 +114,7 @@ func (m *Manager) RemovePartitions(tps ...TopicPartition) map[TopicPartition]Par
 	defer m.mu.Unlock()
 	out := map[TopicPartition]PartitionFetchState{}
 	for _, th := range m.threads {
-		for tp, st := range th.removePartitions(tps) {
+		for tp, st := range th.m.RemovePartitions(tps) {
 			out[tp] = st
 		}
 	}
@@ -127,7 +127,7 @@ func (m *Manager) RemovePartitions(tps ...TopicPartition) map[TopicPartition]Par
 
 func (m *Manager) shutdownIdleFetcherThreadsLocked() {
 	for key, th := range m.threads {
-		if th.partitionCount() == 0 {
+		if th.m.PartitionCount() == 0 {
 			th.shutdown()
 			delete(m.threads, key)
 		}

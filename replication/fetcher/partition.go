@@ -40,8 +40,9 @@ type Replica interface {
 	// TruncateFullyAndStartAt empties the log and starts it at offset, for a
 	// follower that fell behind the leader's log start.
 	TruncateFullyAndStartAt(offset int64) error
-	// UpdateHighWatermark sets the high watermark the leader sent, capped at
-	// the log end offset by the replica.
+	// UpdateHighWatermark takes the high watermark the leader sent, capped
+	// at the log end offset by the replica, which keeps its own when it is
+	// higher (a new leader's can lag the old one's).
 	UpdateHighWatermark(hwm int64)
 	// LogStartOffset is the first offset the log holds.
 	LogStartOffset() int64

@@ -10,14 +10,10 @@ import (
 func bareThread(t *testing.T, cfg Config) *Thread {
 	t.Helper()
 	cfg.Send = network{}.send
-	cfg, err := cfg.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	return &Thread{name: ThreadName(0, 1), leader: 1, cfg: cfg, log: cfg.Logger, parts: map[TopicPartition]*partitionState{},
-		failed: &failedPartitions{set: map[TopicPartition]struct{}{}}, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+	return &Thread{m: NewMachine(cfg, 0, 1), cfg: cfg, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
 }
 
 // The Fetch carries what Kafka 4.4's replica fetcher sends: v18, the
@@ -30,12 +26,12 @@ func TestFetchRequestFields(t *testing.T) {
 	f := newFollower(t)
 	appendRecords(t, f.log, 6, 3)
 	tp := TopicPartition{"orders", 2}
-	th.addPartitions(map[TopicPartition]InitialFetchState{tp: {Leader: 1, LeaderEpoch: 8, TopicID: topicID("orders"), Replica: f, InitOffset: -1}})
-	rf := th.buildFetch(time.Now())
+	th.m.AddPartitions(map[TopicPartition]InitialFetchState{tp: {Leader: 1, LeaderEpoch: 8, TopicID: topicID("orders"), Replica: f, InitOffset: -1}})
+	rf := th.m.BuildFetch(time.Now())
 	if rf == nil {
 		t.Fatal("no request for a Fetching partition")
 	}
-	r := rf.req
+	r := rf.Request
 	if r.Version != 18 || r.ReplicaState.ID != 203 || r.ReplicaState.Epoch != 77 || r.MaxWaitMillis != 321 || r.MinBytes != 9 ||
 		r.MaxBytes != 65536 || r.SessionID != 0 || r.SessionEpoch != -1 || r.IsolationLevel != 0 {
 		t.Fatalf("request %+v", r)
@@ -48,13 +44,13 @@ func TestFetchRequestFields(t *testing.T) {
 		t.Fatalf("partition %+v", p)
 	}
 	// A delayed partition is left out; with none left there is no request.
-	th.mu.Lock()
-	th.delayLocked(tp, time.Now(), "test")
-	th.mu.Unlock()
-	if th.buildFetch(time.Now()) != nil {
+	th.m.mu.Lock()
+	th.m.delayLocked(tp, time.Now(), "test")
+	th.m.mu.Unlock()
+	if th.m.BuildFetch(time.Now()) != nil {
 		t.Fatal("a delayed partition was fetched")
 	}
-	if th.buildFetch(time.Now().Add(th.cfg.FetchBackoff+time.Millisecond)) == nil {
+	if th.m.BuildFetch(time.Now().Add(th.cfg.FetchBackoff+time.Millisecond)) == nil {
 		t.Fatal("a partition past its delay was not fetched")
 	}
 }
@@ -69,28 +65,28 @@ func TestFollowerThrottle(t *testing.T) {
 	for _, tp := range []TopicPartition{lagging, inSync, free} {
 		f := newFollower(t)
 		appendRecords(t, f.log, 1, 1)
-		th.addPartitions(map[TopicPartition]InitialFetchState{tp: {Leader: 1, LeaderEpoch: 1, TopicID: topicID(tp.Topic), Replica: f, InitOffset: -1}})
+		th.m.AddPartitions(map[TopicPartition]InitialFetchState{tp: {Leader: 1, LeaderEpoch: 1, TopicID: topicID(tp.Topic), Replica: f, InitOffset: -1}})
 	}
-	th.mu.Lock()
-	th.parts[lagging].Lag, th.parts[lagging].HasLag = 50, true
-	th.parts[inSync].Lag, th.parts[inSync].HasLag = 0, true
-	th.mu.Unlock()
+	th.m.mu.Lock()
+	th.m.parts[lagging].Lag, th.m.parts[lagging].HasLag = 50, true
+	th.m.parts[inSync].Lag, th.m.parts[inSync].HasLag = 0, true
+	th.m.mu.Unlock()
 	now := time.Now()
-	if got := fetched(th.buildFetch(now)); len(got) != 3 {
+	if got := fetched(th.m.BuildFetch(now)); len(got) != 3 {
 		t.Fatalf("under the quota fetched %v, want all 3", got)
 	}
 	q.record(now, 100_000) // far over 1000 B/s over the 10 s floor
-	got := fetched(th.buildFetch(now))
+	got := fetched(th.m.BuildFetch(now))
 	if len(got) != 2 || got[lagging] || !got[inSync] || !got[free] {
 		t.Fatalf("over the quota fetched %v, want the in-sync and the unthrottled partition only", got)
 	}
 	q.SetRate(0)
-	if got := fetched(th.buildFetch(now)); len(got) != 3 {
+	if got := fetched(th.m.BuildFetch(now)); len(got) != 3 {
 		t.Fatalf("with the rate unlimited fetched %v, want all 3", got)
 	}
 }
 
-func fetched(rf *replicaFetch) map[TopicPartition]bool {
+func fetched(rf *Fetch) map[TopicPartition]bool {
 	out := map[TopicPartition]bool{}
 	if rf != nil {
 		for _, s := range rf.sent {

@@ -3,6 +3,7 @@ package fetcher
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kraftlab/kraftlab/storage"
@@ -14,20 +15,19 @@ import (
 // offset behind the thread's back; appending would leave a gap or overlap.
 var errOffsetMismatch = errors.New("fetch offset is not the log end offset")
 
-// outOfRange is a partition the leader answered OFFSET_OUT_OF_RANGE for.
-type outOfRange struct {
-	sentPartition
+// Next is what the driver of a Machine does after a fetch answer, in
+// order: flush the replicas the answer appended to (before the next fetch,
+// whose offsets acknowledge them), then find new offsets for the
+// partitions the leader answered OFFSET_OUT_OF_RANGE for.
+type Next struct {
+	Flush      []FlushTarget
+	OutOfRange []OutOfRange
 }
 
-// processFetchRequest sends one fetch and handles every partition of its
-// answer (Kafka's AbstractFetcherThread.processFetchRequest).
-func (t *Thread) processFetchRequest(f *replicaFetch) {
-	ctx, cancel := t.cfg.Clock.WithTimeout(t.ctx, t.cfg.SocketTimeout+t.cfg.FetchWaitMax)
-	resp, err := t.cfg.Send(ctx, t.leader, f.req)
-	cancel()
-	if t.ctx.Err() != nil {
-		return
-	}
+// HandleFetchResponse applies the answer to f (or the error that took its
+// place) to every partition it asked for, at now (the answer half of
+// Kafka's AbstractFetcherThread.processFetchRequest).
+func (m *Machine) HandleFetchResponse(f *Fetch, resp kmsg.Response, err error, now time.Time) Next {
 	fr, ok := resp.(*kmsg.FetchResponse)
 	if err == nil && (!ok || fr == nil) {
 		err = fmt.Errorf("fetch answered with %T", resp)
@@ -35,23 +35,21 @@ func (t *Thread) processFetchRequest(f *replicaFetch) {
 	if err == nil && fr.ErrorCode != 0 {
 		err = fmt.Errorf("fetch response: %w", kerr.ErrorForCode(fr.ErrorCode))
 	}
-	now := t.cfg.Clock.Now()
-	t.mu.Lock()
-	t.requests++
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.requests++
+	var next Next
 	if err != nil {
 		// The whole request failed: every partition in it backs off, as
 		// Kafka does, so a dead leader is not hammered.
-		t.errors++
-		t.log.Warn("error in response for fetch request", "leader", t.leader, "err", err)
-		for _, s := range f.sent {
-			t.delayLocked(s.tp, now, err.Error())
+		m.errors++
+		m.log.Warn("error in response for fetch request", "leader", m.leader, "err", err)
+		for _, s := range sortedSent(f.sent) {
+			m.delayLocked(s.tp, now, err.Error())
 		}
-		t.mu.Unlock()
-		return
+		return next
 	}
-	t.lastResponse = now
-	var ranges []outOfRange
-	var appended []flushTarget
+	m.lastResponse = now
 	for i := range fr.Topics {
 		rt := &fr.Topics[i]
 		for j := range rt.Partitions {
@@ -60,7 +58,7 @@ func (t *Thread) processFetchRequest(f *replicaFetch) {
 			if !ok {
 				continue // not asked for: nothing to apply it to
 			}
-			st, ok := t.parts[s.tp]
+			st, ok := m.parts[s.tp]
 			// The partition may have been removed, re-added or truncated
 			// while the fetch was out: the answer applies only to the state
 			// that asked for it.
@@ -72,43 +70,50 @@ func (t *Thread) processFetchRequest(f *replicaFetch) {
 			case code == 0 && rp.DivergingEpoch.Epoch >= 0 && rp.DivergingEpoch.EndOffset < 0:
 				// A divergence the leader cannot place: fetching again at
 				// once would get the same answer at once, a hot loop.
-				t.delayLocked(s.tp, now, fmt.Sprintf("leader found epoch %d diverging with no end offset", rp.DivergingEpoch.Epoch))
+				m.delayLocked(s.tp, now, fmt.Sprintf("leader found epoch %d diverging with no end offset", rp.DivergingEpoch.Epoch))
 			case code == 0 && rp.DivergingEpoch.Epoch >= 0:
 				// Records are not appended and the high watermark is not
 				// moved until the truncation is done: the next fetch does it.
-				t.truncateOnDivergingEpoch(s.tp, st, rp.DivergingEpoch.Epoch, rp.DivergingEpoch.EndOffset)
+				m.truncateOnDivergingEpoch(s.tp, st, rp.DivergingEpoch.Epoch, rp.DivergingEpoch.EndOffset)
 			case code == 0:
-				if t.processPartitionData(s.tp, st, rp, now) {
-					appended = append(appended, flushTarget{s, st.replica})
+				if m.processPartitionData(s.tp, st, rp, now) {
+					next.Flush = append(next.Flush, FlushTarget{s, st.replica})
 				}
 			case code == kerr.OffsetOutOfRange.Code:
-				ranges = append(ranges, outOfRange{s})
+				next.OutOfRange = append(next.OutOfRange, OutOfRange{s})
 			case code == kerr.FencedLeaderEpoch.Code:
 				// Our epoch is the one the leader fenced (the request's, as
 				// checked above): wait for metadata to bring a newer one.
-				t.markFailedLocked(s.tp, fmt.Errorf("leader fenced epoch %d: %w", s.leaderEpoch, kerr.FencedLeaderEpoch))
+				m.markFailedLocked(s.tp, fmt.Errorf("leader fenced epoch %d: %w", s.leaderEpoch, kerr.FencedLeaderEpoch))
 			default:
 				// NOT_LEADER_OR_FOLLOWER, UNKNOWN_LEADER_EPOCH (the leader
 				// is behind on metadata), unknown topic, and the rest: back
 				// off and retry this partition only.
-				t.delayLocked(s.tp, now, kerr.ErrorForCode(code).Error())
+				m.delayLocked(s.tp, now, kerr.ErrorForCode(code).Error())
 			}
 		}
 	}
-	t.mu.Unlock()
-	t.flush(appended)
-	for _, r := range ranges {
-		t.handleOutOfRangeError(r)
+	return next
+}
+
+// sortedSent is what a fetch asked for, in partition order, so that what
+// is done for each does not follow the map's order.
+func sortedSent(sent map[partitionKey]sentPartition) []sentPartition {
+	out := make([]sentPartition, 0, len(sent))
+	for _, s := range sent {
+		out = append(out, s)
 	}
+	slices.SortFunc(out, func(a, b sentPartition) int { return compareTopicPartitions(a.tp, b.tp) })
+	return out
 }
 
 // processPartitionData appends one partition's records and takes the
 // leader's high watermark (ReplicaFetcherThread.processPartitionData). It
 // reports whether it appended: the replica then needs a flush before the
 // next fetch acknowledges the records.
-func (t *Thread) processPartitionData(tp TopicPartition, st *partitionState, rp *kmsg.FetchResponseTopicPartition, now time.Time) (appended bool) {
+func (m *Machine) processPartitionData(tp TopicPartition, st *partitionState, rp *kmsg.FetchResponseTopicPartition, now time.Time) (appended bool) {
 	if leo := st.replica.LogEndOffset(); leo != st.FetchOffset {
-		t.markFailedLocked(tp, fmt.Errorf("%w: fetched %d, log end %d", errOffsetMismatch, st.FetchOffset, leo))
+		m.markFailedLocked(tp, fmt.Errorf("%w: fetched %d, log end %d", errOffsetMismatch, st.FetchOffset, leo))
 		return false
 	}
 	batches, records, err := batchesUpToEpoch(rp.RecordBatches, st.CurrentLeaderEpoch)
@@ -119,11 +124,11 @@ func (t *Thread) processPartitionData(tp TopicPartition, st *partitionState, rp 
 		if errors.Is(err, storage.ErrCorruptBatch) || errors.Is(err, storage.ErrShortBatch) || errors.Is(err, storage.ErrUnexpectedOffset) {
 			// Possibly transient (a log truncated under the read): retry
 			// this partition after the backoff, without stopping the others.
-			t.log.Warn("invalid records in fetch", "partition", tp, "offset", st.FetchOffset, "err", err)
-			t.delayLocked(tp, now, err.Error())
+			m.log.Warn("invalid records in fetch", "partition", tp, "offset", st.FetchOffset, "err", err)
+			m.delayLocked(tp, now, err.Error())
 			return false
 		}
-		t.markFailedLocked(tp, fmt.Errorf("append to %s at %d: %w", tp, st.FetchOffset, err))
+		m.markFailedLocked(tp, fmt.Errorf("append to %s at %d: %w", tp, st.FetchOffset, err))
 		return false
 	}
 	st.replica.UpdateHighWatermark(rp.HighWatermark)
@@ -137,10 +142,10 @@ func (t *Thread) processPartitionData(tp TopicPartition, st *partitionState, rp 
 		st.records += records
 		st.bytes += n
 		st.bytesPerSec.record(now, n)
-		t.bytes += n
-		t.moveToEnd(tp)
+		m.bytes += n
+		m.moveToEnd(tp)
 	}
-	if q := t.cfg.Quota; q != nil && q.IsThrottled(tp) {
+	if q := m.cfg.Quota; q != nil && q.IsThrottled(tp) {
 		q.record(now, int64(len(batches)))
 	}
 	return len(batches) > 0
@@ -177,7 +182,7 @@ func batchesUpToEpoch(b []byte, epoch int32) ([]byte, int64, error) {
 // DivergingEpoch) and keeps it Fetching: if the follower does not know the
 // leader's epoch, it truncates to the end of its own largest earlier epoch
 // and the next fetch, with that epoch as its last fetched, finds the rest.
-func (t *Thread) truncateOnDivergingEpoch(tp TopicPartition, st *partitionState, epoch int32, endOffset int64) {
+func (m *Machine) truncateOnDivergingEpoch(tp TopicPartition, st *partitionState, epoch int32, endOffset int64) {
 	leo := st.replica.LogEndOffset()
 	var offset int64
 	switch followerEnd, followerEpoch, ok := st.replica.EndOffsetForEpoch(epoch); {
@@ -189,10 +194,10 @@ func (t *Thread) truncateOnDivergingEpoch(tp TopicPartition, st *partitionState,
 		offset = min(followerEnd, endOffset, leo)
 	}
 	if err := st.replica.TruncateTo(offset); err != nil {
-		t.markFailedLocked(tp, fmt.Errorf("truncate %s to %d: %w", tp, offset, err))
+		m.markFailedLocked(tp, fmt.Errorf("truncate %s to %d: %w", tp, offset, err))
 		return
 	}
-	t.log.Info("truncated on diverging epoch", "partition", tp, "divergingEpoch", epoch, "divergingEndOffset", endOffset, "offset", offset)
+	m.log.Info("truncated on diverging epoch", "partition", tp, "divergingEpoch", epoch, "divergingEndOffset", endOffset, "offset", offset)
 	st.FetchOffset = offset
 	st.LastFetchedEpoch = st.replica.LastFetchedEpoch()
 	st.State = Fetching

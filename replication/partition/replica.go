@@ -57,15 +57,22 @@ func (r *replicaState) updateFetch(fetchOffset, leaderLEO, brokerEpoch int64, no
 // or starts a new leader epoch: an ISR member counts as caught up now (so
 // it is not dropped before it can fetch), any other replica not at all (so
 // it does not hold the high watermark back). A new leader forgets what the
-// follower's fetches said; a re-elected one keeps it.
+// follower's fetches said; a re-elected one keeps their times but, unlike
+// Kafka, not their log end offsets. Between its two epochs another leader
+// may have led one it never heard of, and a follower may have truncated to
+// that leader's log and taken other records at the offsets it had
+// acknowledged: counted toward the high watermark, its old log end would
+// commit records an ISR member does not hold. Its first fetch in the new
+// epoch, checked against the leader's epochs, tells the leader again.
 func (r *replicaState) reset(now time.Time, leaderEpochStart int64, newLeader, inISR bool) {
 	var at time.Time
 	if inISR {
 		at = now
 	}
 	r.lastCaughtUp = at
+	r.leo = -1
 	if newLeader {
-		r.leo, r.lastFetchLeaderLEO, r.lastFetch, r.fetchedSinceISRCheck, r.brokerEpoch = -1, -1, time.Time{}, false, -1
+		r.lastFetchLeaderLEO, r.lastFetch, r.fetchedSinceISRCheck, r.brokerEpoch = -1, time.Time{}, false, -1
 		return
 	}
 	r.lastFetchLeaderLEO, r.lastFetch = leaderEpochStart, at

@@ -12,8 +12,9 @@ import (
 // says (Kafka's Partition.makeLeader). A new leader epoch starts at the log
 // end offset: the start of the epoch is remembered (the epoch cache takes it
 // with the epoch's first batch), any ISR change in flight is dropped, and
-// what the leader knows of its followers is reset — forgotten if it was not
-// leading before. The same epoch with a newer partition epoch only updates
+// what the leader knows of its followers is reset: their log end offsets
+// are forgotten until they fetch in the new epoch, the rest too if it was
+// not leading before. The same epoch with a newer partition epoch only updates
 // the replicas and the ISR. A leader epoch or partition epoch below the
 // replica's is stale and refused with FENCED_LEADER_EPOCH. isNewLeaderEpoch
 // reports whether the epoch changed.
