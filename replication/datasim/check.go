@@ -19,9 +19,11 @@ type invariants struct {
 	parts []*partInvariants
 	// verified is, per replica, the offset up to which its log below its
 	// high watermark was compared with committed; hwm the high watermark
-	// it last had; inc the incarnation both are for.
+	// it last had and led its leader epoch led with (-1 as a follower);
+	// inc the incarnation they are for.
 	verified map[replicaKey]int64
 	hwm      map[replicaKey]int64
+	led      map[replicaKey]int32
 	inc      map[replicaKey]int
 
 	crashes, truncations int
@@ -54,7 +56,7 @@ type ackedBatch struct {
 }
 
 func newInvariants(s *Sim) *invariants {
-	iv := &invariants{s: s, verified: map[replicaKey]int64{}, hwm: map[replicaKey]int64{}, inc: map[replicaKey]int{},
+	iv := &invariants{s: s, verified: map[replicaKey]int64{}, hwm: map[replicaKey]int64{}, led: map[replicaKey]int32{}, inc: map[replicaKey]int{},
 		hwmSeen: make([]int64, s.partitions)}
 	for range s.partitions {
 		iv.parts = append(iv.parts, &partInvariants{committed: map[int64]committedBatch{}, leaderEpoch: -1, partEpoch: -1})
@@ -104,19 +106,31 @@ func (iv *invariants) check() {
 	}
 }
 
-// checkReplica: the replica's high watermark did not go back, and its log
-// below it is the committed log.
+// checkReplica: a leader's high watermark did not go back within its
+// leader epoch, the replica kept every record it once held below a high
+// watermark, and its log below the high watermark is the committed log.
+// A follower's high watermark may go back: it takes what its leader sends,
+// and a new leader's lags the old one's until its followers fetch from it
+// (Kafka's updateHighWatermark), but what it held as committed stays.
 func (iv *invariants) checkReplica(b *broker, h *host) bool {
 	k := replicaKey{b.id, h.idx}
 	if iv.inc[k] != b.incarnation {
-		iv.inc[k], iv.hwm[k], iv.verified[k] = b.incarnation, -1, 0
+		iv.inc[k], iv.hwm[k], iv.led[k], iv.verified[k] = b.incarnation, -1, -1, 0
 	}
-	hw := h.p.HighWatermark()
-	if hw < iv.hwm[k] {
-		iv.s.fail("broker %d p%d high watermark went back from %d to %d (role %v, log end %d)", b.id, h.idx, iv.hwm[k], hw, h.p.State().Role, h.p.LogEndOffset())
+	hw, st := h.p.HighWatermark(), h.p.State()
+	led := int32(-1)
+	if st.Role == partition.RoleLeader {
+		led = st.LeaderEpoch
+	}
+	if led >= 0 && led == iv.led[k] && hw < iv.hwm[k] {
+		iv.s.fail("broker %d p%d leader's high watermark went back from %d to %d in leader epoch %d (log end %d)", b.id, h.idx, iv.hwm[k], hw, led, h.p.LogEndOffset())
 		return false
 	}
-	iv.hwm[k] = hw
+	if leo := h.p.LogEndOffset(); leo < iv.verified[k] {
+		iv.s.fail("broker %d p%d log ends at %d, below the committed offset %d it held (role %v)", b.id, h.idx, leo, iv.verified[k], st.Role)
+		return false
+	}
+	iv.hwm[k], iv.led[k] = hw, led
 	iv.hwmSeen[h.idx] = max(iv.hwmSeen[h.idx], hw)
 	return iv.verify(b, h, hw)
 }

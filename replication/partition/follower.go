@@ -78,12 +78,11 @@ func (p *Partition) TruncateFullyAndStartAt(offset int64) error {
 
 // UpdateHighWatermark takes the high watermark of the leader's fetch
 // response, capped at the follower's log end offset (a follower knows
-// nothing is committed past what it holds), if it is above the replica's:
-// as Kafka's maybeUpdateHighWatermark, a follower's high watermark only
-// moves forward. A new leader's high watermark can lag the old leader's
-// until its followers fetch from it, and what the follower already knew
-// committed stays committed; only a truncation brings it down. It reports
-// whether it changed.
+// nothing is committed past what it holds). As Kafka's follower does
+// (UnifiedLog.updateHighWatermark), it takes a lower one too: a new
+// leader's high watermark lags the old leader's until its followers fetch
+// from it, and the follower shows the leader's. It reports whether it
+// changed.
 func (p *Partition) UpdateHighWatermark(leaderHWM int64) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -91,7 +90,7 @@ func (p *Partition) UpdateHighWatermark(leaderHWM int64) bool {
 		return false
 	}
 	hw := min(max(leaderHWM, p.log.LogStartOffset()), p.log.LogEndOffset())
-	if hw <= p.hwm {
+	if hw == p.hwm {
 		return false
 	}
 	p.hwm = hw
