@@ -102,7 +102,10 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("node %d: %w", id, err)
 		}
 	}
-	if cfg.Kind == Broker && cfg.ZooKeeper == nil {
+	// A static quorum's controller names its folder too: it describes
+	// itself to the leader with it (UpdateRaftVoter), which a kraft.version
+	// upgrade writes into the voter set.
+	if (cfg.Kind == Broker || !dynamic) && cfg.ZooKeeper == nil {
 		if err := folderDirectoryID(&cfg); err != nil {
 			return nil, fmt.Errorf("node %d: %w", id, err)
 		}
