@@ -2,7 +2,7 @@ package interop
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -12,65 +12,155 @@ import (
 // MainFeatures is kafka-features.
 const MainFeatures = "org.apache.kafka.tools.FeatureCommand"
 
+// upgradeOutcome is what kafka-features and kafka-metadata-quorum print
+// around a kraft.version upgrade of a static quorum.
+type upgradeOutcome struct {
+	// before and after are describe --status's CurrentVoters.
+	before, after []statusVoter
+	// again is the upgrade repeated through a broker, downgrade a
+	// downgrade to 0 through it.
+	again, downgrade string
+}
+
+// statusVoter is one of CurrentVoters in describe --status.
+type statusVoter struct {
+	ID          int      `json:"id"`
+	DirectoryID string   `json:"directoryId"`
+	Endpoints   []string `json:"endpoints"`
+}
+
+// upgradeKRaftVersion runs kafka-features upgrade --feature
+// kraft.version=1 against the controllers until it succeeds (the leader
+// refuses while a voter has not described itself to it yet), and the
+// describes and repeats around it.
+func upgradeKRaftVersion(t *testing.T, k *Kafka, side, controllers, broker string) upgradeOutcome {
+	t.Helper()
+	voters := func() []statusVoter {
+		t.Helper()
+		r := runTool(t, k, MainMetadataQuorum, "--bootstrap-controller", controllers, "describe", "--status")
+		_, vals := ParseStatus(r.Stdout)
+		var out []statusVoter
+		if err := json.Unmarshal([]byte(vals["CurrentVoters"]), &out); r.Err != nil || err != nil {
+			t.Fatalf("%s: describe --status (%v, %v):\n%s", side, r.Err, err, r.Stdout)
+		}
+		slices.SortFunc(out, func(a, b statusVoter) int { return a.ID - b.ID })
+		return out
+	}
+	var o upgradeOutcome
+	o.before = voters()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r := runTool(t, k, MainFeatures, "--bootstrap-controller", controllers, "upgrade", "--feature", "kraft.version=1")
+		if r.Err == nil && strings.Contains(r.Stdout, "kraft.version was upgraded to 1.") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: kafka-features upgrade --feature kraft.version=1: %v\n%s%s", side, r.Err, r.Stdout, r.Stderr)
+		}
+	}
+	// The upgrade is answered once committed; a voter may show its new
+	// entry a fetch later.
+	for o.after = voters(); time.Now().Before(deadline) && slices.ContainsFunc(o.after, func(v statusVoter) bool { return v.DirectoryID == "" }); {
+		o.after = voters()
+	}
+	r := runTool(t, k, MainFeatures, "--bootstrap-server", broker, "upgrade", "--feature", "kraft.version=1")
+	o.again = strings.TrimSpace(r.Stdout)
+	r = runTool(t, k, MainFeatures, "--bootstrap-server", broker, "downgrade", "--feature", "kraft.version=0")
+	o.downgrade = strings.TrimSpace(r.Stdout)
+	return o
+}
+
+// checkUpgraded checks the voters before and after: no directory ids
+// before, every voter's after, on the listener it had.
+func checkUpgraded(t *testing.T, side string, o upgradeOutcome, dirs map[int]string) {
+	t.Helper()
+	if len(o.before) == 0 || len(o.after) != len(o.before) {
+		t.Fatalf("%s: voters before %+v, after %+v", side, o.before, o.after)
+	}
+	for i, v := range o.before {
+		a := o.after[i]
+		switch {
+		case v.DirectoryID != "":
+			t.Errorf("%s: static voter %d has directory id %s", side, v.ID, v.DirectoryID)
+		case a.ID != v.ID || !slices.Equal(a.Endpoints, v.Endpoints):
+			t.Errorf("%s: voter %+v became %+v", side, v, a)
+		case a.DirectoryID == "" || dirs != nil && a.DirectoryID != dirs[a.ID]:
+			t.Errorf("%s: upgraded voter %d has directory id %q, want %q", side, a.ID, a.DirectoryID, dirs[a.ID])
+		}
+	}
+}
+
 // Kafka's own kafka-features upgrades a static kraftlab quorum
-// (kraft.version 0) to kraft.version 1, once through a controller and
-// once, as a no-op, through a broker: afterwards kafka-metadata-quorum
-// lists the voters with their directory ids and listeners, as a dynamic
-// quorum's.
+// (kraft.version 0) to kraft.version 1: afterwards kafka-metadata-quorum
+// lists the voters with their folders' directory ids, and the playground
+// adds a controller as a dynamic quorum does.
 func TestFeaturesUpgradeKRaftVersion(t *testing.T) {
 	k := needKafka(t)
 	p := startPlayground(t, "--controllers", "3", "--brokers", "1", "--profile", "fast", "--set", "kraft.version=0")
 	ctx := context.Background()
-	if out, err := p.Run(ctx, "wait", "leader"); err != nil {
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := p.Run(ctx, args...)
+		if err != nil {
+			t.Fatalf("kraftlab %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	run("wait", "leader")
+	if out, err := p.Run(ctx, "controllers", "add"); err == nil {
+		t.Fatalf("a static quorum added a controller:\n%s", out)
+	}
+	o := upgradeKRaftVersion(t, k, "kraftlab", controllerBoot(p.Controllers), p.Brokers[0])
+	dirs := map[int]string{}
+	for id := range p.Controllers {
+		dirs[int(id)] = directoryID(t, p.DataDir, int(id))
+	}
+	checkUpgraded(t, "kraftlab", o, dirs)
+	run("controllers", "add")
+	run("wait", "voters", "==", "4")
+}
+
+// The same upgrade of a static Kafka 4.4 cluster: the same voters before
+// and after, and the same answers to the repeated upgrade and to a
+// downgrade.
+func TestFeaturesUpgradeKRaftVersionAgreesWithKafka(t *testing.T) {
+	k := needKafka(t)
+	p := startPlayground(t, "--controllers", "3", "--brokers", "1", "--profile", "fast", "--set", "kraft.version=0")
+	if out, err := p.Run(context.Background(), "wait", "leader"); err != nil {
 		t.Fatalf("wait leader: %v\n%s", err, out)
 	}
-	var ids []int32
-	var boots []string
-	for id, l := range p.Controllers {
-		ids = append(ids, id)
-		boots = append(boots, l)
+	lab := upgradeKRaftVersion(t, k, "kraftlab", controllerBoot(p.Controllers), p.Brokers[0])
+	checkUpgraded(t, "kraftlab", lab, nil)
+
+	kc, err := StartKafkaCluster(context.Background(), k, t.TempDir(), KafkaClusterShape{Controllers: 3, Brokers: 1, Extra: sameTimings})
+	if err != nil {
+		t.Fatal(err)
 	}
-	slices.Sort(ids)
-	boot := strings.Join(boots, ",")
-	r := runTool(t, k, MainMetadataQuorum, "--bootstrap-controller", boot, "describe", "--status")
-	if _, vals := ParseStatus(r.Stdout); r.Err != nil || vals["CurrentVoters"] == "" || strings.Contains(vals["CurrentVoters"], "directoryId") {
-		t.Fatalf("a static quorum's voters have no directory ids (%v):\n%s", r.Err, r.Stdout)
-	}
-	// The voters describe themselves to a new leader a fetch timeout
-	// after it is elected; until then the leader refuses the upgrade.
-	deadline := time.Now().Add(time.Minute)
+	t.Cleanup(kc.Close)
+	boot := controllerBoot(kc.ControllerAddrs())
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		r = runTool(t, k, MainFeatures, "--bootstrap-controller", boot, "upgrade", "--feature", "kraft.version=1")
-		if r.Err == nil && strings.Contains(r.Stdout, "kraft.version was upgraded to 1") {
+		if _, ok := describeIDs(t, k, boot); ok {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("kafka-features upgrade --feature kraft.version=1: %v\n%s%s", r.Err, r.Stdout, r.Stderr)
+			t.Fatal("Kafka's quorum has no leader")
 		}
 	}
-	if _, err := p.Run(ctx, "wait", "caught-up", "--timeout", "20s"); err != nil {
-		t.Fatal(err)
-	}
-	r = runTool(t, k, MainMetadataQuorum, "--bootstrap-controller", boot, "describe", "--status")
-	if r.Err != nil {
-		t.Fatalf("describe --status: %v", r.Err)
-	}
-	for _, id := range ids {
-		want := fmt.Sprintf(`{"id": %d, "directoryId": "%s", "endpoints": ["CONTROLLER://%s"]}`, id, directoryID(t, p.DataDir, int(id)), p.Controllers[id])
-		if !strings.Contains(r.Stdout, want) {
-			t.Errorf("describe --status does not list %s:\n%s", want, r.Stdout)
-		}
-	}
-	// Through a broker, which forwards it: the same version again is
-	// nothing to do.
-	if len(p.Brokers) > 0 {
-		r = runTool(t, k, MainFeatures, "--bootstrap-server", p.Brokers[0], "upgrade", "--feature", "kraft.version=1")
-		if r.Err != nil {
-			t.Errorf("upgrade again through a broker: %v\n%s", r.Err, r.Stderr)
-		}
-		r = runTool(t, k, MainFeatures, "--bootstrap-server", p.Brokers[0], "downgrade", "--feature", "kraft.version=0")
-		if r.Err == nil {
-			t.Errorf("downgrade to kraft.version 0 succeeded:\n%s", r.Stdout)
-		}
+	kaf := upgradeKRaftVersion(t, k, "kafka", boot, kc.BrokerAddrs()[0])
+	checkUpgraded(t, "kafka", kaf, nil)
+	if lab.again != kaf.again || lab.downgrade != kaf.downgrade {
+		t.Errorf("kraftlab answered\n  %q\n  %q\nKafka\n  %q\n  %q", lab.again, lab.downgrade, kaf.again, kaf.downgrade)
 	}
 }
+
+// controllerBoot is --bootstrap-controller for every controller.
+func controllerBoot(controllers map[int32]string) string {
+	var out []string
+	for _, l := range controllers {
+		out = append(out, l)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+

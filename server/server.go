@@ -444,5 +444,8 @@ func (s *Server) listenerConfig(mux *wire.Mux) wire.ServerConfig {
 	c.APIs, c.Handler = mux.APIs(), mux
 	c.Secret, c.Counters, c.Logger = s.cfg.Raft.Secret, s.cfg.Raft.Counters, s.log
 	c.Clock = s.cfg.Clock
+	if s.cfg.ZooKeeper == nil {
+		c.Features = s.apiVersionsFeatures
+	}
 	return c
 }

@@ -46,7 +46,8 @@ func (in *instance) updateFeatures(now time.Time, req *wire.Request) {
 	for _, u := range body.FeatureUpdates {
 		o, code, msg := in.updateFeature(now, st, u, body.Version, body.ValidateOnly)
 		if code != nil {
-			respondVoterChange(req, code, msg)
+			// QuorumController.updateFeatures' wording.
+			respondVoterChange(req, code, "The update failed for all features since the following feature had an error: "+msg)
 			return
 		}
 		off = max(off, o)
