@@ -163,4 +163,3 @@ func controllerBoot(controllers map[int32]string) string {
 	slices.Sort(out)
 	return strings.Join(out, ",")
 }
-

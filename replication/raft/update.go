@@ -17,7 +17,9 @@ import (
 // agrees; the leader, with AddVoter's and RemoveVoter's rules on one
 // change at a time, appends the updated VotersRecord and answers at once,
 // without waiting for the record to commit. A leader whose own entry
-// differs writes its update itself.
+// differs writes its update itself. Under kraft.version 0 each voter
+// sends it once to every new leader, which keeps the entry in memory for
+// a kraft.version upgrade (upgrade.go).
 
 // The kraft.version range this code supports: every kraftlab node runs
 // it, so the range a voter sends and the range AddVoter is given agree.
