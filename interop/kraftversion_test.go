@@ -3,6 +3,7 @@ package interop
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -20,6 +21,25 @@ type upgradeOutcome struct {
 	// again is the upgrade repeated through a broker, downgrade a
 	// downgrade to 0 through it.
 	again, downgrade string
+	// described are kafka-features describe's kraft.version lines, without
+	// their epochs: before and after through a controller, then after
+	// through a broker.
+	described [3]string
+}
+
+// describeKRaftVersion is kafka-features describe's kraft.version line
+// through boot (a controller with --bootstrap-controller), without the
+// epoch, which differs between clusters.
+func describeKRaftVersion(t *testing.T, k *Kafka, flag, boot string) string {
+	t.Helper()
+	r := runTool(t, k, MainFeatures, flag, boot, "describe")
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		if strings.HasPrefix(line, "Feature: kraft.version\t") {
+			line, _, _ = strings.Cut(line, "\tEpoch:")
+			return line
+		}
+	}
+	return fmt.Sprintf("(no kraft.version: %v)", r.Err)
 }
 
 // statusVoter is one of CurrentVoters in describe --status.
@@ -48,6 +68,7 @@ func upgradeKRaftVersion(t *testing.T, k *Kafka, side, controllers, broker strin
 	}
 	var o upgradeOutcome
 	o.before = voters()
+	o.described[0] = describeKRaftVersion(t, k, "--bootstrap-controller", controllers)
 	deadline := time.Now().Add(time.Minute)
 	for {
 		r := runTool(t, k, MainFeatures, "--bootstrap-controller", controllers, "upgrade", "--feature", "kraft.version=1")
@@ -63,6 +84,8 @@ func upgradeKRaftVersion(t *testing.T, k *Kafka, side, controllers, broker strin
 	for o.after = voters(); time.Now().Before(deadline) && slices.ContainsFunc(o.after, func(v statusVoter) bool { return v.DirectoryID == "" }); {
 		o.after = voters()
 	}
+	o.described[1] = describeKRaftVersion(t, k, "--bootstrap-controller", controllers)
+	o.described[2] = describeKRaftVersion(t, k, "--bootstrap-server", broker)
 	r := runTool(t, k, MainFeatures, "--bootstrap-server", broker, "upgrade", "--feature", "kraft.version=1")
 	o.again = strings.TrimSpace(r.Stdout)
 	r = runTool(t, k, MainFeatures, "--bootstrap-server", broker, "downgrade", "--feature", "kraft.version=0")
@@ -149,6 +172,9 @@ func TestFeaturesUpgradeKRaftVersionAgreesWithKafka(t *testing.T) {
 	}
 	kaf := upgradeKRaftVersion(t, k, "kafka", boot, kc.BrokerAddrs()[0])
 	checkUpgraded(t, "kafka", kaf, nil)
+	if lab.described != kaf.described {
+		t.Errorf("kafka-features describe: kraftlab\n  %q\nKafka\n  %q", lab.described, kaf.described)
+	}
 	if lab.again != kaf.again || lab.downgrade != kaf.downgrade {
 		t.Errorf("kraftlab answered\n  %q\n  %q\nKafka\n  %q\n  %q", lab.again, lab.downgrade, kaf.again, kaf.downgrade)
 	}

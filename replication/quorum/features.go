@@ -102,6 +102,9 @@ func (in *instance) updateFeature(now time.Time, st raft.Status, u kmsg.UpdateFe
 		return off, nil, ""
 	case errors.Is(err, raft.ErrNotLeader):
 		return 0, kerr.NotController, err.Error()
+	case errors.Is(err, raft.ErrVotersUnsupported):
+		// LeaderState's wording.
+		return 0, kerr.InvalidUpdateVersion, fmt.Sprintf("Invalid upgrade of %s to %d because not all of the voters support it", KRaftVersionFeature, v)
 	case errors.Is(err, raft.ErrInvalidUpgrade), errors.Is(err, raft.ErrStaticQuorum):
 		return 0, kerr.InvalidUpdateVersion, err.Error()
 	}

@@ -28,6 +28,10 @@ var (
 	// ErrInvalidUpgrade: the version is a downgrade, not supported by
 	// this code, or not by every voter (INVALID_UPDATE_VERSION).
 	ErrInvalidUpgrade = errors.New("invalid kraft.version upgrade")
+	// ErrVotersUnsupported: a voter's kraft.version range, as it told
+	// this leader, leaves out the new version, or it told nothing yet
+	// (INVALID_UPDATE_VERSION).
+	ErrVotersUnsupported = fmt.Errorf("%w: not all of the voters support it", ErrInvalidUpgrade)
 	// ErrVotersUndescribed: a voter has not told this leader its
 	// directory id yet. Kafka's leader throws IllegalStateException,
 	// which its controller answers with UNKNOWN_SERVER_ERROR.
@@ -84,7 +88,7 @@ func (n *Node) upgradeKRaftVersion(now time.Time, epoch int32, v KRaftVersion, v
 	}
 	for _, x := range set {
 		if v < x.MinVersion || v > x.MaxVersion {
-			return 0, fmt.Errorf("%w: not all of the voters support it (voter %d supports %d to %d)", ErrInvalidUpgrade, x.ID, x.MinVersion, x.MaxVersion)
+			return 0, fmt.Errorf("%w (voter %d supports %d to %d)", ErrVotersUnsupported, x.ID, x.MinVersion, x.MaxVersion)
 		}
 	}
 	for _, x := range set {

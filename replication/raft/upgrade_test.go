@@ -56,8 +56,8 @@ func TestUpgradeKRaftVersion(t *testing.T) {
 	}
 	h.elect(1)
 	epoch := h.status(1).Epoch
-	if _, err := h.node(1).UpgradeKRaftVersion(h.now, epoch, raft.KRaftVersion1, true); !errors.Is(err, raft.ErrInvalidUpgrade) {
-		t.Fatalf("upgrade before the voters described themselves: %v, want ErrInvalidUpgrade", err)
+	if _, err := h.node(1).UpgradeKRaftVersion(h.now, epoch, raft.KRaftVersion1, true); !errors.Is(err, raft.ErrVotersUnsupported) {
+		t.Fatalf("upgrade before the voters described themselves: %v, want ErrVotersUnsupported", err)
 	}
 	h.advance(10 * time.Second)
 	if updates != 2 {
@@ -140,7 +140,7 @@ func TestUpgradeKRaftVersionRefused(t *testing.T) {
 	h.crash(3)
 	h.start(3)
 	h.advance(10 * time.Second)
-	if _, err := h.node(1).UpgradeKRaftVersion(h.now, epoch, raft.KRaftVersion1, false); !errors.Is(err, raft.ErrInvalidUpgrade) {
+	if _, err := h.node(1).UpgradeKRaftVersion(h.now, epoch, raft.KRaftVersion1, false); !errors.Is(err, raft.ErrVotersUnsupported) {
 		t.Fatalf("with node 3 undescribed: %v", err)
 	}
 	hide = false
