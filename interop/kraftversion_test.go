@@ -116,7 +116,8 @@ func checkUpgraded(t *testing.T, side string, o upgradeOutcome, dirs map[int]str
 // Kafka's own kafka-features upgrades a static kraftlab quorum
 // (kraft.version 0) to kraft.version 1: afterwards kafka-metadata-quorum
 // lists the voters with their folders' directory ids, and the playground
-// adds a controller as a dynamic quorum does.
+// adds and removes a controller as a dynamic quorum does, also after a
+// restart.
 func TestFeaturesUpgradeKRaftVersion(t *testing.T) {
 	k := needKafka(t)
 	p := startPlayground(t, "--controllers", "3", "--brokers", "1", "--profile", "fast", "--set", "kraft.version=0")
@@ -141,6 +142,14 @@ func TestFeaturesUpgradeKRaftVersion(t *testing.T) {
 	checkUpgraded(t, "kraftlab", o, dirs)
 	run("controllers", "add")
 	run("wait", "voters", "==", "4")
+	// A static controller restarted after the upgrade follows its log:
+	// dynamic, so the new controller can go again.
+	run("kill", "1")
+	run("start", "1")
+	run("wait", "caught-up", "--timeout", "30s")
+	run("wait", "voter", "1")
+	run("controllers", "remove", "4")
+	run("wait", "voters", "==", "3")
 }
 
 // The same upgrade of a static Kafka 4.4 cluster: the same voters before
