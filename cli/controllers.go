@@ -16,8 +16,9 @@ set, each voter by id and directory id (the id of its log folder, in its
 meta.properties), into the metadata log, and the voter set then changes
 one controller at a time, as Kafka's kafka-metadata-quorum add-controller
 and remove-controller change it. A static quorum (up --set
-kraft.version=0, controller.quorum.voters) refuses both, and so does a
-push quorum (up --quorum push).
+kraft.version=0, controller.quorum.voters) refuses both until Kafka's
+kafka-features upgrades it (upgrade --feature kraft.version=1), and so
+does a push quorum (up --quorum push).
 
 A wiped controller (kraftlab wipe) comes back with a new directory id: the
 voter set still names its old one, so it is an observer, and the quorum
