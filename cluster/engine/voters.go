@@ -268,6 +268,8 @@ func (e *engine) sendTool(ctx context.Context, n *engineNode, req kmsg.Request) 
 		code, msg = r.ErrorCode, r.ErrorMessage
 	case *kmsg.RemoveRaftVoterResponse:
 		code, msg = r.ErrorCode, r.ErrorMessage
+	case *kmsg.UpdateFeaturesResponse:
+		code, msg = r.ErrorCode, r.ErrorMessage
 	}
 	if msg == nil {
 		return code, "", nil
