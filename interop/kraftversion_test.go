@@ -140,6 +140,9 @@ func TestFeaturesUpgradeKRaftVersion(t *testing.T) {
 		dirs[int(id)] = directoryID(t, p.DataDir, int(id))
 	}
 	checkUpgraded(t, "kraftlab", o, dirs)
+	if out, err := p.Run(ctx, "controllers", "upgrade"); err == nil || !strings.Contains(err.Error()+out, "dynamic already") {
+		t.Errorf("controllers upgrade after kafka-features: %v\n%s", err, out)
+	}
 	run("controllers", "add")
 	run("wait", "voters", "==", "4")
 	// A static controller restarted after the upgrade follows its log:
