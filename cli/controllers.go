@@ -16,8 +16,9 @@ set, each voter by id and directory id (the id of its log folder, in its
 meta.properties), into the metadata log, and the voter set then changes
 one controller at a time, as Kafka's kafka-metadata-quorum add-controller
 and remove-controller change it. A static quorum (up --set
-kraft.version=0, controller.quorum.voters) refuses both, and so does a
-push quorum (up --quorum push).
+kraft.version=0, controller.quorum.voters) refuses both until it is
+upgraded ("controllers upgrade", or Kafka's kafka-features upgrade
+--feature kraft.version=1), and so does a push quorum (up --quorum push).
 
 A wiped controller (kraftlab wipe) comes back with a new directory id: the
 voter set still names its old one, so it is an observer, and the quorum
@@ -26,7 +27,7 @@ add the controller back (controllers add NODE) once it has caught up.`,
 		Example: indentExample("kraftlab up --controllers 1\nkraftlab controllers add\nkraftlab controllers remove 1\nkraftlab controllers add 1"),
 		Args:    cobra.NoArgs,
 	}
-	cmd.AddCommand(newControllersAddCommand(e), newControllersRemoveCommand(e))
+	cmd.AddCommand(newControllersAddCommand(e), newControllersRemoveCommand(e), newControllersUpgradeCommand(e))
 	return cmd
 }
 
@@ -90,6 +91,29 @@ folder no longer matches.
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		a, _ := refs(args)
 		return doAction(e, cmd, cluster.Action{Kind: cluster.ActRemoveController, Node: a})
+	}
+	return cmd
+}
+
+func newControllersUpgradeCommand(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "upgrade",
+		Short: "Upgrade a static quorum to kraft.version 1",
+		Long: `Upgrade makes a static quorum (up --set kraft.version=0) dynamic, as
+Kafka 4.4's kafka-features --bootstrap-controller ... upgrade --feature
+kraft.version=1 does: it sends the active controller UpdateFeatures. Each
+voter has described itself (directory id, listeners, kraft.version range)
+to the leader with UpdateRaftVoter; once all have, the leader appends a
+KRaftVersionRecord and a VotersRecord naming them, and the command returns
+when those commit. Until then the leader refuses, and the command tries
+again for up to 30 seconds. From then on "controllers add" and
+"controllers remove" work.`,
+		Example: indentExample("kraftlab up --set kraft.version=0\nkraftlab controllers upgrade"),
+		Args:    cobra.NoArgs,
+	}
+	addJSONFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return doAction(e, cmd, cluster.Action{Kind: cluster.ActUpgradeKRaftVersion})
 	}
 	return cmd
 }

@@ -105,7 +105,8 @@ and serves the control API that the other commands use. The controllers form
 a dynamic quorum (kraft.version 1, as Kafka 4.4's kafka-storage format
 --initial-controllers makes one), which "kraftlab controllers" grows and
 shrinks; --set kraft.version=0 starts a static one
-(controller.quorum.voters) instead. With --mode zk it starts a real
+(controller.quorum.voters) instead, which "kraftlab controllers upgrade"
+(or kafka-features upgrade --feature kraft.version=1) makes dynamic. With --mode zk it starts a real
 ZooKeeper (it needs Java and Debian's zookeeper package) and brokers only,
 which elect Kafka 3.9's ZooKeeper-era controller among them. It runs until
 Ctrl-C, SIGTERM or "kraftlab down", and then removes its temporary data

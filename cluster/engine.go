@@ -84,6 +84,12 @@ type Engine interface {
 	// new voter set committed; the controller keeps running, as an
 	// observer.
 	RemoveController(ctx context.Context, id int32) error
+	// UpgradeKRaftVersion sends the leader UpdateFeatures for
+	// kraft.version 1 (kafka-features upgrade --feature kraft.version=1),
+	// retrying while a voter has not described itself to the leader yet,
+	// and returns once the upgrade committed: a static quorum is then a
+	// dynamic one. A dynamic quorum has nothing to upgrade.
+	UpgradeKRaftVersion(ctx context.Context) error
 	// SetLoad starts, changes or (recordsPerSec 0) stops the background
 	// load: records of recordBytes bytes appended to the metadata log on
 	// the current leader, recordsPerSec of them a second, as a producer

@@ -55,6 +55,9 @@ const (
 	// Node from its voters (remove-controller).
 	ActAddController    ActionKind = "add-controller"
 	ActRemoveController ActionKind = "remove-controller"
+	// ActUpgradeKRaftVersion upgrades a static quorum to kraft.version 1
+	// (kafka-features upgrade --feature kraft.version=1).
+	ActUpgradeKRaftVersion ActionKind = "upgrade-kraft-version"
 )
 
 // Action is one thing a user does to the playground.
@@ -142,6 +145,8 @@ func (a Action) String() string {
 		return s
 	case ActRemoveController:
 		return "controllers remove " + a.Node.String()
+	case ActUpgradeKRaftVersion:
+		return "controllers upgrade"
 	}
 	s := string(a.Kind)
 	for _, r := range []condition.NodeRef{a.Node, a.Peer} {
@@ -404,6 +409,8 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 		return p.doDisk(&v, a)
 	case ActAddController, ActRemoveController:
 		return p.doVoters(ctx, &v, a)
+	case ActUpgradeKRaftVersion:
+		return p.upgradeKRaftVersion(ctx)
 	case ActCreateTopic, ActDeleteTopic:
 		return p.doTopic(ctx, a)
 	case ActElectLeaders:

@@ -27,6 +27,16 @@ func (p *Playground) doVoters(ctx context.Context, v *view.View, a Action) (Resu
 	return Result{Nodes: []int32{id}, Message: msg}, nil
 }
 
+// upgradeKRaftVersion makes a static quorum dynamic.
+func (p *Playground) upgradeKRaftVersion(ctx context.Context) (Result, error) {
+	if err := p.engine.UpgradeKRaftVersion(ctx); err != nil {
+		return Result{}, fmt.Errorf("upgrade kraft.version: %w", err)
+	}
+	msg := "kraft.version 1 committed (KRaftVersionRecord and a VotersRecord naming each voter's directory id and listeners): the quorum is dynamic"
+	p.publish(EventVoters, -1, msg)
+	return Result{Message: msg}, nil
+}
+
 // addController starts a new controller and adds it to the voters or,
 // given a node, adds that running observer controller with the directory
 // id its folder has now.

@@ -90,8 +90,9 @@ func TestKafkaController(t *testing.T) {
 	})
 	t.Logf("Kafka's log dir after a clean shutdown: %v", files)
 
-	// kraftlab's files for the same shape: one controller, its leader.
-	p := startPlayground(t, "--controllers", "1", "--brokers", "0", "--profile", "fast", "--set", "kraftlab.quorum.flush=always")
+	// kraftlab's files for the same shape: one controller, its leader,
+	// static voters as Kafka's controller.quorum.voters makes them.
+	p := startPlayground(t, "--controllers", "1", "--brokers", "0", "--profile", "fast", "--set", "kraftlab.quorum.flush=always", "--set", "kraft.version=0")
 	time.Sleep(200 * time.Millisecond)
 	if err := p.Down(ctx); err != nil {
 		t.Fatal(err)

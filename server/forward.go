@@ -129,10 +129,23 @@ var (
 	deleteTopicsVersions     = wire.APIRange{Key: kmsg.DeleteTopics.Int16(), MinVersion: 1, MaxVersion: 6}
 	createPartitionsVersions = wire.APIRange{Key: kmsg.CreatePartitions.Int16(), MinVersion: 0, MaxVersion: 3}
 	describeQuorumVersions   = wire.APIRange{Key: kmsg.DescribeQuorum.Int16(), MaxVersion: raft.DescribeQuorumVersion}
+	updateFeaturesVersions   = wire.APIRange{Key: kmsg.UpdateFeatures.Int16(), MaxVersion: 2}
 )
 
 // forwardedAPIs is the table of what a broker forwards.
 var forwardedAPIs = []forwardedAPI{
+	{
+		// kafka-features --bootstrap-server: a kraft.version upgrade.
+		api: updateFeaturesVersions,
+		failed: func(_ kmsg.Request, code int16) kmsg.Response {
+			resp := kmsg.NewPtrUpdateFeaturesResponse()
+			resp.ErrorCode = code
+			return resp
+		},
+		notController: func(r kmsg.Response) bool {
+			return r.(*kmsg.UpdateFeaturesResponse).ErrorCode == kerr.NotController.Code
+		},
+	},
 	{
 		api: describeQuorumVersions,
 		failed: func(_ kmsg.Request, code int16) kmsg.Response {

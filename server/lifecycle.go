@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/internal/clock"
+	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
+	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -79,14 +81,16 @@ const (
 )
 
 // SupportedFeatures are the feature ranges a kraftlab broker registers
-// with: the metadata.version levels its records and image read, and
-// eligible.leader.replicas.version 0-1 (KIP-966). Kafka
-// leaves out a feature whose highest supported level is 0
-// (BrokerFeatures.defaultSupportedFeatures), which is kraftlab's
-// kraft.version (static voters) and every feature it does not implement.
+// with: the metadata.version levels its records and image read,
+// eligible.leader.replicas.version 0-1 (KIP-966) and kraft.version 0-1
+// (static and dynamic voters, upgradable). Kafka leaves out a feature
+// whose highest supported level is 0
+// (BrokerFeatures.defaultSupportedFeatures), which is every feature
+// kraftlab does not implement.
 var SupportedFeatures = []record.BrokerFeature{
 	{Name: record.MetadataVersionFeature, MinSupportedVersion: record.MetadataVersionMinimum, MaxSupportedVersion: record.MetadataVersion4_4IV2},
 	{Name: record.EligibleLeaderReplicasFeature, MinSupportedVersion: record.EligibleLeaderReplicasOff, MaxSupportedVersion: record.EligibleLeaderReplicasOn},
+	{Name: image.KRaftVersionFeature, MinSupportedVersion: int16(raft.KRaftVersion0), MaxSupportedVersion: int16(raft.KRaftVersion1)},
 }
 
 // LifecycleConfig configures a broker's LifecycleManager. Its inputs are

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -201,7 +202,7 @@ func TestLifecycleRegistersRecoversAndRuns(t *testing.T) {
 	}
 	if reg.BrokerID != 101 || reg.ClusterID != testClusterID || reg.IncarnationID != record.NewUuid(42, 43) || reg.Version != BrokerRegistrationVersion ||
 		len(reg.Listeners) != 1 || reg.Listeners[0].Name != "PLAINTEXT" || reg.Listeners[0].Port != 9101 || reg.Rack != nil ||
-		len(reg.Features) != 2 || reg.Features[0].Name != record.MetadataVersionFeature || reg.Features[0].MaxSupportedVersion != record.MetadataVersion4_4IV2 ||
+		len(reg.Features) != 3 || reg.Features[2].Name != image.KRaftVersionFeature || reg.Features[2].MaxSupportedVersion != 1 || reg.Features[0].Name != record.MetadataVersionFeature || reg.Features[0].MaxSupportedVersion != record.MetadataVersion4_4IV2 ||
 		reg.Features[1].Name != record.EligibleLeaderReplicasFeature || reg.Features[1].MaxSupportedVersion != record.EligibleLeaderReplicasOn ||
 		reg.PreviousBrokerEpoch != -1 || len(reg.LogDirs) != 2 || reg.LogDirs[0] != record.NewUuid(9, 1) {
 		t.Errorf("registration: %+v", reg)

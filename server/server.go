@@ -102,7 +102,10 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("node %d: %w", id, err)
 		}
 	}
-	if cfg.Kind == Broker && cfg.ZooKeeper == nil {
+	// A static quorum's controller names its folder too: it describes
+	// itself to the leader with it (UpdateRaftVoter), which a kraft.version
+	// upgrade writes into the voter set.
+	if (cfg.Kind == Broker || !dynamic) && cfg.ZooKeeper == nil {
 		if err := folderDirectoryID(&cfg); err != nil {
 			return nil, fmt.Errorf("node %d: %w", id, err)
 		}
@@ -441,5 +444,8 @@ func (s *Server) listenerConfig(mux *wire.Mux) wire.ServerConfig {
 	c.APIs, c.Handler = mux.APIs(), mux
 	c.Secret, c.Counters, c.Logger = s.cfg.Raft.Secret, s.cfg.Raft.Counters, s.log
 	c.Clock = s.cfg.Clock
+	if s.cfg.ZooKeeper == nil {
+		c.Features = s.apiVersionsFeatures
+	}
 	return c
 }

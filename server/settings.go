@@ -526,7 +526,7 @@ var settings = []setting{
 		num: func(t *Settings) *int64 { return &t.MinInsyncReplicas }},
 	{key: record.EligibleLeaderReplicasFeature, min: 0, max: int64(record.EligibleLeaderReplicasOn), doc: "feature level a new cluster is formatted with (kafka-storage format --feature): 1 keeps the last ISR members as eligible leader replicas (KIP-966), 0 turns that off",
 		num: func(t *Settings) *int64 { return &t.EligibleLeaderReplicasVersion }},
-	{key: "kraft.version", min: 0, max: int64(raft.KRaftVersion1), doc: "feature level a new cluster's quorum is formatted with: 1 dynamic voters (KIP-853, Kafka 4.4's kafka-storage format --standalone or --initial-controllers: controllers added and removed at run time, a wiped voter comes back an observer), 0 static voters (controller.quorum.voters)",
+	{key: "kraft.version", min: 0, max: int64(raft.KRaftVersion1), doc: "feature level a new cluster's quorum is formatted with: 1 dynamic voters (KIP-853, Kafka 4.4's kafka-storage format --standalone or --initial-controllers: controllers added and removed at run time, a wiped voter comes back an observer), 0 static voters (controller.quorum.voters; kafka-features upgrade --feature kraft.version=1 makes them dynamic)",
 		num: func(t *Settings) *int64 { return &t.KRaftVersion }},
 	{key: "unclean.leader.election.enable", doc: "cluster default: with no ISR member alive, elect a live replica outside the ISR (may lose data); a topic config overrides it",
 		boolean: func(t *Settings) *bool { return &t.UncleanLeaderElectionEnable }},

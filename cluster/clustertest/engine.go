@@ -453,6 +453,12 @@ func (e *Engine) RemoveController(context.Context, int32) error {
 	return cluster.Errorf(cluster.ErrBadAction, "the fake engine's quorum is static")
 }
 
+// UpgradeKRaftVersion implements cluster.Engine: the fake quorum stays
+// static.
+func (e *Engine) UpgradeKRaftVersion(context.Context) error {
+	return cluster.Errorf(cluster.ErrBadAction, "the fake engine's quorum stays static")
+}
+
 // Wipe implements cluster.Engine: the node restarts with an empty log.
 func (e *Engine) Wipe(_ context.Context, id int32) (cluster.WipeReport, error) {
 	e.mu.Lock()

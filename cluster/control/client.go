@@ -158,6 +158,8 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 		body = addBody{Observer: a.Observer, Node: a.Node}
 	case cluster.ActRemoveController:
 		path = fmt.Sprintf("/v1/controllers/%s/remove", url.PathEscape(a.Node.String()))
+	case cluster.ActUpgradeKRaftVersion:
+		path = "/v1/controllers/upgrade"
 	case cluster.ActMessages, cluster.ActStep, cluster.ActDrop:
 		path = messagePath(a.Kind)
 		body = messageBodyOf(a)

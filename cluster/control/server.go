@@ -116,6 +116,7 @@ func (s *Server) Handler() http.Handler {
 	routes[routeClock] = s.clock
 	routes[routeAddController] = s.addController
 	routes[routeRemoveController] = s.removeController
+	routes[routeUpgradeKRaftVersion] = s.upgradeKRaftVersion
 	for route, kind := range map[string]cluster.ActionKind{routeMessages: cluster.ActMessages, routeStep: cluster.ActStep, routeDrop: cluster.ActDrop} {
 		act := messageAction(kind)
 		routes[route] = func(w http.ResponseWriter, r *http.Request) { act(s, w, r) }

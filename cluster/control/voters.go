@@ -10,9 +10,11 @@ import (
 // routeAddController grows a dynamic quorum by a new controller, or by
 // a running observer controller the body names;
 // routeRemoveController removes controller {node} from its voters.
+// routeUpgradeKRaftVersion upgrades a static quorum to kraft.version 1.
 const (
-	routeAddController    = "POST /v1/controllers"
-	routeRemoveController = "POST /v1/controllers/{node}/remove"
+	routeAddController       = "POST /v1/controllers"
+	routeRemoveController    = "POST /v1/controllers/{node}/remove"
+	routeUpgradeKRaftVersion = "POST /v1/controllers/upgrade"
 )
 
 // addBody is the optional body of an add-controller action: Node, if
@@ -40,4 +42,8 @@ func (s *Server) removeController(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.act(w, r, cluster.Action{Kind: cluster.ActRemoveController, Node: node})
+}
+
+func (s *Server) upgradeKRaftVersion(w http.ResponseWriter, r *http.Request) {
+	s.act(w, r, cluster.Action{Kind: cluster.ActUpgradeKRaftVersion})
 }

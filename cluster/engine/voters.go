@@ -83,8 +83,8 @@ func (e *engine) dynamicQuorum(what string) error {
 	switch {
 	case e.zkMode():
 		return cluster.Errorf(cluster.ErrBadAction, "zk mode has no metadata quorum to %s to", what)
-	case e.cfg.Settings.KRaftVersion < int64(raft.KRaftVersion1):
-		return cluster.Errorf(cluster.ErrBadAction, "the quorum is static (kraft.version 0): start the playground without --set kraft.version=0 to %s", what)
+	case e.kraftVersion() < int64(raft.KRaftVersion1):
+		return cluster.Errorf(cluster.ErrBadAction, "the quorum is static (kraft.version 0): upgrade it (kafka-features --bootstrap-controller ... upgrade --feature kraft.version=1) or start the playground without --set kraft.version=0 to %s", what)
 	case e.cfg.Settings.Replication == raft.Push:
 		return cluster.Errorf(cluster.ErrBadAction, "a push quorum (%s=push) keeps its voters: voter changes (KIP-853) are built for Kafka's pull replication; start the playground without --quorum push to %s", view.ReplicationKey, what)
 	}
@@ -103,7 +103,7 @@ func (e *engine) startController(ctx context.Context) (int32, *engineNode, error
 	if id > cluster.MaxControllers {
 		return 0, nil, cluster.Errorf(cluster.ErrBadAction, "controller ids end at %d", cluster.MaxControllers)
 	}
-	cfg, err := e.cfg.Settings.JoiningControllerConfig(id, e.cfg.ControllerIDs(), e.clusterID, e.dir)
+	cfg, err := e.joiningSettings().JoiningControllerConfig(id, e.cfg.ControllerIDs(), e.clusterID, e.dir)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -267,6 +267,8 @@ func (e *engine) sendTool(ctx context.Context, n *engineNode, req kmsg.Request) 
 	case *kmsg.AddRaftVoterResponse:
 		code, msg = r.ErrorCode, r.ErrorMessage
 	case *kmsg.RemoveRaftVoterResponse:
+		code, msg = r.ErrorCode, r.ErrorMessage
+	case *kmsg.UpdateFeaturesResponse:
 		code, msg = r.ErrorCode, r.ErrorMessage
 	}
 	if msg == nil {

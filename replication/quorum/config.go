@@ -147,7 +147,7 @@ const minFetchVersion int16 = 12
 // AddRaftVoter and RemoveRaftVoter change a dynamic quorum's voters; Kafka
 // authorizes ALTER on the cluster for them, which kraftlab grants to
 // anyone, as its playground's tools are. UpdateRaftVoter, which a voter
-// sends its leader, is for members.
+// sends its leader, is for members. UpdateFeatures upgrades kraft.version.
 var VoterAPIs = []wire.APIRange{
 	{Key: kmsg.Fetch.Int16(), MinVersion: minFetchVersion, MaxVersion: raft.FetchVersion, MembersOnly: true},
 	voteAPI,
@@ -158,6 +158,7 @@ var VoterAPIs = []wire.APIRange{
 	addRaftVoterAPI,
 	removeRaftVoterAPI,
 	updateRaftVoterAPI,
+	updateFeaturesAPI,
 }
 
 // The RPCs voters serve in both replication modes: elections and

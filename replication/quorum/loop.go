@@ -37,8 +37,9 @@ type instance struct {
 	// ID the loop gave them.
 	pending map[uint64]*wire.Request
 	nextID  uint64
-	// voterWaits are the AddRaftVoter and RemoveRaftVoter requests waiting
-	// for their VotersRecord to commit.
+	// voterWaits are the AddRaftVoter, RemoveRaftVoter and UpdateFeatures
+	// (kraft.version upgrade) requests waiting for their VotersRecord to
+	// commit.
 	voterWaits []voterWait
 
 	// Appends gathered from one batch of items, written as one.

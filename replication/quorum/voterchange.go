@@ -66,6 +66,9 @@ func (in *instance) changeVoters(now time.Time, req *wire.Request) {
 		if wantID == nil || *wantID == in.cfg.Raft.ClusterID {
 			off, err = in.raft.RemoveVoter(now, st.Epoch, body.VoterID, raft.DirectoryID(body.VoterDirectoryID))
 		}
+	case *kmsg.UpdateFeaturesRequest:
+		in.updateFeatures(now, req)
+		return
 	default:
 		return
 	}
@@ -152,7 +155,7 @@ func respondVoterChange(req *wire.Request, code *kerr.Error, msg string) {
 		}
 		m = &msg
 	}
-	switch req.Body.(type) {
+	switch body := req.Body.(type) {
 	case *kmsg.AddRaftVoterRequest:
 		resp := kmsg.NewPtrAddRaftVoterResponse()
 		resp.ErrorCode, resp.ErrorMessage = ec, m
@@ -161,14 +164,17 @@ func respondVoterChange(req *wire.Request, code *kerr.Error, msg string) {
 		resp := kmsg.NewPtrRemoveRaftVoterResponse()
 		resp.ErrorCode, resp.ErrorMessage = ec, m
 		req.Respond(resp)
+	case *kmsg.UpdateFeaturesRequest:
+		respondUpdateFeatures(req, body, code, m)
 	}
 }
 
-// isVoterChange reports whether req is AddRaftVoter or RemoveRaftVoter,
-// which the loop handles itself rather than raft's Step.
+// isVoterChange reports whether req is AddRaftVoter, RemoveRaftVoter or
+// UpdateFeatures (a kraft.version upgrade), which the loop handles itself
+// rather than raft's Step.
 func isVoterChange(req *wire.Request) bool {
 	switch req.Body.(type) {
-	case *kmsg.AddRaftVoterRequest, *kmsg.RemoveRaftVoterRequest:
+	case *kmsg.AddRaftVoterRequest, *kmsg.RemoveRaftVoterRequest, *kmsg.UpdateFeaturesRequest:
 		return true
 	}
 	return false

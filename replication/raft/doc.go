@@ -217,14 +217,21 @@
 // calls AddVoter and RemoveVoter; UpdateRaftVoter is raft's own RPC,
 // sent and answered by the node.
 //
+// A static quorum becomes a dynamic one with UpgradeKRaftVersion
+// (upgrade.go; Kafka's `kafka-features upgrade --feature
+// kraft.version=1`, which the server layer routes here): each voter
+// describes itself to every new leader once with UpdateRaftVoter, the
+// leader keeps those entries in memory, and once every voter supports
+// kraft.version 1 and named its directory id, it appends
+// KRaftVersionRecord and a VotersRecord of them in one control batch.
+//
 // # Left out and different
 //
 // docs/design.md ("Differences from Kafka") has the full table.
 // The directory id of the vote a replica remembers (Vote,
 // BeginQuorumEpoch and EndQuorumEpoch carry directory ids, voterkey.go);
-// voter changes under push replication; UpdateRaftVoter under kraft.version 0
-// (no follower sends it; a leader answers one and keeps nothing, since
-// there is no kraft.version upgrade). A leader serves a
+// voter changes and the kraft.version upgrade under push replication. A
+// leader serves a
 // VotersRecord only once it flushed it (Kafka's leader flushes everything
 // before serving it). Endpoints in messages (the network layer fills in
 // LeaderEndpoints/NodeEndpoints), unattached voters fetching from bootstrap

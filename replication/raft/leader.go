@@ -51,6 +51,11 @@ type leaderState struct {
 	// voterChange is the offset of the VotersRecord this leader appended
 	// and has not seen committed, -1 for none.
 	voterChange int64
+	// learned is a static quorum's voter set as the voters described
+	// themselves to this leader (UpdateRaftVoter), the leader's own entry
+	// included: Kafka's volatile voters, what a kraft.version upgrade
+	// writes. Nil under kraft.version 1.
+	learned VoterSet
 
 	// firstID is the last request id of the node before this epoch's
 	// leadership: answers with lower ids belong to an earlier role.
@@ -108,6 +113,10 @@ func newLeaderState(n *Node, now time.Time) *leaderState {
 		ls.voters = append(ls.voters, r)
 	}
 	ls.updateLocal(n)
+	if n.history.kraftVersion() < KRaftVersion1 {
+		ls.learned = n.history.last().clone()
+		ls.learnSelf(n)
+	}
 	return ls
 }
 

@@ -93,9 +93,12 @@ type Node struct {
 	// updateVoterDeadline is when a voter follower next checks its entry
 	// in the voter set (UpdateRaftVoter).
 	updateVoterDeadline time.Time // Follower
-	fetchingSnapshot    SnapshotWriter
-	lead                *leaderState  // Leader
-	resign              *resignedInfo // Resigned
+	// updatedLeader: under kraft.version 0, the leader took this voter's
+	// UpdateRaftVoter in this role (Kafka's hasUpdatedLeader).
+	updatedLeader    bool // Follower
+	fetchingSnapshot SnapshotWriter
+	lead             *leaderState  // Leader
+	resign           *resignedInfo // Resigned
 
 	conns  map[int32]*connection
 	nextID uint64

@@ -49,6 +49,7 @@ func (n *Node) setRole(r Role) {
 	n.election = nil
 	n.resign = nil
 	n.fetchedFromLeader = false
+	n.updatedLeader = false
 	n.refuseHeldAcks()
 	n.observing = false
 	clear(n.conns)

@@ -17,7 +17,9 @@ import (
 // agrees; the leader, with AddVoter's and RemoveVoter's rules on one
 // change at a time, appends the updated VotersRecord and answers at once,
 // without waiting for the record to commit. A leader whose own entry
-// differs writes its update itself.
+// differs writes its update itself. Under kraft.version 0 each voter
+// sends it once to every new leader, which keeps the entry in memory for
+// a kraft.version upgrade (upgrade.go).
 
 // The kraft.version range this code supports: every kraftlab node runs
 // it, so the range a voter sends and the range AddVoter is given agree.
@@ -83,13 +85,20 @@ func (n *Node) listenerName() string {
 // connection is free. sent is true when it used the poll for that, and
 // wake is when to look again.
 func (n *Node) pollUpdateVoter(now time.Time) (wake time.Time, sent bool) {
-	if _, ok := n.localVoter(); !ok || n.cfg.Replication == Push || n.history.kraftVersion() < KRaftVersion1 {
+	if _, ok := n.localVoter(); !ok || n.cfg.Replication == Push {
+		return time.Time{}, false
+	}
+	static := n.history.kraftVersion() < KRaftVersion1
+	if static && n.updatedLeader {
 		return time.Time{}, false
 	}
 	if now.Before(n.updateVoterDeadline) {
 		return n.updateVoterDeadline, false
 	}
-	if _, ok := n.needsUpdate(); !ok {
+	// A static quorum's leader keeps voters' entries in memory only, for
+	// a kraft.version upgrade: each voter describes itself to every new
+	// leader once (shouldSendUpdateVoteRequest).
+	if _, ok := n.needsUpdate(); !ok && !static {
 		n.updateVoterDeadline = now.Add(n.cfg.FetchTimeout)
 		return n.updateVoterDeadline, false
 	}
@@ -132,6 +141,7 @@ func (n *Node) handleUpdateRaftVoterResponse(now time.Time, m Message, resp *kms
 	case errNone, errUnsupportedVersion:
 		if n.role == Follower && m.From == n.leader {
 			n.fetchDeadline = now.Add(n.cfg.FetchTimeout)
+			n.updatedLeader = true
 		}
 		return true, nil
 	}
@@ -222,9 +232,9 @@ func endpointNamed(eps []Endpoint, name string) (Endpoint, bool) {
 // change is uncommitted, v supports the finalized kraft.version, and the
 // voter set has v's id with v's directory id. It returns the offset of the
 // VotersRecord appended, in force at once; under kraft.version 0, whose
-// voter set is not in the log, it checks the same and returns -1 (Kafka's
-// leader keeps the entry in memory for a kraft.version upgrade, which
-// kraftlab does not have). The UpdateRaftVoter RPC reaches it through
+// voter set is not in the log, it checks the same, keeps the entry in
+// memory for a kraft.version upgrade (UpgradeKRaftVersion), as Kafka's
+// leader does, and returns -1. The UpdateRaftVoter RPC reaches it through
 // Step; this entry point is for tests and tools.
 func (n *Node) UpdateVoter(now time.Time, epoch int32, v Voter) (int64, error) {
 	if err := n.enter(now); err != nil {
@@ -262,10 +272,11 @@ func (n *Node) updateVoter(now time.Time, v Voter) (int64, error) {
 	old, ok := set.Voter(v.ID)
 	if kv < KRaftVersion1 {
 		// Kafka matches by id alone here: a static voter set has no
-		// directory ids.
+		// directory ids. The entry is kept in memory, for an upgrade.
 		if !ok {
 			return 0, fmt.Errorf("%w: voters %v", ErrVoterNotFound, set)
 		}
+		ls.learn(v)
 		return -1, nil
 	}
 	if !ok || !old.matches(v.ID, v.DirectoryID) {

@@ -123,8 +123,9 @@ func (t *apiTable) unsupportedApiVersions() kmsg.Response {
 
 // apiVersions answers an ApiVersions request at a served version. clusterID
 // and nodeID are the server's, for the KIP-1242 check of v5 requests; an
-// empty clusterID skips it.
-func (t *apiTable) apiVersions(req *kmsg.ApiVersionsRequest, clusterID string, nodeID int32) kmsg.Response {
+// empty clusterID skips it. features, if not nil, fills in the feature
+// fields of a v3+ answer.
+func (t *apiTable) apiVersions(req *kmsg.ApiVersionsRequest, clusterID string, nodeID int32, features func(*kmsg.ApiVersionsResponse)) kmsg.Response {
 	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
 	switch {
 	case req.Version >= 3 && (!validSoftware(req.ClientSoftwareName) || !validSoftware(req.ClientSoftwareVersion)):
@@ -135,6 +136,9 @@ func (t *apiTable) apiVersions(req *kmsg.ApiVersionsRequest, clusterID string, n
 		resp.ErrorCode = errRebootstrapRequired
 	default:
 		resp.ApiKeys = t.list
+		if features != nil && req.Version >= 3 {
+			features(resp)
+		}
 	}
 	return resp
 }

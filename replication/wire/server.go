@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/internal/clock"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // ServerConfig configures a Server.
@@ -27,6 +28,11 @@ type ServerConfig struct {
 	APIs []APIRange
 	// Handler serves every request for an API and version in APIs.
 	Handler Handler
+	// Features, if set, fills in what ApiVersions v3+ says of feature
+	// levels (KIP-584): the ranges the node supports, the finalized
+	// levels and their epoch, as Kafka's ApiVersionManager does. It is
+	// called on the connection's goroutine for each answer.
+	Features func(resp *kmsg.ApiVersionsResponse)
 	// MaxFrameSize bounds a request frame: Kafka's
 	// socket.request.max.bytes (DefaultMaxFrameSize, 100 MiB, on broker
 	// listeners). 0 means ControllerMaxFrameSize. A larger frame closes

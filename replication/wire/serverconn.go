@@ -462,7 +462,7 @@ func (c *serverConn) readRequest(br *bufio.Reader) (err error) {
 	}
 	req.held, req.charge, held, charge = held, charge, 0, 0
 	if h.key == apiVersionsKey {
-		c.push(req, c.s.apis.apiVersions(body.(*kmsg.ApiVersionsRequest), c.s.cfg.ClusterID, c.s.cfg.NodeID))
+		c.push(req, c.s.apis.apiVersions(body.(*kmsg.ApiVersionsRequest), c.s.cfg.ClusterID, c.s.cfg.NodeID, c.s.cfg.Features))
 		return nil
 	}
 	if c.s.cred != nil {

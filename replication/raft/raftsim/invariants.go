@@ -48,7 +48,7 @@ func newInvariants() invariants {
 
 func (inv *invariants) check(c *Cluster) {
 	err := inv.verify(c)
-	if err == nil && c.opts.Dynamic {
+	if err == nil && (c.opts.Dynamic || c.opts.Upgradable) {
 		err = inv.checkReconfig(c)
 	}
 	if err != nil {

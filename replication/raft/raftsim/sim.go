@@ -53,6 +53,11 @@ type Options struct {
 	// Voters then counts every controller, voter or not.
 	Dynamic       bool
 	InitialVoters int
+	// Upgradable gives a static quorum's nodes directory ids and
+	// listeners, as a dynamic quorum's have, so that they describe
+	// themselves to the leader and the quorum can upgrade to
+	// kraft.version 1 (RunUpgrade).
+	Upgradable bool
 	// TolerateUnsafe counts news a node refused as unsafe (raft.ErrUnsafe)
 	// instead of failing the run: kraftlab ignores such news and goes on,
 	// where Kafka would stop the node.
@@ -359,7 +364,7 @@ func (c *Cluster) start(sn *simNode) error {
 	cfg := c.cfg
 	cfg.NodeID = sn.id
 	sn.incarnation++
-	if c.opts.Dynamic {
+	if c.opts.Dynamic || c.opts.Upgradable {
 		cfg.DirectoryID = directoryID(sn.id)
 		cfg.Listeners = listeners(sn.id, sn.incarnation)
 	}
