@@ -418,6 +418,10 @@ func runCatchUp(ctx context.Context, c *metaCluster, cfg ProduceConfig) (CatchUp
 			break
 		}
 	}
+	// What the follower holds when it stops is where its catch-up starts:
+	// its log does not move while it is down.
+	fs, _ := replica(follower)
+	from := fs.LogEndOffset
 	stopCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	err := c.group.Server(follower).Stop(stopCtx)
 	cancel()
@@ -445,11 +449,13 @@ func runCatchUp(ctx context.Context, c *metaCluster, cfg ProduceConfig) (CatchUp
 	}
 	// The clock starts once the broker hosts the replica again (it
 	// registered, was unfenced and applied the metadata): what follows is
-	// replication alone.
-	var from int64
+	// replication alone. A catch-up small enough to end before the
+	// replica is first seen hosted is timed from the start instead, an
+	// upper bound.
+	var hosted server.ReplicaStats
 	if err := waitUntil(ctx, "broker "+strconv.Itoa(int(follower))+" to host its replica", func() bool {
-		r, ok := replica(follower)
-		from = r.LogEndOffset
+		var ok bool
+		hosted, ok = replica(follower)
 		return ok
 	}); err != nil {
 		return cu, err
@@ -457,6 +463,9 @@ func runCatchUp(ctx context.Context, c *metaCluster, cfg ProduceConfig) (CatchUp
 	cu.StartSeconds = time.Since(started).Seconds()
 	cpu0, _ := cpuTime()
 	start := time.Now()
+	if hosted.LogEndOffset >= end {
+		start = started
+	}
 	if err := waitUntil(ctx, "broker "+strconv.Itoa(int(follower))+" to catch up", func() bool {
 		r, ok := replica(follower)
 		return ok && r.LogEndOffset >= end
