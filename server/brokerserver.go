@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kraftlab/kraftlab/metadata/cache"
+	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/record"
 	"github.com/kraftlab/kraftlab/replication/fetcher"
 	"github.com/kraftlab/kraftlab/replication/wire"
@@ -69,6 +70,11 @@ func newBrokerServer(s *Server, mux *wire.Mux) (*BrokerServer, error) {
 			return -1
 		},
 		controller: func() int32 { return s.raft.Status().LeaderID },
+		registered: func(img *image.MetadataImage) bool {
+			lm := b.Lifecycle()
+			reg := img.Cluster().Broker(s.id)
+			return lm != nil && reg != nil && reg.IncarnationID == lm.IncarnationID()
+		},
 	}
 	deps.fetchEpoch = deps.brokerEpoch
 	if b.replicas, err = s.newReplicaManager(mux, deps); err != nil {
@@ -190,6 +196,9 @@ type brokerDeps struct {
 	// fetchVersion and listOffsetsVersion are the fetchers' request
 	// versions; 0 is the fetcher's default, a 4.x broker's.
 	fetchVersion, listOffsetsVersion int16
+	// registered, if set, is the ReplicaManager's registration gate: an
+	// image holds this incarnation's registration.
+	registered func(*image.MetadataImage) bool
 }
 
 // newReplicaManager makes the incarnation's ReplicaManager: its
@@ -235,6 +244,7 @@ func (s *Server) newReplicaManager(mux *wire.Mux, deps brokerDeps) (*ReplicaMana
 			messageMaxBytes:              int(st.MessageMaxBytes),
 			maxPartitions:                int(st.MaxBrokerPartitions),
 		},
+		registered: deps.registered,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", s.id, err)

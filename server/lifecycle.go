@@ -276,6 +276,9 @@ func (m *LifecycleManager) BrokerEpoch() int64 {
 	return m.epoch
 }
 
+// IncarnationID is the id this incarnation registers with.
+func (m *LifecycleManager) IncarnationID() record.Uuid { return m.cfg.IncarnationID }
+
 // LastHeartbeat is what the broker last sent and heard.
 func (m *LifecycleManager) LastHeartbeat() HeartbeatStatus {
 	m.mu.Lock()

@@ -96,6 +96,15 @@ type ReplicaManager struct {
 	// partitions it leads (Kafka's BrokerMetadataPublisher, after
 	// ReplicaManager.applyDelta).
 	onApplied atomic.Pointer[func(*image.MetadataImage)]
+
+	// registered reports whether an image holds this incarnation's own
+	// registration; nil when the broker's metadata needs no such gate.
+	registered func(*image.MetadataImage) bool
+	// opened is set, on the manager's goroutine, once the registration
+	// gate opened (see mayApply); applying once the first image after it
+	// is applied. Both stay set.
+	opened   bool
+	applying atomic.Bool
 }
 
 // hostedReplica is one partition replica on this broker and what the
@@ -149,6 +158,9 @@ type replicaManagerConfig struct {
 	onEvent func(ReplicaEvent)
 	// limits bound what one produce or fetch may cost.
 	limits dataLimits
+	// registered, if set, holds back every image until one holds this
+	// incarnation's registration (see mayApply).
+	registered func(*image.MetadataImage) bool
 }
 
 // dataLimits bound what one request may make the data plane hold.
@@ -209,7 +221,11 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 		isrWake:  make(chan struct{}, 1),
 		deadline: make(chan struct{}, 1),
 		quotas:   newReplicationQuotas(),
+
+		registered: cfg.registered,
 	}
+	rm.opened = cfg.registered == nil
+	rm.applying.Store(rm.opened)
 	rm.flusher = newLogFlusher(rm)
 	rm.assigner = newDirAssigner(rm)
 	rm.img.Store(image.Empty)
@@ -240,10 +256,11 @@ func newReplicaManager(cfg replicaManagerConfig) (*ReplicaManager, error) {
 // publisher is the loader publisher that hands every image to the
 // manager's goroutine; it never blocks the raft loop. An image whose
 // delta changed no topic and no config is not reconciled: no replica can
-// change.
+// change. While the registration gate is shut every image is, as the
+// one that opens it may change only the cluster.
 func (rm *ReplicaManager) publisher() loader.Publisher {
 	return loader.PublisherFuncs{Update: func(delta *image.MetadataDelta, img *image.MetadataImage, _ loader.Manifest) {
-		reconcile := delta == nil || delta.TopicsDelta() != nil || delta.ConfigurationsDelta() != nil
+		reconcile := !rm.applying.Load() || delta == nil || delta.TopicsDelta() != nil || delta.ConfigurationsDelta() != nil
 		rm.applied.published(img, reconcile, func() { rm.img.Store(img) })
 		if reconcile {
 			signal(rm.changed)
@@ -282,11 +299,16 @@ func (rm *ReplicaManager) runMetadata() {
 			return
 		case <-rm.changed:
 			img := rm.img.Load()
+			if !rm.mayApply(img) {
+				continue
+			}
 			rm.applyImage(img, rm.clock.Now())
 			if f := rm.onApplied.Load(); f != nil {
 				(*f)(img)
 			}
-			if !rm.applied.reconciled(img, rm.img.Load) {
+			newest := rm.applied.reconciled(img, rm.img.Load)
+			rm.applying.Store(true)
+			if !newest {
 				// A newer image came while this one was applied.
 				signal(rm.changed)
 			}
@@ -295,6 +317,35 @@ func (rm *ReplicaManager) runMetadata() {
 		}
 	}
 }
+
+// mayApply is the registration gate: a broker's manager applies no
+// image until one holds this incarnation's own registration, and applies
+// every image after that. A broker killed and started again while the
+// controller still counts its previous incarnation's session is refused
+// registration until that session expires, and the controller then fences
+// the previous incarnation and moves its leaderships away. The images
+// before that still name the previous incarnation leader in its leader
+// epoch; applied, they would make this one lead in that epoch with a log
+// the kill may have cut short, and append at offsets a follower holds
+// other records at, a divergence no epoch check sees. Kafka 3.0-3.4's
+// broker published no metadata to its ReplicaManager before its
+// lifecycle's initial catch-up; later ones apply it but serve no request
+// until then.
+func (rm *ReplicaManager) mayApply(img *image.MetadataImage) bool {
+	if rm.opened {
+		return true
+	}
+	if !rm.registered(img) {
+		return false
+	}
+	rm.opened = true
+	rm.log.Info("applying metadata: it holds this incarnation's registration", "offset", img.Provenance().LastContainedOffset)
+	return true
+}
+
+// Applying reports whether the manager applies the metadata: false until
+// it applied the first image past the registration gate (see mayApply).
+func (rm *ReplicaManager) Applying() bool { return rm.applying.Load() }
 
 // applyImage makes the hosted partitions what img assigns this broker
 // (Kafka's ReplicaManager.applyDelta with becomeLeader and becomeFollower).

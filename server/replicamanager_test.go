@@ -211,7 +211,11 @@ func TestProduceReplicateConsumeAndFailOver(t *testing.T) {
 // leader asks the controller to take it back.
 func TestLeaderShrinksAndExpandsTheISR(t *testing.T) {
 	ts := startClusterWith(t, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
-		c.Settings.BrokerSessionTimeout = time.Minute
+		// Long enough for the leader to shrink the ISR (replica.lag.time.max.ms)
+		// before the controller fences the killed follower; short enough
+		// for its restart, refused registration while its previous
+		// session lasts, to rejoin within the wait.
+		c.Settings.BrokerSessionTimeout = 5 * time.Second
 		c.Settings.BrokerHeartbeatInterval = 100 * time.Millisecond
 		c.Settings.ReplicaFetchWaitMax = 100 * time.Millisecond
 		c.Settings.ReplicaLagTimeMax = time.Second

@@ -207,9 +207,11 @@ func (s *Server) ZkBrokerServer() *ZkBrokerServer { return s.zkBroker.Load() }
 
 // servedImage is the image a broker answers Metadata from: the one its
 // ReplicaManager has reconciled (see appliedImage), or the loader's
-// before it has a manager.
+// before it has a manager or while the manager's registration gate holds
+// the metadata back (the leaders it names are the cluster's, as every
+// other broker answers).
 func (s *Server) servedImage() *image.MetadataImage {
-	if rm := s.ReplicaManager(); rm != nil && (s.Loader() != nil || s.cfg.ZooKeeper != nil) {
+	if rm := s.ReplicaManager(); rm != nil && rm.Applying() && (s.Loader() != nil || s.cfg.ZooKeeper != nil) {
 		return rm.AppliedImage()
 	}
 	return s.image()

@@ -35,7 +35,9 @@ const (
 func newThrottleRig(t *testing.T, beforeKill, afterProduce func(r *throttleRig)) *throttleRig {
 	t.Helper()
 	ts := startClusterWith(t, 600*time.Millisecond, []int32{101, 102, 103}, func(c *Config) {
-		c.Settings.BrokerSessionTimeout = time.Minute // the killed follower stays unfenced
+		// The killed follower is fenced a few seconds on: its restart
+		// registers, and replicates, only once its previous session ended.
+		c.Settings.BrokerSessionTimeout = 3 * time.Second
 		c.Settings.BrokerHeartbeatInterval = 100 * time.Millisecond
 		c.Settings.ReplicaFetchWaitMax = 100 * time.Millisecond
 		c.Settings.ReplicaLagTimeMax = time.Second
