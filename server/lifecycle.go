@@ -159,6 +159,11 @@ const (
 	// EventRegistrationTimedOut: no controller accepted a registration
 	// within the initial registration timeout; the broker shuts down.
 	EventRegistrationTimedOut
+	// EventRegistrationRefused: the controller refused the registration
+	// because the broker's previous incarnation still has a live session
+	// (DUPLICATE_BROKER_REGISTRATION); the broker tries again each
+	// heartbeat interval. Reported once per incarnation.
+	EventRegistrationRefused
 )
 
 // LifecycleEvent is one change in a broker's lifecycle.
@@ -214,9 +219,12 @@ type LifecycleManager struct {
 	state      BrokerState
 	epoch      int64
 	registered bool
-	heartbeat  HeartbeatStatus
-	failures   LifecycleFailures
-	err        error
+	// refused: a registration was refused for the previous incarnation's
+	// live session, and reported.
+	refused   bool
+	heartbeat HeartbeatStatus
+	failures  LifecycleFailures
+	err       error
 	// gotShutdownAnswer: a heartbeat in PENDING_CONTROLLED_SHUTDOWN was
 	// answered once already.
 	gotShutdownAnswer bool
@@ -500,9 +508,14 @@ func (m *LifecycleManager) sendRegistration() time.Duration {
 	if err != nil {
 		m.mu.Lock()
 		m.failures.Registrations++
+		first := !m.refused && reg != nil && reg.ErrorCode == kerr.DuplicateBrokerRegistration.Code
+		m.refused = m.refused || first
 		m.mu.Unlock()
 		if m.ctx.Err() == nil {
 			m.log.Info("unable to register", "err", err)
+		}
+		if first {
+			m.emit(LifecycleEvent{Kind: EventRegistrationRefused, State: m.State(), BrokerEpoch: -1, Controller: from})
 		}
 		return m.cfg.HeartbeatInterval
 	}

@@ -100,6 +100,8 @@ func narrateLifecycle(ev server.LifecycleEvent) (msg string, ok bool) {
 		return msg, true
 	case server.EventRegistrationTimedOut:
 		return "gave up: no controller accepted its registration in time; it shuts down", true
+	case server.EventRegistrationRefused:
+		return fmt.Sprintf("registration refused by controller %d: its previous incarnation's session is still alive. It retries every heartbeat interval and hosts no partition until the session times out, the controller fences the old incarnation and moves its leaderships, and it registers", ev.Controller), true
 	}
 	return "", false
 }
