@@ -55,10 +55,13 @@ func TestRestartedBrokerLeadsNothingBeforeItRegisters(t *testing.T) {
 		t.Fatal(err)
 	}
 	lm := b.Lifecycle()
+	// The gate's own question: does the image hold this incarnation's
+	// registration? (Not the lifecycle's epoch: the registration record
+	// can commit and reach the image before the answer reaches the
+	// lifecycle.)
 	registered := func() bool {
-		e := lm.BrokerEpoch()
 		r := b.image().Cluster().Broker(leader)
-		return e >= 0 && r != nil && r.Epoch == e
+		return r != nil && r.IncarnationID == lm.IncarnationID()
 	}
 	waitFor(t, fmt.Sprintf("broker %d back as a replica in a leader epoch above %d", leader, epoch), func() bool {
 		r, ok := ts.replica(leader, topic, 0)
