@@ -2,16 +2,16 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/server"
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // kraftVersion is the kraft.version the quorum runs: the one the
@@ -59,37 +59,20 @@ func (e *engine) UpgradeKRaftVersion(ctx context.Context) error {
 	u := kmsg.NewUpdateFeaturesRequestFeatureUpdate()
 	u.Feature, u.MaxVersionLevel, u.UpgradeType = quorum.KRaftVersionFeature, int16(raft.KRaftVersion1), 1
 	req.FeatureUpdates = []kmsg.UpdateFeaturesRequestFeatureUpdate{u}
-	deadline := e.clock.Now().Add(upgradeRetryFor)
-	var last error = cluster.Errorf(cluster.ErrNodeState, "no leader")
-	for {
-		if l := e.quorumLeader(); l != nil {
-			code, msg, err := e.sendTool(ctx, l, req)
-			switch {
-			case err != nil:
-				last = err
-			case code == 0:
-				// Answered once committed; the leader's status shows
-				// it a moment later.
-				if e.kraftVersion() >= int64(raft.KRaftVersion1) {
-					return nil
-				}
-				last = cluster.Errorf(cluster.ErrNodeState, "the leader does not show kraft.version 1 yet")
-			case code == kerr.InvalidUpdateVersion.Code || code == kerr.NotController.Code || code == kerr.RequestTimedOut.Code:
-				// Until every voter has described itself to the leader.
-				last = cluster.Errorf(cluster.ErrRefused, "upgrade kraft.version: %v: %s", kerr.ErrorForCode(code), msg)
-			default:
-				return cluster.Errorf(cluster.ErrRefused, "upgrade kraft.version: %v: %s", kerr.ErrorForCode(code), msg)
+	const what = "upgrade kraft.version"
+	return e.askLeader(ctx, req, what, e.clock.Now().Add(upgradeRetryFor), func(code int16, msg string) (error, bool) {
+		switch code {
+		case 0:
+			// Answered once committed; the leader's status shows it a
+			// moment later.
+			if e.kraftVersion() >= int64(raft.KRaftVersion1) {
+				return nil, true
 			}
+			return cluster.Errorf(cluster.ErrNodeState, "the leader does not show kraft.version 1 yet"), false
+		case kerr.InvalidUpdateVersion.Code, kerr.NotController.Code, kerr.RequestTimedOut.Code:
+			// Until every voter has described itself to the leader.
+			return cluster.Errorf(cluster.ErrRefused, "%s: %v: %s", what, kerr.ErrorForCode(code), msg), false
 		}
-		if !e.clock.Now().Before(deadline) {
-			return last
-		}
-		t := e.clock.NewTimer(voterChangeRetry)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("upgrade kraft.version: %w (last: %v)", ctx.Err(), last)
-		case <-t.C:
-		}
-	}
+		return cluster.Errorf(cluster.ErrRefused, "%s: %v: %s", what, kerr.ErrorForCode(code), msg), true
+	})
 }

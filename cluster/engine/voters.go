@@ -6,14 +6,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
 	"github.com/kraftlab/kraftlab/replication/wire"
 	"github.com/kraftlab/kraftlab/server"
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // A dynamic quorum (kraft.version 1) grows and shrinks at run time, the
@@ -215,20 +216,37 @@ func (e *engine) voterDirectory(ctx context.Context, id int32) ([16]byte, error)
 // leader answers REQUEST_TIMED_OUT while the new controller catches up or
 // an earlier change commits, and NOT_LEADER_OR_FOLLOWER across elections.
 func (e *engine) changeVoters(ctx context.Context, req kmsg.Request, what string) error {
+	return e.askLeader(ctx, req, what, time.Time{}, func(code int16, msg string) (error, bool) {
+		switch code {
+		case 0:
+			return nil, true
+		case kerr.RequestTimedOut.Code, kerr.NotLeaderForPartition.Code:
+			return fmt.Errorf("%v: %s", kerr.ErrorForCode(code), msg), false
+		}
+		return cluster.Errorf(cluster.ErrRefused, "%s: %v: %s", what, kerr.ErrorForCode(code), msg), true
+	})
+}
+
+// askLeader sends req to the quorum's leader, every voterChangeRetry,
+// until judge takes its answer as final (returning judge's error, nil for
+// success), ctx ends, or a non-zero deadline passes (returning the last
+// reason to wait). judge hears the answer's error code and message.
+func (e *engine) askLeader(ctx context.Context, req kmsg.Request, what string, deadline time.Time, judge func(code int16, msg string) (err error, final bool)) error {
 	var last error = cluster.Errorf(cluster.ErrNodeState, "no leader")
 	for {
 		if l := e.quorumLeader(); l != nil {
 			code, msg, err := e.sendTool(ctx, l, req)
-			switch {
-			case err != nil:
+			if err != nil {
 				last = err
-			case code == 0:
-				return nil
-			case code == kerr.RequestTimedOut.Code || code == kerr.NotLeaderForPartition.Code:
-				last = fmt.Errorf("%v: %s", kerr.ErrorForCode(code), msg)
-			default:
-				return cluster.Errorf(cluster.ErrRefused, "%s: %v: %s", what, kerr.ErrorForCode(code), msg)
+			} else {
+				var final bool
+				if last, final = judge(code, msg); final {
+					return last
+				}
 			}
+		}
+		if !deadline.IsZero() && !e.clock.Now().Before(deadline) {
+			return last
 		}
 		t := e.clock.NewTimer(voterChangeRetry)
 		select {
