@@ -64,6 +64,9 @@ func (b *broker) s() *Sim { return b.m.s }
 
 func (b *broker) start() {
 	b.s().record("broker %d starts (incarnation %d)", b.m.id, b.m.inc)
+	if dp := b.s().dp; dp != nil {
+		dp.BrokerStarted(b.m.id)
+	}
 	// Its raft node is not up until the listener is made: begin at once
 	// after.
 	b.s().rc.After(0, b.beat)
@@ -78,7 +81,7 @@ func (b *broker) beat() {
 	if b.inflight == 0 {
 		b.send()
 	}
-	if b.altering == 0 && b.epoch >= 0 && !b.fenced && !b.stopping {
+	if !b.s().opts.NoModelledISR && b.altering == 0 && b.epoch >= 0 && !b.fenced && !b.stopping {
 		b.alterIsr()
 	}
 	b.s().rc.After(b.s().opts.HeartbeatInterval, b.beat)
@@ -228,6 +231,7 @@ func (b *broker) answered(to int32, resp kmsg.Response, err error) {
 		case 0:
 			b.epoch = r.BrokerEpoch
 			s.record("broker %d registered with controller %d: epoch %d", b.m.id, to, b.epoch)
+			s.registered(b.m.id, b.epoch)
 			b.send() // heartbeat at once, as Kafka's broker does
 		case kerr.NotController.Code:
 			b.next()
@@ -253,6 +257,7 @@ func (b *broker) answered(to int32, resp kmsg.Response, err error) {
 		case kerr.StaleBrokerEpoch.Code:
 			s.record("broker %d: epoch %d is stale; registering again", b.m.id, b.epoch)
 			b.epoch, b.fenced = -1, true
+			s.registered(b.m.id, -1)
 		default:
 			s.record("broker %d: heartbeat refused by %d: %v", b.m.id, to, kerr.ErrorForCode(r.ErrorCode))
 		}

@@ -40,5 +40,8 @@ func (s *Sim) check() error {
 			}
 		}
 	}
+	if s.opts.Check != nil {
+		return s.opts.Check()
+	}
 	return nil
 }

@@ -6,13 +6,28 @@ import "time"
 // quorum's trace already hashes them).
 
 // Kill stops a node at once, as a crash.
-func (s *Sim) Kill(id int32) { s.say("kill node %d", id); s.rc.Kill(id) }
+func (s *Sim) Kill(id int32) {
+	s.say("kill node %d", id)
+	s.stopping(id, true)
+	s.rc.Kill(id)
+}
 
 // Restart starts a stopped node again, as a new incarnation.
 func (s *Sim) Restart(id int32) { s.say("restart node %d", id); s.rc.Restart(id) }
 
 // Shutdown stops a node gracefully.
-func (s *Sim) Shutdown(id int32) { s.say("shut down node %d", id); s.rc.Shutdown(id) }
+func (s *Sim) Shutdown(id int32) {
+	s.say("shut down node %d", id)
+	s.stopping(id, false)
+	s.rc.Shutdown(id)
+}
+
+// stopping tells the data plane that a running broker stops.
+func (s *Sim) stopping(id int32, crashed bool) {
+	if s.dp != nil && id >= firstBroker && s.rc.Node(id) != nil {
+		s.dp.BrokerStopped(id, crashed)
+	}
+}
 
 // Resign makes a quorum leader resign its epoch.
 func (s *Sim) Resign(id int32) { s.say("node %d resigns", id); s.rc.Resign(id) }

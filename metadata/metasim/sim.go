@@ -43,6 +43,15 @@ type Options struct {
 	// faults (not the quorum's messages), for Transcript; without it the
 	// last TraceLines are kept.
 	Transcript bool
+	// Endpoints are more addresses on the network beside the clients'
+	// (the whole-cluster simulation's producer).
+	Endpoints []int32
+	// Check is an invariant of a layer above, checked after every event
+	// with metasim's own.
+	Check func() error
+	// NoModelledISR turns off the partition leaders' modelled ISR
+	// changes, for a data plane to be attached (AttachDataPlane).
+	NoModelledISR bool
 }
 
 // Addresses on the simulated network: controllers 1-3 (the voters),
@@ -74,6 +83,8 @@ type Sim struct {
 	cleanShutdown map[int32]int64
 	// workloadOff stops the clients' random requests.
 	workloadOff bool
+	// dp is the brokers' data plane, if one is attached.
+	dp DataPlane
 }
 
 // New builds a cluster with every node running.
@@ -100,7 +111,7 @@ func New(opts Options) (*Sim, error) {
 		AppendInterval: -1,
 		WireCheck:      true,
 		TraceLines:     opts.TraceLines,
-		Endpoints:      clientIDs(),
+		Endpoints:      append(clientIDs(), opts.Endpoints...),
 		Listener:       s.newMember,
 		AfterStep:      s.afterStep,
 		Check:          s.check,
@@ -256,6 +267,9 @@ func (s *Sim) newMember(id int32, inc int) raft.Listener {
 				ctl.HandleLeaderChange(l)
 			},
 		})
+	}
+	if id >= firstBroker {
+		pubs = append(pubs, s.brokerPublisher(id))
 	}
 	m.loader = loader.New(loader.Config{NodeID: id, Publishers: pubs})
 	s.members[id] = m

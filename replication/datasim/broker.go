@@ -8,12 +8,12 @@ import (
 	"github.com/kraftlab/kraftlab/storage"
 )
 
-// broker is one broker of the simulation: its replicas of the topic's
+// broker is one broker of the data plane: its replicas of the topic's
 // partitions (the real partition.Partition on a real log directory), the
-// real fetcher state machines when it follows, the leader side of Fetch,
-// ListOffsets and Produce, and its session with the controller. A crash
-// cuts each log to its flushed offset and ends the incarnation: timers and
-// answers meant for it are dropped.
+// real fetcher state machines when it follows, and the leader side of
+// Fetch, ListOffsets and Produce. A crash cuts each log to its flushed
+// offset and ends the incarnation: timers and answers meant for it are
+// dropped.
 type broker struct {
 	s           *Sim
 	id          int32
@@ -21,7 +21,7 @@ type broker struct {
 	incarnation int
 	up          bool
 	epoch       int64    // registered broker epoch, -1 before
-	md          metadata // the metadata applied
+	md          Metadata // the metadata applied
 	hosts       []*host  // by partition index
 
 	produces, fetches *partition.Purgatory[*partition.Partition]
@@ -47,29 +47,78 @@ type host struct {
 
 func newBroker(s *Sim, id int32, dir string) *broker {
 	b := &broker{s: s, id: id, dir: dir, loops: map[int32]*followLoop{}}
-	for i := range s.partitions {
+	for i := range s.cfg.Partitions {
 		b.hosts = append(b.hosts, &host{idx: i, fetchingFrom: -1, fetchingEpoch: -1})
 	}
 	return b
 }
 
-// start opens the replicas (recovering what a crash left) and registers.
+// Start starts broker id's new incarnation: it opens the replicas,
+// recovering what a crash left. It hosts nothing until it has its
+// registration (SetBrokerEpoch) and metadata that holds it (Apply).
+func (s *Sim) Start(id int32) error {
+	b := s.brokers[id]
+	if b == nil {
+		return fmt.Errorf("datasim: no broker %d", id)
+	}
+	if b.up {
+		return nil
+	}
+	if err := b.start(); err != nil {
+		s.fail("start broker %d: %v", id, err)
+		return err
+	}
+	return nil
+}
+
+// Stop stops broker id: crashed, each log keeps what it flushed;
+// otherwise every log is flushed and closed, as a graceful shutdown does.
+func (s *Sim) Stop(id int32, crashed bool) {
+	b := s.brokers[id]
+	if b == nil || !b.up {
+		return
+	}
+	if crashed {
+		b.crash()
+		return
+	}
+	b.shutdown()
+}
+
+// SetBrokerEpoch tells broker id the epoch its registration got, -1 when
+// it must register again.
+func (s *Sim) SetBrokerEpoch(id int32, epoch int64) {
+	if b := s.brokers[id]; b != nil && b.up {
+		b.epoch = epoch
+	}
+}
+
+// Apply hands broker id the metadata its loader published.
+func (s *Sim) Apply(id int32, md Metadata) {
+	if b := s.brokers[id]; b != nil {
+		b.applyMetadata(md)
+	}
+}
+
+// start opens the replicas (recovering what a crash left) and begins the
+// incarnation's timers.
 func (b *broker) start() error {
 	b.incarnation++
-	b.epoch, b.md = -1, metadata{}
+	b.epoch, b.md = -1, Metadata{}
 	b.produces, b.fetches = partition.NewPurgatory[*partition.Partition](), partition.NewPurgatory[*partition.Partition]()
+	cfg := b.s.cfg
 	for _, h := range b.hosts {
 		h.flushPending, h.isrInflight, h.fetchingFrom, h.fetchingEpoch = false, 0, -1, -1
 		p, err := partition.New(partition.Config{
-			Topic: topic, TopicID: topicID, Partition: h.idx, Dir: b.dir, LocalBrokerID: b.id,
-			Log:               storage.Options{FlushPolicy: b.s.flushPolicy, SegmentBytes: 16 << 10, Disk: noSyncDisk{}},
-			MinInsyncReplicas: b.s.minISR, ReplicaLagTimeMax: replicaLagTimeMax, HighWatermark: h.hwmCheckpoint,
-			ReplicaEligible: func(id int32) bool { return b.md.version > 0 && !b.md.fenced[id] },
+			Topic: cfg.Topic, TopicID: cfg.TopicID, Partition: h.idx, Dir: b.dir, LocalBrokerID: b.id,
+			Log:               storage.Options{FlushPolicy: cfg.FlushPolicy, SegmentBytes: 16 << 10, Disk: noSyncDisk{}},
+			MinInsyncReplicas: cfg.MinInsyncReplicas, ReplicaLagTimeMax: replicaLagTimeMax, HighWatermark: h.hwmCheckpoint,
+			ReplicaEligible: func(id int32) bool { return b.md.Version > 0 && !b.md.Fenced[id] },
 			AliveBrokerEpoch: func(id int32) (int64, bool) {
-				e, ok := b.md.brokerEpoch[id]
-				return e, ok && !b.md.fenced[id]
+				e, ok := b.md.BrokerEpochs[id]
+				return e, ok && !b.md.Fenced[id]
 			},
-			Now: func() time.Time { return b.s.now },
+			Now: b.s.now,
 		})
 		if err != nil {
 			return fmt.Errorf("broker %d: %w", b.id, err)
@@ -78,9 +127,9 @@ func (b *broker) start() error {
 		b.s.record("broker %d starts p%d (incarnation %d): log end %d, high watermark %d", b.id, h.idx, b.incarnation, p.LogEndOffset(), p.HighWatermark())
 	}
 	b.up = true
-	b.register()
-	b.every(heartbeatInterval, "heartbeat", b.heartbeat)
-	b.every(250*time.Millisecond, "metadata poll", b.pollMetadata)
+	if b.s.onStart != nil {
+		b.s.onStart(b)
+	}
 	b.every(isrCheckInterval, "isr check", func() {
 		for _, h := range b.hosts {
 			b.maybeChangeISR(h)
@@ -96,31 +145,48 @@ func (b *broker) start() error {
 
 // crash kills the broker: each log keeps what was flushed.
 func (b *broker) crash() {
-	if !b.up {
-		return
-	}
 	for _, h := range b.hosts {
 		if err := h.p.Crash(); err != nil {
 			b.s.fail("broker %d crash: %v", b.id, err)
 		}
 		b.s.record("broker %d crashes: p%d log end %d, high watermark %d", b.id, h.idx, h.p.LogEndOffset(), h.p.HighWatermark())
 	}
+	b.stopped()
+	b.s.inv.crashes++
+}
+
+// shutdown stops the broker gracefully: every log flushed and closed, the
+// high watermarks checkpointed.
+func (b *broker) shutdown() {
+	for _, h := range b.hosts {
+		h.hwmCheckpoint = h.p.HighWatermark()
+		if err := h.p.Close(); err != nil {
+			b.s.fail("broker %d close p%d: %v", b.id, h.idx, err)
+		}
+		b.s.record("broker %d shuts down: p%d log end %d, high watermark %d", b.id, h.idx, h.p.LogEndOffset(), h.p.HighWatermark())
+	}
+	b.stopped()
+}
+
+// stopped ends the incarnation.
+func (b *broker) stopped() {
 	b.up = false
-	for _, leader := range brokerIDs {
+	for _, leader := range b.s.cfg.Brokers {
 		if l := b.loops[leader]; l != nil {
 			l.stopped = true
 			delete(b.loops, leader)
 		}
 	}
 	b.incarnation++
-	b.s.inv.crashes++
 }
 
-// closeAll closes every replica's log at the end of the run.
-func (b *broker) closeAll() {
-	if b.up {
-		for _, h := range b.hosts {
-			h.p.Close()
+// Close closes every running replica's log at the end of the run.
+func (s *Sim) Close() {
+	for _, id := range s.cfg.Brokers {
+		if b := s.brokers[id]; b.up {
+			for _, h := range b.hosts {
+				h.p.Close()
+			}
 		}
 	}
 }
@@ -152,39 +218,6 @@ func (b *broker) later(d time.Duration, what string, fn func()) {
 	})
 }
 
-func (b *broker) register() {
-	inc := b.incarnation
-	b.s.net.send(b.id, controllerID, "register", func() {
-		epoch := b.s.ctrl.register(b.id, inc)
-		b.s.net.send(controllerID, b.id, "registered", func() {
-			if b.alive(inc) && b.epoch < 0 {
-				b.epoch = epoch
-				b.s.record("broker %d registered with epoch %d", b.id, epoch)
-			}
-		})
-	})
-	b.later(time.Second, "register retry", func() {
-		if b.epoch < 0 {
-			b.register()
-		}
-	})
-}
-
-func (b *broker) heartbeat() {
-	if b.epoch < 0 {
-		return
-	}
-	epoch := b.epoch
-	b.s.net.send(b.id, controllerID, "heartbeat", func() { b.s.ctrl.heartbeat(b.id, epoch) })
-}
-
-func (b *broker) pollMetadata() {
-	b.s.net.send(b.id, controllerID, "metadata poll", func() {
-		md := b.s.ctrl.snapshot()
-		b.s.net.send(controllerID, b.id, "metadata", func() { b.applyMetadata(md) })
-	})
-}
-
 // applyMetadata makes each replica leader or follower as the metadata
 // says, as the server's applyImage does (Kafka's
 // ReplicaManager.applyDelta).
@@ -195,27 +228,27 @@ func (b *broker) pollMetadata() {
 // then the controller has moved the leaderships of the incarnation
 // before, whose log may have lost an unflushed tail that followers hold
 // under the same leader epoch.
-func (b *broker) applyMetadata(md metadata) {
-	if !b.up || md.version <= b.md.version || b.epoch < 0 || md.brokerEpoch[b.id] != b.epoch {
+func (b *broker) applyMetadata(md Metadata) {
+	if !b.up || md.Version <= b.md.Version || b.epoch < 0 || md.BrokerEpochs[b.id] != b.epoch {
 		return
 	}
 	b.md = md
 	for _, h := range b.hosts {
-		b.applyRegistration(h, md.parts[h.idx])
+		b.applyRegistration(h, md.Partitions[h.idx])
 	}
 }
 
-func (b *broker) applyRegistration(h *host, reg registration) {
+func (b *broker) applyRegistration(h *host, reg Registration) {
 	st := h.p.State()
-	if reg.leader == b.id {
-		if st.Role != partition.RoleLeader || st.LeaderEpoch != reg.leaderEpoch || st.PartitionEpoch < reg.partEpoch {
-			if _, err := h.p.MakeLeader(reg.leaderEpoch, reg.partEpoch, reg.replicas, reg.isr, b.s.now); err != nil {
+	if reg.Leader == b.id {
+		if st.Role != partition.RoleLeader || st.LeaderEpoch != reg.LeaderEpoch || st.PartitionEpoch < reg.PartitionEpoch {
+			if _, err := h.p.MakeLeader(reg.LeaderEpoch, reg.PartitionEpoch, reg.Replicas, reg.ISR, b.s.now()); err != nil {
 				b.s.record("broker %d p%d make leader: %v", b.id, h.idx, err)
 				return
 			}
 			b.s.record("broker %d leads p%d epoch %d (partition epoch %d, isr %v): log end %d, high watermark %d",
-				b.id, h.idx, reg.leaderEpoch, reg.partEpoch, reg.isr, h.p.LogEndOffset(), h.p.HighWatermark())
-			if st.Role != partition.RoleLeader || st.LeaderEpoch != reg.leaderEpoch {
+				b.id, h.idx, reg.LeaderEpoch, reg.PartitionEpoch, reg.ISR, h.p.LogEndOffset(), h.p.HighWatermark())
+			if st.Role != partition.RoleLeader || st.LeaderEpoch != reg.LeaderEpoch {
 				b.s.inv.becameLeader(b, h)
 			}
 			if h.p.FlushDeferred() && h.p.NeedsFlush() {
@@ -226,19 +259,19 @@ func (b *broker) applyRegistration(h *host, reg registration) {
 		b.completeWaiting(h)
 		return
 	}
-	if st.Role != partition.RoleFollower || st.LeaderEpoch != reg.leaderEpoch || st.PartitionEpoch < reg.partEpoch || st.LeaderID != reg.leader {
-		if _, err := h.p.MakeFollower(reg.leader, reg.leaderEpoch, reg.partEpoch, reg.replicas, reg.isr); err != nil {
+	if st.Role != partition.RoleFollower || st.LeaderEpoch != reg.LeaderEpoch || st.PartitionEpoch < reg.PartitionEpoch || st.LeaderID != reg.Leader {
+		if _, err := h.p.MakeFollower(reg.Leader, reg.LeaderEpoch, reg.PartitionEpoch, reg.Replicas, reg.ISR); err != nil {
 			b.s.record("broker %d p%d make follower: %v", b.id, h.idx, err)
 			return
 		}
-		b.s.record("broker %d follows %d for p%d in epoch %d", b.id, reg.leader, h.idx, reg.leaderEpoch)
+		b.s.record("broker %d follows %d for p%d in epoch %d", b.id, reg.Leader, h.idx, reg.LeaderEpoch)
 	}
 	b.completeWaiting(h)
 	switch {
-	case reg.leader < 0:
+	case reg.Leader < 0:
 		b.stopFetching(h)
-	case h.fetchingFrom != reg.leader || h.fetchingEpoch != reg.leaderEpoch:
-		b.fetchFrom(h, reg.leader, reg.leaderEpoch)
+	case h.fetchingFrom != reg.Leader || h.fetchingEpoch != reg.LeaderEpoch:
+		b.fetchFrom(h, reg.Leader, reg.LeaderEpoch)
 	}
 }
 
@@ -258,7 +291,7 @@ func (b *broker) requestFlush(h *host) {
 	h.flushPending = true
 	b.later(b.s.jitter(200*time.Microsecond, 4*time.Millisecond), "leader flush", func() {
 		h.flushPending = false
-		moved, err := h.p.Flush(b.s.now)
+		moved, err := h.p.Flush(b.s.now())
 		if err != nil {
 			b.s.fail("broker %d p%d flush: %v", b.id, h.idx, err)
 			return

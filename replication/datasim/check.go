@@ -57,8 +57,8 @@ type ackedBatch struct {
 
 func newInvariants(s *Sim) *invariants {
 	iv := &invariants{s: s, verified: map[replicaKey]int64{}, hwm: map[replicaKey]int64{}, led: map[replicaKey]int32{}, inc: map[replicaKey]int{},
-		hwmSeen: make([]int64, s.partitions)}
-	for range s.partitions {
+		hwmSeen: make([]int64, s.cfg.Partitions)}
+	for range s.cfg.Partitions {
 		iv.parts = append(iv.parts, &partInvariants{committed: map[int64]committedBatch{}, leaderEpoch: -1, partEpoch: -1})
 	}
 	s.after(50*time.Millisecond, "consumer read", iv.consume)
@@ -68,14 +68,14 @@ func newInvariants(s *Sim) *invariants {
 func (iv *invariants) check() {
 	s := iv.s
 	for idx, pi := range iv.parts {
-		r := s.ctrl.parts[idx]
-		if r.leaderEpoch < pi.leaderEpoch || r.partEpoch < pi.partEpoch {
-			s.fail("p%d: controller epochs went back: leader epoch %d -> %d, partition epoch %d -> %d", idx, pi.leaderEpoch, r.leaderEpoch, pi.partEpoch, r.partEpoch)
+		r := s.ctrl.Partition(int32(idx))
+		if r.LeaderEpoch < pi.leaderEpoch || r.PartitionEpoch < pi.partEpoch {
+			s.fail("p%d: controller epochs went back: leader epoch %d -> %d, partition epoch %d -> %d", idx, pi.leaderEpoch, r.LeaderEpoch, pi.partEpoch, r.PartitionEpoch)
 			return
 		}
-		pi.leaderEpoch, pi.partEpoch = r.leaderEpoch, r.partEpoch
+		pi.leaderEpoch, pi.partEpoch = r.LeaderEpoch, r.PartitionEpoch
 	}
-	for _, id := range brokerIDs {
+	for _, id := range s.cfg.Brokers {
 		b := s.brokers[id]
 		if !b.up {
 			continue
@@ -86,7 +86,7 @@ func (iv *invariants) check() {
 			}
 		}
 	}
-	for _, id := range brokerIDs {
+	for _, id := range s.cfg.Brokers {
 		if b := s.brokers[id]; b.up {
 			for _, h := range b.hosts {
 				if !iv.leaderBounded(b, h) {
@@ -253,7 +253,7 @@ func (iv *invariants) consume() {
 	s.after(s.jitter(20*time.Millisecond, 120*time.Millisecond), "consumer read", iv.consume)
 	idx := s.pickPartition()
 	var leaders []*broker
-	for _, id := range brokerIDs {
+	for _, id := range s.cfg.Brokers {
 		if b := s.brokers[id]; b.up && b.hosts[idx].p.State().Role == partition.RoleLeader {
 			leaders = append(leaders, b)
 		}
@@ -294,12 +294,13 @@ func (iv *invariants) consume() {
 // ISR, and holds every acknowledged batch.
 func (iv *invariants) final() {
 	s := iv.s
-	for idx, r := range s.ctrl.parts {
-		if r.leader < 0 || len(r.isr) != len(brokerIDs) {
-			s.fail("after the quiet spell p%d has leader %d and isr %v, want every broker in sync; %s", idx, r.leader, r.isr, iv.describe())
+	for idx := range s.cfg.Partitions {
+		r := s.ctrl.Partition(idx)
+		if r.Leader < 0 || len(r.ISR) != len(s.cfg.Brokers) {
+			s.fail("after the quiet spell p%d has leader %d and isr %v, want every broker in sync; %s", idx, r.Leader, r.ISR, iv.describe())
 			return
 		}
-		for _, id := range brokerIDs {
+		for _, id := range s.cfg.Brokers {
 			p := s.brokers[id].hosts[idx].p
 			for _, a := range iv.parts[idx].acked {
 				if !holds(p, a) {
@@ -313,19 +314,22 @@ func (iv *invariants) final() {
 
 // describe is each broker's state as the controller and the broker see it.
 func (iv *invariants) describe() string {
-	s, c := iv.s, iv.s.ctrl
+	s := iv.s
 	var out []byte
-	for _, id := range brokerIDs {
+	for _, id := range s.cfg.Brokers {
 		b := s.brokers[id]
-		out = fmt.Appendf(out, "broker %d: epoch %d (controller: %d, fenced %v, last heartbeat %v ago)", id, b.epoch, c.brokerEpoch[id], c.fenced[id], s.now.Sub(c.lastHeartbeat[id]))
+		out = fmt.Appendf(out, "broker %d: epoch %d", id, b.epoch)
+		if c := s.model; c != nil {
+			out = fmt.Appendf(out, " (controller: %d, fenced %v, last heartbeat %v ago)", c.brokerEpoch[id], c.fenced[id], s.now().Sub(c.lastHeartbeat[id]))
+		}
 		if b.up {
 			for _, h := range b.hosts {
 				st := h.p.State()
 				out = fmt.Appendf(out, ", p%d %v of %d epoch %d, log end %d, hwm %d", h.idx, st.Role, st.LeaderID, st.LeaderEpoch, st.LogEndOffset, st.HighWatermark)
 			}
-			for _, leader := range brokerIDs {
+			for _, leader := range s.cfg.Brokers {
 				if l := b.loops[leader]; l != nil {
-					out = fmt.Appendf(out, ", fetcher from %d %+v failed %v", leader, l.m.Stats(s.now).Partitions, l.m.Failed())
+					out = fmt.Appendf(out, ", fetcher from %d %+v failed %v", leader, l.m.Stats(s.now()).Partitions, l.m.Failed())
 				}
 			}
 		}

@@ -24,10 +24,10 @@ func (s *Sim) fault() {
 		a, b := s.pickPair()
 		s.cutFor(a, b, s.jitter(200*time.Millisecond, 4*time.Second))
 	case n < 55:
-		id := brokerIDs[s.rng.IntN(len(brokerIDs))]
+		id := s.cfg.Brokers[s.rng.IntN(len(s.cfg.Brokers))]
 		d := s.jitter(500*time.Millisecond, 4*time.Second)
 		s.record("fault: broker %d isolated for %v", id, d)
-		for _, other := range []int32{controllerID, producerID, 1, 2, 3} {
+		for _, other := range append([]int32{controllerID, producerID}, s.cfg.Brokers...) {
 			if other != id {
 				s.cutFor(id, other, d)
 			}
@@ -37,19 +37,19 @@ func (s *Sim) fault() {
 		l, extra := linkOf(a, b), s.jitter(20*time.Millisecond, 700*time.Millisecond)
 		d := s.jitter(500*time.Millisecond, 5*time.Second)
 		s.record("fault: link %d-%d slow by up to %v for %v", a, b, 2*extra, d)
-		s.net.slow[l] = extra
-		s.after(d, "heal slow link", func() { delete(s.net.slow, l) })
+		s.own.net.slow[l] = extra
+		s.after(d, "heal slow link", func() { delete(s.own.net.slow, l) })
 	default:
 		idx := s.pickPartition()
 		s.record("fault: leader move of p%d", idx)
-		s.ctrl.moveLeader(idx)
+		s.model.moveLeader(idx)
 	}
 }
 
 // pickPair is two distinct addresses among the brokers and the
 // controller.
 func (s *Sim) pickPair() (int32, int32) {
-	nodes := []int32{controllerID, 1, 2, 3}
+	nodes := append([]int32{controllerID}, s.cfg.Brokers...)
 	i := s.rng.IntN(len(nodes))
 	j := (i + 1 + s.rng.IntN(len(nodes)-1)) % len(nodes)
 	return nodes[i], nodes[j]
@@ -58,18 +58,18 @@ func (s *Sim) pickPair() (int32, int32) {
 // cutFor cuts the link between a and b for d.
 func (s *Sim) cutFor(a, b int32, d time.Duration) {
 	l := linkOf(a, b)
-	if s.net.cut[l] {
+	if s.own.net.cut[l] {
 		return
 	}
 	s.record("fault: link %d-%d cut for %v", a, b, d)
-	s.net.cut[l] = true
-	s.after(d, "heal link", func() { delete(s.net.cut, l) })
+	s.own.net.cut[l] = true
+	s.after(d, "heal link", func() { delete(s.own.net.cut, l) })
 }
 
 // crashOne crashes a running broker and restarts it later.
 func (s *Sim) crashOne() {
 	var up []int32
-	for _, id := range brokerIDs {
+	for _, id := range s.cfg.Brokers {
 		if s.brokers[id].up {
 			up = append(up, id)
 		}
@@ -97,10 +97,10 @@ func (s *Sim) restart(b *broker) {
 // healAll ends the faults: every link whole and fast, every broker up.
 func (s *Sim) healAll() {
 	s.record("quiet: faults end")
-	clear(s.net.cut)
-	clear(s.net.slow)
-	s.net.dropPerMille = 0
-	for _, id := range brokerIDs {
+	clear(s.own.net.cut)
+	clear(s.own.net.slow)
+	s.own.net.dropPerMille = 0
+	for _, id := range s.cfg.Brokers {
 		if b := s.brokers[id]; !b.up {
 			s.restart(b)
 		}

@@ -33,7 +33,7 @@ func (b *broker) fetcherConfig() fetcher.Config {
 		// often cannot hold every partition.
 		FetchMaxBytes: int32(1 << (9 + b.s.rng.IntN(4))), FetchResponseMaxBytes: 8 << 10,
 	}
-	if b.s.partitions > 1 {
+	if b.s.cfg.Partitions > 1 {
 		cfg.FetchResponseMaxBytes = int32(1 << (10 + b.s.rng.IntN(4)))
 	}
 	return cfg
@@ -50,7 +50,7 @@ func (b *broker) fetchFrom(h *host, leader, epoch int32) {
 		b.loops[leader] = l
 	}
 	l.m.AddPartitions(map[fetcher.TopicPartition]fetcher.InitialFetchState{
-		tpOf(h.idx): {Leader: leader, LeaderEpoch: epoch, TopicID: topicID, Replica: replica{b, h, h.p}, InitOffset: -1},
+		b.s.tpOf(h.idx): {Leader: leader, LeaderEpoch: epoch, TopicID: b.s.cfg.TopicID, Replica: replica{b, h, h.p}, InitOffset: -1},
 	})
 	h.fetchingFrom, h.fetchingEpoch = leader, epoch
 	l.wake(0)
@@ -65,12 +65,12 @@ func (b *broker) stopFetching(h *host) {
 // removeFromLoops takes the partition out of the fetchers of source
 // brokers other than keep, stopping those left with nothing.
 func (b *broker) removeFromLoops(h *host, keep int32) {
-	for _, leader := range brokerIDs {
+	for _, leader := range b.s.cfg.Brokers {
 		l := b.loops[leader]
 		if l == nil || leader == keep {
 			continue
 		}
-		l.m.RemovePartitions([]fetcher.TopicPartition{tpOf(h.idx)})
+		l.m.RemovePartitions([]fetcher.TopicPartition{l.b.s.tpOf(h.idx)})
 		if l.m.PartitionCount() == 0 {
 			l.stopped = true
 			delete(b.loops, leader)
@@ -95,9 +95,9 @@ func (l *followLoop) wake(d time.Duration) {
 func (l *followLoop) round() {
 	s := l.b.s
 	l.m.MaybeTruncate()
-	f := l.m.BuildFetch(s.now)
+	f := l.m.BuildFetch(s.now())
 	if f == nil {
-		l.wake(l.m.IdleWait(s.now))
+		l.wake(l.m.IdleWait(s.now()))
 		return
 	}
 	l.busy = true
@@ -119,10 +119,10 @@ func (l *followLoop) request(leader int32, what string, req kmsg.Request, timeou
 		answer(resp, err)
 	}
 	from := l.b.id
-	s.net.send(from, leader, what, func() {
+	s.send(from, leader, what, func() {
 		s.brokers[leader].serve(req, func(resp kmsg.Response) {
 			wire := decode(resp)
-			s.net.send(leader, from, what+" answer", func() { finish(wire, nil) })
+			s.send(leader, from, what+" answer", func() { finish(wire, nil) })
 		})
 	})
 	l.b.later(timeout, what+" timeout", func() { finish(nil, errTimeout) })
@@ -132,7 +132,7 @@ func (l *followLoop) request(leader int32, what string, req kmsg.Request, timeou
 // then resets the partitions out of range.
 func (l *followLoop) handle(f *fetcher.Fetch, resp kmsg.Response, err error) {
 	s := l.b.s
-	next := l.m.HandleFetchResponse(f, resp, err, s.now)
+	next := l.m.HandleFetchResponse(f, resp, err, s.now())
 	if err != nil {
 		s.record("broker %d fetch from %d failed: %v", l.b.id, l.m.SourceBroker(), err)
 	}
@@ -170,13 +170,13 @@ func (l *followLoop) outOfRange(rs []fetcher.OutOfRange) {
 	l.request(leader, "list offsets", l.m.ListOffsetsRequest(r, fetcher.LatestTimestamp), socketTimeout, func(resp kmsg.Response, err error) {
 		latest, err := fetcher.ListedOffset(r, resp, err)
 		if err != nil {
-			l.m.HandleOffsets(r, 0, 0, err, s.now)
+			l.m.HandleOffsets(r, 0, 0, err, s.now())
 			l.outOfRange(rs[1:])
 			return
 		}
 		l.request(leader, "list offsets", l.m.ListOffsetsRequest(r, fetcher.EarliestTimestamp), socketTimeout, func(resp kmsg.Response, err error) {
 			earliest, err := fetcher.ListedOffset(r, resp, err)
-			l.m.HandleOffsets(r, latest, earliest, err, s.now)
+			l.m.HandleOffsets(r, latest, earliest, err, s.now())
 			l.outOfRange(rs[1:])
 		})
 	})

@@ -46,7 +46,7 @@ type fetchPart struct {
 // follower's fetch offset as its acknowledgement, and wait up to MaxWait
 // when there is nothing to return.
 func (b *broker) handleFetch(r *kmsg.FetchRequest, respond func(kmsg.Response)) {
-	now := b.s.now
+	now := b.s.now()
 	resp := kmsg.NewPtrFetchResponse()
 	resp.Version = r.Version
 	var parts []fetchPart
@@ -64,7 +64,7 @@ func (b *broker) handleFetch(r *kmsg.FetchRequest, respond func(kmsg.Response)) 
 				CurrentLeaderEpoch: fp.CurrentLeaderEpoch, LastFetchedEpoch: fp.LastFetchedEpoch,
 				MaxBytes: int(fp.PartitionMaxBytes), Isolation: partition.IsolationLogEnd,
 			}}
-			if t.TopicID != topicID || fp.Partition < 0 || fp.Partition >= b.s.partitions {
+			if t.TopicID != b.s.cfg.TopicID || fp.Partition < 0 || fp.Partition >= b.s.cfg.Partitions {
 				rp.ErrorCode = kerr.UnknownTopicID.Code
 			} else {
 				part.p = b.hosts[fp.Partition].p
@@ -92,7 +92,7 @@ func (b *broker) handleFetch(r *kmsg.FetchRequest, respond func(kmsg.Response)) 
 		return
 	}
 	op := &partition.DelayedFetch{Waits: waits, MinBytes: int(r.MinBytes), Done: func(bool) {
-		b.readFetch(parts, maxBytes, b.s.now, false)
+		b.readFetch(parts, maxBytes, b.s.now(), false)
 		respond(resp)
 	}}
 	deadline := now.Add(wait)
@@ -178,7 +178,7 @@ func (b *broker) listOffsets(r *kmsg.ListOffsetsRequest) *kmsg.ListOffsetsRespon
 		for _, lp := range t.Partitions {
 			rp := kmsg.NewListOffsetsResponseTopicPartition()
 			rp.Partition, rp.Timestamp, rp.Offset, rp.LeaderEpoch = lp.Partition, -1, -1, -1
-			if t.Topic != topic || lp.Partition < 0 || lp.Partition >= b.s.partitions {
+			if t.Topic != b.s.cfg.Topic || lp.Partition < 0 || lp.Partition >= b.s.cfg.Partitions {
 				rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			} else {
 				b.listOffset(b.hosts[lp.Partition].p, r.ReplicaID, lp, &rp)
@@ -208,8 +208,8 @@ func (b *broker) expireAt(deadline time.Time) {
 	inc := b.incarnation
 	b.s.at(deadline, "purgatory expiry", func() {
 		if b.alive(inc) {
-			b.produces.Expire(b.s.now)
-			b.fetches.Expire(b.s.now)
+			b.produces.Expire(b.s.now())
+			b.fetches.Expire(b.s.now())
 		}
 	})
 }
@@ -222,7 +222,7 @@ func (b *broker) maybeChangeISR(h *host) {
 	if h.isrInflight != 0 {
 		return
 	}
-	prop, ok := h.p.ISRChange(b.s.now)
+	prop, ok := h.p.ISRChange(b.s.now())
 	if !ok {
 		return
 	}
@@ -231,27 +231,24 @@ func (b *broker) maybeChangeISR(h *host) {
 	h.isrInflight = tok
 	b.s.record("broker %d proposes p%d %v isr %v (leader epoch %d, partition epoch %d)", b.id, h.idx, prop.Kind, prop.ISR, prop.LeaderEpoch, prop.PartitionEpoch)
 	inc := b.incarnation
-	b.s.net.send(b.id, controllerID, "alter partition", func() {
-		isr, pe, err := b.s.ctrl.alterPartition(b.id, h.idx, prop)
-		b.s.net.send(controllerID, b.id, "alter partition answer", func() {
-			if !b.alive(inc) || h.isrInflight != tok {
-				return
-			}
-			h.isrInflight = 0
-			if err != nil {
-				b.s.record("broker %d p%d isr change refused: %v", b.id, h.idx, err)
-				h.p.AbortISRChange()
-				return
-			}
-			moved, err := h.p.ApplyPartitionState(isr, pe, b.s.now)
-			if err != nil {
-				b.s.record("broker %d p%d apply isr %v partition epoch %d: %v", b.id, h.idx, isr, pe, err)
-				return
-			}
-			if moved {
-				b.completeWaiting(h)
-			}
-		})
+	b.s.ctrl.AlterPartition(b.id, h.idx, prop, func(isr []int32, pe int32, err error) {
+		if !b.alive(inc) || h.isrInflight != tok {
+			return
+		}
+		h.isrInflight = 0
+		if err != nil {
+			b.s.record("broker %d p%d isr change refused: %v", b.id, h.idx, err)
+			h.p.AbortISRChange()
+			return
+		}
+		moved, err := h.p.ApplyPartitionState(isr, pe, b.s.now())
+		if err != nil {
+			b.s.record("broker %d p%d apply isr %v partition epoch %d: %v", b.id, h.idx, isr, pe, err)
+			return
+		}
+		if moved {
+			b.completeWaiting(h)
+		}
 	})
 	b.later(2*time.Second, "alter partition timeout", func() {
 		if h.isrInflight == tok {

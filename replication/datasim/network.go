@@ -2,13 +2,12 @@ package datasim
 
 import "time"
 
-// network carries messages between the brokers, the controller and the
-// producer with seeded delays, and loses them on cut links, to stopped
-// brokers, to a later incarnation of the broker they were sent to (its
-// connections died with the old one) and, rarely, at random. A lost
-// request is noticed by its sender's timeout, as over TCP.
+// network is Run's network between the brokers, the controller and the
+// producer: seeded delays, cut and slow links and, rarely, a random loss.
+// (Messages to a stopped broker, or to a later incarnation than the one
+// they were sent to, the data plane drops itself: see Sim.send.)
 type network struct {
-	s    *Sim
+	env  *ownEnv
 	cut  map[link]bool
 	slow map[link]time.Duration
 	// dropPerMille is the chance of a random loss, per thousand messages.
@@ -26,37 +25,19 @@ func linkOf(a, b int32) link {
 	return link{a, b}
 }
 
-func newNetwork(s *Sim) *network {
-	return &network{s: s, cut: map[link]bool{}, slow: map[link]time.Duration{}, dropPerMille: 5}
-}
-
-// incarnation is the address's current incarnation, and whether it runs.
-func (n *network) incarnation(id int32) (int, bool) {
-	if b, ok := n.s.brokers[id]; ok {
-		return b.incarnation, b.up
-	}
-	return 0, true
-}
-
-// send delivers msg from one address to another after a delay, unless it
-// is lost; deliver runs at the destination.
 func (n *network) send(from, to int32, what string, deliver func()) {
 	n.sent++
-	fromInc, _ := n.incarnation(from)
-	toInc, up := n.incarnation(to)
 	l := linkOf(from, to)
-	if !up || n.cut[l] || n.s.rng.IntN(1000) < n.dropPerMille {
+	if n.cut[l] || n.env.rng.IntN(1000) < n.dropPerMille {
 		n.lost++
 		return
 	}
-	delay := n.s.jitter(200*time.Microsecond, 3*time.Millisecond) + n.slow[l]
+	delay := jitter(n.env.rng, 200*time.Microsecond, 3*time.Millisecond) + n.slow[l]
 	if n.slow[l] > 0 {
-		delay += n.s.jitter(0, n.slow[l])
+		delay += jitter(n.env.rng, 0, n.slow[l])
 	}
-	n.s.after(delay, what, func() {
-		fi, _ := n.incarnation(from)
-		ti, up := n.incarnation(to)
-		if fi != fromInc || ti != toInc || !up || n.cut[l] {
+	n.env.After(delay, what, func() {
+		if n.cut[l] {
 			n.lost++
 			return
 		}

@@ -31,7 +31,7 @@ func (p *producer) tick() {
 		s.after(s.jitter(2*time.Millisecond, 25*time.Millisecond), "produce", p.tick)
 	}
 	idx := s.pickPartition()
-	leader := s.ctrl.parts[idx].leader
+	leader := s.ctrl.Partition(idx).Leader
 	if leader < 0 {
 		return
 	}
@@ -40,10 +40,10 @@ func (p *producer) tick() {
 	for i := range recs {
 		recs[i].Value = fmt.Appendf(nil, "b%d-r%d", p.sent, i)
 	}
-	raw := storage.AppendBatch(nil, storage.BatchSpec{LeaderEpoch: -1, Timestamp: s.now.UnixMilli()}, recs)
+	raw := storage.AppendBatch(nil, storage.BatchSpec{LeaderEpoch: -1, Timestamp: s.now().UnixMilli()}, recs)
 	p.sent++
 	tag := p.sent
-	s.net.send(producerID, leader, "produce", func() {
+	s.send(s.cfg.Producer, leader, "produce", func() {
 		b := s.brokers[leader]
 		b.handleProduce(b.hosts[idx], tag, raw)
 	})
@@ -53,7 +53,7 @@ func (p *producer) tick() {
 // wait in purgatory for the high watermark (or the timeout).
 func (b *broker) handleProduce(h *host, tag int, raw []byte) {
 	p := h.p
-	info, err := p.AppendAsLeader(slices.Clone(raw), -1, b.s.now)
+	info, err := p.AppendAsLeader(slices.Clone(raw), -1, b.s.now())
 	if err != nil {
 		b.s.prod.refused++
 		return
@@ -81,7 +81,7 @@ func (b *broker) handleProduce(h *host, tag int, raw []byte) {
 			b.s.inv.acknowledged(b, h, info.FirstOffset, info.LastOffset, stored)
 		},
 	}
-	deadline := b.s.now.Add(produceTimeout)
+	deadline := b.s.now().Add(produceTimeout)
 	if !b.produces.TryCompleteElseWatch(op, deadline, op.Keys()...) {
 		b.expireAt(deadline)
 	}

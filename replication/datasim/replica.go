@@ -55,6 +55,6 @@ func (r replica) TruncateFullyAndStartAt(offset int64) error {
 func (r replica) UpdateHighWatermark(hwm int64) { r.p.UpdateHighWatermark(hwm) }
 
 func (r replica) Flush() error {
-	_, err := r.p.Flush(r.b.s.now)
+	_, err := r.p.Flush(r.b.s.now())
 	return err
 }
