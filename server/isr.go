@@ -88,22 +88,9 @@ func (rm *ReplicaManager) alterPartitionRequest(sending map[*partition.Partition
 			t.TopicID = id
 			req.Topics = append(req.Topics, t)
 		}
-		rp := kmsg.NewAlterPartitionRequestTopicPartition()
-		rp.Partition, rp.LeaderEpoch, rp.PartitionEpoch = p.Index(), prop.LeaderEpoch, prop.PartitionEpoch
-		// Each member with the broker epoch its fetches named (KIP-903,
-		// Kafka's addBrokerEpochToIsr), so that the controller refuses a
-		// member whose incarnation is gone; the leader with its own.
-		for i, b := range prop.ISR {
-			m := kmsg.NewAlterPartitionRequestTopicPartitionNewEpochISR()
-			m.BrokerID, m.BrokerEpoch = b, -1
-			if b == rm.id {
-				m.BrokerEpoch = req.BrokerEpoch
-			} else if i < len(prop.BrokerEpochs) {
-				m.BrokerEpoch = prop.BrokerEpochs[i]
-			}
-			rp.NewEpochISR = append(rp.NewEpochISR, m)
-		}
-		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
+		// Each member with the broker epoch its fetches named (Kafka's
+		// addBrokerEpochToIsr).
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, prop.AlterPartition(p.Index(), rm.id, req.BrokerEpoch))
 		order[isrKey{id, p.Index()}] = p
 	}
 	return req, order

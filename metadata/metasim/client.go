@@ -36,12 +36,17 @@ func (c *client) busy() bool { return c.inflight != 0 }
 
 // createTopic asks for a topic; answered reports the topic's error code
 // (noAnswer when no controller answered in time).
-func (c *client) createTopic(name string, partitions int32, rf int16, answered func(code int16)) {
+func (c *client) createTopic(name string, partitions int32, rf int16, answered func(code int16), configs ...TopicConfig) {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.Version = 7
 	req.TimeoutMillis = 30000
 	t := kmsg.NewCreateTopicsRequestTopic()
 	t.Topic, t.NumPartitions, t.ReplicationFactor = name, partitions, rf
+	for _, tc := range configs {
+		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
+		cfg.Name, cfg.Value = tc.Name, kmsg.StringPtr(tc.Value)
+		t.Configs = append(t.Configs, cfg)
+	}
 	req.Topics = append(req.Topics, t)
 	c.s.record("client %d: create topic %s (%d partitions, rf %d) at controller %d", c.id, name, partitions, rf, c.target)
 	c.do(req, func(resp kmsg.Response) int16 {
@@ -88,6 +93,19 @@ func (c *client) deleteTopic(name string, answered func(code int16)) {
 		return r.Topics[0].ErrorCode
 	}, answered)
 }
+
+// TopicConfig is one config of a topic to create.
+type TopicConfig struct{ Name, Value string }
+
+// CreateTopic has the first client ask for a topic, with configs;
+// answered reports the topic's error code, or NoAnswer when no controller
+// answered in time.
+func (s *Sim) CreateTopic(name string, partitions int32, rf int16, answered func(code int16), configs ...TopicConfig) {
+	s.client.createTopic(name, partitions, rf, answered, configs...)
+}
+
+// NoAnswer is the code CreateTopic reports when no controller answered.
+const NoAnswer = noAnswer
 
 // noAnswer is the code answered reports when no controller answered.
 const noAnswer int16 = -1000

@@ -97,3 +97,15 @@ func (s *Sim) AlterPartition(from int32, req *kmsg.AlterPartitionRequest, answer
 		answer(r, nil)
 	})
 }
+
+// Record adds a line of a layer above to the trace (and its hash) and the
+// transcript.
+func (s *Sim) Record(line string) { s.record("%s", line) }
+
+// BrokerEpoch is the epoch a running broker registered with, -1 before.
+func (s *Sim) BrokerEpoch(id int32) int64 {
+	if b := s.brokers[id]; b != nil && b.m.alive() {
+		return b.epoch
+	}
+	return -1
+}

@@ -52,21 +52,30 @@ func Run(seed uint64, wo WorkloadOptions) (*Sim, error) {
 	}
 	s.record("metasim: %d brokers, %v, elr %v, unclean %v, rebalance %v, session %v, heartbeat %v", opts.Brokers, opts.Replication,
 		opts.EligibleLeaderReplicas, opts.UncleanLeaderElection, opts.AutoLeaderRebalance, opts.SessionTimeout, opts.HeartbeatInterval)
-	for _, c := range s.clients {
-		s.workload(r, c)
-	}
+	s.StartWorkload(r)
 	if err := s.RunFor(5 * time.Second); err != nil {
 		return s, err
 	}
 	for range wo.Faults {
-		s.randomFault(r)
+		s.RandomFault(r)
 		if err := s.RunFor(time.Duration(500+r.IntN(4500)) * time.Millisecond); err != nil {
 			return s, err
 		}
 	}
-	s.workloadOff = true
+	s.StopWorkload()
 	return s, s.HealAndSettle(60 * time.Second)
 }
+
+// StartWorkload has the clients create, grow and delete topics of a pool
+// of names, drawing from r.
+func (s *Sim) StartWorkload(r *rand.Rand) {
+	for _, c := range s.clients {
+		s.workload(r, c)
+	}
+}
+
+// StopWorkload ends the clients' requests.
+func (s *Sim) StopWorkload() { s.workloadOff = true }
 
 // workload makes a client create, grow or delete a topic every 0.2-2s.
 func (s *Sim) workload(r *rand.Rand, c *client) {
@@ -155,8 +164,10 @@ func (s *Sim) liveness(err error) error {
 	return fmt.Errorf("liveness after healing: %w; %s", err, s.rc.Describe())
 }
 
-// randomFault injects one fault, chosen by weight.
-func (s *Sim) randomFault(r *rand.Rand) {
+// RandomFault injects one fault, chosen by weight with r: kills, restarts
+// and shutdowns of brokers and controllers, cut nodes and partitions,
+// healing, snapshots, resignations and lossy, slow links.
+func (s *Sim) RandomFault(r *rand.Rand) {
 	rc := s.rc
 	active, _, hasActive := s.ActiveController()
 	brokers := func(running bool) []int32 {
