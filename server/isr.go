@@ -112,14 +112,21 @@ func (rm *ReplicaManager) applyAlterPartition(ar *kmsg.AlterPartitionResponse, s
 			if p == nil {
 				continue
 			}
+			if rp.ErrorCode != 0 {
+				// A refusal that may follow the change's own lost answer
+				// keeps it pending until the metadata says; one Kafka
+				// does not expect here is sent again.
+				rm.log.Info("ISR change refused", "partition", p.Name(), "err", kerr.ErrorForCode(rp.ErrorCode))
+				if !p.ISRChangeRefused(rp.ErrorCode) {
+					rm.mu.Lock()
+					delete(rm.inflight, p)
+					rm.mu.Unlock()
+				}
+				continue
+			}
 			rm.mu.Lock()
 			delete(rm.inflight, p)
 			rm.mu.Unlock()
-			if rp.ErrorCode != 0 {
-				rm.log.Info("ISR change refused", "partition", p.Name(), "err", kerr.ErrorForCode(rp.ErrorCode))
-				p.AbortISRChange()
-				continue
-			}
 			moved, err := p.ApplyPartitionState(rp.ISR, rp.PartitionEpoch, now)
 			if err != nil {
 				// The metadata moved past the answer; what is still pending

@@ -39,9 +39,12 @@ type host struct {
 	p   *partition.Partition
 	// hwmCheckpoint is the high watermark last checkpointed (Kafka's
 	// replication-offset-checkpoint), which a restart starts from.
-	hwmCheckpoint               int64
-	flushPending                bool
-	isrInflight                 int // token of the AlterPartition out, 0 if none
+	hwmCheckpoint int64
+	flushPending  bool
+	isrInflight   int // token of the AlterPartition out, 0 if none
+	// isrProp is the ISR change pending, to be sent (again) until it is
+	// answered or the metadata ends it.
+	isrProp                     *partition.Proposal
 	fetchingFrom, fetchingEpoch int32
 }
 
@@ -108,7 +111,7 @@ func (b *broker) start() error {
 	b.produces, b.fetches = partition.NewPurgatory[*partition.Partition](), partition.NewPurgatory[*partition.Partition]()
 	cfg := b.s.cfg
 	for _, h := range b.hosts {
-		h.flushPending, h.isrInflight, h.fetchingFrom, h.fetchingEpoch = false, 0, -1, -1
+		h.flushPending, h.isrInflight, h.isrProp, h.fetchingFrom, h.fetchingEpoch = false, 0, nil, -1, -1
 		p, err := partition.New(partition.Config{
 			Topic: cfg.Topic, TopicID: cfg.TopicID, Partition: h.idx, Dir: b.dir, LocalBrokerID: b.id,
 			Log:               storage.Options{FlushPolicy: cfg.FlushPolicy, SegmentBytes: 16 << 10, Disk: noSyncDisk{}},

@@ -1,6 +1,7 @@
 package datasim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -215,32 +216,48 @@ func (b *broker) expireAt(deadline time.Time) {
 }
 
 // maybeChangeISR proposes an ISR change when the leader of h wants one
-// and has none out, as the server's ISR goroutine does; an answer that
-// does not come in time aborts it, so that the next check can propose
-// again.
+// and has none out, as the server's ISR loop does, or sends again the
+// one still pending: an answer that did not come in time, a refusal Kafka
+// retries. Until the answer, or metadata that ends the change, the
+// expansion's new member counts for the high watermark.
 func (b *broker) maybeChangeISR(h *host) {
 	if h.isrInflight != 0 {
 		return
 	}
-	prop, ok := h.p.ISRChange(b.s.now())
-	if !ok {
-		return
+	if h.isrProp != nil {
+		// The metadata may have ended the change: a new leader or
+		// partition epoch.
+		if pend := h.p.State().Pending; pend == nil || pend.LeaderEpoch != h.isrProp.LeaderEpoch || pend.PartitionEpoch != h.isrProp.PartitionEpoch {
+			h.isrProp = nil
+		}
 	}
+	if h.isrProp == nil {
+		prop, ok := h.p.ISRChange(b.s.now())
+		if !ok {
+			return
+		}
+		h.isrProp = &prop
+		b.s.record("broker %d proposes p%d %v isr %v (leader epoch %d, partition epoch %d)", b.id, h.idx, prop.Kind, prop.ISR, prop.LeaderEpoch, prop.PartitionEpoch)
+	}
+	prop := h.isrProp
 	b.isrTokens++
 	tok := b.isrTokens
 	h.isrInflight = tok
-	b.s.record("broker %d proposes p%d %v isr %v (leader epoch %d, partition epoch %d)", b.id, h.idx, prop.Kind, prop.ISR, prop.LeaderEpoch, prop.PartitionEpoch)
 	inc := b.incarnation
-	b.s.ctrl.AlterPartition(b.id, h.idx, prop, func(isr []int32, pe int32, err error) {
+	b.s.ctrl.AlterPartition(b.id, h.idx, *prop, func(isr []int32, pe int32, err error) {
 		if !b.alive(inc) || h.isrInflight != tok {
 			return
 		}
 		h.isrInflight = 0
 		if err != nil {
 			b.s.record("broker %d p%d isr change refused: %v", b.id, h.idx, err)
-			h.p.AbortISRChange()
+			var ke *kerr.Error
+			if errors.As(err, &ke) && !h.p.ISRChangeRefused(ke.Code) {
+				h.isrProp = nil
+			}
 			return
 		}
+		h.isrProp = nil
 		moved, err := h.p.ApplyPartitionState(isr, pe, b.s.now())
 		if err != nil {
 			b.s.record("broker %d p%d apply isr %v partition epoch %d: %v", b.id, h.idx, isr, pe, err)
@@ -252,8 +269,9 @@ func (b *broker) maybeChangeISR(h *host) {
 	})
 	b.later(2*time.Second, "alter partition timeout", func() {
 		if h.isrInflight == tok {
+			// Sent again on the next check, as Kafka's
+			// AlterPartitionManager retries.
 			h.isrInflight = 0
-			h.p.AbortISRChange()
 		}
 	})
 }

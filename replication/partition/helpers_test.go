@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kraftlab/kraftlab/storage"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 var (

@@ -169,9 +169,33 @@ func (p *Partition) ApplyPartitionState(isr []int32, partitionEpoch int32, now t
 	return p.maybeIncrementHighWatermark(now), nil
 }
 
-// AbortISRChange forgets the change in flight, as Kafka does when the
-// controller refuses it for good (an AlterPartition error other than a
-// retriable one): the committed ISR stands and ISRChange may propose again.
+// ISRChangeRefused takes the controller's refusal of the change in
+// flight, as Kafka's Partition.handleAlterPartitionError does, and
+// reports whether to send the change again. Only OPERATION_NOT_ATTEMPTED
+// and INELIGIBLE_REPLICA say that no controller applied it: the committed
+// ISR stands and ISRChange may propose again. After any other refusal
+// (a stale partition epoch, a fenced leader epoch, an unknown topic, an
+// invalid request) the change may have been applied already, by a
+// controller whose answer was lost, so it stays pending, and the high
+// watermark keeps waiting for an expansion's new member, until metadata
+// says what was decided. An error Kafka does not expect here is retried.
+func (p *Partition) ISRChangeRefused(code int16) (retry bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch code {
+	case kerr.OperationNotAttempted.Code, kerr.IneligibleReplica.Code:
+		p.isr.pending = nil
+		return false
+	case kerr.UnknownTopicOrPartition.Code, kerr.UnknownTopicID.Code, kerr.FencedLeaderEpoch.Code,
+		kerr.InvalidUpdateVersion.Code, kerr.InvalidRequest.Code, kerr.NewLeaderElected.Code:
+		return false
+	}
+	return true
+}
+
+// AbortISRChange forgets the change in flight: the committed ISR stands
+// and ISRChange may propose again. It is for a change that belongs to no
+// request any more (the metadata moved past its answer).
 func (p *Partition) AbortISRChange() {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -333,3 +333,51 @@ func TestSilentFollowerNotAddedBackUnderMinIsr(t *testing.T) {
 		t.Fatalf("no expansion once it fetched at the high watermark: %+v %v", prop, ok)
 	}
 }
+
+// A refusal after which the expansion may have been applied (its first
+// answer lost, the retry refused as stale) keeps the new member counting
+// for the high watermark until the metadata says, as Kafka's
+// handleAlterPartitionError keeps the pending state: the controller may
+// have made it an ISR member, and a high watermark past its log end would
+// commit records a future leader lacks. A refusal that says the change
+// was not applied frees the high watermark at once.
+func TestRefusedExpansionHoldsTheHighWatermarkUntilTheMetadataSays(t *testing.T) {
+	for _, c := range []struct {
+		code    int16
+		keeps   bool
+		wantHWM int64
+	}{
+		{kerr.InvalidUpdateVersion.Code, true, 5},
+		{kerr.FencedLeaderEpoch.Code, true, 5},
+		{kerr.IneligibleReplica.Code, false, 9},
+		{kerr.OperationNotAttempted.Code, false, 9},
+	} {
+		t.Run(kerr.ErrorForCode(c.code).Error(), func(t *testing.T) {
+			p := open(t, t.TempDir(), 1, 1)
+			leader(t, p, []int32{1, 2})
+			mustAppend(t, p, 5)
+			fetch(t, p, 2, 5, t0)
+			fetch(t, p, 3, 5, t0)
+			prop, ok := p.ISRChange(t0)
+			if !ok || prop.Kind != ExpandISR || !slices.Equal(prop.ISR, []int32{1, 2, 3}) {
+				t.Fatalf("proposal %+v %v, want an expansion to [1 2 3]", prop, ok)
+			}
+			if retry := p.ISRChangeRefused(c.code); retry {
+				t.Fatal("a refusal Kafka does not retry is sent again")
+			}
+			// Broker 3 stops fetching; the leader writes on and 2 keeps up.
+			later := t0.Add(lag + time.Second)
+			mustAppend(t, p, 4)
+			fetch(t, p, 2, 9, later)
+			if got := p.HighWatermark(); got != c.wantHWM {
+				t.Fatalf("high watermark %d, want %d (broker 3 holds 5)", got, c.wantHWM)
+			}
+			if pending := p.State().Pending != nil; pending != c.keeps {
+				t.Fatalf("change pending %v, want %v", pending, c.keeps)
+			}
+			if _, ok := p.ISRChange(later); ok && c.keeps {
+				t.Fatal("a new change proposed while one is pending")
+			}
+		})
+	}
+}

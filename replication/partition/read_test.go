@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kraftlab/kraftlab/storage"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kraftlab/kraftlab/storage"
 )
 
 // The classic divergence: the new leader holds 0-9 of epoch 1 and wrote

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // simCluster is one partition replicated over three brokers, a controller
@@ -171,8 +173,12 @@ func (c *simCluster) answer() {
 	prop := c.pending[0]
 	c.pending = c.pending[1:]
 	lead := c.reps[c.leader]
-	if prop.LeaderEpoch != c.leaderEpoch || prop.PartitionEpoch != c.partEpoch {
-		lead.AbortISRChange()
+	switch {
+	case prop.LeaderEpoch != c.leaderEpoch:
+		lead.ISRChangeRefused(kerr.FencedLeaderEpoch.Code)
+		return
+	case prop.PartitionEpoch != c.partEpoch:
+		lead.ISRChangeRefused(kerr.InvalidUpdateVersion.Code)
 		return
 	}
 	c.isr, c.partEpoch = slices.Clone(prop.ISR), c.partEpoch+1

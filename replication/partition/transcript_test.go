@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"github.com/kraftlab/kraftlab/internal/transcript"
 	"github.com/kraftlab/kraftlab/storage"
 )
@@ -399,9 +401,9 @@ func (s *ptScript) alterPartitionResponse(c *transcript.Cmd, touched map[int32]b
 	s.proposal = nil
 	touched[id] = true
 	if code != "NONE" {
-		// Kafka's handleAlterPartitionError: a refusal for good ends the
-		// change; the committed ISR stands.
-		l.AbortISRChange()
+		// Kafka's handleAlterPartitionError: a refusal that says the
+		// change was not applied ends it; the committed ISR stands.
+		l.ISRChangeRefused(errorCode(c, code))
 		out.Addf("controller->%d AlterPartition error=%s", id, code)
 		return out
 	}
@@ -441,4 +443,15 @@ func (s *ptScript) tick(c *transcript.Cmd) transcript.Lines {
 	var out transcript.Lines
 	out.Addf("clock: %s", s.clock.At(s.clock.Now()))
 	return out
+}
+
+// errorCode is the Kafka error code named name.
+func errorCode(c *transcript.Cmd, name string) int16 {
+	for code := int16(-1); code < 200; code++ {
+		if e, ok := kerr.ErrorForCode(code).(*kerr.Error); ok && e.Message == name {
+			return code
+		}
+	}
+	c.Fatalf("unknown error %s", name)
+	return 0
 }
