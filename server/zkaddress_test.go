@@ -12,6 +12,7 @@ import (
 // read from its registration, or else the one UpdateMetadata listed.
 func TestZkAddressesPreferMembersThenRegistrations(t *testing.T) {
 	meta := newZkMetadata(1, func(*image.MetadataDelta, *image.MetadataImage) {})
+	meta.setBrokerEpoch(10)
 	a := newZkAddresses(func(id int32) (string, bool) {
 		if id == 1 {
 			return "127.0.0.1:9001", true

@@ -44,13 +44,12 @@ func (b *ZkBrokerServer) register(mux *wire.Mux) error {
 }
 
 func (b *ZkBrokerServer) serve(req *wire.Request) {
-	switch body := req.Body.(type) {
-	case *kmsg.LeaderAndISRRequest:
-		req.Respond(b.meta.leaderAndIsr(body))
-	case *kmsg.UpdateMetadataRequest:
-		req.Respond(b.meta.updateMetadata(body))
-	case *kmsg.StopReplicaRequest:
-		req.Respond(b.meta.stopReplica(body))
+	switch req.Body.(type) {
+	case *kmsg.LeaderAndISRRequest, *kmsg.UpdateMetadataRequest, *kmsg.StopReplicaRequest:
+		if b.gate.admit(req) {
+			b.wg.Add(1)
+			go b.awaitRegistration(req)
+		}
 	default:
 		// The controller's and CreateTopics' answers wait: on the
 		// controller's event loop, or for the topic's leaders.
@@ -60,6 +59,49 @@ func (b *ZkBrokerServer) serve(req *wire.Request) {
 			req.Respond(b.answer(req.Body))
 		}()
 	}
+}
+
+// applyPush hands a controller's push to the broker's metadata and
+// answers it (the push gate lets it through).
+func (b *ZkBrokerServer) applyPush(req *wire.Request) {
+	var resp kmsg.Response
+	var brokerEpoch int64
+	var code int16
+	switch body := req.Body.(type) {
+	case *kmsg.LeaderAndISRRequest:
+		r := b.meta.leaderAndIsr(body)
+		resp, brokerEpoch, code = r, body.BrokerEpoch, r.ErrorCode
+	case *kmsg.UpdateMetadataRequest:
+		r := b.meta.updateMetadata(body)
+		resp, brokerEpoch, code = r, body.BrokerEpoch, r.ErrorCode
+	case *kmsg.StopReplicaRequest:
+		r := b.meta.stopReplica(body)
+		resp, brokerEpoch, code = r, body.BrokerEpoch, r.ErrorCode
+	}
+	if code == kerr.StaleBrokerEpoch.Code {
+		// As Kafka's KafkaApis logs it: a push for a previous session
+		// or incarnation.
+		b.s.log.Info("refused a push for an older broker epoch", "api", kmsg.NameForKey(req.Key()),
+			"request_broker_epoch", brokerEpoch, "broker_epoch", b.epoch.Load())
+	}
+	req.Respond(resp)
+}
+
+// awaitRegistration answers a push the gate holds with
+// STALE_BROKER_EPOCH if the incarnation has not registered within the
+// controller's wait for an answer, or stops first; once it registered,
+// the gate has let the push through.
+func (b *ZkBrokerServer) awaitRegistration(req *wire.Request) {
+	defer b.wg.Done()
+	t := b.s.cfg.Clock.NewTimer(controllerSocketTimeout)
+	defer t.Stop()
+	select {
+	case <-b.gate.opened:
+		return
+	case <-b.ctx.Done():
+	case <-t.C:
+	}
+	b.gate.refuse(req)
 }
 
 // answer is the answer to a request for the controller.

@@ -59,6 +59,7 @@ type ZkBrokerServer struct {
 	ch       *controllerChannel
 	pushes   *controllerChannel
 	meta     *zkMetadata
+	gate     *pushGate
 	addrs    *zkAddresses
 	replicas *ReplicaManager
 	pids     *producerIDManager
@@ -81,6 +82,7 @@ type ZkBrokerServer struct {
 func newZkBrokerServer(s *Server, mux *wire.Mux) (*ZkBrokerServer, error) {
 	b := &ZkBrokerServer{s: s, ch: newControllerChannel(s), pushes: newControllerChannel(s)}
 	b.epoch.Store(-1)
+	b.gate = newPushGate(b.applyPush)
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	deps := brokerDeps{
 		ch:          b.ch,
@@ -232,6 +234,8 @@ func (b *ZkBrokerServer) registerBroker(c *kafkazk.Client) bool {
 			b.meta.setBrokerEpoch(epoch)
 			b.epoch.Store(epoch)
 			b.s.log.Info("registered in ZooKeeper", "broker_epoch", epoch)
+			// The pushes that came before are fenced by this epoch now.
+			b.gate.openGate()
 			return true
 		}
 		b.s.log.Info("cannot register yet", "err", err)

@@ -31,6 +31,13 @@ const zkSessionTimeout = 2 * time.Second
 
 func startZkCluster(t *testing.T, brokers ...int32) *zkCluster {
 	t.Helper()
+	return startZkClusterWith(t, zkSessionTimeout, brokers...)
+}
+
+// startZkClusterWith starts brokers whose ZooKeeper sessions time out
+// after session.
+func startZkClusterWith(t *testing.T, session time.Duration, brokers ...int32) *zkCluster {
+	t.Helper()
 	rt, zs := zktest.Start(t)
 	c := &zkCluster{rt: rt, zk: zs, group: NewGroup()}
 	// Before ZooKeeper stops (cleanups run last first).
@@ -48,7 +55,7 @@ func startZkCluster(t *testing.T, brokers ...int32) *zkCluster {
 		rc := raft.DefaultConfig()
 		rc.NodeID, rc.ClusterID, rc.RequestTimeout = id, testClusterID, 2*time.Second
 		cfg := Config{Kind: Broker,
-			ZooKeeper: &ZooKeeperConfig{Addr: zs.Addr(), SessionTimeout: zkSessionTimeout},
+			ZooKeeper: &ZooKeeperConfig{Addr: zs.Addr(), SessionTimeout: session},
 			Raft:      quorum.Config{Raft: rc, Dir: NodeDir(dir, id), Flush: storage.FlushNever, Secret: secret, Counters: wire.NewCounters()}}
 		cfg.Settings.ReplicaLagTimeMax = 2 * time.Second
 		s, err := c.group.Add(cfg)

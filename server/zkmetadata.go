@@ -58,8 +58,9 @@ type zkMetadata struct {
 	controllerID, controllerEpoch int32
 	brokers                       map[int32]record.RegisterBrokerRecord
 	partitions                    map[fetcher.TopicPartition]zkPartition
-	// brokerEpoch is this broker's own epoch (its registration's czxid);
-	// a push naming an older one is for an earlier session.
+	// brokerEpoch is this broker's own epoch (its registration's czxid),
+	// unregisteredEpoch before this incarnation first registered; a push
+	// naming an older one is for an earlier session or incarnation.
 	brokerEpoch int64
 	// pushes counts the accepted pushes, the image's "offset".
 	pushes int64
@@ -73,7 +74,7 @@ type zkMetadata struct {
 }
 
 func newZkMetadata(id int32, publish func(*image.MetadataDelta, *image.MetadataImage)) *zkMetadata {
-	return &zkMetadata{id: id, publish: publish, controllerID: -1, img: image.Empty, changed: map[fetcher.TopicPartition]bool{}, removed: map[fetcher.TopicPartition]record.Uuid{},
+	return &zkMetadata{id: id, publish: publish, controllerID: -1, brokerEpoch: unregisteredEpoch, img: image.Empty, changed: map[fetcher.TopicPartition]bool{}, removed: map[fetcher.TopicPartition]record.Uuid{},
 		brokers: map[int32]record.RegisterBrokerRecord{}, partitions: map[fetcher.TopicPartition]zkPartition{}}
 }
 
@@ -104,11 +105,22 @@ func (m *zkMetadata) setBrokerEpoch(e int64) {
 	m.mu.Unlock()
 }
 
+// unregisteredEpoch is zkMetadata.brokerEpoch before the incarnation's
+// first registration: no czxid is negative.
+const unregisteredEpoch = -1
+
 // fence checks a push's controller and broker epochs (Kafka's
 // isBrokerEpochStale and the ReplicaManager's controller epoch), and
 // adopts a newer controller. Called with mu held.
+//
+// A push for an older broker epoch is refused; one for this epoch, a
+// newer one (the controller may learn it before the broker does) or none
+// (-1) is taken, as Kafka 3.9's. Before the incarnation registered every
+// push is refused: the broker's push gate holds them until then, so this
+// only keeps a push that slipped past it from being taken for an
+// incarnation whose epoch is not known.
 func (m *zkMetadata) fence(controllerID, controllerEpoch int32, brokerEpoch int64) int16 {
-	if brokerEpoch != -1 && brokerEpoch < m.brokerEpoch {
+	if m.brokerEpoch == unregisteredEpoch || brokerEpoch != -1 && brokerEpoch < m.brokerEpoch {
 		return kerr.StaleBrokerEpoch.Code
 	}
 	if controllerEpoch < m.controllerEpoch {

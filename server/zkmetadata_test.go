@@ -21,14 +21,23 @@ func pushLeaderAndIsr(controllerEpoch int32, brokerEpoch int64, leader, leaderEp
 	return req
 }
 
-// A ZooKeeper-era broker takes the controller's pushes in order: an older
-// controller epoch, an older session's broker epoch and a leader epoch
-// that does not grow are refused, as Kafka 3.9's broker refuses them; what
-// it takes reaches its image, a delta at a time, the same as an image
-// made anew.
+// A ZooKeeper-era broker takes the controller's pushes in order: none
+// before it registered, and then an older controller epoch, an older
+// session's broker epoch and a leader epoch that does not grow are
+// refused, as Kafka 3.9's broker refuses them; a newer broker epoch is
+// taken. What it takes reaches its image, a delta at a time, the same as
+// an image made anew.
 func TestZkMetadataFencesPushes(t *testing.T) {
 	var got *image.MetadataImage
 	m := newZkMetadata(2, func(_ *image.MetadataDelta, img *image.MetadataImage) { got = img })
+	for _, be := range []int64{99, 100, -1} {
+		if r := m.leaderAndIsr(pushLeaderAndIsr(5, be, 1, 3)); r.ErrorCode != kerr.StaleBrokerEpoch.Code {
+			t.Errorf("broker epoch %d before the broker registered: %d", be, r.ErrorCode)
+		}
+	}
+	if got != nil || m.controller() != -1 {
+		t.Fatalf("a push before the broker registered reached its metadata")
+	}
 	m.setBrokerEpoch(100)
 
 	if r := m.leaderAndIsr(pushLeaderAndIsr(5, 100, 1, 3)); r.ErrorCode != 0 || r.Topics[0].Partitions[0].ErrorCode != 0 {
@@ -52,6 +61,9 @@ func TestZkMetadataFencesPushes(t *testing.T) {
 	if p := got.Topics().TopicByName("t").Partition(0); p.Leader != 2 || p.LeaderEpoch != 4 {
 		t.Fatalf("image after the second push: %+v", p)
 	}
+	if r := m.leaderAndIsr(pushLeaderAndIsr(6, 101, 1, 5)); r.ErrorCode != 0 || r.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Errorf("newer broker epoch: %+v", r)
+	}
 	m.mu.Lock()
 	whole := m.imageLocked()
 	m.mu.Unlock()
@@ -65,6 +77,7 @@ func TestZkMetadataFencesPushes(t *testing.T) {
 func TestZkMetadataDeletesATopic(t *testing.T) {
 	var got *image.MetadataImage
 	m := newZkMetadata(2, func(_ *image.MetadataDelta, img *image.MetadataImage) { got = img })
+	m.setBrokerEpoch(100)
 	if r := m.leaderAndIsr(pushLeaderAndIsr(1, -1, 1, 0)); r.ErrorCode != 0 {
 		t.Fatal(r.ErrorCode)
 	}
