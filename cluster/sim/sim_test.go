@@ -3,8 +3,11 @@ package sim
 import (
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -41,38 +44,60 @@ func seedsToRun(t *testing.T) (first uint64, count int, replay bool) {
 }
 
 // Each seed runs the whole cluster under faults with both layers'
-// invariants checked after every event; a failure names its seed and the
-// command that replays it.
+// invariants checked after every event, the seeds side by side on every
+// core; a failure names its seed and the command that replays it.
 func TestWholeClusterUnderFaults(t *testing.T) {
 	first, count, replay := seedsToRun(t)
 	start := time.Now()
-	failures := 0
-	for seed := first; seed < first+uint64(count); seed++ {
-		opts := Options{Seed: seed, Dir: t.TempDir(), TraceLines: 40}
-		if replay {
-			opts.TraceLines = 400
-		}
-		s, err := Run(opts)
-		if err != nil {
-			failures++
-			if failures > 5 {
-				continue
-			}
-			msg := fmt.Sprintf("seed %d: %v\nreplay: %s", seed, err, replayCommand(seed))
-			if s != nil && s.ms != nil {
-				msg += "\ntranscript tail:\n" + strings.Join(s.Transcript(), "\n")
+	seeds := make(chan uint64)
+	var mu sync.Mutex
+	var failures []string
+	var summaries []string
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range seeds {
+				opts := Options{Seed: seed, Dir: t.TempDir(), TraceLines: 40}
 				if replay {
-					msg += "\ntrace tail:\n" + strings.Join(s.Trace(), "\n")
+					opts.TraceLines = 400
 				}
+				s, err := Run(opts)
+				mu.Lock()
+				if err != nil {
+					msg := fmt.Sprintf("seed %d: %v\nreplay: %s", seed, err, replayCommand(seed))
+					if s != nil && s.ms != nil {
+						msg += "\ntranscript tail:\n" + strings.Join(s.Transcript(), "\n")
+						if replay {
+							msg += "\ntrace tail:\n" + strings.Join(s.Trace(), "\n")
+						}
+					}
+					failures = append(failures, msg)
+				} else if count <= 10 {
+					summaries = append(summaries, fmt.Sprintf("seed %d: %s", seed, s.Summary()))
+				}
+				mu.Unlock()
 			}
-			t.Error(msg)
-			continue
-		}
-		if count <= 10 {
-			t.Logf("seed %d: %s", seed, s.Summary())
-		}
+		}()
 	}
-	t.Logf("%d seeds, %d failed, in %v", count, failures, time.Since(start).Round(time.Millisecond))
+	for seed := first; seed < first+uint64(count); seed++ {
+		seeds <- seed
+	}
+	close(seeds)
+	wg.Wait()
+	slices.Sort(summaries)
+	for _, l := range summaries {
+		t.Log(l)
+	}
+	t.Logf("%d seeds, %d failed, in %v", count, len(failures), time.Since(start).Round(time.Millisecond))
+	for i, f := range failures {
+		if i == 5 {
+			t.Errorf("... and %d more failures", len(failures)-5)
+			break
+		}
+		t.Error(f)
+	}
 }
 
 // The same seed replays the same run, event for event; another seed's
