@@ -1,13 +1,14 @@
 package datasim
 
 import (
-	"container/heap"
 	"fmt"
 	"hash"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/kraftlab/kraftlab/internal/eventq"
 )
 
 // Env is the simulation the data plane runs in: its virtual clock, event
@@ -36,8 +37,7 @@ type Env interface {
 type ownEnv struct {
 	rng    *rand.Rand
 	now    time.Time
-	queue  eventQueue
-	seq    uint64
+	queue  eventq.Queue[event]
 	events int
 	err    error
 	net    network
@@ -63,8 +63,7 @@ func (e *ownEnv) at(t time.Time, what string, fn func()) {
 	if t.Before(e.now) {
 		t = e.now
 	}
-	e.seq++
-	heap.Push(&e.queue, &event{at: t, seq: e.seq, what: what, fn: fn})
+	e.queue.Push(t, event{what: what, fn: fn})
 }
 
 func (e *ownEnv) Record(line string) {
@@ -90,11 +89,11 @@ func (e *ownEnv) Send(from, to int32, what string, deliver func()) {
 // runUntil runs events up to end, calling check after each.
 func (e *ownEnv) runUntil(end time.Time, check func()) {
 	for e.queue.Len() > 0 && e.err == nil {
-		ev := heap.Pop(&e.queue).(*event)
-		if ev.at.After(end) {
+		at, ev := e.queue.Pop()
+		if at.After(end) {
 			return
 		}
-		e.now = ev.at
+		e.now = at
 		e.events++
 		// Every event counts in the trace hash, not only those traced.
 		fmt.Fprintf(e.trace, "%d %s\n", e.now.Sub(start), ev.what)
@@ -114,29 +113,8 @@ func (e *ownEnv) traceTail() string {
 	return string(out)
 }
 
-// event is one thing that happens at a virtual time; seq orders events at
-// the same time by when they were scheduled.
+// event is what runs at a virtual time, named for the trace hash.
 type event struct {
-	at   time.Time
-	seq  uint64
 	what string
 	fn   func()
-}
-
-type eventQueue []*event
-
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
-	if !q[i].at.Equal(q[j].at) {
-		return q[i].at.Before(q[j].at)
-	}
-	return q[i].seq < q[j].seq
-}
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(*event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
 }

@@ -7,7 +7,6 @@
 package raftsim
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -16,6 +15,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/kraftlab/kraftlab/internal/eventq"
 
 	"github.com/kraftlab/kraftlab/replication/raft"
 )
@@ -110,8 +111,7 @@ type Cluster struct {
 	cfg    raft.Config
 	now    time.Time
 	rng    *rand.Rand
-	events eventQueue
-	seq    uint64
+	events eventq.Queue[func()]
 	nodes  []*simNode
 	voters []int32
 	net    network
@@ -595,14 +595,14 @@ func (c *Cluster) runUntil(end time.Time, cond func() bool) error {
 		if cond != nil && cond() {
 			return nil
 		}
-		if len(c.events) == 0 || c.events[0].at.After(end) {
+		if at, ok := c.events.Next(); !ok || at.After(end) {
 			c.now = end
 			return c.err
 		}
-		ev := heap.Pop(&c.events).(*event)
-		c.now = ev.at
+		at, fn := c.events.Pop()
+		c.now = at
 		c.processed++
-		ev.fn()
+		fn()
 		if c.err == nil {
 			c.inv.check(c)
 		}
@@ -622,30 +622,5 @@ func (c *Cluster) at(t time.Time, fn func()) {
 	if t.Before(c.now) {
 		t = c.now
 	}
-	c.seq++
-	heap.Push(&c.events, &event{at: t, seq: c.seq, fn: fn})
-}
-
-type event struct {
-	at  time.Time
-	seq uint64
-	fn  func()
-}
-
-type eventQueue []*event
-
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
-	if !q[i].at.Equal(q[j].at) {
-		return q[i].at.Before(q[j].at)
-	}
-	return q[i].seq < q[j].seq
-}
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(*event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
+	c.events.Push(t, fn)
 }
