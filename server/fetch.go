@@ -16,17 +16,6 @@ import (
 // topics by id, v15 carries the replica's id and epoch in ReplicaState).
 var fetchVersions = wire.APIRange{Key: kmsg.Fetch.Int16(), MinVersion: 4, MaxVersion: 18}
 
-// fetchPart is one partition of a Fetch: what was asked, and the replica
-// that answers it (nil when the partition failed before reading).
-type fetchPart struct {
-	resp   *kmsg.FetchResponseTopicPartition
-	p      *partition.Partition
-	params partition.FetchParams
-	// throttled: the leader quota held this follower's records back at
-	// the last read.
-	throttled bool
-}
-
 // maxFetchWait bounds how long a Fetch waits in purgatory, whatever its
 // MaxWaitMs (Kafka takes up to 2^31-1 ms, 24.8 days): a client has given
 // the request up after its request timeout (30 s by default in Kafka's
@@ -84,7 +73,7 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 	if r.IsolationLevel == 1 {
 		isolation = partition.IsolationTxnCommitted
 	}
-	var parts []fetchPart
+	var parts []partition.FetchPart
 	// A partition named twice is served once, at its first place with the
 	// last one's parameters: Kafka's FetchRequest.fetchData collects the
 	// partitions in a map.
@@ -109,10 +98,10 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 				key.name = t.Topic
 			}
 			if at, ok := seen[key]; ok {
-				parts[at].params.FetchOffset, parts[at].params.MaxBytes = fp.FetchOffset, int(fp.PartitionMaxBytes)
-				parts[at].params.CurrentLeaderEpoch, parts[at].params.LastFetchedEpoch = fp.CurrentLeaderEpoch, fp.LastFetchedEpoch
+				parts[at].Params.FetchOffset, parts[at].Params.MaxBytes = fp.FetchOffset, int(fp.PartitionMaxBytes)
+				parts[at].Params.CurrentLeaderEpoch, parts[at].Params.LastFetchedEpoch = fp.CurrentLeaderEpoch, fp.LastFetchedEpoch
 				if fp.PartitionMaxBytes < 0 {
-					parts[at].p, parts[at].resp.ErrorCode = nil, kerr.InvalidRequest.Code
+					parts[at].P, parts[at].Resp.ErrorCode = nil, kerr.InvalidRequest.Code
 				}
 				continue
 			}
@@ -120,13 +109,13 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 			rt.Partitions = append(rt.Partitions, kmsg.NewFetchResponseTopicPartition())
 			rp := &rt.Partitions[len(rt.Partitions)-1]
 			rp.Partition, rp.HighWatermark = fp.Partition, -1
-			part := fetchPart{resp: rp, params: partition.FetchParams{
+			part := partition.FetchPart{Resp: rp, Params: partition.FetchParams{
 				ReplicaID: replicaID, ReplicaEpoch: replicaEpoch, FetchOffset: fp.FetchOffset,
 				CurrentLeaderEpoch: fp.CurrentLeaderEpoch, LastFetchedEpoch: fp.LastFetchedEpoch,
 				MaxBytes: int(fp.PartitionMaxBytes), Isolation: isolation,
 			}}
 			if replicaID >= 0 {
-				part.params.Isolation = partition.IsolationLogEnd
+				part.Params.Isolation = partition.IsolationLogEnd
 			}
 			switch {
 			case replicaID >= 0 && !member:
@@ -136,7 +125,7 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 			case fp.PartitionMaxBytes < 0:
 				rp.ErrorCode = kerr.InvalidRequest.Code
 			default:
-				part.p, rp.ErrorCode = rm.replicaFor(topic, r.Version >= 13, fp.Partition)
+				part.P, rp.ErrorCode = rm.replicaFor(topic, r.Version >= 13, fp.Partition)
 			}
 			parts = append(parts, part)
 		}
@@ -153,15 +142,15 @@ func (rm *ReplicaManager) fetch(r *kmsg.FetchRequest, member bool, send func(kms
 	var waits []partition.FetchWait
 	var keys []*partition.Partition
 	for _, part := range parts {
-		if part.p == nil {
+		if part.P == nil {
 			continue
 		}
-		keys = append(keys, part.p)
-		if !part.throttled {
+		keys = append(keys, part.P)
+		if !part.Throttled {
 			// A throttled partition's bytes do not count toward MinBytes
 			// (Kafka's DelayedFetch), so its fetch waits out MaxWait
 			// instead of coming back empty at once.
-			waits = append(waits, partition.FetchWait{Partition: part.p, Params: part.params, LeaderEpoch: part.p.LeaderEpoch()})
+			waits = append(waits, partition.FetchWait{Partition: part.P, Params: part.Params, LeaderEpoch: part.P.LeaderEpoch()})
 		}
 	}
 	if len(keys) == 0 {
@@ -197,71 +186,26 @@ func (rm *ReplicaManager) fetchMaxBytes(replicaID, asked int32) int {
 	return max(n, 0)
 }
 
-// readFetch reads every partition of a fetch into its answer as Kafka's
-// ReplicaManager.readFromLog does: each partition gets at most its own
-// PartitionMaxBytes and what is left of maxBytes, and until one returned
-// records the first batch comes whole however large (minOneMessage);
-// after that a partition whose first batch does not fit returns none. So
-// an answer holds at most maxBytes plus one batch. It returns the bytes
-// read and whether the fetch must be answered at once: an error or a
-// diverging log the fetcher must hear of. record says whether a
-// follower's fetch offset counts as its acknowledgement now, which it
-// does when the fetch arrives, not when it leaves purgatory.
-func (rm *ReplicaManager) readFetch(parts []fetchPart, maxBytes int, now time.Time, record bool) (total int, urgent bool) {
-	for i := range parts {
-		part := &parts[i]
-		rp, p := part.resp, part.p
-		if p == nil {
-			urgent = urgent || rp.ErrorCode != 0
-			continue
-		}
-		params := part.params
-		params.MaxBytes = min(params.MaxBytes, max(maxBytes-total, 0))
-		if total > 0 {
-			params.Fitting = true
-			if params.MaxBytes <= 0 {
-				// Full: the partition's positions, and no records.
-				rp.ErrorCode, rp.RecordBatches = 0, nil
-				rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = p.HighWatermark(), p.HighWatermark(), p.LogStartOffset()
-				continue
-			}
-		}
-		res, err := p.Read(params)
-		if err != nil {
-			rp.ErrorCode, rp.RecordBatches = partition.ErrorCode(err), nil
-			urgent = true
-			continue
-		}
-		rp.ErrorCode = 0
-		rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = res.HighWatermark, res.LastStableOffset, res.LogStartOffset
-		part.throttled = false
-		if params.ReplicaID >= 0 && len(res.Records) > 0 && rm.isLeaderThrottled(p) {
-			if rm.shouldLeaderThrottle(p, params.ReplicaID, now) {
-				// Kafka's readFromLog with shouldLeaderThrottle: the
-				// positions, no records.
-				res.Records, part.throttled = nil, true
-			} else {
-				rm.quotas.leader.Record(now, int64(len(res.Records)))
-			}
-		}
-		rp.RecordBatches = res.Records
-		total += len(res.Records)
-		if res.DivergingEpoch != nil {
-			rp.DivergingEpoch.Epoch, rp.DivergingEpoch.EndOffset = res.DivergingEpoch.Epoch, res.DivergingEpoch.EndOffset
-			urgent = true
-			continue
-		}
-		if params.ReplicaID >= 0 && record {
-			if err := rm.followerFetched(p, params, now); err != nil {
-				// Kafka's fetchRecords: a fetch the leader cannot record
-				// (a stale incarnation's) answers its error, no records.
-				total -= len(rp.RecordBatches)
-				rp.ErrorCode, rp.RecordBatches = partition.ErrorCode(err), nil
-				urgent = true
-			}
-		}
+// readFetch is partition.ReadFetch with this broker's leader quota and
+// its record of follower fetches.
+func (rm *ReplicaManager) readFetch(parts []partition.FetchPart, maxBytes int, now time.Time, record bool) (total int, urgent bool) {
+	return partition.ReadFetch(parts, maxBytes, now, record, partition.FetchHooks{
+		Throttle:        rm.leaderThrottle,
+		FollowerFetched: rm.followerFetched,
+	})
+}
+
+// leaderThrottle says whether the leader's replication quota holds back a
+// follower's read of n bytes of p, and counts them when it does not.
+func (rm *ReplicaManager) leaderThrottle(p *partition.Partition, replicaID int32, n int, now time.Time) bool {
+	if !rm.isLeaderThrottled(p) {
+		return false
 	}
-	return total, urgent
+	if rm.shouldLeaderThrottle(p, replicaID, now) {
+		return true
+	}
+	rm.quotas.leader.Record(now, int64(n))
+	return false
 }
 
 // followerFetched records a follower's fetch offset as its log end

@@ -35,13 +35,6 @@ func decode(resp kmsg.Response) kmsg.Response {
 	return out
 }
 
-// fetchPart is one partition of a Fetch, as the server keeps it.
-type fetchPart struct {
-	resp   *kmsg.FetchResponseTopicPartition
-	p      *partition.Partition
-	params partition.FetchParams
-}
-
 // handleFetch is the server's ReplicaManager.fetch for a replica's
 // sessionless Fetch: read each partition to the log end, record the
 // follower's fetch offset as its acknowledgement, and wait up to MaxWait
@@ -50,7 +43,7 @@ func (b *broker) handleFetch(r *kmsg.FetchRequest, respond func(kmsg.Response)) 
 	now := b.s.now()
 	resp := kmsg.NewPtrFetchResponse()
 	resp.Version = r.Version
-	var parts []fetchPart
+	var parts []partition.FetchPart
 	resp.Topics = make([]kmsg.FetchResponseTopic, len(r.Topics))
 	for i, t := range r.Topics {
 		rt := &resp.Topics[i]
@@ -60,7 +53,7 @@ func (b *broker) handleFetch(r *kmsg.FetchRequest, respond func(kmsg.Response)) 
 			rt.Partitions = append(rt.Partitions, kmsg.NewFetchResponseTopicPartition())
 			rp := &rt.Partitions[len(rt.Partitions)-1]
 			rp.Partition, rp.HighWatermark = fp.Partition, -1
-			part := fetchPart{resp: rp, params: partition.FetchParams{
+			part := partition.FetchPart{Resp: rp, Params: partition.FetchParams{
 				ReplicaID: r.ReplicaState.ID, ReplicaEpoch: r.ReplicaState.Epoch, FetchOffset: fp.FetchOffset,
 				CurrentLeaderEpoch: fp.CurrentLeaderEpoch, LastFetchedEpoch: fp.LastFetchedEpoch,
 				MaxBytes: int(fp.PartitionMaxBytes), Isolation: partition.IsolationLogEnd,
@@ -68,7 +61,7 @@ func (b *broker) handleFetch(r *kmsg.FetchRequest, respond func(kmsg.Response)) 
 			if t.TopicID != b.s.cfg.TopicID || fp.Partition < 0 || fp.Partition >= b.s.cfg.Partitions {
 				rp.ErrorCode = kerr.UnknownTopicID.Code
 			} else {
-				part.p = b.hosts[fp.Partition].p
+				part.P = b.hosts[fp.Partition].p
 			}
 			parts = append(parts, part)
 		}
@@ -83,9 +76,9 @@ func (b *broker) handleFetch(r *kmsg.FetchRequest, respond func(kmsg.Response)) 
 	var waits []partition.FetchWait
 	var keys []*partition.Partition
 	for _, part := range parts {
-		if part.p != nil {
-			keys = append(keys, part.p)
-			waits = append(waits, partition.FetchWait{Partition: part.p, Params: part.params, LeaderEpoch: part.p.LeaderEpoch()})
+		if part.P != nil {
+			keys = append(keys, part.P)
+			waits = append(waits, partition.FetchWait{Partition: part.P, Params: part.Params, LeaderEpoch: part.P.LeaderEpoch()})
 		}
 	}
 	if len(keys) == 0 {
@@ -102,52 +95,10 @@ func (b *broker) handleFetch(r *kmsg.FetchRequest, respond func(kmsg.Response)) 
 	}
 }
 
-// readFetch is the server's readFetch without quotas: each partition gets
-// at most its own limit and what is left of maxBytes; an error or a
-// diverging log makes the answer urgent; a follower's fetch offset is
-// recorded (when record) as its log end.
-func (b *broker) readFetch(parts []fetchPart, maxBytes int, now time.Time, record bool) (total int, urgent bool) {
-	for i := range parts {
-		part := &parts[i]
-		rp, p := part.resp, part.p
-		if p == nil {
-			urgent = urgent || rp.ErrorCode != 0
-			continue
-		}
-		params := part.params
-		params.MaxBytes = min(params.MaxBytes, max(maxBytes-total, 0))
-		if total > 0 {
-			params.Fitting = true
-			if params.MaxBytes <= 0 {
-				rp.ErrorCode, rp.RecordBatches = 0, nil
-				rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = p.HighWatermark(), p.HighWatermark(), p.LogStartOffset()
-				continue
-			}
-		}
-		res, err := p.Read(params)
-		if err != nil {
-			rp.ErrorCode, rp.RecordBatches = partition.ErrorCode(err), nil
-			urgent = true
-			continue
-		}
-		rp.ErrorCode = 0
-		rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = res.HighWatermark, res.LastStableOffset, res.LogStartOffset
-		rp.RecordBatches = res.Records
-		total += len(res.Records)
-		if res.DivergingEpoch != nil {
-			rp.DivergingEpoch.Epoch, rp.DivergingEpoch.EndOffset = res.DivergingEpoch.Epoch, res.DivergingEpoch.EndOffset
-			urgent = true
-			continue
-		}
-		if params.ReplicaID >= 0 && record {
-			if err := b.followerFetched(p, params, now); err != nil {
-				total -= len(rp.RecordBatches)
-				rp.ErrorCode, rp.RecordBatches = partition.ErrorCode(err), nil
-				urgent = true
-			}
-		}
-	}
-	return total, urgent
+// readFetch is partition.ReadFetch as the server calls it, without the
+// replication quotas.
+func (b *broker) readFetch(parts []partition.FetchPart, maxBytes int, now time.Time, record bool) (total int, urgent bool) {
+	return partition.ReadFetch(parts, maxBytes, now, record, partition.FetchHooks{FollowerFetched: b.followerFetched})
 }
 
 // followerFetched records a follower's fetch offset: the high watermark
