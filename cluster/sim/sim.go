@@ -87,7 +87,7 @@ func Run(opts Options) (*Sim, error) {
 		Endpoints:             []int32{producer},
 		NoModelledISR:         true,
 	}
-	cfg := datasim.Config{Brokers: nil, Producer: producer, Topic: topic, Partitions: int32(1 + r.IntN(3)), Dir: opts.Dir,
+	cfg := datasim.Config{Producer: producer, Topic: topic, Partitions: int32(1 + r.IntN(3)), Dir: opts.Dir,
 		FlushPolicy: storage.FlushAlways, MinInsyncReplicas: 2}
 	if r.IntN(4) == 0 {
 		cfg.FlushPolicy = storage.FlushNever
