@@ -98,14 +98,11 @@ func (c *client) deleteTopic(name string, answered func(code int16)) {
 type TopicConfig struct{ Name, Value string }
 
 // CreateTopic has the first client ask for a topic, with configs;
-// answered reports the topic's error code, or NoAnswer when no controller
-// answered in time.
+// answered reports the topic's error code, or a negative one when no
+// controller answered in time.
 func (s *Sim) CreateTopic(name string, partitions int32, rf int16, answered func(code int16), configs ...TopicConfig) {
 	s.client.createTopic(name, partitions, rf, answered, configs...)
 }
-
-// NoAnswer is the code CreateTopic reports when no controller answered.
-const NoAnswer = noAnswer
 
 // noAnswer is the code answered reports when no controller answered.
 const noAnswer int16 = -1000

@@ -12,8 +12,9 @@ import (
 // DataPlane runs beside the brokers' lifecycles: their replicas, as the
 // whole-cluster simulation (package cluster/sim) attaches them. metasim
 // tells it each broker's starts and stops, registrations and published
-// images; with one attached, the partition leaders' ISR changes are its
-// own (AlterPartition), no longer metasim's modelled ones.
+// images. Its partition leaders send their own ISR changes
+// (AlterPartition), so a run that attaches one turns metasim's modelled
+// changes off from the start (Options.NoModelledISR).
 type DataPlane interface {
 	// BrokerStarted: a broker's new incarnation runs.
 	BrokerStarted(id int32)
@@ -26,8 +27,8 @@ type DataPlane interface {
 	BrokerImage(id int32, img *image.MetadataImage)
 }
 
-// AttachDataPlane attaches dp and tells it of every running broker. From
-// then on the brokers propose no modelled ISR changes.
+// AttachDataPlane attaches dp and tells it of every running broker: its
+// start, its registration and its loader's image.
 func (s *Sim) AttachDataPlane(dp DataPlane) {
 	s.dp = dp
 	for i := range s.opts.Brokers {
