@@ -40,6 +40,3 @@ func (s *Sim) Final() error {
 }
 
 func (s *Sim) final() { s.inv.final() }
-
-// Acknowledged is how many acks=all batches were acknowledged.
-func (s *Sim) Acknowledged() int { return s.inv.ackedCount() }
