@@ -15,6 +15,10 @@ const (
 	MaxBrokers     = 99
 	// FirstBrokerID is the ID of the first broker; broker i has FirstBrokerID+i-1.
 	FirstBrokerID = 101
+	// SimControllers and SimBrokers are the shape of a simulated
+	// playground, the whole-cluster simulation's.
+	SimControllers = 3
+	SimBrokers     = 3
 )
 
 // Mode is where a playground's metadata comes from.
@@ -63,6 +67,11 @@ type Config struct {
 	// means a fresh temporary folder that Engine.Close removes; a folder the
 	// user named is kept.
 	DataDir string
+	// Sim runs the cluster under the seeded simulator (kraftlab up
+	// --sim): every part on one simulated network and clock, a function
+	// of Seed and the actions.
+	Sim  bool
+	Seed uint64
 	// Logger, if set, receives every node's server log (Kafka's
 	// server.log), each line with its node's ID; nil discards it.
 	Logger *slog.Logger
@@ -104,6 +113,8 @@ func NewConfigMode(mode Mode, controllers, brokers int, profile ProfileName, ove
 func (c Config) Validate() error {
 	if c.Mode == ModeZK {
 		switch {
+		case c.Sim:
+			return fmt.Errorf("--sim runs KRaft only; leave out --mode zk")
 		case c.Controllers != 0:
 			return fmt.Errorf("zk mode has no KRaft controllers (its controller is a broker elected through ZooKeeper); leave out --controllers")
 		case c.Brokers < 1 || c.Brokers > MaxBrokers:
@@ -113,6 +124,9 @@ func (c Config) Validate() error {
 	}
 	if c.Mode != "" && c.Mode != ModeKRaft {
 		return fmt.Errorf("unknown mode %q", c.Mode)
+	}
+	if c.Sim && (c.Controllers != SimControllers || c.Brokers != SimBrokers) {
+		return fmt.Errorf("--sim runs %d controllers and %d brokers, got %d and %d", SimControllers, SimBrokers, c.Controllers, c.Brokers)
 	}
 	if c.Controllers < 1 || c.Controllers > MaxControllers {
 		return fmt.Errorf("controllers must be between 1 and %d, got %d", MaxControllers, c.Controllers)

@@ -163,6 +163,13 @@ func (e *Events) Publish(ev Event) Event {
 	return ev
 }
 
+// SetClock makes now stamp the events published without a time from now on.
+func (e *Events) SetClock(now func() time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.now = now
+}
+
 // Close ends the stream: readers get what is left, then ErrEventsClosed.
 func (e *Events) Close() {
 	e.mu.Lock()

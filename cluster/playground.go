@@ -116,6 +116,10 @@ type Action struct {
 	// Until makes step deliver the matching held messages one at a time,
 	// oldest first, until this condition (as wait takes it) holds.
 	Until string `json:"until,omitempty"`
+	// Step and Branch are where rewind goes: the step of the branch (0:
+	// the current one).
+	Step   int `json:"step,omitempty"`
+	Branch int `json:"branch,omitempty"`
 	// Observer makes add-controller only start the new controller, as an
 	// observer, and leave adding it to the voters to
 	// kafka-metadata-quorum add-controller.
@@ -147,6 +151,15 @@ func (a Action) String() string {
 		return "controllers remove " + a.Node.String()
 	case ActUpgradeKRaftVersion:
 		return "controllers upgrade"
+	case ActRun:
+		return fmt.Sprintf("wait %s --timeout %v", a.Until, ms(a.AdvanceMs))
+	case ActRewind:
+		if a.Branch > 0 {
+			return fmt.Sprintf("rewind %d --branch %d", a.Step, a.Branch)
+		}
+		return fmt.Sprintf("rewind %d", a.Step)
+	case ActHistory:
+		return "history --log"
 	}
 	s := string(a.Kind)
 	for _, r := range []condition.NodeRef{a.Node, a.Peer} {
@@ -195,6 +208,12 @@ type Result struct {
 	// Messages are the held messages messages listed, step delivered or
 	// drop lost.
 	Messages []view.Message `json:"messages,omitempty"`
+	// Held says whether run's condition held, and RanMs how much
+	// simulated time it ran.
+	Held  bool  `json:"held,omitempty"`
+	RanMs int64 `json:"ranMs,omitempty"`
+	// Log is history's event log.
+	Log []Event `json:"log,omitempty"`
 }
 
 // More errors an action can wrap.
@@ -264,7 +283,13 @@ func OpenWith(ctx context.Context, cfg Config, start StartFunc) (*Playground, er
 		events.Close()
 		return nil, fmt.Errorf("start playground: %w", err)
 	}
-	return &Playground{cfg: cfg, engine: e, events: events, now: time.Now, settings: settingsByKey(cfg.Settings)}, nil
+	p := &Playground{cfg: cfg, engine: e, events: events, now: time.Now, settings: settingsByKey(cfg.Settings)}
+	if s, ok := e.(Simulator); ok {
+		// Every time a simulated playground shows is simulated time.
+		p.now = s.Now
+		events.SetClock(s.Now)
+	}
+	return p, nil
 }
 
 // settingsByKey spells every setting as --set takes it.
@@ -361,6 +386,9 @@ func (p *Playground) Do(ctx context.Context, a Action) (Result, error) {
 		return Result{}, ErrClosed
 	}
 	res, err := p.do(ctx, a)
+	if s, ok := p.engine.(Simulator); ok {
+		s.KeepBaseline(p.baseline.Load())
+	}
 	if err != nil {
 		p.events.Publish(Event{Kind: EventActionError, Message: fmt.Sprintf("%s: %v", a, err)})
 		return Result{}, err
@@ -418,7 +446,16 @@ func (p *Playground) do(ctx context.Context, a Action) (Result, error) {
 	case ActReassign:
 		return p.doReassign(ctx, &v, a)
 	case ActClock:
+		if s, ok := p.engine.(Simulator); ok {
+			return p.doSimClock(s, a)
+		}
 		return p.doClock(a)
+	case ActRun:
+		return p.doRun(a)
+	case ActRewind:
+		return p.doRewind(a)
+	case ActHistory:
+		return p.doHistory()
 	case ActMark:
 		return p.doMark(&v, a)
 	case ActMessages, ActStep, ActDrop:

@@ -74,36 +74,42 @@ func (e *engine) View() view.View {
 // view maps a node's quorum status onto the playground's view.Node.
 func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 	nv := view.Node{
-		ID:                     n.id,
-		Kind:                   n.kind,
-		Listener:               n.srv.Addr(),
-		State:                  nodeState(st.State),
-		Error:                  st.Err,
-		SnapshotError:          st.SnapshotError,
-		Epoch:                  st.Epoch,
-		LeaderID:               st.LeaderID,
-		VotedID:                st.VotedID,
-		LogEndOffset:           st.LogEndOffset,
-		HighWatermark:          st.HighWatermark,
-		LogStartOffset:         st.LogStartOffset,
-		Truncations:            st.Truncations,
-		SnapshotsLoaded:        st.SnapshotsLoaded,
-		FetchDeadlineTimestamp: unixMilli(st.FetchDeadline),
-		Refusals:               refusals(st),
-		Strangers:              strangers(t),
-		RPC:                    rpcStats(t.RequestsReceived, t.ResponsesSent),
-		DiskDelayMs:            n.disk.Delay().Milliseconds(),
-		KRaftVersion:           int16(st.KRaftVersion),
+		ID:              n.id,
+		Kind:            n.kind,
+		Listener:        n.srv.Addr(),
+		State:           nodeState(st.State),
+		Error:           st.Err,
+		SnapshotError:   st.SnapshotError,
+		Truncations:     st.Truncations,
+		SnapshotsLoaded: st.SnapshotsLoaded,
+		Refusals:        refusals(st),
+		Strangers:       strangers(t),
+		RPC:             rpcStats(t.RequestsReceived, t.ResponsesSent),
+		DiskDelayMs:     n.disk.Delay().Milliseconds(),
 	}
-	if st.KRaftVersion >= raft.KRaftVersion1 {
-		nv.Voters = slices.Clone(st.Voters)
-	}
+	fillRaft(&nv, st.Status, n.voter(st))
 	if r, ok := n.srv.Restarting(); ok {
 		nv.Restart = &view.Restart{Attempts: r.Attempts, NextTimestamp: r.Next.UnixMilli(), LastError: r.LastError}
 	}
 	if nv.Live() {
-		nv.Role = roleName(st.Role, n.voter(st))
 		nv.Metadata = metadataView(n.srv.Loader())
+	}
+	return nv
+}
+
+// fillRaft fills what a node's raft status says of it: where it stands
+// in the quorum, its log, and while it leads its replica table. nv's
+// State is set already; a node that does not run gets no Role.
+func fillRaft(nv *view.Node, st raft.Status, voter bool) {
+	nv.Epoch, nv.LeaderID, nv.VotedID = st.Epoch, st.LeaderID, st.VotedID
+	nv.LogEndOffset, nv.HighWatermark, nv.LogStartOffset = st.LogEndOffset, st.HighWatermark, st.LogStartOffset
+	nv.FetchDeadlineTimestamp = unixMilli(st.FetchDeadline)
+	nv.KRaftVersion = int16(st.KRaftVersion)
+	if st.KRaftVersion >= raft.KRaftVersion1 {
+		nv.Voters = slices.Clone(st.Voters)
+	}
+	if nv.Live() {
+		nv.Role = roleName(st.Role, voter)
 	}
 	if st.HasSnapshot {
 		id := st.LatestSnapshot
@@ -124,7 +130,6 @@ func (n *engineNode) view(st quorum.Status, t wire.NodeTraffic) view.Node {
 			})
 		}
 	}
-	return nv
 }
 
 // directoryID prints a directory id as Kafka does, "" for the zero one.

@@ -62,6 +62,40 @@ func (s *Sim) Transcript() []string { return s.ms.Transcript() }
 // Trace is the tail of the trace, the quorum's messages included.
 func (s *Sim) Trace() []string { return s.ms.Trace() }
 
+// Shape is what a run draws from its seed, and a playground picks.
+type Shape struct {
+	Replication            raft.Replication
+	EligibleLeaderReplicas bool
+	AutoLeaderRebalance    bool
+	SessionTimeout         time.Duration
+	HeartbeatInterval      time.Duration
+	// Partitions is the producer's topic's partition count.
+	Partitions        int32
+	FlushPolicy       storage.FlushPolicy
+	MinInsyncReplicas int
+}
+
+// draw picks a run's shape.
+func draw(r *rand.Rand) Shape {
+	sh := Shape{
+		Replication:            []raft.Replication{raft.Pull, raft.Push}[r.IntN(2)],
+		EligibleLeaderReplicas: r.IntN(2) == 0,
+		AutoLeaderRebalance:    r.IntN(2) == 0,
+		SessionTimeout:         time.Duration(3000+r.IntN(3000)) * time.Millisecond,
+		HeartbeatInterval:      time.Duration(200+r.IntN(600)) * time.Millisecond,
+		Partitions:             int32(1 + r.IntN(3)),
+		FlushPolicy:            storage.FlushAlways,
+		MinInsyncReplicas:      2,
+	}
+	if r.IntN(4) == 0 {
+		sh.FlushPolicy = storage.FlushNever
+	}
+	if r.IntN(4) == 0 {
+		sh.MinInsyncReplicas = 1
+	}
+	return sh
+}
+
 // Run runs one seed: the cluster starts, the topic is created, and the
 // producer writes while the clients churn other topics and faults come;
 // then everything heals, and the cluster must settle with every
@@ -72,29 +106,64 @@ func Run(opts Options) (*Sim, error) {
 		opts.Faults = 12
 	}
 	r := rand.New(rand.NewPCG(opts.Seed, 0x636c7573))
+	s, err := Start(opts, draw(r), nil)
+	if s == nil || err != nil {
+		return s, err
+	}
+	ms, dp := s.ms, s.dp
+	defer dp.Close()
+
+	ms.StartWorkload(r)
+	if err := ms.RunFor(5 * time.Second); err != nil {
+		return s, err
+	}
+	for range opts.Faults {
+		ms.RandomFault(r)
+		if err := ms.RunFor(time.Duration(500+r.IntN(4500)) * time.Millisecond); err != nil {
+			return s, err
+		}
+	}
+	ms.StopWorkload()
+	dp.Quiet()
+	if err := ms.HealAndSettle(60 * time.Second); err != nil {
+		return s, err
+	}
+	if err := ms.RunUntil(dp.Settled, 60*time.Second); err != nil {
+		return s, fmt.Errorf("liveness after healing: the topic's ISRs never filled: %w", err)
+	}
+	// The followers fetch what they lack within a few fetches.
+	if err := ms.RunFor(5 * time.Second); err != nil {
+		return s, err
+	}
+	return s, dp.Final()
+}
+
+// Start builds the cluster of shape sh and runs it until every broker is
+// registered and the producer's topic is created and led, with the data
+// plane on the brokers; the producer then writes. tune, if set, adjusts
+// metasim's options first (a playground listens to the raft events). The
+// caller closes the data plane (Close).
+func Start(opts Options, sh Shape, tune func(*metasim.Options)) (*Sim, error) {
 	mo := metasim.Options{
 		Seed:                   opts.Seed,
 		Brokers:                3,
-		Replication:            []raft.Replication{raft.Pull, raft.Push}[r.IntN(2)],
-		EligibleLeaderReplicas: r.IntN(2) == 0,
+		Replication:            sh.Replication,
+		EligibleLeaderReplicas: sh.EligibleLeaderReplicas,
 		// Unclean elections may lose acknowledged records by design: the
 		// data plane's invariants hold only without them.
 		UncleanLeaderElection: false,
-		AutoLeaderRebalance:   r.IntN(2) == 0,
-		SessionTimeout:        time.Duration(3000+r.IntN(3000)) * time.Millisecond,
-		HeartbeatInterval:     time.Duration(200+r.IntN(600)) * time.Millisecond,
+		AutoLeaderRebalance:   sh.AutoLeaderRebalance,
+		SessionTimeout:        sh.SessionTimeout,
+		HeartbeatInterval:     sh.HeartbeatInterval,
 		TraceLines:            opts.TraceLines,
 		Endpoints:             []int32{producer},
 		NoModelledISR:         true,
 	}
-	cfg := datasim.Config{Producer: producer, Topic: topic, Partitions: int32(1 + r.IntN(3)), Dir: opts.Dir,
-		FlushPolicy: storage.FlushAlways, MinInsyncReplicas: 2}
-	if r.IntN(4) == 0 {
-		cfg.FlushPolicy = storage.FlushNever
+	if tune != nil {
+		tune(&mo)
 	}
-	if r.IntN(4) == 0 {
-		cfg.MinInsyncReplicas = 1
-	}
+	cfg := datasim.Config{Producer: producer, Topic: topic, Partitions: sh.Partitions, Dir: opts.Dir,
+		FlushPolicy: sh.FlushPolicy, MinInsyncReplicas: sh.MinInsyncReplicas}
 	s := &Sim{}
 	mo.Check = func() error {
 		if s.dp == nil {
@@ -122,32 +191,15 @@ func Run(opts Options) (*Sim, error) {
 	}
 	s.dp = dp
 	ms.AttachDataPlane(&brokers{dp: dp, topicID: id, parts: cfg.Partitions})
-	defer dp.Close()
-
-	ms.StartWorkload(r)
-	if err := ms.RunFor(5 * time.Second); err != nil {
-		return s, err
-	}
-	for range opts.Faults {
-		ms.RandomFault(r)
-		if err := ms.RunFor(time.Duration(500+r.IntN(4500)) * time.Millisecond); err != nil {
-			return s, err
-		}
-	}
-	ms.StopWorkload()
-	dp.Quiet()
-	if err := ms.HealAndSettle(60 * time.Second); err != nil {
-		return s, err
-	}
-	if err := ms.RunUntil(dp.Settled, 60*time.Second); err != nil {
-		return s, fmt.Errorf("liveness after healing: the topic's ISRs never filled: %w", err)
-	}
-	// The followers fetch what they lack within a few fetches.
-	if err := ms.RunFor(5 * time.Second); err != nil {
-		return s, err
-	}
-	return s, dp.Final()
+	return s, nil
 }
+
+// Meta is the metadata layer's simulation: the controllers, the brokers'
+// lifecycles and loaders, the quorum underneath.
+func (s *Sim) Meta() *metasim.Sim { return s.ms }
+
+// Data is the brokers' data plane.
+func (s *Sim) Data() *datasim.Sim { return s.dp }
 
 // createTopic runs until every broker is registered and unfenced, then
 // creates the producer's topic on all of them with its

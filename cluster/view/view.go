@@ -75,6 +75,9 @@ type View struct {
 	// that are not the playground's nodes, such as a real Kafka broker
 	// that joined its controllers; by ID.
 	ExternalBrokers []ExternalBroker `json:"externalBrokers,omitempty"`
+	// Sim is set when the playground runs under the seeded simulator
+	// (kraftlab up --sim); nil otherwise.
+	Sim *Sim `json:"sim,omitempty"`
 	// Attached is set when the view is of a real Kafka cluster kraftlab
 	// reads over the wire (kraftlab tui --bootstrap-server), not of a
 	// playground; nil otherwise.

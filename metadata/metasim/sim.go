@@ -23,6 +23,9 @@ type Options struct {
 	Brokers int
 	// Replication is the metadata quorum's replication mode.
 	Replication raft.Replication
+	// Raft is the quorum's configuration (its timeouts); the zero value
+	// is raftsim's, Kafka's simulation test's.
+	Raft raft.Config
 	// SessionTimeout is broker.session.timeout.ms; 0 means 3s.
 	SessionTimeout time.Duration
 	// HeartbeatInterval is broker.heartbeat.interval.ms; 0 means 500ms.
@@ -52,6 +55,10 @@ type Options struct {
 	// NoModelledISR turns off the partition leaders' modelled ISR
 	// changes, for a data plane to be attached (AttachDataPlane).
 	NoModelledISR bool
+	// OnRaftEvent, if set, hears every change each node's raft state
+	// machine reports (raft.Node.TakeEvents), as the playground's event
+	// log tells them.
+	OnRaftEvent func(id int32, ev raft.Event, st raft.Status)
 }
 
 // Addresses on the simulated network: controllers 1-3 (the voters),
@@ -108,6 +115,7 @@ func New(opts Options) (*Sim, error) {
 		Voters:         controllers,
 		Observers:      opts.Brokers,
 		Replication:    opts.Replication,
+		Config:         opts.Raft,
 		AppendInterval: -1,
 		WireCheck:      true,
 		TraceLines:     opts.TraceLines,
@@ -320,6 +328,14 @@ func (m *member) tick() {
 // was posted to it, and appends whose leadership ended fail, as
 // quorum.Node fails them.
 func (s *Sim) afterStep(id int32, n *raft.Node) {
+	if s.opts.OnRaftEvent != nil {
+		if evs := n.TakeEvents(); len(evs) > 0 {
+			st := n.Status()
+			for _, ev := range evs {
+				s.opts.OnRaftEvent(id, ev, st)
+			}
+		}
+	}
 	if s.rc == nil {
 		return // still building: the first ticks step the controllers
 	}

@@ -69,6 +69,7 @@ func (c *Cluster) Send(from, to int32, id uint64, deliver func()) {
 		return
 	}
 	if l.down || (l.drop > 0 && c.rng.Float64() < l.drop) {
+		l.dropped++
 		c.recordFast('d', from, id)
 		return
 	}

@@ -19,6 +19,8 @@ type link struct {
 	drop         float64 // probability a message is lost
 	minDelay     time.Duration
 	maxDelay     time.Duration
+	// dropped counts the messages the link's faults lost.
+	dropped int64
 }
 
 type network struct {
@@ -62,6 +64,7 @@ func (n *network) send(c *Cluster, m raft.Message) {
 		return
 	}
 	if l.down || (l.dropRequests && m.Request != nil) || (l.drop > 0 && c.rng.Float64() < l.drop) {
+		l.dropped++
 		c.recordFast('D', m.From, m.ID)
 		return
 	}
@@ -194,8 +197,38 @@ func (c *Cluster) DropRequests(from int32, to ...int32) {
 func (c *Cluster) Heal() {
 	c.record("heal")
 	for _, l := range c.net.links {
-		*l = link{minDelay: defaultMinDelay, maxDelay: defaultMaxDelay}
+		*l = link{minDelay: defaultMinDelay, maxDelay: defaultMaxDelay, dropped: l.dropped}
 	}
+}
+
+// LinkFault is what SetLink makes of a directed link: cut, lossy, slow.
+type LinkFault struct {
+	Down bool
+	// Loss is the probability that a message is lost.
+	Loss float64
+	// Delay is added to the network's own, plus a uniform extra of up to
+	// Jitter, which may reorder messages.
+	Delay, Jitter time.Duration
+}
+
+// SetLink replaces the faults of the link from one address to another.
+func (c *Cluster) SetLink(from, to int32, f LinkFault) {
+	l := c.net.link(from, to)
+	if l == nil {
+		return
+	}
+	c.record("link %d -> %d: down %v loss %.2f delay %v jitter %v", from, to, f.Down, f.Loss, f.Delay, f.Jitter)
+	*l = link{down: f.Down, drop: f.Loss, minDelay: defaultMinDelay + f.Delay, maxDelay: defaultMaxDelay + f.Delay + f.Jitter, dropped: l.dropped}
+}
+
+// Link returns the faults SetLink last gave the link from one address to
+// another, and how many messages its faults lost so far.
+func (c *Cluster) Link(from, to int32) (f LinkFault, dropped int64) {
+	l := c.net.link(from, to)
+	if l == nil {
+		return LinkFault{}, 0
+	}
+	return LinkFault{Down: l.down, Loss: l.drop, Delay: l.minDelay - defaultMinDelay, Jitter: max(0, l.maxDelay-l.minDelay-(defaultMaxDelay-defaultMinDelay))}, l.dropped
 }
 
 // Degrade makes every link lose messages with probability drop and delay

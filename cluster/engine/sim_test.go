@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/kraftlab/kraftlab/cluster"
+	"github.com/kraftlab/kraftlab/cluster/condition"
+)
+
+// openSim starts a simulated playground of seed on the fast profile.
+func openSim(t *testing.T, seed uint64) *cluster.Playground {
+	t.Helper()
+	cfg, err := cluster.NewConfig(cluster.SimControllers, cluster.SimBrokers, cluster.ProfileFast, nil, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Sim, cfg.Seed = true, seed
+	p, err := OpenSim(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// simDo performs an action line's action and fails the test on an error.
+func simDo(t *testing.T, p *cluster.Playground, a cluster.Action) cluster.Result {
+	t.Helper()
+	res, err := p.Do(context.Background(), a)
+	if err != nil {
+		for _, ev := range p.EventStream().Since(0) {
+			t.Log(ev)
+		}
+		t.Fatalf("%s: %v", a, err)
+	}
+	return res
+}
+
+// simWait runs simulated time until cond holds, failing the test if it
+// does not within limit.
+func simWait(t *testing.T, p *cluster.Playground, cond string, limit time.Duration) cluster.Result {
+	t.Helper()
+	res := simDo(t, p, cluster.Action{Kind: cluster.ActRun, Until: cond, AdvanceMs: limit.Milliseconds()})
+	if !res.Held {
+		t.Fatalf("wait %s: still false after %v of simulated time; saw %s", cond, limit, res.Message)
+	}
+	return res
+}
+
+func node(id int32) condition.NodeRef { return condition.NodeID(id) }
+
+// simScript is a failover the tests take a run through, one step a call.
+var simScript = []func(t *testing.T, p *cluster.Playground){
+	func(t *testing.T, p *cluster.Playground) { simWait(t, p, "leader", 30*time.Second) },
+	func(t *testing.T, p *cluster.Playground) {
+		simDo(t, p, cluster.Action{Kind: cluster.ActKill, Node: condition.LeaderRef()})
+	},
+	func(t *testing.T, p *cluster.Playground) { simWait(t, p, "new-leader", 30*time.Second) },
+	func(t *testing.T, p *cluster.Playground) {
+		simDo(t, p, cluster.Action{Kind: cluster.ActStart, Node: mustRef("old-leader")})
+	},
+	func(t *testing.T, p *cluster.Playground) {
+		simDo(t, p, cluster.Action{Kind: cluster.ActStop, Node: node(101)})
+	},
+	func(t *testing.T, p *cluster.Playground) {
+		simDo(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockAdvance, AdvanceMs: 2000})
+	},
+	func(t *testing.T, p *cluster.Playground) {
+		simDo(t, p, cluster.Action{Kind: cluster.ActStart, Node: node(101)})
+	},
+	func(t *testing.T, p *cluster.Playground) { simWait(t, p, "caught-up", 60*time.Second) },
+}
+
+func simLog(t *testing.T, p *cluster.Playground) []cluster.Event {
+	t.Helper()
+	return simDo(t, p, cluster.Action{Kind: cluster.ActHistory}).Log
+}
+
+func TestSimSameSeedSameLog(t *testing.T) {
+	var logs [2][]cluster.Event
+	for i := range logs {
+		p := openSim(t, 7)
+		for _, step := range simScript {
+			step(t, p)
+		}
+		logs[i] = simLog(t, p)
+	}
+	if len(logs[0]) < 10 {
+		t.Fatalf("the run logged only %d events: %v", len(logs[0]), logs[0])
+	}
+	if !slices.Equal(logs[0], logs[1]) {
+		t.Fatalf("seed 7 ran twice gave two logs:\n%v\n%v", logs[0], logs[1])
+	}
+	for _, ev := range logs[0] {
+		t.Log(ev)
+	}
+}
+
+func mustRef(s string) condition.NodeRef {
+	r, err := condition.ParseNodeRef(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func TestSimRewindAndRepeatGivesTheSameLog(t *testing.T) {
+	p := openSim(t, 7)
+	for _, step := range simScript {
+		step(t, p)
+	}
+	want := simLog(t, p)
+	v := p.View()
+	// The first wait holds at once, which takes no step.
+	steps := len(simScript) - 1
+	if v.Sim == nil || v.Sim.Branch != 1 || v.Sim.Step != steps {
+		t.Fatalf("after the script the run stands at %+v, want step %d of branch 1", v.Sim, steps)
+	}
+	// Back to step 2 (the leader killed and a new one elected), then the
+	// same actions again: a second branch, which must log what the
+	// first did.
+	const k = 2
+	simDo(t, p, cluster.Action{Kind: cluster.ActRewind, Step: k})
+	if v := p.View(); v.Sim.Step != k || v.Sim.Branch != 1 {
+		t.Fatalf("after rewind %d the run stands at step %d of branch %d", k, v.Sim.Step, v.Sim.Branch)
+	}
+	if got := simLog(t, p); !slices.Equal(got, want[:len(got)]) {
+		t.Fatalf("the log replayed to step %d is no prefix of the run's:\n%v\nwant a prefix of\n%v", k, got, want)
+	}
+	for _, step := range simScript[k+1:] {
+		step(t, p)
+	}
+	if got := simLog(t, p); !slices.Equal(got, want) {
+		t.Fatalf("repeating the actions after rewind %d logged:\n%v\nwant\n%v", k, got, want)
+	}
+	v = p.View()
+	if len(v.Sim.Branches) != 2 || v.Sim.Branch != 2 || v.Sim.Branches[1].Parent != 1 || v.Sim.Branches[1].Fork != k {
+		t.Fatalf("history after the repeat: %+v, want branch 2 leaving branch 1 at step %d", v.Sim, k)
+	}
+	// A different action at step 2 makes a third branch, another run.
+	simDo(t, p, cluster.Action{Kind: cluster.ActRewind, Step: k, Branch: 1})
+	simDo(t, p, cluster.Action{Kind: cluster.ActKill, Node: node(102)})
+	if v := p.View(); len(v.Sim.Branches) != 3 || v.Sim.Branch != 3 {
+		t.Fatalf("a new action after a rewind left the history at %+v, want a third branch", v.Sim)
+	}
+	// And branch 1's end is the first run again.
+	simDo(t, p, cluster.Action{Kind: cluster.ActRewind, Step: steps, Branch: 1})
+	if got := simLog(t, p); !slices.Equal(got, want) {
+		t.Fatalf("branch 1 replayed to its end logged:\n%v\nwant\n%v", got, want)
+	}
+}
