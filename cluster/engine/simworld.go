@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/cluster/view"
 	csim "github.com/kraftlab/kraftlab/cluster/sim"
+	"github.com/kraftlab/kraftlab/cluster/view"
 	"github.com/kraftlab/kraftlab/metadata/metasim"
 	"github.com/kraftlab/kraftlab/replication/quorum"
 	"github.com/kraftlab/kraftlab/replication/raft"
@@ -81,12 +81,12 @@ func newSimWorld(cfg cluster.Config, dir string, now *atomic.Int64, publish func
 // simTopicPartitions is how many partitions the producer's topic has.
 const simTopicPartitions = 2
 
-func (w *simWorld) meta() *metasim.Sim        { return w.s.Meta() }
-func (w *simWorld) quorum() *raftsim.Cluster  { return w.s.Meta().Cluster() }
-func (w *simWorld) clock() time.Time          { return w.quorum().Now() }
-func (w *simWorld) elapsed() time.Duration    { return w.clock().Sub(raftsim.Start) }
-func (w *simWorld) running(id int32) bool     { return w.quorum().Running(id) }
-func (w *simWorld) tick()                     { w.now.Store(w.clock().UnixNano()) }
+func (w *simWorld) meta() *metasim.Sim       { return w.s.Meta() }
+func (w *simWorld) quorum() *raftsim.Cluster { return w.s.Meta().Cluster() }
+func (w *simWorld) clock() time.Time         { return w.quorum().Now() }
+func (w *simWorld) elapsed() time.Duration   { return w.clock().Sub(raftsim.Start) }
+func (w *simWorld) running(id int32) bool    { return w.quorum().Running(id) }
+func (w *simWorld) tick()                    { w.now.Store(w.clock().UnixNano()) }
 func (w *simWorld) status(id int32) raft.Status {
 	st, _ := w.quorum().Status(id)
 	return st
