@@ -108,7 +108,7 @@ Exit codes: 0 ok, 1 a wait or expect did not hold, 2 usage or connection error.`
 	add("look", newStatusCommand(e), newNodesCommand(e), newBrokersCommand(e), newFetchersCommand(e), newTopicsCommand(e), newGroupsCommand(e), newMetadataCommand(e), newMetricsCommand(e), newEventsCommand(e))
 	add("break", newNodeActionCommands(e)...)
 	add("break", newControllersCommand(e), newResignCommand(e), newElectLeadersCommand(e), newReassignCommand(e), newPartitionCommand(e), newHealCommand(e), newLinkCommand(e), newDiskCommand(e))
-	add("break", newClockCommand(e), newMessagesCommand(e), newStepCommand(e), newDropCommand(e))
+	add("break", newClockCommand(e), newMessagesCommand(e), newStepCommand(e), newDropCommand(e), newRewindCommand(e), newHistoryCommand(e))
 	add("check", newWaitCommand(e, false), newWaitCommand(e, true), newMarkCommand(e))
 	add("teach", newTeachCommands(e)...)
 	add("teach", newLessonCommand(e))

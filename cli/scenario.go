@@ -378,6 +378,7 @@ func scenarioConfig(e *env, s *scenario.Script, profile string, sets []string) (
 		if err := cmd.ParseFlags(s.Up.Args[1:]); err != nil {
 			return cluster.Config{}, err
 		}
+		o.controllersSet, o.seedSet = cmd.Flags().Changed("controllers"), cmd.Flags().Changed("seed")
 	}
 	switch {
 	case profile != "":

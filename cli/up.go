@@ -37,6 +37,10 @@ type upOptions struct {
 	dataDir        string
 	logFile        string
 	headless       bool
+	// sim is --sim, seed --seed; seedSet says --seed was given.
+	sim     bool
+	seed    uint64
+	seedSet bool
 }
 
 func (o *upOptions) config() (cluster.Config, error) {
@@ -58,9 +62,21 @@ func (o *upOptions) config() (cluster.Config, error) {
 		}
 		controllers = 0
 	}
+	if o.seedSet && !o.sim {
+		return cluster.Config{}, errors.New("--seed seeds the simulator: give --sim with it")
+	}
+	if o.sim && mode == cluster.ModeZK {
+		return cluster.Config{}, errors.New("--sim runs KRaft only; leave out --mode zk")
+	}
 	cfg, err := cluster.NewConfigMode(mode, controllers, o.brokers, cluster.ProfileName(o.profile), sets, o.dataDir)
 	if err != nil {
 		return cluster.Config{}, err
+	}
+	if o.sim {
+		cfg.Sim, cfg.Seed = true, o.seed
+		if err := cfg.Validate(); err != nil {
+			return cluster.Config{}, err
+		}
 	}
 	return cfg, nil
 }
@@ -140,10 +156,13 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 	f.BoolVar(&o.headless, "headless", false, "run without the TUI, printing events, until Ctrl-C, SIGTERM or kraftlab down (a closed output does not stop it)")
 	cmd.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(cluster.ProfileNames(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("set", completeSettings)
+	f.BoolVar(&o.sim, "sim", false, "run every part of the cluster under the seeded simulator: one simulated network and clock, time moving only with wait, clock advance or the screen's space key, and a history to rewind (kraftlab history, kraftlab rewind); 3 controllers and 3 brokers")
+	f.Uint64Var(&o.seed, "seed", 1, "the simulator's seed (with --sim): the same seed and the same actions give the same run")
 	cmd.RegisterFlagCompletionFunc("quorum", cobra.FixedCompletions(quorumModes, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{string(cluster.ModeKRaft), string(cluster.ModeZK)}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		o.controllersSet = cmd.Flags().Changed("controllers")
+		o.seedSet = cmd.Flags().Changed("seed")
 		if len(args) > 0 {
 			return usagef("up takes no arguments, got %q; e.g.: kraftlab up --controllers 3 --brokers 0", strings.Join(args, " "))
 		}
@@ -349,6 +368,9 @@ func writeBanner(w io.Writer, p *playground) {
 	var controllers, brokers, bootstrap []string
 	for _, n := range v.Nodes {
 		addr := fmt.Sprintf("%d=%s", n.ID, n.Listener)
+		if cfg.Sim {
+			addr = fmt.Sprintf("%d (%s)", n.ID, n.Kind)
+		}
 		if n.Kind == view.KindController {
 			controllers = append(controllers, addr)
 		} else {
@@ -364,13 +386,19 @@ func writeBanner(w io.Writer, p *playground) {
 		}
 	}
 	zk := v.ZooKeeper != nil
-	if zk {
+	switch {
+	case cfg.Sim:
+		item("simulated", strings.Fields(fmt.Sprintf("seed %d: every part on one simulated network and clock, no sockets; time moves only with wait, clock advance, or clock resume (space on the screen); the same seed and actions give the same run", cfg.Seed)), " ")
+		item("nodes", append(controllers, brokers...), "  ")
+		item("quorum", []string{quorumWords(cfg)}, "")
+		item("topic", strings.Fields("datasim: written by the simulated producer, replicated by the brokers' fetchers"), " ")
+	case zk:
 		item("mode", []string{"zk:", "Kafka", "3.9's", "controller,", "a", "broker", "elected", "through", "ZooKeeper", "at", v.ZooKeeper.Addr}, " ")
-	} else {
+	default:
 		item("controllers", controllers, "  ")
 		item("quorum", []string{quorumWords(cfg)}, "")
 	}
-	if len(brokers) > 0 {
+	if len(brokers) > 0 && !cfg.Sim {
 		item("brokers", brokers, "  ")
 		// The bootstrap servers of users' own Kafka tools: a few are
 		// enough, as a client learns the rest from Metadata.
@@ -401,8 +429,11 @@ func writeBanner(w io.Writer, p *playground) {
 	k := self
 	fmt.Fprintf(w, "%s:\n", where)
 	hints := []string{"status", "kill leader", "wait new-leader"}
-	if zk {
+	switch {
+	case zk:
 		hints = []string{"status", "kill controller", "topics describe"}
+	case cfg.Sim:
+		hints = []string{"wait leader", "kill leader", "wait new-leader", "history", "rewind 1"}
 	}
 	for _, c := range hints {
 		fmt.Fprintf(w, "  %s %s%s\n", k, c, fl)

@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/cluster/control"
 )
 
 // pollInterval is how often wait looks at the status: a few times per
@@ -73,6 +75,13 @@ saying what it saw, if the condition does not hold.`
 		defer src.Close()
 		start := time.Now()
 		ctx := cmd.Context()
+		if !expect {
+			if pg, ok := src.(playgroundSource); ok {
+				if v, err := src.status(ctx); err == nil && v.Sim != nil {
+					return simWait(cmd, pg.c, cond, timeout)
+				}
+			}
+		}
 		var deadline <-chan time.Time
 		if !expect {
 			t := time.NewTimer(timeout)
@@ -112,6 +121,21 @@ saying what it saw, if the condition does not hold.`
 		}
 	}
 	return cmd
+}
+
+// simWait is wait on a simulated playground: simulated time runs until
+// the condition holds, or for --timeout of it, as fast as the CPU goes.
+func simWait(cmd *cobra.Command, c *control.Client, cond condition.Condition, timeout time.Duration) error {
+	res, err := c.Do(cmd.Context(), cluster.Action{Kind: cluster.ActRun, Until: cond.String(), AdvanceMs: timeout.Milliseconds()})
+	if err != nil {
+		return apiError(c, err)
+	}
+	out := checkResult{Condition: cond.String(), OK: res.Held, Saw: res.Message, ElapsedMs: res.RanMs}
+	if out.OK && !wantJSON(cmd) {
+		fmt.Fprintf(cmd.OutOrStdout(), "ok: %s (after %s of simulated time)\n", out.Saw, fmtDuration(time.Duration(out.ElapsedMs)*time.Millisecond))
+		return nil
+	}
+	return report(cmd, "wait", out, timeout)
 }
 
 // report prints the outcome of wait or expect; a false condition is exit 1.

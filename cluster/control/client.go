@@ -163,6 +163,12 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	case cluster.ActMessages, cluster.ActStep, cluster.ActDrop:
 		path = messagePath(a.Kind)
 		body = messageBodyOf(a)
+	case cluster.ActRun:
+		path, body = "/v1/sim/run", runBody{Until: a.Until, LimitMs: a.AdvanceMs}
+	case cluster.ActRewind:
+		path, body = "/v1/sim/rewind", rewindBody{Step: a.Step, Branch: a.Branch}
+	case cluster.ActHistory:
+		path = "/v1/sim/history"
 	default:
 		return res, fmt.Errorf("unknown action %q", a.Kind)
 	}

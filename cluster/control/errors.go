@@ -31,6 +31,7 @@ var errorKinds = []struct {
 	{condition.ErrNoCoordinator, "no-coordinator", http.StatusConflict},
 	{cluster.ErrClosed, "closed", http.StatusServiceUnavailable},
 	{cluster.ErrRefused, "refused", http.StatusConflict},
+	{cluster.ErrNotSimulated, "not-simulated", http.StatusConflict},
 }
 
 func statusOf(err error) int {

@@ -121,6 +121,9 @@ func (s *Server) Handler() http.Handler {
 		act := messageAction(kind)
 		routes[route] = func(w http.ResponseWriter, r *http.Request) { act(s, w, r) }
 	}
+	routes[routeRun] = s.run
+	routes[routeRewind] = s.rewind
+	routes[routeHistory] = s.history
 	routes[routeMetadata] = s.metadata
 	routes[routeMetadataLog] = s.metadataLog
 	routes[routeTrace] = s.trace

@@ -70,8 +70,12 @@ type engine struct {
 	closeErr  error
 }
 
-// Open starts a playground on the real engine.
+// Open starts a playground on the real engine, or with cfg.Sim under the
+// seeded simulator (OpenSim).
 func Open(ctx context.Context, cfg cluster.Config) (*cluster.Playground, error) {
+	if cfg.Sim {
+		return OpenSim(ctx, cfg)
+	}
 	return cluster.OpenWith(ctx, cfg, Start)
 }
 

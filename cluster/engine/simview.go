@@ -7,6 +7,7 @@ import (
 	"github.com/kraftlab/kraftlab/metadata/image"
 	"github.com/kraftlab/kraftlab/metadata/metasim"
 	"github.com/kraftlab/kraftlab/replication/raft/raftsim"
+	"github.com/kraftlab/kraftlab/server"
 )
 
 // View implements cluster.Engine: the simulated cluster between two
@@ -125,6 +126,31 @@ func (w *simWorld) metadataViews(v *view.View) {
 		}
 	}
 	v.Topics = topicViews(committed, brokers)
+	dataPlaneViews(v, w.replicaStats())
+}
+
+// replicaStats is what each running broker's replicas and fetchers
+// hold, as the server's ReplicaManager reports it.
+func (w *simWorld) replicaStats() map[int32]server.ReplicaManagerStats {
+	out := map[int32]server.ReplicaManagerStats{}
+	for _, id := range w.meta().BrokerIDs() {
+		rs := w.s.Data().Replicas(id)
+		if rs == nil {
+			continue
+		}
+		st := server.ReplicaManagerStats{Fetchers: w.s.Data().Fetchers(id)}
+		for _, r := range rs {
+			ps := r.P.State()
+			st.Partitions = append(st.Partitions, server.ReplicaStats{
+				Topic: r.Topic, Partition: r.Partition, Role: ps.Role, LeaderID: ps.LeaderID,
+				LeaderEpoch: ps.LeaderEpoch, PartitionEpoch: ps.PartitionEpoch, Replicas: ps.Replicas, ISR: ps.ISR,
+				HighWatermark: ps.HighWatermark, LogStartOffset: ps.LogStartOffset, LogEndOffset: ps.LogEndOffset,
+				Followers: ps.Followers,
+			})
+		}
+		out[id] = st
+	}
+	return out
 }
 
 // brokerView is a broker's place in the metadata.

@@ -32,6 +32,8 @@ type Config struct {
 	// from, for the applied record's lag and the events' times; nil is
 	// the wall clock.
 	Clock *clock.Clock
+	// Now, if set, is read in place of Clock: a simulation's time.
+	Now func() time.Time
 }
 
 // Loader is Kafka's MetadataLoader: the quorum.Listener of one incarnation
@@ -104,7 +106,7 @@ func (l *Loader) Metrics() Metrics {
 	m := l.metrics
 	l.mu.Unlock()
 	if m.LastAppliedRecordTimestamp >= 0 {
-		m.LastAppliedRecordLagMs = max(l.cfg.Clock.Now().UnixMilli()-m.LastAppliedRecordTimestamp, 0)
+		m.LastAppliedRecordLagMs = max(l.now().UnixMilli()-m.LastAppliedRecordTimestamp, 0)
 	}
 	return m
 }
@@ -306,6 +308,14 @@ func (l *Loader) emit(e Event) {
 	if l.cfg.OnEvent == nil {
 		return
 	}
-	e.Time, e.Node = l.cfg.Clock.Now(), l.cfg.NodeID
+	e.Time, e.Node = l.now(), l.cfg.NodeID
 	l.cfg.OnEvent(e)
+}
+
+// now is the time the loader goes by.
+func (l *Loader) now() time.Time {
+	if l.cfg.Now != nil {
+		return l.cfg.Now()
+	}
+	return l.cfg.Clock.Now()
 }

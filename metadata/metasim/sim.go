@@ -279,7 +279,7 @@ func (s *Sim) newMember(id int32, inc int) raft.Listener {
 	if id >= firstBroker {
 		pubs = append(pubs, s.brokerPublisher(id))
 	}
-	m.loader = loader.New(loader.Config{NodeID: id, Publishers: pubs})
+	m.loader = loader.New(loader.Config{NodeID: id, Publishers: pubs, Now: s.now})
 	s.members[id] = m
 	if s.rc != nil {
 		m.begin()
