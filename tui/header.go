@@ -67,6 +67,10 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 		add(9, st.Paused.Render(" PAUSED: the cluster runs on, the screen is frozen "))
 	}
 	switch {
+	case v.Sim != nil && v.Clock.Paused:
+		add(9, st.Paused.Render(fmt.Sprintf(" SIMULATED seed %d, step %d of branch %d: time waits; space runs it ", v.Sim.Seed, v.Sim.Step, v.Sim.Branch)))
+	case v.Sim != nil:
+		add(9, st.Paused.Render(fmt.Sprintf(" SIMULATED seed %d, branch %d: time runs ", v.Sim.Seed, v.Sim.Branch)))
 	case v.Clock.Paused:
 		add(9, st.Paused.Render(" CLOCK PAUSED: no timer fires, messages wait at the links "))
 	case v.Clock.Slow > 1:
