@@ -84,15 +84,7 @@ func (e *engine) zkMetadataViews(v *view.View) {
 
 // brokerView is broker n's place in the metadata.
 func brokerView(n *engineNode, nv *view.Node, hwm int64, committed *image.MetadataImage, heartbeats []controller.BrokerHeartbeatState) *view.Broker {
-	b := &view.Broker{BrokerEpoch: -1, MetadataLag: -1, LastHeartbeatTimestamp: -1}
-	if reg := committed.Cluster().Broker(n.id); reg != nil {
-		b.Registered, b.Fenced, b.InControlledShutdown, b.BrokerEpoch = true, reg.Fenced, reg.InControlledShutdown, reg.Epoch
-	}
-	for _, h := range heartbeats {
-		if h.ID == n.id && !h.LastHeartbeat.IsZero() {
-			b.LastHeartbeatTimestamp = h.LastHeartbeat.UnixMilli()
-		}
-	}
+	b := committedBroker(n.id, committed, heartbeats)
 	if !nv.Live() {
 		return b
 	}
@@ -102,11 +94,33 @@ func brokerView(n *engineNode, nv *view.Node, hwm int64, committed *image.Metada
 			b.BrokerEpoch = epoch
 		}
 	}
-	if nv.Metadata != nil && hwm >= 0 {
-		// The high watermark is the offset after the last committed one.
-		b.MetadataLag = max(0, hwm-1-nv.Metadata.LastAppliedRecordOffset)
+	b.MetadataLag = metadataLag(nv, hwm)
+	return b
+}
+
+// committedBroker is what the committed metadata and the active
+// controller's heartbeats say of broker id.
+func committedBroker(id int32, committed *image.MetadataImage, heartbeats []controller.BrokerHeartbeatState) *view.Broker {
+	b := &view.Broker{BrokerEpoch: -1, MetadataLag: -1, LastHeartbeatTimestamp: -1}
+	if reg := committed.Cluster().Broker(id); reg != nil {
+		b.Registered, b.Fenced, b.InControlledShutdown, b.BrokerEpoch = true, reg.Fenced, reg.InControlledShutdown, reg.Epoch
+	}
+	for _, h := range heartbeats {
+		if h.ID == id && !h.LastHeartbeat.IsZero() {
+			b.LastHeartbeatTimestamp = h.LastHeartbeat.UnixMilli()
+		}
 	}
 	return b
+}
+
+// metadataLag is how far a running broker's loader is behind the
+// highest high watermark, -1 when unknown.
+func metadataLag(nv *view.Node, hwm int64) int64 {
+	if nv.Metadata == nil || hwm < 0 {
+		return -1
+	}
+	// The high watermark is the offset after the last committed one.
+	return max(0, hwm-1-nv.Metadata.LastAppliedRecordOffset)
 }
 
 // externalBrokers are the brokers img registers that are not playground

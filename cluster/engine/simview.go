@@ -155,15 +155,7 @@ func (w *simWorld) replicaStats() map[int32]server.ReplicaManagerStats {
 
 // brokerView is a broker's place in the metadata.
 func (w *simWorld) brokerView(nv *view.Node, hwm int64, committed *image.MetadataImage, heartbeats []controller.BrokerHeartbeatState) *view.Broker {
-	b := &view.Broker{BrokerEpoch: -1, MetadataLag: -1, LastHeartbeatTimestamp: -1, Fetchers: []view.FetcherThread{}}
-	if reg := committed.Cluster().Broker(nv.ID); reg != nil {
-		b.Registered, b.Fenced, b.InControlledShutdown, b.BrokerEpoch = true, reg.Fenced, reg.InControlledShutdown, reg.Epoch
-	}
-	for _, h := range heartbeats {
-		if h.ID == nv.ID && !h.LastHeartbeat.IsZero() {
-			b.LastHeartbeatTimestamp = h.LastHeartbeat.UnixMilli()
-		}
-	}
+	b := committedBroker(nv.ID, committed, heartbeats)
 	if !nv.Live() {
 		return b
 	}
@@ -173,9 +165,7 @@ func (w *simWorld) brokerView(nv *view.Node, hwm int64, committed *image.Metadat
 			b.BrokerEpoch = l.Epoch
 		}
 	}
-	if nv.Metadata != nil && hwm >= 0 {
-		b.MetadataLag = max(0, hwm-1-nv.Metadata.LastAppliedRecordOffset)
-	}
+	b.MetadataLag = metadataLag(nv, hwm)
 	return b
 }
 
