@@ -154,6 +154,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Pause):
 		return m.pauseKey()
+	case key.Matches(msg, k.Back):
+		return m.simStepKey(-1)
+	case key.Matches(msg, k.Forward):
+		return m.simStepKey(+1)
 	case key.Matches(msg, k.Step):
 		return m.stepKey()
 	case key.Matches(msg, k.Messages):
@@ -566,4 +570,28 @@ func (m *Model) pauseKey() tea.Cmd {
 		op = cluster.ClockResume
 	}
 	return m.act(cluster.Action{Kind: cluster.ActClock, Clock: op})
+}
+
+// simStepKey moves a simulated run a step back (a rewind) or forward:
+// along its branch while steps follow, else by simTick of simulated time,
+// a step of its own.
+func (m *Model) simStepKey(dir int) tea.Cmd {
+	s := m.view.Sim
+	if s == nil {
+		return nil
+	}
+	steps := 0
+	for _, b := range s.Branches {
+		if b.ID == s.Branch {
+			steps = len(b.Steps)
+		}
+	}
+	switch {
+	case dir < 0 && s.Step == 0:
+		m.refuse("the run is at its start: nothing before step 0")
+		return nil
+	case dir < 0 || s.Step < steps:
+		return m.act(cluster.Action{Kind: cluster.ActRewind, Step: s.Step + dir})
+	}
+	return m.act(cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockAdvance, AdvanceMs: simTick.Milliseconds()})
 }

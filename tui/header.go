@@ -68,9 +68,11 @@ func (h headerModel) view(st *Styles, v *view.View, paused bool, w int) block {
 	}
 	switch {
 	case v.Sim != nil && v.Clock.Paused:
-		add(9, st.Paused.Render(fmt.Sprintf(" SIMULATED seed %d, step %d of branch %d: time waits; space runs it ", v.Sim.Seed, v.Sim.Step, v.Sim.Branch)))
+		add(9, st.Paused.Render(fmt.Sprintf(" SIMULATED seed %d: time waits; space runs it, , . step ", v.Sim.Seed)))
+		add(8, item("run", simSlider(v.Sim)))
 	case v.Sim != nil:
-		add(9, st.Paused.Render(fmt.Sprintf(" SIMULATED seed %d, branch %d: time runs ", v.Sim.Seed, v.Sim.Branch)))
+		add(9, st.Paused.Render(fmt.Sprintf(" SIMULATED seed %d: time runs ", v.Sim.Seed)))
+		add(8, item("run", simSlider(v.Sim)))
 	case v.Clock.Paused:
 		add(9, st.Paused.Render(" CLOCK PAUSED: no timer fires, messages wait at the links "))
 	case v.Clock.Slow > 1:

@@ -43,7 +43,16 @@ type KeyMap struct {
 
 	// Pick mode: choosing the second node of a link action.
 	PickPrev, PickNext, Confirm, Cancel key.Binding
+
+	// A simulated run's keys (kraftlab up --sim), enabled only on one:
+	// , rewinds it a step, . goes a step forward along its branch, or at
+	// the branch's end runs simTick of simulated time.
+	Back, Forward key.Binding
 }
+
+// simTick is how much simulated time . runs at the end of a branch: a
+// few fetch rounds of the fast profile.
+const simTick = 100 * time.Millisecond
 
 // The background load the load key starts, and the topic-load key on a
 // topic.
@@ -119,6 +128,9 @@ func DefaultKeyMap() KeyMap {
 		LessonUp:   b("{", "lesson text up", "{"),
 		LessonDown: b("}", "lesson text down", "}"),
 
+		Back:    key.NewBinding(key.WithKeys(","), key.WithHelp(",", "step back (rewind)"), key.WithDisabled()),
+		Forward: key.NewBinding(key.WithKeys("."), key.WithHelp(".", fmt.Sprintf("step forward, or +%v", simTick)), key.WithDisabled()),
+
 		PickPrev: b("←/k", "previous node", "left", "up", "k", "h"),
 		PickNext: b("→/j", "next node", "right", "down", "j", "l"),
 		Confirm:  b("enter", "confirm", "enter"),
@@ -153,7 +165,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	voters := pair(k.AddVoter, k.RemoveVoter, "+ -", "add/remove a voter…")
 	voters.SetEnabled(k.AddVoter.Enabled())
 	groups := [][]key.Binding{
-		{pair(k.Up, k.Down, "↑↓/kj", "select"), k.Leader, voters, k.Pane, k.Pause, k.Step, k.Messages},
+		{pair(k.Up, k.Down, "↑↓/kj", "select"), k.Leader, voters, k.Pane, k.Pause, k.Step, k.Messages, k.Back, k.Forward},
 		{k.Kill, k.Start, k.Stop, k.Resign, k.Snapshot, k.Wipe, k.SlowDisk},
 		{k.Partition, k.Isolate, k.Heal, k.HealAll, k.Link, k.Diagram, k.Groups},
 		{k.Load, k.TopicLoad, k.Topic, k.Elect, k.Election, k.Command},

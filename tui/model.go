@@ -266,6 +266,8 @@ func (m *Model) apply(v view.View, evs []cluster.Event) {
 	first := !m.hasView
 	wasPaused := m.view.Clock.Paused
 	m.view, m.hasView = v, true
+	m.keys.Back.SetEnabled(v.Sim != nil && v.Attached == nil)
+	m.keys.Forward.SetEnabled(v.Sim != nil && v.Attached == nil)
 	m.queue.sync(&m.view)
 	if wasPaused != v.Clock.Paused {
 		m.clockChanged(wasPaused, v.Clock.Paused)

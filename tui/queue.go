@@ -144,6 +144,10 @@ func (m *Model) focusQueue() {
 // stepKey answers n: deliver the oldest held message, through the same
 // step action as kraftlab step.
 func (m *Model) stepKey() tea.Cmd {
+	if m.view.Sim != nil {
+		// A simulated run holds no message: n steps the run instead.
+		return m.simStepKey(+1)
+	}
 	if msg, ok := m.stepRefusal(); !ok {
 		m.status.set(levelWarn, msg)
 		return nil
@@ -265,6 +269,9 @@ func (q queueKeys) FullHelp() [][]key.Binding { return [][]key.Binding{q.ShortHe
 // queueView renders the pane in w cells and at most h lines: a title, a
 // line that says what the keys do, then one line a message.
 func (m *Model) queueView(st *Styles, v *view.View, w, h int) block {
+	if v.Sim != nil {
+		return historyView(st, v.Sim, w, h)
+	}
 	q := m.queue
 	ms := v.Messages
 	title := fmt.Sprintf("Held messages: %d, oldest first", v.HeldMessages)
