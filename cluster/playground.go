@@ -117,9 +117,12 @@ type Action struct {
 	// oldest first, until this condition (as wait takes it) holds.
 	Until string `json:"until,omitempty"`
 	// Step and Branch are where rewind goes: the step of the branch (0:
-	// the current one).
+	// the current one); with By instead, that many steps from where the
+	// run stands on its branch (negative: back), as the screen's keys
+	// step, without reading a view that may be a poll old.
 	Step   int `json:"step,omitempty"`
 	Branch int `json:"branch,omitempty"`
+	By     int `json:"by,omitempty"`
 	// Observer makes add-controller only start the new controller, as an
 	// observer, and leave adding it to the voters to
 	// kafka-metadata-quorum add-controller.
@@ -154,6 +157,9 @@ func (a Action) String() string {
 	case ActRun:
 		return fmt.Sprintf("wait %s --timeout %v", a.Until, ms(a.AdvanceMs))
 	case ActRewind:
+		if a.By != 0 {
+			return fmt.Sprintf("rewind --by %d", a.By)
+		}
 		if a.Branch > 0 {
 			return fmt.Sprintf("rewind %d --branch %d", a.Step, a.Branch)
 		}

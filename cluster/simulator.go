@@ -64,6 +64,9 @@ type Simulator interface {
 	// (0: the current branch) and says what it did; baseline is the
 	// playground's baseline as it stood after that step.
 	Rewind(branch, step int) (msg string, baseline *view.Baseline, err error)
+	// Position is where the run stands: its branch, the steps of it
+	// applied, and the steps the branch has.
+	Position() (branch, step, steps int)
 	// KeepBaseline notes the playground's baseline as it stands after the
 	// latest step, for Rewind to give back.
 	KeepBaseline(b *view.Baseline)
@@ -120,8 +123,18 @@ func (p *Playground) doRewind(a Action) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if a.Step < 0 || a.Branch < 0 {
-		return Result{}, Errorf(ErrBadAction, "rewind takes a step and a branch of 0 or more")
+	if a.Step < 0 || a.Branch < 0 || (a.By != 0 && (a.Step != 0 || a.Branch != 0)) {
+		return Result{}, Errorf(ErrBadAction, "rewind takes a step and a branch of 0 or more, or a number of steps to go by")
+	}
+	if a.By != 0 {
+		_, step, steps := s.Position()
+		a.Step = step + a.By
+		switch {
+		case a.Step < 0:
+			return Result{}, Errorf(ErrNodeState, "the run stands at step %d: there are not %d steps before it", step, -a.By)
+		case a.Step > steps:
+			return Result{}, Errorf(ErrNodeState, "the run stands at step %d of %d: there are not %d steps after it", step, steps, a.By)
+		}
 	}
 	msg, baseline, err := s.Rewind(a.Branch, a.Step)
 	if err != nil {

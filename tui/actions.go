@@ -591,7 +591,9 @@ func (m *Model) simStepKey(dir int) tea.Cmd {
 		m.refuse("the run is at its start: nothing before step 0")
 		return nil
 	case dir < 0 || s.Step < steps:
-		return m.act(cluster.Action{Kind: cluster.ActRewind, Step: s.Step + dir})
+		// By, not a step number: keys pressed faster than the polls
+		// each move one step.
+		return m.act(cluster.Action{Kind: cluster.ActRewind, By: dir})
 	}
 	return m.act(cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockAdvance, AdvanceMs: simTick.Milliseconds()})
 }

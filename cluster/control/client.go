@@ -166,7 +166,7 @@ func (c *Client) Do(ctx context.Context, a cluster.Action) (cluster.Result, erro
 	case cluster.ActRun:
 		path, body = "/v1/sim/run", runBody{Until: a.Until, LimitMs: a.AdvanceMs}
 	case cluster.ActRewind:
-		path, body = "/v1/sim/rewind", rewindBody{Step: a.Step, Branch: a.Branch}
+		path, body = "/v1/sim/rewind", rewindBody{Step: a.Step, Branch: a.Branch, By: a.By}
 	case cluster.ActHistory:
 		path = "/v1/sim/history"
 	default:

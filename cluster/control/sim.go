@@ -27,9 +27,10 @@ const runWant = `{"until": "CONDITION", "limitMs": MS}`
 type rewindBody struct {
 	Step   int `json:"step"`
 	Branch int `json:"branch,omitempty"`
+	By     int `json:"by,omitempty"`
 }
 
-const rewindWant = `{"step": N, "branch": B}`
+const rewindWant = `{"step": N, "branch": B} or {"by": N}`
 
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	var body runBody
@@ -46,7 +47,7 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	s.act(w, r, cluster.Action{Kind: cluster.ActRewind, Step: body.Step, Branch: body.Branch})
+	s.act(w, r, cluster.Action{Kind: cluster.ActRewind, Step: body.Step, Branch: body.Branch, By: body.By})
 }
 
 func (s *Server) history(w http.ResponseWriter, r *http.Request) {

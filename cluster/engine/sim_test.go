@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/replication/raft/raftsim"
 )
 
 // openSim starts a simulated playground of seed on the fast profile.
@@ -152,3 +154,30 @@ func TestSimRewindAndRepeatGivesTheSameLog(t *testing.T) {
 		t.Fatalf("branch 1 replayed to its end logged:\n%v\nwant\n%v", got, want)
 	}
 }
+
+// rewind --by moves from where the run stands, so that keys pressed
+// faster than the screen's polls each move a step; it refuses to move
+// past either end of the branch.
+func TestSimRewindByStepsFromWhereTheRunStands(t *testing.T) {
+	p := openSim(t, 3)
+	for _, d := range []int64{100, 200, 300} {
+		simDo(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockAdvance, AdvanceMs: d})
+	}
+	simDo(t, p, cluster.Action{Kind: cluster.ActRewind, By: -1})
+	simDo(t, p, cluster.Action{Kind: cluster.ActRewind, By: -1})
+	if v := p.View(); v.Sim.Step != 1 || len(v.Sim.Branches) != 1 {
+		t.Fatalf("two steps back from step 3: %+v", v.Sim)
+	}
+	if _, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActRewind, By: -2}); !errors.Is(err, cluster.ErrNodeState) {
+		t.Errorf("two steps back from step 1: %v, want a refusal", err)
+	}
+	if _, err := p.Do(context.Background(), cluster.Action{Kind: cluster.ActRewind, By: 3}); !errors.Is(err, cluster.ErrNodeState) {
+		t.Errorf("three steps forward from step 1 of 3: %v, want a refusal", err)
+	}
+	simDo(t, p, cluster.Action{Kind: cluster.ActRewind, By: 2})
+	if v := p.View(); v.Sim.Step != 3 || v.Timestamp-raftsimStartMs() != 600+v.Sim.Branches[0].Steps[0].AtMs {
+		t.Fatalf("two steps forward to the branch's end: %+v at %d", v.Sim, v.Timestamp)
+	}
+}
+
+func raftsimStartMs() int64 { return raftsim.Start.UnixMilli() }

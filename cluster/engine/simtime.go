@@ -167,6 +167,13 @@ func (e *simEngine) Rewind(branch, step int) (string, *view.Baseline, error) {
 	return msg, baseline, nil
 }
 
+// Position implements cluster.Simulator.
+func (e *simEngine) Position() (branch, step, steps int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.hist.cur.id, e.w.steps, len(e.hist.cur.steps)
+}
+
 // KeepBaseline implements cluster.Simulator.
 func (e *simEngine) KeepBaseline(b *view.Baseline) {
 	e.mu.Lock()
