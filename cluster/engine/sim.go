@@ -138,15 +138,17 @@ func notSimulated(what string) error {
 	return cluster.Errorf(cluster.ErrBadAction, "%s is not simulated: kraftlab up --sim runs the quorum, the controllers, the brokers' metadata and their replication of one topic; start a playground without --sim for it", what)
 }
 
-func (e *simEngine) node(w *simWorld, id int32) error {
+// knownNode refuses an id that names no node of the simulated cluster.
+func knownNode(id int32) error {
 	if id < 1 || (id > cluster.SimControllers && (id < cluster.FirstBrokerID || id >= cluster.FirstBrokerID+cluster.SimBrokers)) {
 		return cluster.Errorf(cluster.ErrBadAction, "no node %d", id)
 	}
 	return nil
 }
 
-func (e *simEngine) runningNode(w *simWorld, id int32) error {
-	if err := e.node(w, id); err != nil {
+// runningNode refuses an id that names no running node.
+func runningNode(w *simWorld, id int32) error {
+	if err := knownNode(id); err != nil {
 		return err
 	}
 	if !w.running(id) {
@@ -157,7 +159,7 @@ func (e *simEngine) runningNode(w *simWorld, id int32) error {
 
 // Kill implements cluster.Engine.
 func (e *simEngine) Kill(id int32) error {
-	return e.act(fmt.Sprintf("kill %d", id), func(w *simWorld) error { return e.runningNode(w, id) }, func(w *simWorld) error {
+	return e.act(fmt.Sprintf("kill %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
 		w.meta().Kill(id)
 		w.down[id] = view.StateKilled
 		return nil
@@ -168,7 +170,7 @@ func (e *simEngine) Kill(id int32) error {
 // what its log had flushed.
 func (e *simEngine) Start(_ context.Context, id int32) error {
 	return e.act(fmt.Sprintf("start %d", id), func(w *simWorld) error {
-		if err := e.node(w, id); err != nil {
+		if err := knownNode(id); err != nil {
 			return err
 		}
 		if w.running(id) {
@@ -191,7 +193,7 @@ const simStopLimit = time.Minute
 // resigns first); a broker asks the active controller for a controlled
 // shutdown first, as Kafka's BrokerLifecycleManager does.
 func (e *simEngine) Stop(_ context.Context, id int32) error {
-	return e.act(fmt.Sprintf("stop %d", id), func(w *simWorld) error { return e.runningNode(w, id) }, func(w *simWorld) error {
+	return e.act(fmt.Sprintf("stop %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
 		if id >= cluster.FirstBrokerID {
 			w.meta().ControlledShutdown(id)
 		} else {
@@ -210,7 +212,7 @@ func (e *simEngine) Stop(_ context.Context, id int32) error {
 
 // Resign implements cluster.Engine.
 func (e *simEngine) Resign(_ context.Context, id int32) error {
-	return e.act(fmt.Sprintf("resign %d", id), func(w *simWorld) error { return e.runningNode(w, id) }, func(w *simWorld) error {
+	return e.act(fmt.Sprintf("resign %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
 		w.meta().Resign(id)
 		return nil
 	})
@@ -225,10 +227,10 @@ func (e *simEngine) SetLinks(changes []cluster.LinkChange) error {
 	}
 	return e.act(line, func(w *simWorld) error {
 		for _, c := range changes {
-			if err := e.node(w, c.From); err != nil {
+			if err := knownNode(c.From); err != nil {
 				return err
 			}
-			if err := e.node(w, c.To); err != nil {
+			if err := knownNode(c.To); err != nil {
 				return err
 			}
 		}
@@ -255,7 +257,7 @@ func linkWords(f view.LinkFault) string {
 // Snapshot implements cluster.Engine.
 func (e *simEngine) Snapshot(_ context.Context, id int32) (view.SnapshotID, error) {
 	var sid view.SnapshotID
-	err := e.act(fmt.Sprintf("snapshot %d", id), func(w *simWorld) error { return e.runningNode(w, id) }, func(w *simWorld) error {
+	err := e.act(fmt.Sprintf("snapshot %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
 		if !w.meta().Snapshot(id) {
 			st := w.status(id)
 			return cluster.Errorf(cluster.ErrNodeState, "node %d has nothing new to snapshot: its log starts at %d and it applied up to %d", id, st.LogStartOffset, st.AppliedOffset)
@@ -308,7 +310,7 @@ func (e *simEngine) CreateTopic(_ context.Context, spec cluster.TopicSpec) error
 func (e *simEngine) MetadataImage(id int32) (*image.MetadataImage, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.runningNode(e.w, id); err != nil {
+	if err := runningNode(e.w, id); err != nil {
 		return nil, err
 	}
 	return e.w.meta().Image(id), nil
