@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -83,12 +84,24 @@ func simLog(t *testing.T, p *cluster.Playground) []cluster.Event {
 
 func TestSimSameSeedSameLog(t *testing.T) {
 	var logs [2][]cluster.Event
+	var views [2][]byte
 	for i := range logs {
 		p := openSim(t, 7)
 		for _, step := range simScript {
 			step(t, p)
+			// The first run is watched often, the second never: a view
+			// reads, it does not change the run.
+			for range 5 * (1 - i) {
+				p.View()
+			}
 		}
 		logs[i] = simLog(t, p)
+		v := p.View()
+		v.DataDir = "" // the test's own folder
+		views[i], _ = json.Marshal(v)
+	}
+	if string(views[0]) != string(views[1]) {
+		t.Errorf("seed 7 ran twice, watched and not, ends in two views:\n%s\n%s", views[0], views[1])
 	}
 	if len(logs[0]) < 10 {
 		t.Fatalf("the run logged only %d events: %v", len(logs[0]), logs[0])
