@@ -26,8 +26,10 @@ func TestLessonEndToEndInTmux(t *testing.T) {
 	cmd := fmt.Sprintf("env KRAFTLAB_HOME=%s %s lesson 1 --profile fast; echo \"[kraftlab exited $?]\"; sleep 600", dir, bin)
 	p.run("new-session", "-d", "-s", "e2e", "-x", "80", "-y", "24", cmd)
 
-	screen := p.waitFor("the lesson panel or an error", func(s string) bool {
-		return strings.Contains(s, "Lesson · step 1 of 18 · Pull replication") || strings.Contains(s, "[kraftlab exited")
+	// The whole first step, not only the panel's title: a capture may
+	// catch the terminal in the middle of drawing it.
+	screen := p.waitFor("the lesson panel's first step or an error", func(s string) bool {
+		return (strings.Contains(s, "Lesson · step 1 of 18 · Pull replication") && strings.Contains(s, "enter runs line 23")) || strings.Contains(s, "[kraftlab exited")
 	})
 	if strings.Contains(screen, "[kraftlab exited") {
 		t.Fatalf("kraftlab lesson did not open the screen:\n%s", strings.TrimSpace(screen))

@@ -153,6 +153,17 @@ func (b *broker) crash() {
 			b.s.fail("broker %d crash: %v", b.id, err)
 		}
 		b.s.record("broker %d crashes: p%d log end %d, high watermark %d", b.id, h.idx, h.p.LogEndOffset(), h.p.HighWatermark())
+		// Now and then the crash comes in the middle of a write.
+		if b.s.rng.IntN(3) == 0 {
+			n, file, err := tearTail(b.s.rng, h.p.Dir())
+			if err != nil {
+				b.s.fail("broker %d p%d torn tail: %v", b.id, h.idx, err)
+			}
+			if n > 0 {
+				b.s.record("broker %d p%d: %d torn bytes after the flushed end of %s", b.id, h.idx, n, file)
+				b.s.inv.tornTails++
+			}
+		}
 	}
 	b.stopped()
 	b.s.inv.crashes++

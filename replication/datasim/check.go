@@ -27,6 +27,8 @@ type invariants struct {
 	inc      map[replicaKey]int
 
 	crashes, truncations int
+	// tornTails counts the crashes that left part of a write behind.
+	tornTails int
 	reads                int
 	hwmSeen              []int64
 }

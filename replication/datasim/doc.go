@@ -18,8 +18,10 @@
 // carries its decisions to the brokers (applied, as Kafka's broker does,
 // only once it holds the broker's own registration), the network (seeded delays, random
 // losses, cut links, slow links, isolated brokers) and the producer.
-// Faults are broker crashes (the log cut to what it flushed) and
-// restarts, network faults, and leader moves; a quiet spell ends the run.
+// Faults are broker crashes (the log cut to what it flushed; one in
+// three also leaves a torn write, zeroed or random bytes, past the
+// flushed end of a partition's newest segment, which recovery must cut
+// off) and restarts, network faults, and leader moves; a quiet spell ends the run.
 // Everything happens on one virtual clock in one goroutine, with no map
 // order observed, so a run is a function of its seed.
 //

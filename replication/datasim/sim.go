@@ -183,8 +183,8 @@ func (s *Sim) Events() int { return s.own.events }
 
 // Summary describes what the run exercised.
 func (s *Sim) Summary() string {
-	out := fmt.Sprintf("%v, min.insync.replicas %d: %d produced, %d acknowledged, %d refused, %d failed, %d crashes, %d truncations, high watermarks %v",
-		s.cfg.FlushPolicy, s.cfg.MinInsyncReplicas, s.prod.sent, s.inv.ackedCount(), s.prod.refused, s.prod.failed, s.inv.crashes, s.inv.truncations, s.inv.hwmSeen)
+	out := fmt.Sprintf("%v, min.insync.replicas %d: %d produced, %d acknowledged, %d refused, %d failed, %d crashes (%d torn tails), %d truncations, high watermarks %v",
+		s.cfg.FlushPolicy, s.cfg.MinInsyncReplicas, s.prod.sent, s.inv.ackedCount(), s.prod.refused, s.prod.failed, s.inv.crashes, s.inv.tornTails, s.inv.truncations, s.inv.hwmSeen)
 	if s.own != nil {
 		out += fmt.Sprintf("; %d events, %d elections, %d ISR changes", s.own.events, s.model.elections, s.model.isrChanges)
 	}
