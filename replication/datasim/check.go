@@ -29,8 +29,8 @@ type invariants struct {
 	crashes, truncations int
 	// tornTails counts the crashes that left part of a write behind.
 	tornTails int
-	reads                int
-	hwmSeen              []int64
+	reads     int
+	hwmSeen   []int64
 }
 
 type replicaKey struct{ broker, idx int32 }
