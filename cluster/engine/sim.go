@@ -324,16 +324,6 @@ func (e *simEngine) Clock() *clock.Clock { return nil }
 // none; paused simulated time delivers nothing at all.
 func (e *simEngine) HeldMessages() []view.Message { return nil }
 
-// StepMessages implements cluster.Engine.
-func (e *simEngine) StepMessages(cluster.MessageFilter) ([]view.Message, error) {
-	return nil, notSimulated("stepping held messages")
-}
-
-// DropMessage implements cluster.Engine.
-func (e *simEngine) DropMessage(cluster.MessageFilter) (view.Message, error) {
-	return view.Message{}, notSimulated("dropping held messages")
-}
-
 // Trace implements cluster.Engine: the simulated network keeps no trace
 // of the messages' fields.
 func (e *simEngine) Trace(int) view.Trace { return view.Trace{} }

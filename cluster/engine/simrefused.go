@@ -74,3 +74,13 @@ func (e *simEngine) ClearReplicationThrottles(context.Context, []string) error {
 func (e *simEngine) ReadMetadataLog(context.Context, int32, int64, int) (cluster.MetadataLogRead, error) {
 	return cluster.MetadataLogRead{}, notSimulated("reading the metadata log's batches")
 }
+
+// StepMessages implements cluster.Engine.
+func (e *simEngine) StepMessages(cluster.MessageFilter) ([]view.Message, error) {
+	return nil, notSimulated("stepping held messages")
+}
+
+// DropMessage implements cluster.Engine.
+func (e *simEngine) DropMessage(cluster.MessageFilter) (view.Message, error) {
+	return view.Message{}, notSimulated("dropping held messages")
+}
