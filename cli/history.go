@@ -48,7 +48,7 @@ shows the steps and the branches.`,
 }
 
 func newHistoryCommand(e *env) *cobra.Command {
-	var log bool
+	var log, asScenario bool
 	cmd := &cobra.Command{
 		Use:   "history [--log]",
 		Short: "Show a simulated run's steps and branches (up --sim)",
@@ -58,11 +58,16 @@ time that waits, clock advance and a running clock took), with the time
 each began, the branch it left and where, and where the run stands now.
 --log prints the current branch's event log up to where it stands instead:
 every step and what the cluster reported in it, with simulated times. Two
-runs of one seed with the same steps print the same log.`,
-		Example: indentExample("kraftlab history\nkraftlab history --log\nkraftlab history --json"),
+runs of one seed with the same steps print the same log. --scenario prints
+the current branch up to where it stands as a scenario file (its up line,
+then a line a step; a wait or a running clock becomes the clock advance it
+took): kraftlab scenario run takes it again, event for event.`,
+		Example: indentExample("kraftlab history\nkraftlab history --log\nkraftlab history --scenario > branch.txt\nkraftlab history --json"),
 		Args:    nodeArgs(0, 0, "no arguments", "kraftlab history"),
 	}
 	cmd.Flags().BoolVar(&log, "log", false, "print the current branch's event log")
+	cmd.Flags().BoolVar(&asScenario, "scenario", false, "print the current branch up to where the run stands as a scenario file")
+	cmd.MarkFlagsMutuallyExclusive("log", "scenario")
 	addJSONFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		c, err := e.connect(cmd)
@@ -90,6 +95,9 @@ runs of one seed with the same steps print the same log.`,
 		}
 		if v.Sim == nil {
 			return usagef("this playground is not simulated: history is of kraftlab up --sim --seed N")
+		}
+		if asScenario {
+			return printScenario(w, &v)
 		}
 		if wantJSON(cmd) {
 			return printJSON(w, v.Sim)
@@ -127,6 +135,33 @@ func printHistory(w io.Writer, s *view.Sim) {
 			fmt.Fprintln(w, strings.Repeat(" ", 6)+"(no steps of its own)")
 		}
 	}
+}
+
+// printScenario prints the current branch, up to where the run stands,
+// as a scenario: the up line of the seed, profile and settings, then each
+// step's line.
+func printScenario(w io.Writer, v *view.View) error {
+	s := v.Sim
+	up := fmt.Sprintf("up --sim --seed %d --profile %s", s.Seed, v.Profile)
+	base, err := cluster.ProfileSettings(cluster.ProfileName(v.Profile))
+	if err != nil {
+		return err
+	}
+	for _, k := range cluster.SettingKeys() {
+		if want, err := base.Get(k.Key); err == nil && v.Settings[k.Key] != "" && v.Settings[k.Key] != want {
+			up += fmt.Sprintf(" --set %s=%s", k.Key, v.Settings[k.Key])
+		}
+	}
+	fmt.Fprintf(w, "# seed %d, branch %d to step %d, as kraftlab history --scenario wrote it:\n# kraftlab scenario run takes the same steps again, event for event.\n%s\n", s.Seed, s.Branch, s.Step, up)
+	for _, b := range s.Branches {
+		if b.ID != s.Branch {
+			continue
+		}
+		for _, st := range b.Steps[:s.Step] {
+			fmt.Fprintln(w, st.Replay)
+		}
+	}
+	return nil
 }
 
 // fmtSimTime spells a time since the run started, as the event log's.

@@ -40,3 +40,56 @@ func TestSimulatedScenarioReplays(t *testing.T) {
 		t.Errorf("history after the rewind and the actions:\n%s", h)
 	}
 }
+
+// history --scenario writes a branch as a scenario file, which runs the
+// same steps again: the replay logs what the run logged, though its waits
+// and its resolved references (old-leader, leader) are written as the
+// clock advances and node IDs they came to.
+func TestSimulatedHistoryAsScenarioReplays(t *testing.T) {
+	dir := t.TempDir()
+	lines := "up --sim --seed 11\nwait leader\nisolate leader\nwait new-leader\nheal\nlink leader 102 --delay 30ms --loss 10%\n" +
+		"topics create orders --partitions 2 --replication-factor 2\nclock advance 1s\nresign\nwait new-leader\npartition 1 2 --oneway\nclock advance 1s\nsnapshot leader\n" +
+		"kill leader\nclock advance 500ms\nrewind 13\nstart old-leader\nwait caught-up --timeout 20s\nheal\n"
+	first := writeFile(t, dir, "first.txt", lines+"history --log\nhistory --scenario\n")
+	rep := runExamples(t, []string{first})
+	if t.Failed() {
+		return
+	}
+	steps := rep.Files[0].Steps
+	log, written := steps[len(steps)-2].Output, steps[len(steps)-1].Output
+	for _, want := range []string{"isolate ", "link ", "--oneway", "topics create orders", "resign\n", "clock advance ", "partition 1 2 --oneway", "heal\n"} {
+		if !strings.Contains(written, want) {
+			t.Errorf("history --scenario lacks %q:\n%s", want, written)
+		}
+	}
+	again := writeFile(t, dir, "again.txt", strings.TrimRight(written, "\n")+"\nhistory --log\n")
+	rep = runExamples(t, []string{again})
+	if t.Failed() {
+		t.Logf("the scenario history --scenario wrote:\n%s", written)
+		return
+	}
+	steps = rep.Files[0].Steps
+	// The step lines differ where a wait became its clock advance; what
+	// the cluster did, and when, must not.
+	got := steps[len(steps)-1].Output
+	gotEvents, gotSteps := clusterEvents(got)
+	wantEvents, wantSteps := clusterEvents(log)
+	if gotEvents != wantEvents || gotSteps != wantSteps {
+		t.Errorf("the written scenario logged another run:\n%s\n---\n%s\n--- from\n%s", got, log, written)
+	}
+}
+
+// clusterEvents is a history --log without its step lines, and how many
+// steps it had.
+func clusterEvents(log string) (string, int) {
+	var out []string
+	steps := 0
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, " sim-step ") {
+			steps++
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n"), steps
+}

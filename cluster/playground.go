@@ -393,6 +393,11 @@ func (p *Playground) Do(ctx context.Context, a Action) (Result, error) {
 	}
 	res, err := p.do(ctx, a)
 	if s, ok := p.engine.(Simulator); ok {
+		line := ""
+		if err == nil {
+			line = replayLine(a, res)
+		}
+		s.NameStep(line)
 		s.KeepBaseline(p.baseline.Load())
 	}
 	if err != nil {

@@ -67,6 +67,10 @@ type Simulator interface {
 	// Position is where the run stands: its branch, the steps of it
 	// applied, and the steps the branch has.
 	Position() (branch, step, steps int)
+	// NameStep names the scenario line that takes the step the last
+	// action took again, with its node references resolved; "" keeps
+	// the engine's own.
+	NameStep(line string)
 	// KeepBaseline notes the playground's baseline as it stands after the
 	// latest step, for Rewind to give back.
 	KeepBaseline(b *view.Baseline)
@@ -192,4 +196,22 @@ func (p *Playground) doSimClock(s Simulator, a Action) (Result, error) {
 	msg := did + ": simulated time " + s.Now().Format("15:04:05.000")
 	p.publish(EventClock, 0, msg)
 	return Result{Message: msg}, nil
+}
+
+// replayLine is the scenario line that takes a's step again in a replay
+// of the run: a's own, its node references resolved to the IDs the
+// action found (a replay may not have the same baseline for old-leader);
+// "" where the engine's own line says it (a node action names its node).
+func replayLine(a Action, res Result) string {
+	switch a.Kind {
+	case ActPartition, ActLink, ActHeal, ActIsolate:
+		if len(res.Nodes) > 0 {
+			a.Node = condition.NodeID(res.Nodes[0])
+		}
+		if len(res.Nodes) > 1 {
+			a.Peer = condition.NodeID(res.Nodes[1])
+		}
+		return a.String()
+	}
+	return ""
 }

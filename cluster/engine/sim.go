@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,6 +42,9 @@ type simEngine struct {
 	hist   *history
 	worlds int
 	closed bool
+	// lastAct is the step the last action took, until the playground
+	// names its scenario line (NameStep).
+	lastAct *simStep
 
 	// pace runs time at wall speed while resumed; paceStop ends it.
 	paceMu   sync.Mutex
@@ -104,9 +108,11 @@ func (e *simEngine) Now() time.Time {
 	return raftsim.Start
 }
 
-// act takes an action as a step of the run: check reads the world and
-// refuses what makes no sense (nothing is recorded then); do changes it.
-func (e *simEngine) act(line string, check func(*simWorld) error, do func(*simWorld) error) error {
+// act takes an action as a step of the run: line is how the history
+// shows it and replay the scenario line that takes it again; check reads
+// the world and refuses what makes no sense (nothing is recorded then);
+// do changes it.
+func (e *simEngine) act(line, replay string, check func(*simWorld) error, do func(*simWorld) error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.usable(); err != nil {
@@ -117,9 +123,20 @@ func (e *simEngine) act(line string, check func(*simWorld) error, do func(*simWo
 			return err
 		}
 	}
-	st := &simStep{action: line, do: do, at: e.w.elapsed()}
+	st := &simStep{action: line, replay: replay, do: do, at: e.w.elapsed()}
 	e.hist.add(st, e.w.steps)
+	e.lastAct = st
 	return e.w.apply(st)
+}
+
+// NameStep implements cluster.Simulator.
+func (e *simEngine) NameStep(line string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.lastAct != nil && line != "" {
+		e.lastAct.replay = line
+	}
+	e.lastAct = nil
 }
 
 // usable says why the run takes no step, if it does not.
@@ -159,7 +176,7 @@ func runningNode(w *simWorld, id int32) error {
 
 // Kill implements cluster.Engine.
 func (e *simEngine) Kill(id int32) error {
-	return e.act(fmt.Sprintf("kill %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
+	return e.act(fmt.Sprintf("kill %d", id), fmt.Sprintf("kill %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
 		w.meta().Kill(id)
 		w.down[id] = view.StateKilled
 		return nil
@@ -169,7 +186,7 @@ func (e *simEngine) Kill(id int32) error {
 // Start implements cluster.Engine: the node runs again at once, from
 // what its log had flushed.
 func (e *simEngine) Start(_ context.Context, id int32) error {
-	return e.act(fmt.Sprintf("start %d", id), func(w *simWorld) error {
+	return e.act(fmt.Sprintf("start %d", id), fmt.Sprintf("start %d", id), func(w *simWorld) error {
 		if err := knownNode(id); err != nil {
 			return err
 		}
@@ -193,7 +210,7 @@ const simStopLimit = time.Minute
 // resigns first); a broker asks the active controller for a controlled
 // shutdown first, as Kafka's BrokerLifecycleManager does.
 func (e *simEngine) Stop(_ context.Context, id int32) error {
-	return e.act(fmt.Sprintf("stop %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
+	return e.act(fmt.Sprintf("stop %d", id), fmt.Sprintf("stop %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
 		if id >= cluster.FirstBrokerID {
 			w.meta().ControlledShutdown(id)
 		} else {
@@ -212,7 +229,7 @@ func (e *simEngine) Stop(_ context.Context, id int32) error {
 
 // Resign implements cluster.Engine.
 func (e *simEngine) Resign(_ context.Context, id int32) error {
-	return e.act(fmt.Sprintf("resign %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
+	return e.act(fmt.Sprintf("resign (node %d)", id), "resign", func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
 		w.meta().Resign(id)
 		return nil
 	})
@@ -225,7 +242,9 @@ func (e *simEngine) SetLinks(changes []cluster.LinkChange) error {
 	for _, c := range changes {
 		line += fmt.Sprintf(" %d>%d%s", c.From, c.To, linkWords(c.Fault))
 	}
-	return e.act(line, func(w *simWorld) error {
+	// The playground names the line that made these changes (partition,
+	// link, heal, isolate), its nodes resolved.
+	return e.act(line, line, func(w *simWorld) error {
 		for _, c := range changes {
 			if err := knownNode(c.From); err != nil {
 				return err
@@ -257,10 +276,10 @@ func linkWords(f view.LinkFault) string {
 // Snapshot implements cluster.Engine.
 func (e *simEngine) Snapshot(_ context.Context, id int32) (view.SnapshotID, error) {
 	var sid view.SnapshotID
-	err := e.act(fmt.Sprintf("snapshot %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
+	err := e.act(fmt.Sprintf("snapshot %d", id), fmt.Sprintf("snapshot %d", id), func(w *simWorld) error { return runningNode(w, id) }, func(w *simWorld) error {
 		if !w.meta().Snapshot(id) {
 			st := w.status(id)
-			return cluster.Errorf(cluster.ErrNodeState, "node %d has nothing new to snapshot: its log starts at %d and it applied up to %d", id, st.LogStartOffset, st.AppliedOffset)
+			return cluster.Errorf(cluster.ErrNodeState, "node %d cannot snapshot now: a snapshot is of its metadata image, which must end where it applied the log (%d), past its log start (%d) and within the high watermark (%d); a control batch (a new leader's LeaderChange) at the end holds it back until the next record commits", id, st.AppliedOffset, st.LogStartOffset, st.HighWatermark)
 		}
 		st := w.status(id)
 		sid = st.LatestSnapshot
@@ -277,9 +296,12 @@ const simTopicLimit = 30 * time.Second
 // topic lives in the metadata only: the data plane carries the
 // producer's topic.
 func (e *simEngine) CreateTopic(_ context.Context, spec cluster.TopicSpec) error {
-	line := fmt.Sprintf("create-topic %s --partitions %d --replication-factor %d", spec.Name, spec.Partitions, spec.ReplicationFactor)
+	line := fmt.Sprintf("topics create %s --partitions %d --replication-factor %d", spec.Name, spec.Partitions, spec.ReplicationFactor)
+	for _, k := range slices.Sorted(maps.Keys(spec.Configs)) {
+		line += fmt.Sprintf(" --config %s=%s", k, spec.Configs[k])
+	}
 	var refused error
-	err := e.act(line, nil, func(w *simWorld) error {
+	err := e.act(line, line, nil, func(w *simWorld) error {
 		var configs []metasim.TopicConfig
 		for k, v := range spec.Configs {
 			configs = append(configs, metasim.TopicConfig{Name: k, Value: v})

@@ -12,8 +12,9 @@ import (
 // simulated time (advance > 0). Replaying a branch's steps on a world
 // built from the same seed gives the same run.
 type simStep struct {
-	// action is the step as a CLI line; "" for a stretch of time.
-	action string
+	// action is the step as the history shows it; "" for a stretch of
+	// time. replay is the scenario line that takes the step again.
+	action, replay string
 	// do applies the action.
 	do func(*simWorld) error
 	// advance is the stretch of time, which grows while time runs on
@@ -31,6 +32,15 @@ func (st *simStep) text() string {
 		return st.action
 	}
 	return fmt.Sprintf(st.why, st.advance)
+}
+
+// replayLine is the scenario line that takes the step again: a stretch
+// of time, whatever ran it (a wait, a running clock), is as long again.
+func (st *simStep) replayLine() string {
+	if st.action != "" {
+		return st.replay
+	}
+	return "clock advance " + st.advance.String()
 }
 
 func (st *simStep) run(w *simWorld) error {
@@ -87,7 +97,7 @@ func (h *history) view(seed uint64, applied int) *view.Sim {
 	for _, b := range h.branches {
 		vb := view.SimBranch{ID: b.id, Parent: b.parent, Fork: b.fork, Steps: []view.SimStep{}}
 		for _, st := range b.steps {
-			vb.Steps = append(vb.Steps, view.SimStep{Action: st.text(), AtMs: st.at.Milliseconds()})
+			vb.Steps = append(vb.Steps, view.SimStep{Action: st.text(), Replay: st.replayLine(), AtMs: st.at.Milliseconds()})
 		}
 		v.Branches = append(v.Branches, vb)
 	}

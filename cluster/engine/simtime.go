@@ -84,7 +84,10 @@ func (e *simEngine) Resume() bool {
 			case <-t.C:
 			}
 			e.mu.Lock()
-			err := e.advance(paceTick/time.Duration(e.slow.Load()), "clock resume: ran %v until paused", more)
+			// Whole milliseconds, as clock advance takes them: the step's
+			// scenario line runs it again exactly.
+			d := max((paceTick / time.Duration(e.slow.Load())).Truncate(time.Millisecond), time.Millisecond)
+			err := e.advance(d, "clock resume: ran %v until paused", more)
 			e.mu.Unlock()
 			if err != nil {
 				return // the run broke, or closed: it says so on the next action

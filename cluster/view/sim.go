@@ -28,8 +28,11 @@ type SimBranch struct {
 // SimStep is one step of a simulated run: an action, or a stretch of
 // simulated time.
 type SimStep struct {
-	// Action is the step as a CLI line (kill 2, clock advance 1.5s).
+	// Action is the step as the history shows it (kill 2, wait leader:
+	// ran 1.5s); Replay the scenario line that takes it again (kill 2,
+	// clock advance 1.5s).
 	Action string `json:"action"`
+	Replay string `json:"replay"`
 	// AtMs is the simulated time the step began at, in milliseconds
 	// since the run started.
 	AtMs int64 `json:"atMs"`
