@@ -291,6 +291,9 @@ func addressLines(v *view.View, w int) []string {
 		}
 	}
 	boot := "bootstrap  none: the playground has no brokers"
+	if v.Sim != nil {
+		boot = "bootstrap  none: a simulated playground has no sockets for clients (up --sim)"
+	}
 	if len(brokers) > 0 {
 		boot = "bootstrap  " + strings.Join(brokers, ",")
 		if cellWidth(boot) > w && len(brokers) > 1 {
