@@ -36,6 +36,11 @@ request timeouts, the loads.
                     duration): the timers that fall due fire, in order, as
                     if that much time had passed with every message held
 
+On a simulated playground (kraftlab up --sim) the clock is simulated time,
+which stands still between actions: advance runs DURATION of it at once (as
+fast as the CPU goes), resume runs it at wall speed (over slow's factor)
+until pause, and each becomes a step of the run's history.
+
 Kafka has no such clock: this is kraftlab's own, for looking at a cluster
 while nothing moves.`,
 		Example: indentExample("kraftlab clock\nkraftlab clock pause\nkraftlab clock advance 2s\nkraftlab clock resume\nkraftlab clock slow 10"),

@@ -124,7 +124,12 @@ shrinks; --set kraft.version=0 starts a static one
 (controller.quorum.voters) instead, which "kraftlab controllers upgrade"
 (or kafka-features upgrade --feature kraft.version=1) makes dynamic. With --mode zk it starts a real
 ZooKeeper (it needs Java and Debian's zookeeper package) and brokers only,
-which elect Kafka 3.9's ZooKeeper-era controller among them. It runs until
+which elect Kafka 3.9's ZooKeeper-era controller among them. With --sim
+every part of 3 controllers (a static quorum, kraft.version 0) and 3 brokers
+runs under the seeded simulator instead, with no sockets: simulated time
+passes only with wait, clock advance or clock resume, the same --seed and
+actions give the same run, and "kraftlab history" and "kraftlab rewind"
+replay and branch it. It runs until
 Ctrl-C, SIGTERM or "kraftlab down", and then removes its temporary data
 folder (the banner names it) and its session folder with the control socket.
 Several playgrounds can run side by side under different --session names.
@@ -141,7 +146,7 @@ seconds), kafka (Apache Kafka's defaults), fast (for tests and scenarios).
 --set overrides one value by its Kafka configuration name:
 
 ` + settingsTable(),
-		Example:     indentExample("kraftlab up --headless\nkraftlab up --controllers 5 --brokers 0 --profile kafka\nkraftlab up --quorum push\nkraftlab up --mode zk\nkraftlab up --set controller.quorum.fetch.timeout.ms=6000"),
+		Example:     indentExample("kraftlab up --headless\nkraftlab up --controllers 5 --brokers 0 --profile kafka\nkraftlab up --quorum push\nkraftlab up --mode zk\nkraftlab up --sim --seed 7\nkraftlab up --set controller.quorum.fetch.timeout.ms=6000"),
 		Annotations: map[string]string{annotNoScenario: "a scenario's first line may be up ..., to set the shape of its own playground"},
 	}
 	f := cmd.Flags()

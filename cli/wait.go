@@ -33,7 +33,9 @@ func newWaitCommand(e *env, expect bool) *cobra.Command {
 	name, short, long := "wait", "Wait until a condition holds (exit 1 if it does not in time)",
 		`Wait looks at the playground's status every 50ms until the condition holds,
 and fails with exit code 1, saying what it last saw, if it still does not
-after --timeout.`
+after --timeout. On a simulated playground (kraftlab up --sim) it runs
+simulated time instead, looking every 10ms of it, until the condition holds
+or --timeout of simulated time has passed.`
 	example := "kraftlab wait leader\nkraftlab wait new-leader --timeout 10s\nkraftlab wait node 3 role Follower\nkraftlab wait hwm '>=' baseline+5"
 	if expect {
 		name, short, long = "expect", "Check a condition once (exit 1 if it does not hold)",

@@ -47,7 +47,10 @@ type simEngine struct {
 	lastAct *simStep
 
 	// pace runs time at wall speed while resumed; paceStop ends it.
+	// pacing mirrors whether it runs, for View, which holds mu: Pause
+	// holds paceMu while the pacer it waits for may want mu.
 	paceMu   sync.Mutex
+	pacing   atomic.Bool
 	paceStop chan struct{}
 	paceDone chan struct{}
 	slow     atomic.Int64

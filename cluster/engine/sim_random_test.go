@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/condition"
 	"github.com/kraftlab/kraftlab/cluster/view"
+	"github.com/kraftlab/kraftlab/internal/seedtest"
 )
 
 // A simulated playground under random actions, as users would take them
@@ -22,17 +21,8 @@ import (
 // catch up. KRAFTLAB_SIMPLAY_SEEDS=N runs seeds 1..N (default 4);
 // KRAFTLAB_SIMPLAY_SEED=N replays one.
 func TestSimPlaygroundUnderRandomActions(t *testing.T) {
-	seeds := []uint64{1, 2, 3, 4}
-	if n, err := strconv.Atoi(os.Getenv("KRAFTLAB_SIMPLAY_SEEDS")); err == nil && n > 0 {
-		seeds = seeds[:0]
-		for s := 1; s <= n; s++ {
-			seeds = append(seeds, uint64(s))
-		}
-	}
-	if s, err := strconv.ParseUint(os.Getenv("KRAFTLAB_SIMPLAY_SEED"), 10, 64); err == nil {
-		seeds = []uint64{s}
-	}
-	for _, seed := range seeds {
+	first, count, _ := seedtest.Seeds(t, "KRAFTLAB_SIMPLAY", 4, 4)
+	for seed := first; seed < first+uint64(count); seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
 			randomActions(t, seed)

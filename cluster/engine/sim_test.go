@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/condition"
+	"github.com/kraftlab/kraftlab/internal/poll"
 	"github.com/kraftlab/kraftlab/replication/raft/raftsim"
 )
 
@@ -194,3 +196,31 @@ func TestSimRewindByStepsFromWhereTheRunStands(t *testing.T) {
 }
 
 func raftsimStartMs() int64 { return raftsim.Start.UnixMilli() }
+
+// Running time at wall speed while a screen looks: pausing never waits
+// on a view, and the time it ran is one step of the history.
+func TestSimResumeAndPauseWhileViewed(t *testing.T) {
+	p := openSim(t, 5)
+	simDo(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockResume})
+	stop := make(chan struct{})
+	viewed := make(chan struct{})
+	go func() {
+		defer close(viewed)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				p.View()
+			}
+		}
+	}()
+	poll.Until(t, 30*time.Second, "simulated time to run", func() bool { return p.View().Sim.Step > 0 })
+	simDo(t, p, cluster.Action{Kind: cluster.ActClock, Clock: cluster.ClockPause})
+	close(stop)
+	<-viewed
+	v := p.View()
+	if !v.Clock.Paused || len(v.Sim.Branches[0].Steps) != 1 || !strings.HasPrefix(v.Sim.Branches[0].Steps[0].Replay, "clock advance ") {
+		t.Fatalf("after resume and pause: clock %+v, history %+v", v.Clock, v.Sim)
+	}
+}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -73,6 +72,7 @@ func (e *simEngine) Resume() bool {
 	}
 	stop, done := make(chan struct{}), make(chan struct{})
 	e.paceStop, e.paceDone = stop, done
+	e.pacing.Store(true)
 	go func() {
 		defer close(done)
 		t := time.NewTicker(paceTick)
@@ -107,6 +107,7 @@ func (e *simEngine) Pause() bool {
 	close(e.paceStop)
 	<-e.paceDone
 	e.paceStop, e.paceDone = nil, nil
+	e.pacing.Store(false)
 	return true
 }
 
@@ -195,6 +196,3 @@ func (e *simEngine) Log() []cluster.Event {
 	defer e.mu.Unlock()
 	return slices.Clone(e.w.log)
 }
-
-// errRunBroken marks a world whose simulation broke an invariant.
-var errRunBroken = errors.New("the simulation broke an invariant")

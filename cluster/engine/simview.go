@@ -18,7 +18,7 @@ func (e *simEngine) View() view.View {
 	w := e.w
 	now := w.clock()
 	v := view.View{ClusterID: simClusterID, Timestamp: now.UnixMilli(), TopicLoads: []view.TopicLoad{}}
-	v.Clock = view.Clock{Paused: !e.pacing(), Slow: int(e.slow.Load())}
+	v.Clock = view.Clock{Paused: !e.pacing.Load(), Slow: int(e.slow.Load())}
 	if v.Clock.Paused {
 		v.Clock.PausedSinceMs = now.UnixMilli()
 	}
@@ -34,12 +34,6 @@ func (e *simEngine) View() view.View {
 
 // simClusterID is the simulated cluster's id, metasim's.
 const simClusterID = "kraftlab-metasim"
-
-func (e *simEngine) pacing() bool {
-	e.paceMu.Lock()
-	defer e.paceMu.Unlock()
-	return e.paceStop != nil
-}
 
 // nodeView is one node as its raft status and loader show it.
 func (w *simWorld) nodeView(id int32) view.Node {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,6 +44,9 @@ type simWorld struct {
 	// no more steps.
 	failed error
 }
+
+// errRunBroken marks a world whose simulation broke an invariant.
+var errRunBroken = errors.New("the simulation broke an invariant")
 
 // newSimWorld builds the cluster of cfg from seed in a folder of its own
 // under dir and runs it until the brokers are registered and the
